@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Trigger write overhead (issue 6): sysbench oltp_write_only TPS with the Tablecast capture
+# triggers installed divided by TPS without them, on MariaDB and PostgreSQL.
+#
+# Runs against the benchmark's own instances (bench/scripts/start-dbs.sh: MariaDB 3307,
+# PostgreSQL 5433), in a database "sbtest" of their own. After one unrecorded warm-up run, each
+# round runs both variants back to back, alternating which goes first; triggers are installed/
+# uninstalled with the real CLI (`tablecast install|uninstall --config <generated yaml>`), which
+# also drops the outbox, so every "with" run starts from an empty outbox. Prints progress and a Markdown table (medians, ratio).
+#
+# Usage: bench/sysbench/trigger-overhead.sh [--dbs "mariadb postgresql"] [--threads 2] [--time 20]
+#          [--rounds 3] [--tables 4] [--table-size 10000] [--out bench-results/trigger-overhead.md]
+# Environment: TABLECAST_JAR (default cli/target/tablecast.jar; build: ./mvnw -q -o -DskipTests package)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DBS="mariadb postgresql"; THREADS=2; TIME=20; ROUNDS=3; TABLES=4; TABLE_SIZE=10000
+OUT=bench-results/trigger-overhead.md
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dbs) DBS=$2; shift 2;; --threads) THREADS=$2; shift 2;; --time) TIME=$2; shift 2;;
+    --rounds) ROUNDS=$2; shift 2;; --tables) TABLES=$2; shift 2;; --table-size) TABLE_SIZE=$2; shift 2;;
+    --out) OUT=$2; shift 2;;
+    -h|--help) sed -n 2,16p "$0"; exit 0;;
+    *) echo "trigger-overhead: unknown option $1" >&2; exit 2;;
+  esac
+done
+JAR=${TABLECAST_JAR:-cli/target/tablecast.jar}
+MPORT=${TC_BENCH_MARIADB_PORT:-3307}
+PGPORT=${TC_BENCH_PG_PORT:-5433}
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+die() { echo "trigger-overhead: ERROR: $*" >&2; exit 1; }
+say() { echo "[trigger-overhead $(date +%H:%M:%S)] $*" >&2; }
+
+command -v sysbench >/dev/null || die "sysbench not found: apt-get install -y sysbench"
+[ -f "$JAR" ] || die "$JAR not found: build it with ./mvnw -q -o -DskipTests package (or set TABLECAST_JAR)"
+bench/scripts/start-dbs.sh >&2 || die "could not start the benchmark databases"
+WORK=$(mktemp -d /tmp/tc-trigger-overhead.XXXXXX)
+mkdir -p "$(dirname "$OUT")"
+
+sb_args() {  # common sysbench arguments for database $1
+  local common="--tables=$TABLES --table-size=$TABLE_SIZE --threads=$THREADS --time=$TIME --report-interval=0 --rand-type=uniform"
+  case "$1" in
+    mariadb) echo "oltp_write_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$MPORT --mysql-user=root --mysql-password= --mysql-db=sbtest $common";;
+    postgresql) echo "oltp_write_only --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$PGPORT --pgsql-user=postgres --pgsql-password= --pgsql-db=sbtest $common";;
+  esac
+}
+sqlq() {  # run SQL on database $1 (server level)
+  case "$1" in
+    mariadb) mariadb -h127.0.0.1 -P"$MPORT" -uroot -N -e "$2";;
+    postgresql) PGOPTIONS='-c client_min_messages=warning' "$PG_BIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres \
+      -d "${3:-postgres}" -qAt -v ON_ERROR_STOP=1 -c "$2";;
+  esac
+}
+config() {  # generated server yaml for database $1
+  local f=$WORK/$1.yaml tables="" schema url i
+  case "$1" in
+    mariadb) url="jdbc:mariadb://127.0.0.1:$MPORT/sbtest?user=root"; schema=sbtest;;
+    postgresql) url="jdbc:postgresql://127.0.0.1:$PGPORT/sbtest?user=postgres"; schema=public;;
+  esac
+  for i in $(seq 1 "$TABLES"); do tables="$tables${tables:+, }$schema.sbtest$i"; done
+  printf 'source:\n  jdbc_url: "%s"\ncached_tables: [%s]\n' "$url" "$tables" >"$f"
+  echo "$f"
+}
+tablecast() { java -jar "$JAR" "$@" >>"$WORK/cli.log" 2>&1 || { tail -20 "$WORK/cli.log" >&2; die "tablecast $* failed (log $WORK/cli.log)"; }; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+run_one() {  # db variant -> prints TPS
+  local db=$1 variant=$2 log tps
+  log=$WORK/$db-$variant-$(date +%s%N).log
+  case "$db" in
+    mariadb) sqlq mariadb "FLUSH TABLES" >/dev/null;;
+    postgresql) sqlq postgresql "CHECKPOINT" >/dev/null;;
+  esac
+  # shellcheck disable=SC2046
+  sysbench $(sb_args "$db") run >"$log" 2>&1 || { tail -20 "$log" >&2; die "sysbench run failed on $db ($variant), log $log"; }
+  tps=$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$log")
+  [ -n "$tps" ] || die "no TPS in $log"
+  echo "$tps"
+}
+
+ROWS=""
+for db in $DBS; do
+  say "$db: preparing sbtest ($TABLES tables x $TABLE_SIZE rows)"
+  case "$db" in
+    mariadb) sqlq mariadb "DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest";;
+    postgresql) sqlq postgresql "DROP DATABASE IF EXISTS sbtest" && sqlq postgresql "CREATE DATABASE sbtest";;
+    *) die "unknown database $db (mariadb, postgresql)";;
+  esac
+  # shellcheck disable=SC2046
+  sysbench $(sb_args "$db") prepare >"$WORK/$db-prepare.log" 2>&1 || { tail "$WORK/$db-prepare.log" >&2; die "sysbench prepare failed on $db"; }
+  cfg=$(config "$db")
+  tablecast uninstall --config "$cfg"
+  full_time=$TIME; TIME=$(( TIME < 10 ? TIME : 10 ))
+  say "$db: warm-up run without triggers, ${TIME}s (not recorded)"
+  run_one "$db" warmup >/dev/null
+  TIME=$full_time
+  without=(); with=()
+  for r in $(seq 1 "$ROUNDS"); do
+    if [ $((r % 2)) = 1 ]; then order="without with"; else order="with without"; fi
+    for v in $order; do
+      if [ "$v" = with ]; then tablecast install --config "$cfg"; fi
+      tps=$(run_one "$db" "$v")
+      if [ "$v" = with ]; then
+        with+=("$tps")
+        n=$(sqlq "$db" "SELECT COUNT(*) FROM $( [ "$db" = mariadb ] && echo sbtest.tablecast_outbox || echo public.tablecast_outbox)" sbtest)
+        tablecast uninstall --config "$cfg"
+        say "$db round $r: with triggers    $tps TPS ($n outbox rows written)"
+      else
+        without+=("$tps")
+        say "$db round $r: without triggers $tps TPS"
+      fi
+    done
+  done
+  mw=$(printf '%s\n' "${with[@]}" | median); mo=$(printf '%s\n' "${without[@]}" | median)
+  ratio=$(awk -v a="$mw" -v b="$mo" 'BEGIN {printf "%.3f", a/b}')
+  over=$(awk -v a="$mw" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}')
+  ROWS="$ROWS| $db | $(IFS=' '; echo "${without[*]}") | $(IFS=' '; echo "${with[*]}") | $mo | $mw | $ratio | $over % |"$'\n'
+  say "$db: median without $mo, with $mw, ratio $ratio (overhead $over %)"
+  case "$db" in
+    mariadb) sqlq mariadb "DROP DATABASE IF EXISTS sbtest";;
+    postgresql) sqlq postgresql "DROP DATABASE IF EXISTS sbtest";;
+  esac
+done
+
+{
+  echo "sysbench oltp_write_only, $THREADS threads, ${TIME}s per run, $ROUNDS rounds alternating order, $TABLES tables x $TABLE_SIZE rows; $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo
+  echo "| database | TPS without (runs) | TPS with (runs) | median without | median with | with / without | overhead |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s' "$ROWS"
+} | tee "$OUT"
+rm -rf "$WORK"

@@ -1,0 +1,57 @@
+package io.tablecast.cli;
+
+import io.tablecast.client.TablecastClient;
+import java.time.Duration;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Connection options shared by the client-side commands. */
+final class ClientOptions {
+
+  @Option(names = "--server", required = true, split = ",", paramLabel = "HOST:PORT",
+      description = "Tablecast server(s) to connect to; several may be given, comma-separated")
+  List<String> servers;
+
+  @Option(names = "--user", description = "Principal name, when the server requires authentication")
+  String user;
+
+  @Option(names = "--password", description = "Password for --user (or set TABLECAST_PASSWORD)",
+      defaultValue = "${env:TABLECAST_PASSWORD}")
+  String password;
+
+  @Option(names = "--token", description = "Signed token instead of user and password (or set TABLECAST_TOKEN)",
+      defaultValue = "${env:TABLECAST_TOKEN}")
+  String token;
+
+  @Option(names = "--timeout", defaultValue = "30s", paramLabel = "DURATION",
+      description = "How long to wait for the snapshot (default: ${DEFAULT-VALUE})")
+  Duration timeout;
+
+  /**
+   * Waits for the mirror's snapshot; on timeout prints which table and servers did not answer.
+   * A refused subscription (e.g. unknown table) surfaces as the exception awaitReady throws.
+   */
+  boolean awaitReady(io.tablecast.client.TableMirror<?> mirror, String command, java.io.PrintWriter err)
+      throws InterruptedException {
+    if (mirror.awaitReady(timeout)) {
+      return true;
+    }
+    err.println("tablecast " + command + ": no snapshot of " + mirror.table() + " within " + timeout
+        + " from " + servers);
+    err.flush();
+    return false;
+  }
+
+  TablecastClient connect(String clientName) {
+    TablecastClient.Builder b = TablecastClient.builder()
+        .servers(servers.toArray(new String[0]))
+        .clientName(clientName);
+    if (user != null) {
+      b.credentials(user, password);
+    }
+    if (token != null && !token.isEmpty()) {
+      b.token(token);
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,29 @@
+package io.tablecast.cli;
+
+import io.tablecast.server.ServerConfig;
+import io.tablecast.server.capture.TriggerInstaller;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** Base of the commands that manage the outbox and triggers described by a config file. */
+abstract class TriggerCommand implements Callable<Integer> {
+
+  @Option(names = "--config", required = true, paramLabel = "FILE", description = "YAML configuration (see docs/CONFIGURATION.md)")
+  Path config;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    ServerConfig cfg = ServerConfig.load(config);
+    try (TriggerInstaller installer = TriggerInstaller.connect(cfg.source())) {
+      run(installer);
+    }
+    return 0;
+  }
+
+  abstract void run(TriggerInstaller installer) throws Exception;
+}

@@ -1,0 +1,47 @@
+package io.tablecast.cli;
+
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "watch", mixinStandardHelpOptions = true, description = "Mirror a table and print one JSON line per applied change, until interrupted.")
+final class WatchCommand implements Callable<Integer> {
+
+  @Parameters(index = "0", paramLabel = "TABLE", description = "Table to watch, schema.table")
+  String table;
+
+  @Mixin
+  ClientOptions client;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (TablecastClient c = client.connect("tablecast-watch")) {
+      TableMirror<Map<String, Object>> mirror = c.mirror(table);
+      mirror.addListener(e -> {
+        synchronized (out) {
+          out.println(RowJson.change(mirror, e));
+          out.flush();
+        }
+      });
+      if (!client.awaitReady(mirror, "watch", err)) {
+        return 1;
+      }
+      err.println("watching " + table + " (" + mirror.size() + " rows); Ctrl-C to stop");
+      err.flush();
+      new CountDownLatch(1).await();
+      return 0;
+    }
+  }
+}

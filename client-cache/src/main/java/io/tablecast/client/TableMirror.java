@@ -1,0 +1,74 @@
+package io.tablecast.client;
+
+import io.tablecast.protocol.ColumnInfo;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * A live, in-memory copy of one cached table, kept up to date by the server's change stream.
+ *
+ * <p>Keys are normalized: an integral number is a {@code Long} (a {@code BigInteger} outside the
+ * long range), so {@code get(42)}, {@code get(42L)} and the JSON {@code 42} find the same row;
+ * text is a {@code String}; a composite key is a {@code List} of parts in primary-key column
+ * order. Every transaction is applied atomically: {@link #get}, {@link #rows()}, {@link #size()}
+ * and {@link #asMap()} never observe half of one. Reads are wait-free in the common case and
+ * never block on the network. Thread-safe.
+ *
+ * @param <V> the row type: a record or POJO mapped by Jackson, or {@code Map<String, Object>}
+ */
+public interface TableMirror<V> {
+
+  /** The qualified table name ({@code schema.table}). */
+  String table();
+
+  /**
+   * Waits until the first snapshot is applied.
+   *
+   * @return true when ready, false when {@code timeout} elapsed first
+   * @throws TablecastException if the server refused the subscription (unknown table, access
+   *     denied, failed authentication) or the client is closed; carries the server's message
+   */
+  boolean awaitReady(Duration timeout) throws InterruptedException;
+
+  /** True once the first snapshot is applied (stays true across reconnects, false after close). */
+  boolean isReady();
+
+  /** The row with a single-column key (or a composite key given as a {@code List}), or null. */
+  V get(Object key);
+
+  /** The row with a composite key given part by part in primary-key column order, or null. */
+  V get(Object first, Object... rest);
+
+  /** The number of rows. */
+  int size();
+
+  /** A consistent copy of all rows, in no particular order. */
+  List<V> rows();
+
+  /** A stream over a consistent copy of all rows. */
+  Stream<V> stream();
+
+  /** Calls {@code action} for every row of a consistent copy. */
+  void forEach(Consumer<? super V> action);
+
+  /** A consistent copy keyed by normalized key. */
+  Map<Object, V> asMap();
+
+  /** The primary-key column names, empty before the first snapshot. */
+  List<String> primaryKey();
+
+  /** The column layout, empty before the first snapshot. */
+  List<ColumnInfo> columns();
+
+  /** The stream position of the last change applied, -1 before the first snapshot. */
+  long position();
+
+  /**
+   * Registers a listener for changes applied from now on. The initial snapshot fires no events;
+   * a re-snapshot after a failed resume fires only the real differences.
+   */
+  Subscription addListener(ChangeListener<V> listener);
+}

@@ -1,0 +1,172 @@
+package io.tablecast.client.internal;
+
+import io.tablecast.client.TablecastException;
+import io.tablecast.protocol.Message;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stream side of one client: a {@link TableFeed} per mirrored table and the position of the
+ * last change applied. Applies snapshots, resumes and change batches to the mirrors and decides,
+ * on each welcome, which tables resume and which start fresh. Knows nothing of sockets:
+ * {@link ClientRuntime} manages the connection and hands it the server's messages. Confined to
+ * the connection's event loop.
+ */
+final class MirrorStream {
+  private static final Logger log = LoggerFactory.getLogger(MirrorStream.class);
+
+  /** The tables to subscribe on a new connection: those to resume and those to start fresh. */
+  record Subscriptions(List<String> resume, List<String> fresh) {}
+
+  private final Map<String, TableFeed> feeds = new LinkedHashMap<>();
+  /** Whether any mirror of a table was ever ready: its next snapshot is a resnapshot. */
+  private final Predicate<String> wasEverReady;
+  private String sessionEpoch;
+  private String lastEpoch;
+  private long lastPosition = -1;
+
+  MirrorStream(Predicate<String> wasEverReady) {
+    this.wasEverReady = wasEverReady;
+  }
+
+  /** Adds a mirror to its table's feed (seeded from a sibling when the table is in sync). */
+  void attach(MirrorImpl<?> m) {
+    feeds.computeIfAbsent(m.table(), TableFeed::new).addMirror(m);
+  }
+
+  String lastEpoch() {
+    return lastEpoch;
+  }
+
+  long lastPosition() {
+    return lastPosition;
+  }
+
+  /**
+   * A new session with server epoch {@code epoch} began: every table with mirrors is to be
+   * subscribed again, resuming only those known to be exactly at the last epoch and position.
+   */
+  Subscriptions welcomed(String epoch) {
+    sessionEpoch = epoch;
+    List<String> resume = new ArrayList<>();
+    List<String> fresh = new ArrayList<>();
+    for (TableFeed f : feeds.values()) {
+      if (!f.hasMirrors()) {
+        continue;
+      }
+      // resume only tables known to be exactly at (lastEpoch, lastPosition); a table whose
+      // snapshot was requested but had not ended (e.g. after an epoch change) is stale
+      (lastEpoch != null && f.resumableFrom(lastEpoch, lastPosition) ? resume : fresh)
+          .add(f.table);
+      f.subscribing();
+    }
+    return new Subscriptions(resume, fresh);
+  }
+
+  /** The connection dropped: snapshots in flight are discarded, synced rows stay. */
+  void disconnected() {
+    for (TableFeed f : feeds.values()) {
+      f.disconnected();
+    }
+  }
+
+  /** A connection-level refusal, reported to every mirror still waiting for data. */
+  void failIfNotReady(TablecastException failure) {
+    for (TableFeed f : feeds.values()) {
+      f.failIfNotReady(failure);
+    }
+  }
+
+  /** The server refused the subscription to {@code table}. */
+  void fail(String table, TablecastException failure) {
+    TableFeed f = feeds.get(table);
+    if (f != null) {
+      f.fail(failure);
+    }
+  }
+
+  void snapshotBegin(Message.SnapshotBegin b) {
+    TableFeed f = feeds.get(b.table());
+    if (f != null) {
+      log.info("{} of {} started: {} rows at position {}",
+          f.synced() ? "resnapshot" : "snapshot", b.table(), b.rowCount(), b.position());
+      f.beginSnapshot(b);
+    }
+  }
+
+  void snapshotRows(Message.SnapshotRows r) {
+    TableFeed f = feeds.get(r.table());
+    if (f != null) {
+      f.snapshotRows(r.rows());
+    }
+  }
+
+  void snapshotEnd(Message.SnapshotEnd e) {
+    TableFeed f = feeds.get(e.table());
+    if (f == null) {
+      return;
+    }
+    boolean resnapshot = wasEverReady.test(e.table());
+    String summary = f.endSnapshot(sessionEpoch, e.position(), resnapshot);
+    if (summary != null) {
+      log.info(summary);
+      recordPosition(e.position());
+    }
+  }
+
+  void resumed(Message.Resumed r) {
+    Map<String, Message.TableSchemaInfo> schemas = new LinkedHashMap<>();
+    for (Message.TableSchemaInfo s : r.schemas()) {
+      schemas.put(s.table(), s);
+    }
+    for (String t : r.tables()) {
+      TableFeed f = feeds.get(t);
+      if (f != null) {
+        Message.TableSchemaInfo s = schemas.get(t);
+        f.resumed(sessionEpoch, s == null ? null : s.columns(), s == null ? null : s.primaryKey(), r.position());
+      }
+    }
+    recordPosition(r.position());
+    log.info("resumed {} at position {} (no snapshot needed)", r.tables(), r.position());
+  }
+
+  void batch(Message.ChangeBatch b) {
+    Map<String, List<Message.Change>> byTable = new LinkedHashMap<>();
+    for (Message.Change c : b.changes()) {
+      byTable.computeIfAbsent(c.table(), t -> new ArrayList<>()).add(c);
+    }
+    for (TableFeed f : feeds.values()) {
+      List<Message.Change> changes = byTable.remove(f.table);
+      if (changes != null) {
+        f.apply(changes, b.position());
+      } else {
+        f.advance(b.position());
+      }
+    }
+    if (!byTable.isEmpty()) {
+      log.debug("batch {} has changes for unsubscribed tables {}", b.position(), byTable.keySet());
+    }
+    // a batch (e.g. a heartbeat before the first answer) says nothing about tables that do not
+    // follow this session's stream yet; recording it would let them resume from a later position
+    if (feeds.values().stream().anyMatch(TableFeed::inStream)) {
+      recordPosition(b.position());
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("applied batch {} with {} changes", b.position(), b.changes().size());
+    }
+  }
+
+  private void recordPosition(long position) {
+    if (sessionEpoch != null && sessionEpoch.equals(lastEpoch)) {
+      lastPosition = Math.max(lastPosition, position);
+    } else {
+      lastEpoch = sessionEpoch;
+      lastPosition = position;
+    }
+  }
+}

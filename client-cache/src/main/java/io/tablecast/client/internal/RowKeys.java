@@ -1,0 +1,124 @@
+package io.tablecast.client.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Normalizes primary keys so that a key from the wire and a key given by a user compare equal:
+ * integral numbers become {@code Long} ({@code BigInteger} outside the long range), text stays
+ * {@code String}, booleans {@code Boolean}, anything else its JSON text. A single-column key is
+ * the part itself, a composite key an unmodifiable {@code List} of parts.
+ */
+public final class RowKeys {
+
+  private static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
+  private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+
+  private RowKeys() {}
+
+  /** The key of a change, from its JSON array of key values. */
+  public static Object fromKeyArray(ArrayNode key) {
+    if (key.size() == 1) {
+      return part(key.get(0));
+    }
+    List<Object> parts = new ArrayList<>(key.size());
+    for (JsonNode n : key) {
+      parts.add(part(n));
+    }
+    return Collections.unmodifiableList(parts);
+  }
+
+  /**
+   * The key of a row image, from its primary-key columns.
+   *
+   * @throws IllegalArgumentException naming the missing column
+   */
+  public static Object fromRow(ObjectNode row, List<String> primaryKey) {
+    if (primaryKey.isEmpty()) {
+      throw new IllegalArgumentException("table has no primary key; cannot key row " + row);
+    }
+    if (primaryKey.size() == 1) {
+      return part(column(row, primaryKey.get(0)));
+    }
+    List<Object> parts = new ArrayList<>(primaryKey.size());
+    for (String c : primaryKey) {
+      parts.add(part(column(row, c)));
+    }
+    return Collections.unmodifiableList(parts);
+  }
+
+  private static JsonNode column(ObjectNode row, String name) {
+    JsonNode n = row.get(name);
+    if (n == null) {
+      throw new IllegalArgumentException("row has no primary-key column " + name + ": " + row);
+    }
+    return n;
+  }
+
+  /** One normalized key part from JSON. */
+  static Object part(JsonNode n) {
+    if (n.isIntegralNumber()) {
+      return n.canConvertToLong() ? (Object) n.longValue() : n.bigIntegerValue();
+    }
+    if (n.isTextual()) {
+      return n.textValue();
+    }
+    if (n.isBoolean()) {
+      return n.booleanValue();
+    }
+    return n.toString();
+  }
+
+  /** A user-given key normalized like a key from the wire. */
+  public static Object fromUser(Object key, int keyColumns) {
+    if (keyColumns > 1 && key instanceof List<?> list) {
+      List<Object> parts = new ArrayList<>(list.size());
+      for (Object o : list) {
+        parts.add(userPart(o));
+      }
+      return Collections.unmodifiableList(parts);
+    }
+    return userPart(key);
+  }
+
+  /** A user-given composite key normalized like a key from the wire. */
+  public static Object fromUser(Object first, Object[] rest) {
+    if (rest == null || rest.length == 0) {
+      return userPart(first);
+    }
+    List<Object> parts = new ArrayList<>(rest.length + 1);
+    parts.add(userPart(first));
+    for (Object o : rest) {
+      parts.add(userPart(o));
+    }
+    return Collections.unmodifiableList(parts);
+  }
+
+  static Object userPart(Object o) {
+    if (o instanceof Long || o instanceof String || o instanceof Boolean) {
+      return o;
+    }
+    if (o instanceof Integer || o instanceof Short || o instanceof Byte) {
+      return ((Number) o).longValue();
+    }
+    if (o instanceof BigInteger b) {
+      return b.compareTo(LONG_MIN) >= 0 && b.compareTo(LONG_MAX) <= 0 ? (Object) b.longValue() : b;
+    }
+    if (o instanceof BigDecimal d) {
+      return d.toString();
+    }
+    if (o instanceof CharSequence || o instanceof java.util.UUID) {
+      return o.toString();
+    }
+    if (o instanceof Enum<?> e) {
+      return e.name();
+    }
+    return o == null ? null : o.toString();
+  }
+}

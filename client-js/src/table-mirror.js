@@ -1,0 +1,268 @@
+// A live copy of one table, kept by TablecastClient (tablecast.js). Internal module: import the
+// package entry point (tablecast.js), which re-exports TableMirror and rowKey.
+
+/** Passed by TablecastClient.mirror(); a mirror built any other way would never be fed. */
+export const CREATED_BY_CLIENT = Symbol('tablecast.TableMirror');
+
+/**
+ * The key of a row in `TableMirror.rows`: `JSON.stringify` of the primary-key values in
+ * primary-key order, e.g. `[42]` or `["eu",7]`.
+ */
+export function rowKey(keyValues) {
+  return JSON.stringify(keyValues);
+}
+
+/** A CustomEvent (or, where there is none, an Event with a `detail`). */
+export function makeEvent(type, detail) {
+  if (typeof CustomEvent === 'function') {
+    return new CustomEvent(type, { detail });
+  }
+  const e = new Event(type);
+  Object.defineProperty(e, 'detail', { value: detail });
+  return e;
+}
+
+/** Structural equality of JSON values (rows from the server are plain JSON trees). */
+function jsonEqual(a, b) {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    return false;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !jsonEqual(a[k], b[k])) return false;
+  }
+  return true;
+}
+
+const freeze = (row) => (row && typeof row === 'object' ? Object.freeze(row) : row);
+
+/**
+ * A live copy of one table. `rows` maps the row key (see {@link rowKey}) to the row object
+ * (column name → value). Events: `ready`, `change` (detail `{op, key, oldRow, newRow}`),
+ * `error` (detail: a TablecastError).
+ */
+export class TableMirror extends EventTarget {
+  #readyResolve;
+  #readyReject;
+  #rows = new Map();
+  // stream state, as in the Java client's TableFeed
+  /** @internal */ _synced = false;
+  /** @internal */ _inStream = false;
+  /** @internal */ _pending = null;
+  /** @internal */ _pendingPosition = -1;
+
+  /** Not for applications: use `client.mirror(table)`. */
+  constructor(token, table) {
+    if (token !== CREATED_BY_CLIENT) {
+      throw new TypeError('a TableMirror is created by client.mirror(table), not with new');
+    }
+    super();
+    /** The qualified table name, `schema.table`. */
+    this.table = table;
+    /** Columns `[{name, dbType, kind}]` in table order; empty until the first snapshot. */
+    this.columns = [];
+    /** Primary-key column names in key order; empty until the first snapshot. */
+    this.primaryKey = [];
+    /** The stream position the rows are at, -1 before the first snapshot. */
+    this.position = -1;
+    /** The server epoch `position` belongs to. */
+    this.epoch = null;
+    /** True once the first snapshot (or resume) was applied. */
+    this.isReady = false;
+    /** The error that failed this mirror, or null. */
+    this.error = null;
+    this.ready = new Promise((resolve, reject) => {
+      this.#readyResolve = resolve;
+      this.#readyReject = reject;
+    });
+    this.ready.catch(() => {}); // rejections are reported via `error` too; never unhandled
+  }
+
+  /** Rows by key; treat as read-only (rows are frozen). */
+  get rows() {
+    return this.#rows;
+  }
+
+  get size() {
+    return this.#rows.size;
+  }
+
+  /** The row with these primary-key values (in primary-key order), or undefined. */
+  get(...keyParts) {
+    return this.#rows.get(rowKey(keyParts));
+  }
+
+  /** The key string of a row of this table. */
+  keyOf(row) {
+    return rowKey(this.primaryKey.map((c) => row[c]));
+  }
+
+  /** Whether the mirror failed (e.g. UNKNOWN_TABLE); a failed mirror is never resubscribed. */
+  get failed() {
+    return this.error !== null;
+  }
+
+  // ---------------------------------------------------------------- internal (client only)
+
+  /** @internal */
+  _resumableFrom(lastEpoch, lastPosition) {
+    return this._synced && this._pending === null && this.epoch !== null
+        && this.epoch === lastEpoch && (this._inStream || this.position === lastPosition);
+  }
+
+  /** @internal */
+  _beginSnapshot(m) {
+    this.columns = m.columns ?? [];
+    this.primaryKey = m.primaryKey ?? [];
+    this._pending = new Map();
+    this._pendingPosition = m.position;
+    this._synced = false;
+    this._inStream = false;
+  }
+
+  /** @internal */
+  _snapshotRows(rows) {
+    if (this._pending === null) return;
+    for (const row of rows ?? []) {
+      this._pending.set(this.keyOf(row), freeze(row));
+    }
+  }
+
+  /** @internal Swaps the snapshot in; after the first one, emits only real differences. */
+  _endSnapshot(epoch, position) {
+    if (this._pending === null) return false;
+    const fresh = this._pending;
+    this._pending = null;
+    position = Math.max(position, this._pendingPosition);
+    const events = [];
+    if (this.isReady) {
+      for (const [key, oldRow] of this.#rows) {
+        const newRow = fresh.get(key);
+        if (newRow === undefined) {
+          events.push({ op: 'DELETE', key, oldRow, newRow: undefined });
+        } else if (jsonEqual(oldRow, newRow)) {
+          fresh.set(key, oldRow); // keep identity of unchanged rows
+        } else {
+          events.push({ op: 'UPDATE', key, oldRow, newRow });
+        }
+      }
+      for (const [key, newRow] of fresh) {
+        if (!this.#rows.has(key)) events.push({ op: 'INSERT', key, oldRow: undefined, newRow });
+      }
+    }
+    this.#rows = fresh;
+    this._synced = true;
+    this._inStream = true;
+    this.epoch = epoch;
+    this.position = position;
+    this.#emit(events);
+    this.#becomeReady();
+    return true;
+  }
+
+  /** @internal The server resumed the stream after `position`. */
+  _resumed(epoch, schema, position) {
+    if (schema) {
+      this.columns = schema.columns ?? this.columns;
+      this.primaryKey = schema.primaryKey ?? this.primaryKey;
+    }
+    this._pending = null;
+    this._synced = true;
+    this._inStream = true;
+    this.epoch = epoch;
+    this.position = position; // the server accepted our position: it is the truth
+    this.#becomeReady();
+  }
+
+  /** @internal A batch without changes for this table. */
+  _advance(position) {
+    if (this._inStream && position > this.position) this.position = position;
+  }
+
+  /** @internal This table's part of one batch: applied entirely, then events fire. */
+  _apply(changes, position) {
+    if (this._pending !== null) {
+      if (position > this._pendingPosition) {
+        for (const c of changes) this.#applyChange(this._pending, c, null);
+        this._pendingPosition = position; // the pending rows are now at this position
+      }
+      return;
+    }
+    if (!this._inStream || position <= this.position) return;
+    const before = new Map(); // key → row before this batch (first touch wins)
+    for (const c of changes) this.#applyChange(this.#rows, c, before);
+    this.position = position;
+    const events = [];
+    for (const [key, oldRow] of before) {
+      const newRow = this.#rows.get(key);
+      if (oldRow === undefined && newRow === undefined) continue;
+      if (oldRow === undefined) events.push({ op: 'INSERT', key, oldRow, newRow });
+      else if (newRow === undefined) events.push({ op: 'DELETE', key, oldRow, newRow });
+      else if (!jsonEqual(oldRow, newRow)) events.push({ op: 'UPDATE', key, oldRow, newRow });
+    }
+    this.#emit(events);
+  }
+
+  #applyChange(rows, c, before) {
+    const key = rowKey(c.key ?? []);
+    const touch = (k) => {
+      if (before !== null && !before.has(k)) before.set(k, rows.get(k));
+    };
+    if (c.op === 'UPDATE' && c.before && this.primaryKey.length > 0) {
+      const oldKey = this.keyOf(c.before);
+      if (oldKey !== key) {
+        touch(oldKey);
+        rows.delete(oldKey);
+      }
+    }
+    touch(key);
+    if (c.op === 'DELETE' || !c.after) {
+      rows.delete(key);
+    } else {
+      rows.set(key, freeze(c.after));
+    }
+  }
+
+  /** @internal The connection dropped: a snapshot in flight is discarded, synced data stays. */
+  _disconnected() {
+    this._pending = null;
+  }
+
+  /** @internal The server refused this table's subscription. */
+  _fail(error) {
+    this._pending = null;
+    this._synced = false;
+    this._inStream = false;
+    this.error = error;
+    this.#readyReject(error);
+    this.dispatchEvent(makeEvent('error', error));
+  }
+
+  /** @internal A connection-level refusal or close while not ready yet. */
+  _failIfNotReady(error) {
+    if (!this.isReady) {
+      this.#readyReject(error);
+      this.dispatchEvent(makeEvent('error', error));
+    }
+  }
+
+  #becomeReady() {
+    if (!this.isReady) {
+      this.isReady = true;
+      this.#readyResolve(this);
+      this.dispatchEvent(makeEvent('ready', this));
+    }
+  }
+
+  #emit(events) {
+    for (const detail of events) this.dispatchEvent(makeEvent('change', detail));
+  }
+}

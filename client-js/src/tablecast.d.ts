@@ -1,0 +1,188 @@
+// Type declarations for @tablecast/client. See README.md and docs/PROTOCOL.md, docs/TYPES.md.
+
+/**
+ * A column value as sent by the server (docs/TYPES.md):
+ * - INTEGER: `number`. **Values beyond ±2^53 (Number.MAX_SAFE_INTEGER) lose precision**:
+ *   JSON.parse turns them into the nearest double (e.g. 18446744073709551615 becomes
+ *   18446744073709552000). Keys built from such values may therefore collide.
+ * - DECIMAL: `string` with the column's scale (`"12.3400"`), exact.
+ * - FLOAT: `number`; PostgreSQL NaN/±Infinity as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
+ * - BOOLEAN: `boolean`; STRING, DATE, TIME, TIMESTAMP, TIMESTAMP_TZ: `string` (ISO forms);
+ *   BINARY: base64 `string`; JSON: the embedded JSON value.
+ * - SQL NULL: `null`.
+ */
+export type ColumnValue = JsonValue;
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** One row: column name → value, frozen (do not mutate). */
+export type Row = Readonly<Record<string, ColumnValue>>;
+
+export type ColumnKind =
+  | 'INTEGER' | 'DECIMAL' | 'FLOAT' | 'BOOLEAN' | 'STRING' | 'BINARY'
+  | 'DATE' | 'TIME' | 'TIMESTAMP' | 'TIMESTAMP_TZ' | 'JSON';
+
+export interface ColumnInfo {
+  name: string;
+  /** The database's type name, e.g. `decimal(12,4)`. */
+  dbType: string;
+  kind: ColumnKind;
+}
+
+/**
+ * The key of a row in {@link TableMirror.rows}: `JSON.stringify` of the primary-key values in
+ * primary-key order, e.g. `'[42]'`, `'["eu",7]'`. Types matter: `[1]` and `["1"]` differ.
+ */
+export type RowKey = string;
+
+export function rowKey(keyValues: readonly ColumnValue[]): RowKey;
+
+/** A listener for any event type: the DOM's `EventListenerOrEventListenerObject`, spelled out so
+ * that Node projects without the DOM library (`lib: ["es2022"]`, `@types/node`) can use these
+ * declarations. */
+export type AnyEventListener = ((ev: Event) => void) | { handleEvent(ev: Event): void };
+/** The DOM's `EventListenerOptions`, spelled out for the same reason. */
+export interface RemoveListenerOptions { capture?: boolean }
+/** The DOM's `AddEventListenerOptions`, spelled out for the same reason. */
+export interface AddListenerOptions extends RemoveListenerOptions { once?: boolean; passive?: boolean; signal?: AbortSignal }
+
+export type ChangeOp = 'INSERT' | 'UPDATE' | 'DELETE';
+
+/**
+ * Detail of a `change` event. Events fire after a whole batch (or a whole re-snapshot) is
+ * applied, one per row whose content differs from before it (net effect: a row inserted and
+ * deleted in the same batch fires nothing; an update that changes the primary key fires a
+ * DELETE of the old key and an INSERT of the new one).
+ */
+export interface ChangeDetail {
+  op: ChangeOp;
+  key: RowKey;
+  /** The row before (UPDATE, DELETE), else undefined. */
+  oldRow: Row | undefined;
+  /** The row after (INSERT, UPDATE), else undefined. */
+  newRow: Row | undefined;
+}
+
+/** An error from the server (`code` = ErrorCode name such as `UNKNOWN_TABLE`) or the client. */
+export class TablecastError extends Error {
+  constructor(message: string, options?: { code?: string | null; table?: string | null });
+  readonly name: 'TablecastError';
+  /** The server's ErrorCode name, or null for client-side errors (timeouts, close). */
+  readonly code: string | null;
+  /** The table the error concerns, or null. */
+  readonly table: string | null;
+}
+
+export interface TableMirrorEventMap {
+  ready: CustomEvent<TableMirror>;
+  change: CustomEvent<ChangeDetail>;
+  error: CustomEvent<TablecastError>;
+}
+
+/** A live copy of one table. Obtained from {@link TablecastClient.mirror}; `new` throws. */
+export class TableMirror extends EventTarget {
+  private constructor();
+  /** The qualified table name, `schema.table`. */
+  readonly table: string;
+  /** Rows by {@link RowKey}. Read-only: do not modify the map or the rows. */
+  readonly rows: ReadonlyMap<RowKey, Row>;
+  readonly size: number;
+  /** Columns in table order; empty until the first snapshot. */
+  readonly columns: readonly ColumnInfo[];
+  /** Primary-key column names in key order; empty until the first snapshot. */
+  readonly primaryKey: readonly string[];
+  /** Resolves with the mirror once the first snapshot (or resume) is applied; rejects when the
+   * server refuses the table (e.g. `UNKNOWN_TABLE`), refuses the connection before then
+   * (`AUTHENTICATION_FAILED`, ...), or the client is closed first. */
+  readonly ready: Promise<TableMirror>;
+  readonly isReady: boolean;
+  /** True after the server refused this table; a failed mirror is never resubscribed
+   * (call `client.mirror(table)` again for a new attempt). */
+  readonly failed: boolean;
+  readonly error: TablecastError | null;
+  /** The stream position the rows are at (within {@link epoch}), -1 before the first snapshot. */
+  readonly position: number;
+  readonly epoch: string | null;
+  /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`. */
+  get(...keyParts: ColumnValue[]): Row | undefined;
+  /** The key string of a row of this table. */
+  keyOf(row: Row): RowKey;
+
+  addEventListener<K extends keyof TableMirrorEventMap>(
+    type: K, listener: (ev: TableMirrorEventMap[K]) => void,
+    options?: boolean | AddListenerOptions): void;
+  addEventListener(type: string, listener: AnyEventListener | null,
+    options?: boolean | AddListenerOptions): void;
+  removeEventListener<K extends keyof TableMirrorEventMap>(
+    type: K, listener: (ev: TableMirrorEventMap[K]) => void,
+    options?: boolean | RemoveListenerOptions): void;
+  removeEventListener(type: string, listener: AnyEventListener | null,
+    options?: boolean | RemoveListenerOptions): void;
+}
+
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'disconnected' | 'closed';
+
+export interface TablecastClientOptions {
+  /** WebSocket URL of the server, e.g. `ws://localhost:7070/ws` (`wss://` behind TLS). */
+  url: string;
+  /** A name for the server's logs and metrics. */
+  clientName?: string;
+  /** Credentials (`token`, or `user` and `password`), sent in `hello`; never logged by the client. */
+  token?: string;
+  user?: string;
+  password?: string;
+  /**
+   * A WebSocket constructor; default `globalThis.WebSocket`. Both the browser's `WebSocket` and
+   * the `ws` package's fit. In Node < 22: `import WebSocket from 'ws'`.
+   */
+  WebSocket?: new (url: string, ...args: any[]) => WebSocketLike;
+  /** Reconnect delay: random in [0, min(maxMs, minMs · 2^attempt)] (full jitter). Default 500 / 30000. */
+  backoff?: { minMs?: number; maxMs?: number };
+  /** Time from opening the socket to `welcome`, and from a wake-up liveness `ping` to an
+   * answer, before giving up on the socket. Default 10000. */
+  handshakeTimeoutMs?: number;
+}
+
+/** The part of the WebSocket API the client uses (event handlers receive the platform's events). */
+export interface WebSocketLike {
+  send(data: string): void;
+  close(): void;
+  onopen: ((ev: any) => void) | null;
+  onmessage: ((ev: any) => void) | null;
+  onclose: ((ev: any) => void) | null;
+  onerror: ((ev: any) => void) | null;
+}
+
+export interface TablecastClientEventMap {
+  statechange: CustomEvent<{ state: ConnectionState }>;
+  /** Connection-level problems (fatal server errors, dead connections); the client reconnects. */
+  error: CustomEvent<TablecastError>;
+}
+
+export class TablecastClient extends EventTarget {
+  constructor(options: TablecastClientOptions);
+  readonly state: ConnectionState;
+  /** The epoch of the current (or last) server session. */
+  readonly epoch: string | null;
+  /** The mirror of `schema.table` (one per table; repeated calls return the same object). */
+  mirror(table: string): TableMirror;
+  /** Checks the connection now: reconnects at once if it is dead or waiting to retry, else sends
+   * a `ping` and reconnects at once if nothing answers within `handshakeTimeoutMs`. Called
+   * automatically on `visibilitychange` (visible), `pageshow`, `resume` and `online`; `offline`
+   * drops the connection. */
+  checkLiveness(): void;
+  /** Closes for good: mirrors keep their rows but stop updating. */
+  close(): void;
+
+  addEventListener<K extends keyof TablecastClientEventMap>(
+    type: K, listener: (ev: TablecastClientEventMap[K]) => void,
+    options?: boolean | AddListenerOptions): void;
+  addEventListener(type: string, listener: AnyEventListener | null,
+    options?: boolean | AddListenerOptions): void;
+  removeEventListener<K extends keyof TablecastClientEventMap>(
+    type: K, listener: (ev: TablecastClientEventMap[K]) => void,
+    options?: boolean | RemoveListenerOptions): void;
+  removeEventListener(type: string, listener: AnyEventListener | null,
+    options?: boolean | RemoveListenerOptions): void;
+}
+
+export default TablecastClient;

@@ -1,0 +1,350 @@
+import { test, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { TablecastClient, TablecastError, TableMirror, rowKey } from '../src/tablecast.js';
+import { startFakeServer, recordChanges, until, ins, upd, del } from './fake-server.mjs';
+
+let server;
+let client;
+
+beforeEach(async () => {
+  server = await startFakeServer();
+});
+
+afterEach(async () => {
+  client?.close();
+  client = undefined;
+  await server.close();
+});
+
+function newClient(extra = {}) {
+  client = new TablecastClient({
+    url: server.url,
+    clientName: 'test',
+    token: 'tok',
+    WebSocket,
+    backoff: { minMs: 5, maxMs: 20 },
+    ...extra,
+  });
+  return client;
+}
+
+const T = 'public.items';
+const COLS = ['id', 'name'];
+
+test('hello, subscribe, snapshot then batches: rows and change events', async () => {
+  newClient();
+  const items = client.mirror(T);
+  const events = recordChanges(items);
+  const conn = await server.nextConnection();
+  const hello = await conn.handshake({ epoch: 'e1', position: 3 });
+  assert.deepEqual(hello, { type: 'hello', protocolVersion: 1, clientName: 'test', token: 'tok' });
+  const sub = await conn.next('subscribe');
+  assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumePosition: -1 });
+
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
+  assert.equal(await items.ready, items);
+  assert.equal(items.size, 3);
+  assert.deepEqual(items.get(2), { id: 2, name: 'b' });
+  assert.deepEqual(items.rows.get('[2]'), { id: 2, name: 'b' });
+  assert.deepEqual(items.primaryKey, ['id']);
+  assert.deepEqual(items.columns.map((c) => c.name), COLS);
+  assert.equal(items.position, 3);
+  assert.equal(events.length, 0, 'the first snapshot fires ready, not change events');
+
+  conn.batch(4, [ins(T, [4], { id: 4, name: 'd' }), upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'A' })]);
+  conn.batch(5, [del(T, [2], { id: 2, name: 'b' })]);
+  await until(() => items.position === 5);
+  assert.deepEqual([...items.rows.keys()].sort(), ['[1]', '[3]', '[4]']);
+  assert.deepEqual(items.get(1), { id: 1, name: 'A' });
+  assert.deepEqual(events, [
+    { op: 'INSERT', key: '[4]', oldRow: undefined, newRow: { id: 4, name: 'd' } },
+    { op: 'UPDATE', key: '[1]', oldRow: { id: 1, name: 'a' }, newRow: { id: 1, name: 'A' } },
+    { op: 'DELETE', key: '[2]', oldRow: { id: 2, name: 'b' }, newRow: undefined },
+  ]);
+  assert.ok(Object.isFrozen(items.get(1)));
+});
+
+test('composite keys and key-changing updates', async () => {
+  newClient();
+  const m = client.mirror('s.orders');
+  const events = recordChanges(m);
+  const conn = await server.nextConnection();
+  await conn.handshake();
+  await conn.next('subscribe');
+  conn.snapshot('s.orders', ['region', 'id', 'qty'], ['region', 'id'], 0, [
+    { region: 'eu', id: 1, qty: 5 }, { region: 'us', id: 1, qty: 7 },
+  ]);
+  await m.ready;
+  assert.equal(m.size, 2);
+  assert.deepEqual(m.get('eu', 1), { region: 'eu', id: 1, qty: 5 });
+  assert.equal(m.get('eu', '1'), undefined, 'key parts are typed');
+  assert.equal(m.keyOf({ qty: 0, id: 1, region: 'us' }), rowKey(['us', 1]));
+  assert.ok(m.rows.has('["us",1]'));
+
+  // update that moves ("eu",1) to ("ap",1)
+  conn.batch(1, [upd('s.orders', ['ap', 1], { region: 'eu', id: 1, qty: 5 }, { region: 'ap', id: 1, qty: 5 })]);
+  await until(() => m.position === 1);
+  assert.equal(m.get('eu', 1), undefined);
+  assert.deepEqual(m.get('ap', 1), { region: 'ap', id: 1, qty: 5 });
+  assert.deepEqual(events.map((e) => [e.op, e.key]), [['DELETE', '["eu",1]'], ['INSERT', '["ap",1]']]);
+});
+
+test('a batch is applied whole before its events fire; events are net per row', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const conn = await server.nextConnection();
+  await conn.handshake();
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 0, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  const seen = [];
+  m.addEventListener('change', (e) => {
+    // every listener sees the state after the whole batch
+    seen.push({ key: e.detail.key, size: m.size, one: m.get(1)?.name, two: m.get(2)?.name, pos: m.position });
+  });
+  conn.batch(7, [
+    ins(T, [2], { id: 2, name: 'x' }),
+    upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'b' }),
+    upd(T, [2], { id: 2, name: 'x' }, { id: 2, name: 'y' }),
+    ins(T, [3], { id: 3, name: 'tmp' }),
+    del(T, [3], { id: 3, name: 'tmp' }),
+  ]);
+  await until(() => m.position === 7);
+  assert.deepEqual(seen, [
+    { key: '[2]', size: 2, one: 'b', two: 'y', pos: 7 },
+    { key: '[1]', size: 2, one: 'b', two: 'y', pos: 7 },
+  ]);
+});
+
+test('heartbeats advance the position; pings are answered with pongs', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const events = recordChanges(m);
+  const conn = await server.nextConnection();
+  await conn.handshake({ heartbeatMillis: 60_000 });
+  // a ping while the snapshot is queued
+  conn.send({ type: 'ping', nonce: 42 });
+  assert.deepEqual(await conn.next('pong'), { type: 'pong', nonce: 42 });
+  await conn.next('subscribe');
+  conn.batch(9, []); // heartbeat before the answer: says nothing about the table
+  conn.snapshot(T, COLS, ['id'], 10, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  conn.batch(12, []);
+  await until(() => m.position === 12);
+  assert.equal(events.length, 0);
+  conn.batch(12, []); // heartbeat may repeat the position
+  conn.send({ type: 'ping', nonce: 43 });
+  assert.deepEqual(await conn.next('pong'), { type: 'pong', nonce: 43 });
+  assert.equal(m.position, 12);
+});
+
+test('UNKNOWN_TABLE fails only that mirror; later mirrors subscribe separately', async () => {
+  newClient();
+  const good = client.mirror(T);
+  const bad = client.mirror('public.nope');
+  const errors = [];
+  bad.addEventListener('error', (e) => errors.push(e.detail));
+  const conn = await server.nextConnection();
+  await conn.handshake();
+  const sub = await conn.next('subscribe');
+  assert.deepEqual(sub.tables, [T, 'public.nope']);
+  conn.send({ type: 'error', code: 'UNKNOWN_TABLE', message: 'no such table; cached: public.items', table: 'public.nope' });
+  conn.snapshot(T, COLS, ['id'], 0, [{ id: 1, name: 'a' }]);
+  await assert.rejects(bad.ready, (e) => e instanceof TablecastError && e.code === 'UNKNOWN_TABLE'
+      && e.table === 'public.nope' && /no such table/.test(e.message));
+  await good.ready;
+  assert.equal(errors.length, 1);
+  assert.ok(bad.failed);
+  assert.equal(client.state, 'connected');
+
+  const later = client.mirror('public.later');
+  const sub2 = await conn.next('subscribe');
+  assert.deepEqual(sub2, { type: 'subscribe', tables: ['public.later'], resumePosition: -1 });
+  conn.snapshot('public.later', COLS, ['id'], 0, []);
+  await later.ready;
+  assert.equal(later.size, 0);
+});
+
+test('after a dropped connection the client resumes with epoch and position', async () => {
+  newClient();
+  const a = client.mirror('s.a');
+  const b = client.mirror('s.b');
+  const events = recordChanges(a);
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot('s.a', COLS, ['id'], 5, [{ id: 1, name: 'a' }]);
+  conn.snapshot('s.b', COLS, ['id'], 5, []);
+  conn.batch(6, [ins('s.a', [2], { id: 2, name: 'b' })]);
+  conn.batch(8, [ins('s.b', [1], { id: 1, name: 'x' })]);
+  conn.batch(9, []);
+  await until(() => a.position === 9 && b.position === 9);
+  conn.kill();
+
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E', position: 11 });
+  const sub = await conn.next('subscribe');
+  assert.deepEqual(sub, { type: 'subscribe', tables: ['s.a', 's.b'], resumeEpoch: 'E', resumePosition: 9 });
+  conn.send({ type: 'resumed', tables: ['s.a', 's.b'], schemas: [], position: 9 });
+  conn.batch(10, [upd('s.a', [1], { id: 1, name: 'a' }, { id: 1, name: 'a2' })]);
+  await until(() => a.get(1)?.name === 'a2');
+  assert.equal(events.length, 2);
+  assert.equal(a.size, 2);
+  assert.equal(b.size, 1);
+});
+
+test('a table whose snapshot was cut off is subscribed fresh, synced tables resume', async () => {
+  newClient();
+  const a = client.mirror('s.a');
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot('s.a', COLS, ['id'], 5, [{ id: 1, name: 'a' }]);
+  await a.ready;
+  const b = client.mirror('s.b');
+  await conn.next('subscribe');
+  conn.send({ type: 'snapshot_begin', table: 's.b', columns: [], primaryKey: ['id'], position: 6, rowCount: 5 });
+  conn.send({ type: 'snapshot_rows', table: 's.b', rows: [{ id: 1 }] });
+  await new Promise((r) => setTimeout(r, 20));
+  conn.kill();
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  const s1 = await conn.next('subscribe');
+  const s2 = await conn.next('subscribe');
+  assert.deepEqual(s1, { type: 'subscribe', tables: ['s.a'], resumeEpoch: 'E', resumePosition: 5 });
+  assert.deepEqual(s2, { type: 'subscribe', tables: ['s.b'], resumePosition: -1 });
+  assert.equal(b.isReady, false);
+});
+
+test('server restart: new epoch, re-snapshot emits only the differences', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const events = recordChanges(m);
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'old' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 100, [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
+  await m.ready;
+  const unchanged = m.get(1);
+  conn.kill();
+
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'new', position: 0 });
+  const sub = await conn.next('subscribe');
+  assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumeEpoch: 'old', resumePosition: 100 });
+  // the server does not know epoch "old": it falls back to a snapshot; a batch arrives meanwhile
+  conn.send({ type: 'snapshot_begin', table: T, columns: COLS.map((name) => ({ name, dbType: 'text', kind: 'STRING' })), primaryKey: ['id'], position: 0, rowCount: 3 });
+  conn.send({ type: 'snapshot_rows', table: T, rows: [{ id: 1, name: 'a' }, { id: 2, name: 'B' }, { id: 4, name: 'd' }] });
+  assert.equal(m.get(2).name, 'b', 'old rows stay visible until snapshot_end');
+  conn.send({ type: 'snapshot_end', table: T, position: 0 });
+  conn.batch(1, [ins(T, [5], { id: 5, name: 'e' })]);
+  await until(() => m.position === 1);
+  assert.equal(m.epoch, 'new');
+  assert.equal(m.get(1), unchanged, 'unchanged rows keep their identity');
+  const sorted = events.map((e) => `${e.op} ${e.key}`).sort();
+  assert.deepEqual(sorted, ['DELETE [3]', 'INSERT [4]', 'INSERT [5]', 'UPDATE [2]']);
+  assert.deepEqual(events.find((e) => e.key === '[2]'), { op: 'UPDATE', key: '[2]', oldRow: { id: 2, name: 'b' }, newRow: { id: 2, name: 'B' } });
+
+  // and the next drop resumes from the new epoch
+  conn.kill();
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'new' });
+  assert.deepEqual(await conn.next('subscribe'), { type: 'subscribe', tables: [T], resumeEpoch: 'new', resumePosition: 1 });
+});
+
+test('batches during a snapshot: only those after its position reach the pending rows', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const conn = await server.nextConnection();
+  await conn.handshake();
+  await conn.next('subscribe');
+  conn.send({ type: 'snapshot_begin', table: T, columns: [], primaryKey: ['id'], position: 10, rowCount: 1 });
+  conn.send({ type: 'snapshot_rows', table: T, rows: [{ id: 1, name: 'a' }] });
+  conn.batch(10, [ins(T, [9], { id: 9, name: 'old' })]);
+  conn.batch(11, [upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'a11' })]);
+  conn.send({ type: 'snapshot_end', table: T, position: 10 });
+  await m.ready;
+  conn.batch(11, [ins(T, [7], { id: 7, name: 'dup' })]); // not newer than the position: skipped
+  conn.batch(12, []);
+  await until(() => m.position === 12);
+  assert.deepEqual([...m.rows.values()], [{ id: 1, name: 'a11' }]);
+});
+
+test('silence for three heartbeats counts as a dead connection', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const errors = [];
+  client.addEventListener('error', (e) => errors.push(e.detail.message));
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E', heartbeatMillis: 100 });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  const started = Date.now();
+  // the server keeps the TCP connection open but sends nothing
+  conn = await server.nextConnection(3000);
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 280, `reconnected after ${elapsed} ms`);
+  assert.ok(errors.some((e) => /no frame for \d+ ms/.test(e)), errors.join());
+  await conn.handshake({ epoch: 'E' });
+  assert.deepEqual(await conn.next('subscribe'), { type: 'subscribe', tables: [T], resumeEpoch: 'E', resumePosition: 3 });
+});
+
+test('heartbeats keep a quiet connection alive', async () => {
+  newClient();
+  client.mirror(T);
+  const conn = await server.nextConnection();
+  await conn.handshake({ heartbeatMillis: 50 });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 0, []);
+  let pos = 0;
+  const hb = setInterval(() => conn.batch(++pos, []), 40);
+  await new Promise((r) => setTimeout(r, 400));
+  clearInterval(hb);
+  assert.equal(server.connections.length, 1);
+  assert.equal(client.state, 'connected');
+});
+
+test('a fatal error closes and reconnects; refused credentials reject pending mirrors', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const states = [];
+  client.addEventListener('statechange', (e) => states.push(e.detail.state));
+  let conn = await server.nextConnection();
+  await conn.next('hello');
+  conn.send({ type: 'error', code: 'AUTHENTICATION_FAILED', message: 'bad token' });
+  await assert.rejects(m.ready, (e) => e.code === 'AUTHENTICATION_FAILED');
+  conn = await server.nextConnection();
+  await conn.handshake();
+  assert.deepEqual((await conn.next('subscribe')).tables, [T]);
+  assert.ok(states.includes('disconnected') && states.at(-1) === 'connected', states.join());
+});
+
+test('checkLiveness reconnects at once when waiting for a retry', async () => {
+  newClient({ backoff: { minMs: 60_000, maxMs: 60_000 } });
+  client.mirror(T);
+  let conn = await server.nextConnection();
+  await conn.handshake();
+  conn.kill();
+  await until(() => client.state === 'disconnected');
+  client.checkLiveness(); // e.g. visibilitychange → visible, online
+  conn = await server.nextConnection(1000);
+  await conn.handshake();
+  await conn.next('subscribe');
+});
+
+test('close() stops reconnecting and rejects mirrors that are not ready', async () => {
+  newClient();
+  const m = client.mirror(T);
+  await server.nextConnection();
+  client.close();
+  await assert.rejects(m.ready, /client closed/);
+  assert.equal(client.state, 'closed');
+  assert.throws(() => client.mirror('x.y'), /closed/);
+});
+
+test('a TableMirror comes only from client.mirror(): new throws', () => {
+  assert.throws(() => new TableMirror(), /client\.mirror\(table\)/);
+  assert.throws(() => new TableMirror({}, T), TypeError);
+});

@@ -1,0 +1,209 @@
+package io.tablecast.protocol;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Every message of the Tablecast protocol. The same records travel as CBOR in length-prefixed
+ * frames over TCP and as JSON text over WebSocket; {@link MessageType} gives each its stable
+ * code. See {@code docs/PROTOCOL.md}.
+ */
+public sealed interface Message {
+
+  /** The current protocol version, sent in {@link Hello} and {@link Welcome}. */
+  int PROTOCOL_VERSION = 1;
+
+  /** The type of this message, which fixes its code on the wire. */
+  default MessageType type() {
+    return MessageType.of(this);
+  }
+
+  /**
+   * First message from a client. Credentials are optional until the server requires them.
+   *
+   * @param protocolVersion the client's protocol version
+   * @param clientName a name for logs and metrics, e.g. the service name
+   * @param user principal name for password authentication, or null
+   * @param password password, or null
+   * @param token a signed token (e.g. JWT) as an alternative to user and password, or null
+   */
+  record Hello(int protocolVersion, String clientName, String user, String password, String token)
+      implements Message {
+    @Override
+    public String toString() {
+      // never print secrets
+      return "Hello[protocolVersion=" + protocolVersion + ", clientName=" + clientName
+          + ", user=" + user + ", password=" + (password == null ? null : "***")
+          + ", token=" + (token == null ? null : "***") + "]";
+    }
+  }
+
+  /**
+   * The server's answer to a valid {@link Hello}.
+   *
+   * @param protocolVersion the server's protocol version
+   * @param serverName the server's configured name
+   * @param epoch identifies this run of the server; positions are only comparable within one epoch
+   * @param position the server's current stream position
+   * @param heartbeatMillis the server sends at least one message this often; silence for three
+   *     intervals means the connection is dead
+   */
+  record Welcome(int protocolVersion, String serverName, String epoch, long position,
+      long heartbeatMillis) implements Message {}
+
+  /**
+   * Subscribe to tables. All tables of one subscription are snapshotted at one position, so a
+   * transaction that spans them is never seen half-applied.
+   *
+   * @param tables qualified table names ({@code schema.table})
+   * @param resumeEpoch the epoch of the last {@link ChangeBatch} applied, or null for a fresh start
+   * @param resumePosition the position of the last batch applied, or -1 for a fresh start
+   */
+  record Subscribe(List<String> tables, String resumeEpoch, long resumePosition)
+      implements Message {
+    public Subscribe {
+      tables = List.copyOf(Objects.requireNonNull(tables, "tables"));
+    }
+
+    /** A subscription that starts from a snapshot. */
+    public static Subscribe fresh(List<String> tables) {
+      return new Subscribe(tables, null, -1);
+    }
+  }
+
+  /**
+   * Starts the snapshot of one table. Rows follow in {@link SnapshotRows}, then
+   * {@link SnapshotEnd}; changes after {@code position} follow in {@link ChangeBatch}es.
+   */
+  record SnapshotBegin(String table, List<ColumnInfo> columns, List<String> primaryKey,
+      long position, long rowCount) implements Message {
+    public SnapshotBegin {
+      columns = List.copyOf(columns);
+      primaryKey = List.copyOf(primaryKey);
+    }
+  }
+
+  /** A chunk of snapshot rows, each a JSON object keyed by column name. */
+  record SnapshotRows(String table, List<ObjectNode> rows) implements Message {
+    public SnapshotRows {
+      rows = List.copyOf(rows);
+    }
+  }
+
+  /** Ends the snapshot of one table; the table's mirror now equals the table at {@code position}. */
+  record SnapshotEnd(String table, long position) implements Message {}
+
+  /**
+   * The server accepted a resume: the batches after {@code position} follow, and nothing
+   * before it is sent again.
+   */
+  record Resumed(List<String> tables, List<TableSchemaInfo> schemas, long position)
+      implements Message {
+    public Resumed {
+      tables = List.copyOf(tables);
+      schemas = List.copyOf(schemas);
+    }
+  }
+
+  /**
+   * Column layout of a table, sent with {@link Resumed} so that a resumed client still knows
+   * the primary key.
+   */
+  record TableSchemaInfo(String table, List<ColumnInfo> columns, List<String> primaryKey) {
+    public TableSchemaInfo {
+      columns = List.copyOf(columns);
+      primaryKey = List.copyOf(primaryKey);
+    }
+  }
+
+  /**
+   * Whole committed transactions, to be applied atomically. A batch with no changes is a
+   * heartbeat that advances the position.
+   *
+   * @param position the stream position after this batch
+   * @param captureMillis when the newest change in the batch was written to the outbox (epoch
+   *     millis, database clock), 0 for heartbeats; used to measure lag
+   * @param changes row changes in commit order per row
+   */
+  record ChangeBatch(long position, long captureMillis, List<Change> changes) implements Message {
+    public ChangeBatch {
+      changes = List.copyOf(changes);
+    }
+  }
+
+  /**
+   * One row change inside a {@link ChangeBatch}.
+   *
+   * @param table qualified table name
+   * @param op insert, update or delete
+   * @param key primary-key values in primary-key column order (for an update that changed the
+   *     key: the new key; the old one is in {@code before})
+   * @param before the row before the change (update, delete), else null
+   * @param after the row after the change (insert, update), else null
+   */
+  record Change(String table, Op op, ArrayNode key, ObjectNode before, ObjectNode after) {
+    public Change {
+      Objects.requireNonNull(table, "table");
+      Objects.requireNonNull(op, "op");
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /**
+   * An error. An error that names a {@code table} concerns only that table's subscription and
+   * leaves the connection open; any other error is followed by a close.
+   *
+   * <p>{@code message} and {@code table} often quote what a client sent; an unpaired UTF-16
+   * surrogate in them (which a malformed string can decode to) becomes U+FFFD, so that the error
+   * can always be encoded: CBOR refuses text that is not valid Unicode.
+   *
+   * @param code what kind of error
+   * @param message what was wrong and what was expected
+   * @param table the table the error concerns, or null
+   */
+  record Error(ErrorCode code, String message, String table) implements Message {
+    public Error {
+      message = wellFormed(message);
+      table = wellFormed(table);
+    }
+
+    private static String wellFormed(String s) {
+      if (s == null) {
+        return null;
+      }
+      StringBuilder out = null;
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        boolean paired = Character.isHighSurrogate(c) ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+            : !Character.isLowSurrogate(c);
+        if (Character.isHighSurrogate(c) && paired) {
+          if (out != null) {
+            out.append(c).append(s.charAt(i + 1));
+          }
+          i++;
+          continue;
+        }
+        if (!paired && out == null) {
+          out = new StringBuilder(s.length()).append(s, 0, i);
+        }
+        if (out != null) {
+          out.append(paired ? c : '\uFFFD');
+        }
+      }
+      return out == null ? s : out.toString();
+    }
+
+    /** An error that closes the connection. */
+    public static Error fatal(ErrorCode code, String message) {
+      return new Error(code, message, null);
+    }
+  }
+
+  /** Liveness probe; answered with a {@link Pong} carrying the same nonce. */
+  record Ping(long nonce) implements Message {}
+
+  /** Answer to a {@link Ping}. */
+  record Pong(long nonce) implements Message {}
+}

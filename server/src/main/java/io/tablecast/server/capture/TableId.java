@@ -1,0 +1,46 @@
+package io.tablecast.server.capture;
+
+import java.util.Objects;
+
+/**
+ * A table's schema (PostgreSQL schema or MySQL database) and name. Its qualified form
+ * {@code schema.table} is the name clients subscribe with.
+ */
+public record TableId(String schema, String name) {
+  public TableId {
+    Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(name, "name");
+  }
+
+  /** {@code schema.table}, the name used in configuration, on the wire and in the outbox. */
+  public String qualified() {
+    return schema + "." + name;
+  }
+
+  /**
+   * Parses {@code table} or {@code schema.table}.
+   *
+   * @param defaultSchema used when the name has no schema part
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public static TableId parse(String text, String defaultSchema) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("table name must not be empty");
+    }
+    String t = text.trim();
+    int dot = t.indexOf('.');
+    if (dot < 0) {
+      return new TableId(defaultSchema, t);
+    }
+    if (dot == 0 || dot == t.length() - 1 || t.indexOf('.', dot + 1) >= 0) {
+      throw new IllegalArgumentException(
+          "table name must be 'table' or 'schema.table', was '" + text + "'");
+    }
+    return new TableId(t.substring(0, dot), t.substring(dot + 1));
+  }
+
+  @Override
+  public String toString() {
+    return qualified();
+  }
+}

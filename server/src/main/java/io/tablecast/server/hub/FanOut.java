@@ -1,0 +1,127 @@
+package io.tablecast.server.hub;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.tablecast.protocol.Message;
+import io.tablecast.server.auth.SessionPolicy;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends batches and heartbeats to the sessions. A batch is encoded once per distinct (table set,
+ * encoding, access policy) and every session of that kind gets a retained duplicate of the same
+ * bytes; sessions the {@link SlowConsumerPolicy} coalesces for get their changes folded instead.
+ * Hub thread only.
+ */
+final class FanOut {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FanOut.class);
+  private static final ByteBuf NOTHING = Unpooled.EMPTY_BUFFER;
+
+  private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+  private final TableImages images;
+  private final SlowConsumerPolicy slow;
+  private final long heartbeatNanos;
+  /** Nonce of the last ping sent to sessions that are catching up. */
+  private long pingNonce;
+
+  FanOut(TableImages images, SlowConsumerPolicy slow, long heartbeatNanos) {
+    this.images = images;
+    this.slow = slow;
+    this.heartbeatNanos = heartbeatNanos;
+  }
+
+  /**
+   * Cache key of an encoded batch: sessions with equal table sets, encodings and access
+   * policies (row filter value, columns) share the bytes.
+   */
+  private record EncodedKey(Set<String> tables, Encoding encoding, SessionPolicy policy) {}
+
+  void batch(Collection<Subscriber> sessions, long pos, long captureMillis, List<Message.Change> changes) {
+    Map<EncodedKey, ByteBuf> encoded = new HashMap<>();
+    try {
+      for (Subscriber s : sessions) {
+        if (s.tables().isEmpty() || s.closed) {
+          continue;
+        }
+        if (slow.coalesces(s)) {
+          slow.coalesce(s, pos, captureMillis, changes);
+          continue;
+        }
+        ByteBuf frame = encoded.computeIfAbsent(new EncodedKey(s.tables(), s.encoding(), s.policy()), key -> {
+          List<Message.Change> mine = images.visible(changes, key.tables(), key.policy());
+          return mine.isEmpty() ? NOTHING
+              : key.encoding().encode(new Message.ChangeBatch(pos, captureMillis, mine), alloc);
+        });
+        if (frame != NOTHING) {
+          s.send(frame.retainedDuplicate());
+        }
+      }
+    } finally {
+      for (ByteBuf b : encoded.values()) {
+        if (b != NOTHING) {
+          b.release();
+        }
+      }
+    }
+  }
+
+  /**
+   * A session sent nothing for the heartbeat interval gets an empty batch at the current
+   * position. A session that is catching up (snapshot or resume replay queued or being written)
+   * must not get a position before its catch-up ends, so it gets a {@code ping} instead (no
+   * position; written straight to the channel, between whole catch-up frames): it keeps clients
+   * waiting for their snapshot from taking the silence for a dead connection.
+   */
+  void heartbeats(Collection<Subscriber> sessions, long position) {
+    long now = System.nanoTime();
+    EnumMap<Encoding, ByteBuf> frames = new EnumMap<>(Encoding.class);
+    EnumMap<Encoding, ByteBuf> pings = new EnumMap<>(Encoding.class);
+    long nonce = 0;
+    try {
+      for (Subscriber s : sessions) {
+        if (s.closed) {
+          continue;
+        }
+        if (s.catchingUp()) {
+          long streamed = s.catchUpWriteNanos;
+          long last = streamed - s.lastWriteNanos > 0 ? streamed : s.lastWriteNanos;
+          if (now - last < heartbeatNanos) {
+            continue; // a streaming catch-up is liveness enough
+          }
+          if (nonce == 0) {
+            nonce = ++pingNonce;
+          }
+          long n = nonce;
+          s.sendPing(pings.computeIfAbsent(s.encoding(), e -> e.encode(new Message.Ping(n), alloc))
+              .retainedDuplicate());
+          continue;
+        }
+        if (s.coalescer != null && !s.coalescer.isEmpty()) {
+          if (s.channel().isWritable()) {
+            slow.flush(s); // in case the writability event raced with the last fold
+          }
+          continue; // a heartbeat's position would overtake the coalesced changes
+        }
+        if (now - s.lastWriteNanos < heartbeatNanos || slow.skipsHeartbeat(s)) {
+          continue;
+        }
+        s.send(frames.computeIfAbsent(s.encoding(),
+            e -> e.encode(new Message.ChangeBatch(position, 0, List.of()), alloc)).retainedDuplicate());
+      }
+    } catch (RuntimeException e) {
+      LOG.error("heartbeat failed", e);
+    } finally {
+      frames.values().forEach(ByteBuf::release);
+      pings.values().forEach(ByteBuf::release);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package io.tablecast.server.hub;
+
+import io.tablecast.protocol.Message;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A resume as frames: {@code resumed}, then every retained batch after the resume position that
+ * has changes the session may see, filtered to its tables and policy. The retained batches are
+ * taken when the resume is accepted (they are immutable, so later evictions from the
+ * {@link ResumeBuffer} do not matter) and encoded one by one as the channel takes them, so a
+ * long replay is paced by the client instead of being queued at once. Written by a
+ * {@link CatchUpSender}.
+ */
+final class ResumeReplay implements CatchUpSender.Frames {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ResumeReplay.class);
+
+  private final Subscriber session;
+  private final Message.Resumed resumed;
+  private final List<ResumeBuffer.Retained> batches;
+  private final Set<String> tables;
+  /** Primary keys of the session's tables, taken on the hub thread (the images are its own). */
+  private final Map<String, List<String>> primaryKeys;
+  private boolean resumedSent;
+  private int next;
+  private int sent;
+
+  ResumeReplay(Subscriber session, Message.Resumed resumed, List<ResumeBuffer.Retained> batches,
+      Map<String, List<String>> primaryKeys) {
+    this.session = session;
+    this.resumed = resumed;
+    this.batches = batches;
+    this.tables = Set.copyOf(resumed.tables());
+    this.primaryKeys = primaryKeys;
+  }
+
+  @Override
+  public Message next() {
+    if (!resumedSent) {
+      resumedSent = true;
+      return resumed;
+    }
+    while (next < batches.size()) {
+      ResumeBuffer.Retained r = batches.get(next++);
+      List<Message.Change> mine = PolicyFilter.apply(session.policy(), TableImages.filter(r.changes(), tables),
+          t -> primaryKeys.getOrDefault(t, List.of()));
+      if (!mine.isEmpty()) {
+        sent++;
+        return new Message.ChangeBatch(r.position(), r.captureMillis(), mine);
+      }
+    }
+    LOG.info("{} resumed {} from position {} ({} retained batches replayed)", session, resumed.tables(),
+        resumed.position(), sent);
+    return null;
+  }
+}

@@ -1,0 +1,230 @@
+package io.tablecast.server.hub;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.Message;
+import io.tablecast.server.ServerMetrics;
+import io.tablecast.server.auth.SessionPolicy;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hub's view of one client session. All fields are owned by the hub thread, except the
+ * channel (thread-safe), which the {@link CatchUpSender} also writes to while {@link #catchUp}
+ * is set.
+ */
+public final class Subscriber {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Subscriber.class);
+
+  /** How long a fatal error may take to reach the client before the connection is cut anyway. */
+  static final long ERROR_FLUSH_GRACE_MILLIS = 1000;
+
+  private final Channel channel;
+  private final String clientName;
+  private final long maxPendingBytes;
+  private final ServerMetrics metrics;
+  /** Binary (CBOR frames) or JSON (WebSocket text frames); decides how the hub encodes for it. */
+  private final Encoding encoding;
+  /** The authenticated principal's name and what it may read. */
+  private final String principal;
+  private final SessionPolicy policy;
+
+  Set<String> tables = Set.of();
+  boolean closed;
+  long lastWriteNanos = System.nanoTime();
+  /** When the catch-up sender last wrote a frame; written by the catch-up executor. */
+  volatile long catchUpWriteNanos = lastWriteNanos;
+  /**
+   * The snapshot or resume replay being written ahead of the live stream; null when none. While
+   * set, live batches are held back in {@link #held}.
+   */
+  CatchUpSender catchUp;
+  /** Encoded batches held back while a catch-up is being written, in order. */
+  final List<ByteBuf> held = new ArrayList<>();
+  long heldBytes;
+  /** Changes folded per key while the channel is unwritable (slow-consumer coalescing); null = none. */
+  Coalescer coalescer;
+  /** Subscriptions that arrived while a catch-up was being written, and how many names they list. */
+  final ArrayDeque<Message.Subscribe> queuedSubscribes = new ArrayDeque<>();
+  int queuedNames;
+
+  Subscriber(Channel channel, String clientName, long maxPendingBytes, ServerMetrics metrics,
+      Encoding encoding, String principal, SessionPolicy policy) {
+    this.principal = principal;
+    this.policy = policy;
+    this.encoding = encoding;
+    this.metrics = metrics;
+    this.channel = channel;
+    this.clientName = clientName;
+    this.maxPendingBytes = maxPendingBytes;
+  }
+
+  public Channel channel() {
+    return channel;
+  }
+
+  public String clientName() {
+    return clientName;
+  }
+
+  /** The authenticated principal's name. */
+  public String principal() {
+    return principal;
+  }
+
+  /** What this session may read (tables, rows, columns). */
+  public SessionPolicy policy() {
+    return policy;
+  }
+
+  /** How this session's messages are encoded. */
+  public Encoding encoding() {
+    return encoding;
+  }
+
+  /** Encodes a message for this session and wraps it for its channel (catch-up frames). Any thread. */
+  Object frame(Message m) {
+    return encoding.wrap(encoding.encode(m, channel.alloc()));
+  }
+
+  /** The subscribed tables. Hub thread only. */
+  Set<String> tables() {
+    return tables;
+  }
+
+  void addTables(List<String> names) {
+    Set<String> s = new HashSet<>(tables);
+    s.addAll(names);
+    tables = Set.copyOf(s);
+  }
+
+  /** Whether a snapshot or resume replay is being written to it. Hub thread only. */
+  boolean catchingUp() {
+    return catchUp != null;
+  }
+
+  /**
+   * Sends (or holds back during a catch-up) an encoded frame; takes ownership of {@code buf}.
+   * Hub thread only.
+   */
+  void send(ByteBuf buf) {
+    if (closed) {
+      buf.release();
+      return;
+    }
+    if (catchUp != null) {
+      held.add(buf);
+      heldBytes += buf.readableBytes();
+      if (heldBytes > maxPendingBytes) {
+        slowConsumer(heldBytes + " bytes held back while its snapshot or resume replay is written "
+            + "(slow_consumer.max_pending_bytes " + maxPendingBytes + ")");
+      }
+      return;
+    }
+    long pending = pendingBytes(channel);
+    if (pending > maxPendingBytes) {
+      buf.release();
+      slowConsumer(pending + " bytes not yet read (slow_consumer.max_pending_bytes " + maxPendingBytes + ")");
+      return;
+    }
+    channel.writeAndFlush(encoding.wrap(buf), channel.voidPromise());
+    lastWriteNanos = System.nanoTime();
+  }
+
+  /**
+   * Writes a ping even while catching up: it carries no position, so it may go before the
+   * catch-up frames and the held batches. Takes ownership of {@code buf}. Hub thread only.
+   */
+  void sendPing(ByteBuf buf) {
+    if (closed || !channel.isActive()) {
+      buf.release();
+      return;
+    }
+    channel.writeAndFlush(encoding.wrap(buf), channel.voidPromise());
+    lastWriteNanos = System.nanoTime();
+  }
+
+  /** Writes a message that is not part of the hot path (errors, coalesced batches). Hub thread only. */
+  void sendMessage(Message m) {
+    send(encoding.encode(m, channel.alloc()));
+  }
+
+  /** Releases the held batches. Hub thread only. */
+  void releaseHeld() {
+    for (ByteBuf b : held) {
+      b.release();
+    }
+    held.clear();
+    heldBytes = 0;
+  }
+
+  /**
+   * Marks the session closed and drops everything the hub keeps for it: held batches, coalesced
+   * changes, queued subscribes, a catch-up in progress. Hub thread only.
+   */
+  void discard() {
+    closed = true;
+    releaseHeld();
+    coalescer = null;
+    queuedSubscribes.clear();
+    queuedNames = 0;
+    if (catchUp != null) {
+      catchUp.cancel();
+      catchUp = null;
+    }
+  }
+
+  /**
+   * Closes the session with SLOW_CONSUMER; {@code why} says what it did not read and names the
+   * limit. Hub thread only.
+   */
+  void slowConsumer(String why) {
+    metrics.slowConsumerClosed();
+    LOG.info("disconnecting slow consumer {}: {}", this, why);
+    discard();
+    closeWithError(channel, Message.Error.fatal(ErrorCode.SLOW_CONSUMER, "client '" + clientName
+        + "' did not read fast enough: " + why + "; reconnect to resume or take a new snapshot"));
+  }
+
+  /** Closes the session with a fatal error. Hub thread only. */
+  void fatal(ErrorCode code, String message) {
+    discard();
+    closeWithError(channel, Message.Error.fatal(code, message));
+  }
+
+  /** Bytes written to the channel and not yet sent to the socket, queued writes included. */
+  public static long pendingBytes(Channel channel) {
+    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+    return out == null ? 0 : out.totalPendingWriteBytes();
+  }
+
+  /**
+   * Writes a fatal error and closes the channel once it is flushed, or after a short grace
+   * period when the client does not read. Thread-safe.
+   */
+  public static void closeWithError(Channel channel, Message.Error error) {
+    if (!channel.isActive()) {
+      channel.close();
+      return;
+    }
+    channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
+    channel.eventLoop().schedule(() -> {
+      channel.close();
+    }, ERROR_FLUSH_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public String toString() {
+    return clientName + "@" + channel.remoteAddress();
+  }
+}

@@ -1,0 +1,182 @@
+package io.tablecast.server.hub;
+
+import io.netty.buffer.ByteBuf;
+import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.Message;
+import io.tablecast.server.ServerMetrics;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Handles the subscribes of the sessions: checks each name (access, cached, not yet subscribed),
+ * enforces {@code max_subscriptions_per_connection}, and starts the catch-up that precedes the
+ * live stream — a resume replay or a snapshot, written by a {@link CatchUpSender} — then releases
+ * the batches held back meanwhile and handles the subscribes that waited for it. Hub thread only.
+ */
+final class Subscriptions {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Subscriptions.class);
+
+  private final String epoch;
+  private final TableImages images;
+  private final ResumeBuffer resume;
+  private final LongSupplier position;
+  private final SessionLimits limits;
+  private final SlowConsumerPolicy slow;
+  private final ServerMetrics metrics;
+  /** Where catch-up frames are encoded and written. */
+  private final Executor catchUpExecutor;
+  /** The hub thread: callbacks and deadlines run there. */
+  private final ScheduledExecutorService hub;
+
+  Subscriptions(String epoch, TableImages images, ResumeBuffer resume, LongSupplier position, SessionLimits limits,
+      SlowConsumerPolicy slow, ServerMetrics metrics, Executor catchUpExecutor, ScheduledExecutorService hub) {
+    this.epoch = epoch;
+    this.images = images;
+    this.resume = resume;
+    this.position = position;
+    this.limits = limits;
+    this.slow = slow;
+    this.metrics = metrics;
+    this.catchUpExecutor = catchUpExecutor;
+    this.hub = hub;
+  }
+
+  void subscribe(Subscriber s, Message.Subscribe sub) {
+    if (s.closed) {
+      return;
+    }
+    int max = limits.maxSubscriptions;
+    if (sub.tables().size() > max) {
+      refuse(s, "a subscribe may name at most max_subscriptions_per_connection (" + max + ") tables, this one names "
+          + sub.tables().size());
+      return;
+    }
+    if (s.catchingUp()) {
+      if (s.queuedNames + sub.tables().size() > max) {
+        refuse(s, "subscribes naming " + (s.queuedNames + sub.tables().size()) + " tables are waiting for the "
+            + "current snapshot; at most max_subscriptions_per_connection (" + max + ") may wait");
+        return;
+      }
+      s.queuedSubscribes.add(sub);
+      s.queuedNames += sub.tables().size();
+      return;
+    }
+    List<TableImage> known = new ArrayList<>();
+    for (String name : new LinkedHashSet<>(sub.tables())) {
+      TableImage image = images.get(name);
+      if (!s.policy().allowsTable(name)) {
+        // checked first: a denied name does not tell whether the table is cached
+        s.sendMessage(new Message.Error(ErrorCode.ACCESS_DENIED, "access to table '" + name
+            + "' is denied to principal '" + s.principal() + "'", name));
+      } else if (image == null) {
+        s.sendMessage(new Message.Error(ErrorCode.UNKNOWN_TABLE, "table '" + name + "' is not cached by this "
+            + "server; tables you may subscribe to: " + images.readableNames(s.policy()), name));
+      } else if (s.tables().contains(name)) {
+        s.sendMessage(new Message.Error(ErrorCode.PROTOCOL_VIOLATION, "table '" + name + "' is already subscribed "
+            + "on this connection; a table is subscribed once per connection (its changes keep coming; "
+            + "reconnect for a new snapshot)", name));
+      } else {
+        known.add(image);
+      }
+    }
+    List<String> names = new ArrayList<>();
+    known.forEach(i -> names.add(i.name()));
+    if (s.tables().size() + names.size() > max) {
+      refuse(s, "this subscribe would bring the connection to " + (s.tables().size() + names.size())
+          + " tables; max_subscriptions_per_connection is " + max);
+      return;
+    }
+    long at = position.getAsLong();
+    if (sub.resumeEpoch() != null && sub.resumeEpoch().equals(epoch) && s.tables().isEmpty()
+        && resume.covers(sub.resumePosition(), at)) {
+      List<Message.TableSchemaInfo> schemas = new ArrayList<>();
+      known.forEach(i -> schemas.add(new Message.TableSchemaInfo(i.name(),
+          s.policy().project(i.schema().columns(), i.schema().primaryKey()), i.schema().primaryKey())));
+      s.addTables(names);
+      metrics.resumed();
+      catchUp(s, new ResumeReplay(s, new Message.Resumed(names, schemas, sub.resumePosition()),
+          resume.after(sub.resumePosition()), images.primaryKeys(names)));
+      return;
+    }
+    if (sub.resumeEpoch() != null) {
+      LOG.info("{} cannot resume from epoch {} position {} (this run: epoch {}, position {}); sending a snapshot",
+          s, sub.resumeEpoch(), sub.resumePosition(), epoch, at);
+    }
+    if (known.isEmpty()) {
+      return;
+    }
+    slow.flush(s); // its pending changes (positions <= at) go before the snapshot
+    List<SnapshotFrames.TableRows> copies = new ArrayList<>();
+    for (TableImage image : known) {
+      copies.add(new SnapshotFrames.TableRows(image.schema(), image.copyRows()));
+    }
+    s.addTables(names);
+    catchUp(s, new SnapshotFrames(s, copies, at, metrics));
+  }
+
+  /** Closes a session that exceeded {@code max_subscriptions_per_connection}. */
+  private void refuse(Subscriber s, String why) {
+    metrics.limitRefused("max_subscriptions_per_connection");
+    LOG.info("closing {}: {}", s, why);
+    s.fatal(ErrorCode.LIMIT_EXCEEDED, why);
+  }
+
+  /**
+   * Starts writing {@code frames} ahead of the session's live stream, with the
+   * {@code slow_consumer.snapshot_timeout} deadline.
+   */
+  private void catchUp(Subscriber s, CatchUpSender.Frames frames) {
+    CatchUpSender sender = new CatchUpSender(s, frames, catchUpExecutor,
+        (self, ok) -> runOnHub(() -> done(s, self, ok)));
+    s.catchUp = sender;
+    long timeoutMillis = limits.snapshotTimeout.toMillis();
+    ScheduledFuture<?> deadline = hub.schedule(() -> {
+      if (s.catchUp == sender && !sender.finished()) {
+        s.slowConsumer("its " + (frames instanceof ResumeReplay ? "resume replay" : "snapshot")
+            + " was not read within slow_consumer.snapshot_timeout (" + timeoutMillis + " ms)");
+      }
+    }, timeoutMillis, TimeUnit.MILLISECONDS);
+    sender.deadline(deadline);
+    sender.kick();
+  }
+
+  /** The catch-up ended: send the held batches, then the next waiting subscribe. */
+  private void done(Subscriber s, CatchUpSender sender, boolean delivered) {
+    if (s.catchUp != sender) {
+      return; // the session was discarded meanwhile
+    }
+    s.catchUp = null;
+    if (!delivered || s.closed) {
+      s.discard();
+      return;
+    }
+    List<ByteBuf> held = new ArrayList<>(s.held);
+    s.held.clear();
+    s.heldBytes = 0;
+    for (ByteBuf b : held) {
+      s.send(b); // releases it once the session is closed
+    }
+    Message.Subscribe next = s.queuedSubscribes.poll();
+    if (next != null) {
+      s.queuedNames -= next.tables().size();
+      subscribe(s, next);
+    }
+  }
+
+  private void runOnHub(Runnable task) {
+    try {
+      hub.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      LOG.debug("hub closed, dropping a task");
+    }
+  }
+}

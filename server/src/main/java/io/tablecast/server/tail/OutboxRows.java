@@ -1,0 +1,87 @@
+package io.tablecast.server.tail;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.Op;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.TableSchema;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/** Reading helpers shared by both change sources. */
+final class OutboxRows {
+  private OutboxRows() {}
+
+  /** Converts one outbox row (columns 2..5: table_name, op, new_row, old_row); null when the table is not cached here. */
+  static RowEvent event(CapturePlan plan, ResultSet rs) throws SQLException {
+    String table = rs.getString(2);
+    RowNormalizer n = plan.normalizer(table);
+    if (n == null) {
+      return null; // another server's table sharing this outbox
+    }
+    String code = rs.getString(3).trim();
+    if (code.equals(RowEvent.TRUNCATE_CODE)) {
+      return RowEvent.truncate(table);
+    }
+    Op op = Op.forCode(code);
+    ObjectNode after = n.normalize(rs.getString(4));
+    ObjectNode before = n.normalize(rs.getString(5));
+    return new RowEvent(table, op, before, after);
+  }
+
+  /** Streams every row of every table in the connection's current transaction; returns row counts. */
+  static long readTables(CapturePlan plan, Connection c, ChangeSource.SnapshotSink sink, Map<String, Long> counts)
+      throws SQLException {
+    long total = 0;
+    for (TableSchema t : plan.tables()) {
+      RowNormalizer n = plan.normalizer(t.id().qualified());
+      long rows = 0;
+      try (Statement s = c.createStatement()) {
+        s.setFetchSize(1000);
+        try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
+          while (rs.next()) {
+            sink.row(t, n.normalize(rs.getString(1)));
+            rows++;
+          }
+        }
+      }
+      counts.put(t.id().qualified(), rows);
+      total += rows;
+    }
+    return total;
+  }
+
+  /** Every row of one table in the connection's current transaction, normalized like the snapshot. */
+  static List<ObjectNode> readTable(CapturePlan plan, Connection c, TableSchema t) throws SQLException {
+    RowNormalizer n = plan.normalizer(t.id().qualified());
+    List<ObjectNode> rows = new java.util.ArrayList<>();
+    try (Statement s = c.createStatement()) {
+      s.setFetchSize(1000);
+      try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
+        while (rs.next()) {
+          rows.add(n.normalize(rs.getString(1)));
+        }
+      }
+    }
+    return rows;
+  }
+
+  static void logSnapshot(Logger log, Map<String, Long> counts, long total, long startNanos, String position) {
+    log.info("Snapshot of {} rows in {} ms ({}), position {}", total,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), counts, position);
+  }
+
+  static CommittedBatch batch(List<RowEvent> events, long captureMillis) {
+    return batch(events, captureMillis, null);
+  }
+
+  static CommittedBatch batch(List<RowEvent> events, long captureMillis, CommittedBatch.Reconciliation r) {
+    return events.isEmpty() && r == null ? CommittedBatch.EMPTY : new CommittedBatch(events, captureMillis, r);
+  }
+}

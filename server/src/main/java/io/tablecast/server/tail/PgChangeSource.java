@@ -1,0 +1,215 @@
+package io.tablecast.server.tail;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.ServerMetrics;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PostgreSQL, PgQ-style: a batch holds exactly the transactions that became visible between two
+ * snapshots ({@code pg_current_snapshot()}). Each outbox row carries its transaction's xid8; rows
+ * visible now but not in the previous snapshot are the new ones. Exact: no timeouts, no
+ * head-of-line blocking by long transactions. Polls adaptively: at once again after a read that
+ * found rows, backing off from 1 ms to {@code max_poll_interval} while idle. (No LISTEN/NOTIFY: a
+ * notifying writer takes a cluster-wide lock through its commit, which serializes all capturing
+ * writers; see {@code sql/triggers/postgresql/outbox.sql}.)
+ *
+ * <p>A read looks only at transactions that were in progress in the previous snapshot or began
+ * after it ({@code xip} and {@code >= xmax}, as PgQ does), so a long transaction does not make
+ * every read scan all rows committed since it began.
+ */
+final class PgChangeSource implements ChangeSource {
+  private static final Logger LOG = LoggerFactory.getLogger(PgChangeSource.class);
+
+  private final CapturePlan plan;
+  private final HikariDataSource pool;
+  private final SourceConfig config;
+  private final String readSql;
+  private final OutboxPruner pruner;
+  private final ServerMetrics metrics;
+  private volatile String previousSnapshot;
+  private long backoffNanos = TimeUnit.MILLISECONDS.toNanos(1);
+
+  PgChangeSource(CapturePlan plan, HikariDataSource pool, SourceConfig config, ServerMetrics metrics) {
+    this.plan = plan;
+    this.pool = pool;
+    this.config = config;
+    this.readSql = "SELECT id, table_name, op, new_row::text, old_row::text, "
+        + "(extract(epoch FROM created_at) * 1000)::bigint FROM " + newRows(plan.outboxTable()) + " ORDER BY id";
+    this.pruner = new OutboxPruner(pool, this::pruneChunk, this::backlog, metrics, OutboxPruner.REST);
+    this.metrics = metrics;
+  }
+
+  /**
+   * The outbox rows of transactions not visible in the previous snapshot (parameters 1-3: it):
+   * begun after it, or in progress then. The statement's own snapshot hides those still in
+   * progress. Two index scans on txid joined by UNION ALL: an OR of the two would make the planner
+   * scan the whole outbox in id order.
+   */
+  private static String newRows(String outbox) {
+    return "(SELECT * FROM " + outbox + " WHERE txid >= pg_snapshot_xmax(?::pg_snapshot) UNION ALL SELECT * FROM "
+        + outbox + " WHERE txid = ANY(ARRAY(SELECT pg_snapshot_xip(?::pg_snapshot)))) fresh "
+        + "WHERE NOT pg_visible_in_snapshot(txid, ?::pg_snapshot)";
+  }
+
+  @Override
+  public List<TableSchema> tables() {
+    return plan.tables();
+  }
+
+  @Override
+  public void snapshot(SnapshotSink sink) throws SQLException {
+    long start = System.nanoTime();
+    String snapshot;
+    Map<String, Long> counts = new LinkedHashMap<>();
+    long total;
+    try (Connection c = pool.getConnection()) {
+      begin(c);
+      try {
+        snapshot = currentSnapshot(c);
+        total = OutboxRows.readTables(plan, c, sink, counts);
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
+      }
+    }
+    // Only now, the connection given back without error: closing it may fail too (a killed session)
+    previousSnapshot = snapshot;
+    pruner.start();
+    OutboxRows.logSnapshot(LOG, counts, total, start, "pg_snapshot " + snapshot);
+  }
+
+  @Override
+  public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+    if (previousSnapshot == null) {
+      throw new IllegalStateException("snapshot() must be called before poll()");
+    }
+    long deadline = System.nanoTime() + maxWait.toNanos();
+    while (true) {
+      CommittedBatch batch = readOnce();
+      if (!batch.isEmpty()) {
+        backoffNanos = TimeUnit.MILLISECONDS.toNanos(1); // rows: poll again at once next time
+        return batch;
+      }
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0) {
+        return CommittedBatch.EMPTY;
+      }
+      TimeUnit.NANOSECONDS.sleep(Math.min(remaining, backoffNanos));
+      backoffNanos = Math.min(backoffNanos * 2, config.maxPollInterval().toNanos());
+    }
+  }
+
+  private CommittedBatch readOnce() throws SQLException {
+    String current;
+    List<RowEvent> events = new ArrayList<>();
+    long captureMillis = 0;
+    try (Connection c = pool.getConnection()) {
+      begin(c);
+      try {
+        // The first statement fixes the transaction's snapshot: the read below runs in it.
+        current = currentSnapshot(c);
+        if (current.equals(previousSnapshot)) {
+          c.commit();
+          return CommittedBatch.EMPTY; // same visible set of transactions: nothing new
+        }
+        try (PreparedStatement ps = c.prepareStatement(readSql)) {
+          for (int i = 1; i <= 3; i++) {
+            ps.setString(i, previousSnapshot);
+          }
+          ps.setFetchSize(1000);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              RowEvent e = OutboxRows.event(plan, rs);
+              if (e != null) {
+                events.add(e);
+                captureMillis = Math.max(captureMillis, rs.getLong(6));
+              }
+            }
+          }
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
+      }
+    }
+    // Only after the connection was given back without error: closing it (the pool resets its
+    // session) fails on a killed session, and then this read must count as not done.
+    previousSnapshot = current;
+    if (!events.isEmpty()) {
+      metrics.outboxRowsRead(events.size());
+      LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
+    }
+    return OutboxRows.batch(events, captureMillis);
+  }
+
+  /** Deletes rows of transactions older than the previous snapshot's xmin (visible in it: delivered). */
+  private int pruneChunk(Connection c, int limit) throws SQLException {
+    String sql = "DELETE FROM " + plan.outboxTable() + " WHERE id IN (SELECT id FROM " + plan.outboxTable()
+        + " WHERE txid < pg_snapshot_xmin(?::pg_snapshot) AND created_at < clock_timestamp() - make_interval(secs => ?)"
+        + " ORDER BY id LIMIT " + limit + ")";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, previousSnapshot);
+      ps.setDouble(2, config.outboxRetention().toMillis() / 1000.0);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** Committed rows the tail has not read yet: what the next read would return (capped). */
+  private long backlog(Connection c) throws SQLException {
+    String sql = "SELECT COUNT(*) FROM (SELECT 1 FROM " + newRows(plan.outboxTable()) + " LIMIT 1000000) pending";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      String previous = previousSnapshot;
+      for (int i = 1; i <= 3; i++) {
+        ps.setString(i, previous);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** The pool's connections are REPEATABLE READ already (see ChangeSources): nothing to reset on close. */
+  private static void begin(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    c.setReadOnly(true);
+  }
+
+  private static String currentSnapshot(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is broken; the pool evicts it
+    }
+  }
+
+  @Override
+  public void close() {
+    pruner.close();
+    pool.close();
+  }
+}

@@ -1,0 +1,265 @@
+package io.tablecast.server.capture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.server.testing.TestDatabases;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+class TriggerInstallerTest {
+  private static final Map<Kind, TestDatabases.Isolated> DBS = new EnumMap<>(Kind.class);
+
+  private static synchronized TestDatabases.Isolated db(Kind kind) {
+    return DBS.computeIfAbsent(kind, k -> k.isolated("installer"));
+  }
+
+  private static SourceConfig config(TestDatabases.Isolated db, String... tables) {
+    return new SourceConfig(db.jdbcUrl(), null, null, List.of(tables), true, null, null);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void compositeKeyIsDescribedInKeyOrder(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    db.execute("CREATE TABLE composite (b INT NOT NULL, a VARCHAR(10) NOT NULL, v INT, PRIMARY KEY (a, b))");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, db.table("composite")))) {
+      TableSchema t = installer.describe().get(0);
+      assertThat(t.id()).isEqualTo(new TableId(db.schema(), "composite"));
+      assertThat(t.primaryKey()).containsExactly("a", "b");
+      assertThat(t.columns()).extracting(c -> c.name()).containsExactly("b", "a", "v");
+      assertThat(t.column("a").kind()).isEqualTo(ColumnKind.STRING);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void tableWithoutPrimaryKeyIsRefusedNamingIt(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    db.execute("CREATE TABLE nokey (a INT, b INT)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "nokey"))) {
+      assertThatThrownBy(installer::describe).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(db.schema() + ".nokey").hasMessageContaining("no primary key");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void unknownTableIsRefusedNamingIt(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "does_not_exist"))) {
+      assertThatThrownBy(installer::describe).hasMessageContaining(db.schema() + ".does_not_exist")
+          .hasMessageContaining("does not exist");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void unsupportedColumnTypeIsRefusedNamingColumnAndType(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    db.execute("CREATE TABLE odd (id INT PRIMARY KEY, x " + (kind == Kind.MYSQL ? "BIT(3)" : "money") + ")");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "odd"))) {
+      assertThatThrownBy(installer::describe).hasMessageContaining(db.schema() + ".odd.x")
+          .hasMessageContaining(kind == Kind.MYSQL ? "bit(3)" : "money");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void identifierWithAControlCharacterIsRefusedNamingIt(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "evil\nname"))) {
+      assertThatThrownBy(installer::describe).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("evil\\u000aname").hasMessageContaining("control character");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void installPrintAndUninstallAreIdempotent(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    db.execute("CREATE TABLE idem (id INT PRIMARY KEY, v VARCHAR(20))");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "idem"))) {
+      String script = installer.printSql();
+      assertThat(script).contains("tablecast_outbox").contains(kind == Kind.MYSQL ? "JSON_OBJECT('id', NEW.`id`" : "to_jsonb(NEW)");
+      installer.install();
+      installer.install();
+      installer.verifyInstalled();
+      assertThat(triggerCount(db, "idem")).isEqualTo(kind == Kind.MYSQL ? 3 : 2); // PostgreSQL: row + TRUNCATE
+      assertThat(installer.printSql()).isEqualTo(script);
+      db.execute("INSERT INTO idem VALUES (1, 'x')");
+      // other tests of this class share the database and its outbox: count this table's rows only
+      assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("idem") + "'"))
+          .isEqualTo(1);
+
+      installer.uninstall();
+      installer.uninstall();
+      assertThat(triggerCount(db, "idem")).isZero();
+      assertThat(count(db, tableExists(kind, db.schema(), "tablecast_outbox"))).isZero();
+      assertThatThrownBy(installer::verifyInstalled).isInstanceOf(IllegalStateException.class);
+      db.execute("INSERT INTO idem VALUES (2, 'y')"); // writes work without capture
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void installRemovesTheCaptureOfTablesNoLongerConfigured(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("installer_removed"); // alone: install drops foreign captures
+    db.execute("CREATE TABLE kept (id INT PRIMARY KEY)", "CREATE TABLE dropped_from_config (id INT PRIMARY KEY)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept", "dropped_from_config"))) {
+      installer.install();
+    }
+    assertThat(triggerCount(db, "dropped_from_config")).isEqualTo(kind == Kind.MYSQL ? 3 : 2);
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept"))) {
+      assertThat(installer.printSql()).containsPattern("DROP TRIGGER IF EXISTS .*dropped_from_config");
+      installer.install();
+      installer.verifyInstalled();
+    }
+    assertThat(triggerCount(db, "dropped_from_config")).isZero();
+    assertThat(triggerCount(db, "kept")).isEqualTo(kind == Kind.MYSQL ? 3 : 2);
+    db.execute("INSERT INTO dropped_from_config VALUES (1)", "INSERT INTO kept VALUES (1)");
+    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("dropped_from_config")
+        + "'")).isZero();
+    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("kept") + "'"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void mysqlUninstallDropsEveryTriggerWritingToTheOutboxAndNoOther() throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("uninstall_removed"); // alone: uninstall drops the outbox
+    db.execute("CREATE TABLE kept (id INT PRIMARY KEY)", "CREATE TABLE dropped_from_config (id INT PRIMARY KEY)",
+        "CREATE TABLE audit (id INT PRIMARY KEY)",
+        // a trigger that only looks like Tablecast's: it writes elsewhere and must survive
+        "CREATE TRIGGER tablecast_not_ours AFTER INSERT ON kept FOR EACH ROW INSERT INTO audit VALUES (NEW.id)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept", "dropped_from_config"))) {
+      installer.install();
+    }
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept"))) {
+      installer.uninstall();
+    }
+    assertThat(triggerCount(db, "dropped_from_config")).isZero();
+    assertThat(triggerCount(db, "kept")).isEqualTo(1);
+    assertThat(count(db, tableExists(Kind.MYSQL, db.schema(), "tablecast_outbox"))).isZero();
+    // with a trigger left behind, these writes would fail: its outbox is gone
+    db.execute("INSERT INTO dropped_from_config VALUES (1)", "INSERT INTO kept VALUES (1)");
+    assertThat(count(db, "SELECT COUNT(*) FROM audit")).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void sourceWithoutInstalledTriggersIsRefusedNamingTheTable(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    db.execute("CREATE TABLE uncaptured (id INT PRIMARY KEY)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "idem2"))) {
+      db.execute("CREATE TABLE idem2 (id INT PRIMARY KEY)");
+      installer.install(); // the outbox exists, but not the triggers of "uncaptured"
+    }
+    SourceConfig config = new SourceConfig(db.jdbcUrl(), null, null, List.of("uncaptured"), false, null, null);
+    assertThatThrownBy(() -> io.tablecast.server.tail.ChangeSources.open(config).close())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining(db.schema() + ".uncaptured");
+  }
+
+  @Test
+  void nonTransactionalMysqlTableIsRefusedNamingItAndItsEngine() throws Exception {
+    TestDatabases.Isolated db = db(Kind.MYSQL);
+    db.execute("CREATE TABLE plain (id INT PRIMARY KEY, v INT) ENGINE=MyISAM");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "plain"))) {
+      assertThatThrownBy(installer::describe).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(db.schema() + ".plain").hasMessageContaining("MyISAM").hasMessageContaining("InnoDB");
+    }
+  }
+
+  @Test
+  void mysqlSchemeUrlIsOpenedWithTheMariadbDriver() throws Exception {
+    TestDatabases.Isolated db = db(Kind.MYSQL);
+    String url = db.jdbcUrl().replace("jdbc:mariadb:", "jdbc:mysql:");
+    db.execute("CREATE TABLE scheme (id INT PRIMARY KEY)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(new TestDatabases.Isolated(Kind.MYSQL, db.schema(), url), "scheme"))) {
+      assertThat(installer.dialect()).isIn(Dialect.MARIADB, Dialect.MYSQL);
+      assertThat(installer.plan().jdbcUrl()).startsWith("jdbc:mariadb:");
+    }
+  }
+
+  @Test
+  void mysqlTriggersRecordOnlyTheKeySoAnAddedColumnNeedsNoNewTrigger() throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("widened"); // one outbox serves one configuration
+    db.execute("CREATE TABLE widened (id INT PRIMARY KEY, v INT)");
+    SourceConfig config = config(db, "widened");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.install();
+    }
+    db.execute("ALTER TABLE widened ADD COLUMN w VARCHAR(10)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.describe();
+      installer.verifyInstalled(); // still current
+    }
+    db.execute("INSERT INTO widened VALUES (1, 2, 'w')");
+    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("widened")
+        + "' AND new_key = JSON_OBJECT('id', 1)")).isEqualTo(1);
+  }
+
+  @Test
+  void mysqlTableWhoseKeyChangedGetsNewTriggersBeforeTheStaleOnesAreDropped() throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("rekeyed");
+    db.execute("CREATE TABLE rekeyed (id INT NOT NULL, v INT NOT NULL, PRIMARY KEY (id))");
+    SourceConfig config = config(db, "rekeyed");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.install();
+    }
+    db.execute("ALTER TABLE rekeyed DROP PRIMARY KEY, ADD PRIMARY KEY (id, v)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      assertThatThrownBy(installer::verifyInstalled).hasMessageContaining(db.schema() + ".rekeyed");
+      String script = installer.printSql();
+      assertThat(script.indexOf("CREATE TRIGGER")).isLessThan(script.indexOf("DROP TRIGGER"));
+      installer.install();
+      installer.verifyInstalled();
+    }
+    assertThat(triggerCount(db, "rekeyed")).isEqualTo(3);
+    db.execute("INSERT INTO rekeyed VALUES (1, 2)");
+    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("rekeyed")
+        + "' AND JSON_VALUE(new_key, '$.v') = 2")).isEqualTo(1);
+  }
+
+  @Test
+  void mysqlForeignKeyCascadeIntoCachedTableIsRefusedNamingTheConstraint() throws Exception {
+    TestDatabases.Isolated db = db(Kind.MYSQL);
+    db.execute("CREATE TABLE parent (id INT PRIMARY KEY)",
+        "CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, "
+            + "CONSTRAINT fk_child_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "parent", "child"))) {
+      assertThatThrownBy(installer::install).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("fk_child_parent").hasMessageContaining(db.schema() + ".child");
+    }
+    assertThat(triggerCount(db, "child")).isZero();
+  }
+
+  private static String tableExists(Kind kind, String schema, String table) {
+    return "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '" + schema + "' AND table_name = '"
+        + table + "'";
+  }
+
+  private static long triggerCount(TestDatabases.Isolated db, String table) throws SQLException {
+    return count(db, db.kind() == Kind.MYSQL
+        ? "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = '" + db.schema()
+            + "' AND EVENT_OBJECT_TABLE = '" + table + "'"
+        : "SELECT COUNT(*) FROM pg_trigger WHERE tgrelid = '\"" + db.schema() + "\".\"" + table
+            + "\"'::regclass AND NOT tgisinternal");
+  }
+
+  private static long count(TestDatabases.Isolated db, String sql) throws SQLException {
+    try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.tablecast.server.hub;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.channel.local.LocalServerChannel;
+import io.tablecast.protocol.netty.BinaryFraming;
+import io.tablecast.server.auth.SessionPolicy;
+import io.tablecast.server.capture.TableSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** A hub with sessions on in-VM (local transport) channels, recording every frame written. */
+final class HubHarness implements AutoCloseable {
+
+  /** A frame written to a session's channel: the buffer it shares, its type code and bytes. */
+  record Written(Channel channel, Object sharedBuffer, int typeCode, byte[] bytes) {}
+
+  record Session(TestClient client, Subscriber subscriber, Channel serverSide) {}
+
+  final ChangeHub hub;
+  final List<Written> written = Collections.synchronizedList(new ArrayList<>());
+  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
+  private final LocalAddress address = new LocalAddress("hub-test-" + UUID.randomUUID());
+  private final LinkedBlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
+  private final Channel server;
+  private final List<TestClient> clients = new ArrayList<>();
+
+  HubHarness(Duration heartbeat, int resumeBatches, TableSchema... tables) {
+    this(heartbeat, resumeBatches, 64L << 20, tables);
+  }
+
+  HubHarness(Duration heartbeat, int resumeBatches, long maxPending, TableSchema... tables) {
+    hub = new ChangeHub(heartbeat, resumeBatches, 1L << 30, maxPending);
+    List<TableImage> images = new ArrayList<>();
+    for (TableSchema t : tables) {
+      images.add(new TableImage(t));
+    }
+    hub.install(images);
+    server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
+        .childHandler(new ChannelInitializer<LocalChannel>() {
+          @Override
+          protected void initChannel(LocalChannel ch) {
+            BinaryFraming.addTo(ch.pipeline(), 1 << 20);
+            ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
+              @Override
+              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+                if (msg instanceof ByteBuf && ((ByteBuf) msg).readableBytes() > 4) {
+                  ByteBuf b = (ByteBuf) msg;
+                  Object shared = b.unwrap() != null ? b.unwrap() : b;
+                  written.add(new Written(ctx.channel(), shared, b.getUnsignedByte(b.readerIndex() + 4),
+                      ByteBufUtil.getBytes(b)));
+                }
+                super.write(ctx, msg, promise);
+              }
+            });
+            accepted.add(ch);
+          }
+        }).bind(address).syncUninterruptibly().channel();
+  }
+
+  /** Replaces the images: each table with rows 1..rows (before any session subscribes). */
+  void load(int rows, TableSchema... tables) {
+    List<TableImage> images = new ArrayList<>();
+    for (TableSchema table : tables) {
+      TableImage image = new TableImage(table);
+      for (int i = 1; i <= rows; i++) {
+        image.put(FakeChangeSource.row(i, "row" + i));
+      }
+      images.add(image);
+    }
+    hub.install(images);
+  }
+
+  Session connect(String name) throws InterruptedException {
+    return connect(name, SessionPolicy.ALLOW_ALL);
+  }
+
+  /** A session of a principal that may read what {@code policy} allows. */
+  Session connect(String name, SessionPolicy policy) throws InterruptedException {
+    TestClient client = TestClient.connect(new Bootstrap().group(group).channel(LocalChannel.class), address);
+    clients.add(client);
+    Channel serverSide = accepted.poll(5, TimeUnit.SECONDS);
+    return new Session(client, hub.register(serverSide, name, Encoding.BINARY, name, policy), serverSide);
+  }
+
+  @Override
+  public void close() {
+    clients.forEach(TestClient::close);
+    hub.close();
+    server.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+}

@@ -1,0 +1,175 @@
+package io.tablecast.server.tail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.server.ServerMetrics;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.testing.TestDatabases;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class OutboxPruningTest {
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void consumedRowsArePrunedButRowsOfAnOpenTransactionAndAfterItAreKept(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("prune");
+    db.execute("CREATE TABLE pruned (id INT PRIMARY KEY, v INT)");
+    SourceConfig config = new SourceConfig(db.jdbcUrl(), null, null, List.of("pruned"), true, Duration.ofMillis(1), null);
+    try (ChangeSource source = ChangeSources.open(config); Connection slow = db.connect()) {
+      source.snapshot((t, row) -> { });
+      db.execute("INSERT INTO pruned VALUES (1, 0)", "INSERT INTO pruned VALUES (2, 0)");
+      List<RowEvent> events = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        events.addAll(source.poll(Duration.ofMillis(50)).events());
+        return events.size() >= 2;
+      });
+      slow.setAutoCommit(false);
+      try (Statement s = slow.createStatement()) {
+        s.execute("INSERT INTO pruned VALUES (3, 0)");
+      }
+      db.execute("INSERT INTO pruned VALUES (4, 0)");
+      // The pruner rests 5 s between rounds that find less than a chunk: wait until the consumed rows are gone.
+      await().atMost(Duration.ofSeconds(15)).until(() -> {
+        events.addAll(source.poll(Duration.ofMillis(50)).events());
+        return outboxIds(db).size() <= 2;
+      });
+      assertThat(outboxIds(db)).hasSize(1); // the row after the open transaction; the open one is invisible here
+      slow.commit();
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        events.addAll(source.poll(Duration.ofMillis(50)).events());
+        return events.size() >= 4;
+      });
+      assertThat(events).extracting(e -> e.after().get("id").asInt()).containsExactly(1, 2, 4, 3);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void outboxDrainsUnderSustainedWritesWithRollbacksAndOpenReaders(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("prune_load");
+    db.execute("CREATE TABLE loaded (id INT PRIMARY KEY, v INT)");
+    ServerMetrics metrics = ServerMetrics.inMemory();
+    SourceConfig config = new SourceConfig(db.jdbcUrl(), null, null, List.of("loaded"), true, Duration.ofMillis(1), null);
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicBoolean stopReading = new AtomicBoolean();
+    AtomicInteger nextId = new AtomicInteger();
+    AtomicInteger committedRows = new AtomicInteger();
+    ExecutorService load = Executors.newFixedThreadPool(3);
+    try (ChangeSource source = ChangeSources.open(config, metrics)) {
+      source.snapshot((t, row) -> { });
+      List<Future<?>> running = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        running.add(load.submit(() -> writeBatches(db, stop, nextId, committedRows)));
+      }
+      Future<?> reading = load.submit(() -> readInOpenTransactions(db, stopReading)); // listed in innodb_trx
+      Set<Integer> delivered = new HashSet<>();
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        source.poll(Duration.ofMillis(20)).events().forEach(e -> delivered.add(e.after().get("id").asInt()));
+        return committedRows.get() >= 5 * OutboxPruner.CHUNK;
+      });
+      stop.set(true);
+      for (Future<?> f : running) {
+        f.get();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        source.poll(Duration.ofMillis(20)).events().forEach(e -> delivered.add(e.after().get("id").asInt()));
+        return delivered.size() == committedRows.get() && outboxIds(db).size() <= 1;
+      });
+      stopReading.set(true); // the readers ran until the outbox had drained
+      reading.get();
+      assertThat(delivered).hasSize(committedRows.get());
+      assertThat(metrics.registry().find("tablecast.outbox.pruned").counter().count())
+          .isGreaterThanOrEqualTo(committedRows.get() - 1);
+    } finally {
+      stop.set(true);
+      stopReading.set(true);
+      load.shutdownNow();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void backlogGaugeCountsCommittedRowsTheTailHasNotReadYet(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("backlog");
+    db.execute("CREATE TABLE waiting (id INT PRIMARY KEY, v INT)");
+    ServerMetrics metrics = ServerMetrics.inMemory();
+    SourceConfig config = new SourceConfig(db.jdbcUrl(), null, null, List.of("waiting"), true, null, null);
+    try (ChangeSource source = ChangeSources.open(config, metrics)) {
+      source.snapshot((t, row) -> { });
+      for (int i = 1; i <= 30; i++) {
+        db.execute("INSERT INTO waiting VALUES (" + i + ", 0)"); // committed, not read: nobody polls
+      }
+      await().atMost(Duration.ofSeconds(15)).until(() -> metrics.outboxBacklog() == 30);
+      List<RowEvent> events = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(15)).until(() -> {
+        events.addAll(source.poll(Duration.ofMillis(50)).events());
+        return events.size() == 30 && metrics.outboxBacklog() == 0;
+      });
+      assertThat(metrics.registry().find("tablecast.outbox.backlog").gauge().value()).isZero();
+      assertThat(metrics.registry().find("tablecast.tail.rows").counter().count()).as("outbox rows read").isEqualTo(30);
+    }
+  }
+
+  /** Transactions of 20 inserts, one in four rolled back. */
+  private static Void writeBatches(TestDatabases.Isolated db, AtomicBoolean stop, AtomicInteger nextId,
+      AtomicInteger committedRows) throws Exception {
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (int tx = 0; !stop.get(); tx++) {
+        for (int i = 0; i < 20; i++) {
+          s.execute("INSERT INTO loaded VALUES (" + nextId.incrementAndGet() + ", " + tx + ")");
+        }
+        if (tx % 4 == 3) {
+          c.rollback();
+        } else {
+          c.commit();
+          committedRows.addAndGet(20);
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Void readInOpenTransactions(TestDatabases.Isolated db, AtomicBoolean stop) throws Exception {
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (int i = 0; !stop.get(); i++) {
+        try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM loaded")) {
+          rs.next();
+        }
+        if (i % 50 == 49) {
+          c.commit();
+        }
+      }
+      c.commit();
+    }
+    return null;
+  }
+
+  private static List<Long> outboxIds(TestDatabases.Isolated db) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    try (Connection c = db.connect(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT id FROM tablecast_outbox ORDER BY id")) {
+      while (rs.next()) {
+        ids.add(rs.getLong(1));
+      }
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,46 @@
+package io.tablecast.it;
+
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The browser example in real headless Chromium: the server serves examples/web and the client
+ * at /client/, the page subscribes over WebSocket, and rows appear, change and disappear as the
+ * database changes. Driven by client-js/test-browser/live-table.e2e.mjs (playwright-core,
+ * Debian chromium) through {@link LivePage}. {@link BrowserResilienceTest} covers cut
+ * connections, server restarts and frozen tabs.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class BrowserLiveTableTest {
+
+  static final List<String> ITEMS = List.of(
+      "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL, price decimal(8,2))",
+      "INSERT INTO items VALUES (1, 'one', 1.00), (2, 'two', 2.00)");
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void rowsAppearChangeAndDisappearInTheLivePage(Kind kind) throws Exception {
+    try (Pipeline p = Pipeline.create(kind, "browser", ITEMS, "items")) {
+      LivePage.serveExample(p, b -> { });
+      try (LivePage page = LivePage.open(LivePage.url(p, "items"))) {
+        page.expect("expect-row [2] name=two");
+
+        p.sql("INSERT INTO items VALUES (3, 'three', 3.50)");
+        page.expect("expect-row [3] price=3.50");
+        p.sql("UPDATE items SET name = 'THREE' WHERE id = 3");
+        page.expect("expect-row [3] name=THREE");
+        p.sql("DELETE FROM items WHERE id = 3");
+        page.expect("expect-no-row [3]");
+        p.transaction("UPDATE items SET price = 9.99 WHERE id = 1", "DELETE FROM items WHERE id = 2");
+        page.expect("expect-row [1] price=9.99");
+        page.expect("expect-no-row [2]");
+
+        page.quit();
+      }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package io.tablecast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.cli.TablecastCommand;
+import io.tablecast.server.testing.TestDatabases;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import picocli.CommandLine;
+
+/** The {@code tablecast} launcher's commands against real databases and a real server. */
+class CommandLineTest {
+
+  private static final List<String> ITEMS = List.of(
+      "CREATE TABLE items (id int PRIMARY KEY, name varchar(40), price decimal(8,2))",
+      "INSERT INTO items VALUES (3, 'c', 3.00), (1, 'a', 1.10), (2, 'b', NULL)");
+
+  @TempDir
+  Path dir;
+
+  private Path writeConfig(Pipeline p) throws IOException {
+    Path cfg = dir.resolve("tablecast.yaml");
+    Files.writeString(cfg, String.join("\n",
+        "server_name: cli-test",
+        "listen: { host: 127.0.0.1, port: 0 }",
+        "source:",
+        "  jdbc_url: '" + p.db.jdbcUrl() + "'",
+        "  install_triggers: true",
+        "cached_tables: [" + p.db.table("items") + "]",
+        ""));
+    return cfg;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void printSqlInstallAndUninstallAreIdempotent(Kind kind) throws Exception {
+    try (Pipeline p = Pipeline.create(kind, "cli_sql", ITEMS, "items")) {
+      Path cfg = writeConfig(p);
+      Cli print = Cli.run("print-sql", "--config", cfg.toString());
+      assertThat(print.exitCode()).as(print.err()).isZero();
+      assertThat(print.out()).contains("tablecast_outbox").containsIgnoringCase("trigger");
+      assertThat(triggerCount(p)).isZero();
+
+      for (int i = 0; i < 2; i++) {
+        Cli install = Cli.run("install", "--config", cfg.toString());
+        assertThat(install.exitCode()).as(install.err()).isZero();
+        assertThat(triggerCount(p)).isEqualTo(3);
+      }
+      for (int i = 0; i < 2; i++) {
+        Cli uninstall = Cli.run("uninstall", "--config", cfg.toString());
+        assertThat(uninstall.exitCode()).as(uninstall.err()).isZero();
+        assertThat(triggerCount(p)).isZero();
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void dumpPrintsRowsSortedByPrimaryKeyAsJsonLines(Kind kind) {
+    try (Pipeline p = Pipeline.start(kind, "cli_dump", ITEMS, "items")) {
+      Cli dump = Cli.run("dump", p.db.table("items"), "--server", p.address());
+      assertThat(dump.exitCode()).as(dump.err()).isZero();
+      assertThat(dump.out().lines()).containsExactly(
+          "{\"id\":1,\"name\":\"a\",\"price\":\"1.10\"}",
+          "{\"id\":2,\"name\":\"b\",\"price\":null}",
+          "{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"}");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void dumpSortsDecimalKeysByValue(Kind kind) {
+    List<String> ddl = List.of("CREATE TABLE prices (amount decimal(6,2) PRIMARY KEY, label varchar(10))",
+        "INSERT INTO prices VALUES (10.00, 'ten'), (9.00, 'nine'), (-1, 'minus one'), (0.50, 'half')");
+    try (Pipeline p = Pipeline.start(kind, "cli_deckeys", ddl, "prices")) {
+      Cli dump = Cli.run("dump", p.db.table("prices"), "--server", p.address());
+      assertThat(dump.exitCode()).as(dump.err()).isZero();
+      // as text the order would be -1.00, 0.50, 10.00, 9.00
+      assertThat(dump.out().lines()).containsExactly(
+          "{\"amount\":\"-1.00\",\"label\":\"minus one\"}",
+          "{\"amount\":\"0.50\",\"label\":\"half\"}",
+          "{\"amount\":\"9.00\",\"label\":\"nine\"}",
+          "{\"amount\":\"10.00\",\"label\":\"ten\"}");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void dumpWaitsUntilIdleAndSeesLaterChanges(Kind kind) throws Exception {
+    try (Pipeline p = Pipeline.start(kind, "cli_idle", ITEMS, "items")) {
+      double snapshotsBefore = p.server().metrics().snapshotsServed();
+      CompletableFuture<Cli> dump = CompletableFuture.supplyAsync(() ->
+          Cli.run("dump", p.db.table("items"), "--server", p.address(), "--wait-idle", "3s"));
+      // the writes start once the dump's snapshot is served, so each is a live change to its mirror
+      await().atMost(Duration.ofSeconds(30)).until(() -> p.server().metrics().snapshotsServed() > snapshotsBefore);
+      ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
+      try {
+        for (int i = 0; i < 6; i++) { // 300 ms apart: far below the 3 s the dump waits for quiet
+          int id = 10 + i;
+          writer.schedule(() -> p.sql("INSERT INTO items VALUES (" + id + ", 'x', 0.50)"), 300L * (i + 1),
+              TimeUnit.MILLISECONDS);
+        }
+        Cli result = dump.get(60, TimeUnit.SECONDS);
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out().lines()).hasSize(9).last().isEqualTo("{\"id\":15,\"name\":\"x\",\"price\":\"0.50\"}");
+      } finally {
+        writer.shutdownNow();
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void watchPrintsOneJsonLinePerChange(Kind kind) {
+    try (Pipeline p = Pipeline.start(kind, "cli_watch", ITEMS, "items")) {
+      StringWriter out = new StringWriter();
+      CommandLine cl = TablecastCommand.commandLine();
+      cl.setOut(new PrintWriter(out, true));
+      cl.setErr(new PrintWriter(new StringWriter(), true));
+      Thread watch = new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
+      watch.setDaemon(true);
+      watch.start();
+      // the watcher prints nothing for the snapshot; keep writing until its first line shows up
+      await().atMost(Duration.ofSeconds(20)).until(() -> {
+        p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
+        return out.toString().contains("\"op\":\"UPDATE\"");
+      });
+      p.sql("DELETE FROM items WHERE id = 3");
+      await().atMost(Duration.ofSeconds(10)).until(() -> out.toString().contains("\"op\":\"DELETE\""));
+      String deleteLine = out.toString().lines().filter(l -> l.contains("DELETE")).findFirst().orElseThrow();
+      assertThat(deleteLine).isEqualTo("{\"table\":\"" + p.db.table("items") + "\",\"op\":\"DELETE\",\"key\":3,"
+          + "\"before\":{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"},\"after\":null}");
+      watch.interrupt();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void dumpOfAnUnknownTableFailsNamingIt(Kind kind) {
+    try (Pipeline p = Pipeline.start(kind, "cli_unknown", ITEMS, "items")) {
+      Cli dump = Cli.run("dump", p.db.table("nope"), "--server", p.address(), "--timeout", "10s");
+      assertThat(dump.exitCode()).isNotZero();
+      assertThat(dump.err()).contains("nope");
+    }
+  }
+
+  private static int triggerCount(Pipeline p) throws SQLException {
+    String sql = p.db.kind() == TestDatabases.Kind.MYSQL
+        ? "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = '" + p.db.schema()
+            + "' AND EVENT_OBJECT_TABLE = 'items'"
+        : "SELECT COUNT(*) FROM information_schema.triggers WHERE event_object_schema = '" + p.db.schema()
+            + "' AND event_object_table = 'items'";
+    try (Connection c = p.db.connect(); ResultSet rs = c.createStatement().executeQuery(sql)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+}

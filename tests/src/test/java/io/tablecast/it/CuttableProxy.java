@@ -1,0 +1,197 @@
+package io.tablecast.it;
+
+import io.tablecast.protocol.MessageType;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A TCP proxy between clients and a Tablecast server that a test can cut (close every proxied
+ * connection, as a network failure would) and block (refuse new connections until unblocked).
+ * It reads the server-to-client direction frame by frame (4-byte length, then the type byte) and
+ * counts the frames by {@link MessageType}, so a test can tell a resume from a snapshot; a
+ * {@link #raw} proxy forwards any bytes (HTTP, WebSocket) and counts no frames.
+ */
+final class CuttableProxy implements AutoCloseable {
+  private final ServerSocket listener;
+  private final InetSocketAddress upstream;
+  private final boolean framed;
+  private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private final Set<Socket> stalled = ConcurrentHashMap.newKeySet();
+  private final Map<MessageType, AtomicInteger> frames = new ConcurrentHashMap<>();
+  private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicInteger refusals = new AtomicInteger();
+  private volatile boolean blocked;
+  private volatile boolean closed;
+
+  CuttableProxy(String upstreamHost, int upstreamPort) throws IOException {
+    this(upstreamHost, upstreamPort, true);
+  }
+
+  private CuttableProxy(String upstreamHost, int upstreamPort, boolean framed) throws IOException {
+    this.upstream = new InetSocketAddress(upstreamHost, upstreamPort);
+    this.framed = framed;
+    this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    Thread acceptor = new Thread(this::acceptLoop, "proxy-accept-" + listener.getLocalPort());
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  /** A proxy that forwards bytes as they come in both directions, for HTTP and WebSocket clients. */
+  static CuttableProxy raw(String upstreamHost, int upstreamPort) throws IOException {
+    return new CuttableProxy(upstreamHost, upstreamPort, false);
+  }
+
+  /** host:port for clients. */
+  String address() {
+    return "127.0.0.1:" + listener.getLocalPort();
+  }
+
+  /** Frames of this type sent by the server through the proxy so far. */
+  int frames(MessageType type) {
+    AtomicInteger n = frames.get(type);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Client connections accepted (and forwarded) so far. */
+  int connections() {
+    return connections.get();
+  }
+
+  /** Connections closed at once because the proxy was blocked. */
+  int refusals() {
+    return refusals.get();
+  }
+
+  /** Closes every proxied connection; new connections are still accepted unless blocked. */
+  void cut() {
+    for (Socket s : sockets) {
+      closeQuietly(s);
+    }
+    sockets.clear();
+    stalled.clear();
+  }
+
+  /**
+   * Turns every current connection into a black hole, as a sleeping laptop or a lost NAT entry
+   * does: the sockets stay open, but nothing passes in either direction any more. New
+   * connections pass normally.
+   */
+  void stall() {
+    stalled.addAll(sockets);
+  }
+
+  /** While blocked, new connections are closed at once. */
+  void block(boolean blocked) {
+    this.blocked = blocked;
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      Socket client;
+      try {
+        client = listener.accept();
+      } catch (IOException e) {
+        return;
+      }
+      if (blocked) {
+        refusals.incrementAndGet();
+        closeQuietly(client);
+        continue;
+      }
+      Socket server = new Socket();
+      try {
+        server.connect(upstream, 5000);
+      } catch (IOException e) {
+        closeQuietly(client);
+        closeQuietly(server);
+        continue;
+      }
+      connections.incrementAndGet();
+      sockets.add(client);
+      sockets.add(server);
+      start("proxy-up", () -> copyRaw(client, server));
+      start("proxy-down", framed ? () -> copyFrames(server, client) : () -> copyRaw(server, client));
+    }
+  }
+
+  private static void start(String name, Runnable r) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private void copyRaw(Socket from, Socket to) {
+    try {
+      InputStream in = from.getInputStream();
+      OutputStream out = to.getOutputStream();
+      byte[] buf = new byte[16384];
+      for (int n; (n = in.read(buf)) >= 0; ) {
+        if (!stalled.contains(from)) {
+          out.write(buf, 0, n);
+          out.flush();
+        }
+      }
+    } catch (IOException e) {
+      // cut or closed
+    } finally {
+      closeQuietly(from);
+      closeQuietly(to);
+    }
+  }
+
+  private void copyFrames(Socket from, Socket to) {
+    try {
+      DataInputStream in = new DataInputStream(from.getInputStream());
+      DataOutputStream out = new DataOutputStream(to.getOutputStream());
+      while (true) {
+        int length = in.readInt();
+        byte[] body = new byte[length];
+        in.readFully(body);
+        if (length > 0) {
+          frames.computeIfAbsent(MessageType.forCode(body[0] & 0xff), k -> new AtomicInteger()).incrementAndGet();
+        }
+        if (!stalled.contains(from)) {
+          out.writeInt(length);
+          out.write(body);
+          out.flush();
+        }
+      }
+    } catch (EOFException e) {
+      // server closed
+    } catch (IOException | RuntimeException e) {
+      // cut or closed
+    } finally {
+      closeQuietly(from);
+      closeQuietly(to);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception ignored) {
+      // already closed
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    closeQuietly(listener);
+    cut();
+  }
+}

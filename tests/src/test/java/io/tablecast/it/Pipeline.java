@@ -1,0 +1,252 @@
+package io.tablecast.it;
+
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.server.ServerConfig;
+import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.assertj.core.api.Assertions;
+
+/**
+ * The whole path for one test: a fresh schema on a real database, tables created by the test,
+ * a server with triggers installed, and clients. Closes everything it started.
+ */
+final class Pipeline implements AutoCloseable {
+  static final Duration READY = Duration.ofSeconds(30);
+  static final Duration RECONCILE_EVERY = Duration.ofSeconds(1);
+
+  final TestDatabases.Isolated db;
+  private final List<String> tables;
+  private TablecastServer server;
+  private final List<TablecastClient> clients = new ArrayList<>();
+
+  private Pipeline(TestDatabases.Isolated db, List<String> tables) {
+    this.db = db;
+    this.tables = tables;
+  }
+
+  /** Creates a schema, runs the DDL (table names unqualified), starts a server caching {@code tables}. */
+  static Pipeline start(TestDatabases.Kind kind, String name, List<String> ddl, String... tables) {
+    Pipeline p = create(kind, name, ddl, tables);
+    p.startServer();
+    return p;
+  }
+
+  /** Like {@link #start} but without starting the server. */
+  static Pipeline create(TestDatabases.Kind kind, String name, List<String> ddl, String... tables) {
+    TestDatabases.Isolated db = kind.isolated(name);
+    db.execute(ddl.toArray(new String[0]));
+    List<String> qualified = new ArrayList<>();
+    for (String t : tables) {
+      qualified.add(db.table(t));
+    }
+    return new Pipeline(db, qualified);
+  }
+
+  /**
+   * Reconciliation every second (MySQL/MariaDB): it runs often under the tests' concurrent writes,
+   * and {@link #stopServer()} fails the test if it ever had to repair a row, so a lost or doubled
+   * event cannot hide behind a repair.
+   */
+  SourceConfig sourceConfig() {
+    return new SourceConfig(db.jdbcUrl(), null, null, tables, true, null, null, RECONCILE_EVERY);
+  }
+
+  ServerConfig serverConfig() {
+    return ServerConfig.builder().serverName("it-" + db.schema()).listen("127.0.0.1", 0)
+        .source(sourceConfig()).build();
+  }
+
+  TablecastServer startServer() {
+    try {
+      server = TablecastServer.start(serverConfig());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted starting the server", e);
+    }
+    return server;
+  }
+
+  /** Starts the server with extra settings on top of {@link #serverConfig()}. */
+  TablecastServer startServer(java.util.function.Consumer<ServerConfig.Builder> settings) {
+    ServerConfig.Builder b = serverConfig().toBuilder();
+    settings.accept(b);
+    try {
+      server = TablecastServer.start(b.build());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted starting the server", e);
+    }
+    return server;
+  }
+
+  /** Stops the server; fails when its reconciliation repaired anything (the stream missed a change). */
+  void stopServer() {
+    if (server != null) {
+      double repairs = server.metrics().reconcileRepairs();
+      server.close();
+      server = null;
+      Assertions.assertThat(repairs).as("rows repaired by reconciliation: the stream lost or doubled a change")
+          .isZero();
+    }
+  }
+
+  TablecastServer server() {
+    return server;
+  }
+
+  String address() {
+    return "127.0.0.1:" + server.port();
+  }
+
+  TablecastClient client(String name) {
+    TablecastClient c = TablecastClient.builder().servers(address()).clientName(name)
+        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+    clients.add(c);
+    return c;
+  }
+
+  /** A generic mirror of {@code table} (unqualified), ready. */
+  TableMirror<Map<String, Object>> readyMirror(TablecastClient client, String table) {
+    TableMirror<Map<String, Object>> m = client.mirror(db.table(table));
+    try {
+      Assertions.assertThat(m.awaitReady(READY)).as("mirror of %s ready", table).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for " + table, e);
+    }
+    return m;
+  }
+
+  void sql(String... statements) {
+    db.execute(statements);
+  }
+
+  /** Runs statements in one transaction and commits. */
+  void transaction(String... statements) {
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (String q : statements) {
+        s.execute(q);
+      }
+      c.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException("transaction failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Runs statements in one transaction and rolls it back. */
+  void rolledBack(String... statements) {
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (String q : statements) {
+        s.execute(q);
+      }
+      c.rollback();
+    } catch (SQLException e) {
+      throw new IllegalStateException("transaction failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@code SELECT *} of a table, each value as the text of its JSON form (docs/TYPES.md), read
+   * per {@code columns}' kinds with the JDBC getter that fits (see {@link ExactValues}): key =
+   * the primary key values joined by '|', value = column name → text (null stays null).
+   */
+  Map<String, Map<String, String>> tableContents(String table, List<ColumnInfo> columns, String... primaryKey) {
+    Map<String, ColumnInfo> byName = byName(columns);
+    boolean postgres = db.kind() == TestDatabases.Kind.POSTGRESQL;
+    Map<String, Map<String, String>> rows = new TreeMap<>();
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      if (!postgres) {
+        s.execute("SET time_zone = '+00:00'"); // TIMESTAMP columns read as UTC (ExactValues)
+      }
+      try (ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+        ResultSetMetaData meta = rs.getMetaData();
+        while (rs.next()) {
+          Map<String, String> row = new TreeMap<>();
+          for (int i = 1; i <= meta.getColumnCount(); i++) {
+            String name = meta.getColumnLabel(i);
+            row.put(name, ExactValues.fromDatabase(rs, i, byName.get(name), postgres));
+          }
+          rows.put(keyOf(row, primaryKey), row);
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read " + table + ": " + e.getMessage(), e);
+    }
+    return rows;
+  }
+
+  /** {@link #tableContents(String, List, String...)} with the layout and key of {@code mirror}. */
+  Map<String, Map<String, String>> tableContents(String table, TableMirror<?> mirror) {
+    return tableContents(table, mirror.columns(), mirror.primaryKey().toArray(new String[0]));
+  }
+
+  /** A mirror's rows in the form of {@link #tableContents}. */
+  static Map<String, Map<String, String>> mirrorContents(TableMirror<Map<String, Object>> mirror) {
+    Map<String, Map<String, String>> rows = new TreeMap<>();
+    List<ColumnInfo> columns = mirror.columns();
+    String[] pk = mirror.primaryKey().toArray(new String[0]);
+    for (Map<String, Object> r : mirror.rows()) {
+      Map<String, String> row = exactRow(r, columns);
+      rows.put(keyOf(row, pk), row);
+    }
+    return rows;
+  }
+
+  /** One generic row (a mirror's, or an event's image) in the form of {@link #tableContents}. */
+  static Map<String, String> exactRow(Map<String, Object> r, List<ColumnInfo> columns) {
+    if (r == null) {
+      return null;
+    }
+    Map<String, ColumnInfo> byName = byName(columns);
+    Map<String, String> row = new TreeMap<>();
+    r.forEach((k, v) -> row.put(k, ExactValues.fromMirror(v, byName.get(k))));
+    return row;
+  }
+
+  /** Waits until the mirror equals {@code SELECT *} of the table, value by value in exact form. */
+  void awaitMirrorEqualsTable(TableMirror<Map<String, Object>> mirror, String table) {
+    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+        Assertions.assertThat(mirrorContents(mirror)).isEqualTo(tableContents(table, mirror)));
+  }
+
+  static String keyOf(Map<String, String> row, String... pk) {
+    StringBuilder sb = new StringBuilder();
+    for (String k : pk) {
+      sb.append(row.get(k)).append('|');
+    }
+    return sb.toString();
+  }
+
+  private static Map<String, ColumnInfo> byName(List<ColumnInfo> columns) {
+    Map<String, ColumnInfo> out = new java.util.HashMap<>();
+    for (ColumnInfo c : columns) {
+      out.put(c.name(), c);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    for (TablecastClient c : clients) {
+      c.close();
+    }
+    stopServer();
+  }
+}

@@ -1,0 +1,140 @@
+package io.tablecast.it;
+
+import static io.tablecast.server.hub.FakeChangeSource.insert;
+import static io.tablecast.server.hub.FakeChangeSource.table;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.client.TablecastException;
+import io.tablecast.server.ServerConfig;
+import io.tablecast.server.TablecastServer;
+import io.tablecast.server.TablecastServers;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.hub.FakeChangeSource;
+import io.tablecast.server.net.TlsConfig;
+import io.tablecast.server.net.TlsTestCerts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Java client over TLS against a real server (in-memory change source): mirrors a table,
+ * with and without a client certificate; untrusted certificates, wrong host names, missing
+ * client certificates and plaintext clients fail with an explanation.
+ */
+class TlsClientTest {
+  private static final Duration WAIT = Duration.ofSeconds(15);
+
+  @TempDir
+  static Path dir;
+  static TlsTestCerts certs;
+
+  private final FakeChangeSource source = new FakeChangeSource().withTable(table("products"), 3);
+  private TablecastServer server;
+  private TablecastClient client;
+
+  @BeforeAll
+  static void certificates() {
+    certs = TlsTestCerts.create(dir);
+  }
+
+  @AfterEach
+  void stop() {
+    if (client != null) {
+      client.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private void start(TlsConfig tls) throws InterruptedException {
+    server = TablecastServers.start(ServerConfig.builder().serverName("tls").listen("127.0.0.1", 0)
+        .heartbeat(Duration.ofMillis(500)).tls(tls)
+        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null, List.of("public.products"), false,
+            null, null))
+        .build(), source);
+  }
+
+  private TablecastClient.Builder builder(String host) {
+    return TablecastClient.builder().servers(host + ":" + server.port())
+        .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200));
+  }
+
+  @Test
+  void mirrorsATableOverTls() throws Exception {
+    start(TlsConfig.of(certs.serverCert, certs.serverKey));
+    client = builder("localhost").tls(certs.caCert).build();
+    TableMirror<Map<String, Object>> products = client.mirror("public.products");
+    assertThat(products.awaitReady(WAIT)).isTrue();
+    assertThat(products.size()).isEqualTo(3);
+    source.commit(insert("public.products", 4, "over tls"));
+    await().atMost(WAIT).until(() -> products.get(4) != null);
+    assertThat(products.get(4)).containsEntry("name", "over tls");
+  }
+
+  @Test
+  void ipAddressInTheCertificateIsVerifiedToo() throws Exception {
+    start(TlsConfig.of(certs.serverCert, certs.serverKey));
+    client = builder("127.0.0.1").tls(certs.caCert).build();
+    assertThat(client.mirror("public.products").awaitReady(WAIT)).isTrue();
+  }
+
+  @Test
+  void clientCertificateRequiredAndPresented() throws Exception {
+    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    client = builder("localhost").tls(certs.caCert, certs.clientCert, certs.clientKey).build();
+    assertThat(client.mirror("public.products").awaitReady(WAIT)).isTrue();
+  }
+
+  @Test
+  void clientCertificateRequiredButMissing() throws Exception {
+    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    client = builder("localhost").tls(certs.caCert).build();
+    TableMirror<Map<String, Object>> m = client.mirror("public.products");
+    assertThatThrownBy(() -> m.awaitReady(WAIT)).isInstanceOf(TablecastException.class)
+        .hasMessageContaining("TLS with localhost:" + server.port() + " failed");
+  }
+
+  @Test
+  void untrustedServerCertificateFailsWithAClearError() throws Exception {
+    start(TlsConfig.of(certs.rogueServerCert, certs.rogueServerKey));
+    client = builder("localhost").tls(certs.caCert).build();
+    TableMirror<Map<String, Object>> m = client.mirror("public.products");
+    assertThatThrownBy(() -> m.awaitReady(WAIT)).isInstanceOf(TablecastException.class)
+        .hasMessageContaining("the server's certificate is not trusted");
+  }
+
+  @Test
+  void systemTrustDoesNotTrustATestCa() throws Exception {
+    start(TlsConfig.of(certs.serverCert, certs.serverKey));
+    client = builder("localhost").tls().build();
+    assertThatThrownBy(() -> client.mirror("public.products").awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class).hasMessageContaining("not trusted");
+  }
+
+  @Test
+  void certificateForAnotherHostFailsHostnameVerification() throws Exception {
+    start(TlsConfig.of(certs.wrongHostCert, certs.wrongHostKey));
+    client = builder("localhost").tls(certs.caCert).build();
+    assertThatThrownBy(() -> client.mirror("public.products").awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class).hasMessageContaining("does not name localhost");
+  }
+
+  @Test
+  void plaintextClientIsToldThatTlsIsRequired() throws Exception {
+    start(TlsConfig.of(certs.serverCert, certs.serverKey));
+    client = builder("localhost").build();
+    TableMirror<Map<String, Object>> m = client.mirror("public.products");
+    // the server answers PROTOCOL_VIOLATION "this port requires TLS ..."; the client keeps retrying
+    assertThat(m.awaitReady(Duration.ofSeconds(2))).isFalse();
+  }
+}
