@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -22,7 +23,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -41,6 +44,8 @@ final class HubHarness implements AutoCloseable {
   private final LinkedBlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
   private final Channel server;
   private final List<TestClient> clients = new ArrayList<>();
+  /** The session registered for each server-side channel, for writability events. */
+  private final Map<Channel, Subscriber> sessions = new ConcurrentHashMap<>();
 
   HubHarness(Duration heartbeat, int resumeBatches, TableSchema... tables) {
     this(heartbeat, resumeBatches, 64L << 20, tables);
@@ -70,6 +75,18 @@ final class HubHarness implements AutoCloseable {
                 super.write(ctx, msg, promise);
               }
             });
+            // as ClientSessionHandler does: a channel writable again resumes a paused snapshot or
+            // replay (CatchUpSender relies on this event when its last write completed first)
+            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                Subscriber s = sessions.get(ctx.channel());
+                if (ctx.channel().isWritable() && s != null) {
+                  hub.writable(s);
+                }
+                ctx.fireChannelWritabilityChanged();
+              }
+            });
             accepted.add(ch);
           }
         }).bind(address).syncUninterruptibly().channel();
@@ -97,7 +114,9 @@ final class HubHarness implements AutoCloseable {
     TestClient client = TestClient.connect(new Bootstrap().group(group).channel(LocalChannel.class), address);
     clients.add(client);
     Channel serverSide = accepted.poll(5, TimeUnit.SECONDS);
-    return new Session(client, hub.register(serverSide, name, Encoding.BINARY, name, policy), serverSide);
+    Subscriber subscriber = hub.register(serverSide, name, Encoding.BINARY, name, policy);
+    sessions.put(serverSide, subscriber);
+    return new Session(client, subscriber, serverSide);
   }
 
   @Override
