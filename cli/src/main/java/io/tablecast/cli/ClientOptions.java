@@ -1,6 +1,7 @@
 package io.tablecast.cli;
 
 import io.tablecast.client.TablecastClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -22,6 +23,20 @@ final class ClientOptions {
   @Option(names = "--token", description = "Signed token instead of user and password (or set TABLECAST_TOKEN)",
       defaultValue = "${env:TABLECAST_TOKEN}")
   String token;
+
+  @Option(names = "--tls", description = "Connect over TLS, trusting the JVM's trust store (see docs/TLS.md)")
+  boolean tls;
+
+  @Option(names = "--tls-trust", paramLabel = "PEM",
+      description = "Connect over TLS, trusting only the certificate(s) in this PEM file (a CA or the server's own)")
+  Path tlsTrust;
+
+  @Option(names = "--tls-cert", paramLabel = "PEM",
+      description = "Client certificate chain to present over TLS (with --tls-key)")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", paramLabel = "PEM", description = "Unencrypted PKCS#8 key of --tls-cert")
+  Path tlsKey;
 
   @Option(names = "--timeout", defaultValue = "30s", paramLabel = "DURATION",
       description = "How long to wait for the snapshot (default: ${DEFAULT-VALUE})")
@@ -46,6 +61,13 @@ final class ClientOptions {
     TablecastClient.Builder b = TablecastClient.builder()
         .servers(servers.toArray(new String[0]))
         .clientName(clientName);
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw new IllegalArgumentException("--tls-cert and --tls-key go together; got only "
+          + (tlsCert == null ? "--tls-key" : "--tls-cert"));
+    }
+    if (tls || tlsTrust != null || tlsCert != null) {
+      b.tls(tlsTrust, tlsCert, tlsKey); // the builder checks the files and names what is wrong
+    }
     if (user != null) {
       b.credentials(user, password);
     }

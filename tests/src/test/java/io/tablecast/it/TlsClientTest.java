@@ -137,4 +137,32 @@ class TlsClientTest {
     // the server answers PROTOCOL_VIOLATION "this port requires TLS ..."; the client keeps retrying
     assertThat(m.awaitReady(Duration.ofSeconds(2))).isFalse();
   }
+
+  @Test
+  void cliDumpsOverTlsWithAClientCertificate() throws Exception {
+    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    Cli dump = Cli.run("dump", "public.products", "--server", "localhost:" + server.port(),
+        "--tls-trust", certs.caCert.toString(), "--tls-cert", certs.clientCert.toString(),
+        "--tls-key", certs.clientKey.toString(), "--timeout", "15s");
+    assertThat(dump.exitCode()).as(dump.err()).isZero();
+    assertThat(dump.out().lines()).hasSize(3).first().asString().contains("\"id\":1");
+  }
+
+  @Test
+  void cliTlsFlagTrustsTheJvmTrustStoreOnly() throws Exception {
+    start(TlsConfig.of(certs.serverCert, certs.serverKey));
+    Cli dump = Cli.run("dump", "public.products", "--server", "localhost:" + server.port(), "--tls",
+        "--timeout", "15s");
+    assertThat(dump.exitCode()).isNotZero();
+    assertThat(dump.err()).contains("not trusted");
+  }
+
+  @Test
+  void cliClientCertificateWithoutItsKeyIsRefusedNamingWhatIsMissing() throws Exception {
+    start(TlsConfig.of(certs.serverCert, certs.serverKey));
+    Cli dump = Cli.run("dump", "public.products", "--server", "localhost:" + server.port(),
+        "--tls-trust", certs.caCert.toString(), "--tls-cert", certs.clientCert.toString());
+    assertThat(dump.exitCode()).isNotZero();
+    assertThat(dump.err()).contains("--tls-cert and --tls-key go together; got only --tls-cert");
+  }
 }
