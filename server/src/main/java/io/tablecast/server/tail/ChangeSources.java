@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 public final class ChangeSources {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeSources.class);
 
-  /** Connections of the source pool: snapshot or poll, prune, and lock probes (PostgreSQL LISTEN has its own). */
+  /** Connections of the source pool: snapshot or poll, prune, and lock probes. */
   public static final int POOL_SIZE = 3;
 
   private ChangeSources() {}
