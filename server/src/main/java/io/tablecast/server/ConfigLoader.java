@@ -32,13 +32,15 @@ final class ConfigLoader {
   static final String ENV_STATIC_CLIENT_DIR = "TABLECAST_STATIC_CLIENT_DIR";
   static final String ENV_TLS_CERT_CHAIN = "TABLECAST_TLS_CERT_CHAIN";
   static final String ENV_TLS_PRIVATE_KEY = "TABLECAST_TLS_PRIVATE_KEY";
+  static final String ENV_METRICS_TOKEN = "TABLECAST_METRICS_TOKEN";
   private static final Set<String> TLS_KEYS = Set.of("cert_chain", "private_key", "client_ca", "client_auth",
       "allow_plaintext");
 
   private static final Set<String> TOP_KEYS = Set.of("server_name", "listen", "source", "cached_tables",
       "heartbeat", "handshake_timeout", "max_frame_bytes", "resume_buffer", "write_buffer",
       "slow_consumer_max_pending_bytes", "static_dir", "static_client_dir", "tls",
-      "slow_consumer", "idle_timeout", "max_subscriptions_per_connection", "max_connections", "auth");
+      "slow_consumer", "idle_timeout", "max_subscriptions_per_connection", "max_connections", "auth",
+      "metrics_token");
   private static final Set<String> SLOW_CONSUMER_KEYS = Set.of("max_pending_bytes", "coalesce_max_keys",
       "coalesce_max_bytes", "snapshot_timeout");
   private static final Set<String> LISTEN_KEYS = Set.of("host", "port");
@@ -158,6 +160,11 @@ final class ConfigLoader {
     }
 
     tls(root, env, b);
+    String metricsToken = has(root, "metrics_token") ? text(root.get("metrics_token"), "metrics_token") : null;
+    metricsToken = env.getOrDefault(ENV_METRICS_TOKEN, metricsToken);
+    if (metricsToken != null && !metricsToken.isEmpty()) {
+      b.metricsToken(metricsToken);
+    }
 
     if (has(root, "auth")) {
       b.authenticator(io.tablecast.server.auth.AuthConfigReader.read(root.get("auth"), env));

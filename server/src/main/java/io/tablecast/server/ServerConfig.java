@@ -71,6 +71,7 @@ public final class ServerConfig {
   private final Path staticClientDir;
   private final io.tablecast.server.net.TlsConfig tls;
   private final Authenticator authenticator;
+  private final String metricsToken;
 
   private ServerConfig(Builder b) {
     this.authenticator = b.authenticator;
@@ -95,6 +96,7 @@ public final class ServerConfig {
     this.staticDir = b.staticDir;
     this.staticClientDir = b.staticClientDir;
     this.tls = b.tls;
+    this.metricsToken = b.metricsToken;
   }
 
   /** A builder with every default set; only {@link Builder#source} is required. */
@@ -133,7 +135,7 @@ public final class ServerConfig {
         .slowConsumerSnapshotTimeout(slowConsumerSnapshotTimeout).idleTimeout(idleTimeout)
         .maxSubscriptionsPerConnection(maxSubscriptionsPerConnection).maxConnections(maxConnections)
         .staticDir(staticDir).staticClientDir(staticClientDir).tls(tls)
-        .authenticator(authenticator);
+        .authenticator(authenticator).metricsToken(metricsToken);
   }
 
   /** Name sent to clients in the welcome and shown in logs. */
@@ -261,6 +263,11 @@ public final class ServerConfig {
     return authenticator;
   }
 
+  /** Bearer token {@code GET /metrics} requires ({@code metrics_token}); null = open to anyone. */
+  public String metricsToken() {
+    return metricsToken;
+  }
+
   @Override
   public String toString() {
     return "ServerConfig[serverName=" + serverName + ", listen=" + listenHost + ":" + listenPort
@@ -274,7 +281,7 @@ public final class ServerConfig {
         + ", maxSubscriptionsPerConnection=" + maxSubscriptionsPerConnection + ", maxConnections=" + maxConnections
         + (staticDir == null ? "" : ", staticDir=" + staticDir)
         + (staticClientDir == null ? "" : ", staticClientDir=" + staticClientDir)
-        + (tls == null ? "" : ", tls=" + tls) + "]";
+        + (tls == null ? "" : ", tls=" + tls) + (metricsToken == null ? "" : ", metricsToken=(set)") + "]";
   }
 
   /** Builds a {@link ServerConfig}; {@link #build()} validates every value. Not thread-safe. */
@@ -301,8 +308,15 @@ public final class ServerConfig {
     private Path staticClientDir;
     private io.tablecast.server.net.TlsConfig tls;
     private Authenticator authenticator;
+    private String metricsToken;
 
     private Builder() {}
+
+    /** Require {@code Authorization: Bearer <token>} on {@code GET /metrics}; null = open (default). */
+    public Builder metricsToken(String token) {
+      this.metricsToken = token;
+      return this;
+    }
 
     /** Authenticates and authorizes clients; null (the default) = open server. */
     public Builder authenticator(Authenticator authenticator) {

@@ -6,6 +6,9 @@ import java.time.Duration;
 
 /** The checks {@link ServerConfig.Builder#build()} runs: each failure names the key and the bad value. */
 final class ServerConfigChecks {
+  /** Shortest {@code metrics_token} accepted: 16 characters, e.g. 64 random bits as hex. */
+  static final int MIN_METRICS_TOKEN_CHARS = 16;
+
   private ServerConfigChecks() {}
 
   static void check(ServerConfig c) {
@@ -40,6 +43,10 @@ final class ServerConfigChecks {
     atLeast("max_connections", c.maxConnections(), 1, "");
     directory("static_dir", c.staticDir());
     directory("static_client_dir", c.staticClientDir());
+    if (c.metricsToken() != null && c.metricsToken().length() < MIN_METRICS_TOKEN_CHARS) {
+      throw new IllegalArgumentException("metrics_token must be at least " + MIN_METRICS_TOKEN_CHARS
+          + " characters (a random one: openssl rand -hex 16), was " + c.metricsToken().length());
+    }
   }
 
   private static void atLeast(String key, long value, long min, String what) {

@@ -161,6 +161,21 @@ class ServerConfigTest {
   }
 
   @Test
+  void metricsTokenFromTheFileOrTheEnvironmentIsKeptOutOfLogs() throws Exception {
+    assertThat(ServerConfig.load(write(EXAMPLE), Map.of()).metricsToken()).as("open by default").isNull();
+    ServerConfig fromFile = ServerConfig.load(write(EXAMPLE + "metrics_token: file-token-0123456789\n"), Map.of());
+    assertThat(fromFile.metricsToken()).isEqualTo("file-token-0123456789");
+    assertThat(fromFile.toString()).contains("metricsToken=(set)").doesNotContain("file-token-0123456789");
+    assertThat(fromFile.toBuilder().build().metricsToken()).isEqualTo("file-token-0123456789");
+    ServerConfig fromEnv = ServerConfig.load(write(EXAMPLE + "metrics_token: file-token-0123456789\n"),
+        Map.of("TABLECAST_METRICS_TOKEN", "env-token-0123456789"));
+    assertThat(fromEnv.metricsToken()).as("the environment wins").isEqualTo("env-token-0123456789");
+    assertThatThrownBy(() -> ServerConfig.load(write(EXAMPLE + "metrics_token: short\n"), Map.of()))
+        .hasMessageContaining("metrics_token must be at least 16 characters").hasMessageContaining("was 5")
+        .message().doesNotContain("short");
+  }
+
+  @Test
   void unknownKeyIsNamed() throws Exception {
     Path p = write(EXAMPLE + "heartbeet: 1s\n");
     assertThatThrownBy(() -> ServerConfig.load(p, Map.of()))

@@ -30,6 +30,7 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -48,7 +49,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
   /** Everything the HTTP side needs, shared by every connection of a server. */
   record Settings(ChangeHub hub, Authenticator authenticator, ClientSessionHandler.Settings session,
-      int maxFrameBytes, HealthCheck health, Path staticDir, Path staticClientDir) {}
+      int maxFrameBytes, HealthCheck health, Path staticDir, Path staticClientDir, String metricsToken) {}
 
   static final String PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
   static final String CLIENT_PREFIX = "/client/";
@@ -111,7 +112,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     if (path.equals("/health")) {
       response = health();
     } else if (path.equals("/metrics")) {
-      response = metrics();
+      response = authorizedForMetrics(req) ? metrics() : metricsUnauthorized();
     } else if (settings.staticClientDir() != null && path.startsWith(CLIENT_PREFIX)) {
       response = file(settings.staticClientDir(), path.substring(CLIENT_PREFIX.length()));
     } else if (settings.staticDir() != null) {
@@ -137,6 +138,28 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     FullHttpResponse r = response(report.up() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
         (json + "\n").getBytes(StandardCharsets.UTF_8), "application/json");
     r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    return r;
+  }
+
+  /** With {@code metrics_token}: whether the request carries it as a bearer token (compared in constant time). */
+  private boolean authorizedForMetrics(FullHttpRequest req) {
+    String token = settings.metricsToken();
+    if (token == null) {
+      return true;
+    }
+    String header = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+    String prefix = "Bearer ";
+    if (header == null || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
+      return false;
+    }
+    return MessageDigest.isEqual(header.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8),
+        token.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static FullHttpResponse metricsUnauthorized() {
+    FullHttpResponse r = text(HttpResponseStatus.UNAUTHORIZED,
+        "/metrics requires the bearer token of metrics_token (Authorization: Bearer ...)\n");
+    r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"tablecast metrics\"");
     return r;
   }
 

@@ -65,7 +65,7 @@ public final class NettyServer implements AutoCloseable {
         config.heartbeat().toMillis(), config.handshakeTimeout().toMillis(), config.slowConsumerMaxPendingBytes(),
         metrics);
     HttpHandler.Settings http = new HttpHandler.Settings(hub, authenticator, settings, config.maxFrameBytes(),
-        health, config.staticDir(), config.staticClientDir());
+        health, config.staticDir(), config.staticClientDir(), config.metricsToken());
     ConnectionLimits limits = new ConnectionLimits(config.maxConnections(), metrics);
     long idleTimeoutMillis = config.idleTimeout().toMillis();
     try {
@@ -113,7 +113,7 @@ public final class NettyServer implements AutoCloseable {
   static ProtocolDetector detector(ChangeHub hub, Authenticator authenticator,
       ClientSessionHandler.Settings settings, int maxFrameBytes) {
     return detector(hub, authenticator, settings, maxFrameBytes, new HttpHandler.Settings(hub, authenticator,
-        settings, maxFrameBytes, HealthCheck.alwaysUp(), null, null));
+        settings, maxFrameBytes, HealthCheck.alwaysUp(), null, null, null));
   }
 
   /** The protocol detector with the server's binary and HTTP/WebSocket pipelines behind it. */

@@ -52,9 +52,14 @@ class HttpEndpointsTest {
 
   /** Sends a raw request (the path exactly as given, nothing normalized) and reads the whole reply. */
   private String request(String method, String path) throws IOException {
+    return request(method, path, "");
+  }
+
+  /** A request with extra header lines, each ending in CRLF. */
+  private String request(String method, String path, String headers) throws IOException {
     try (Socket s = new Socket("127.0.0.1", server.port())) {
-      s.getOutputStream().write((method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().write((method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers
+          + "\r\n").getBytes(StandardCharsets.US_ASCII));
       return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
   }
@@ -80,6 +85,24 @@ class HttpEndpointsTest {
         .contains("tablecast_changes_total").contains("tablecast_batches_total")
         .contains("tablecast_lag_seconds").contains("tablecast_tail_poll_changes")
         .contains("tablecast_tail_caught_up_age_seconds");
+  }
+
+  @Test
+  void metricsTokenIsRequiredAsABearerTokenWhenConfigured() throws Exception {
+    String token = "0123456789abcdef-metrics";
+    server.close();
+    server = TablecastServers.start(ServerConfig.builder().listen("127.0.0.1", 0).metricsToken(token)
+        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null, List.of("public.products"), false,
+            null, null)).build(), new FakeChangeSource().withTable(table("products"), 3));
+    String none = request("GET", "/metrics");
+    assertThat(none).startsWith("HTTP/1.1 401 ").containsIgnoringCase("www-authenticate: Bearer");
+    assertThat(body(none)).contains("metrics_token").doesNotContain("tablecast_").doesNotContain(token);
+    assertThat(request("GET", "/metrics", "Authorization: Bearer " + token + "x\r\n")).startsWith("HTTP/1.1 401 ");
+    assertThat(request("GET", "/metrics", "Authorization: Basic " + token + "\r\n")).startsWith("HTTP/1.1 401 ");
+    String ok = request("GET", "/metrics", "Authorization: bearer " + token + "\r\n");
+    assertThat(ok).startsWith("HTTP/1.1 200 ");
+    assertThat(body(ok)).contains("# TYPE tablecast_clients gauge");
+    assertThat(request("GET", "/health")).as("health stays open").startsWith("HTTP/1.1 200 ");
   }
 
   @Test
