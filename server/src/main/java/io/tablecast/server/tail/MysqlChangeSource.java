@@ -59,8 +59,6 @@ final class MysqlChangeSource implements ChangeSource {
   private boolean started;
   private boolean trxUnreadable;
   private final TrxLooks looks = new TrxLooks();
-  /** The last poll found rows: the next reads the outbox inside a snapshot at once. */
-  private boolean busy;
   private long backoffNanos = TimeUnit.MILLISECONDS.toNanos(1);
 
   /**
@@ -206,10 +204,9 @@ final class MysqlChangeSource implements ChangeSource {
   /**
    * Reads the outbox once. While idle a poll is one statement; when it finds rows, the outbox is
    * read again inside a consistent snapshot and the changed rows are read in that same snapshot, so
-   * the batch is every transaction it saw, whole, as of one moment. After a poll that found rows the
-   * next one goes straight to the snapshot, so a busy outbox is not read twice per poll. With
-   * {@code reconcile}, every row of that table is read in the snapshot too, so the table's image
-   * after this batch must equal them.
+   * the batch is every transaction it saw, whole, as of one moment. With {@code reconcile}, every
+   * row of that table is read in the snapshot too, so the table's image after this batch must
+   * equal them.
    */
   private CommittedBatch readOnce(TableSchema reconcile) throws SQLException {
     OutboxRead read = null;
@@ -217,10 +214,10 @@ final class MysqlChangeSource implements ChangeSource {
     GapTracker.Look look = null;
     CommittedBatch.Reconciliation reconciliation = null;
     try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-      if (reconcile == null && !busy) {
+      if (reconcile == null) {
         read = readOutbox(s); // READ COMMITTED: one statement, one consistent read
       }
-      if (read == null || !read.ids.isEmpty()) {
+      if (reconcile != null || !read.ids.isEmpty()) {
         s.execute(REPEATABLE_READ_NEXT);
         s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
         try {
@@ -243,7 +240,6 @@ final class MysqlChangeSource implements ChangeSource {
     if (gaps.needsProbes()) {
       probeGaps();
     }
-    busy = !read.ids.isEmpty();
     int dropped = gaps.apply(read.ids, look, System.nanoTime()); // only now: errors above leave the position unchanged
     publishProgress();
     if (read.rows > 0) {
