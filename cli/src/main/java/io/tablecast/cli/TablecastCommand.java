@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code tablecast} launcher: one entry point for serving, installing and inspecting. */
 @Command(name = "tablecast", mixinStandardHelpOptions = true, version = "tablecast 0.1.0",
     description = "Live in-memory copies of database tables, pushed to every process that reads them.",
-    subcommands = {ServeCommand.class, PrintSqlCommand.class, InstallCommand.class,
+    subcommands = {ServeCommand.class, CheckCommand.class, PrintSqlCommand.class, InstallCommand.class,
         UninstallCommand.class, WatchCommand.class, DumpCommand.class, DemoCommand.class, HashPasswordCommand.class,
         CommandLine.HelpCommand.class})
 public final class TablecastCommand implements Runnable {

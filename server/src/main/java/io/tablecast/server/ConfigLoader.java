@@ -3,6 +3,7 @@ package io.tablecast.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.tablecast.server.capture.ColumnChoice;
 import io.tablecast.server.capture.SourceConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,7 +47,8 @@ final class ConfigLoader {
   private static final Set<String> LISTEN_KEYS = Set.of("host", "port");
   private static final Set<String> SOURCE_KEYS = Set.of("jdbc_url", "user", "password", "install_triggers",
       "outbox_retention", "max_poll_interval",
-      "reconcile_interval");
+      "reconcile_interval", "capture_check_interval");
+  private static final Set<String> CACHED_TABLE_KEYS = Set.of("table", "columns", "exclude_columns");
   private static final Set<String> RESUME_KEYS = Set.of("batches", "bytes");
   private static final Set<String> WRITE_BUFFER_KEYS = Set.of("low_water_mark", "high_water_mark");
 
@@ -193,15 +195,36 @@ final class ConfigLoader {
         ? duration(src.get("max_poll_interval"), "source.max_poll_interval") : null;
     Duration reconcile = has(src, "reconcile_interval")
         ? duration(src.get("reconcile_interval"), "source.reconcile_interval") : null;
+    Duration captureCheck = has(src, "capture_check_interval")
+        ? duration(src.get("capture_check_interval"), "source.capture_check_interval") : null;
     List<String> tables = null;
+    Map<String, ColumnChoice> choices = new java.util.LinkedHashMap<>();
     if (has(root, "cached_tables")) {
       tables = new ArrayList<>();
       JsonNode list = root.get("cached_tables");
       if (!list.isArray()) {
         throw new IllegalArgumentException("cached_tables must be a list of table names, was " + list);
       }
+      int i = 0;
       for (JsonNode t : list) {
-        tables.add(text(t, "cached_tables[]"));
+        String path = "cached_tables[" + i++ + "]";
+        if (!t.isObject()) {
+          tables.add(text(t, path));
+          continue;
+        }
+        checkKeys(t, CACHED_TABLE_KEYS, path + ".");
+        if (!has(t, "table")) {
+          throw new IllegalArgumentException(path + " must name its table: { table: schema.table, columns: [...] } "
+              + "or { table: schema.table, exclude_columns: [...] }, was " + t);
+        }
+        String name = text(t.get("table"), path + ".table");
+        tables.add(name);
+        try {
+          choices.put(name, new ColumnChoice(has(t, "columns") ? names(t.get("columns"), path + ".columns") : null,
+              has(t, "exclude_columns") ? names(t.get("exclude_columns"), path + ".exclude_columns") : List.of()));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(path + " (" + name + "): " + e.getMessage(), e);
+        }
       }
     }
 
@@ -237,9 +260,23 @@ final class ConfigLoader {
       throw new IllegalArgumentException("cached_tables (or " + ENV_CACHED_TABLES
           + ") must name at least one table");
     }
+    choices.keySet().retainAll(tables); // TABLECAST_CACHED_TABLES replaces the file's list
     b.source(new SourceConfig(jdbcUrl, user, password, tables, installTriggers, retention, maxPoll,
-        reconcile));
+        reconcile, captureCheck, choices));
     return b.build();
+  }
+
+  /** A non-empty YAML list of column names. */
+  private static List<String> names(JsonNode list, String path) {
+    if (list == null || !list.isArray() || list.isEmpty()) {
+      throw new IllegalArgumentException(path + " must be a non-empty list of column names, was " + list);
+    }
+    List<String> out = new ArrayList<>();
+    int i = 0;
+    for (JsonNode n : list) {
+      out.add(text(n, path + "[" + i++ + "]"));
+    }
+    return out;
   }
 
   /** {@code tls:} from YAML, with TABLECAST_TLS_CERT_CHAIN / TABLECAST_TLS_PRIVATE_KEY over it. */

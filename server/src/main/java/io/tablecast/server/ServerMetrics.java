@@ -26,8 +26,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code tablecast.tail.rows}: outbox rows (captured row changes) the tail has read
  *   <li>{@code tablecast.reconcile.repairs}: rows repaired by reconciliation (drift the triggers missed)
  *   <li>{@code tablecast.reconcile.runs}: table images compared with their table
+ *   <li>{@code tablecast.resyncs} / {@code tablecast.resync.rows}: tables re-read because the capture
+ *       reported a change rows cannot describe (a partition truncated, attached or detached), and the
+ *       row differences published; expected work, not repairs
  *   <li>{@code tablecast.auth.failures}: hellos refused with AUTHENTICATION_FAILED, tag {@code reason}
  *   <li>{@code tablecast.reconcile.stale.triggers}: altered tables found with stale capture triggers
+ *   <li>{@code tablecast.capture.problems}: incomplete capture of a cached table found while serving
+ *       (tags {@code table}, {@code kind}: {@code missing_trigger}, {@code not_capturable}; PostgreSQL
+ *       also {@code disabled}, {@code not_always}, {@code stray}, {@code uncapturable}), once per problem
  * </ul>
  * Thread-safe.
  */
@@ -151,6 +157,40 @@ public final class ServerMetrics {
   /** Reconciliation found a table altered while its capture triggers stayed stale (not reinstalled). */
   public void reconcileStaleTriggers(String table) {
     Counter.builder("tablecast.reconcile.stale.triggers").tag("table", table).register(registry).increment();
+  }
+
+  /**
+   * The capture of cached table {@code table} was found incomplete while serving
+   * ({@code tablecast.capture.problems}): {@code kind} {@code missing_trigger} (its own trigger,
+   * on PostgreSQL one of a partition or child, on MySQL/MariaDB a parent's key-recording trigger
+   * for a foreign-key action into it, is missing), {@code not_capturable} (a foreign-key action no
+   * trigger can capture), and on PostgreSQL {@code disabled}, {@code not_always} (enabled for
+   * origin or replica sessions only), {@code stray} (left on a relation that left the table),
+   * {@code uncapturable} (a foreign table joined it, or the table was dropped).
+   */
+  public void captureProblem(String table, String kind) {
+    Counter.builder("tablecast.capture.problems").description("incomplete capture found while serving")
+        .tag("table", table).tag("kind", kind).register(registry).increment();
+  }
+
+  /** Incomplete capture found while serving, all tables and kinds. */
+  public double captureProblems() {
+    return registry.find("tablecast.capture.problems").counters().stream().mapToDouble(Counter::count).sum();
+  }
+
+  /**
+   * A table was re-read because the capture reported a change rows cannot describe (a partition
+   * or child table truncated, attached, detached): {@code tablecast.resyncs} counts the reads,
+   * {@code tablecast.resync.rows} the row differences they published. Not a repair.
+   */
+  public void resynced(String table, int rows) {
+    Counter.builder("tablecast.resyncs").tag("table", table).register(registry).increment();
+    Counter.builder("tablecast.resync.rows").tag("table", table).register(registry).increment(rows);
+  }
+
+  /** Table resyncs, all tables (tests). */
+  public double resyncs() {
+    return registry.find("tablecast.resyncs").counters().stream().mapToDouble(Counter::count).sum();
   }
 
   /** A table image was compared with the table (reconciliation ran). */

@@ -61,13 +61,13 @@ public final class TablecastServer implements AutoCloseable {
     } else {
       LOG.info("authentication on: {}", authenticator);
     }
-    return start(config, source -> openDatabaseSource(source, metrics), authenticator, metrics);
+    return start(config, source -> openDatabaseSource(source, metrics, config.serverName()), authenticator, metrics);
   }
 
-  /** The production source: the database-backed change source. */
-  private static ChangeSource openDatabaseSource(SourceConfig source, ServerMetrics metrics) {
+  /** The production source: the database-backed change source, registered as {@code serverName}. */
+  private static ChangeSource openDatabaseSource(SourceConfig source, ServerMetrics metrics, String serverName) {
     try {
-      return ChangeSources.open(source, metrics);
+      return ChangeSources.open(source, metrics, serverName);
     } catch (SQLException e) {
       throw new IllegalStateException("cannot open the change source " + source + ": " + e.getMessage(), e);
     }

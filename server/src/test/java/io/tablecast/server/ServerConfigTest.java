@@ -3,6 +3,7 @@ package io.tablecast.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tablecast.server.capture.ColumnChoice;
 import io.tablecast.server.capture.SourceConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +39,23 @@ class ServerConfigTest {
 
   private static SourceConfig source() {
     return new SourceConfig("jdbc:postgresql://db/app", null, null, List.of("public.a"), false, null, null);
+  }
+
+  @Test
+  void captureCheckIntervalIsReadDefaultedPerDatabaseFamilyAndValidated() throws Exception {
+    ServerConfig c = ServerConfig.load(write(EXAMPLE.replace("  max_poll_interval: 10ms",
+        "  max_poll_interval: 10ms\n  capture_check_interval: 250ms")), Map.of());
+    assertThat(c.source().captureCheckInterval()).isEqualTo(Duration.ofMillis(250));
+    assertThat(ServerConfig.load(write(EXAMPLE), Map.of()).source().captureCheckInterval()) // PostgreSQL
+        .isEqualTo(SourceConfig.DEFAULT_PG_CAPTURE_CHECK_INTERVAL).isEqualTo(Duration.ofSeconds(1));
+    assertThat(new SourceConfig("jdbc:mariadb://db/app", null, null, List.of("a"), false, null, null)
+        .captureCheckInterval()).isEqualTo(SourceConfig.DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL)
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThat(ServerConfig.load(write(EXAMPLE.replace("  max_poll_interval: 10ms",
+        "  max_poll_interval: 10ms\n  capture_check_interval: 0s")), Map.of()).source().captureCheckInterval())
+        .isZero();
+    assertThatThrownBy(() -> new SourceConfig("jdbc:mariadb://db/app", null, null, List.of("a"), false, null, null,
+        null, Duration.ofSeconds(-1))).hasMessageContaining("capture_check_interval").hasMessageContaining("-1");
   }
 
   @Test
@@ -173,6 +191,31 @@ class ServerConfigTest {
     assertThatThrownBy(() -> ServerConfig.load(write(EXAMPLE + "metrics_token: short\n"), Map.of()))
         .hasMessageContaining("metrics_token must be at least 16 characters").hasMessageContaining("was 5")
         .message().doesNotContain("short");
+  }
+
+  @Test
+  void cachedTablesEntriesMayChooseColumns() throws Exception {
+    ServerConfig c = ServerConfig.load(write(EXAMPLE.replace("cached_tables: [public.countries, public.products]",
+        String.join("\n", "cached_tables:", "  - public.countries",
+            "  - { table: public.products, columns: [id, name, price] }",
+            "  - table: public.users", "    exclude_columns: [password_hash, avatar]"))), Map.of());
+    assertThat(c.source().cachedTables()).containsExactly("public.countries", "public.products", "public.users");
+    assertThat(c.source().columnChoice("public.countries")).isEqualTo(ColumnChoice.ALL);
+    assertThat(c.source().columnChoice("public.products").columns()).containsExactly("id", "name", "price");
+    assertThat(c.source().columnChoice("public.users").excludeColumns()).containsExactly("password_hash", "avatar");
+    assertThat(c.source().columnChoice("public.users").includes("password_hash")).isFalse();
+
+    assertThatThrownBy(() -> ServerConfig.load(write(EXAMPLE.replace("[public.countries, public.products]",
+        "[{ table: public.t, columns: [a], exclude_columns: [b] }]")), Map.of()))
+        .hasMessageContaining("cached_tables[0]").hasMessageContaining("not both");
+    assertThatThrownBy(() -> ServerConfig.load(write(EXAMPLE.replace("[public.countries, public.products]",
+        "[public.a, { table: public.t, exclude: [b] }]")), Map.of()))
+        .hasMessageContaining("cached_tables[1].exclude");
+    assertThatThrownBy(() -> ServerConfig.load(write(EXAMPLE.replace("[public.countries, public.products]",
+        "[{ columns: [a] }]")), Map.of())).hasMessageContaining("cached_tables[0] must name its table");
+    assertThatThrownBy(() -> ServerConfig.load(write(EXAMPLE.replace("[public.countries, public.products]",
+        "[{ table: public.t, exclude_columns: [] }]")), Map.of()))
+        .hasMessageContaining("cached_tables[0].exclude_columns must be a non-empty list");
   }
 
   @Test

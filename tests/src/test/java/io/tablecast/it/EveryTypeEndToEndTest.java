@@ -78,6 +78,30 @@ class EveryTypeEndToEndTest {
     c.put("ts0", new Col("TIMESTAMP NULL", ColumnKind.TIMESTAMP_TZ, "'2000-01-01 00:00:00'", "'2024-02-29 13:45:30'"));
     c.put("j", new Col("JSON", ColumnKind.JSON, "'{\"a\": [1, 2.50, null, true], \"s\": \"x é😀\", \"n\": {\"k\": -1}}'",
         "'[1, \"two\", 3.5, 18446744073709551615]'"));
+    // spatial types as GeoJSON (an SRID other than 0 as a "crs" member), BIT(n) as n binary digits
+    c.put("geo", new Col("GEOMETRY", ColumnKind.JSON, "ST_GeomFromText('POINT(1 2)', 4326)",
+        "ST_GeomFromText('GEOMETRYCOLLECTION EMPTY')"));
+    c.put("pt", new Col("POINT", ColumnKind.JSON, "ST_GeomFromText('POINT(0.30000000000000004 -1e300)')",
+        "ST_GeomFromText('POINT(-1.5 2)', 3857)"));
+    c.put("ls", new Col("LINESTRING", ColumnKind.JSON,
+        "ST_GeomFromText('LINESTRING(0.1 0.2, 1.2345678901234567 -98765.43210987654321)')",
+        "ST_GeomFromText('LINESTRING(0 0, 1 1, 2 0)')"));
+    c.put("pg", new Col("POLYGON", ColumnKind.JSON, "ST_GeomFromText('POLYGON((0 0, 4 0, 4 4, 0 0), (1 1, 2 1, 2 2, 1 1))')",
+        "ST_GeomFromText('POLYGON((0 0, 1 0, 1 1, 0 0))')"));
+    c.put("mpt", new Col("MULTIPOINT", ColumnKind.JSON, "ST_GeomFromText('MULTIPOINT(1 1, 2.5 2)')",
+        "ST_GeomFromText('MULTIPOINT(0 0)')"));
+    c.put("mls", new Col("MULTILINESTRING", ColumnKind.JSON, "ST_GeomFromText('MULTILINESTRING((0 0, 1 1), (2 2, 3 3))')",
+        "ST_GeomFromText('MULTILINESTRING((5 5, 6 6))')"));
+    c.put("mpg", new Col("MULTIPOLYGON", ColumnKind.JSON,
+        "ST_GeomFromText('MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)), ((2 2, 3 2, 3 3, 2 2), (2.1 2.1, 2.2 2.1, 2.2 2.2, 2.1 2.1)))')",
+        "ST_GeomFromText('MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)))')"));
+    c.put("gc", new Col("GEOMETRYCOLLECTION", ColumnKind.JSON,
+        "ST_GeomFromText('GEOMETRYCOLLECTION(POINT(1 2), LINESTRING(0 0, 1 1), POLYGON((0 0, 1 0, 1 1, 0 0)))')",
+        "ST_GeomFromText('GEOMETRYCOLLECTION(MULTIPOINT(1 1, 2 2), GEOMETRYCOLLECTION(POINT(3 4)))')"));
+    c.put("bt1", new Col("BIT(1)", ColumnKind.STRING, "b'1'", "b'0'"));
+    c.put("bt5", new Col("BIT(5)", ColumnKind.STRING, "b'00101'", "b'11111'"));
+    c.put("bt64", new Col("BIT(64)", ColumnKind.STRING,
+        "b'1000000000000000000000000000000000000000000000000000000000000001'", "0"));
     if (mariadb) {
       c.put("u", new Col("UUID", ColumnKind.STRING, "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "'00000000-0000-0000-0000-000000000000'"));
       c.put("i4", new Col("INET4", ColumnKind.STRING, "'192.168.0.1'", "'0.0.0.0'"));
@@ -86,7 +110,7 @@ class EveryTypeEndToEndTest {
     return c;
   }
 
-  private static Map<String, Col> postgresColumns(String schema, String citext) {
+  private static Map<String, Col> postgresColumns(String schema, String citext, String hstore, String ltree) {
     Map<String, Col> c = new LinkedHashMap<>();
     c.put("si", new Col("smallint", ColumnKind.INTEGER, "-32768", "32767"));
     c.put("i", new Col("integer", ColumnKind.INTEGER, "-2147483648", "2147483647"));
@@ -125,6 +149,49 @@ class EveryTypeEndToEndTest {
     c.put("jb", new Col("jsonb", ColumnKind.JSON, "'{\"a\": [1, 2.50], \"n\": {\"k\": -1}}'", "'[1, \"two\", 3.5]'"));
     c.put("ai", new Col("int[]", ColumnKind.JSON, "'{1,2,3}'", "'{}'"));
     c.put("at", new Col("text[]", ColumnKind.JSON, "'{\"a\",NULL,\"q\\\"x\"}'", "'{\"é😀\"}'"));
+    // every other category (docs/TYPES.md): text search, ranges, hstore, money, geometric, ltree,
+    // composite, domains, oid, pg_lsn, jsonpath, "char", xid8, and arrays of them
+    c.put("tsv", new Col("tsvector", ColumnKind.STRING, "'a fat cat sat on a mat'", "''"));
+    c.put("tsq", new Col("tsquery", ColumnKind.STRING, "'fat & (rat | !cat)'", "'a'"));
+    c.put("i4r", new Col("int4range", ColumnKind.STRING, "'[1,5)'", "'empty'"));
+    c.put("nr", new Col("numrange", ColumnKind.STRING, "'(1.50,2.5]'", "'(,)'"));
+    c.put("tsr", new Col("tsrange", ColumnKind.STRING, "'[2024-02-29 13:45:30.5,2024-03-01)'", "'(,2024-01-01]'"));
+    c.put("tzr", new Col("tstzrange", ColumnKind.STRING, "'[2024-02-29 13:45:30+02,2024-03-01 00:00+00)'",
+        "'[2024-01-01 00:00+00,infinity)'"));
+    c.put("dr", new Col("daterange", ColumnKind.STRING, "'[2024-01-01,2024-02-01)'", "'[2024-01-01,)'"));
+    c.put("i4mr", new Col("int4multirange", ColumnKind.STRING, "'{[1,3), [5,7)}'", "'{}'"));
+    c.put("tzmr", new Col("tstzmultirange", ColumnKind.STRING, "'{[2024-01-01 00:00+05,2024-01-02 00:00+05)}'", "'{}'"));
+    c.put("hs", new Col(hstore, ColumnKind.JSON, "'a=>1, \"b c\"=>NULL, é=>😀'", "''"));
+    c.put("mo", new Col("money", ColumnKind.DECIMAL, "1234567.89", "-0.01"));
+    c.put("pt", new Col("point", ColumnKind.STRING, "'(1.5,-2)'", "'(0,0)'"));
+    c.put("ln", new Col("line", ColumnKind.STRING, "'{1,2,3}'", "'{0,1,0}'"));
+    c.put("ls", new Col("lseg", ColumnKind.STRING, "'[(0,0),(1.5,1)]'", "'[(1,1),(2,2)]'"));
+    c.put("bx", new Col("box", ColumnKind.STRING, "'(1,1),(0,0)'", "'(2,2),(-1,-1)'"));
+    c.put("pa", new Col("path", ColumnKind.STRING, "'[(0,0),(1,1),(2,0)]'", "'((0,0),(1,1))'"));
+    c.put("pg", new Col("polygon", ColumnKind.STRING, "'((0,0),(1,1),(1,0))'", "'((0,0),(0,1),(1,1),(1,0))'"));
+    c.put("cc", new Col("circle", ColumnKind.STRING, "'<(1,2),3.5>'", "'<(0,0),1>'"));
+    c.put("lt", new Col(ltree, ColumnKind.STRING, "'Top.Science.Astronomy'", "''"));
+    c.put("ad", new Col(schema + ".address", ColumnKind.JSON, "ROW('Main St', 12345, '2024-02-29 13:45:30+02', "
+        + "'\\x0102', 1.50)", "ROW(NULL, NULL, NULL, NULL, NULL)"));
+    c.put("pi", new Col(schema + ".posint", ColumnKind.INTEGER, "42", "2147483647"));
+    c.put("pn", new Col(schema + ".price", ColumnKind.DECIMAL, "12.3", "0.01"));
+    c.put("oi", new Col("oid", ColumnKind.INTEGER, "4294967295", "0"));
+    c.put("lsn", new Col("pg_lsn", ColumnKind.STRING, "'16/B374D848'", "'0/0'"));
+    c.put("jp", new Col("jsonpath", ColumnKind.STRING, "'$.a[*] ? (@ > 2)'", "'$'"));
+    c.put("ch", new Col("\"char\"", ColumnKind.STRING, "'x'", "'y'"));
+    c.put("x8", new Col("xid8", ColumnKind.STRING, "'123'", "'0'"));
+    c.put("aiv", new Col("interval[]", ColumnKind.JSON, "'{\"1 day\",\"-02:00:00\"}'", "'{}'"));
+    c.put("ain", new Col("inet[]", ColumnKind.JSON, "'{10.0.0.1,::1}'", "'{NULL}'"));
+    c.put("an", new Col("numeric[]", ColumnKind.JSON, "'{1.50,-2}'", "'{{1,2},{3,4}}'"));
+    c.put("atz", new Col("timestamptz[]", ColumnKind.JSON, "'{\"2024-02-29 13:45:30.5+02\",infinity}'", "'{}'"));
+    c.put("aby", new Col("bytea[]", ColumnKind.JSON, "ARRAY['\\x0001'::bytea, NULL]", "'{}'"));
+    c.put("ae", new Col(schema + ".mood[]", ColumnKind.JSON, "'{happy,sad}'", "'{}'"));
+    c.put("amo", new Col("money[]", ColumnKind.JSON, "ARRAY[1.5::money, (-1234.5)::money]", "'{}'"));
+    c.put("atr", new Col("tstzrange[]", ColumnKind.JSON, "ARRAY['[2024-01-01 00:00+01,2024-01-02 00:00+01)'::tstzrange]",
+        "'{}'"));
+    c.put("ahs", new Col(hstore + "[]", ColumnKind.JSON, "ARRAY['a=>1'::" + hstore + "]", "'{}'"));
+    c.put("aad", new Col(schema + ".address[]", ColumnKind.JSON, "ARRAY[ROW('x', 1, '2024-01-01 00:00+03', NULL, 2)::"
+        + schema + ".address]", "'{}'"));
     return c;
   }
 
@@ -135,14 +202,19 @@ class EveryTypeEndToEndTest {
       Map<String, Col> cols;
       List<String> ddl = new ArrayList<>();
       if (kind == Kind.POSTGRESQL) {
-        cols = postgresColumns(p.db.schema(), PostgresExtensions.citext(p.db));
-        ddl.add("CREATE TYPE " + p.db.schema() + ".mood AS ENUM ('sad', 'happy')");
+        cols = postgresColumns(p.db.schema(), PostgresExtensions.citext(p.db), PostgresExtensions.hstore(p.db),
+            PostgresExtensions.ltree(p.db));
+        String schema = p.db.schema();
+        ddl.add("CREATE TYPE " + schema + ".mood AS ENUM ('sad', 'happy')");
+        ddl.add("CREATE TYPE " + schema + ".address AS (street text, zip int, at timestamptz, raw bytea, amount numeric)");
+        ddl.add("CREATE DOMAIN " + schema + ".posint AS int CHECK (VALUE > 0)");
+        ddl.add("CREATE DOMAIN " + schema + ".price AS numeric(8,2)");
       } else {
         cols = mysqlColumns(isMariadb(p));
       }
       ddl.add(createTable(cols));
-      ddl.addAll(writes(kind, insert(1, cols, 'a'), insert(2, cols, 'b'), insert(3, cols, 'n')));
       p.transaction(ddl.toArray(new String[0]));
+      write(p, kind, insert(1, cols, 'a'), insert(2, cols, 'b'), insert(3, cols, 'n'));
       p.startServer();
 
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("types"), "every_type");
@@ -161,16 +233,14 @@ class EveryTypeEndToEndTest {
       m.addListener(events::add);
 
       // live inserts: values, the other values, NULL everywhere (MySQL: in a non-UTC session)
-      p.transaction(writes(kind, insert(4, cols, 'a'), insert(5, cols, 'b'), insert(6, cols, 'n'))
-          .toArray(new String[0]));
+      write(p, kind, insert(4, cols, 'a'), insert(5, cols, 'b'), insert(6, cols, 'n'));
       awaitEvents(events, 3);
       Map<String, Map<String, String>> afterInserts = assertMirrorEqualsTable(p, m);
       assertImages(events, Op.INSERT, null, afterInserts, m.columns(), "4|", "5|", "6|");
 
       // live updates: values → other values, values → NULL, NULL → values
       events.clear();
-      p.transaction(writes(kind, update(1, cols, 'b'), update(2, cols, 'n'), update(3, cols, 'a'))
-          .toArray(new String[0]));
+      write(p, kind, update(1, cols, 'b'), update(2, cols, 'n'), update(3, cols, 'a'));
       awaitEvents(events, 3);
       Map<String, Map<String, String>> afterUpdates = assertMirrorEqualsTable(p, m);
       assertImages(events, Op.UPDATE, afterInserts, afterUpdates, m.columns(), "1|", "2|", "3|");
@@ -244,14 +314,21 @@ class EveryTypeEndToEndTest {
   }
 
   /**
-   * Write statements; on MySQL/MariaDB in a session whose time zone is neither UTC nor the
-   * server's, so TIMESTAMP values must not depend on it.
+   * Runs write statements in one transaction, in a session that prints values differently from
+   * the server: on MySQL/MariaDB a time zone neither UTC nor the server's (TIMESTAMP values must
+   * not depend on it); on PostgreSQL another TimeZone, DateStyle, IntervalStyle, bytea_output and
+   * lc_monetary (set in a DO block, since the JDBC driver refuses a DateStyle other than ISO).
    */
-  private static List<String> writes(Kind kind, String... statements) {
-    List<String> out = new ArrayList<>();
-    out.add(kind == Kind.MYSQL ? "SET time_zone = '+05:30'" : "SET TIME ZONE 'America/New_York'");
-    out.addAll(List.of(statements));
-    return out;
+  private static void write(Pipeline p, Kind kind, String... statements) {
+    if (kind == Kind.MYSQL) {
+      List<String> out = new ArrayList<>(List.of("SET time_zone = '+05:30'"));
+      out.addAll(List.of(statements));
+      p.transaction(out.toArray(new String[0]));
+    } else {
+      p.sql("SET TIME ZONE 'America/New_York'", "DO $w$ BEGIN SET LOCAL DateStyle = 'SQL, DMY'; "
+          + "SET LOCAL IntervalStyle = 'iso_8601'; SET LOCAL bytea_output = 'escape'; SET LOCAL lc_monetary = 'POSIX'; "
+          + String.join("; ", statements) + "; END $w$");
+    }
   }
 
   private static boolean isMariadb(Pipeline p) throws Exception {

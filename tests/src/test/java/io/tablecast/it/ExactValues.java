@@ -18,6 +18,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,10 +38,44 @@ final class ExactValues {
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
   private static final Set<String> FLOAT_WORDS = Set.of("NaN", "Infinity", "-Infinity");
-  private static final Pattern DECLARED_DIGITS = Pattern.compile("\\((\\d)\\)");
+  private static final Pattern DECLARED_DIGITS = Pattern.compile("\\((\\d+)\\)");
+  private static final Set<String> SPATIAL = Set.of("geometry", "point", "linestring", "polygon", "multipoint",
+      "multilinestring", "multipolygon", "geometrycollection", "geomcollection");
   private static final DateTimeFormatter MYSQL_DATE_TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
 
+  /** PostgreSQL types (catalog names, as {@code ColumnInfo.dbType} reports them) with a form below. */
+  private static final Set<String> POSTGRES_TYPES = Set.of("int2", "int4", "int8", "numeric", "float4", "float8",
+      "bool", "text", "varchar", "bpchar", "name", "uuid", "citext", "inet", "cidr", "macaddr", "macaddr8",
+      "interval", "timetz", "xml", "bit", "varbit", "bytea", "date", "time", "timestamp", "timestamptz", "json",
+      "jsonb", "int2[]", "int4[]", "int8[]", "text[]", "varchar[]", "bool[]");
+  /** MySQL/MariaDB types (the name before any {@code (...)} or attribute) with a form below. */
+  private static final Set<String> MYSQL_TYPES = Set.of("tinyint", "smallint", "mediumint", "int", "integer",
+      "bigint", "year", "decimal", "numeric", "float", "double", "real", "char", "varchar", "tinytext", "text",
+      "mediumtext", "longtext", "enum", "set", "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob",
+      "date", "time", "datetime", "timestamp", "json", "uuid", "inet4", "inet6");
+  private static final Pattern TYPE_NAME = Pattern.compile("^([a-z0-9_]+(?:\\[\\])?)");
+
   private ExactValues() {}
+
+  /**
+   * Whether this class has an exact form for {@code column}: a type of docs/TYPES.md's tables
+   * with the kind documented there. Values of other types (spatial, ranges, composites, ...)
+   * need the database to compare them ({@link DatabaseForms}).
+   */
+  static boolean hasExactForm(ColumnInfo column, boolean postgres) {
+    String type = column.dbType().toLowerCase(java.util.Locale.ROOT).replaceAll("\\(.*?\\)", "");
+    Matcher m = TYPE_NAME.matcher(type);
+    if (!m.find() || !(postgres ? POSTGRES_TYPES : MYSQL_TYPES).contains(m.group(1))) {
+      return false;
+    }
+    switch (column.kind()) {
+      case INTEGER: case DECIMAL: case FLOAT: case BOOLEAN: case STRING: case BINARY: case DATE: case TIME:
+      case TIMESTAMP: case TIMESTAMP_TZ: case JSON:
+        return true;
+      default:
+        return false;
+    }
+  }
 
   /**
    * The value of column {@code i}. A MySQL/MariaDB caller must have set the session time zone
@@ -50,6 +85,16 @@ final class ExactValues {
    *     mirror does not know (then the database's text is used)
    */
   static String fromDatabase(ResultSet rs, int i, ColumnInfo column, boolean postgres) throws SQLException {
+    return fromDatabase(rs, i, column, postgres, null);
+  }
+
+  /**
+   * As {@link #fromDatabase(ResultSet, int, ColumnInfo, boolean)}; a PostgreSQL caller reads in a
+   * session with {@code TimeZone = UTC} and passes the row's {@code to_jsonb} text, whose field is
+   * the form of a composite value (and of arrays of composites or hstore) by definition.
+   */
+  static String fromDatabase(ResultSet rs, int i, ColumnInfo column, boolean postgres, String rowJson)
+      throws SQLException {
     String text = rs.getString(i);
     if (text == null || column == null) {
       return text;
@@ -58,13 +103,16 @@ final class ExactValues {
       case INTEGER:
         return new BigInteger(text.trim()).toString();
       case DECIMAL:
+        if (postgres && text.contains("$")) { // money, as lc_monetary = C prints it: -$1,234.56
+          return new BigDecimal(text.replace("$", "").replace(",", "")).toPlainString();
+        }
         return FLOAT_WORDS.contains(text) ? text : rs.getBigDecimal(i).toPlainString();
       case FLOAT:
         return singlePrecision(column) ? Float.toString(rs.getFloat(i)) : Double.toString(rs.getDouble(i));
       case BOOLEAN:
         return Boolean.toString(rs.getBoolean(i));
       case STRING:
-        return text;
+        return !postgres && isMysqlBit(column) ? bits(rs.getBytes(i), declaredDigits(column)) : text;
       case BINARY:
         return Base64.getEncoder().encodeToString(rs.getBytes(i));
       case DATE: {
@@ -91,16 +139,74 @@ final class ExactValues {
             : t.toInstant().toString();
       }
       case JSON:
-        if (postgres && column.dbType().endsWith("[]")) {
-          return json(list(rs.getArray(i)));
+        if (!postgres && isSpatial(column)) {
+          return json(GeoJsonOfWkb.of(rs.getBytes(i)));
         }
-        try {
-          return json(JSON.readValue(text, Object.class));
-        } catch (JsonProcessingException e) {
-          throw new IllegalStateException("column " + column.name() + " holds no JSON: " + text, e);
+        if (postgres && !column.dbType().equals("json") && !column.dbType().equals("jsonb")) {
+          return postgresJson(rs, i, column, text, rowJson);
         }
+        return parsed(column, text);
       default:
         throw new IllegalStateException("no exact form for kind " + column.kind());
+    }
+  }
+
+  /**
+   * PostgreSQL arrays from their text (elements in the forms of their type: numbers, booleans,
+   * date-times with {@code T}, timestamptz with {@code +00:00}, text), hstore from the driver's
+   * map, composite values (and arrays of composites or hstore) from the row's {@code to_jsonb}.
+   */
+  private static String postgresJson(ResultSet rs, int i, ColumnInfo column, String text, String rowJson)
+      throws SQLException {
+    String element = column.dbType().endsWith("[]") ? column.dbType().substring(0, column.dbType().length() - 2) : null;
+    if (element != null && !element.equals("hstore") && !COMPOSITE_ELEMENTS.contains(element)) {
+      if (element.equals("int4") || element.equals("text")) {
+        return json(list(rs.getArray(i))); // as before: the driver's element values
+      }
+      return json(PgArrayText.parse(text, e -> arrayElement(element, e)));
+    }
+    Object o = element == null ? rs.getObject(i) : null;
+    if (o instanceof Map<?, ?> hstore) {
+      return json(hstore);
+    }
+    if (rowJson == null) {
+      throw new IllegalStateException("column " + column.name() + " (" + column.dbType() + ") needs the row's to_jsonb");
+    }
+    try {
+      return json(((Map<?, ?>) JSON.readValue(rowJson, Map.class)).get(column.name()));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("row JSON is not JSON: " + rowJson, e);
+    }
+  }
+
+  /** Element types of arrays in the tests whose elements are composite values. */
+  private static final Set<String> COMPOSITE_ELEMENTS = Set.of("address");
+
+  /** One element of a PostgreSQL array, from its text, in the form {@code to_jsonb} gives it. */
+  private static Object arrayElement(String type, String text) {
+    switch (type) {
+      case "int2": case "int8": case "oid":
+        return new BigInteger(text);
+      case "float4": case "float8":
+        return FLOAT_WORDS.contains(text) ? text : Double.parseDouble(text);
+      case "numeric": // a generic row holds JSON fractions as doubles, whole numbers as integers
+        return text.equals("NaN") ? text : text.contains(".") ? (Object) Double.parseDouble(text) : new BigInteger(text);
+      case "bool":
+        return text.equals("t");
+      case "timestamp": case "date":
+        return text.replace(' ', 'T');
+      case "timestamptz":
+        return text.replace(' ', 'T').replaceFirst("\\+00$", "+00:00");
+      default:
+        return text;
+    }
+  }
+
+  private static String parsed(ColumnInfo column, String text) {
+    try {
+      return json(JSON.readValue(text, Object.class));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("column " + column.name() + " holds no JSON: " + text, e);
     }
   }
 
@@ -127,10 +233,44 @@ final class ExactValues {
       case BOOLEAN:
         return v instanceof Boolean ? v.toString() : mismatch(v, column);
       case JSON:
-        return json(v);
+        return json(isSpatial(column) ? doubles(v) : v);
       default: // strings in every other form: decimals, text, base64, temporal values
         return v instanceof String s ? s : mismatch(v, column);
     }
+  }
+
+  /** MySQL/MariaDB spatial types: their JSON form is GeoJSON ({@link GeoJsonOfWkb}). */
+  private static boolean isSpatial(ColumnInfo column) {
+    return SPATIAL.contains(column.dbType().toLowerCase(java.util.Locale.ROOT));
+  }
+
+  /** MySQL/MariaDB {@code bit(n)}: its JSON form is n binary digits. */
+  private static boolean isMysqlBit(ColumnInfo column) {
+    return column.dbType().toLowerCase(java.util.Locale.ROOT).startsWith("bit(");
+  }
+
+  /** The value of a {@code bit(n)} column (big-endian bytes) as exactly {@code n} binary digits. */
+  private static String bits(byte[] bytes, int n) {
+    String digits = new BigInteger(1, bytes).toString(2);
+    return "0".repeat(Math.max(0, n - digits.length())) + digits;
+  }
+
+  /** A GeoJSON value with every number as a double, so 1 and 1.0 compare equal. */
+  private static Object doubles(Object v) {
+    if (v instanceof Number n) {
+      return n.doubleValue();
+    }
+    if (v instanceof List<?> list) {
+      List<Object> out = new ArrayList<>();
+      list.forEach(e -> out.add(doubles(e)));
+      return out;
+    }
+    if (v instanceof java.util.Map<?, ?> map) {
+      java.util.Map<Object, Object> out = new java.util.LinkedHashMap<>();
+      map.forEach((k, e) -> out.put(k, doubles(e)));
+      return out;
+    }
+    return v;
   }
 
   private static String mismatch(Object v, ColumnInfo column) {

@@ -64,6 +64,11 @@ class LeastPrivilegeTest {
         assertThat(m.awaitReady(Pipeline.READY)).isTrue();
         p.sql("INSERT INTO items VALUES (2, 'two')", "UPDATE items SET name = 'uno' WHERE id = 1");
         p.awaitMirrorEqualsTable(m, "items");
+        try (Connection c = p.db.connect(); Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery("SELECT server_name FROM tablecast_consumers")) {
+          assertThat(rs.next()).as("the serving user registered the server").isTrue();
+          assertThat(rs.getString(1)).isEqualTo("least-privilege");
+        }
       }
     }
   }
@@ -113,6 +118,7 @@ class LeastPrivilegeTest {
           "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'serve-pw'",
           "GRANT SELECT ON `" + schema + "`.`items`" + to,
           "GRANT SELECT, DELETE ON `" + schema + "`.`tablecast_outbox`" + to,
+          "GRANT SELECT, INSERT, UPDATE, DELETE ON `" + schema + "`.`tablecast_consumers`" + to,
           "GRANT PROCESS ON *.*" + to);
       return p.db.jdbcUrl().replaceAll("user=[^&]*", "user=" + user).replaceAll("password=[^&]*", "password=serve-pw");
     }
@@ -121,7 +127,8 @@ class LeastPrivilegeTest {
         "CREATE ROLE " + user + " LOGIN PASSWORD 'serve-pw'",
         "GRANT USAGE ON SCHEMA " + q + " TO " + user,
         "GRANT SELECT ON " + q + ".items, " + q + ".tablecast_outbox TO " + user,
-        "GRANT DELETE ON " + q + ".tablecast_outbox TO " + user);
+        "GRANT DELETE ON " + q + ".tablecast_outbox TO " + user,
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON " + q + ".tablecast_consumers TO " + user);
     String url = p.db.jdbcUrl().replaceAll("user=[^&]*", "user=" + user);
     return url.contains("password=") ? url.replaceAll("password=[^&]*", "password=serve-pw") : url + "&password=serve-pw";
   }

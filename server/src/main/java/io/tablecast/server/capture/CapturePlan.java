@@ -21,7 +21,11 @@ public final class CapturePlan {
   private final List<TableSchema> tables;
   private final Map<String, RowNormalizer> normalizers = new LinkedHashMap<>();
 
-  CapturePlan(Dialect dialect, String jdbcUrl, Properties properties, String outboxSchema, List<TableSchema> tables) {
+  private final Map<TableId, ColumnChoice> choices;
+
+  CapturePlan(Dialect dialect, String jdbcUrl, Properties properties, String outboxSchema, List<TableSchema> tables,
+      Map<TableId, ColumnChoice> choices) {
+    this.choices = Map.copyOf(choices);
     this.dialect = dialect;
     this.jdbcUrl = jdbcUrl;
     this.properties = properties;
@@ -53,6 +57,11 @@ public final class CapturePlan {
     return DriverManager.getConnection(jdbcUrl, properties);
   }
 
+  /** The schema (PostgreSQL) or database (MySQL) of the outbox. */
+  public String outboxSchema() {
+    return outboxSchema;
+  }
+
   public List<TableSchema> tables() {
     return tables;
   }
@@ -68,12 +77,48 @@ public final class CapturePlan {
     for (TableSchema t : tables) {
       replaced.add(t.id().equals(table.id()) ? table : t);
     }
-    return new CapturePlan(dialect, jdbcUrl, properties, outboxSchema, replaced);
+    return new CapturePlan(dialect, jdbcUrl, properties, outboxSchema, replaced, choices);
   }
 
   /** Whether capture triggers made for {@code before} also capture {@code after}: they record only the key. */
   public static boolean sameKey(TableSchema before, TableSchema after) {
-    return TriggerScripts.keyColumns(before).equals(TriggerScripts.keyColumns(after));
+    return MysqlTriggers.keyColumns(before).equals(MysqlTriggers.keyColumns(after));
+  }
+
+  /**
+   * Every trigger the cached tables need now (MySQL/MariaDB: their own, and their parents'
+   * key-recording triggers for every foreign-key action into them), whether the catalog shows
+   * it, and what cannot be captured. Costs a few indexed catalog lookups per table.
+   *
+   * @throws UnsupportedOperationException for a dialect without this check (PostgreSQL, for now)
+   */
+  public CaptureStatus captureStatus(Connection c) throws SQLException {
+    return CaptureDialect.of(dialect).captureStatus(c, new CaptureDialect.Installation(outboxSchema, outboxTable()),
+        tables);
+  }
+
+  /**
+   * What the catalog says now about the capture of the cached tables ({@link CaptureCheck}), or
+   * null when this database family has nothing to follow this way (MySQL/MariaDB).
+   *
+   * @param formerMembers relations that belonged to the tables at the previous check
+   */
+  public CaptureCheck checkCapture(Connection c, java.util.Collection<Long> formerMembers) throws SQLException {
+    return CaptureDialect.of(dialect).checkCapture(c, installation(), tables, formerMembers);
+  }
+
+  /** The statements that repair {@code problems} (missing, disabled, stray triggers), for one transaction. */
+  public List<String> repairStatements(Connection c, List<CaptureCheck.Problem> problems) throws SQLException {
+    return CaptureDialect.of(dialect).repairStatements(c, installation(), tables, problems);
+  }
+
+  /** Statements to run first in a transaction that reads whole tables, so rows print as the triggers print them. */
+  public List<String> tableReadSettings() {
+    return CaptureDialect.of(dialect).tableReadSettings();
+  }
+
+  private CaptureDialect.Installation installation() {
+    return new CaptureDialect.Installation(outboxSchema, outboxTable());
   }
 
   /** The normalizer of a table by its qualified name (as stored in the outbox), or null. */
@@ -83,10 +128,12 @@ public final class CapturePlan {
 
   /** A query returning one column: each row of the table as JSON text, from the triggers' generator. */
   public String snapshotQuery(TableSchema table) {
-    String from = Identifiers.quote(dialect, table.id()) + " t";
-    return dialect == Dialect.POSTGRESQL
-        ? "SELECT to_jsonb(t)::text FROM " + from
-        : "SELECT " + TriggerScripts.mysqlJsonObject(table, "t") + " FROM " + from;
+    return CaptureDialect.of(dialect).snapshotQuery(table);
+  }
+
+  /** PostgreSQL: a chunk of the table in key order, for the drift check (see {@link CaptureDialect#chunkQuery}). */
+  public String chunkQuery(TableSchema table, boolean afterKey, int limit) {
+    return CaptureDialect.of(dialect).chunkQuery(table, afterKey, limit);
   }
 
   /**
@@ -95,10 +142,7 @@ public final class CapturePlan {
    * {@link #keyValues}).
    */
   public String rowsByKeyQuery(TableSchema table, int keys) {
-    if (dialect == Dialect.POSTGRESQL) {
-      throw new IllegalStateException("PostgreSQL outbox rows carry whole row images; rows are not read by key");
-    }
-    return TriggerScripts.mysqlRowsByKey(table, keys);
+    return CaptureDialect.of(dialect).rowsByKeyQuery(table, keys);
   }
 
   /** The values to bind for one key image (as the triggers printed it) in {@link #rowsByKeyQuery}. */
@@ -120,6 +164,6 @@ public final class CapturePlan {
    * @throws IllegalArgumentException when the table is gone, lost its key or gained an unsupported type
    */
   public TableSchema describe(Connection c, TableId id) throws SQLException {
-    return Catalog.describe(c, dialect, id);
+    return Catalog.describe(c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL));
   }
 }

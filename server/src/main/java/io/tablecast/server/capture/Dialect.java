@@ -8,4 +8,9 @@ public enum Dialect {
   public boolean isMysqlFamily() {
     return this != POSTGRESQL;
   }
+
+  /** The folder of {@code sql/triggers/} holding this family's templates. */
+  String templates() {
+    return this == POSTGRESQL ? "postgresql" : "mysql";
+  }
 }

@@ -1,36 +1,89 @@
 package io.tablecast.server.capture;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
-/** MySQL/MariaDB: foreign-key actions change child rows without firing triggers. */
+/**
+ * MySQL/MariaDB: foreign-key actions change child rows without firing their triggers. This reads
+ * the acting foreign keys into the cached tables from the catalog ({@link ForeignKeyGraph}) and
+ * gives the parents' key-recording triggers that capture those changes
+ * ({@link MysqlCascadeTriggers}), or names the actions that cannot be captured
+ * ({@link CascadePaths#problems()}).
+ */
 final class ForeignKeyCheck {
   private ForeignKeyCheck() {}
 
   /**
-   * @throws IllegalStateException naming the constraint, when a foreign key with ON DELETE/UPDATE
-   *     CASCADE, SET NULL or SET DEFAULT has a cached table as its child
+   * The triggers the cached tables need on their parents now, and what cannot be captured.
+   *
+   * @param problems the actions that cannot be captured, each naming its constraint and the way out
    */
-  static void refuseCascadesIntoCachedTables(Connection c, List<TableSchema> tables) throws SQLException {
-    for (TableSchema t : tables) {
-      try (PreparedStatement ps = c.prepareStatement("SELECT CONSTRAINT_NAME, REFERENCED_TABLE_NAME, DELETE_RULE, UPDATE_RULE "
-          + "FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ? "
-          + "AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') OR UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT'))")) {
-        ps.setString(1, t.id().schema());
-        ps.setString(2, t.id().name());
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            throw new IllegalStateException("foreign key " + rs.getString(1) + " on cached table " + t.id()
-                + " (referencing " + rs.getString(2) + ", ON DELETE " + rs.getString(3) + ", ON UPDATE "
-                + rs.getString(4) + ") changes rows without firing triggers on MySQL/MariaDB, so the cache would "
-                + "drift; change it to RESTRICT / NO ACTION and cascade in the application, or do not cache "
-                + t.id());
-          }
-        }
+  record Result(List<MysqlCascadeTriggers.CascadeTrigger> triggers, List<CaptureStatus.Problem> problems) {
+    Result {
+      triggers = List.copyOf(triggers);
+      problems = List.copyOf(problems);
+    }
+
+    /**
+     * The triggers.
+     *
+     * @throws IllegalStateException listing every problem, when there is one
+     */
+    List<MysqlCascadeTriggers.CascadeTrigger> orRefuse() {
+      if (!problems.isEmpty()) {
+        throw refusal(problems);
       }
+      return triggers;
+    }
+  }
+
+  static Result check(Connection c, List<TableSchema> tables, String outbox) throws SQLException {
+    Map<TableId, TableSchema> cached = new LinkedHashMap<>();
+    tables.forEach(t -> cached.put(t.id(), t));
+    ForeignKeyGraph graph = ForeignKeyGraph.load(c, cached.keySet());
+    List<CaptureStatus.Problem> problems = new ArrayList<>();
+    for (ForeignKey k : graph.keys()) {
+      try {
+        validate(k);
+      } catch (IllegalArgumentException e) {
+        problems.add(new CaptureStatus.Problem("foreign key " + k.name() + " cannot be followed: " + e.getMessage(),
+            cached.containsKey(k.child()) ? Set.of(k.child()) : Set.of()));
+      }
+    }
+    if (!problems.isEmpty()) {
+      return new Result(List.of(), problems);
+    }
+    CascadePaths paths = CascadePaths.of(graph, cached.keySet());
+    problems.addAll(paths.problems());
+    return new Result(MysqlCascadeTriggers.triggers(paths, cached, outbox), problems);
+  }
+
+  /** The error listing every foreign-key action that cannot be captured. */
+  static IllegalStateException refusal(List<CaptureStatus.Problem> problems) {
+    StringBuilder sb = new StringBuilder("foreign-key actions change cached tables in ways Tablecast cannot capture "
+        + "(MySQL/MariaDB fire no triggers for them, so the cache would drift):");
+    for (CaptureStatus.Problem p : problems) {
+      sb.append("\n  - ").append(p.message());
+    }
+    return new IllegalStateException(sb.toString());
+  }
+
+  /** The names the parents' triggers will quote: refused like the cached tables' own. */
+  private static void validate(ForeignKey k) {
+    for (TableId t : List.of(k.child(), k.parent())) {
+      Identifiers.validate(Dialect.MYSQL, "schema", t.schema());
+      Identifiers.validate(Dialect.MYSQL, "table", t.name());
+    }
+    for (String col : k.childColumns()) {
+      Identifiers.validate(Dialect.MYSQL, "column of table " + k.child().qualified() + ":", col);
+    }
+    for (String col : k.parentColumns()) {
+      Identifiers.validate(Dialect.MYSQL, "column of table " + k.parent().qualified() + ":", col);
     }
   }
 }

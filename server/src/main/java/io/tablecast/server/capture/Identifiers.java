@@ -37,12 +37,12 @@ final class Identifiers {
   }
 
   /**
-   * PostgreSQL: refuses a schema or table name holding {@link TriggerScripts#PG_DOLLAR_TAG}, which
+   * PostgreSQL: refuses a schema or table name holding {@link PgTriggers.DOLLAR_TAG}, which
    * would end the dollar-quoted PL/pgSQL the name is written into.
    */
   static void refuseDollarTag(Dialect dialect, String what, String name) {
-    if (dialect == Dialect.POSTGRESQL && name.contains(TriggerScripts.PG_DOLLAR_TAG)) {
-      throw new IllegalArgumentException(what + " name '" + name + "' contains " + TriggerScripts.PG_DOLLAR_TAG
+    if (dialect == Dialect.POSTGRESQL && name.contains(PgTriggers.DOLLAR_TAG)) {
+      throw new IllegalArgumentException(what + " name '" + name + "' contains " + PgTriggers.DOLLAR_TAG
           + ", the dollar-quote tag of Tablecast's generated PL/pgSQL; rename it to cache the table");
     }
   }

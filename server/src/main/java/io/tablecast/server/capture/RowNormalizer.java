@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Base64;
-import java.util.HexFormat;
 
 /**
  * Turns the JSON a database generated for one row (trigger image or snapshot row: both use the
@@ -100,11 +99,15 @@ public final class RowNormalizer {
       }
       case DECIMAL:
         // Numbers were parsed as BigDecimal, so the database's scale (trailing zeros) is kept.
-        return v.isNumber() ? NODES.textNode(v.decimalValue().toPlainString()) : NODES.textNode(v.asText());
+        if (v.isNumber()) {
+          return NODES.textNode(v.decimalValue().toPlainString());
+        }
+        // PostgreSQL money arrives as lc_monetary = C prints it: -$1,234.56
+        return NODES.textNode(dialect == Dialect.POSTGRESQL ? PgTypes.moneyDecimal(v.asText()) : v.asText());
       case FLOAT:
         if (v.isNumber()) {
           // MySQL FLOAT arrives as the exact double of the float: its shortest float form round-trips it
-          return dialect != Dialect.POSTGRESQL && TriggerScripts.isSinglePrecision(c)
+          return dialect != Dialect.POSTGRESQL && MysqlTriggers.isSinglePrecision(c)
               ? NODES.numberNode((float) v.doubleValue()) : NODES.numberNode(v.doubleValue());
         }
         return NODES.textNode(v.asText()); // NaN, Infinity, -Infinity
@@ -121,8 +124,8 @@ public final class RowNormalizer {
         return v.isTextual() ? v : NODES.textNode(v.isValueNode() ? v.asText() : v.toString());
       case BINARY: {
         String s = v.asText();
-        if (dialect == Dialect.POSTGRESQL && s.startsWith("\\x")) {
-          return NODES.textNode(Base64.getEncoder().encodeToString(HexFormat.of().parseHex(s.substring(2))));
+        if (dialect == Dialect.POSTGRESQL) { // hex, or escape from a writer with bytea_output = escape
+          return NODES.textNode(Base64.getEncoder().encodeToString(PgTypes.bytea(s)));
         }
         return NODES.textNode(s.replace("\n", "").replace("\r", ""));
       }

@@ -1,13 +1,15 @@
 package io.tablecast.server.capture;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -30,6 +32,7 @@ public final class TriggerInstaller implements AutoCloseable {
   private final SourceConfig config;
   private final Connection connection;
   private final Dialect dialect;
+  private final CaptureDialect capture;
   private final String jdbcUrl;
   private final Properties properties;
   private final String defaultSchema;
@@ -40,6 +43,7 @@ public final class TriggerInstaller implements AutoCloseable {
     this.config = config;
     this.connection = connection;
     this.dialect = dialect;
+    this.capture = CaptureDialect.of(dialect);
     this.jdbcUrl = jdbcUrl;
     this.properties = properties;
     this.defaultSchema = defaultSchema;
@@ -95,27 +99,70 @@ public final class TriggerInstaller implements AutoCloseable {
   /**
    * Describes and validates the configured tables from the catalog.
    *
-   * @throws IllegalArgumentException naming the table (unknown, no primary key, bad name) or
-   *     table.column and type (unsupported type)
+   * @throws IllegalArgumentException listing every table that cannot be captured, each named with
+   *     what is wrong (unknown, no primary key, bad name, table.column and an unsupported type) and
+   *     the way out
    */
   public synchronized List<TableSchema> describe() throws SQLException {
     if (tables == null) {
       List<TableSchema> out = new ArrayList<>();
+      List<CaptureFinding> problems = new ArrayList<>();
       Set<String> seen = new HashSet<>();
       for (String name : config.cachedTables()) {
-        TableSchema t = Catalog.describe(connection, dialect, TableId.parse(name, defaultSchema));
-        if (seen.add(t.id().qualified())) {
-          out.add(t);
+        try {
+          TableSchema t = describeOne(name);
+          if (seen.add(t.id().qualified())) {
+            out.add(t);
+          }
+        } catch (IllegalArgumentException e) {
+          problems.add(CaptureFinding.error(subject(name), e.getMessage()));
         }
+      }
+      if (!problems.isEmpty()) {
+        throw new IllegalArgumentException(CaptureFinding.listing("cached_tables cannot be captured as configured",
+            problems));
       }
       tables = List.copyOf(out);
     }
     return tables;
   }
 
+  /** One configured table, described. */
+  TableSchema describeOne(String name) throws SQLException {
+    return Catalog.describe(connection, dialect, TableId.parse(name, defaultSchema), config.columnChoice(name));
+  }
+
+  /** How a configured table name is shown in findings: qualified when it parses. */
+  String subject(String name) {
+    try {
+      return TableId.parse(name, defaultSchema).qualified();
+    } catch (IllegalArgumentException e) {
+      return name;
+    }
+  }
+
+  /**
+   * Everything {@code tablecast check} reports: each table, the outbox and the capture of each
+   * table, the privileges serving needs, and the running servers that share this outbox.
+   * Never throws for a problem it can name; {@link CaptureFinding#stopsServe()} tells which stop
+   * a start.
+   */
+  public List<CaptureFinding> check() throws SQLException {
+    return new ConfigurationCheck(this, connection, capture, installation(), config).run();
+  }
+
+  /** The configured table names, as written. */
+  List<String> configuredNames() {
+    return config.cachedTables();
+  }
+
   /** What the tailer needs; describes the tables first. */
   public CapturePlan plan() throws SQLException {
-    return new CapturePlan(dialect, jdbcUrl, properties, defaultSchema, describe());
+    Map<TableId, ColumnChoice> choices = new HashMap<>();
+    for (String name : config.cachedTables()) {
+      choices.put(TableId.parse(name, defaultSchema), config.columnChoice(name));
+    }
+    return new CapturePlan(dialect, jdbcUrl, properties, defaultSchema, describe(), choices);
   }
 
   /** The full install script: exactly the statements {@link #install()} would run now. */
@@ -123,77 +170,123 @@ public final class TriggerInstaller implements AutoCloseable {
     StringBuilder sb = new StringBuilder("-- Tablecast capture for ").append(dialect).append(", outbox ")
         .append(outbox()).append('\n');
     for (String s : installStatements(installedTriggers())) {
-      sb.append('\n').append(s).append(";\n");
+      sb.append('\n').append(capture.printable(s)).append('\n');
     }
     return sb.toString();
   }
 
   /**
-   * Creates the outbox and the capture triggers, replacing stale MySQL triggers (after ALTER
-   * TABLE) by creating the new ones before dropping the old, so no write goes uncaptured.
+   * Creates the outbox, the consumer registry and the capture triggers, replacing stale MySQL
+   * triggers (after ALTER TABLE) by creating the new ones before dropping the old, so no write
+   * goes uncaptured. Never removes the capture of a table that is not configured here: another
+   * server may need it ({@link ConsumerRegistry}); {@link #uninstall(Set, boolean)} removes it.
    *
    * @throws IllegalStateException naming the constraint, when a MySQL foreign key would change a
    *     cached table by cascade (cascades fire no triggers there)
    */
   public void install() throws SQLException {
     List<InstalledTrigger> installed = installedTriggers();
-    List<String> statements = installStatements(installed);
-    boolean pg = dialect == Dialect.POSTGRESQL;
-    connection.setAutoCommit(!pg); // PostgreSQL DDL is transactional: all or nothing
+    execute(installStatements(installed));
+    for (TableSchema t : tables) {
+      LOG.info("Capture installed on {} ({} columns, key {}), outbox {}", t.id(), t.columns().size(), t.primaryKey(), outbox());
+    }
+    List<ConsumerRegistry.Consumer> live = ConsumerRegistry.live(connection, dialect, defaultSchema);
+    for (TableId id : unconfigured(installed).stream().map(InstalledTrigger::owner).distinct().toList()) {
+      List<ConsumerRegistry.Consumer> needing = needing(live, id);
+      if (needing.isEmpty()) {
+        LOG.warn("Capture of {} kept although neither this configuration nor a running server needs it; "
+            + "`tablecast uninstall --table {}` removes it", id, id);
+      } else {
+        LOG.info("Capture of {} kept: {} needs it", id, needing);
+      }
+    }
+  }
+
+  /** Runs statements in order; all or nothing where DDL is transactional (PostgreSQL). */
+  private void execute(List<String> statements) throws SQLException {
+    boolean transactional = capture.transactionalDdl();
+    connection.setAutoCommit(!transactional);
     try (Statement s = connection.createStatement()) {
       for (String sql : statements) {
         s.execute(sql);
       }
-      if (pg) {
+      if (transactional) {
         connection.commit();
       }
     } catch (SQLException | RuntimeException e) {
-      if (pg) {
+      if (transactional) {
         connection.rollback();
       }
       throw e;
     } finally {
       connection.setAutoCommit(true);
     }
-    for (TableSchema t : tables) {
-      LOG.info("Capture installed on {} ({} columns, key {}), outbox {}", t.id(), t.columns().size(), t.primaryKey(), outbox());
-    }
-    for (TableId id : unconfigured(installed).stream().map(InstalledTrigger::table).distinct().toList()) {
-      LOG.warn("Capture removed from {}: it is no longer in cached_tables (its triggers wrote to outbox {})", id, outbox());
-    }
+  }
+
+  /** As {@link #uninstall(Set, boolean)} of everything, refused while a server runs on this outbox. */
+  public void uninstall() throws SQLException {
+    uninstall(Set.of(), false);
   }
 
   /**
-   * Drops the triggers, the PostgreSQL function and the outbox. Needs no table to still exist.
-   * On MySQL/MariaDB every Tablecast trigger that writes to this outbox is dropped, also on tables
-   * no longer in {@code cached_tables}.
+   * Removes capture. With no {@code tables}: every Tablecast trigger that writes to this outbox
+   * (also on tables no longer in {@code cached_tables}, so no trigger is left writing to a dropped
+   * outbox), the PostgreSQL function, the registry and the outbox; needs no table to still exist.
+   * With {@code tables}: only the capture of those tables (qualified or in the outbox's schema);
+   * the outbox stays.
+   *
+   * @param force remove even what a running server needs (it then stops receiving changes)
+   * @throws IllegalStateException naming every running server that needs what would be removed,
+   *     unless {@code force}
    */
-  public void uninstall() throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      if (dialect == Dialect.POSTGRESQL) {
-        Set<TableId> attached = new java.util.LinkedHashSet<>();
-        for (InstalledTrigger t : installedTriggers()) {
-          attached.add(t.table());
-        }
-        s.execute("DROP FUNCTION IF EXISTS " + Identifiers.quote(dialect, defaultSchema) + ".tablecast_capture() CASCADE");
-        for (TableId t : attached) {
-          LOG.info("Capture removed from {}", t);
-        }
-      } else {
-        // every trigger writing to this outbox, configured table or not: a trigger left behind
-        // would make writes to its table fail once the outbox is gone
-        Set<TableId> removedFrom = new java.util.LinkedHashSet<>();
-        for (InstalledTrigger t : installedTriggers()) {
-          s.execute(t.dropSql(dialect));
-          removedFrom.add(t.table());
-        }
-        for (TableId id : removedFrom) {
-          LOG.info("Capture removed from {}", id);
+  public void uninstall(Set<String> tables, boolean force) throws SQLException {
+    List<InstalledTrigger> installed = installedTriggers();
+    List<ConsumerRegistry.Consumer> live = ConsumerRegistry.live(connection, dialect, defaultSchema);
+    Set<TableId> only = new LinkedHashSet<>();
+    tables.forEach(t -> only.add(TableId.parse(t, defaultSchema)));
+    List<String> refusals = new ArrayList<>();
+    for (ConsumerRegistry.Consumer c : live) {
+      List<String> needed = c.tables().stream()
+          .filter(t -> only.isEmpty() || only.contains(TableId.parse(t, defaultSchema))).toList();
+      if (!needed.isEmpty()) {
+        refusals.add(c + " (registered " + c.id() + ") needs the capture of " + needed);
+      }
+    }
+    if (!refusals.isEmpty() && !force) {
+      throw new IllegalStateException("refusing to uninstall: " + String.join("; ", refusals)
+          + ". Stop " + (refusals.size() == 1 ? "it" : "them") + " first, or pass --force (" + (refusals.size() == 1
+              ? "it stops" : "they stop") + " receiving changes).");
+    }
+    for (String r : refusals) {
+      LOG.warn("Uninstalling with --force although {}", r);
+    }
+    if (!only.isEmpty()) {
+      List<String> drops = new ArrayList<>();
+      for (InstalledTrigger t : installed) {
+        if (only.contains(t.owner())) { // PostgreSQL: with the triggers on its partitions and children
+          drops.add(capture.dropSql(t));
         }
       }
+      execute(drops);
+      only.forEach(id -> LOG.info("Capture removed from {}", id));
+      return;
+    }
+    try (Statement s = connection.createStatement()) {
+      for (String sql : capture.uninstallStatements(connection, installation(), installed)) {
+        s.execute(sql);
+      }
+      for (TableId id : installed.stream().map(InstalledTrigger::table).distinct().toList()) {
+        LOG.info("Capture removed from {}", id);
+      }
+      s.execute("DROP TABLE IF EXISTS " + ConsumerRegistry.table(dialect, defaultSchema));
       s.execute("DROP TABLE IF EXISTS " + outbox());
       LOG.info("Outbox {} dropped", outbox());
     }
+  }
+
+  private List<ConsumerRegistry.Consumer> needing(List<ConsumerRegistry.Consumer> live, TableId table) {
+    return live.stream().filter(c -> c.tables().stream().anyMatch(t -> TableId.parse(t, defaultSchema).equals(table)))
+        .toList();
   }
 
   /**
@@ -204,81 +297,34 @@ public final class TriggerInstaller implements AutoCloseable {
    * @throws IllegalStateException naming the first table whose capture is missing or stale
    */
   public void verifyInstalled() throws SQLException {
-    describe();
-    if (dialect == Dialect.POSTGRESQL) {
-      String prosrc = null;
-      try (PreparedStatement ps = connection.prepareStatement("SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n "
-          + "ON n.oid = p.pronamespace WHERE n.nspname = ? AND p.proname = 'tablecast_capture'")) {
-        ps.setString(1, defaultSchema);
-        try (ResultSet rs = ps.executeQuery()) {
-          prosrc = rs.next() ? rs.getString(1) : null;
-        }
-      }
-      if (prosrc == null || !prosrc.equals(TriggerScripts.pgFunctionBody(defaultSchema)) || !outboxExists()) {
-        throw new IllegalStateException("the Tablecast outbox or capture function in schema " + defaultSchema
-            + " is missing or outdated; run install (or set install_triggers: true)");
-      }
-      for (TableSchema t : tables) {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass "
-            + "AND tgname IN ('tablecast_capture', 'tablecast_truncate')")) {
-          ps.setString(1, Identifiers.quote(dialect, t.id()));
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next() || rs.getInt(1) != 2) {
-              throw missing(t.id());
-            }
-          }
-        }
-      }
-      return;
-    }
-    ForeignKeyCheck.refuseCascadesIntoCachedTables(connection, tables);
-    if (!outboxExists()) {
-      throw new IllegalStateException("the Tablecast outbox " + outbox() + " does not exist; run install "
-          + "(or set install_triggers: true)");
-    }
-    for (TableSchema t : tables) {
-      Set<String> present = new HashSet<>(mysqlTriggerNames(t.id()));
-      if (present.isEmpty() && !TriggerPrivilege.holds(connection, t.id())) {
-        // MySQL shows triggers only to holders of TRIGGER, which the serving user should not have
-        LOG.warn("Cannot see the capture triggers of {}: this user lacks the TRIGGER privilege on it, as the "
-            + "least-privilege serving grants intend (docs/SECURITY.md), so the server trusts that `tablecast "
-            + "install` ran after the table was last created or altered. If it did not, changes of {} reach "
-            + "clients only through reconciliation (source.reconcile_interval).", t.id(), t.id());
-        continue;
-      }
-      for (TriggerScripts.MysqlTrigger trigger : TriggerScripts.mysqlTriggers(t, outbox())) {
-        if (!present.contains(trigger.name())) {
-          throw missing(t.id());
-        }
-      }
+    List<CaptureFinding> problems = installProblems(describe());
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException(CaptureFinding.listing("the capture is not installed as configured", problems));
     }
   }
 
-  private IllegalStateException missing(TableId id) {
+  /** The installation problems of the tables (outbox, triggers missing or stale), every one. */
+  List<CaptureFinding> installProblems(List<TableSchema> described) throws SQLException {
+    return capture.installProblems(connection, installation(), described);
+  }
+
+
+  /** The error for a table whose capture triggers are missing or do not match its columns. */
+  static IllegalStateException missing(TableId id) {
     return new IllegalStateException("capture triggers on table " + id + " are missing or stale (was the table "
         + "altered?); run install (or set install_triggers: true)");
   }
 
-  private boolean outboxExists() throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(dialect == Dialect.POSTGRESQL
-        ? "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 'tablecast_outbox'"
-        : "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'tablecast_outbox'")) {
-      ps.setString(1, defaultSchema);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  /** Of this installation's triggers, those on tables no longer in {@code cached_tables}. */
+  /**
+   * Of this installation's triggers, those capturing tables no longer in {@code cached_tables}
+   * (by owner: a PostgreSQL partition or child carries the triggers of its cached ancestor).
+   */
   private List<InstalledTrigger> unconfigured(List<InstalledTrigger> installed) throws SQLException {
-    Set<TableId> configured = new HashSet<>();
-    for (TableSchema t : describe()) {
-      configured.add(t.id());
-    }
+    // the cached tables, and (MySQL) the parents whose key-recording triggers they need
+    Set<TableId> configured = capture.triggerTables(connection, describe());
     List<InstalledTrigger> out = new ArrayList<>();
     for (InstalledTrigger t : installed) {
-      if (!configured.contains(t.table())) {
+      if (!configured.contains(t.owner())) {
         out.add(t);
       }
     }
@@ -286,51 +332,22 @@ public final class TriggerInstaller implements AutoCloseable {
   }
 
   /**
-   * What install runs: outbox, triggers of the configured tables, then drops of this
-   * installation's triggers that are stale (MySQL, after ALTER TABLE) or on unconfigured tables.
+   * What install runs: outbox, triggers of the configured tables, drops of this installation's
+   * triggers that are stale (MySQL, after ALTER TABLE), and the consumer registry.
    */
   private List<String> installStatements(List<InstalledTrigger> installed) throws SQLException {
-    describe();
-    List<InstalledTrigger> unconfigured = unconfigured(installed);
-    List<String> out = new ArrayList<>();
-    if (dialect == Dialect.POSTGRESQL) {
-      out.addAll(TriggerScripts.pgOutbox(defaultSchema));
-      for (TableSchema t : tables) {
-        out.add(TriggerScripts.pgTrigger(defaultSchema, t.id()));
-      }
-      for (InstalledTrigger t : unconfigured) {
-        out.add(t.dropSql(dialect));
-      }
-      return out;
-    }
-    ForeignKeyCheck.refuseCascadesIntoCachedTables(connection, tables);
-    out.addAll(TriggerScripts.mysqlOutbox(dialect, outbox()));
-    List<String> drops = new ArrayList<>();
-    for (TableSchema t : tables) {
-      Set<String> wanted = new HashSet<>();
-      for (TriggerScripts.MysqlTrigger trigger : TriggerScripts.mysqlTriggers(t, outbox())) {
-        out.add(trigger.sql());
-        wanted.add(trigger.name());
-      }
-      for (InstalledTrigger existing : installed) {
-        if (existing.table().equals(t.id()) && !wanted.contains(existing.name())) {
-          drops.add(existing.dropSql(dialect));
-        }
-      }
-    }
-    out.addAll(drops); // stale triggers go only after their replacements exist
-    for (InstalledTrigger t : unconfigured) {
-      out.add(t.dropSql(dialect));
-    }
+    List<String> out = new ArrayList<>(capture.installStatements(connection, installation(), describe(), installed,
+        List.of()));
+    out.addAll(ConsumerRegistry.createStatements(dialect, defaultSchema));
     return out;
   }
 
   private List<InstalledTrigger> installedTriggers() throws SQLException {
-    return InstalledTrigger.find(connection, dialect, defaultSchema, outbox());
+    return capture.installedTriggers(connection, installation());
   }
 
-  private List<String> mysqlTriggerNames(TableId id) throws SQLException {
-    return InstalledTrigger.mysqlNames(connection, id);
+  private CaptureDialect.Installation installation() {
+    return new CaptureDialect.Installation(defaultSchema, outbox());
   }
 
   private String outbox() {

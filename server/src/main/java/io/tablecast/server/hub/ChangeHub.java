@@ -3,6 +3,7 @@ package io.tablecast.server.hub;
 import io.netty.channel.Channel;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
+import io.tablecast.protocol.Op;
 import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.tail.CommittedBatch;
@@ -47,6 +48,7 @@ public final class ChangeHub implements AutoCloseable {
   private final ExecutorService catchUps;
   private final ResumeBuffer resume;
   private final TableImages images = new TableImages();
+  private final DriftPasses driftPasses = new DriftPasses();
   private final Set<Subscriber> sessions = new LinkedHashSet<>();
   private final SessionLimits limits;
   private final SlowConsumerPolicy slow;
@@ -181,6 +183,7 @@ public final class ChangeHub implements AutoCloseable {
   public void install(Collection<TableImage> loaded) {
     await(() -> {
       images.replaceAll(loaded);
+      driftPasses.reset();
       return null;
     });
   }
@@ -195,20 +198,18 @@ public final class ChangeHub implements AutoCloseable {
       if (!batch.events().isEmpty()) {
         apply(batch);
       }
-      reconcile(batch.reconciliation());
+      batch.tableReads().forEach(this::reconcile);
       return null;
     });
   }
 
   /**
-   * Compares a table's image (already at the reconciliation's position) with the rows the
-   * source read at that position and publishes the differences as a normal change batch: drift
-   * the triggers did not capture. Hub thread.
+   * Compares a table's image (already at the read's position) with the rows the source read at
+   * that position and publishes the differences as a normal change batch. For a reconciliation
+   * they are drift the triggers did not capture (a repair, WARN); for a resync they are the
+   * change the capture reported without rows (INFO). Hub thread.
    */
-  private void reconcile(CommittedBatch.Reconciliation r) {
-    if (r == null) {
-      return;
-    }
+  private void reconcile(CommittedBatch.TableRead r) {
     String name = r.schema().id().qualified();
     TableImage image = images.get(name);
     if (image == null) {
@@ -221,25 +222,48 @@ public final class ChangeHub implements AutoCloseable {
     }
     List<RowEvent> repairs;
     try {
-      repairs = image.diff(r.rows());
+      repairs = r.chunk() == null ? image.diff(r.rows()) : driftPasses.compare(image, r);
     } catch (RuntimeException e) {
-      LOG.error("cannot reconcile table {}: {}", name, e.getMessage());
+      LOG.error("cannot compare table {} with its image: {}", name, e.getMessage());
       return;
     }
-    metrics.reconciled(name);
-    if (repairs.isEmpty()) {
-      LOG.debug("reconciliation of {} ({} rows): no drift", name, r.rows().size());
-      return;
-    }
-    LOG.warn("reconciliation repaired {} rows of {} (drift the triggers did not capture: TRUNCATE, cascade, "
-        + "ALTER TABLE or triggers disabled)", repairs.size(), name);
-    if (LOG.isDebugEnabled()) { // row images may be sensitive: only on request
-      for (RowEvent e : repairs.subList(0, Math.min(5, repairs.size()))) {
-        LOG.debug("repair of {}: {} {} -> {}", name, e.op(), e.before(), e.after());
+    boolean resync = r.purpose() == CommittedBatch.Purpose.RESYNC;
+    if (resync) {
+      metrics.resynced(name, repairs.size());
+      LOG.info("resync of {} ({} rows read): {} rows differed", name, r.rows().size(), repairs.size());
+    } else {
+      if (r.chunk() == null || r.chunk().last()) {
+        metrics.reconciled(name); // the whole table was compared
       }
+      if (repairs.isEmpty()) {
+        LOG.debug("reconciliation of {} ({} rows{}): no drift", name, r.rows().size(),
+            r.chunk() == null ? "" : ", one key range");
+        return;
+      }
+      LOG.warn("reconciliation repaired {} rows of {}, keys {} (drift the triggers did not capture: TRUNCATE, "
+          + "cascade, ALTER TABLE or triggers disabled)", repairs.size(), name, keysOf(image, repairs));
+      if (LOG.isDebugEnabled()) { // row images may be sensitive: only on request
+        for (RowEvent e : repairs.subList(0, Math.min(5, repairs.size()))) {
+          LOG.debug("repair of {}: {} {} -> {}", name, e.op(), e.before(), e.after());
+        }
+      }
+      metrics.reconcileRepaired(name, repairs.size());
     }
-    metrics.reconcileRepaired(name, repairs.size());
-    apply(new CommittedBatch(repairs, 0));
+    if (!repairs.isEmpty()) {
+      apply(new CommittedBatch(repairs, 0));
+    }
+  }
+
+  /** The keys of up to five repairs, for the log (keys, unlike rows, name what differed without its data). */
+  private static List<String> keysOf(TableImage image, List<RowEvent> repairs) {
+    List<String> keys = new ArrayList<>();
+    for (RowEvent e : repairs.subList(0, Math.min(5, repairs.size()))) {
+      keys.add(image.keyOf(e.after() != null ? e.after() : e.before()).toString());
+    }
+    if (repairs.size() > 5) {
+      keys.add("...");
+    }
+    return keys;
   }
 
   /** Registers a session that completed its hello. Any thread. */
@@ -297,6 +321,9 @@ public final class ChangeHub implements AutoCloseable {
           Message.Change c = image.apply(e);
           if (c != null) {
             changes.add(c);
+            if (c.op() != Op.DELETE) {
+              driftPasses.touched(e.table(), c.key());
+            }
           }
         }
       } catch (RuntimeException ex) {

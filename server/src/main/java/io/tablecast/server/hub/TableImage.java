@@ -54,6 +54,11 @@ public final class TableImage {
     return rows.get(key);
   }
 
+  /** Calls {@code action} with every key and row, in the image's order. */
+  void forEachRow(java.util.function.BiConsumer<ArrayNode, ObjectNode> action) {
+    rows.forEach(action);
+  }
+
   /** A copy of the row list; the rows themselves are shared and immutable. */
   List<ObjectNode> copyRows() {
     return new ArrayList<>(rows.values());

@@ -10,34 +10,73 @@ import java.util.List;
  *
  * @param events the changes; empty when nothing committed
  * @param captureMillis the outbox {@code created_at} of the newest event (epoch millis), or 0
- * @param reconciliation every row of one table read in the same consistent read as the events,
- *     or null: the table's image after applying {@code events} must equal it
+ * @param tableReads whole tables read in the same consistent read as the events: the table's
+ *     image after applying {@code events} must equal each of them
  */
-public record CommittedBatch(List<RowEvent> events, long captureMillis, Reconciliation reconciliation) {
+public record CommittedBatch(List<RowEvent> events, long captureMillis, List<TableRead> tableReads) {
   public static final CommittedBatch EMPTY = new CommittedBatch(List.of(), 0);
 
   public CommittedBatch {
     events = List.copyOf(events);
+    tableReads = List.copyOf(tableReads);
   }
 
   public CommittedBatch(List<RowEvent> events, long captureMillis) {
-    this(events, captureMillis, null);
+    this(events, captureMillis, List.of());
   }
 
-  /** True when there is neither an event nor a reconciliation. */
+  /** True when there is neither an event nor a table read. */
   public boolean isEmpty() {
-    return events.isEmpty() && reconciliation == null;
+    return events.isEmpty() && tableReads.isEmpty();
+  }
+
+  /** Why a whole table was read with the batch. */
+  public enum Purpose {
+    /**
+     * A periodic check that the image equals the table: any difference is drift the triggers did
+     * not capture, repaired and counted as a repair ({@code tablecast.reconcile.repairs}).
+     */
+    RECONCILE,
+    /**
+     * The capture said the table changed in a way rows cannot describe (a partition truncated,
+     * attached or detached; a child table's TRUNCATE): the difference is the change itself,
+     * published and counted as a resync ({@code tablecast.resyncs}), not as a repair.
+     */
+    RESYNC
   }
 
   /**
    * The rows of one table as the database holds them at the batch's position.
    *
    * @param schema the table as described now (differs from the image's after an ALTER TABLE)
-   * @param rows every row, normalized like the snapshot
+   * @param rows every row, normalized like the snapshot; or, with a {@code chunk}, the rows of
+   *     one key range
+   * @param purpose why it was read
+   * @param chunk null when {@code rows} is the whole table; otherwise where this key range lies
+   *     in a pass over the table in key order
    */
-  public record Reconciliation(TableSchema schema, List<ObjectNode> rows) {
-    public Reconciliation {
+  public record TableRead(TableSchema schema, List<ObjectNode> rows, Purpose purpose, Chunk chunk) {
+    public TableRead {
       rows = List.copyOf(rows);
+      if (chunk != null && purpose != Purpose.RECONCILE) {
+        throw new IllegalArgumentException("only a reconciliation reads a table in chunks, not a " + purpose);
+      }
+    }
+
+    /** The whole table. */
+    public TableRead(TableSchema schema, List<ObjectNode> rows, Purpose purpose) {
+      this(schema, rows, purpose, null);
     }
   }
+
+  /**
+   * One key range of a pass over a table in primary-key order, each range read in the snapshot
+   * of a later batch. The rows read must equal the image's rows of the same keys; a row of the
+   * image that no range of a pass contained, and that no change touched during the pass, is no
+   * longer in the table.
+   *
+   * @param first the range starts at the table's lowest key (a new pass)
+   * @param last the range ends past the table's highest key (the pass is complete)
+   */
+  public record Chunk(boolean first, boolean last) {}
 }

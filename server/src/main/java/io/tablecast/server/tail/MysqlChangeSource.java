@@ -45,6 +45,7 @@ final class MysqlChangeSource implements ChangeSource {
   private static final String REPEATABLE_READ_NEXT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
 
   private final ReconcileSchedule reconciles;
+  private final MysqlCaptureWatch captureWatch;
   private final HikariDataSource pool;
   private final SourceConfig config;
   private final ServerMetrics metrics;
@@ -70,6 +71,7 @@ final class MysqlChangeSource implements ChangeSource {
       ServerMetrics metrics) {
     this.metrics = metrics;
     this.reconciles = new ReconcileSchedule(plan, pool, config, metrics);
+    this.captureWatch = new MysqlCaptureWatch(this::plan, config, metrics);
     this.pool = pool;
     this.config = config;
     this.probeWaitOverride = probeWait;
@@ -81,6 +83,11 @@ final class MysqlChangeSource implements ChangeSource {
   @Override
   public List<TableSchema> tables() {
     return plan().tables();
+  }
+
+  /** The capture check of this source (tests run it by hand). */
+  MysqlCaptureWatch captureWatch() {
+    return captureWatch;
   }
 
   /** The capture plan; replaced when reconciliation reinstalls the triggers after an ALTER TABLE. */
@@ -143,6 +150,7 @@ final class MysqlChangeSource implements ChangeSource {
     pruner.start();
     started = true;
     reconciles.snapshotTaken();
+    captureWatch.start();
     OutboxRows.logSnapshot(LOG, counts, total, start,
         "outbox ids " + min + ".." + max + ", " + gaps.gapCount() + " unresolved gaps");
   }
@@ -212,19 +220,29 @@ final class MysqlChangeSource implements ChangeSource {
     OutboxRead read = null;
     List<RowEvent> events = List.of();
     GapTracker.Look look = null;
-    CommittedBatch.Reconciliation reconciliation = null;
+    List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
+    List<TableSchema> resyncs = captureWatch.pendingResyncs(plan());
     try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-      if (reconcile == null) {
+      if (reconcile == null && resyncs.isEmpty()) {
         read = readOutbox(s); // READ COMMITTED: one statement, one consistent read
       }
-      if (reconcile != null || !read.ids.isEmpty()) {
+      if (reconcile != null || !resyncs.isEmpty() || !read.ids.isEmpty()) {
         s.execute(REPEATABLE_READ_NEXT);
         s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
         try {
           read = readOutbox(s); // again, in the snapshot the rows are read from (it may find more)
           events = read.changed.read(c);
           if (reconcile != null) {
-            reconciliation = reconcileRows(c, reconcile);
+            CommittedBatch.TableRead reconciliation = tableRead(c, reconcile, CommittedBatch.Purpose.RECONCILE);
+            if (reconciliation != null) {
+              tableReads.add(reconciliation);
+            }
+          }
+          for (TableSchema t : resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
+            CommittedBatch.TableRead resync = tableRead(c, t, CommittedBatch.Purpose.RESYNC);
+            if (resync != null) {
+              tableReads.add(resync);
+            }
           }
           s.execute("COMMIT");
         } catch (SQLException | RuntimeException e) {
@@ -252,16 +270,22 @@ final class MysqlChangeSource implements ChangeSource {
       LOG.debug("Batch of {} events, max id {}, {} ids in flight, {} rolled-back ids dropped", events.size(),
           gaps.maxSeen(), gaps.gapCount(), dropped);
     }
-    return OutboxRows.batch(events, read.captureMillis, reconciliation);
+    captureWatch.resynced(resyncs);
+    return OutboxRows.batch(events, read.captureMillis, tableReads);
   }
 
-  /** Every row of {@code table} in the current snapshot; null (retried later) when it cannot be read now. */
-  private CommittedBatch.Reconciliation reconcileRows(Connection c, TableSchema table) {
+
+  /**
+   * Every row of {@code table} in the current snapshot; null when it cannot be read now (e.g. the
+   * table was altered meanwhile: the outbox read stands; a reconciliation comes round again, a
+   * resync is given up, logged, and left to reconciliation).
+   */
+  private CommittedBatch.TableRead tableRead(Connection c, TableSchema table, CommittedBatch.Purpose purpose) {
     try {
-      return new CommittedBatch.Reconciliation(table, OutboxRows.readTable(plan(), c, table));
+      return new CommittedBatch.TableRead(table, OutboxRows.readTable(plan(), c, table), purpose);
     } catch (SQLException | RuntimeException e) {
-      // e.g. the table was altered meanwhile: the outbox read stands, reconcile next time
-      LOG.warn("Reconciliation of {} skipped, will retry: {}", table.id().qualified(), e.getMessage());
+      LOG.warn("{} of {} skipped: {}", purpose == CommittedBatch.Purpose.RECONCILE ? "Reconciliation, retried later,"
+          : "Resync, left to reconciliation,", table.id().qualified(), e.getMessage());
       return null;
     }
   }
@@ -380,6 +404,7 @@ final class MysqlChangeSource implements ChangeSource {
 
   @Override
   public void close() {
+    captureWatch.close();
     pruner.close();
     pool.close();
   }

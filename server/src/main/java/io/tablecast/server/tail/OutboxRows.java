@@ -78,10 +78,10 @@ final class OutboxRows {
   }
 
   static CommittedBatch batch(List<RowEvent> events, long captureMillis) {
-    return batch(events, captureMillis, null);
+    return batch(events, captureMillis, List.of());
   }
 
-  static CommittedBatch batch(List<RowEvent> events, long captureMillis, CommittedBatch.Reconciliation r) {
-    return events.isEmpty() && r == null ? CommittedBatch.EMPTY : new CommittedBatch(events, captureMillis, r);
+  static CommittedBatch batch(List<RowEvent> events, long captureMillis, List<CommittedBatch.TableRead> reads) {
+    return events.isEmpty() && reads.isEmpty() ? CommittedBatch.EMPTY : new CommittedBatch(events, captureMillis, reads);
   }
 }

@@ -13,8 +13,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,11 @@ final class PgChangeSource implements ChangeSource {
   private final String readSql;
   private final OutboxPruner pruner;
   private final ServerMetrics metrics;
+  private final PgCaptureWatch watch;
+  private final PgDriftCheck driftCheck;
+  /** Tables the watch asked to re-read, in the next read's snapshot. */
+  private final Set<String> pendingResyncs = new LinkedHashSet<>();
+  private long watchFailedLoggedNanos;
   private volatile String previousSnapshot;
   private long backoffNanos = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -52,6 +59,8 @@ final class PgChangeSource implements ChangeSource {
         + "(extract(epoch FROM created_at) * 1000)::bigint FROM " + newRows(plan.outboxTable()) + " ORDER BY id";
     this.pruner = new OutboxPruner(pool, this::pruneChunk, this::backlog, metrics, OutboxPruner.REST);
     this.metrics = metrics;
+    this.watch = new PgCaptureWatch(plan, pool, config, metrics);
+    this.driftCheck = new PgDriftCheck(plan, config.reconcileInterval());
   }
 
   /**
@@ -77,10 +86,12 @@ final class PgChangeSource implements ChangeSource {
     String snapshot;
     Map<String, Long> counts = new LinkedHashMap<>();
     long total;
+    watch.check(); // learns the partitions and children first: any that come after are re-read
     try (Connection c = pool.getConnection()) {
       begin(c);
       try {
         snapshot = currentSnapshot(c);
+        readSettings(c);
         total = OutboxRows.readTables(plan, c, sink, counts);
         c.commit();
       } catch (SQLException | RuntimeException e) {
@@ -90,6 +101,7 @@ final class PgChangeSource implements ChangeSource {
     }
     // Only now, the connection given back without error: closing it may fail too (a killed session)
     previousSnapshot = snapshot;
+    driftCheck.snapshotTaken();
     pruner.start();
     OutboxRows.logSnapshot(LOG, counts, total, start, "pg_snapshot " + snapshot);
   }
@@ -101,6 +113,7 @@ final class PgChangeSource implements ChangeSource {
     }
     long deadline = System.nanoTime() + maxWait.toNanos();
     while (true) {
+      followCapture();
       CommittedBatch batch = readOnce();
       if (!batch.isEmpty()) {
         backoffNanos = TimeUnit.MILLISECONDS.toNanos(1); // rows: poll again at once next time
@@ -115,16 +128,35 @@ final class PgChangeSource implements ChangeSource {
     }
   }
 
+  /**
+   * Runs the capture watch when due. Its failure (a catalog query) must not stop the changes
+   * from flowing: it is logged (at most once a minute) and tried again at the next poll.
+   */
+  private void followCapture() {
+    try {
+      pendingResyncs.addAll(watch.runIfDue());
+    } catch (SQLException | RuntimeException e) {
+      if (System.nanoTime() - watchFailedLoggedNanos > TimeUnit.MINUTES.toNanos(1) || watchFailedLoggedNanos == 0) {
+        watchFailedLoggedNanos = System.nanoTime();
+        LOG.warn("Checking the capture triggers, partitions and children of the cached tables failed (changes keep "
+            + "flowing; retrying): {}", e.toString());
+      }
+    }
+  }
+
   private CommittedBatch readOnce() throws SQLException {
     String current;
     List<RowEvent> events = new ArrayList<>();
+    Set<String> resync = new LinkedHashSet<>(pendingResyncs);
+    List<CommittedBatch.TableRead> reads = new ArrayList<>();
+    boolean checkDrift = driftCheck.due();
     long captureMillis = 0;
     try (Connection c = pool.getConnection()) {
       begin(c);
       try {
         // The first statement fixes the transaction's snapshot: the read below runs in it.
         current = currentSnapshot(c);
-        if (current.equals(previousSnapshot)) {
+        if (current.equals(previousSnapshot) && resync.isEmpty() && !checkDrift) {
           c.commit();
           return CommittedBatch.EMPTY; // same visible set of transactions: nothing new
         }
@@ -135,12 +167,36 @@ final class PgChangeSource implements ChangeSource {
           ps.setFetchSize(1000);
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
+              if (RowEvent.RESYNC_CODE.equals(rs.getString(3).trim())) {
+                if (plan.normalizer(rs.getString(2)) != null) {
+                  resync.add(rs.getString(2));
+                  captureMillis = Math.max(captureMillis, rs.getLong(6));
+                  watch.suspectChange(); // a partition or child truncated: its table may have changed shape too
+                }
+                continue;
+              }
               RowEvent e = OutboxRows.event(plan, rs);
               if (e != null) {
                 events.add(e);
                 captureMillis = Math.max(captureMillis, rs.getLong(6));
               }
             }
+          }
+        }
+        if (!resync.isEmpty() || checkDrift) {
+          readSettings(c);
+        }
+        for (String table : resync) { // in the same snapshot: the image after the events must equal it
+          if (plan.normalizer(table) == null) {
+            continue;
+          }
+          TableSchema t = plan.normalizer(table).table();
+          reads.add(new CommittedBatch.TableRead(t, OutboxRows.readTable(plan, c, t), CommittedBatch.Purpose.RESYNC));
+        }
+        if (checkDrift) { // after the resyncs: a chunk compares against the image they leave
+          CommittedBatch.TableRead chunk = driftCheck.read(c);
+          if (chunk != null) {
+            reads.add(chunk);
           }
         }
         c.commit();
@@ -152,11 +208,15 @@ final class PgChangeSource implements ChangeSource {
     // Only after the connection was given back without error: closing it (the pool resets its
     // session) fails on a killed session, and then this read must count as not done.
     previousSnapshot = current;
+    pendingResyncs.clear();
+    if (checkDrift) {
+      driftCheck.published();
+    }
     if (!events.isEmpty()) {
       metrics.outboxRowsRead(events.size());
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
     }
-    return OutboxRows.batch(events, captureMillis);
+    return OutboxRows.batch(events, captureMillis, reads);
   }
 
   /** Deletes rows of transactions older than the previous snapshot's xmin (visible in it: delivered). */
@@ -190,6 +250,15 @@ final class PgChangeSource implements ChangeSource {
   private static void begin(Connection c) throws SQLException {
     c.setAutoCommit(false);
     c.setReadOnly(true);
+  }
+
+  /** The output settings the pinned capture function writes with (see PgTriggers): rows read print the same. */
+  private void readSettings(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String sql : plan.tableReadSettings()) {
+        s.execute(sql);
+      }
+    }
   }
 
   private static String currentSnapshot(Connection c) throws SQLException {

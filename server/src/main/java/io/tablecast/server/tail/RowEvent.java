@@ -21,6 +21,12 @@ public record RowEvent(String table, Op op, ObjectNode before, ObjectNode after)
   /** The outbox op code of a TRUNCATE (never sent on the wire). */
   public static final String TRUNCATE_CODE = "T";
 
+  /**
+   * The outbox op code that asks for the table to be re-read in the same snapshot (a change rows
+   * cannot describe, such as a TRUNCATE of one partition): see {@link CommittedBatch.Purpose#RESYNC}.
+   */
+  public static final String RESYNC_CODE = "R";
+
   /** Every row of {@code table} was removed: a DELETE without a before image. */
   public static RowEvent truncate(String table) {
     return new RowEvent(table, Op.DELETE, null, null);

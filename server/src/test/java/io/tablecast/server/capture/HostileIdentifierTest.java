@@ -72,7 +72,7 @@ class HostileIdentifierTest {
         new ColumnInfo("${old_key}", "varchar(10)", ColumnKind.STRING),
         new ColumnInfo("${new_key}", "varchar(10)", ColumnKind.STRING),
         new ColumnInfo("@@NAME@@", "varchar(10)", ColumnKind.STRING)), List.of("id", "${old_key}", "${new_key}", "@@NAME@@"));
-    List<TriggerScripts.MysqlTrigger> triggers = TriggerScripts.mysqlTriggers(table, "`app`.`tablecast_outbox`");
+    List<MysqlTriggers.Trigger> triggers = MysqlTriggers.triggers(table, "`app`.`tablecast_outbox`");
     String update = triggers.get(1).sql();
     assertThat(update).contains("JSON_OBJECT('id', NEW.`id`, '${old_key}', NEW.`${old_key}`, "
         + "'${new_key}', NEW.`${new_key}`, '@@NAME@@', NEW.`@@NAME@@`), "
@@ -83,13 +83,13 @@ class HostileIdentifierTest {
 
   @Test
   void renderFillsOnlyTheTemplatesOwnPlaceholdersInOnePass() {
-    assertThat(TriggerScripts.fill("test", "a ${x} b ${y} c", Map.of("x", "${y}", "y", "$1\\")))
+    assertThat(SqlTemplates.fill("test", "a ${x} b ${y} c", Map.of("x", "${y}", "y", "$1\\")))
         .isEqualTo("a ${y} b $1\\ c");
   }
 
   @Test
   void renderRefusesAPlaceholderWithoutAValue() {
-    assertThatThrownBy(() -> TriggerScripts.fill("test.sql", "a ${x} ${nope}", Map.of("x", "1")))
+    assertThatThrownBy(() -> SqlTemplates.fill("test.sql", "a ${x} ${nope}", Map.of("x", "1")))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("test.sql").hasMessageContaining("${nope}");
   }
 

@@ -67,10 +67,14 @@ class TriggerInstallerTest {
   @EnumSource(Kind.class)
   void unsupportedColumnTypeIsRefusedNamingColumnAndType(Kind kind) throws Exception {
     TestDatabases.Isolated db = db(kind);
-    db.execute("CREATE TABLE odd (id INT PRIMARY KEY, x " + (kind == Kind.MYSQL ? "BIT(3)" : "money") + ")");
+    // MySQL/MariaDB: every type of MariaDB 10.11 is captured now (BIT was the example); what remains
+    // refused by type is a spatial column in the primary key (other types: MysqlTypesTest).
+    // PostgreSQL: money is captured now (docs/TYPES.md); an oid alias type is still refused
+    db.execute(kind == Kind.MYSQL ? "CREATE TABLE odd (x POINT NOT NULL, PRIMARY KEY (x(25)))"
+        : "CREATE TABLE odd (id INT PRIMARY KEY, x regclass)");
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "odd"))) {
       assertThatThrownBy(installer::describe).hasMessageContaining(db.schema() + ".odd.x")
-          .hasMessageContaining(kind == Kind.MYSQL ? "bit(3)" : "money");
+          .hasMessageContaining(kind == Kind.MYSQL ? "point" : "regclass");
     }
   }
 
@@ -111,25 +115,39 @@ class TriggerInstallerTest {
     }
   }
 
+  /**
+   * Install never removes capture: a table another configuration (another server) caches keeps
+   * its triggers. Only an explicit uninstall of that table removes them.
+   */
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void installRemovesTheCaptureOfTablesNoLongerConfigured(Kind kind) throws Exception {
-    TestDatabases.Isolated db = kind.isolated("installer_removed"); // alone: install drops foreign captures
-    db.execute("CREATE TABLE kept (id INT PRIMARY KEY)", "CREATE TABLE dropped_from_config (id INT PRIMARY KEY)");
-    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept", "dropped_from_config"))) {
+  void installKeepsTheCaptureOfTablesNoLongerConfiguredUntilUninstallRemovesIt(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("installer_kept");
+    db.execute("CREATE TABLE kept (id INT PRIMARY KEY)", "CREATE TABLE other_config (id INT PRIMARY KEY)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept", "other_config"))) {
       installer.install();
     }
-    assertThat(triggerCount(db, "dropped_from_config")).isEqualTo(kind == Kind.MYSQL ? 3 : 2);
+    int triggers = kind == Kind.MYSQL ? 3 : 2;
+    assertThat(triggerCount(db, "other_config")).isEqualTo(triggers);
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept"))) {
-      assertThat(installer.printSql()).containsPattern("DROP TRIGGER IF EXISTS .*dropped_from_config");
+      assertThat(installer.printSql()).doesNotContainPattern("DROP TRIGGER IF EXISTS .*other_config");
       installer.install();
       installer.verifyInstalled();
     }
-    assertThat(triggerCount(db, "dropped_from_config")).isZero();
-    assertThat(triggerCount(db, "kept")).isEqualTo(kind == Kind.MYSQL ? 3 : 2);
-    db.execute("INSERT INTO dropped_from_config VALUES (1)", "INSERT INTO kept VALUES (1)");
-    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("dropped_from_config")
-        + "'")).isZero();
+    assertThat(triggerCount(db, "other_config")).isEqualTo(triggers);
+    db.execute("INSERT INTO other_config VALUES (1)");
+    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("other_config")
+        + "'")).isEqualTo(1);
+
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept"))) {
+      installer.uninstall(java.util.Set.of("other_config"), false);
+      installer.verifyInstalled(); // the configured table's capture and the outbox stay
+    }
+    assertThat(triggerCount(db, "other_config")).isZero();
+    assertThat(triggerCount(db, "kept")).isEqualTo(triggers);
+    db.execute("INSERT INTO other_config VALUES (2)", "INSERT INTO kept VALUES (1)");
+    assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("other_config")
+        + "'")).isEqualTo(1);
     assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("kept") + "'"))
         .isEqualTo(1);
   }
@@ -228,19 +246,6 @@ class TriggerInstallerTest {
     db.execute("INSERT INTO rekeyed VALUES (1, 2)");
     assertThat(count(db, "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '" + db.table("rekeyed")
         + "' AND JSON_VALUE(new_key, '$.v') = 2")).isEqualTo(1);
-  }
-
-  @Test
-  void mysqlForeignKeyCascadeIntoCachedTableIsRefusedNamingTheConstraint() throws Exception {
-    TestDatabases.Isolated db = db(Kind.MYSQL);
-    db.execute("CREATE TABLE parent (id INT PRIMARY KEY)",
-        "CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, "
-            + "CONSTRAINT fk_child_parent FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)");
-    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "parent", "child"))) {
-      assertThatThrownBy(installer::install).isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("fk_child_parent").hasMessageContaining(db.schema() + ".child");
-    }
-    assertThat(triggerCount(db, "child")).isZero();
   }
 
   private static String tableExists(Kind kind, String schema, String table) {

@@ -13,15 +13,30 @@ public final class PostgresExtensions {
    * Creates the {@code citext} extension (contrib, shipped with PostgreSQL) in schema
    * {@code public} unless the database has it, and returns the qualified type name.
    */
-  public static synchronized String citext(TestDatabases.Isolated db) {
+  public static String citext(TestDatabases.Isolated db) {
+    return type(db, "citext");
+  }
+
+  /** {@code hstore} (contrib), as {@link #citext}. */
+  public static String hstore(TestDatabases.Isolated db) {
+    return type(db, "hstore");
+  }
+
+  /** {@code ltree} (contrib), as {@link #citext}. */
+  public static String ltree(TestDatabases.Isolated db) {
+    return type(db, "ltree");
+  }
+
+  /** Creates the extension that defines the type {@code name} unless present; returns the qualified type name. */
+  private static synchronized String type(TestDatabases.Isolated db, String name) {
     try (Connection c = db.connect(); Statement s = c.createStatement()) {
       for (int attempt = 1; ; attempt++) {
-        String schema = extensionSchema(s, "citext");
+        String schema = extensionSchema(s, name);
         if (schema != null) {
-          return "\"" + schema + "\".citext";
+          return "\"" + schema + "\"." + name;
         }
         try {
-          s.execute("CREATE EXTENSION IF NOT EXISTS citext SCHEMA public");
+          s.execute("CREATE EXTENSION IF NOT EXISTS " + name + " SCHEMA public");
         } catch (SQLException e) {
           if (attempt >= 3) { // another test JVM creating it at the same instant makes one attempt fail
             throw e;
@@ -29,7 +44,7 @@ public final class PostgresExtensions {
         }
       }
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot create the citext extension (PostgreSQL contrib) for the tests: "
+      throw new IllegalStateException("cannot create the " + name + " extension (PostgreSQL contrib) for the tests: "
           + e.getMessage(), e);
     }
   }

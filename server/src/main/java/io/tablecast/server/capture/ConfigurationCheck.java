@@ -1,0 +1,125 @@
+package io.tablecast.server.capture;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What {@code tablecast check} reports about a configuration, every finding at once: each
+ * cached table (can it be captured, can this user read it), the outbox and each table's capture
+ * (installed, current), the privileges serving needs (probed with statements that change nothing
+ * and are rolled back), and the running servers registered on the outbox.
+ */
+final class ConfigurationCheck {
+  private final TriggerInstaller installer;
+  private final Connection connection;
+  private final CaptureDialect capture;
+  private final CaptureDialect.Installation installation;
+  private final SourceConfig config;
+
+  ConfigurationCheck(TriggerInstaller installer, Connection connection, CaptureDialect capture,
+      CaptureDialect.Installation installation, SourceConfig config) {
+    this.installer = installer;
+    this.connection = connection;
+    this.capture = capture;
+    this.installation = installation;
+    this.config = config;
+  }
+
+  List<CaptureFinding> run() throws SQLException {
+    List<CaptureFinding> out = new ArrayList<>();
+    List<TableSchema> described = new ArrayList<>();
+    for (String name : installer.configuredNames()) {
+      String subject = installer.subject(name);
+      try {
+        TableSchema t = installer.describeOne(name);
+        described.add(t);
+        String read = probe("SELECT * FROM " + Identifiers.quote(capture.dialect(), t.id()) + " WHERE 1 = 0");
+        out.add(read == null
+            ? CaptureFinding.ok(subject, t.columns().size() + " columns, primary key " + t.primaryKey())
+            : CaptureFinding.error(subject, "this user cannot read it (" + read + "); grant SELECT on it"));
+      } catch (IllegalArgumentException e) {
+        out.add(CaptureFinding.error(subject, e.getMessage()));
+      }
+    }
+    boolean outbox = Catalog.exists(connection, capture.outboxExistsQuery(), installation.schema());
+    if (!outbox) {
+      out.add(config.installTriggers()
+          ? CaptureFinding.info("outbox", installation.outbox() + " does not exist yet; install_triggers is on, so "
+              + "the server creates it and the triggers at start")
+          : CaptureFinding.error("outbox", installation.outbox() + " does not exist; run `tablecast install` "
+              + "(or set install_triggers: true)"));
+    } else {
+      out.addAll(captureFindings(described));
+      out.addAll(outboxPrivileges());
+    }
+    if (capture.dialect().isMysqlFamily()) {
+      String process = probe("SELECT COUNT(*) FROM information_schema.innodb_trx");
+      out.add(process == null ? CaptureFinding.ok("privileges", "PROCESS: skipped outbox ids are resolved from "
+              + "information_schema.innodb_trx")
+          : CaptureFinding.warn("privileges", "cannot read information_schema.innodb_trx (" + process + "): "
+              + "grant PROCESS, or skipped outbox ids are resolved by slower lock probes (docs/SECURITY.md)"));
+    }
+    for (ConsumerRegistry.Consumer c : ConsumerRegistry.live(connection, capture.dialect(), installation.schema())) {
+      out.add(CaptureFinding.info("servers", c + " is running on this outbox, caching " + c.tables()));
+    }
+    return out;
+  }
+
+  /** Each described table's capture: installed and current, or what is missing. */
+  private List<CaptureFinding> captureFindings(List<TableSchema> described) throws SQLException {
+    List<CaptureFinding> out = new ArrayList<>();
+    List<CaptureFinding> problems = installer.installProblems(described);
+    for (CaptureFinding p : problems) {
+      out.add(config.installTriggers()
+          ? CaptureFinding.info(p.subject(), p.message() + "; install_triggers is on, so the server installs it "
+              + "at start")
+          : p);
+    }
+    boolean outboxBroken = problems.stream().anyMatch(p -> p.subject().equals("outbox"));
+    for (TableSchema t : described) {
+      if (!outboxBroken && problems.stream().noneMatch(p -> p.subject().contains(t.id().qualified()))) {
+        out.add(CaptureFinding.ok(t.id().qualified(), "capture installed"));
+      }
+    }
+    return out;
+  }
+
+  /** Reading and pruning the outbox, and registering in the consumer registry. */
+  private List<CaptureFinding> outboxPrivileges() throws SQLException {
+    List<CaptureFinding> out = new ArrayList<>();
+    String read = probe("SELECT id FROM " + installation.outbox() + " WHERE 1 = 0");
+    String prune = probe("DELETE FROM " + installation.outbox() + " WHERE 1 = 0");
+    if (read != null || prune != null) {
+      out.add(CaptureFinding.error("privileges", "serving needs SELECT and DELETE on " + installation.outbox()
+          + (read != null ? "; SELECT failed: " + read : "") + (prune != null ? "; DELETE failed: " + prune : "")));
+    } else {
+      out.add(CaptureFinding.ok("privileges", "SELECT and DELETE on " + installation.outbox()));
+    }
+    String registry = ConsumerRegistry.table(capture.dialect(), installation.schema());
+    String register = probe("UPDATE " + registry + " SET heartbeat_at = heartbeat_at WHERE 1 = 0");
+    if (register != null) {
+      out.add(CaptureFinding.warn("privileges", "cannot write " + registry + " (" + register + "): the server "
+          + "serves, but other configurations' install and uninstall will not know which tables it needs; run "
+          + "`tablecast install` with this version and grant INSERT, UPDATE, DELETE on it (docs/SECURITY.md)"));
+    }
+    return out;
+  }
+
+  /** Runs a statement that changes nothing, rolled back; null when it ran, else the database's error. */
+  private String probe(String sql) throws SQLException {
+    boolean auto = connection.getAutoCommit();
+    connection.setAutoCommit(false);
+    try (Statement s = connection.createStatement()) {
+      s.execute(sql);
+      return null;
+    } catch (SQLException e) {
+      return e.getMessage();
+    } finally {
+      connection.rollback();
+      connection.setAutoCommit(auto);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.tablecast.server.hub;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.Op;
+import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.RowEvent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Compares a table with its image one key range at a time ({@link CommittedBatch.Chunk}). Each
+ * range's rows, read in the snapshot of the batch just applied, must equal the image's rows of
+ * the same keys. Rows the image holds but the table no longer does cannot be found that way (the
+ * hub cannot order keys as the database does), so a pass remembers every key it saw, in a range
+ * or in a change applied during the pass: at the end of the pass, a row of the image that is
+ * neither is gone from the table. (A row present in the table throughout the pass lies in one of
+ * its ranges; one that arrived later came with a change.) Hub thread.
+ */
+final class DriftPasses {
+  /** Keys seen so far by the pass under way, per table. */
+  private final Map<String, Set<ArrayNode>> seen = new HashMap<>();
+
+  /** A change applied to {@code table} put a row with {@code key} in the image. */
+  void touched(String table, ArrayNode key) {
+    Set<ArrayNode> keys = seen.get(table);
+    if (keys != null) {
+      keys.add(key);
+    }
+  }
+
+  /** The images were replaced (a new snapshot): every pass under way starts over. */
+  void reset() {
+    seen.clear();
+  }
+
+  /**
+   * The events that make {@code image} agree with one range read: an INSERT or UPDATE for each row
+   * read that the image lacks or holds differently and, at the end of a pass, a DELETE for each
+   * row of the image the pass never saw. Does not change the image.
+   */
+  List<RowEvent> compare(TableImage image, CommittedBatch.TableRead read) {
+    CommittedBatch.Chunk chunk = read.chunk();
+    String table = image.name();
+    if (chunk.first()) {
+      seen.put(table, new HashSet<>());
+    }
+    Set<ArrayNode> keys = seen.get(table); // null: a pass that began before a new snapshot
+    List<RowEvent> out = new ArrayList<>();
+    for (ObjectNode row : read.rows()) {
+      ArrayNode key = image.keyOf(row);
+      if (keys != null) {
+        keys.add(key);
+      }
+      ObjectNode have = image.get(key);
+      if (have == null) {
+        out.add(new RowEvent(table, Op.INSERT, null, row));
+      } else if (!TableImage.sameRow(have, row)) {
+        out.add(new RowEvent(table, Op.UPDATE, have, row));
+      }
+    }
+    if (chunk.last()) {
+      seen.remove(table);
+      if (keys != null) {
+        image.forEachRow((key, row) -> {
+          if (!keys.contains(key)) {
+            out.add(new RowEvent(table, Op.DELETE, row, null));
+          }
+        });
+      }
+    }
+    return out;
+  }
+
+  /** True when a pass over {@code table} is under way (tests). */
+  boolean inPass(String table) {
+    return seen.containsKey(table);
+  }
+}
