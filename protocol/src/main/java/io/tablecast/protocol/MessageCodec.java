@@ -42,8 +42,15 @@ public final class MessageCodec {
    */
   public static final int MAX_NESTING_DEPTH = 200;
 
+  /**
+   * No limit on one string's length (Jackson's default is 20 MB): a row value may be as large as
+   * its database takes (a PostgreSQL text holds up to 1 GB), and what a decoder reads is bounded
+   * already, by the frame length limit (a server's {@code max_frame_bytes}, a client's
+   * {@code maxFrameBytes}) or by the database that generated the row's JSON.
+   */
   private static final com.fasterxml.jackson.core.StreamReadConstraints READ_LIMITS =
-      com.fasterxml.jackson.core.StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build();
+      com.fasterxml.jackson.core.StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH)
+          .maxStringLength(Integer.MAX_VALUE).build();
 
   private static final ObjectMapper CBOR = configure(CBORMapper.builder(
       CBORFactory.builder().streamReadConstraints(READ_LIMITS).build()).build());

@@ -119,6 +119,31 @@ class TablecastServerLoopbackTest {
     await().atMost(Duration.ofSeconds(5)).until(source::drained);
   }
 
+  /** Before, any exception but a database error ended the tail loop for good ("the tail loop stopped"). */
+  @Test
+  void anUnexpectedErrorOfAPollIsRetriedAndChangesKeepFlowing() throws Exception {
+    try (TestClient c = connect()) {
+      c.send(new Message.Hello(1, "t", null, null, null));
+      c.next(Message.Welcome.class);
+      c.send(Message.Subscribe.fresh(List.of("public.products")));
+      while (!(c.nextNonHeartbeat() instanceof Message.SnapshotEnd)) {
+        // skip the snapshot
+      }
+      source.failNextPollUnexpectedly(new IllegalStateException("a row the server could not parse"));
+      source.commit(insert("public.products", 9, "after the error"));
+      Message.ChangeBatch b = c.next(Message.ChangeBatch.class);
+      while (b.changes().isEmpty()) {
+        b = c.next(Message.ChangeBatch.class);
+      }
+      assertThat(b.changes().get(0).key().get(0).longValue()).isEqualTo(9);
+    }
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("\"status\":\"UP\"");
+    }
+  }
+
   @Test
   void idleClientGetsHeartbeats() throws Exception {
     try (TestClient c = connect()) {

@@ -17,8 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The thread that reads the database: the source's snapshot once (into the hub's images), then
- * {@link ChangeSource#poll} forever. Database errors are logged and retried with capped
- * exponential backoff; the source keeps its position, and the hub keeps serving its images.
+ * {@link ChangeSource#poll} forever. Database errors, and any other exception of a poll, are
+ * logged and retried with capped exponential backoff; the source keeps its position, and the hub
+ * keeps serving its images. Only an {@link Error} (out of memory) ends the loop. A poll that keeps
+ * failing shows in {@code /health} (see {@link #failingSinceMillis()}), never as a loop that is
+ * gone for good while the database is fine.
  */
 public final class TailLoop implements AutoCloseable {
 
@@ -91,12 +94,23 @@ public final class TailLoop implements AutoCloseable {
           }
           failingSinceMillis = 0;
           backoff = FIRST_BACKOFF_MILLIS;
-        } catch (SQLException e) {
-          if (failingSinceMillis == 0) {
+        } catch (SQLException | RuntimeException e) {
+          if (stopped()) {
+            return; // closing: the hub was shut down under the poll
+          }
+          boolean first = failingSinceMillis == 0;
+          if (first) {
             failingSinceMillis = System.currentTimeMillis();
           }
-          LOG.warn("reading changes failed (clients keep being served from memory), retrying in {} ms: {}",
-              backoff, e.toString());
+          if (e instanceof SQLException) {
+            LOG.warn("reading changes failed (clients keep being served from memory), retrying in {} ms: {}",
+                backoff, e.toString());
+          } else if (first) { // not a database error: a bug or data the server cannot handle; the trace once
+            LOG.error("reading changes failed on an unexpected error (clients keep being served from memory), "
+                + "retrying in {} ms", backoff, e);
+          } else {
+            LOG.error("reading changes failed again, retrying in {} ms: {}", backoff, e.toString());
+          }
           if (pause(backoff)) {
             return;
           }
@@ -105,7 +119,7 @@ public final class TailLoop implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (RuntimeException | Error e) {
+    } catch (RuntimeException | Error e) { // a RuntimeException here is the snapshot's; the polls retry theirs
       if (!loaded.isDone()) {
         loaded.completeExceptionally(e);
       } else if (!stopped()) {

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL drift detection: every {@code reconcile_interval} one key range of one cached table
- * (at most {@link #CHUNK_ROWS} rows, in primary-key order) is read in the snapshot of an outbox
+ * (at most {@link #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in
+ * primary-key order) is read in the snapshot of an outbox
  * read, and the hub compares it with its image (see {@link CommittedBatch.Chunk}). Pass after
  * pass, table after table: a table of {@code n} rows is compared whole every
  * {@code ceil(n / CHUNK_ROWS)} intervals, and no interval reads more than one chunk, whatever
@@ -32,6 +33,12 @@ final class PgDriftCheck {
 
   /** Rows read per interval at most. */
   static final int CHUNK_ROWS = 10_000;
+
+  /**
+   * A chunk also ends once its rows' JSON reaches this many characters (16 Mi), so that a table
+   * of large rows is checked in smaller ranges instead of holding 10,000 of them at once.
+   */
+  static final int CHUNK_CHARS = 16 * 1024 * 1024;
 
   private final CapturePlan plan;
   private final Duration interval;
@@ -94,6 +101,7 @@ final class PgDriftCheck {
     boolean first = after == null;
     List<ObjectNode> rows = new ArrayList<>();
     List<String> lastKey = null;
+    long chars = 0;
     int keyColumns = table.primaryKey().size();
     try (PreparedStatement ps = c.prepareStatement(plan.chunkQuery(table, !first, chunkRows))) {
       if (!first) {
@@ -104,12 +112,15 @@ final class PgDriftCheck {
       ps.setFetchSize(1000);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          rows.add(normalizer.normalize(rs.getString(1)));
-          if (rows.size() == chunkRows) {
+          String json = rs.getString(1);
+          chars += json.length();
+          rows.add(normalizer.normalize(json));
+          if (rows.size() == chunkRows || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
             lastKey = new ArrayList<>(keyColumns);
             for (int i = 0; i < keyColumns; i++) {
               lastKey.add(rs.getString(i + 2));
             }
+            break;
           }
         }
       }
@@ -118,7 +129,7 @@ final class PgDriftCheck {
       nextTable();
       return null;
     }
-    boolean last = rows.size() < chunkRows;
+    boolean last = lastKey == null;
     if (last) {
       nextTable();
     } else {

@@ -80,6 +80,11 @@ public final class FakeChangeSource implements ChangeSource {
     pending.add(new SQLException(message));
   }
 
+  /** Makes the next poll fail with an exception that is not a database error (a bug, bad data). */
+  public void failNextPollUnexpectedly(RuntimeException e) {
+    pending.add(e);
+  }
+
   public boolean drained() {
     return pending.isEmpty();
   }
@@ -100,6 +105,9 @@ public final class FakeChangeSource implements ChangeSource {
     Object next = pending.poll(maxWait.toMillis(), TimeUnit.MILLISECONDS);
     if (next instanceof SQLException) {
       throw (SQLException) next;
+    }
+    if (next instanceof RuntimeException) {
+      throw (RuntimeException) next;
     }
     return next == null ? CommittedBatch.EMPTY : (CommittedBatch) next;
   }
