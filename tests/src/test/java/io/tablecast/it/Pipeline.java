@@ -61,8 +61,8 @@ final class Pipeline implements AutoCloseable {
   }
 
   /**
-   * Reconciliation every second (MySQL/MariaDB: a whole table; PostgreSQL: a key range of up to
-   * 10,000 rows, so every table of these tests whole): it runs often under the tests' concurrent writes,
+   * Reconciliation every second (a key range of up to 10,000 rows: every table of these tests
+   * whole, one table a second): it runs often under the tests' concurrent writes,
    * and {@link #stopServer()} fails the test if it ever had to repair a row, so a lost or doubled
    * event cannot hide behind a repair. The capture check runs every second too.
    */

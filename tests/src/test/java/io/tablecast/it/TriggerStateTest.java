@@ -57,7 +57,7 @@ class TriggerStateTest {
 
   /**
    * A trigger disabled and enabled ALWAYS again inside one transaction leaves the catalog as it
-   * was: no capture check can see it. The drift check (a key range per reconcile_interval) finds
+   * was: no capture check can see it. Reconciliation (a key range per reconcile_interval) finds
    * the rows written meanwhile, names their keys and repairs them, counted as repairs.
    */
   @Test

@@ -155,13 +155,9 @@ interface CaptureDialect {
   String rowsByKeyQuery(TableSchema table, int keys);
 
   /**
-   * Up to {@code limit} rows of {@code table} in primary-key order, for the chunked drift check:
-   * column 1 each row in the snapshot form, then each key column as text. With {@code afterKey},
-   * the key columns are bound (as text of unspecified type) and the chunk starts after that key.
-   *
-   * @throws UnsupportedOperationException for dialects that compare whole tables instead
+   * Up to {@code limit} rows of {@code table} in primary-key order, for reconciliation
+   * (see {@link ChunkQuery}). The key comparison and the ORDER BY must order keys alike (same
+   * collation, same order of enum values), or a chunk would skip rows.
    */
-  default String chunkQuery(TableSchema table, boolean afterKey, int limit) {
-    throw new UnsupportedOperationException("no chunked reads for " + getClass().getSimpleName());
-  }
+  ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit);
 }

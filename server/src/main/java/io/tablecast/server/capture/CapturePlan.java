@@ -131,8 +131,8 @@ public final class CapturePlan {
     return CaptureDialect.of(dialect).snapshotQuery(table);
   }
 
-  /** PostgreSQL: a chunk of the table in key order, for the drift check (see {@link CaptureDialect#chunkQuery}). */
-  public String chunkQuery(TableSchema table, boolean afterKey, int limit) {
+  /** A key range of the table in key order, for reconciliation (see {@link CaptureDialect#chunkQuery}). */
+  public ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit) {
     return CaptureDialect.of(dialect).chunkQuery(table, afterKey, limit);
   }
 

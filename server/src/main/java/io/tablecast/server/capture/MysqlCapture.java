@@ -340,4 +340,9 @@ final class MysqlCapture implements CaptureDialect {
   public String rowsByKeyQuery(TableSchema table, int keys) {
     return MysqlTriggers.rowsByKey(table, keys);
   }
+
+  @Override
+  public ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit) {
+    return MysqlTriggers.chunk(table, afterKey, limit);
+  }
 }

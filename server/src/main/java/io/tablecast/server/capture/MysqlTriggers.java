@@ -102,6 +102,37 @@ final class MysqlTriggers {
    * as {@link #jsonObject} rows. Parameters are the key values as the triggers' {@code JSON_OBJECT}
    * printed them, as text, key by key.
    */
+  /**
+   * A key range in key order ({@link CaptureDialect#chunkQuery}). The condition "after key k" is
+   * written out ({@code k1 > ? OR (k1 = ? AND k2 > ?) ...}), which MariaDB's and MySQL's range
+   * optimizers turn into one range of the primary key; an ENUM or SET key column is compared and
+   * ordered by its number, as ORDER BY orders it.
+   */
+  static ChunkQuery chunk(TableSchema table, boolean afterKey, int limit) {
+    List<ColumnInfo> key = keyColumns(table);
+    StringJoiner order = new StringJoiner(", ");
+    StringJoiner texts = new StringJoiner("");
+    StringJoiner after = new StringJoiner(" OR ");
+    List<Integer> parameters = new ArrayList<>();
+    for (int i = 0; i < key.size(); i++) {
+      String ref = "t." + Identifiers.quote(Dialect.MYSQL, key.get(i).name());
+      order.add(ref);
+      texts.add(", " + MysqlTypes.resumeText(key.get(i), ref));
+      StringJoiner term = new StringJoiner(" AND ", "(", ")");
+      for (int j = 0; j <= i; j++) {
+        ColumnInfo c = key.get(j);
+        String column = MysqlTypes.resumeComparable(c, "t." + Identifiers.quote(Dialect.MYSQL, c.name()));
+        term.add(column + (j < i ? " = " : " > ") + MysqlTypes.resumeParameter(c));
+        parameters.add(j);
+      }
+      after.add(term.toString());
+    }
+    String sql = "SELECT " + jsonObject(table.columns(), "t") + texts + " FROM " + Identifiers.quote(Dialect.MYSQL,
+        table.id()) + " t" + (afterKey ? " WHERE " + after : "") + " ORDER BY " + order + " LIMIT " + limit;
+    return new ChunkQuery(sql,
+        afterKey ? parameters.stream().mapToInt(Integer::intValue).toArray() : new int[0], java.sql.Types.VARCHAR);
+  }
+
   static String rowsByKey(TableSchema table, int keys) {
     List<ColumnInfo> key = keyColumns(table);
     StringJoiner columns = new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");

@@ -123,6 +123,49 @@ final class MysqlTypes {
     return "?";
   }
 
+  /** An ENUM or SET column: ordered by its number (declaration order, bits), not by its text. */
+  static boolean isEnumOrSet(ColumnInfo c) {
+    String t = c.dbType().toLowerCase(java.util.Locale.ROOT);
+    return t.startsWith("enum(") || t.startsWith("set(");
+  }
+
+  /**
+   * A key column's value as text that {@link #resumeParameter} reads back exactly, to resume a
+   * key-order scan after it: binary as base64, BIT and ENUM/SET as their number, others as the
+   * server prints them.
+   */
+  static String resumeText(ColumnInfo c, String ref) {
+    if (c.kind() == ColumnKind.BINARY) {
+      return "TO_BASE64(" + ref + ")";
+    }
+    if (c.kind() == ColumnKind.TIMESTAMP_TZ) { // an instant, whatever the session's time zone
+      return "CAST(UNIX_TIMESTAMP(" + ref + ") AS CHAR)";
+    }
+    if (bitWidth(c) > 0 || isEnumOrSet(c)) {
+      return "CAST(" + ref + " + 0 AS CHAR)";
+    }
+    return "CAST(" + ref + " AS CHAR)";
+  }
+
+  /** The parameter reading a {@link #resumeText}. */
+  static String resumeParameter(ColumnInfo c) {
+    if (c.kind() == ColumnKind.BINARY || c.kind() == ColumnKind.TIMESTAMP_TZ) {
+      return keyParameter(c);
+    }
+    if (bitWidth(c) > 0 || isEnumOrSet(c)) {
+      return "CAST(? AS UNSIGNED)";
+    }
+    return "?";
+  }
+
+  /**
+   * The column as compared with a {@link #resumeParameter}: ENUM/SET by number, as ORDER BY orders
+   * them (an expression, so such a key is filtered rather than range-scanned: correct, slower).
+   */
+  static String resumeComparable(ColumnInfo c, String ref) {
+    return isEnumOrSet(c) ? ref + " + 0" : ref;
+  }
+
   /** {@code FLOAT} (single precision): sent as its exact value, shortest form. */
   static boolean isSinglePrecision(ColumnInfo c) {
     return c.kind() == ColumnKind.FLOAT && "float".equalsIgnoreCase(c.dbType());

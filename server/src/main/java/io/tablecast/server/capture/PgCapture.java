@@ -342,18 +342,22 @@ final class PgCapture implements CaptureDialect {
    * as text, which every type reads back exactly.
    */
   @Override
-  public String chunkQuery(TableSchema table, boolean afterKey, int limit) {
+  public ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit) {
     StringBuilder keys = new StringBuilder();
     StringBuilder keyTexts = new StringBuilder();
     StringBuilder params = new StringBuilder();
-    for (String column : table.primaryKey()) {
-      String quoted = "t." + Identifiers.quote(Dialect.POSTGRESQL, column);
-      keys.append(keys.length() == 0 ? "" : ", ").append(quoted);
+    int[] order = new int[table.primaryKey().size()];
+    for (int i = 0; i < order.length; i++) {
+      String quoted = "t." + Identifiers.quote(Dialect.POSTGRESQL, table.primaryKey().get(i));
+      keys.append(i == 0 ? "" : ", ").append(quoted);
       keyTexts.append(", ").append(quoted).append("::text");
-      params.append(params.length() == 0 ? "?" : ", ?");
+      params.append(i == 0 ? "?" : ", ?");
+      order[i] = i;
     }
-    return "SELECT to_jsonb(t)::text" + keyTexts + " FROM " + Identifiers.quote(Dialect.POSTGRESQL, table.id()) + " t"
-        + (afterKey ? " WHERE (" + keys + ") > (" + params + ")" : "") + " ORDER BY " + keys + " LIMIT " + limit;
+    String sql = "SELECT to_jsonb(t)::text" + keyTexts + " FROM " + Identifiers.quote(Dialect.POSTGRESQL, table.id())
+        + " t" + (afterKey ? " WHERE (" + keys + ") > (" + params + ")" : "") + " ORDER BY " + keys + " LIMIT " + limit;
+    // unspecified type: the server gives each parameter its column's type
+    return new ChunkQuery(sql, afterKey ? order : new int[0], java.sql.Types.OTHER);
   }
 
   @Override

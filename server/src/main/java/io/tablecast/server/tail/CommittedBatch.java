@@ -52,14 +52,15 @@ public record CommittedBatch(List<RowEvent> events, long captureMillis, List<Tab
    * @param rows every row, normalized like the snapshot; or, with a {@code chunk}, the rows of
    *     one key range
    * @param purpose why it was read
-   * @param chunk null when {@code rows} is the whole table; otherwise where this key range lies
-   *     in a pass over the table in key order
+   * @param chunk null when {@code rows} is the whole table (a resync); for a reconciliation, where
+   *     this key range lies in a pass over the table in key order
    */
   public record TableRead(TableSchema schema, List<ObjectNode> rows, Purpose purpose, Chunk chunk) {
     public TableRead {
       rows = List.copyOf(rows);
-      if (chunk != null && purpose != Purpose.RECONCILE) {
-        throw new IllegalArgumentException("only a reconciliation reads a table in chunks, not a " + purpose);
+      if ((chunk != null) != (purpose == Purpose.RECONCILE)) {
+        throw new IllegalArgumentException("a reconciliation reads a key range, a resync the whole table: "
+            + purpose + (chunk == null ? " without" : " with") + " a key range");
       }
     }
 

@@ -44,7 +44,8 @@ final class MysqlChangeSource implements ChangeSource {
    */
   private static final String REPEATABLE_READ_NEXT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
 
-  private final ReconcileSchedule reconciles;
+  private final AlteredTables alteredTables;
+  private final DriftCheck driftCheck;
   private final MysqlCaptureWatch captureWatch;
   private final HikariDataSource pool;
   private final SourceConfig config;
@@ -70,7 +71,8 @@ final class MysqlChangeSource implements ChangeSource {
   MysqlChangeSource(CapturePlan plan, HikariDataSource pool, SourceConfig config, Duration probeWait,
       ServerMetrics metrics) {
     this.metrics = metrics;
-    this.reconciles = new ReconcileSchedule(plan, pool, config, metrics);
+    this.alteredTables = new AlteredTables(plan, pool, config, metrics);
+    this.driftCheck = new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.captureWatch = new MysqlCaptureWatch(this::plan, config, metrics);
     this.pool = pool;
     this.config = config;
@@ -92,7 +94,7 @@ final class MysqlChangeSource implements ChangeSource {
 
   /** The capture plan; replaced when reconciliation reinstalls the triggers after an ALTER TABLE. */
   private CapturePlan plan() {
-    return reconciles.plan();
+    return alteredTables.plan();
   }
 
   @Override
@@ -149,7 +151,7 @@ final class MysqlChangeSource implements ChangeSource {
     publishProgress();
     pruner.start();
     started = true;
-    reconciles.snapshotTaken();
+    driftCheck.snapshotTaken();
     captureWatch.start();
     OutboxRows.logSnapshot(LOG, counts, total, start,
         "outbox ids " + min + ".." + max + ", " + gaps.gapCount() + " unresolved gaps");
@@ -162,10 +164,10 @@ final class MysqlChangeSource implements ChangeSource {
     }
     long deadline = System.nanoTime() + maxWait.toNanos();
     while (true) {
-      TableSchema reconcile = reconciles.due();
+      boolean reconcile = driftCheck.prepare();
       CommittedBatch batch = readOnce(reconcile);
-      if (reconcile != null) {
-        reconciles.done(); // only after success: a failed read retries it
+      if (reconcile) {
+        driftCheck.published(); // only after success: a failed read reads the same range again
       }
       if (!batch.isEmpty()) {
         backoffNanos = TimeUnit.MILLISECONDS.toNanos(1); // rows: poll again at once next time
@@ -212,36 +214,36 @@ final class MysqlChangeSource implements ChangeSource {
   /**
    * Reads the outbox once. While idle a poll is one statement; when it finds rows, the outbox is
    * read again inside a consistent snapshot and the changed rows are read in that same snapshot, so
-   * the batch is every transaction it saw, whole, as of one moment. With {@code reconcile}, every
-   * row of that table is read in the snapshot too, so the table's image after this batch must
-   * equal them.
+   * the batch is every transaction it saw, whole, as of one moment. With {@code reconcile}, the
+   * next key range of reconciliation is read in the snapshot too, so the image's rows of those
+   * keys after this batch must equal them.
    */
-  private CommittedBatch readOnce(TableSchema reconcile) throws SQLException {
+  private CommittedBatch readOnce(boolean reconcile) throws SQLException {
     OutboxRead read = null;
     List<RowEvent> events = List.of();
     GapTracker.Look look = null;
     List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
     List<TableSchema> resyncs = captureWatch.pendingResyncs(plan());
     try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-      if (reconcile == null && resyncs.isEmpty()) {
+      if (!reconcile && resyncs.isEmpty()) {
         read = readOutbox(s); // READ COMMITTED: one statement, one consistent read
       }
-      if (reconcile != null || !resyncs.isEmpty() || !read.ids.isEmpty()) {
+      if (reconcile || !resyncs.isEmpty() || !read.ids.isEmpty()) {
         s.execute(REPEATABLE_READ_NEXT);
         s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
         try {
           read = readOutbox(s); // again, in the snapshot the rows are read from (it may find more)
           events = read.changed.read(c);
-          if (reconcile != null) {
-            CommittedBatch.TableRead reconciliation = tableRead(c, reconcile, CommittedBatch.Purpose.RECONCILE);
-            if (reconciliation != null) {
-              tableReads.add(reconciliation);
-            }
-          }
           for (TableSchema t : resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
-            CommittedBatch.TableRead resync = tableRead(c, t, CommittedBatch.Purpose.RESYNC);
+            CommittedBatch.TableRead resync = resyncRead(c, t);
             if (resync != null) {
               tableReads.add(resync);
+            }
+          }
+          if (reconcile) { // after the resyncs: a range compares against the image they leave
+            CommittedBatch.TableRead range = driftCheck.read(c);
+            if (range != null) {
+              tableReads.add(range);
             }
           }
           s.execute("COMMIT");
@@ -276,16 +278,15 @@ final class MysqlChangeSource implements ChangeSource {
 
 
   /**
-   * Every row of {@code table} in the current snapshot; null when it cannot be read now (e.g. the
-   * table was altered meanwhile: the outbox read stands; a reconciliation comes round again, a
-   * resync is given up, logged, and left to reconciliation).
+   * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read
+   * now (e.g. the table was altered meanwhile: the outbox read stands; the resync is given up,
+   * logged, and left to reconciliation).
    */
-  private CommittedBatch.TableRead tableRead(Connection c, TableSchema table, CommittedBatch.Purpose purpose) {
+  private CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) {
     try {
-      return new CommittedBatch.TableRead(table, OutboxRows.readTable(plan(), c, table), purpose);
+      return new CommittedBatch.TableRead(table, OutboxRows.readTable(plan(), c, table), CommittedBatch.Purpose.RESYNC);
     } catch (SQLException | RuntimeException e) {
-      LOG.warn("{} of {} skipped: {}", purpose == CommittedBatch.Purpose.RECONCILE ? "Reconciliation, retried later,"
-          : "Resync, left to reconciliation,", table.id().qualified(), e.getMessage());
+      LOG.warn("Resync of {} skipped, left to reconciliation: {}", table.id().qualified(), e.getMessage());
       return null;
     }
   }

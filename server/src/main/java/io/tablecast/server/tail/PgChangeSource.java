@@ -44,7 +44,7 @@ final class PgChangeSource implements ChangeSource {
   private final OutboxPruner pruner;
   private final ServerMetrics metrics;
   private final PgCaptureWatch watch;
-  private final PgDriftCheck driftCheck;
+  private final DriftCheck driftCheck;
   /** Tables the watch asked to re-read, in the next read's snapshot. */
   private final Set<String> pendingResyncs = new LinkedHashSet<>();
   private long watchFailedLoggedNanos;
@@ -60,7 +60,7 @@ final class PgChangeSource implements ChangeSource {
     this.pruner = new OutboxPruner(pool, this::pruneChunk, this::backlog, metrics, OutboxPruner.REST);
     this.metrics = metrics;
     this.watch = new PgCaptureWatch(plan, pool, config, metrics);
-    this.driftCheck = new PgDriftCheck(plan, config.reconcileInterval());
+    this.driftCheck = new DriftCheck(() -> plan, config.reconcileInterval(), known -> known);
   }
 
   /**
@@ -149,7 +149,7 @@ final class PgChangeSource implements ChangeSource {
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = new LinkedHashSet<>(pendingResyncs);
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
-    boolean checkDrift = driftCheck.due();
+    boolean checkDrift = driftCheck.prepare();
     long captureMillis = 0;
     try (Connection c = pool.getConnection()) {
       begin(c);

@@ -17,25 +17,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * MySQL/MariaDB: when to compare which cached table with its image, and what to do first when
- * the table was altered. TRUNCATE and ALTER TABLE fire no row triggers there, so every
- * {@code reconcile_interval} one table (round-robin) is read in the same consistent snapshot as
- * the outbox and the hub repairs its image from it. Owns the capture plan, which an ALTER TABLE
- * replaces when the triggers are reinstalled. Confined to the tail thread, except {@link #plan()}.
+ * MySQL/MariaDB: follows an ALTER TABLE of a cached table, which fires no trigger there. Before
+ * each reconciliation pass over a table ({@link DriftCheck}) the table's catalog is compared with
+ * the plan; the pass then reads the table as it is now, and the hub fills in the changed columns.
+ * Owns the capture plan, which an ALTER TABLE replaces. Confined to the tail thread, except
+ * {@link #plan()}.
  */
-final class ReconcileSchedule {
-  private static final Logger LOG = LoggerFactory.getLogger(ReconcileSchedule.class);
+final class AlteredTables implements DriftCheck.PassStart {
+  private static final Logger LOG = LoggerFactory.getLogger(AlteredTables.class);
 
   private volatile CapturePlan plan;
   private final HikariDataSource pool;
   private final SourceConfig config;
   private final ServerMetrics metrics;
-  private long lastReconcile;
-  private int reconcileNext;
   /** Tables whose triggers are stale and were reported, with the column list reported. */
   private final Map<String, TableSchema> staleReported = new HashMap<>();
 
-  ReconcileSchedule(CapturePlan plan, HikariDataSource pool, SourceConfig config, ServerMetrics metrics) {
+  AlteredTables(CapturePlan plan, HikariDataSource pool, SourceConfig config, ServerMetrics metrics) {
     this.plan = plan;
     this.pool = pool;
     this.config = config;
@@ -46,36 +44,20 @@ final class ReconcileSchedule {
     return plan;
   }
 
-  /** The snapshot just read every table: the next reconciliation is an interval away. */
-  void snapshotTaken() {
-    lastReconcile = System.nanoTime();
-  }
-
-  /** The table returned by {@link #due()} was read with the outbox. */
-  void done() {
-    lastReconcile = System.nanoTime();
-  }
-
   /**
-   * The table to reconcile in this poll (round-robin, one per {@code reconcile_interval}), or
-   * null. Compares the table's catalog with the plan first. After an ALTER TABLE that kept the
-   * primary key the triggers (which record only the key) still capture every change: the plan
-   * takes the new column list and the rows are reconciled. When the key changed, the triggers are
-   * reinstalled (with {@code install_triggers}) and the plan refreshed, or an ERROR says what to run.
+   * Compares the table's catalog with the plan. After an ALTER TABLE that kept the primary key the
+   * triggers (which record only the key) still capture every change: the plan takes the new
+   * column list and the pass reads it. When the key changed, the triggers are reinstalled (with
+   * {@code install_triggers}) and the plan refreshed, or an ERROR says what to run. Null when the
+   * table cannot be described now (logged).
    */
-  TableSchema due() throws SQLException {
-    Duration interval = config.reconcileInterval();
-    if (interval.isZero() || System.nanoTime() - lastReconcile < interval.toNanos()) {
-      return null;
-    }
-    List<TableSchema> tables = plan.tables();
-    TableSchema known = tables.get(Math.floorMod(reconcileNext++, tables.size()));
+  @Override
+  public TableSchema begin(TableSchema known) throws SQLException {
     String name = known.id().qualified();
     TableSchema current;
     try (Connection c = pool.getConnection()) {
       current = plan.describe(c, known.id());
     } catch (RuntimeException e) {
-      lastReconcile = System.nanoTime();
       LOG.error("Cannot reconcile {}: {}", name, e.getMessage());
       return null;
     }
@@ -95,7 +77,6 @@ final class ReconcileSchedule {
         installer.install(); // creates the new triggers before dropping the stale ones
         plan = installer.plan();
       } catch (RuntimeException e) {
-        lastReconcile = System.nanoTime();
         LOG.error("Table {} was altered but its capture triggers cannot be reinstalled: {}", name, e.getMessage());
         metrics.reconcileStaleTriggers(name);
         return null;

@@ -1,0 +1,193 @@
+package io.tablecast.server.tail;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.server.capture.ChunkQuery;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.TableSchema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciliation, both databases: every {@code reconcile_interval} one key range of one cached
+ * table (at most {@link #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in
+ * primary-key order) is read in the snapshot of an outbox read, and the hub compares it with its
+ * image (see {@link CommittedBatch.Chunk}). Use: {@link #prepare()} before the outbox read's
+ * transaction, {@link #read} inside it, {@link #published()} after. Pass after pass, table after table: a table of
+ * {@code n} rows is compared whole every {@code ceil(n / CHUNK_ROWS)} intervals, and no interval
+ * reads more than one range, whatever the tables' sizes. Each read is one index range scan
+ * (keyset pagination), never a full scan, and never a whole table in memory.
+ *
+ * <p>It finds what the triggers did not see (MySQL/MariaDB TRUNCATE; a PostgreSQL trigger disabled
+ * and enabled again inside one transaction; a bug), names the keys, and repairs them. Before a
+ * pass over a table begins, {@link PassStart} may look at the table's catalog (MySQL/MariaDB
+ * follows an ALTER TABLE there). Confined to the tail thread.
+ */
+final class DriftCheck {
+  private static final Logger LOG = LoggerFactory.getLogger(DriftCheck.class);
+
+  /** Rows read per interval at most. */
+  static final int CHUNK_ROWS = 10_000;
+
+  /**
+   * A chunk also ends once its rows' JSON reaches this many characters (16 Mi), so that a table
+   * of large rows is checked in smaller ranges instead of holding 10,000 of them at once.
+   */
+  static final int CHUNK_CHARS = 16 * 1024 * 1024;
+
+  /** What to do before a pass over a table begins. */
+  interface PassStart {
+    /**
+     * The description of {@code known} to read the pass with (a new one after an ALTER TABLE,
+     * with the plan refreshed), or null to skip the table this time.
+     */
+    TableSchema begin(TableSchema known) throws SQLException;
+  }
+
+  private final Supplier<CapturePlan> plan;
+  private final Duration interval;
+  private final PassStart passStart;
+  private final int chunkRows;
+  private long lastRead = System.nanoTime();
+  private int tableIndex;
+  /** The table of the pass under way (null: the next read starts a pass), and the key it resumes after. */
+  private TableSchema passTable;
+  private List<String> after;
+  /** Where the cursor moves once the batch of the chunk just read is published ({@link #published}). */
+  private int nextTableIndex;
+  private TableSchema nextPassTable;
+  private List<String> nextAfter;
+
+  DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
+    this(plan, interval, passStart, CHUNK_ROWS);
+  }
+
+  DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart, int chunkRows) {
+    if (chunkRows < 1) {
+      throw new IllegalArgumentException("chunk rows must be positive, was " + chunkRows);
+    }
+    this.plan = plan;
+    this.interval = interval;
+    this.passStart = passStart;
+    this.chunkRows = chunkRows;
+  }
+
+  /** The table of a pass about to begin, readied by {@link #prepare()}. */
+  private TableSchema starting;
+
+  /**
+   * True when the next outbox read should read a chunk too. Called before that read's transaction
+   * begins: a pass about to begin runs its {@link PassStart} here, outside any snapshot, since it
+   * may reinstall triggers (DDL that would wait for a transaction that has read the table).
+   */
+  boolean prepare() throws SQLException {
+    if (interval.isZero() || plan.get().tables().isEmpty() || System.nanoTime() - lastRead < interval.toNanos()) {
+      return false;
+    }
+    if (passTable == null && starting == null) {
+      List<TableSchema> tables = plan.get().tables();
+      starting = passStart.begin(tables.get(Math.floorMod(tableIndex, tables.size())));
+      if (starting == null) {
+        lastRead = System.nanoTime();
+        tableIndex++;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The snapshot just read every table: the next chunk is an interval away, and a pass under way
+   * starts over (the hub forgot it with its images).
+   */
+  void snapshotTaken() {
+    lastRead = System.nanoTime();
+    passTable = null;
+    after = null;
+    starting = null;
+  }
+
+  /**
+   * The batch holding the chunk last {@link #read} was read in full and handed on: the next chunk
+   * follows it. Until then a failed outbox read reads the same chunk again, so that no key range
+   * of a pass goes missing (the hub would take its rows for deleted).
+   */
+  void published() {
+    tableIndex = nextTableIndex;
+    passTable = nextPassTable;
+    after = nextAfter;
+    starting = null;
+  }
+
+  /**
+   * Reads the next chunk, after {@link #prepare()} returned true, in {@code c}'s transaction (the
+   * outbox read's snapshot); {@link #published} moves the cursor past it. Returns null when the
+   * table cannot be read now (altered meanwhile: logged; the next pass starts at the next table).
+   */
+  CommittedBatch.TableRead read(Connection c) {
+    lastRead = System.nanoTime();
+    nextTableIndex = tableIndex;
+    nextPassTable = passTable;
+    nextAfter = after;
+    TableSchema table = passTable != null ? passTable : starting;
+    if (table == null) {
+      throw new IllegalStateException("read() without a successful prepare()");
+    }
+    CapturePlan current = plan.get();
+    RowNormalizer normalizer = current.normalizer(table.id().qualified());
+    boolean first = passTable == null;
+    List<ObjectNode> rows = new ArrayList<>();
+    List<String> lastKey = null;
+    long chars = 0;
+    int keyColumns = table.primaryKey().size();
+    ChunkQuery query = current.chunkQuery(table, !first, chunkRows);
+    try (PreparedStatement ps = c.prepareStatement(query.sql())) {
+      int[] parameters = query.parameterKeyColumns();
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setObject(i + 1, after.get(parameters[i]), query.parameterSqlType());
+      }
+      ps.setFetchSize(1000);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String json = rs.getString(1);
+          chars += json.length();
+          rows.add(normalizer.normalize(json));
+          if (rows.size() == chunkRows || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
+            lastKey = new ArrayList<>(keyColumns);
+            for (int i = 0; i < keyColumns; i++) {
+              lastKey.add(rs.getString(i + 2));
+            }
+            break;
+          }
+        }
+      }
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn("Reconciliation of {} skipped, the next table follows: {}", table.id().qualified(), e.getMessage());
+      nextTable();
+      return null;
+    }
+    boolean last = lastKey == null;
+    if (last) {
+      nextTable();
+    } else {
+      nextPassTable = table;
+      nextAfter = lastKey;
+    }
+    return new CommittedBatch.TableRead(table, rows, CommittedBatch.Purpose.RECONCILE,
+        new CommittedBatch.Chunk(first, last));
+  }
+
+  private void nextTable() {
+    nextTableIndex = tableIndex + 1;
+    nextPassTable = null;
+    nextAfter = null;
+  }
+}
