@@ -1,11 +1,8 @@
 package io.tablecast.server.hub;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.Op;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -50,27 +47,11 @@ final class DriftPasses {
       seen.put(table, new HashSet<>());
     }
     Set<ArrayNode> keys = seen.get(table); // null: a pass that began before a new snapshot
-    List<RowEvent> out = new ArrayList<>();
-    for (ObjectNode row : read.rows()) {
-      ArrayNode key = image.keyOf(row);
-      if (keys != null) {
-        keys.add(key);
-      }
-      ObjectNode have = image.get(key);
-      if (have == null) {
-        out.add(new RowEvent(table, Op.INSERT, null, row));
-      } else if (!TableImage.sameRow(have, row)) {
-        out.add(new RowEvent(table, Op.UPDATE, have, row));
-      }
-    }
+    List<RowEvent> out = image.upserts(read.rows(), keys != null ? keys : new HashSet<>());
     if (chunk.last()) {
       seen.remove(table);
       if (keys != null) {
-        image.forEachRow((key, row) -> {
-          if (!keys.contains(key)) {
-            out.add(new RowEvent(table, Op.DELETE, row, null));
-          }
-        });
+        out.addAll(image.deletesExcept(keys));
       }
     }
     return out;

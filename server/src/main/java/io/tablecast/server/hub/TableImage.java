@@ -54,11 +54,6 @@ public final class TableImage {
     return rows.get(key);
   }
 
-  /** Calls {@code action} with every key and row, in the image's order. */
-  void forEachRow(java.util.function.BiConsumer<ArrayNode, ObjectNode> action) {
-    rows.forEach(action);
-  }
-
   /** A copy of the row list; the rows themselves are shared and immutable. */
   List<ObjectNode> copyRows() {
     return new ArrayList<>(rows.values());
@@ -137,22 +132,39 @@ public final class TableImage {
    * keys only there. Does not change the image.
    */
   List<RowEvent> diff(List<ObjectNode> actual) {
+    java.util.Set<ArrayNode> keys = new java.util.HashSet<>();
+    List<RowEvent> upserts = upserts(actual, keys);
+    List<RowEvent> out = deletesExcept(keys);
+    out.addAll(upserts);
+    return out;
+  }
+
+  /**
+   * INSERT for each row of {@code actual} (rows of the table read at the image's position) whose
+   * key the image lacks, UPDATE for each it holds differently; adds every row's key to {@code keys}.
+   * Does not change the image.
+   */
+  List<RowEvent> upserts(List<ObjectNode> actual, java.util.Set<ArrayNode> keys) {
     List<RowEvent> out = new ArrayList<>();
-    Map<ArrayNode, ObjectNode> wanted = new LinkedHashMap<>();
     for (ObjectNode row : actual) {
-      wanted.put(keyOf(row), row);
-    }
-    for (Map.Entry<ArrayNode, ObjectNode> e : rows.entrySet()) {
-      if (!wanted.containsKey(e.getKey())) {
-        out.add(new RowEvent(name(), io.tablecast.protocol.Op.DELETE, e.getValue(), null));
+      ArrayNode key = keyOf(row);
+      keys.add(key);
+      ObjectNode have = rows.get(key);
+      if (have == null) {
+        out.add(new RowEvent(name(), io.tablecast.protocol.Op.INSERT, null, row));
+      } else if (!sameRow(have, row)) {
+        out.add(new RowEvent(name(), io.tablecast.protocol.Op.UPDATE, have, row));
       }
     }
-    for (Map.Entry<ArrayNode, ObjectNode> e : wanted.entrySet()) {
-      ObjectNode have = rows.get(e.getKey());
-      if (have == null) {
-        out.add(new RowEvent(name(), io.tablecast.protocol.Op.INSERT, null, e.getValue()));
-      } else if (!sameRow(have, e.getValue())) {
-        out.add(new RowEvent(name(), io.tablecast.protocol.Op.UPDATE, have, e.getValue()));
+    return out;
+  }
+
+  /** DELETE for each row of the image whose key is not in {@code keys}. Does not change the image. */
+  List<RowEvent> deletesExcept(java.util.Set<ArrayNode> keys) {
+    List<RowEvent> out = new ArrayList<>();
+    for (Map.Entry<ArrayNode, ObjectNode> e : rows.entrySet()) {
+      if (!keys.contains(e.getKey())) {
+        out.add(new RowEvent(name(), io.tablecast.protocol.Op.DELETE, e.getValue(), null));
       }
     }
     return out;
