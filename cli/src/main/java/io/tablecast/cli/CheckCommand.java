@@ -1,38 +1,23 @@
 package io.tablecast.cli;
 
-import io.tablecast.server.ServerConfig;
 import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.TriggerInstaller;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(name = "check", mixinStandardHelpOptions = true,
     description = {"Check a configuration against its database without changing anything: every cached table, "
         + "the outbox and each table's capture, the privileges serving needs, the servers running on the outbox.",
         "Prints one line per finding (OK, INFO, WARN, ERROR). Exit code 0 when `serve` would start, 1 when an "
             + "ERROR would stop it."})
-final class CheckCommand implements Callable<Integer> {
-
-  @Option(names = "--config", required = true, paramLabel = "FILE", description = "YAML configuration (see docs/CONFIGURATION.md)")
-  Path config;
-
-  @Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+final class CheckCommand extends TriggerCommand {
 
   @Override
-  public Integer call() throws Exception {
-    ServerConfig cfg = ServerConfig.load(config);
+  int run(TriggerInstaller installer) throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    List<CaptureFinding> findings;
-    try (TriggerInstaller installer = TriggerInstaller.connect(cfg.source())) {
-      out.println("OK    database: " + installer.dialect() + " reached");
-      findings = installer.check();
-    }
+    out.println("OK    database: " + installer.dialect() + " reached");
+    List<CaptureFinding> findings = installer.check();
     findings.forEach(out::println);
     long errors = findings.stream().filter(CaptureFinding::stopsServe).count();
     long warnings = findings.stream().filter(f -> f.severity() == CaptureFinding.Severity.WARN).count();

@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** Base of the commands that manage the outbox and triggers described by a config file. */
+/** Base of the commands that look at or manage the outbox and triggers described by a config file. */
 abstract class TriggerCommand implements Callable<Integer> {
 
   @Option(names = "--config", required = true, paramLabel = "FILE", description = "YAML configuration (see docs/CONFIGURATION.md)")
@@ -20,10 +20,10 @@ abstract class TriggerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ServerConfig cfg = ServerConfig.load(config);
     try (TriggerInstaller installer = TriggerInstaller.connect(cfg.source())) {
-      run(installer);
+      return run(installer);
     }
-    return 0;
   }
 
-  abstract void run(TriggerInstaller installer) throws Exception;
+  /** Does the command's work; returns its exit code. */
+  abstract int run(TriggerInstaller installer) throws Exception;
 }

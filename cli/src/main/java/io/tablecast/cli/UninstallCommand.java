@@ -21,9 +21,10 @@ final class UninstallCommand extends TriggerCommand {
   boolean force;
 
   @Override
-  void run(TriggerInstaller installer) throws Exception {
+  int run(TriggerInstaller installer) throws Exception {
     installer.uninstall(new LinkedHashSet<>(tables), force);
     spec.commandLine().getOut().println(tables.isEmpty() ? "uninstalled" : "uninstalled capture of " + tables);
     spec.commandLine().getOut().flush();
+    return 0;
   }
 }
