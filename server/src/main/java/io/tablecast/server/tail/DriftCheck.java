@@ -127,6 +127,15 @@ final class DriftCheck {
     starting = null;
   }
 
+  /** The table the next {@link #read} reads from, after {@link #prepare()} returned true. */
+  TableSchema table() {
+    TableSchema table = passTable != null ? passTable : starting;
+    if (table == null) {
+      throw new IllegalStateException("no table before a successful prepare()");
+    }
+    return table;
+  }
+
   /**
    * Reads the next chunk, after {@link #prepare()} returned true, in {@code c}'s transaction (the
    * outbox read's snapshot); {@link #published} moves the cursor past it. Returns null when the
@@ -137,10 +146,7 @@ final class DriftCheck {
     nextTableIndex = tableIndex;
     nextPassTable = passTable;
     nextAfter = after;
-    TableSchema table = passTable != null ? passTable : starting;
-    if (table == null) {
-      throw new IllegalStateException("read() without a successful prepare()");
-    }
+    TableSchema table = table();
     CapturePlan current = plan.get();
     RowNormalizer normalizer = current.normalizer(table.id().qualified());
     boolean first = passTable == null;

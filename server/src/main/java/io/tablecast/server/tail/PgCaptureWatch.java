@@ -97,14 +97,47 @@ final class PgCaptureWatch {
     return out;
   }
 
-  /** Checks now. The first check, before the snapshot, learns the members without re-reading anything. */
-  void check() throws SQLException {
-    suspected = false;
-    lastCheckNanos = System.nanoTime();
+  /**
+   * True when, in the snapshot of {@code c}'s transaction, the capture of {@code table} is as this
+   * watch last saw it: the same partitions and children, and no problem it has not taken up. A
+   * reconciliation range read in a snapshot where it is not would count as drift what the watch
+   * is about to re-read as a resync (rows that came with an ATTACH or left with a NO INHERIT).
+   * Catalog tables are read in the transaction's snapshot, so the answer is exact for the rows
+   * read in it. One catalog query, as a check.
+   */
+  boolean unchangedSinceCheck(Connection c, TableId table) throws SQLException {
+    if (members == null) {
+      return false;
+    }
+    CaptureCheck now = plan.checkCapture(c, formerRelations().keySet());
+    if (now == null) {
+      return true;
+    }
+    for (Coverage coverage : now.tables()) {
+      if (coverage.table().equals(table)) {
+        Set<Long> oids = coverage.members().stream().map(Member::oid).collect(Collectors.toSet());
+        if (!oids.equals(members.getOrDefault(table, Map.of()).keySet())) {
+          return false;
+        }
+      }
+    }
+    return now.problems().stream().filter(p -> p.table().equals(table)).allMatch(p -> reported.containsKey(p.key()));
+  }
+
+  /** The relations that were members at the last check or still carry capture triggers after leaving. */
+  private Map<Long, TableId> formerRelations() {
     Map<Long, TableId> former = new HashMap<>(formerWithTriggers);
     if (members != null) {
       members.values().forEach(m -> m.values().forEach(x -> former.put(x.oid(), x.id())));
     }
+    return former;
+  }
+
+  /** Checks now. The first check, before the snapshot, learns the members without re-reading anything. */
+  void check() throws SQLException {
+    suspected = false;
+    lastCheckNanos = System.nanoTime();
+    Map<Long, TableId> former = formerRelations();
     CaptureCheck check;
     try (Connection c = pool.getConnection()) {
       check = plan.checkCapture(c, former.keySet());

@@ -193,6 +193,13 @@ final class PgChangeSource implements ChangeSource {
           TableSchema t = plan.normalizer(table).table();
           reads.add(new CommittedBatch.TableRead(t, OutboxRows.readTable(plan, c, t), CommittedBatch.Purpose.RESYNC));
         }
+        if (checkDrift && !watch.unchangedSinceCheck(c, driftCheck.table().id())) {
+          // a partition or child joined or left, or a trigger changed, and the watch has not re-read
+          // the table yet: what the range would find is that resync's work, not drift. The watch
+          // looks at once; the same range is read at the next poll.
+          checkDrift = false;
+          watch.suspectChange();
+        }
         if (checkDrift) { // after the resyncs: a chunk compares against the image they leave
           CommittedBatch.TableRead chunk = driftCheck.read(c);
           if (chunk != null) {
