@@ -6,7 +6,7 @@ import { CREATED_BY_CLIENT, TableMirror, makeEvent, rowKey } from './table-mirro
 
 export { TableMirror, rowKey };
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const DEFAULT_BACKOFF = { minMs: 500, maxMs: 30_000 };
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Errors without a table after which not-yet-ready mirrors learn that the server refused us. */
@@ -39,6 +39,9 @@ export class TablecastClient extends EventTarget {
   #heartbeatMillis = 0;
   #lastEpoch = null;
   #lastPosition = -1;
+  /** Changes of a batch arriving in `change_part`s, kept aside until its `change_batch`; null when none. */
+  #parts = null;
+  #partPosition = -1;
   #subscribed = new Set();
   #toSubscribe = [];
   #flushQueued = false;
@@ -288,6 +291,8 @@ export class TablecastClient extends EventTarget {
 
   #onDisconnected() {
     this.#ws = null;
+    this.#parts = null;
+    this.#partPosition = -1;
     this.#welcomed = false;
     this.#subscribed.clear();
     this.#toSubscribe = [];
@@ -326,6 +331,7 @@ export class TablecastClient extends EventTarget {
   #onMessage(msg) {
     switch (msg.type) {
       case 'change_batch': this.#onBatch(msg); break;
+      case 'change_part': this.#onPart(msg); break;
       case 'snapshot_rows': this.#mirrors.get(msg.table)?._snapshotRows(msg.rows); break;
       case 'snapshot_begin': this.#mirrors.get(msg.table)?._beginSnapshot(msg); break;
       case 'snapshot_end': {
@@ -392,9 +398,33 @@ export class TablecastClient extends EventTarget {
     this.#recordPosition(r.position);
   }
 
+  /** A part of a batch too large for one frame: kept aside, applied with the batch's end. */
+  #onPart(p) {
+    if (this.#parts !== null && p.position !== this.#partPosition) {
+      this.#drop(`protocol violation: a part of batch ${p.position} before batch ${this.#partPosition} ended`);
+      return;
+    }
+    if (this.#parts === null) {
+      this.#parts = [];
+      this.#partPosition = p.position;
+    }
+    for (const c of p.changes ?? []) this.#parts.push(c);
+  }
+
   #onBatch(b) {
+    let all = b.changes ?? [];
+    if (this.#parts !== null) {
+      if (b.position !== this.#partPosition) {
+        this.#drop(`protocol violation: batch ${this.#partPosition} came in parts and did not end before batch ${b.position}`);
+        return;
+      }
+      for (const c of all) this.#parts.push(c);
+      all = this.#parts;
+      this.#parts = null;
+      this.#partPosition = -1;
+    }
     const byTable = new Map();
-    for (const c of b.changes ?? []) {
+    for (const c of all) {
       let list = byTable.get(c.table);
       if (!list) byTable.set(c.table, (list = []));
       list.push(c);

@@ -38,7 +38,7 @@ test('hello, subscribe, snapshot then batches: rows and change events', async ()
   const events = recordChanges(items);
   const conn = await server.nextConnection();
   const hello = await conn.handshake({ epoch: 'e1', position: 3 });
-  assert.deepEqual(hello, { type: 'hello', protocolVersion: 1, clientName: 'test', token: 'tok' });
+  assert.deepEqual(hello, { type: 'hello', protocolVersion: 2, clientName: 'test', token: 'tok' });
   const sub = await conn.next('subscribe');
   assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumePosition: -1 });
 
@@ -115,6 +115,55 @@ test('a batch is applied whole before its events fire; events are net per row', 
     { key: '[2]', size: 2, one: 'b', two: 'y', pos: 7 },
     { key: '[1]', size: 2, one: 'b', two: 'y', pos: 7 },
   ]);
+});
+
+test('a batch in parts is applied whole at its end; a connection lost mid-batch resumes before it', async () => {
+  newClient();
+  const m = client.mirror(T);
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  const events = recordChanges(m);
+  conn.send({ type: 'change_part', position: 4, changes: [ins(T, [2], { id: 2, name: 'b' })] });
+  conn.send({ type: 'change_part', position: 4, changes: [upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'A' })] });
+  conn.send({ type: 'ping', nonce: 1 }); // pings may come between parts
+  await conn.next('pong');
+  assert.equal(m.size, 1, 'parts are kept aside until the batch ends');
+  assert.equal(m.get(1).name, 'a');
+  assert.equal(m.position, 3);
+  conn.kill(); // the batch never ended: its parts are dropped, the mirror resumes from 3
+
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E', position: 4 });
+  const sub = await conn.next('subscribe');
+  assert.equal(sub.resumePosition, 3);
+  conn.send({ type: 'resumed', tables: [T], schemas: [], position: 3 });
+  conn.batchInParts(4, [[ins(T, [2], { id: 2, name: 'b' })], [ins(T, [5], { id: 5, name: 'e' })]],
+    [upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'A' })]);
+  await until(() => m.position === 4);
+  assert.deepEqual([m.size, m.get(1).name, m.get(2).name, m.get(5).name], [3, 'A', 'b', 'e']);
+  assert.equal(events.length, 3);
+});
+
+test('a part of another batch before the batch ended is a protocol violation: reconnect', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const errors = [];
+  client.addEventListener('error', (e) => errors.push(e.detail.message));
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  conn.send({ type: 'change_part', position: 4, changes: [ins(T, [2], { id: 2, name: 'b' })] });
+  conn.batch(5, [ins(T, [3], { id: 3, name: 'c' })]);
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E', position: 5 });
+  assert.equal((await conn.next('subscribe')).resumePosition, 3);
+  assert.match(errors.join('\n'), /protocol violation: batch 4 came in parts and did not end before batch 5/);
+  assert.equal(m.size, 1);
 });
 
 test('heartbeats advance the position; pings are answered with pongs', async () => {

@@ -43,7 +43,7 @@ export class FakeConnection {
   /** Reads hello, answers welcome, returns the hello. */
   async handshake({ epoch = 'epoch-1', position = 0, heartbeatMillis = 60_000 } = {}) {
     const hello = await this.next('hello');
-    this.send({ type: 'welcome', protocolVersion: 1, serverName: 'fake', epoch, position, heartbeatMillis });
+    this.send({ type: 'welcome', protocolVersion: 2, serverName: 'fake', epoch, position, heartbeatMillis });
     return hello;
   }
 
@@ -58,6 +58,12 @@ export class FakeConnection {
 
   batch(position, changes, captureMillis = Date.now()) {
     this.send({ type: 'change_batch', position, captureMillis: changes.length ? captureMillis : 0, changes });
+  }
+
+  /** A batch too large for one frame: one `change_part` per element of `parts`, then the final `change_batch`. */
+  batchInParts(position, parts, last, captureMillis = Date.now()) {
+    for (const changes of parts) this.send({ type: 'change_part', position, changes });
+    this.batch(position, last, captureMillis);
   }
 
   /** Kills the TCP connection without a close handshake. */

@@ -25,6 +25,19 @@ class AtomicBatchTest {
 
   @Test
   void readersNeverSeeHalfATransaction() throws Exception {
+    transfers(false);
+  }
+
+  /**
+   * A batch too large for one frame arrives as {@code change_part}s and its final
+   * {@code change_batch}: the parts are kept aside and applied with it, never alone.
+   */
+  @Test
+  void readersNeverSeeHalfATransactionThatArrivesInParts() throws Exception {
+    transfers(true);
+  }
+
+  private void transfers(boolean inParts) throws Exception {
     try (FakeServer server = new FakeServer();
         TablecastClient client = TablecastClient.builder().servers(server.address()).build()) {
       TableMirror<Account> m = client.mirror(T, Account.class);
@@ -58,9 +71,14 @@ class AtomicBatchTest {
         long amount = ThreadLocalRandom.current().nextLong(-a, b + 1);
         long na = a + amount;
         long nb = b - amount;
-        batches.add(batch(i,
-            update(T, row("id", 1, "balance", a), row("id", 1, "balance", na), 1),
-            update(T, row("id", 2, "balance", b), row("id", 2, "balance", nb), 2)));
+        Message.Change first = update(T, row("id", 1, "balance", a), row("id", 1, "balance", na), 1);
+        Message.Change second = update(T, row("id", 2, "balance", b), row("id", 2, "balance", nb), 2);
+        if (inParts) {
+          batches.add(new Message.ChangePart(i, List.of(first)));
+          batches.add(batch(i, second));
+        } else {
+          batches.add(batch(i, first, second));
+        }
         a = na;
         b = nb;
       }

@@ -12,8 +12,11 @@ import java.util.Objects;
  */
 public sealed interface Message {
 
-  /** The current protocol version, sent in {@link Hello} and {@link Welcome}. */
-  int PROTOCOL_VERSION = 1;
+  /**
+   * The current protocol version, sent in {@link Hello} and {@link Welcome}. Version 2 added
+   * {@link ChangePart}: a client of version 1 would apply each part as a whole batch.
+   */
+  int PROTOCOL_VERSION = 2;
 
   /** The type of this message, which fixes its code on the wire. */
   default MessageType type() {
@@ -134,7 +137,24 @@ public sealed interface Message {
   }
 
   /**
-   * One row change inside a {@link ChangeBatch}.
+   * One part of a batch too large for one frame. The parts of the batch at {@code position}
+   * arrive in order, with nothing else that carries a position between them, and the
+   * {@link ChangeBatch} of the same position ends the batch with its last changes. A client
+   * keeps the parts aside and applies them with that final batch, atomically: no reader ever
+   * sees a part applied alone. A connection lost before the final batch loses the parts; the
+   * client resumes from the position before them.
+   *
+   * @param position the position of the batch this part belongs to
+   * @param changes some of the batch's changes, in the batch's order
+   */
+  record ChangePart(long position, List<Change> changes) implements Message {
+    public ChangePart {
+      changes = List.copyOf(changes);
+    }
+  }
+
+  /**
+   * One row change inside a {@link ChangeBatch} or {@link ChangePart}.
    *
    * @param table qualified table name
    * @param op insert, update or delete

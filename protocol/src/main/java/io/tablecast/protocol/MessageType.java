@@ -12,7 +12,8 @@ public enum MessageType {
   CHANGE_BATCH(8, "change_batch", Message.ChangeBatch.class),
   ERROR(9, "error", Message.Error.class),
   PING(10, "ping", Message.Ping.class),
-  PONG(11, "pong", Message.Pong.class);
+  PONG(11, "pong", Message.Pong.class),
+  CHANGE_PART(12, "change_part", Message.ChangePart.class);
 
   private static final MessageType[] BY_CODE = new MessageType[16];
 

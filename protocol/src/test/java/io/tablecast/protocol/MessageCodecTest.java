@@ -67,7 +67,7 @@ class MessageCodecTest {
 
   @Test
   void helloNeverPrintsSecrets() {
-    assertThat(new Message.Hello(1, "svc", "alice", "s3cret", "tok3n").toString())
+    assertThat(new Message.Hello(Message.PROTOCOL_VERSION, "svc", "alice", "s3cret", "tok3n").toString())
         .doesNotContain("s3cret").doesNotContain("tok3n").contains("alice");
   }
 

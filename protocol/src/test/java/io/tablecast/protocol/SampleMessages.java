@@ -35,8 +35,8 @@ public final class SampleMessages {
         new ColumnInfo("name", "varchar(40)", ColumnKind.STRING));
     ArrayNode key = F.arrayNode().add(7);
     Map<MessageType, Message> m = new LinkedHashMap<>();
-    m.put(MessageType.HELLO, new Message.Hello(1, "svc", "alice", "pw", null));
-    m.put(MessageType.WELCOME, new Message.Welcome(1, "tablecast", "e1", 42, 1000));
+    m.put(MessageType.HELLO, new Message.Hello(Message.PROTOCOL_VERSION, "svc", "alice", "pw", null));
+    m.put(MessageType.WELCOME, new Message.Welcome(2, "tablecast", "e1", 42, 1000));
     m.put(MessageType.SUBSCRIBE, new Message.Subscribe(List.of("app.items"), "e1", 41));
     m.put(MessageType.SNAPSHOT_BEGIN, new Message.SnapshotBegin("app.items", cols, List.of("id"), 42, 1));
     m.put(MessageType.SNAPSHOT_ROWS, new Message.SnapshotRows("app.items", List.of(row())));
@@ -49,6 +49,8 @@ public final class SampleMessages {
     m.put(MessageType.ERROR, new Message.Error(ErrorCode.UNKNOWN_TABLE, "no table app.nope", "app.nope"));
     m.put(MessageType.PING, new Message.Ping(7));
     m.put(MessageType.PONG, new Message.Pong(7));
+    m.put(MessageType.CHANGE_PART, new Message.ChangePart(43, List.of(
+        new Message.Change("app.items", Op.INSERT, key, null, row()))));
     if (m.size() != MessageType.values().length) {
       throw new IllegalStateException("a message type has no sample: add one here (and its golden bytes)");
     }

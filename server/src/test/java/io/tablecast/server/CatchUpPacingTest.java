@@ -64,21 +64,6 @@ class CatchUpPacingTest {
     return server;
   }
 
-  /** A client that says hello, subscribes and never reads a byte (a tiny receive buffer). */
-  private Socket stalledSubscriber(String name) throws IOException {
-    Socket s = new Socket();
-    s.setReceiveBufferSize(4096);
-    s.connect(new InetSocketAddress("127.0.0.1", server.port()));
-    sockets.add(s);
-    ByteBuf out = Unpooled.buffer();
-    out.writeBytes(MessageCodec.MAGIC);
-    MessageCodec.encodeFrame(new Message.Hello(1, name, null, null, null), out);
-    MessageCodec.encodeFrame(Message.Subscribe.fresh(List.of(PRODUCTS)), out);
-    s.getOutputStream().write(ByteBufUtil.getBytes(out));
-    out.release();
-    return s;
-  }
-
   private List<ChangeHub.SessionState> stalled() {
     return server.hub().sessionStates().stream().filter(s -> s.clientName().startsWith("stalled")).toList();
   }
@@ -89,13 +74,13 @@ class CatchUpPacingTest {
     start(new FakeChangeSource().withTable(table("products"), 20_000, i -> i + KILOBYTE), ServerConfig.builder());
     int stalled = 3; // more than the snapshot threads
     for (int i = 0; i < stalled; i++) {
-      stalledSubscriber("stalled-" + i);
+      sockets.add(TestClient.stalled(new InetSocketAddress("127.0.0.1", server.port()), "stalled-" + i, PRODUCTS));
     }
     // every snapshot thread has a stalled client's snapshot to write (or had: they no longer wait)
     await().atMost(Duration.ofSeconds(20)).until(() -> stalled().stream().filter(s -> !s.writable()).count() >= 2);
 
     try (TestClient healthy = TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()))) {
-      healthy.send(new Message.Hello(1, "healthy", null, null, null));
+      healthy.send(new Message.Hello(Message.PROTOCOL_VERSION, "healthy", null, null, null));
       healthy.send(Message.Subscribe.fresh(List.of(PRODUCTS)));
       healthy.next(Message.Welcome.class);
       // a deadline, not a performance figure: a stalled client used to hold a snapshot thread for 60 s
@@ -122,7 +107,8 @@ class CatchUpPacingTest {
   void snapshotNotReadWithinTheSnapshotTimeoutDropsTheClient() throws Exception {
     start(new FakeChangeSource().withTable(table("products"), 20_000, i -> i + KILOBYTE),
         ServerConfig.builder().slowConsumerSnapshotTimeout(Duration.ofSeconds(1)));
-    Socket s = stalledSubscriber("stalled");
+    Socket s = TestClient.stalled(new InetSocketAddress("127.0.0.1", server.port()), "stalled", PRODUCTS);
+    sockets.add(s);
     await().atMost(Duration.ofSeconds(10)).until(() -> server.hub().sessionCount() == 0);
     assertThat(server.metrics().registry().find("tablecast.slow.consumers").counter().count()).isEqualTo(1);
     // the client gets what was queued, then the end of the stream
@@ -140,7 +126,7 @@ class CatchUpPacingTest {
     String epoch;
     long resumeAt;
     try (TestClient first = TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()))) {
-      first.send(new Message.Hello(1, "first", null, null, null));
+      first.send(new Message.Hello(Message.PROTOCOL_VERSION, "first", null, null, null));
       first.send(Message.Subscribe.fresh(List.of(PRODUCTS)));
       epoch = first.next(Message.Welcome.class).epoch();
       while (!(first.nextNonHeartbeat() instanceof Message.SnapshotEnd)) {
@@ -160,7 +146,7 @@ class CatchUpPacingTest {
     try (TestClient back = TestClient.connect(new Bootstrap().group(group).channel(NioSocketChannel.class)
         .option(ChannelOption.SO_RCVBUF, 4096), new InetSocketAddress("127.0.0.1", server.port()))) {
       back.channel.writeAndFlush(Unpooled.wrappedBuffer(MessageCodec.MAGIC));
-      back.send(new Message.Hello(1, "back", null, null, null));
+      back.send(new Message.Hello(Message.PROTOCOL_VERSION, "back", null, null, null));
       back.send(new Message.Subscribe(List.of(PRODUCTS), epoch, resumeAt));
       back.next(Message.Welcome.class);
       assertThat(back.nextNonHeartbeat()).isInstanceOf(Message.Resumed.class);

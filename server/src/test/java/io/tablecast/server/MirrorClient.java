@@ -118,7 +118,7 @@ final class MirrorClient implements AutoCloseable {
       channel = ctx.channel();
       connections.incrementAndGet();
       ctx.write(Unpooled.wrappedBuffer(MessageCodec.MAGIC));
-      ctx.write(new Message.Hello(1, name, null, null, null));
+      ctx.write(new Message.Hello(Message.PROTOCOL_VERSION, name, null, null, null));
       ctx.writeAndFlush(position >= 0 ? new Message.Subscribe(List.of(table), epoch, position)
           : Message.Subscribe.fresh(List.of(table)));
     }

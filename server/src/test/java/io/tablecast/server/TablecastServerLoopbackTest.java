@@ -59,7 +59,7 @@ class TablecastServerLoopbackTest {
   @Test
   void helloSubscribeSnapshotThenLiveBatches() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "loopback-test", null, null, null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "loopback-test", null, null, null));
       Message.Welcome w = c.next(Message.Welcome.class);
       assertThat(w.epoch()).isEqualTo(server.epoch());
       assertThat(w.serverName()).isEqualTo("loopback");
@@ -101,7 +101,7 @@ class TablecastServerLoopbackTest {
   @Test
   void databaseOutageIsRetriedAndClientsKeepBeingServed() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "t", null, null, null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, null));
       c.next(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.products")));
       while (!(c.nextNonHeartbeat() instanceof Message.SnapshotEnd)) {
@@ -123,7 +123,7 @@ class TablecastServerLoopbackTest {
   @Test
   void anUnexpectedErrorOfAPollIsRetriedAndChangesKeepFlowing() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "t", null, null, null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, null));
       c.next(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.products")));
       while (!(c.nextNonHeartbeat() instanceof Message.SnapshotEnd)) {
@@ -147,7 +147,7 @@ class TablecastServerLoopbackTest {
   @Test
   void idleClientGetsHeartbeats() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "idle", null, null, null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "idle", null, null, null));
       c.next(Message.Welcome.class);
       Message.ChangeBatch hb = c.next(Message.ChangeBatch.class);
       assertThat(hb.changes()).isEmpty();
@@ -173,7 +173,7 @@ class TablecastServerLoopbackTest {
   @Test
   void closeSendsShuttingDownToSessionsAndClosesTheSource() throws Exception {
     TestClient c = connect();
-    c.send(new Message.Hello(1, "t", null, null, null));
+    c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, null));
     c.next(Message.Welcome.class);
     c.channel.writeAndFlush(Unpooled.EMPTY_BUFFER).sync();
     await().atMost(Duration.ofSeconds(5)).until(() -> server != null && sessionRegistered(c));

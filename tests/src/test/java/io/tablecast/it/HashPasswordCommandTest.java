@@ -67,7 +67,7 @@ class HashPasswordCommandTest {
 
     ConfigAuthenticator server = new ConfigAuthenticator(List.of(
         new ConfigAuthenticator.PrincipalEntry("alice", hash, AccessPolicy.ALLOW_ALL)), null, null);
-    assertThat(server.authenticate(new Message.Hello(1, "t", "alice", password, null)).name()).isEqualTo("alice");
+    assertThat(server.authenticate(new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", password, null)).name()).isEqualTo("alice");
   }
 
   @Test

@@ -14,10 +14,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * One large value must neither stop the stream nor be cut: it reaches every mirror whole, and the
- * changes of other tables keep flowing around it. PostgreSQL takes text values up to 1 GB;
- * MariaDB's default {@code max_allowed_packet} (16 MiB) bounds what it accepts, so its value is
- * just under that. (A value larger than a client's pending-bytes limit, 64 MiB by default, is not
- * delivered yet: its batch is cut as a slow consumer. That needs the chunked batch of issue 11.)
+ * changes of other tables keep flowing around it. PostgreSQL takes text values up to 1 GB (and
+ * its capture, as {@code jsonb}, rows up to 256 MB); MariaDB's {@code max_allowed_packet} (16 MiB
+ * here) bounds what it accepts.
  */
 class LargeValueTest {
 
@@ -53,6 +52,23 @@ class LargeValueTest {
 
       TableMirror<Map<String, Object>> late = p.readyMirror(p.client("late"), "docs"); // from the server's snapshot
       assertBody(late, "0123456789".repeat(units) + "z");
+    }
+  }
+
+  /** Larger than the 64 MiB pending-bytes limit and the three-heartbeat liveness window of the hub's work. */
+  @ParameterizedTest
+  @EnumSource(value = Kind.class, names = "POSTGRESQL")
+  void aValueOf200MegabytesReachesEveryMirrorWhole(Kind kind) {
+    int units = 20_000_000; // 200 MB of text
+    try (Pipeline p = Pipeline.start(kind, "huge_value", ddl(kind), "docs", "notes")) {
+      TablecastClient early = p.client("early");
+      TableMirror<Map<String, Object>> docs = p.readyMirror(early, "docs");
+      TableMirror<Map<String, Object>> notes = p.readyMirror(early, "notes");
+      p.sql("INSERT INTO docs VALUES (1, " + repeat(kind, "0123456789", units) + ")");
+      p.sql("INSERT INTO notes VALUES (1, 1)");
+      await().atMost(Duration.ofMinutes(3)).until(() -> notes.get(1) != null && docs.get(1) != null);
+      assertBody(docs, "0123456789".repeat(units));
+      assertThat(p.server().metrics().registry().find("tablecast.slow.consumers").counter().count()).isZero();
     }
   }
 

@@ -84,8 +84,10 @@ public final class ClientRuntime implements AutoCloseable {
             if (config.tls() != null) { // TLS first: everything below is encrypted
               ch.pipeline().addLast("tls", config.tls().newHandler(ch.alloc(), ch.attr(ClientTls.TARGET).get()));
             }
-            BinaryFraming.addTo(ch.pipeline(), config.maxFrameBytes());
+            // before the framing: any bytes prove the server alive, also while one large frame
+            // (a single huge row) takes longer than three heartbeats to arrive
             ch.pipeline().addLast("idle", handshakeIdle());
+            BinaryFraming.addTo(ch.pipeline(), config.maxFrameBytes());
             ch.pipeline().addLast("session", new SessionHandler(ClientRuntime.this, hello));
           }
         });
@@ -239,6 +241,8 @@ public final class ClientRuntime implements AutoCloseable {
     }
     if (msg instanceof Message.ChangeBatch b) {
       stream.batch(b);
+    } else if (msg instanceof Message.ChangePart p) {
+      stream.part(p);
     } else if (msg instanceof Message.SnapshotRows r) {
       stream.snapshotRows(r);
     } else if (msg instanceof Message.SnapshotBegin b) {

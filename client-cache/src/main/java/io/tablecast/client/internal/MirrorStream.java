@@ -29,6 +29,12 @@ final class MirrorStream {
   private String sessionEpoch;
   private String lastEpoch;
   private long lastPosition = -1;
+  /**
+   * The changes of a batch that arrives in parts, kept aside until its final {@code change_batch}
+   * so that no reader sees part of it; {@link #partPosition} is its position, -1 when none.
+   */
+  private List<Message.Change> parts = new ArrayList<>();
+  private long partPosition = -1;
 
   MirrorStream(Predicate<String> wasEverReady) {
     this.wasEverReady = wasEverReady;
@@ -68,8 +74,10 @@ final class MirrorStream {
     return new Subscriptions(resume, fresh);
   }
 
-  /** The connection dropped: snapshots in flight are discarded, synced rows stay. */
+  /** The connection dropped: snapshots in flight and parts of a batch are discarded, synced rows stay. */
   void disconnected() {
+    parts = new ArrayList<>();
+    partPosition = -1;
     for (TableFeed f : feeds.values()) {
       f.disconnected();
     }
@@ -135,9 +143,31 @@ final class MirrorStream {
     log.info("resumed {} at position {} (no snapshot needed)", r.tables(), r.position());
   }
 
+  /** Keeps a part of a large batch aside until the batch's final {@code change_batch}. */
+  void part(Message.ChangePart p) {
+    if (partPosition != -1 && p.position() != partPosition) {
+      throw new IllegalStateException("protocol violation: a part of the batch at position " + p.position()
+          + " arrived before the batch at position " + partPosition + " ended");
+    }
+    partPosition = p.position();
+    parts.addAll(p.changes());
+  }
+
   void batch(Message.ChangeBatch b) {
+    List<Message.Change> all = b.changes();
+    if (partPosition != -1) {
+      if (b.position() != partPosition) {
+        throw new IllegalStateException("protocol violation: the batch at position " + partPosition
+            + " arrived in parts and did not end before the batch at position " + b.position());
+      }
+      parts.addAll(b.changes());
+      all = parts;
+      parts = new ArrayList<>();
+      partPosition = -1;
+      log.debug("batch {} arrived in parts: {} changes", b.position(), all.size());
+    }
     Map<String, List<Message.Change>> byTable = new LinkedHashMap<>();
-    for (Message.Change c : b.changes()) {
+    for (Message.Change c : all) {
       byTable.computeIfAbsent(c.table(), t -> new ArrayList<>()).add(c);
     }
     for (TableFeed f : feeds.values()) {
@@ -157,7 +187,7 @@ final class MirrorStream {
       recordPosition(b.position());
     }
     if (log.isDebugEnabled()) {
-      log.debug("applied batch {} with {} changes", b.position(), b.changes().size());
+      log.debug("applied batch {} with {} changes", b.position(), all.size());
     }
   }
 

@@ -58,6 +58,8 @@ final class CatchUpSender {
   /** Executor-side state: the last write, and whether a listener waits for it. */
   private ChannelFuture lastWrite;
   private ChannelFuture awaited;
+  /** Executor-side: every frame has been written to the channel; done once the last one left it. */
+  private boolean allWritten;
   /** The hub's deadline for this catch-up; cancelled when it finishes. */
   private volatile ScheduledFuture<?> deadline;
 
@@ -134,6 +136,9 @@ final class CatchUpSender {
       if (cancelled || !channel.isActive()) {
         return Outcome.FAILED;
       }
+      if (allWritten) {
+        return flushed();
+      }
       if (!channel.isWritable()) {
         awaitDrain();
         return Outcome.WAIT;
@@ -143,11 +148,29 @@ final class CatchUpSender {
       }
       Message m = frames.next();
       if (m == null) {
-        return Outcome.DONE;
+        allWritten = true;
+        return flushed();
       }
       lastWrite = channel.writeAndFlush(session.frame(m));
       session.catchUpWriteNanos = System.nanoTime();
     }
+  }
+
+  /**
+   * Done once the last frame has left for the socket, so that what is written after the catch-up
+   * (held batches, heartbeats) meets a queue without it: the slow-consumer limit counts what
+   * waits behind a catch-up, never the catch-up itself (a single row of 200 MB is one frame).
+   */
+  private Outcome flushed() {
+    ChannelFuture f = lastWrite;
+    if (f == null || f.isDone()) {
+      return Outcome.DONE;
+    }
+    if (f != awaited) {
+      awaited = f;
+      f.addListener(x -> kick());
+    }
+    return Outcome.WAIT;
   }
 
   /**

@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * thread ({@code tablecast-hub}); every public method hands its work to that thread. The work is
  * split by responsibility: {@link FanOut} (encode once, send to every session, heartbeats),
  * {@link Subscriptions} (subscribes, snapshots and resume replays) and
- * {@link SlowConsumerPolicy} (coalescing, dropping). Snapshots and replays are encoded and
- * written by {@link CatchUpSender}s on a small shared pool, only while the client reads.
+ * {@link SlowConsumerPolicy} (coalescing, dropping). Snapshots, replays and batches too large for
+ * one frame ({@link BatchParts}) are encoded and written by {@link CatchUpSender}s on a small
+ * shared pool, only while the client reads ({@link CatchUps}).
  */
 public final class ChangeHub implements AutoCloseable {
 
@@ -49,6 +50,7 @@ public final class ChangeHub implements AutoCloseable {
   private final ResumeBuffer resume;
   private final TableImages images = new TableImages();
   private final DriftPasses driftPasses = new DriftPasses();
+  private final TableReads tableReads;
   private final Set<Subscriber> sessions = new LinkedHashSet<>();
   private final SessionLimits limits;
   private final SlowConsumerPolicy slow;
@@ -77,10 +79,12 @@ public final class ChangeHub implements AutoCloseable {
     hub.setRemoveOnCancelPolicy(true); // cancelled catch-up deadlines do not keep their sessions reachable
     this.catchUps = Executors.newFixedThreadPool(CATCH_UP_THREADS, r -> daemon(r, "tablecast-snapshot"));
     this.slow = new SlowConsumerPolicy(images, limits, metrics);
+    this.tableReads = new TableReads(images, driftPasses, metrics);
     long heartbeatNanos = heartbeat.toNanos();
-    this.fanOut = new FanOut(images, slow, heartbeatNanos);
-    this.subscriptions = new Subscriptions(epoch, images, resume, () -> position, limits, slow, metrics, catchUps,
-        hub);
+    CatchUps catchUpStarts = new CatchUps(catchUps, hub, limits);
+    this.fanOut = new FanOut(images, slow, catchUpStarts, heartbeatNanos);
+    this.subscriptions = new Subscriptions(epoch, images, resume, () -> position, limits, slow, metrics,
+        catchUpStarts);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
     hub.scheduleWithFixedDelay(() -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
   }
@@ -203,67 +207,12 @@ public final class ChangeHub implements AutoCloseable {
     });
   }
 
-  /**
-   * Compares a table's image (already at the read's position) with the rows the source read at
-   * that position and publishes the differences as a normal change batch. For a reconciliation
-   * they are drift the triggers did not capture (a repair, WARN); for a resync they are the
-   * change the capture reported without rows (INFO). Hub thread.
-   */
+  /** Publishes the differences between a table's image and what the source read of it. Hub thread. */
   private void reconcile(CommittedBatch.TableRead r) {
-    String name = r.schema().id().qualified();
-    TableImage image = images.get(name);
-    if (image == null) {
-      return;
+    List<RowEvent> differences = tableReads.differences(r);
+    if (!differences.isEmpty()) {
+      apply(new CommittedBatch(differences, 0));
     }
-    if (!image.schema().equals(r.schema())) {
-      image = image.withSchema(r.schema()); // ALTER TABLE: new subscribers get the new columns
-      images.put(image);
-      LOG.info("table {} now has columns {}", name, r.schema().columns());
-    }
-    List<RowEvent> repairs;
-    try {
-      repairs = r.chunk() == null ? image.diff(r.rows()) : driftPasses.compare(image, r);
-    } catch (RuntimeException e) {
-      LOG.error("cannot compare table {} with its image: {}", name, e.getMessage());
-      return;
-    }
-    boolean resync = r.purpose() == CommittedBatch.Purpose.RESYNC;
-    if (resync) {
-      metrics.resynced(name, repairs.size());
-      LOG.info("resync of {} ({} rows read): {} rows differed", name, r.rows().size(), repairs.size());
-    } else {
-      if (r.chunk() == null || r.chunk().last()) {
-        metrics.reconciled(name); // the whole table was compared
-      }
-      if (repairs.isEmpty()) {
-        LOG.debug("reconciliation of {} ({} rows{}): no drift", name, r.rows().size(),
-            r.chunk() == null ? "" : ", one key range");
-        return;
-      }
-      LOG.warn("reconciliation repaired {} rows of {}, keys {} (drift the triggers did not capture: TRUNCATE, "
-          + "cascade, ALTER TABLE or triggers disabled)", repairs.size(), name, keysOf(image, repairs));
-      if (LOG.isDebugEnabled()) { // row images may be sensitive: only on request
-        for (RowEvent e : repairs.subList(0, Math.min(5, repairs.size()))) {
-          LOG.debug("repair of {}: {} {} -> {}", name, e.op(), e.before(), e.after());
-        }
-      }
-      metrics.reconcileRepaired(name, repairs.size());
-    }
-    if (!repairs.isEmpty()) {
-      apply(new CommittedBatch(repairs, 0));
-    }
-  }
-
-  /** The keys of up to five repairs, for the log (keys, unlike rows, name what differed without its data). */
-  private static List<String> keysOf(TableImage image, List<RowEvent> repairs) {
-    List<String> keys = new ArrayList<>();
-    for (RowEvent e : repairs.subList(0, Math.min(5, repairs.size()))) {
-      keys.add(image.keyOf(e.after() != null ? e.after() : e.before()).toString());
-    }
-    if (repairs.size() > 5) {
-      keys.add("...");
-    }
-    return keys;
   }
 
   /** Registers a session that completed its hello. Any thread. */
@@ -332,9 +281,14 @@ public final class ChangeHub implements AutoCloseable {
     }
     long pos = position + 1;
     position = pos;
-    resume.append(pos, batch.captureMillis(), changes);
+    long bytes = resume.append(pos, batch.captureMillis(), changes);
     LOG.debug("batch {}: {} changes", pos, changes.size());
-    fanOut.batch(sessions, pos, batch.captureMillis(), changes);
+    boolean fitsOneFrame = changes.size() <= BatchParts.PART_CHANGES && bytes <= BatchParts.PART_BYTES;
+    if (!fitsOneFrame) {
+      LOG.info("batch {}: {} changes (about {} MiB), sent in parts to each session at its own pace", pos,
+          changes.size(), bytes >> 20);
+    }
+    fanOut.batch(sessions, pos, batch.captureMillis(), changes, fitsOneFrame);
     metrics.batchPublished(changes.size(), batch.captureMillis());
   }
 

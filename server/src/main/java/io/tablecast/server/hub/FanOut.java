@@ -29,13 +29,15 @@ final class FanOut {
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
   private final TableImages images;
   private final SlowConsumerPolicy slow;
+  private final CatchUps catchUps;
   private final long heartbeatNanos;
   /** Nonce of the last ping sent to sessions that are catching up. */
   private long pingNonce;
 
-  FanOut(TableImages images, SlowConsumerPolicy slow, long heartbeatNanos) {
+  FanOut(TableImages images, SlowConsumerPolicy slow, CatchUps catchUps, long heartbeatNanos) {
     this.images = images;
     this.slow = slow;
+    this.catchUps = catchUps;
     this.heartbeatNanos = heartbeatNanos;
   }
 
@@ -45,29 +47,50 @@ final class FanOut {
    */
   private record EncodedKey(Set<String> tables, Encoding encoding, SessionPolicy policy) {}
 
-  void batch(Collection<Subscriber> sessions, long pos, long captureMillis, List<Message.Change> changes) {
-    Map<EncodedKey, ByteBuf> encoded = new HashMap<>();
+  /**
+   * Sends one applied batch to every session that may see some of it. {@code fitsOneFrame} says
+   * the whole batch is small enough for one frame (then so is every session's share of it);
+   * otherwise a session whose share is too large gets it in {@link BatchParts}, at its own pace.
+   */
+  void batch(Collection<Subscriber> sessions, long pos, long captureMillis, List<Message.Change> changes,
+      boolean fitsOneFrame) {
+    Map<EncodedKey, Object> encoded = new HashMap<>();
     try {
       for (Subscriber s : sessions) {
         if (s.tables().isEmpty() || s.closed) {
           continue;
         }
-        if (slow.coalesces(s)) {
+        boolean coalesces = slow.coalesces(s);
+        if (coalesces && fitsOneFrame) {
           slow.coalesce(s, pos, captureMillis, changes);
           continue;
         }
-        ByteBuf frame = encoded.computeIfAbsent(new EncodedKey(s.tables(), s.encoding(), s.policy()), key -> {
+        Object frame = encoded.computeIfAbsent(new EncodedKey(s.tables(), s.encoding(), s.policy()), key -> {
           List<Message.Change> mine = images.visible(changes, key.tables(), key.policy());
-          return mine.isEmpty() ? NOTHING
-              : key.encoding().encode(new Message.ChangeBatch(pos, captureMillis, mine), alloc);
+          if (mine.isEmpty()) {
+            return NOTHING;
+          }
+          return fitsOneFrame || BatchParts.fitOneFrame(mine)
+              ? key.encoding().encode(new Message.ChangeBatch(pos, captureMillis, mine), alloc) : mine;
         });
-        if (frame != NOTHING) {
-          s.send(frame.retainedDuplicate());
+        if (frame instanceof ByteBuf b) {
+          if (b == NOTHING) {
+            continue;
+          }
+          if (coalesces) {
+            slow.coalesce(s, pos, captureMillis, changes); // its share is small after all
+          } else {
+            s.send(b.retainedDuplicate());
+          }
+        } else {
+          @SuppressWarnings("unchecked")
+          List<Message.Change> mine = (List<Message.Change>) frame;
+          catchUps.largeBatch(s, new BatchParts(coalesces ? slow.drain(s) : null, pos, captureMillis, mine));
         }
       }
     } finally {
-      for (ByteBuf b : encoded.values()) {
-        if (b != NOTHING) {
+      for (Object o : encoded.values()) {
+        if (o instanceof ByteBuf b && b != NOTHING) {
           b.release();
         }
       }

@@ -31,10 +31,11 @@ final class ResumeBuffer {
     this.evictedThrough = startPosition;
   }
 
-  void append(long position, long captureMillis, List<Message.Change> changes) {
+  /** Keeps a batch, evicting the oldest past the bounds; returns its approximate size in bytes. */
+  long append(long position, long captureMillis, List<Message.Change> changes) {
     long size = 64;
     for (Message.Change c : changes) {
-      size += 48 + c.table().length() + approxBytes(c.key()) + approxBytes(c.before()) + approxBytes(c.after());
+      size += BatchParts.approxBytes(c);
     }
     batches.addLast(new Retained(position, captureMillis, changes, size));
     bytes += size;
@@ -43,6 +44,7 @@ final class ResumeBuffer {
       bytes -= old.approxBytes();
       evictedThrough = old.position();
     }
+    return size;
   }
 
   /**

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * has changes the session may see, filtered to its tables and policy. The retained batches are
  * taken when the resume is accepted (they are immutable, so later evictions from the
  * {@link ResumeBuffer} do not matter) and encoded one by one as the channel takes them, so a
- * long replay is paced by the client instead of being queued at once. Written by a
- * {@link CatchUpSender}.
+ * long replay is paced by the client instead of being queued at once; a batch too large for one
+ * frame is replayed in {@link BatchParts}. Written by a {@link CatchUpSender}.
  */
 final class ResumeReplay implements CatchUpSender.Frames {
 
@@ -26,6 +26,8 @@ final class ResumeReplay implements CatchUpSender.Frames {
   /** Primary keys of the session's tables, taken on the hub thread (the images are its own). */
   private final Map<String, List<String>> primaryKeys;
   private boolean resumedSent;
+  /** The retained batch being written in parts, or null. */
+  private BatchParts parts;
   private int next;
   private int sent;
 
@@ -44,13 +46,24 @@ final class ResumeReplay implements CatchUpSender.Frames {
       resumedSent = true;
       return resumed;
     }
+    if (parts != null) {
+      Message m = parts.next();
+      if (m != null) {
+        return m;
+      }
+      parts = null;
+    }
     while (next < batches.size()) {
       ResumeBuffer.Retained r = batches.get(next++);
       List<Message.Change> mine = PolicyFilter.apply(session.policy(), TableImages.filter(r.changes(), tables),
           t -> primaryKeys.getOrDefault(t, List.of()));
       if (!mine.isEmpty()) {
         sent++;
-        return new Message.ChangeBatch(r.position(), r.captureMillis(), mine);
+        if (BatchParts.fitOneFrame(mine)) {
+          return new Message.ChangeBatch(r.position(), r.captureMillis(), mine);
+        }
+        parts = new BatchParts(null, r.position(), r.captureMillis(), mine);
+        return parts.next();
       }
     }
     LOG.info("{} resumed {} from position {} ({} retained batches replayed)", session, resumed.tables(),

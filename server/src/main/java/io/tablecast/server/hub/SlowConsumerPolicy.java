@@ -78,15 +78,11 @@ final class SlowConsumerPolicy {
    * so no frame over that size is ever sent.
    */
   void flush(Subscriber s) {
-    Coalescer c = s.coalescer;
-    if (c == null || c.isEmpty() || s.closed) {
+    Message.ChangeBatch batch = drain(s);
+    if (batch == null) {
       return;
     }
-    long pos = c.position();
-    long captureMillis = c.captureMillis();
-    List<Message.Change> net = c.drain();
-    ByteBuf frame = s.encoding().encode(new Message.ChangeBatch(pos, net.isEmpty() ? 0 : captureMillis, net),
-        s.channel().alloc());
+    ByteBuf frame = s.encoding().encode(batch, s.channel().alloc());
     if (frame.readableBytes() > limits.coalesceMaxBytes) {
       int size = frame.readableBytes();
       frame.release();
@@ -94,7 +90,22 @@ final class SlowConsumerPolicy {
           + limits.coalesceMaxBytes + ")");
       return;
     }
-    LOG.debug("{}: {} coalesced changes sent at position {}", s, net.size(), pos);
+    LOG.debug("{}: {} coalesced changes sent at position {}", s, batch.changes().size(), batch.position());
     s.send(frame);
+  }
+
+  /**
+   * Takes a session's coalesced changes as one batch at their latest position, or null when it
+   * has none: a large batch for a coalescing session is written after them, at its own pace.
+   */
+  Message.ChangeBatch drain(Subscriber s) {
+    Coalescer c = s.coalescer;
+    if (c == null || c.isEmpty() || s.closed) {
+      return null;
+    }
+    long pos = c.position();
+    long captureMillis = c.captureMillis();
+    List<Message.Change> net = c.drain();
+    return new Message.ChangeBatch(pos, net.isEmpty() ? 0 : captureMillis, net);
   }
 }

@@ -9,7 +9,6 @@ import io.tablecast.protocol.Message;
 import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.auth.SessionPolicy;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,12 +44,16 @@ public final class Subscriber {
   /** When the catch-up sender last wrote a frame; written by the catch-up executor. */
   volatile long catchUpWriteNanos = lastWriteNanos;
   /**
-   * The snapshot or resume replay being written ahead of the live stream; null when none. While
-   * set, live batches are held back in {@link #held}.
+   * The snapshot, resume replay or large batch being written ahead of the live stream; null when
+   * none. While set, live batches are held back in {@link #held}.
    */
   CatchUpSender catchUp;
-  /** Encoded batches held back while a catch-up is being written, in order. */
-  final List<ByteBuf> held = new ArrayList<>();
+  /**
+   * Batches held back while a catch-up is being written, in order: encoded frames
+   * ({@code ByteBuf}) and large batches still to be cut ({@link BatchParts}).
+   */
+  final ArrayDeque<Object> held = new ArrayDeque<>();
+  /** Bytes of the encoded frames in {@link #held}. */
   long heldBytes;
   /** Changes folded per key while the channel is unwritable (slow-consumer coalescing); null = none. */
   Coalescer coalescer;
@@ -126,8 +129,8 @@ public final class Subscriber {
       held.add(buf);
       heldBytes += buf.readableBytes();
       if (heldBytes > maxPendingBytes) {
-        slowConsumer(heldBytes + " bytes held back while its snapshot or resume replay is written "
-            + "(slow_consumer.max_pending_bytes " + maxPendingBytes + ")");
+        slowConsumer(heldBytes + " bytes held back while its snapshot, resume replay or a large batch is "
+            + "written (slow_consumer.max_pending_bytes " + maxPendingBytes + ")");
       }
       return;
     }
@@ -161,8 +164,10 @@ public final class Subscriber {
 
   /** Releases the held batches. Hub thread only. */
   void releaseHeld() {
-    for (ByteBuf b : held) {
-      b.release();
+    for (Object h : held) {
+      if (h instanceof ByteBuf b) {
+        b.release();
+      }
     }
     held.clear();
     heldBytes = 0;

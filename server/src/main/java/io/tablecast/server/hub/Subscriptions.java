@@ -1,16 +1,11 @@
 package io.tablecast.server.hub;
 
-import io.netty.buffer.ByteBuf;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.server.ServerMetrics;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Handles the subscribes of the sessions: checks each name (access, cached, not yet subscribed),
  * enforces {@code max_subscriptions_per_connection}, and starts the catch-up that precedes the
- * live stream — a resume replay or a snapshot, written by a {@link CatchUpSender} — then releases
- * the batches held back meanwhile and handles the subscribes that waited for it. Hub thread only.
+ * live stream — a resume replay or a snapshot (see {@link CatchUps}) — and once it and the
+ * batches held back meanwhile are written, handles the subscribes that waited for it. Hub thread
+ * only.
  */
 final class Subscriptions {
 
@@ -32,13 +28,10 @@ final class Subscriptions {
   private final SessionLimits limits;
   private final SlowConsumerPolicy slow;
   private final ServerMetrics metrics;
-  /** Where catch-up frames are encoded and written. */
-  private final Executor catchUpExecutor;
-  /** The hub thread: callbacks and deadlines run there. */
-  private final ScheduledExecutorService hub;
+  private final CatchUps catchUps;
 
   Subscriptions(String epoch, TableImages images, ResumeBuffer resume, LongSupplier position, SessionLimits limits,
-      SlowConsumerPolicy slow, ServerMetrics metrics, Executor catchUpExecutor, ScheduledExecutorService hub) {
+      SlowConsumerPolicy slow, ServerMetrics metrics, CatchUps catchUps) {
     this.epoch = epoch;
     this.images = images;
     this.resume = resume;
@@ -46,8 +39,17 @@ final class Subscriptions {
     this.limits = limits;
     this.slow = slow;
     this.metrics = metrics;
-    this.catchUpExecutor = catchUpExecutor;
-    this.hub = hub;
+    this.catchUps = catchUps;
+    catchUps.onIdle(this::next);
+  }
+
+  /** A session's catch-ups are all written: handle the next subscribe that waited for them. */
+  private void next(Subscriber s) {
+    Message.Subscribe next = s.queuedSubscribes.poll();
+    if (next != null) {
+      s.queuedNames -= next.tables().size();
+      subscribe(s, next);
+    }
   }
 
   void subscribe(Subscriber s, Message.Subscribe sub) {
@@ -103,7 +105,7 @@ final class Subscriptions {
           s.policy().project(i.schema().columns(), i.schema().primaryKey()), i.schema().primaryKey())));
       s.addTables(names);
       metrics.resumed();
-      catchUp(s, new ResumeReplay(s, new Message.Resumed(names, schemas, sub.resumePosition()),
+      catchUps.start(s, new ResumeReplay(s, new Message.Resumed(names, schemas, sub.resumePosition()),
           resume.after(sub.resumePosition()), images.primaryKeys(names)));
       return;
     }
@@ -120,7 +122,7 @@ final class Subscriptions {
       copies.add(new SnapshotFrames.TableRows(image.schema(), image.copyRows()));
     }
     s.addTables(names);
-    catchUp(s, new SnapshotFrames(s, copies, at, metrics));
+    catchUps.start(s, new SnapshotFrames(s, copies, at, metrics));
   }
 
   /** Closes a session that exceeded {@code max_subscriptions_per_connection}. */
@@ -128,55 +130,5 @@ final class Subscriptions {
     metrics.limitRefused("max_subscriptions_per_connection");
     LOG.info("closing {}: {}", s, why);
     s.fatal(ErrorCode.LIMIT_EXCEEDED, why);
-  }
-
-  /**
-   * Starts writing {@code frames} ahead of the session's live stream, with the
-   * {@code slow_consumer.snapshot_timeout} deadline.
-   */
-  private void catchUp(Subscriber s, CatchUpSender.Frames frames) {
-    CatchUpSender sender = new CatchUpSender(s, frames, catchUpExecutor,
-        (self, ok) -> runOnHub(() -> done(s, self, ok)));
-    s.catchUp = sender;
-    long timeoutMillis = limits.snapshotTimeout.toMillis();
-    ScheduledFuture<?> deadline = hub.schedule(() -> {
-      if (s.catchUp == sender && !sender.finished()) {
-        s.slowConsumer("its " + (frames instanceof ResumeReplay ? "resume replay" : "snapshot")
-            + " was not read within slow_consumer.snapshot_timeout (" + timeoutMillis + " ms)");
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
-    sender.deadline(deadline);
-    sender.kick();
-  }
-
-  /** The catch-up ended: send the held batches, then the next waiting subscribe. */
-  private void done(Subscriber s, CatchUpSender sender, boolean delivered) {
-    if (s.catchUp != sender) {
-      return; // the session was discarded meanwhile
-    }
-    s.catchUp = null;
-    if (!delivered || s.closed) {
-      s.discard();
-      return;
-    }
-    List<ByteBuf> held = new ArrayList<>(s.held);
-    s.held.clear();
-    s.heldBytes = 0;
-    for (ByteBuf b : held) {
-      s.send(b); // releases it once the session is closed
-    }
-    Message.Subscribe next = s.queuedSubscribes.poll();
-    if (next != null) {
-      s.queuedNames -= next.tables().size();
-      subscribe(s, next);
-    }
-  }
-
-  private void runOnHub(Runnable task) {
-    try {
-      hub.execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      LOG.debug("hub closed, dropping a task");
-    }
   }
 }

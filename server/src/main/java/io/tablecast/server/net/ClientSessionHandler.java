@@ -25,26 +25,25 @@ import org.slf4j.LoggerFactory;
 /**
  * One client session, binary or WebSocket (the transport's codec turns frames into
  * {@link Message}s before this handler and messages back into frames after it; the
- * {@link Encoding} tells the hub how to encode batches for this session): enforces the handshake (hello first, version 1, within the handshake
+ * {@link Encoding} tells the hub how to encode batches for this session): enforces the handshake (hello first, the current protocol version, within the handshake
  * deadline), answers pings, accepts (and ignores) pongs, hands subscriptions to the
  * {@link ChangeHub}, and turns bad frames into {@code BAD_FRAME} errors that close only this
  * connection.
  *
- * <p>Slow-consumer policy: when the channel turns unwritable (pending bytes above the high
- * water mark) and its pending bytes exceed {@code maxPendingBytes}, the client gets
- * {@code SLOW_CONSUMER} and is closed; it reconnects and resumes (or takes a new snapshot). The
- * hub applies the same limit on every write, so a client that stays unwritable cannot grow the
- * server's memory beyond that limit, and it never slows the other sessions.
+ * <p>Slow-consumer policy is the hub's ({@link Subscriber#send}, {@code SlowConsumerPolicy}): it
+ * checks {@code slow_consumer.max_pending_bytes} before every write, so a client that stays unwritable cannot
+ * grow the server's memory beyond that limit and never slows the other sessions, while one
+ * frame larger than the limit (a single huge row, written at the client's pace) still gets
+ * through. This handler tells the hub when the channel is writable again.
  */
 final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
 
   private static final Logger LOG = LoggerFactory.getLogger(ClientSessionHandler.class);
 
   /** Settings shared by every session of a server. */
-  record Settings(String serverName, long heartbeatMillis, long handshakeTimeoutMillis, long maxPendingBytes,
-      ServerMetrics metrics) {
-    Settings(String serverName, long heartbeatMillis, long handshakeTimeoutMillis, long maxPendingBytes) {
-      this(serverName, heartbeatMillis, handshakeTimeoutMillis, maxPendingBytes, ServerMetrics.inMemory());
+  record Settings(String serverName, long heartbeatMillis, long handshakeTimeoutMillis, ServerMetrics metrics) {
+    Settings(String serverName, long heartbeatMillis, long handshakeTimeoutMillis) {
+      this(serverName, heartbeatMillis, handshakeTimeoutMillis, ServerMetrics.inMemory());
     }
   }
 
@@ -218,14 +217,6 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (ctx.channel().isWritable() && subscriber != null) {
       hub.writable(subscriber); // sends what was coalesced while it was unwritable
-    }
-    if (!ctx.channel().isWritable() && !failed) {
-      long pending = Subscriber.pendingBytes(ctx.channel());
-      if (pending > settings.maxPendingBytes()) {
-        settings.metrics().slowConsumerClosed();
-        fail(ctx, ErrorCode.SLOW_CONSUMER, "the client did not read fast enough (" + pending
-            + " bytes pending, limit " + settings.maxPendingBytes() + "); reconnect to resume");
-      }
     }
     ctx.fireChannelWritabilityChanged();
   }

@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -118,23 +119,32 @@ final class ConnectionLimits {
    * client that merely has nothing to say is never closed, while a dead or stalled one is closed
    * with {@code Error(LIMIT_EXCEEDED, "idle_timeout ...")} after the timeout. Connections that
    * are not sessions (plain HTTP keep-alive) are simply closed.
+   *
+   * <p>The other direction too: a session that was written nothing for two {@code heartbeat}s
+   * gets a {@code ping} from its event loop. The hub sends heartbeats, but while it applies a very large
+   * transaction it sends nothing for seconds, and clients take three silent heartbeats for a
+   * dead server; a ping carries no position, so it may go between any two frames.
    */
   static final class IdleGuard extends ChannelDuplexHandler {
     private final long idleNanos;
+    private final long heartbeatNanos;
     private final ServerMetrics metrics;
     private long lastReadNanos = System.nanoTime();
+    private long lastWriteNanos = lastReadNanos;
     private long pingedAtRead = -1;
     private long nonce;
     private ScheduledFuture<?> check;
 
-    IdleGuard(long idleTimeoutMillis, ServerMetrics metrics) {
+    IdleGuard(long idleTimeoutMillis, long heartbeatMillis, ServerMetrics metrics) {
       this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis);
+      this.heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(heartbeatMillis);
       this.metrics = metrics;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-      long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(10), idleNanos / 4);
+      long every = heartbeatNanos > 0 ? Math.min(idleNanos / 4, heartbeatNanos) : idleNanos / 4;
+      long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(10), every);
       check = ctx.executor().scheduleWithFixedDelay(() -> check(ctx), tick, tick, TimeUnit.NANOSECONDS);
     }
 
@@ -159,13 +169,20 @@ final class ConnectionLimits {
       super.channelRead(ctx, msg);
     }
 
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+      lastWriteNanos = System.nanoTime();
+      super.write(ctx, msg, promise);
+    }
+
     private void check(ChannelHandlerContext ctx) {
       Channel ch = ctx.channel();
       if (!ch.isActive()) {
         check.cancel(false);
         return;
       }
-      long idle = System.nanoTime() - lastReadNanos;
+      long now = System.nanoTime();
+      long idle = now - lastReadNanos;
       ClientSessionHandler session = ch.pipeline().get(ClientSessionHandler.class);
       boolean established = session != null && session.established();
       if (idle >= idleNanos) {
@@ -182,6 +199,8 @@ final class ConnectionLimits {
       } else if (established && idle >= idleNanos / 2 && pingedAtRead != lastReadNanos) {
         pingedAtRead = lastReadNanos; // one ping per silence
         ch.writeAndFlush(new Message.Ping(--nonce)); // negative nonces: the server's idle pings
+      } else if (established && heartbeatNanos > 0 && now - lastWriteNanos >= 2 * heartbeatNanos) {
+        ch.writeAndFlush(new Message.Ping(--nonce)); // the hub is busy: the client must not think us dead
       }
     }
   }

@@ -62,8 +62,7 @@ public final class NettyServer implements AutoCloseable {
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
     ChannelGroup connections = new DefaultChannelGroup("tablecast-connections", GlobalEventExecutor.INSTANCE);
     ClientSessionHandler.Settings settings = new ClientSessionHandler.Settings(config.serverName(),
-        config.heartbeat().toMillis(), config.handshakeTimeout().toMillis(), config.slowConsumerMaxPendingBytes(),
-        metrics);
+        config.heartbeat().toMillis(), config.handshakeTimeout().toMillis(), metrics);
     HttpHandler.Settings http = new HttpHandler.Settings(hub, authenticator, settings, config.maxFrameBytes(),
         health, config.staticDir(), config.staticClientDir(), config.metricsToken());
     ConnectionLimits limits = new ConnectionLimits(config.maxConnections(), metrics);
@@ -82,7 +81,8 @@ public final class NettyServer implements AutoCloseable {
             protected void initChannel(SocketChannel ch) {
               connections.add(ch);
               limits.accepted(ch); // max_connections: marks the connection refused when over
-              ch.pipeline().addLast("idle-guard", new ConnectionLimits.IdleGuard(idleTimeoutMillis, metrics));
+              ch.pipeline().addLast("idle-guard", new ConnectionLimits.IdleGuard(idleTimeoutMillis,
+                  settings.heartbeatMillis(), metrics));
               if (tls != null) {
                 ch.pipeline().addLast("tls-detector", new TlsDetector(tls, config.tls().allowPlaintext(),
                     settings.handshakeTimeoutMillis()));

@@ -96,9 +96,9 @@ class AuthServerTest {
 
   @Test
   void wrongPasswordAndUnknownUserAreRefusedAlikeAndCounted() throws Exception {
-    Message.Error wrong = refused(new Message.Hello(1, "t", "alice", "nope", null));
-    Message.Error unknown = refused(new Message.Hello(1, "t", "mallory", "nope", null));
-    Message.Error none = refused(new Message.Hello(1, "t", null, null, null));
+    Message.Error wrong = refused(new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", "nope", null));
+    Message.Error unknown = refused(new Message.Hello(Message.PROTOCOL_VERSION, "t", "mallory", "nope", null));
+    Message.Error none = refused(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, null));
     assertThat(wrong.code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
     assertThat(unknown).isEqualTo(wrong);
     assertThat(none.code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
@@ -112,7 +112,7 @@ class AuthServerTest {
     String token = JwtVerifierTest.token(JWSAlgorithm.HS256, new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)),
         new com.nimbusds.jwt.JWTClaimsSet.Builder().subject("dave").claim("team", "row3")
             .expirationTime(new java.util.Date(System.currentTimeMillis() - 600_000)).build());
-    assertThat(refused(new Message.Hello(1, "t", null, null, token)).code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
+    assertThat(refused(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, token)).code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
     assertThat(server.metrics().authFailures("expired_token")).isEqualTo(1.0);
   }
 
@@ -120,7 +120,7 @@ class AuthServerTest {
   void tableOutsideTheAllowListIsDeniedAndTheConnectionStaysOpen() throws Exception {
     try (TestClient c = connect()) {
       // hello and subscribe back to back: the subscribe waits for the verdict, in order
-      c.send(new Message.Hello(1, "t", "alice", "alice-pw", null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", "alice-pw", null));
       c.send(Message.Subscribe.fresh(List.of("public.countries", "public.missing")));
       c.next(Message.Welcome.class);
       Message.Error denied = c.next(Message.Error.class);
@@ -139,7 +139,7 @@ class AuthServerTest {
   @Test
   void rowFilterShapesSnapshotAndChanges() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "t", "alice", "alice-pw", null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", "alice-pw", null));
       c.next(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.products")));
       assertThat(c.next(Message.SnapshotBegin.class).rowCount()).isEqualTo(1);
@@ -179,7 +179,7 @@ class AuthServerTest {
         new com.nimbusds.jwt.JWTClaimsSet.Builder().subject("dave").claim("team", "row3")
             .expirationTime(new java.util.Date(System.currentTimeMillis() + 600_000)).build());
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "t", null, null, token));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, token));
       c.next(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.products")));
       c.next(Message.SnapshotBegin.class);
@@ -191,7 +191,7 @@ class AuthServerTest {
   @Test
   void columnsAreProjectedWithThePrimaryKeyKept() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(1, "t", "carol", "carol-pw", null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", "carol", "carol-pw", null));
       c.next(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.countries")));
       Message.SnapshotBegin begin = c.next(Message.SnapshotBegin.class);

@@ -25,7 +25,7 @@ class ConfigAuthenticatorTest {
       });
 
   private static Message.Hello hello(String user, String password) {
-    return new Message.Hello(1, "t", user, password, null);
+    return new Message.Hello(Message.PROTOCOL_VERSION, "t", user, password, null);
   }
 
   @Test
@@ -65,7 +65,7 @@ class ConfigAuthenticatorTest {
     assertThatThrownBy(() -> auth.authenticate(hello("alice", "")))
         .isInstanceOfSatisfying(AuthenticationException.class,
             e -> assertThat(e.reason()).isEqualTo("missing_credentials"));
-    assertThatThrownBy(() -> auth.authenticate(new Message.Hello(1, "t", null, null, "a.b.c")))
+    assertThatThrownBy(() -> auth.authenticate(new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, "a.b.c")))
         .isInstanceOfSatisfying(AuthenticationException.class, e -> assertThat(e.reason()).isEqualTo("bad_token"));
   }
 
@@ -76,7 +76,7 @@ class ConfigAuthenticatorTest {
     String token = JwtVerifierTest.token(com.nimbusds.jose.JWSAlgorithm.HS256, new com.nimbusds.jose.crypto.MACSigner(
         secret), new com.nimbusds.jwt.JWTClaimsSet.Builder().subject("dave")
             .expirationTime(new java.util.Date(System.currentTimeMillis() + 60_000)).build());
-    Message.Hello hello = new Message.Hello(1, "t", null, null, token);
+    Message.Hello hello = new Message.Hello(Message.PROTOCOL_VERSION, "t", null, null, token);
 
     ConfigAuthenticator noDefault = new ConfigAuthenticator(List.of(), jwt, null);
     Principal dave = noDefault.authenticate(hello);

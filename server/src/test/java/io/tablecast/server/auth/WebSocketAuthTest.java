@@ -75,7 +75,7 @@ class WebSocketAuthTest {
   @Test
   void wrongPasswordGetsAnErrorThenClose1008() throws Exception {
     try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.sendText("{\"type\":\"hello\",\"protocolVersion\":1,\"clientName\":\"browser\",\"user\":\"alice\",\"password\":\"nope\"}");
+      c.sendText("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"browser\",\"user\":\"alice\",\"password\":\"nope\"}");
       Message.Error e = (Message.Error) MessageCodec.decodeJson(c.nextText());
       assertThat(e.code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
       assertThat(e.table()).isNull();
@@ -89,7 +89,7 @@ class WebSocketAuthTest {
   @Test
   void helloWithoutCredentialsIsRefusedWith1008() throws Exception {
     try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.send(new Message.Hello(1, "browser", null, null, null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "browser", null, null, null));
       assertThat(((Message.Error) c.next()).code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
       assertThat(c.nextText()).isEqualTo("close:1008");
     }
@@ -98,7 +98,7 @@ class WebSocketAuthTest {
   @Test
   void rightPasswordGetsWelcomeAndItsSnapshot() throws Exception {
     try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.send(new Message.Hello(1, "browser", "alice", "alice-pw", null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "browser", "alice", "alice-pw", null));
       assertThat(c.next()).isInstanceOf(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.products")));
       assertThat(((Message.SnapshotBegin) MessageCodec.decodeJson(c.nextNonHeartbeatText())).rowCount()).isEqualTo(3);
@@ -111,7 +111,7 @@ class WebSocketAuthTest {
         new MACSigner(AuthServerTest.SECRET.getBytes(StandardCharsets.UTF_8)),
         new JWTClaimsSet.Builder().subject("dave").expirationTime(new Date(System.currentTimeMillis() + 600_000)).build());
     try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.send(new Message.Hello(1, "browser", null, null, token));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "browser", null, null, token));
       assertThat(c.next()).isInstanceOf(Message.Welcome.class);
     }
   }

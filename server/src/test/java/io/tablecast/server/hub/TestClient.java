@@ -34,6 +34,24 @@ public final class TestClient implements AutoCloseable {
     return new TestClient(ch, queue);
   }
 
+  /**
+   * A client that says hello, subscribes to {@code tables} and never reads a byte: a plain socket
+   * with a tiny receive buffer, so that the server's writes to it soon stall. Close it when done.
+   */
+  public static java.net.Socket stalled(java.net.InetSocketAddress server, String name, String... tables)
+      throws java.io.IOException {
+    java.net.Socket s = new java.net.Socket();
+    s.setReceiveBufferSize(4096);
+    s.connect(server);
+    io.netty.buffer.ByteBuf out = Unpooled.buffer();
+    out.writeBytes(MessageCodec.MAGIC);
+    MessageCodec.encodeFrame(new Message.Hello(Message.PROTOCOL_VERSION, name, null, null, null), out);
+    MessageCodec.encodeFrame(Message.Subscribe.fresh(java.util.List.of(tables)), out);
+    s.getOutputStream().write(io.netty.buffer.ByteBufUtil.getBytes(out));
+    out.release();
+    return s;
+  }
+
   /** Connects with any channel type (no magic is sent; for local channels in hub tests). */
   public static TestClient connect(Bootstrap bootstrap, SocketAddress address) throws InterruptedException {
     LinkedBlockingQueue<Message> queue = new LinkedBlockingQueue<>();

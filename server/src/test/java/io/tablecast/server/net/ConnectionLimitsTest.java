@@ -51,7 +51,7 @@ class ConnectionLimitsTest {
 
   private TestClient hello(String name) throws InterruptedException {
     TestClient c = TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()));
-    c.send(new Message.Hello(1, name, null, null, null));
+    c.send(new Message.Hello(Message.PROTOCOL_VERSION, name, null, null, null));
     return c;
   }
 

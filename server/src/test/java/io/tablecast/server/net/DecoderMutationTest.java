@@ -146,7 +146,7 @@ class DecoderMutationTest {
     server.send(MessageCodec.MAGIC);
     server.tapDecodedMessages();
     if (afterHello) {
-      server.send(EmbeddedServer.frame(new Message.Hello(1, "fuzz", null, null, null)));
+      server.send(EmbeddedServer.frame(new Message.Hello(Message.PROTOCOL_VERSION, "fuzz", null, null, null)));
       assertThat(server.readBinary()).as(current).isInstanceOf(Message.Welcome.class);
     }
     int before = server.decodedMessages();
@@ -213,7 +213,7 @@ class DecoderMutationTest {
     server.upgrade();
     server.tapDecodedMessages();
     if (afterHello) {
-      server.sendWs(new TextWebSocketFrame("{\"type\":\"hello\",\"protocolVersion\":1,\"clientName\":\"fuzz\"}"));
+      server.sendWs(new TextWebSocketFrame("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"fuzz\"}"));
       List<WebSocketFrame> welcome = server.readWs();
       assertThat(EmbeddedServer.json(welcome.get(0))).as(current).isInstanceOf(Message.Welcome.class);
       welcome.forEach(WebSocketFrame::release);

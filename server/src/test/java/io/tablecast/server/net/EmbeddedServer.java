@@ -37,7 +37,7 @@ final class EmbeddedServer {
   EmbeddedServer(ChangeHub hub) {
     this.hub = hub;
     ch = new EmbeddedChannel(NettyServer.detector(hub, Authenticator.allowAll(),
-        new ClientSessionHandler.Settings("test-server", 1000, 10_000, 64 << 20), MAX_FRAME));
+        new ClientSessionHandler.Settings("test-server", 1000, 10_000), MAX_FRAME));
     ch.config().setAllocator(alloc);
   }
 

@@ -46,7 +46,7 @@ class HostileBinaryInputTest {
   }
 
   private void hello() {
-    server.send(MessageCodec.MAGIC, frame(new Message.Hello(1, "hostile", null, null, null)));
+    server.send(MessageCodec.MAGIC, frame(new Message.Hello(Message.PROTOCOL_VERSION, "hostile", null, null, null)));
     assertThat(server.readBinary()).isInstanceOf(Message.Welcome.class);
   }
 
@@ -92,7 +92,7 @@ class HostileBinaryInputTest {
 
   @Test
   void truncatedBodyIsBadFrame() {
-    byte[] hello = frame(new Message.Hello(1, "x", null, null, null));
+    byte[] hello = frame(new Message.Hello(Message.PROTOCOL_VERSION, "x", null, null, null));
     byte[] cut = new byte[hello.length - 3];
     System.arraycopy(hello, 0, cut, 0, cut.length);
     // the length prefix is fixed to the truncated size: the body itself ends mid-map
@@ -104,7 +104,7 @@ class HostileBinaryInputTest {
 
   @Test
   void truncatedFrameThenDisconnectLeaksNothing() {
-    byte[] hello = frame(new Message.Hello(1, "x", null, null, null));
+    byte[] hello = frame(new Message.Hello(Message.PROTOCOL_VERSION, "x", null, null, null));
     byte[] cut = new byte[hello.length - 5]; // the prefix promises more than arrives
     System.arraycopy(hello, 0, cut, 0, cut.length);
     server.send(MessageCodec.MAGIC, cut);
@@ -193,7 +193,7 @@ class HostileBinaryInputTest {
 
   @Test
   void framesAfterTheFatalErrorAreIgnored() {
-    server.send(MessageCodec.MAGIC, new byte[] {0, 0, 0, 0}, frame(new Message.Hello(1, "x", null, null, null)));
+    server.send(MessageCodec.MAGIC, new byte[] {0, 0, 0, 0}, frame(new Message.Hello(Message.PROTOCOL_VERSION, "x", null, null, null)));
     expectFatal(ErrorCode.BAD_FRAME);
     assertThat(server.readBinary()).as("no welcome after the error").isNull();
   }

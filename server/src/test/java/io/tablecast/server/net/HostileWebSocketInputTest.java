@@ -52,7 +52,7 @@ class HostileWebSocketInputTest {
 
   private void hello() {
     server.upgrade();
-    server.sendWs(text("{\"type\":\"hello\",\"protocolVersion\":1,\"clientName\":\"hostile\"}"));
+    server.sendWs(text("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"hostile\"}"));
     List<WebSocketFrame> frames = server.readWs();
     assertThat(frames).hasSize(1);
     assertThat(json(frames.get(0))).isInstanceOf(Message.Welcome.class);
@@ -146,7 +146,7 @@ class HostileWebSocketInputTest {
   @Test
   void numberWhereAStringIsExpectedIsBadFrame() {
     server.upgrade();
-    server.sendWs(text("{\"type\":\"hello\",\"protocolVersion\":1,\"clientName\":1234}"));
+    server.sendWs(text("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":1234}"));
     expectFatal(ErrorCode.BAD_FRAME, 1007);
   }
 
@@ -208,7 +208,7 @@ class HostileWebSocketInputTest {
   @Test
   void secondHelloIsProtocolViolation() {
     hello();
-    server.sendWs(text("{\"type\":\"hello\",\"protocolVersion\":1}"));
+    server.sendWs(text("{\"type\":\"hello\",\"protocolVersion\":2}"));
     expectFatal(ErrorCode.PROTOCOL_VIOLATION, 1008);
   }
 }

@@ -30,7 +30,7 @@ class SessionHandshakeTest {
     hub = new ChangeHub(Duration.ofHours(1), 10, 1 << 20, 64 << 20);
     hub.install(List.of());
     ch = new EmbeddedChannel(NettyServer.detector(hub, Authenticator.allowAll(),
-        new ClientSessionHandler.Settings("test-server", 1000, 10_000, 64 << 20), MAX_FRAME));
+        new ClientSessionHandler.Settings("test-server", 1000, 10_000), MAX_FRAME));
   }
 
   @AfterEach
@@ -78,9 +78,9 @@ class SessionHandshakeTest {
 
   @Test
   void helloGetsWelcomeWithEpochPositionAndHeartbeat() {
-    sendMagicAnd(hello(1));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     Message.Welcome w = (Message.Welcome) readMessage();
-    assertThat(w.protocolVersion()).isEqualTo(1);
+    assertThat(w.protocolVersion()).isEqualTo(Message.PROTOCOL_VERSION);
     assertThat(w.serverName()).isEqualTo("test-server");
     assertThat(w.epoch()).isEqualTo(hub.epoch());
     assertThat(w.position()).isZero();
@@ -91,7 +91,7 @@ class SessionHandshakeTest {
   @Test
   void magicSplitAcrossReadsIsDetected() {
     ByteBuf all = Unpooled.buffer();
-    all.writeBytes(MessageCodec.MAGIC).writeBytes(frame(hello(1)));
+    all.writeBytes(MessageCodec.MAGIC).writeBytes(frame(hello(Message.PROTOCOL_VERSION)));
     ch.writeInbound(all.readRetainedSlice(2));
     ch.writeInbound(all.readRetainedSlice(all.readableBytes()));
     all.release();
@@ -119,16 +119,16 @@ class SessionHandshakeTest {
 
   @Test
   void wrongVersionIsUnsupportedVersionAndCloses() {
-    sendMagicAnd(hello(2));
+    sendMagicAnd(hello(1));
     Message.Error e = readError();
     assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
-    assertThat(e.message()).contains("version 1").contains("version 2");
+    assertThat(e.message()).contains("version 2").contains("version 1");
     assertThat(ch.isOpen()).isFalse();
   }
 
   @Test
   void undecodableFrameIsBadFrameAndCloses() {
-    sendMagicAnd(hello(1));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     readMessage();
     ByteBuf bad = Unpooled.buffer();
     bad.writeInt(3).writeByte(99).writeByte(1).writeByte(2);
@@ -141,7 +141,7 @@ class SessionHandshakeTest {
 
   @Test
   void oversizedFrameIsBadFrameAndCloses() {
-    sendMagicAnd(hello(1));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     readMessage();
     ByteBuf big = Unpooled.buffer();
     big.writeInt(MAX_FRAME * 10).writeByte(3).writeZero(100);
@@ -154,7 +154,7 @@ class SessionHandshakeTest {
 
   @Test
   void pingIsAnsweredWithPongCarryingTheNonce() {
-    sendMagicAnd(hello(1), new Message.Ping(42));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION), new Message.Ping(42));
     readMessage();
     assertThat(readMessage()).isEqualTo(new Message.Pong(42));
     assertThat(ch.isActive()).isTrue();
@@ -162,14 +162,14 @@ class SessionHandshakeTest {
 
   @Test
   void secondHelloIsProtocolViolation() {
-    sendMagicAnd(hello(1), hello(1));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION), hello(Message.PROTOCOL_VERSION));
     readMessage();
     assertThat(readError().code()).isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
   }
 
   @Test
   void serverMessageFromClientIsProtocolViolation() {
-    sendMagicAnd(hello(1), new Message.ChangeBatch(0, 0, List.of()));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION), new Message.ChangeBatch(0, 0, List.of()));
     readMessage();
     Message.Error e = readError();
     assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
@@ -179,7 +179,7 @@ class SessionHandshakeTest {
   /** The server pings sessions that wait for their snapshot; their pongs must not close them. */
   @Test
   void pongAfterWelcomeIsAcceptedAndIgnored() {
-    sendMagicAnd(hello(1), new Message.Pong(1));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION), new Message.Pong(1));
     assertThat(readMessage()).isInstanceOf(Message.Welcome.class);
     ch.runPendingTasks();
     assertThat((Object) ch.readOutbound()).as("no answer, no error").isNull();
@@ -213,8 +213,8 @@ class SessionHandshakeTest {
     ch.finishAndReleaseAll();
     ch = new EmbeddedChannel(NettyServer.detector(hub, h -> {
       throw new SecurityException("user u is not allowed");
-    }, new ClientSessionHandler.Settings("s", 1000, 10_000, 64 << 20), MAX_FRAME));
-    sendMagicAnd(hello(1));
+    }, new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     Message.Error e = readError();
     assertThat(e.code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
     assertThat(e.message()).contains("not allowed");
@@ -248,8 +248,8 @@ class SessionHandshakeTest {
     ch.finishAndReleaseAll();
     QueuedAuthenticator auth = new QueuedAuthenticator();
     ch = new EmbeddedChannel(NettyServer.detector(hub, auth,
-        new ClientSessionHandler.Settings("s", 1000, 10_000, 64 << 20), MAX_FRAME));
-    sendMagicAnd(hello(1));
+        new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     assertThat(auth.queue).as("the check waits for the authenticator's pool").hasSize(1);
     ch.advanceTimeBy(11, TimeUnit.SECONDS);
     ch.runScheduledPendingTasks();
@@ -268,8 +268,8 @@ class SessionHandshakeTest {
     ch.finishAndReleaseAll();
     QueuedAuthenticator auth = new QueuedAuthenticator();
     ch = new EmbeddedChannel(NettyServer.detector(hub, auth,
-        new ClientSessionHandler.Settings("s", 1000, 10_000, 64 << 20), MAX_FRAME));
-    sendMagicAnd(hello(1));
+        new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     ch.close();
     auth.runQueued();
     ch.runPendingTasks();
@@ -281,8 +281,8 @@ class SessionHandshakeTest {
     ch.finishAndReleaseAll();
     QueuedAuthenticator auth = new QueuedAuthenticator();
     ch = new EmbeddedChannel(NettyServer.detector(hub, auth,
-        new ClientSessionHandler.Settings("s", 1000, 10_000, 64 << 20), MAX_FRAME));
-    sendMagicAnd(hello(1));
+        new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     auth.runQueued();
     assertThat(auth.checks).hasValue(1);
     assertThat(readMessage()).isInstanceOf(Message.Welcome.class);

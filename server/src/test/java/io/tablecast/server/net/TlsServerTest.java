@@ -139,7 +139,7 @@ class TlsServerTest {
             }
           }).connect("127.0.0.1", port).sync().channel();
       channel.write(Unpooled.wrappedBuffer(MessageCodec.MAGIC)); // held back until the handshake is done
-      channel.writeAndFlush(new Message.Hello(1, "tls-test", null, null, null));
+      channel.writeAndFlush(new Message.Hello(Message.PROTOCOL_VERSION, "tls-test", null, null, null));
     }
 
     Message next() throws InterruptedException {
@@ -220,7 +220,7 @@ class TlsServerTest {
         }).connect("127.0.0.1", server.port()).sync().channel();
     try {
       upgraded.get(10, TimeUnit.SECONDS);
-      ch.writeAndFlush(new TextWebSocketFrame("{\"type\":\"hello\",\"protocolVersion\":1,\"clientName\":\"wss\"}"));
+      ch.writeAndFlush(new TextWebSocketFrame("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"wss\"}"));
       String welcome = texts.poll(10, TimeUnit.SECONDS);
       assertThat(welcome).startsWith("{\"type\":\"welcome\"").contains("\"serverName\":\"tls\"");
     } finally {
@@ -236,7 +236,7 @@ class TlsServerTest {
       // The server refuses on the magic alone, which TestClient.tcp already sent, and closes: the
       // hello may find the channel closed, so its write is not awaited (it failed the test when
       // it lost that race, as CI saw).
-      c.channel.writeAndFlush(new Message.Hello(1, "plain", null, null, null));
+      c.channel.writeAndFlush(new Message.Hello(Message.PROTOCOL_VERSION, "plain", null, null, null));
       Message.Error e = c.next(Message.Error.class);
       assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
       assertThat(e.message()).contains("requires TLS");
@@ -259,7 +259,7 @@ class TlsServerTest {
     try (io.tablecast.server.hub.TestClient plain = io.tablecast.server.hub.TestClient.tcp(group,
         new InetSocketAddress("127.0.0.1", server.port()));
         TlsBinaryClient tls = new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
-      plain.send(new Message.Hello(1, "plain", null, null, null));
+      plain.send(new Message.Hello(Message.PROTOCOL_VERSION, "plain", null, null, null));
       assertThat(plain.next()).isInstanceOf(Message.Welcome.class);
       assertThat(tls.next()).isInstanceOf(Message.Welcome.class);
     }

@@ -53,7 +53,7 @@ class WebSocketSessionTest {
   @Test
   void helloWelcomeSubscribeSnapshotThenLiveBatchAsJson() throws Exception {
     try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.sendText("{\"type\":\"hello\",\"protocolVersion\":1,\"clientName\":\"browser\"}");
+      c.sendText("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"browser\"}");
       String welcome = c.nextText();
       assertThat(welcome).startsWith("{\"type\":\"welcome\"").contains("\"epoch\":\"" + server.epoch() + "\"")
           .contains("\"serverName\":\"ws\"");
@@ -83,7 +83,7 @@ class WebSocketSessionTest {
   @Test
   void malformedJsonGetsBadFrameErrorThenCloseFrame() throws Exception {
     try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.send(new Message.Hello(1, "bad", null, null, null));
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "bad", null, null, null));
       c.nextText(); // welcome
       c.sendText("{\"type\":\"subscribe\",\"tables\":");
       Message.Error e = (Message.Error) MessageCodec.decodeJson(c.nextNonHeartbeatText());
@@ -108,9 +108,9 @@ class WebSocketSessionTest {
   void binaryAndWebSocketClientsGetIdenticalChanges() throws Exception {
     try (WsTestClient ws = WsTestClient.connect(group, server.port());
         TestClient bin = TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()))) {
-      ws.send(new Message.Hello(1, "ws", null, null, null));
+      ws.send(new Message.Hello(Message.PROTOCOL_VERSION, "ws", null, null, null));
       ws.nextText();
-      bin.send(new Message.Hello(1, "bin", null, null, null));
+      bin.send(new Message.Hello(Message.PROTOCOL_VERSION, "bin", null, null, null));
       bin.next(Message.Welcome.class);
       ws.send(Message.Subscribe.fresh(List.of("public.countries", "public.products")));
       bin.send(Message.Subscribe.fresh(List.of("public.countries", "public.products")));
@@ -136,7 +136,7 @@ class WebSocketSessionTest {
     try (WsTestClient a = WsTestClient.connect(group, server.port());
         WsTestClient b = WsTestClient.connect(group, server.port())) {
       for (WsTestClient c : List.of(a, b)) {
-        c.send(new Message.Hello(1, "same", null, null, null));
+        c.send(new Message.Hello(Message.PROTOCOL_VERSION, "same", null, null, null));
         c.nextText();
         c.send(Message.Subscribe.fresh(List.of("public.products")));
         for (int i = 0; i < 3; i++) {
@@ -153,7 +153,7 @@ class WebSocketSessionTest {
   @Test
   void shutdownSendsShuttingDownAndGoingAway() throws Exception {
     WsTestClient c = WsTestClient.connect(group, server.port());
-    c.send(new Message.Hello(1, "bye", null, null, null));
+    c.send(new Message.Hello(Message.PROTOCOL_VERSION, "bye", null, null, null));
     c.nextText();
     server.close();
     Message.Error e = (Message.Error) MessageCodec.decodeJson(c.nextNonHeartbeatText());
