@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code tablecast.auth.failures}: hellos refused with AUTHENTICATION_FAILED, tag {@code reason}
  *   <li>{@code tablecast.reconcile.stale.triggers}: altered tables found with stale capture triggers
  *   <li>{@code tablecast.capture.problems}: incomplete capture of a cached table found while serving
+ *   <li>{@code tablecast.rows.refused}: changed rows that could not be read (larger than
+ *       {@code max_allowed_packet} as JSON), whose change was not delivered
  *       (tags {@code table}, {@code kind}: {@code missing_trigger}, {@code not_capturable}; PostgreSQL
  *       also {@code disabled}, {@code not_always}, {@code stray}, {@code uncapturable}), once per problem
  * </ul>
@@ -171,6 +173,16 @@ public final class ServerMetrics {
   public void captureProblem(String table, String kind) {
     Counter.builder("tablecast.capture.problems").description("incomplete capture found while serving")
         .tag("table", table).tag("kind", kind).register(registry).increment();
+  }
+
+  /**
+   * A changed row of {@code table} could not be read and its change was not delivered
+   * ({@code tablecast.rows.refused}): on MySQL/MariaDB its JSON form is larger than
+   * {@code max_allowed_packet}. The table's mirrors keep the row as it was until it changes again.
+   */
+  public void rowRefused(String table) {
+    Counter.builder("tablecast.rows.refused").description("changed rows that could not be read, not delivered")
+        .tag("table", table).register(registry).increment();
   }
 
   /** Incomplete capture found while serving, all tables and kinds. */

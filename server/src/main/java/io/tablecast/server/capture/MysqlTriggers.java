@@ -98,11 +98,6 @@ final class MysqlTriggers {
   }
 
   /**
-   * Every column of the rows of {@code table} whose primary key is one of {@code keys} key tuples,
-   * as {@link #jsonObject} rows. Parameters are the key values as the triggers' {@code JSON_OBJECT}
-   * printed them, as text, key by key.
-   */
-  /**
    * A key range in key order ({@link CaptureDialect#chunkQuery}). The condition "after key k" is
    * written out ({@code k1 > ? OR (k1 = ? AND k2 > ?) ...}), which MariaDB's and MySQL's range
    * optimizers turn into one range of the primary key; an ENUM or SET key column is compared and
@@ -133,6 +128,11 @@ final class MysqlTriggers {
         afterKey ? parameters.stream().mapToInt(Integer::intValue).toArray() : new int[0], java.sql.Types.VARCHAR);
   }
 
+  /**
+   * Every column of the rows of {@code table} whose primary key is one of {@code keys} key tuples,
+   * as {@link #jsonObject} rows, then the key alone as a second column. Parameters are the key
+   * values as the triggers' {@code JSON_OBJECT} printed them, as text, key by key.
+   */
   static String rowsByKey(TableSchema table, int keys) {
     List<ColumnInfo> key = keyColumns(table);
     StringJoiner columns = new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
@@ -145,7 +145,8 @@ final class MysqlTriggers {
     for (int i = 0; i < keys; i++) {
       in.add(tuple.toString());
     }
-    return "SELECT " + jsonObject(table.columns(), "t") + " FROM " + Identifiers.quote(Dialect.MYSQL, table.id())
-        + " t WHERE " + columns + in;
+    // the key again, on its own: it names a row whose whole JSON_OBJECT is NULL (too large)
+    return "SELECT " + jsonObject(table.columns(), "t") + ", " + jsonObject(key, "t") + " FROM "
+        + Identifiers.quote(Dialect.MYSQL, table.id()) + " t WHERE " + columns + in;
   }
 }

@@ -16,6 +16,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * MySQL/MariaDB: the outbox rows of one read name changed rows by primary key; this collects
@@ -23,21 +26,30 @@ import java.util.Map;
  * transaction the read saw is applied whole and as of one moment. A key whose row is there
  * becomes an event with the row as it is now (the hub tells an insert from an update by its
  * image), a key whose row is gone a delete. Several changes of one row in one read become one
- * event: its state at that moment.
+ * event: its state at that moment. A row that is there but cannot be read (its JSON form is
+ * larger than {@code max_allowed_packet}) is refused with its table and key named, never taken
+ * for a delete.
  */
 final class ChangedRows {
   /** Keys per statement. */
   static final int KEYS_PER_READ = 500;
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
 
+  private static final Logger LOG = LoggerFactory.getLogger(ChangedRows.class);
+  /** Marks a row that is there but could not be read (see {@link OutboxRows#tooLarge}). */
+  private static final ObjectNode TOO_LARGE = NODES.objectNode();
+
   private record Changed(TableSchema table, JsonNode rawKey, ObjectNode key) {}
 
   private final CapturePlan plan;
+  /** Told the table of each changed row that could not be read and was not delivered. */
+  private final Consumer<String> refused;
   /** Per table, the changed keys (normalized key values -> key), in first-seen order. */
   private final Map<String, Map<ArrayNode, Changed>> byTable = new LinkedHashMap<>();
 
-  ChangedRows(CapturePlan plan) {
+  ChangedRows(CapturePlan plan, Consumer<String> refused) {
     this.plan = plan;
+    this.refused = refused;
   }
 
   /**
@@ -76,7 +88,15 @@ final class ChangedRows {
         readChunk(c, n, chunk, rows);
       }
       for (Changed k : keys) {
-        ObjectNode row = rows.get(keyOf(k.table(), k.key()));
+        ArrayNode key = keyOf(k.table(), k.key());
+        ObjectNode row = rows.get(key);
+        if (row == TOO_LARGE) {
+          // neither the new row nor a delete: the mirrors keep the old row, and say so loudly
+          LOG.error("{}; this change is not delivered, the table's mirrors keep the row as it was",
+              OutboxRows.tooLarge(e.getKey(), key));
+          refused.accept(e.getKey());
+          continue;
+        }
         events.add(row != null ? new RowEvent(e.getKey(), Op.INSERT, null, row)
             : new RowEvent(e.getKey(), Op.DELETE, k.key(), null));
       }
@@ -96,7 +116,12 @@ final class ChangedRows {
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          ObjectNode row = n.normalize(rs.getString(1));
+          String json = rs.getString(1);
+          if (json == null) { // the row is there, but JSON_OBJECT gave NULL: too large for max_allowed_packet
+            rows.put(keyOf(t, n.normalizePresent(n.parse(rs.getString(2)))), TOO_LARGE);
+            continue;
+          }
+          ObjectNode row = n.normalize(json);
           rows.put(keyOf(t, row), row);
         }
       }

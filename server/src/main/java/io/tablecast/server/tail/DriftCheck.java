@@ -164,8 +164,8 @@ final class DriftCheck {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String json = rs.getString(1);
+          rows.add(OutboxRows.present(normalizer, json));
           chars += json.length();
-          rows.add(normalizer.normalize(json));
           if (rows.size() == chunkRows || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
             lastKey = new ArrayList<>(keyColumns);
             for (int i = 0; i < keyColumns; i++) {

@@ -185,7 +185,7 @@ final class MysqlChangeSource implements ChangeSource {
   /** The wanted outbox rows of one read: their ids, and the changed keys they name. */
   private final class OutboxRead {
     final List<Long> ids = new ArrayList<>();
-    final ChangedRows changed = new ChangedRows(plan());
+    final ChangedRows changed = new ChangedRows(plan(), metrics::rowRefused);
     long captureMillis;
     int rows;
   }

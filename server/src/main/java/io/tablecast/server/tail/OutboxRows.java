@@ -46,7 +46,7 @@ final class OutboxRows {
         s.setFetchSize(1000);
         try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
           while (rs.next()) {
-            sink.row(t, n.normalize(rs.getString(1)));
+            sink.row(t, present(n, rs.getString(1)));
             rows++;
           }
         }
@@ -57,6 +57,25 @@ final class OutboxRows {
     return total;
   }
 
+  /**
+   * A whole row read as JSON, normalized; a row that reads as NULL is refused loudly, never taken
+   * for a missing row: MySQL and MariaDB's {@code JSON_OBJECT} returns NULL (with a warning) when
+   * the row's JSON form is larger than {@code max_allowed_packet}.
+   */
+  static ObjectNode present(RowNormalizer n, String json) {
+    if (json == null) {
+      throw new IllegalStateException(tooLarge(n.table().id().qualified(), null));
+    }
+    return n.normalize(json);
+  }
+
+  /** Why a row of {@code table} (with {@code key}, when known) cannot be read, and the way out. */
+  static String tooLarge(String table, Object key) {
+    return "a row of " + table + (key == null ? "" : " with key " + key) + " cannot be read: its JSON form is "
+        + "larger than the database's max_allowed_packet (MySQL/MariaDB's JSON_OBJECT returns NULL then); raise "
+        + "max_allowed_packet (SET GLOBAL max_allowed_packet, up to 1 GB) to cache it";
+  }
+
   /** Every row of one table in the connection's current transaction, normalized like the snapshot. */
   static List<ObjectNode> readTable(CapturePlan plan, Connection c, TableSchema t) throws SQLException {
     RowNormalizer n = plan.normalizer(t.id().qualified());
@@ -65,7 +84,7 @@ final class OutboxRows {
       s.setFetchSize(1000);
       try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
         while (rs.next()) {
-          rows.add(n.normalize(rs.getString(1)));
+          rows.add(present(n, rs.getString(1)));
         }
       }
     }
