@@ -30,10 +30,14 @@ final class AlteredTables implements DriftCheck.PassStart {
   private final HikariDataSource pool;
   private final SourceConfig config;
   private final ServerMetrics metrics;
+  /** Asks for a table to be re-read whole with the next batch. */
+  private final java.util.function.Consumer<io.tablecast.server.capture.TableId> resync;
   /** Tables whose triggers are stale and were reported, with the column list reported. */
   private final Map<String, TableSchema> staleReported = new HashMap<>();
 
-  AlteredTables(CapturePlan plan, HikariDataSource pool, SourceConfig config, ServerMetrics metrics) {
+  AlteredTables(CapturePlan plan, HikariDataSource pool, SourceConfig config, ServerMetrics metrics,
+      java.util.function.Consumer<io.tablecast.server.capture.TableId> resync) {
+    this.resync = resync;
     this.plan = plan;
     this.pool = pool;
     this.config = config;
@@ -47,7 +51,7 @@ final class AlteredTables implements DriftCheck.PassStart {
   /**
    * Compares the table's catalog with the plan. After an ALTER TABLE that kept the primary key the
    * triggers (which record only the key) still capture every change: the plan takes the new
-   * column list and the pass reads it. When the key changed, the triggers are reinstalled (with
+   * column list, the table is re-read whole with the next batch, and this pass is skipped. When the key changed, the triggers are reinstalled (with
    * {@code install_triggers}) and the plan refreshed, or an ERROR says what to run. Null when the
    * table cannot be described now (logged).
    */
@@ -67,9 +71,10 @@ final class AlteredTables implements DriftCheck.PassStart {
     }
     if (CapturePlan.sameKey(known, current)) {
       plan = plan.withTable(current);
-      LOG.warn("Table {} was altered (columns {} -> {}): reading its new columns, reconciling its rows", name,
+      LOG.warn("Table {} was altered (columns {} -> {}): following its new columns and re-reading it", name,
           columnNames(known), columnNames(current));
-      return current;
+      resync.accept(known.id()); // the new columns reach the mirrors as a resync, not as drift
+      return null; // this pass gives way to the resync; the next one compares with the new columns
     }
     if (config.installTriggers()) {
       try (TriggerInstaller installer = TriggerInstaller.connect(config)) {

@@ -76,6 +76,15 @@ final class ChangedRows {
     return byTable.isEmpty();
   }
 
+  /** The tables with changed keys, as the plan of this read describes them. */
+  List<TableSchema> tables() {
+    List<TableSchema> out = new ArrayList<>();
+    for (String table : byTable.keySet()) {
+      out.add(plan.normalizer(table).table());
+    }
+    return out;
+  }
+
   /** Reads the rows of the recorded keys on {@code c} (in the outbox read's snapshot) into events. */
   List<RowEvent> read(Connection c) throws SQLException {
     List<RowEvent> events = new ArrayList<>();

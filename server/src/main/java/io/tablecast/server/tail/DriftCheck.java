@@ -149,6 +149,13 @@ final class DriftCheck {
     TableSchema table = table();
     CapturePlan current = plan.get();
     RowNormalizer normalizer = current.normalizer(table.id().qualified());
+    if (normalizer == null || !normalizer.table().equals(table)) {
+      // its columns changed since the pass began (the table is queued for a resync with the new
+      // ones): a range read with the old ones would hand the hub the old column list
+      LOG.debug("Reconciliation of {} starts over: its columns changed", table.id().qualified());
+      nextTable();
+      return null;
+    }
     boolean first = passTable == null;
     List<ObjectNode> rows = new ArrayList<>();
     List<String> lastKey = null;

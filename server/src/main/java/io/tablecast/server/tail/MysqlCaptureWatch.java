@@ -190,6 +190,11 @@ final class MysqlCaptureWatch implements AutoCloseable {
     return out;
   }
 
+  /** Has {@code table} re-read with the next batch (its columns changed: see {@code MysqlChangeSource}). */
+  void resync(TableId table) {
+    resyncs.add(table);
+  }
+
   /** These tables were re-read (or given up on after a failed read). */
   void resynced(Collection<TableSchema> tables) {
     tables.forEach(t -> resyncs.remove(t.id()));

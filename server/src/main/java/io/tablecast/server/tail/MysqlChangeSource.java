@@ -71,9 +71,9 @@ final class MysqlChangeSource implements ChangeSource {
   MysqlChangeSource(CapturePlan plan, HikariDataSource pool, SourceConfig config, Duration probeWait,
       ServerMetrics metrics) {
     this.metrics = metrics;
-    this.alteredTables = new AlteredTables(plan, pool, config, metrics);
-    this.driftCheck = new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.captureWatch = new MysqlCaptureWatch(this::plan, config, metrics);
+    this.alteredTables = new AlteredTables(plan, pool, config, metrics, captureWatch::resync);
+    this.driftCheck = new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;
     this.config = config;
     this.probeWaitOverride = probeWait;
@@ -233,7 +233,7 @@ final class MysqlChangeSource implements ChangeSource {
         s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
         try {
           read = readOutbox(s); // again, in the snapshot the rows are read from (it may find more)
-          events = read.changed.read(c);
+          events = readChangedRows(read.changed, c);
           for (TableSchema t : resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
             CommittedBatch.TableRead resync = resyncRead(c, t);
             if (resync != null) {
@@ -276,6 +276,26 @@ final class MysqlChangeSource implements ChangeSource {
     return OutboxRows.batch(events, read.captureMillis, tableReads);
   }
 
+
+  /**
+   * Reads the changed rows. When that fails, an ALTER TABLE may be why (a renamed or dropped
+   * column fails the read, a changed type fails the conversion, and neither fires a trigger on
+   * MySQL/MariaDB): the tables of the read are
+   * compared with the catalog at once, rather than at their next reconciliation pass, and each
+   * altered one takes its new columns and is re-read whole with the next batch. The failure
+   * stands (the poll is retried, with the new columns), but it no longer stops every table's
+   * changes until a restart.
+   */
+  private List<RowEvent> readChangedRows(ChangedRows changed, Connection c) throws SQLException {
+    try {
+      return changed.read(c);
+    } catch (SQLException | IllegalStateException e) { // a column gone, or a value that no longer converts
+      for (TableSchema known : changed.tables()) {
+        alteredTables.begin(known); // an altered table is queued for its resync
+      }
+      throw e;
+    }
+  }
 
   /**
    * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
 final class PgChangeSource implements ChangeSource {
   private static final Logger LOG = LoggerFactory.getLogger(PgChangeSource.class);
 
-  private final CapturePlan plan;
+  /** Replaced when a cached table's columns change ({@link PgColumnChanges}). */
+  private volatile CapturePlan plan;
   private final HikariDataSource pool;
   private final SourceConfig config;
   private final String readSql;
@@ -45,6 +47,7 @@ final class PgChangeSource implements ChangeSource {
   private final ServerMetrics metrics;
   private final PgCaptureWatch watch;
   private final DriftCheck driftCheck;
+  private final PgColumnChanges columnChanges = new PgColumnChanges(() -> plan, p -> plan = p);
   /** Tables the watch asked to re-read, in the next read's snapshot. */
   private final Set<String> pendingResyncs = new LinkedHashSet<>();
   private long watchFailedLoggedNanos;
@@ -175,7 +178,20 @@ final class PgChangeSource implements ChangeSource {
                 }
                 continue;
               }
-              RowEvent e = OutboxRows.event(plan, rs);
+              RowNormalizer n = plan.normalizer(rs.getString(2));
+              if (n != null && columnChanges.changed(c, n.table(), rs.getString(rs.getString(4) != null ? 4 : 5))) {
+                resync.add(rs.getString(2)); // its rows as they are now, with the new columns, in this snapshot
+              }
+              RowEvent e;
+              try {
+                e = OutboxRows.event(plan, rs);
+              } catch (IllegalStateException conversion) { // a value that does not fit its column's type
+                if (n == null || !columnChanges.describedAgain(c, n.table())) {
+                  throw conversion;
+                }
+                resync.add(rs.getString(2));
+                e = OutboxRows.event(plan, rs); // with the column's new type
+              }
               if (e != null) {
                 events.add(e);
                 captureMillis = Math.max(captureMillis, rs.getLong(6));
