@@ -53,6 +53,10 @@ export class TableMirror extends EventTarget {
   #readyResolve;
   #readyReject;
   #rows = new Map();
+  /** Why the server says the mirror may differ from its table; null while it follows it. */
+  #stale = null;
+  /** After a snapshot or resume: a stale table is said at once; a batch first means it is followed. */
+  #statusDue = false;
   // stream state, as in the Java client's TableFeed
   /** @internal */ _synced = false;
   /** @internal */ _inStream = false;
@@ -103,6 +107,15 @@ export class TableMirror extends EventTarget {
   /** The key string of a row of this table. */
   keyOf(row) {
     return rowKey(this.primaryKey.map((c) => row[c]));
+  }
+
+  /**
+   * Why the mirror may differ from its table, as the server said (e.g. a changed row it could not
+   * read: the mirror keeps that row as it was), or null while it follows its table. A `stale`
+   * event fires on each change.
+   */
+  get stale() {
+    return this.#stale;
   }
 
   /** Whether the mirror failed (e.g. UNKNOWN_TABLE); a failed mirror is never resubscribed. */
@@ -161,6 +174,7 @@ export class TableMirror extends EventTarget {
     this.#rows = fresh;
     this._synced = true;
     this._inStream = true;
+    this.#statusDue = true;
     this.epoch = epoch;
     this.position = position;
     this.#emit(events);
@@ -177,18 +191,35 @@ export class TableMirror extends EventTarget {
     this._pending = null;
     this._synced = true;
     this._inStream = true;
+    this.#statusDue = true;
     this.epoch = epoch;
     this.position = position; // the server accepted our position: it is the truth
     this.#becomeReady();
   }
 
+  /** @internal The server said whether the table is stale (`table_status`). */
+  _status(stale, reason) {
+    this.#statusDue = false;
+    const next = stale ? (reason ?? 'stale') : null;
+    if (next === this.#stale) return;
+    this.#stale = next;
+    this.dispatchEvent(makeEvent('stale', { stale: next !== null, reason: next }));
+  }
+
+  /** A batch came while a status was due: none was said, so the table is followed. */
+  #settleStatus() {
+    if (this.#statusDue) this._status(false, null);
+  }
+
   /** @internal A batch without changes for this table. */
   _advance(position) {
+    this.#settleStatus();
     if (this._inStream && position > this.position) this.position = position;
   }
 
   /** @internal This table's part of one batch: applied entirely, then events fire. */
   _apply(changes, position) {
+    this.#settleStatus();
     if (this._pending !== null) {
       if (position > this._pendingPosition) {
         for (const c of changes) this.#applyChange(this._pending, c, null);

@@ -72,10 +72,18 @@ export class TablecastError extends Error {
   readonly table: string | null;
 }
 
+/** Detail of a mirror's `stale` event: whether it may differ from its table now, and why. */
+export interface StaleDetail {
+  readonly stale: boolean;
+  /** What the server could not follow and what would repair it; null when it follows its table again. */
+  readonly reason: string | null;
+}
+
 export interface TableMirrorEventMap {
   ready: CustomEvent<TableMirror>;
   change: CustomEvent<ChangeDetail>;
   error: CustomEvent<TablecastError>;
+  stale: CustomEvent<StaleDetail>;
 }
 
 /** A live copy of one table. Obtained from {@link TablecastClient.mirror}; `new` throws. */
@@ -99,6 +107,8 @@ export class TableMirror extends EventTarget {
    * (call `client.mirror(table)` again for a new attempt). */
   readonly failed: boolean;
   readonly error: TablecastError | null;
+  /** Why the mirror may differ from its table, as the server said; null while it follows it (`stale` event). */
+  readonly stale: string | null;
   /** The stream position the rows are at (within {@link epoch}), -1 before the first snapshot. */
   readonly position: number;
   readonly epoch: string | null;

@@ -166,6 +166,32 @@ test('a part of another batch before the batch ended is a protocol violation: re
   assert.equal(m.size, 1);
 });
 
+test('a mirror says when it is stale and when it follows its table again; after a resume the server says', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const heard = [];
+  m.addEventListener('stale', (e) => heard.push(e.detail));
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  assert.equal(m.stale, null);
+  const why = 'a row of public.items with key [2] cannot be read';
+  conn.send({ type: 'table_status', table: T, stale: true, reason: why });
+  await until(() => m.stale === why);
+  conn.kill();
+
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E', position: 3 });
+  await conn.next('subscribe');
+  conn.send({ type: 'resumed', tables: [T], schemas: [], position: 3 });
+  conn.batch(4, []); // nothing said before the next batch: the table is followed again
+  await until(() => m.position === 4);
+  assert.equal(m.stale, null);
+  assert.deepEqual(heard, [{ stale: true, reason: why }, { stale: false, reason: null }]);
+});
+
 test('heartbeats advance the position; pings are answered with pongs', async () => {
   newClient();
   const m = client.mirror(T);

@@ -67,6 +67,16 @@ public interface TableMirror<V> {
   long position();
 
   /**
+   * Why this mirror may differ from its table, as the server said (for example a changed row the
+   * server could not read: the mirror keeps that row as it was), or null while it follows its
+   * table. The server says when it follows it again.
+   */
+  String staleReason();
+
+  /** Registers a listener told when {@link #staleReason()} changes. */
+  Subscription addStaleListener(StaleListener listener);
+
+  /**
    * Registers a listener for changes applied from now on. The initial snapshot fires no events;
    * a re-snapshot after a failed resume fires only the real differences.
    */

@@ -154,6 +154,23 @@ public sealed interface Message {
   }
 
   /**
+   * Whether a subscribed table's mirrors still follow it. Sent whenever a table becomes stale (the
+   * server knows its mirrors may differ from the table: a changed row it could not read) and when
+   * it follows its table once more, and right after the snapshot or resume of a table that is
+   * stale then: a table whose snapshot or resume is followed by a {@link ChangeBatch} (a
+   * heartbeat at the latest) without a status before it is followed. Carries no position.
+   *
+   * @param table the qualified table name
+   * @param stale true: the mirrors may differ from the table; false: they follow it again
+   * @param reason what is wrong and what would repair it, naming the row when one; null when not stale
+   */
+  record TableStatus(String table, boolean stale, String reason) implements Message {
+    public TableStatus {
+      Objects.requireNonNull(table, "table");
+    }
+  }
+
+  /**
    * One row change inside a {@link ChangeBatch} or {@link ChangePart}.
    *
    * @param table qualified table name

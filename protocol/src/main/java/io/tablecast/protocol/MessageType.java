@@ -13,7 +13,8 @@ public enum MessageType {
   ERROR(9, "error", Message.Error.class),
   PING(10, "ping", Message.Ping.class),
   PONG(11, "pong", Message.Pong.class),
-  CHANGE_PART(12, "change_part", Message.ChangePart.class);
+  CHANGE_PART(12, "change_part", Message.ChangePart.class),
+  TABLE_STATUS(13, "table_status", Message.TableStatus.class);
 
   private static final MessageType[] BY_CODE = new MessageType[16];
 

@@ -30,6 +30,7 @@ class GoldenBytesTest {
       Map.entry(MessageType.ERROR, "0000003f09bf64636f64656d554e4b4e4f574e5f5441424c45676d657373616765716e6f207461626c65206170702e6e6f7065657461626c65686170702e6e6f7065ff"),
       Map.entry(MessageType.PING, "0000000a0abf656e6f6e636507ff"),
       Map.entry(MessageType.PONG, "0000000a0bbf656e6f6e636507ff"),
+      Map.entry(MessageType.TABLE_STATUS, "000000510dbf657461626c65696170702e6974656d73657374616c65f566726561736f6e782e6120726f77206f66206170702e6974656d732077697468206b6579205b375d2063616e6e6f742062652072656164ff"),
       Map.entry(MessageType.CHANGE_PART, "000000800cbf68706f736974696f6e182b676368616e67657381bf657461626c65696170702e6974656d73626f7066494e53455254636b65798107656166746572a662696407646e616d65695a6fc3ab20f09f8e896570726963656731322e3334303063626967c24900ffffffffffffffff65726174696fc4822005646e6f7465f6ffff"));
 
   private static final Map<MessageType, String> JSON = Map.ofEntries(
@@ -55,6 +56,8 @@ class GoldenBytesTest {
           "{\"type\":\"ping\",\"nonce\":7}"),
       Map.entry(MessageType.PONG,
           "{\"type\":\"pong\",\"nonce\":7}"),
+      Map.entry(MessageType.TABLE_STATUS,
+          "{\"type\":\"table_status\",\"table\":\"app.items\",\"stale\":true,\"reason\":\"a row of app.items with key [7] cannot be read\"}"),
       Map.entry(MessageType.CHANGE_PART,
           "{\"type\":\"change_part\",\"position\":43,\"changes\":[{\"table\":\"app.items\",\"op\":\"INSERT\",\"key\":[7],\"after\":{\"id\":7,\"name\":\"Zoë 🎉\",\"price\":\"12.3400\",\"big\":18446744073709551615,\"ratio\":0.5,\"note\":null}}]}"));
 

@@ -42,7 +42,7 @@ class ProtocolDocTest {
    * type names (see {@link #docType}), optionally followed by {@code []} and {@code ?}.
    */
   private static final Pattern FIELD = Pattern.compile(
-      "`(\\w+)` ((?:int|long|string|row|array|ColumnInfo|TableSchemaInfo|Change)(?:\\[\\])?\\??)(?![\\w\\[])");
+      "`(\\w+)` ((?:int|long|boolean|string|row|array|ColumnInfo|TableSchemaInfo|Change)(?:\\[\\])?\\??)(?![\\w\\[])");
   /** An example line of the JSON transport. */
   private static final Pattern EXAMPLE_LINE = Pattern.compile("^(?:C→S|S→C) (\\{.*)$");
   /** An inline JSON message, e.g. {@code `{"type":"ping","nonce":7}`}. */

@@ -49,6 +49,8 @@ public final class SampleMessages {
     m.put(MessageType.ERROR, new Message.Error(ErrorCode.UNKNOWN_TABLE, "no table app.nope", "app.nope"));
     m.put(MessageType.PING, new Message.Ping(7));
     m.put(MessageType.PONG, new Message.Pong(7));
+    m.put(MessageType.TABLE_STATUS, new Message.TableStatus("app.items", true,
+        "a row of app.items with key [7] cannot be read"));
     m.put(MessageType.CHANGE_PART, new Message.ChangePart(43, List.of(
         new Message.Change("app.items", Op.INSERT, key, null, row()))));
     if (m.size() != MessageType.values().length) {

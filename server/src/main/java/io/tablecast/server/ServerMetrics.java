@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code tablecast.capture.problems}: incomplete capture of a cached table found while serving
  *   <li>{@code tablecast.rows.refused}: changed rows that could not be read (larger than
  *       {@code max_allowed_packet} as JSON), whose change was not delivered
+ *   <li>{@code tablecast.table.stale}: 1 per cached table whose mirrors may differ from it (gauge)
  *       (tags {@code table}, {@code kind}: {@code missing_trigger}, {@code not_capturable}; PostgreSQL
  *       also {@code disabled}, {@code not_always}, {@code stray}, {@code uncapturable}), once per problem
  * </ul>
@@ -43,6 +44,7 @@ public final class ServerMetrics {
 
   private final MeterRegistry registry;
   private final AtomicInteger clients = new AtomicInteger();
+  private final java.util.Map<String, AtomicInteger> staleTables = new java.util.concurrent.ConcurrentHashMap<>();
   private final Counter batches;
   private final Counter changes;
   private final Timer lag;
@@ -183,6 +185,17 @@ public final class ServerMetrics {
   public void rowRefused(String table) {
     Counter.builder("tablecast.rows.refused").description("changed rows that could not be read, not delivered")
         .tag("table", table).register(registry).increment();
+  }
+
+  /**
+   * {@code tablecast.table.stale{table}}: 1 while the server knows the mirrors of {@code table} may
+   * differ from it (the log says why; clients hear it as {@code table_status}), 0 once they
+   * follow it again. A table appears from its first stale moment on.
+   */
+  public void tableStale(String table, boolean stale) {
+    staleTables.computeIfAbsent(table, t -> registry.gauge("tablecast.table.stale",
+        io.micrometer.core.instrument.Tags.of("table", t), new AtomicInteger()))
+        .set(stale ? 1 : 0);
   }
 
   /** Incomplete capture found while serving, all tables and kinds. */

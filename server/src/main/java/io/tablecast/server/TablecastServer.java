@@ -95,7 +95,7 @@ public final class TablecastServer implements AutoCloseable {
       tail.startAndAwaitSnapshot();
       metrics.tailGauges(tail::lastPollChanges,
           () -> Math.max(0, System.currentTimeMillis() - tail.caughtUpMillis()) / 1000.0);
-      net = NettyServer.bind(config, hub, authenticator, metrics, health(tail));
+      net = NettyServer.bind(config, hub, authenticator, metrics, health(tail, hub));
     } catch (InterruptedException | RuntimeException e) {
       tail.close();
       hub.close();
@@ -115,21 +115,23 @@ public final class TablecastServer implements AutoCloseable {
    * {@code /health}: DOWN (503) when the tail loop died, or its polls have failed without a
    * success for longer than {@link #TAIL_FAILURE_DOWN_MILLIS} (clients are still served from
    * memory, but the data is going stale); otherwise UP. There is no STARTING state: the port is
-   * bound only after the initial snapshot is loaded.
+   * bound only after the initial snapshot is loaded. Either way it counts the stale tables.
    */
-  private static io.tablecast.server.net.HealthCheck health(TailLoop tail) {
-    return () -> {
-      if (tail.died()) {
-        return io.tablecast.server.net.HealthCheck.Report.down("the tail loop stopped on an unexpected error");
-      }
-      long since = tail.failingSinceMillis();
-      long failing = since == 0 ? 0 : System.currentTimeMillis() - since;
-      if (failing > TAIL_FAILURE_DOWN_MILLIS) {
-        return io.tablecast.server.net.HealthCheck.Report.down("reading changes from the database has failed for "
-            + failing / 1000 + " s");
-      }
-      return io.tablecast.server.net.HealthCheck.Report.UP;
-    };
+  private static io.tablecast.server.net.HealthCheck health(TailLoop tail, ChangeHub hub) {
+    return () -> tailHealth(tail).withStaleTables(hub.staleTableCount());
+  }
+
+  private static io.tablecast.server.net.HealthCheck.Report tailHealth(TailLoop tail) {
+    if (tail.died()) {
+      return io.tablecast.server.net.HealthCheck.Report.down("the tail loop stopped on an unexpected error");
+    }
+    long since = tail.failingSinceMillis();
+    long failing = since == 0 ? 0 : System.currentTimeMillis() - since;
+    if (failing > TAIL_FAILURE_DOWN_MILLIS) {
+      return io.tablecast.server.net.HealthCheck.Report.down("reading changes from the database has failed for "
+          + failing / 1000 + " s");
+    }
+    return io.tablecast.server.net.HealthCheck.Report.UP;
   }
 
   /** The hub (tests inspect its sessions). */

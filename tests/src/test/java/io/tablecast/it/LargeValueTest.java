@@ -77,12 +77,12 @@ class LargeValueTest {
    * MariaDB: a row whose JSON form is larger than {@code max_allowed_packet} reads as NULL from
    * {@code JSON_OBJECT}. It used to fail every poll of the tail (a NullPointerException, retried
    * for ever), so no table's changes reached anyone; now the change is refused, named and counted,
-   * the mirrors keep the row as it was, other changes keep flowing, and the row's next change that
-   * fits is delivered.
+   * the mirrors keep the row as it was and say they are stale (API, /health, metric), other
+   * changes keep flowing, and the row's next change that fits is delivered and ends the staleness.
    */
   @ParameterizedTest
   @EnumSource(value = Kind.class, names = "MYSQL")
-  void aRowTooLargeForMaxAllowedPacketAsJsonIsRefusedByNameNeverDeleted(Kind kind) {
+  void aRowTooLargeForMaxAllowedPacketAsJsonIsRefusedByNameNeverDeleted(Kind kind) throws Exception {
     try (Pipeline p = Pipeline.start(kind, "json_too_large", ddl(kind), "docs", "notes")) {
       TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("c"), "docs");
       TableMirror<Map<String, Object>> notes = p.readyMirror(p.client("n"), "notes");
@@ -94,9 +94,28 @@ class LargeValueTest {
           && p.server().metrics().registry().find("tablecast.rows.refused").counters().stream()
               .mapToDouble(c -> c.count()).sum() >= 1);
       assertThat(docs.get(2)).as("not taken for a delete").containsEntry("body", "small");
+      // the table is stale, and says so: to the mirror's reader and listener, in /health and the metrics
+      await().atMost(Duration.ofSeconds(10)).until(() -> docs.staleReason() != null);
+      assertThat(docs.staleReason()).contains(p.db.table("docs")).contains("key [2]").contains("max_allowed_packet");
+      assertThat(notes.staleReason()).isNull();
+      assertThat(health(p)).contains("\"status\":\"UP\"").contains("\"staleTables\":1");
+      assertThat(p.server().metrics().prometheusText())
+          .contains("tablecast_table_stale{table=\"" + p.db.table("docs") + "\"} 1.0");
+
       p.sql("UPDATE docs SET body = 'again' WHERE id = 2");
       await().atMost(Duration.ofSeconds(30)).until(() -> "again".equals(docs.get(2).get("body")));
+      await().atMost(Duration.ofSeconds(10)).until(() -> docs.staleReason() == null);
+      assertThat(health(p)).doesNotContain("staleTables");
+      assertThat(p.server().metrics().prometheusText())
+          .contains("tablecast_table_stale{table=\"" + p.db.table("docs") + "\"} 0.0");
     }
+  }
+
+  private static String health(Pipeline p) throws Exception {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + p.address() + "/health")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    return r.body();
   }
 
   private static void assertBody(TableMirror<Map<String, Object>> mirror, String expected) {

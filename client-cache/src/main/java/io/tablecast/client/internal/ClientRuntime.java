@@ -243,6 +243,8 @@ public final class ClientRuntime implements AutoCloseable {
       stream.batch(b);
     } else if (msg instanceof Message.ChangePart p) {
       stream.part(p);
+    } else if (msg instanceof Message.TableStatus t) {
+      stream.tableStatus(t);
     } else if (msg instanceof Message.SnapshotRows r) {
       stream.snapshotRows(r);
     } else if (msg instanceof Message.SnapshotBegin b) {

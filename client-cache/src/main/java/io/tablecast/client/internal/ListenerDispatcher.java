@@ -52,6 +52,21 @@ final class ListenerDispatcher {
     }
   }
 
+  /** Runs {@code task} on the listener thread, after the events queued before it; a failure is logged. */
+  void run(String what, Runnable task) {
+    try {
+      executor.execute(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException ex) {
+          log.warn("{} failed", what, ex);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      log.debug("client closed; dropped {}", what);
+    }
+  }
+
   void close() {
     // queued events are still delivered; no wait, close() may run on the listener thread itself
     executor.shutdown();

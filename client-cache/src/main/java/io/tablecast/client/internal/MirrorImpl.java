@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tablecast.client.ChangeEvent;
 import io.tablecast.client.ChangeListener;
+import io.tablecast.client.StaleListener;
 import io.tablecast.client.Subscription;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastException;
@@ -53,6 +54,8 @@ public final class MirrorImpl<V> implements TableMirror<V> {
   private volatile boolean ready;
   private volatile TablecastException failure;
   private volatile boolean closed;
+  private volatile String staleReason;
+  private final List<StaleListener> staleListeners = new CopyOnWriteArrayList<>();
 
   MirrorImpl(String table, Function<ObjectNode, V> mapper, ListenerDispatcher dispatcher) {
     this.table = table;
@@ -192,6 +195,34 @@ public final class MirrorImpl<V> implements TableMirror<V> {
   @Override
   public long position() {
     return position;
+  }
+
+  @Override
+  public String staleReason() {
+    return staleReason;
+  }
+
+  @Override
+  public Subscription addStaleListener(StaleListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    staleListeners.add(listener);
+    return () -> staleListeners.remove(listener);
+  }
+
+  /** The server said whether the table is stale (reason) or followed (null). Event loop only. */
+  void stale(String reason) {
+    if (Objects.equals(reason, staleReason)) {
+      return;
+    }
+    staleReason = reason;
+    if (reason != null) {
+      log.warn("mirror of {} is stale: {}", table, reason);
+    } else {
+      log.info("mirror of {} follows its table again", table);
+    }
+    for (StaleListener l : staleListeners) {
+      dispatcher.run("stale listener of " + table, () -> l.staleChanged(reason));
+    }
   }
 
   @Override

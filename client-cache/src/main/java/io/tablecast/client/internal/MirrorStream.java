@@ -143,6 +143,14 @@ final class MirrorStream {
     log.info("resumed {} at position {} (no snapshot needed)", r.tables(), r.position());
   }
 
+  /** The server said whether a table is stale. */
+  void tableStatus(Message.TableStatus s) {
+    TableFeed f = feeds.get(s.table());
+    if (f != null) {
+      f.status(s.stale(), s.reason());
+    }
+  }
+
   /** Keeps a part of a large batch aside until the batch's final {@code change_batch}. */
   void part(Message.ChangePart p) {
     if (partPosition != -1 && p.position() != partPosition) {

@@ -42,6 +42,12 @@ final class TableFeed {
   private long pendingPosition;
   private long pendingStartNanos;
 
+  /**
+   * After a snapshot or resume: the server says right away (before any batch) when the table is
+   * stale; a batch without that word first means it is followed.
+   */
+  private boolean statusDue;
+
   TableFeed(String table) {
     this.table = table;
   }
@@ -123,6 +129,7 @@ final class TableFeed {
     pending = null;
     synced = true;
     inStream = true;
+    statusDue = true;
     epoch = sessionEpoch;
     position = snapshotPosition;
     return wasResnapshot
@@ -144,6 +151,7 @@ final class TableFeed {
     pending = null;
     synced = true;
     inStream = true;
+    statusDue = true;
     epoch = sessionEpoch;
     // the server accepted our position, so it is the truth even if it is lower than ours
     position = resumedPosition;
@@ -152,8 +160,24 @@ final class TableFeed {
     }
   }
 
+  /** The server said whether the table is stale. */
+  void status(boolean stale, String reason) {
+    statusDue = false;
+    for (MirrorImpl<?> m : mirrors) {
+      m.stale(stale ? reason : null);
+    }
+  }
+
+  /** A batch came: a status still due after a snapshot or resume did not come, so the table is followed. */
+  private void settleStatus() {
+    if (statusDue) {
+      status(false, null);
+    }
+  }
+
   /** A batch without changes for this table: only the position moves. */
   void advance(long batchPosition) {
+    settleStatus();
     if (inStream && batchPosition > position) {
       position = batchPosition;
       for (MirrorImpl<?> m : mirrors) {
@@ -164,6 +188,7 @@ final class TableFeed {
 
   /** Applies this table's part of one batch, atomically per mirror. */
   void apply(List<Change> changes, long batchPosition) {
+    settleStatus();
     if (pending != null) {
       if (batchPosition > pendingPosition) {
         for (Change c : changes) {

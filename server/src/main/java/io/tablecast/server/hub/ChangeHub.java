@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +52,7 @@ public final class ChangeHub implements AutoCloseable {
   private final TableImages images = new TableImages();
   private final DriftPasses driftPasses = new DriftPasses();
   private final TableReads tableReads;
+  private final StaleTables stale;
   private final Set<Subscriber> sessions = new LinkedHashSet<>();
   private final SessionLimits limits;
   private final SlowConsumerPolicy slow;
@@ -80,11 +82,12 @@ public final class ChangeHub implements AutoCloseable {
     this.catchUps = Executors.newFixedThreadPool(CATCH_UP_THREADS, r -> daemon(r, "tablecast-snapshot"));
     this.slow = new SlowConsumerPolicy(images, limits, metrics);
     this.tableReads = new TableReads(images, driftPasses, metrics);
+    this.stale = new StaleTables(metrics);
     long heartbeatNanos = heartbeat.toNanos();
     CatchUps catchUpStarts = new CatchUps(catchUps, hub, limits);
     this.fanOut = new FanOut(images, slow, catchUpStarts, heartbeatNanos);
     this.subscriptions = new Subscriptions(epoch, images, resume, () -> position, limits, slow, metrics,
-        catchUpStarts);
+        catchUpStarts, stale);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
     hub.scheduleWithFixedDelay(() -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
   }
@@ -203,8 +206,22 @@ public final class ChangeHub implements AutoCloseable {
         apply(batch);
       }
       batch.tableReads().forEach(this::reconcile);
+      batch.staleness().forEach(st -> stale.apply(st, sessions));
       return null;
     });
+  }
+
+  /**
+   * The tables whose mirrors may differ from them, with the reason (empty when every table is
+   * followed). Any thread.
+   */
+  public Map<String, String> staleTables() {
+    return call(stale::all);
+  }
+
+  /** How many tables are stale now (for {@code /health}, which must not wait for the hub). Any thread. */
+  public int staleTableCount() {
+    return stale.count();
   }
 
   /** Publishes the differences between a table's image and what the source read of it. Hub thread. */

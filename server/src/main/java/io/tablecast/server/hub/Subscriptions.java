@@ -29,9 +29,11 @@ final class Subscriptions {
   private final SlowConsumerPolicy slow;
   private final ServerMetrics metrics;
   private final CatchUps catchUps;
+  private final StaleTables stale;
 
   Subscriptions(String epoch, TableImages images, ResumeBuffer resume, LongSupplier position, SessionLimits limits,
-      SlowConsumerPolicy slow, ServerMetrics metrics, CatchUps catchUps) {
+      SlowConsumerPolicy slow, ServerMetrics metrics, CatchUps catchUps, StaleTables stale) {
+    this.stale = stale;
     this.epoch = epoch;
     this.images = images;
     this.resume = resume;
@@ -107,6 +109,7 @@ final class Subscriptions {
       metrics.resumed();
       catchUps.start(s, new ResumeReplay(s, new Message.Resumed(names, schemas, sub.resumePosition()),
           resume.after(sub.resumePosition()), images.primaryKeys(names)));
+      tellStale(s, names);
       return;
     }
     if (sub.resumeEpoch() != null) {
@@ -123,6 +126,19 @@ final class Subscriptions {
     }
     s.addTables(names);
     catchUps.start(s, new SnapshotFrames(s, copies, at, metrics));
+    tellStale(s, names);
+  }
+
+  /**
+   * After the catch-up (the message is the first held behind it): which of the new tables are
+   * stale now. A client takes a table it hears nothing of before the next batch as followed.
+   */
+  private void tellStale(Subscriber s, List<String> names) {
+    for (String name : names) {
+      if (stale.isStale(name)) {
+        s.sendMessage(stale.status(name));
+      }
+    }
   }
 
   /** Closes a session that exceeded {@code max_subscriptions_per_connection}. */

@@ -135,6 +135,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     if (report.reason() != null) {
       json.put("reason", report.reason());
     }
+    if (report.staleTables() > 0) {
+      json.put("staleTables", report.staleTables());
+    }
     FullHttpResponse r = response(report.up() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
         (json + "\n").getBytes(StandardCharsets.UTF_8), "application/json");
     r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");

@@ -44,6 +44,8 @@ final class ChangedRows {
   private final CapturePlan plan;
   /** Told the table of each changed row that could not be read and was not delivered. */
   private final Consumer<String> refused;
+  /** Per table, the keys of the rows that could not be read, and why; filled by {@link #read}. */
+  private final Map<String, Map<ArrayNode, String>> refusals = new LinkedHashMap<>();
   /** Per table, the changed keys (normalized key values -> key), in first-seen order. */
   private final Map<String, Map<ArrayNode, Changed>> byTable = new LinkedHashMap<>();
 
@@ -76,6 +78,18 @@ final class ChangedRows {
     return byTable.isEmpty();
   }
 
+  /** Per table, the rows {@link #read} found but could not read, by key, and why. */
+  Map<String, Map<ArrayNode, String>> refusals() {
+    return refusals;
+  }
+
+  /** Whether {@link #read} delivered a change of the row of {@code table} with {@code key}. */
+  boolean delivered(String table, ArrayNode key) {
+    Map<ArrayNode, Changed> keys = byTable.get(table);
+    Map<ArrayNode, String> refused = refusals.get(table);
+    return keys != null && keys.containsKey(key) && (refused == null || !refused.containsKey(key));
+  }
+
   /** The tables with changed keys, as the plan of this read describes them. */
   List<TableSchema> tables() {
     List<TableSchema> out = new ArrayList<>();
@@ -101,9 +115,10 @@ final class ChangedRows {
         ObjectNode row = rows.get(key);
         if (row == TOO_LARGE) {
           // neither the new row nor a delete: the mirrors keep the old row, and say so loudly
-          LOG.error("{}; this change is not delivered, the table's mirrors keep the row as it was",
-              OutboxRows.tooLarge(e.getKey(), key));
+          String why = OutboxRows.tooLarge(e.getKey(), key);
+          LOG.error("{}; this change is not delivered, the table's mirrors keep the row as it was", why);
           refused.accept(e.getKey());
+          refusals.computeIfAbsent(e.getKey(), t -> new LinkedHashMap<>()).put(key, why);
           continue;
         }
         events.add(row != null ? new RowEvent(e.getKey(), Op.INSERT, null, row)

@@ -12,23 +12,37 @@ import java.util.List;
  * @param captureMillis the outbox {@code created_at} of the newest event (epoch millis), or 0
  * @param tableReads whole tables read in the same consistent read as the events: the table's
  *     image after applying {@code events} must equal each of them
+ * @param staleness tables found not to be followed any more, or followed again, by this read
  */
-public record CommittedBatch(List<RowEvent> events, long captureMillis, List<TableRead> tableReads) {
+public record CommittedBatch(List<RowEvent> events, long captureMillis, List<TableRead> tableReads,
+    List<Staleness> staleness) {
   public static final CommittedBatch EMPTY = new CommittedBatch(List.of(), 0);
 
   public CommittedBatch {
     events = List.copyOf(events);
     tableReads = List.copyOf(tableReads);
+    staleness = List.copyOf(staleness);
+  }
+
+  public CommittedBatch(List<RowEvent> events, long captureMillis, List<TableRead> tableReads) {
+    this(events, captureMillis, tableReads, List.of());
   }
 
   public CommittedBatch(List<RowEvent> events, long captureMillis) {
     this(events, captureMillis, List.of());
   }
 
-  /** True when there is neither an event nor a table read. */
+  /** True when there is neither an event, nor a table read, nor a change of a table's staleness. */
   public boolean isEmpty() {
-    return events.isEmpty() && tableReads.isEmpty();
+    return events.isEmpty() && tableReads.isEmpty() && staleness.isEmpty();
   }
+
+  /**
+   * One reason for a table's mirrors not to follow it, found or gone: {@code reason} non-null
+   * marks {@code table} stale for {@code cause} (e.g. one row that could not be read, the cause
+   * naming its key), null clears that cause. A table is stale while any cause holds.
+   */
+  public record Staleness(String table, String cause, String reason) {}
 
   /** Why a whole table was read with the batch. */
   public enum Purpose {

@@ -47,6 +47,8 @@ final class MysqlChangeSource implements ChangeSource {
   private final AlteredTables alteredTables;
   private final DriftCheck driftCheck;
   private final MysqlCaptureWatch captureWatch;
+  /** Changed rows that could not be read, until they are (their tables are stale meanwhile). */
+  private final RefusedRows refusedRows = new RefusedRows();
   private final HikariDataSource pool;
   private final SourceConfig config;
   private final ServerMetrics metrics;
@@ -273,7 +275,7 @@ final class MysqlChangeSource implements ChangeSource {
           gaps.maxSeen(), gaps.gapCount(), dropped);
     }
     captureWatch.resynced(resyncs);
-    return OutboxRows.batch(events, read.captureMillis, tableReads);
+    return OutboxRows.batch(events, read.captureMillis, tableReads, refusedRows.after(read.changed));
   }
 
 

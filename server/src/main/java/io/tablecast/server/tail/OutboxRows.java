@@ -101,6 +101,12 @@ final class OutboxRows {
   }
 
   static CommittedBatch batch(List<RowEvent> events, long captureMillis, List<CommittedBatch.TableRead> reads) {
-    return events.isEmpty() && reads.isEmpty() ? CommittedBatch.EMPTY : new CommittedBatch(events, captureMillis, reads);
+    return batch(events, captureMillis, reads, List.of());
+  }
+
+  static CommittedBatch batch(List<RowEvent> events, long captureMillis, List<CommittedBatch.TableRead> reads,
+      List<CommittedBatch.Staleness> staleness) {
+    return events.isEmpty() && reads.isEmpty() && staleness.isEmpty() ? CommittedBatch.EMPTY
+        : new CommittedBatch(events, captureMillis, reads, staleness);
   }
 }

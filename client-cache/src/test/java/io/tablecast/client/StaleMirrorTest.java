@@ -1,0 +1,67 @@
+package io.tablecast.client;
+
+import static io.tablecast.client.FakeServer.batch;
+import static io.tablecast.client.FakeServer.insert;
+import static io.tablecast.client.FakeServer.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.protocol.Message;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A mirror says when the server knows it may differ from its table ({@code table_status}), to a
+ * reader that asks and to a listener, and when it follows its table again; after a reconnect the
+ * server's word right after the snapshot or resume (or its silence before the next batch) is the
+ * truth.
+ */
+class StaleMirrorTest {
+  static final String T = "shop.items";
+  static final Duration WAIT = Duration.ofSeconds(10);
+  static final String WHY = "a row of shop.items with key [2] cannot be read: raise max_allowed_packet";
+
+  @Test
+  void aMirrorSaysWhenItIsStaleAndWhenItFollowsItsTableAgain() throws Exception {
+    try (FakeServer server = new FakeServer();
+        TablecastClient client = TablecastClient.builder().servers(server.address())
+            .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()) {
+      TableMirror<Map<String, Object>> m = client.mirror(T);
+      List<String> heard = Collections.synchronizedList(new ArrayList<>());
+      m.addStaleListener(reason -> heard.add(String.valueOf(reason)));
+      FakeServer.Conn conn = server.handshake(0);
+      conn.expect(Message.Subscribe.class);
+      conn.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
+      assertThat(m.awaitReady(WAIT)).isTrue();
+      assertThat(m.staleReason()).isNull();
+
+      conn.send(new Message.TableStatus(T, true, WHY), batch(6, insert(T, row("id", 3, "v", "c"), 3)));
+      await().atMost(WAIT).until(() -> m.position() == 6);
+      assertThat(m.staleReason()).isEqualTo(WHY);
+      conn.send(new Message.TableStatus(T, false, null));
+      await().atMost(WAIT).until(() -> m.staleReason() == null);
+
+      // stale again, then the connection drops: the new session's word is the truth
+      conn.send(new Message.TableStatus(T, true, WHY));
+      await().atMost(WAIT).until(() -> WHY.equals(m.staleReason()));
+      conn.close();
+      FakeServer.Conn again = server.handshake(6);
+      again.expect(Message.Subscribe.class);
+      again.send(new Message.Resumed(List.of(T), List.of(), 6), new Message.TableStatus(T, true, WHY), batch(7));
+      await().atMost(WAIT).until(() -> m.position() == 7);
+      assertThat(m.staleReason()).as("still stale: said right after the resume").isEqualTo(WHY);
+      again.close();
+      FakeServer.Conn third = server.handshake(7);
+      third.expect(Message.Subscribe.class);
+      third.send(new Message.Resumed(List.of(T), List.of(), 7), batch(8));
+      await().atMost(WAIT).until(() -> m.position() == 8);
+      assertThat(m.staleReason()).as("nothing said before the next batch: followed").isNull();
+      await().atMost(WAIT).until(() -> heard.size() == 4);
+      assertThat(heard).containsExactly(WHY, "null", WHY, "null");
+    }
+  }
+}

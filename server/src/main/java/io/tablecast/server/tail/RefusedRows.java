@@ -1,0 +1,48 @@
+package io.tablecast.server.tail;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * MySQL/MariaDB: the changed rows that could not be read (see {@link OutboxRows#tooLarge}) and
+ * whose changes were therefore not delivered, per table, until a later change of the same row is
+ * read: while one is held, its table's mirrors may differ from the table, and the batches say so
+ * ({@link CommittedBatch.Staleness}). Tail thread only.
+ */
+final class RefusedRows {
+
+  /** Per table, the keys refused and why. */
+  private final Map<String, Map<ArrayNode, String>> byTable = new HashMap<>();
+
+  /**
+   * Takes what a successful read found: rows it refused, and held rows it has now read. Returns
+   * the staleness changes to publish with its batch.
+   */
+  List<CommittedBatch.Staleness> after(ChangedRows read) {
+    List<CommittedBatch.Staleness> out = new ArrayList<>();
+    for (Map.Entry<String, Map<ArrayNode, String>> t : byTable.entrySet()) {
+      t.getValue().entrySet().removeIf(held -> {
+        boolean readNow = read.delivered(t.getKey(), held.getKey());
+        if (readNow) {
+          out.add(new CommittedBatch.Staleness(t.getKey(), cause(held.getKey()), null));
+        }
+        return readNow;
+      });
+    }
+    byTable.values().removeIf(Map::isEmpty);
+    read.refusals().forEach((table, keys) -> keys.forEach((key, reason) -> {
+      if (byTable.computeIfAbsent(table, x -> new LinkedHashMap<>()).put(key, reason) == null) {
+        out.add(new CommittedBatch.Staleness(table, cause(key), reason));
+      }
+    }));
+    return out;
+  }
+
+  private static String cause(ArrayNode key) {
+    return "row " + key;
+  }
+}
