@@ -197,6 +197,13 @@ export class TableMirror extends EventTarget {
     this.#becomeReady();
   }
 
+  /** @internal The table's columns changed while serving (`schema_changed`): the next batches use them. */
+  _schemaChanged(m) {
+    this.columns = m.columns;
+    this.primaryKey = m.primaryKey;
+    this.dispatchEvent(makeEvent('schema', { version: m.version, columns: m.columns, primaryKey: m.primaryKey }));
+  }
+
   /** @internal The server said whether the table is stale (`table_status`). */
   _status(stale, reason) {
     this.#statusDue = false;

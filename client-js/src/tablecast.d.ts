@@ -79,11 +79,20 @@ export interface StaleDetail {
   readonly reason: string | null;
 }
 
+/** Detail of a mirror's `schema` event: the table's columns changed while served (`ALTER TABLE`). */
+export interface SchemaDetail {
+  /** The column list's version in this server run (1 at its start). */
+  readonly version: number;
+  readonly columns: readonly ColumnInfo[];
+  readonly primaryKey: readonly string[];
+}
+
 export interface TableMirrorEventMap {
   ready: CustomEvent<TableMirror>;
   change: CustomEvent<ChangeDetail>;
   error: CustomEvent<TablecastError>;
   stale: CustomEvent<StaleDetail>;
+  schema: CustomEvent<SchemaDetail>;
 }
 
 /** A live copy of one table. Obtained from {@link TablecastClient.mirror}; `new` throws. */

@@ -333,6 +333,7 @@ export class TablecastClient extends EventTarget {
       case 'change_batch': this.#onBatch(msg); break;
       case 'change_part': this.#onPart(msg); break;
       case 'table_status': this.#mirrors.get(msg.table)?._status(msg.stale, msg.reason); break;
+      case 'schema_changed': this.#mirrors.get(msg.table)?._schemaChanged(msg); break;
       case 'snapshot_rows': this.#mirrors.get(msg.table)?._snapshotRows(msg.rows); break;
       case 'snapshot_begin': this.#mirrors.get(msg.table)?._beginSnapshot(msg); break;
       case 'snapshot_end': {

@@ -41,6 +41,7 @@ async function tour(client: TablecastClient): Promise<void> {
   });
   items.addEventListener('ready', (e) => void e.detail.size, { once: true, signal: new AbortController().signal });
   items.addEventListener('error', (e) => console.error(e.detail.code, e.detail.table, e.detail.message));
+  items.addEventListener('schema', (e) => void [e.detail.version, e.detail.columns.map((c) => c.name)]);
   items.addEventListener('stale', (e) => {
     const stale: boolean = e.detail.stale;
     const why: string | null = e.detail.reason ?? items.stale;

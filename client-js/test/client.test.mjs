@@ -192,6 +192,25 @@ test('a mirror says when it is stale and when it follows its table again; after 
   assert.deepEqual(heard, [{ stale: true, reason: why }, { stale: false, reason: null }]);
 });
 
+test('schema_changed gives the mirror its new columns before the rows that use them', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const heard = [];
+  m.addEventListener('schema', (e) => heard.push(e.detail.version));
+  const conn = await server.nextConnection();
+  await conn.handshake();
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  const cols = [{ name: 'id', dbType: 'int4', kind: 'INTEGER' }, { name: 'title', dbType: 'text', kind: 'STRING' }];
+  conn.send({ type: 'schema_changed', table: T, version: 2, columns: cols, primaryKey: ['id'] });
+  conn.batch(4, [upd(T, [1], { id: 1, name: 'a' }, { id: 1, title: 'a' })]);
+  await until(() => m.position === 4);
+  assert.deepEqual(m.columns.map((c) => c.name), ['id', 'title']);
+  assert.deepEqual(m.get(1), { id: 1, title: 'a' });
+  assert.deepEqual(heard, [2]);
+});
+
 test('heartbeats advance the position; pings are answered with pongs', async () => {
   newClient();
   const m = client.mirror(T);

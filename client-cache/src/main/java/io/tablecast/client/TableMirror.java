@@ -60,7 +60,10 @@ public interface TableMirror<V> {
   /** The primary-key column names, empty before the first snapshot. */
   List<String> primaryKey();
 
-  /** The column layout, empty before the first snapshot. */
+  /**
+   * The column layout, empty before the first snapshot; it changes when the table's columns
+   * change while it is served ({@code ALTER TABLE}), before the rows do.
+   */
   List<ColumnInfo> columns();
 
   /** The stream position of the last change applied, -1 before the first snapshot. */

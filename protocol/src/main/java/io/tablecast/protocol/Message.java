@@ -154,6 +154,25 @@ public sealed interface Message {
   }
 
   /**
+   * A subscribed table's column list changed while serving ({@code ALTER TABLE}): the changes
+   * that follow use it. Sent before the batch that brings every row into the new layout.
+   *
+   * @param table the qualified table name
+   * @param version the table's column-list version in this server run: 1 at start (the snapshot's
+   *     and {@link Resumed}'s layout), one more at each change
+   * @param columns the columns now, in table order (as the session may see them)
+   * @param primaryKey the primary-key column names now
+   */
+  record SchemaChanged(String table, int version, List<ColumnInfo> columns, List<String> primaryKey)
+      implements Message {
+    public SchemaChanged {
+      Objects.requireNonNull(table, "table");
+      columns = List.copyOf(columns);
+      primaryKey = List.copyOf(primaryKey);
+    }
+  }
+
+  /**
    * Whether a subscribed table's mirrors still follow it. Sent whenever a table becomes stale (the
    * server knows its mirrors may differ from the table: a changed row it could not read) and when
    * it follows its table once more, and right after the snapshot or resume of a table that is

@@ -14,7 +14,8 @@ public enum MessageType {
   PING(10, "ping", Message.Ping.class),
   PONG(11, "pong", Message.Pong.class),
   CHANGE_PART(12, "change_part", Message.ChangePart.class),
-  TABLE_STATUS(13, "table_status", Message.TableStatus.class);
+  TABLE_STATUS(13, "table_status", Message.TableStatus.class),
+  SCHEMA_CHANGED(14, "schema_changed", Message.SchemaChanged.class);
 
   private static final MessageType[] BY_CODE = new MessageType[16];
 

@@ -30,6 +30,7 @@ class GoldenBytesTest {
       Map.entry(MessageType.ERROR, "0000003f09bf64636f64656d554e4b4e4f574e5f5441424c45676d657373616765716e6f207461626c65206170702e6e6f7065657461626c65686170702e6e6f7065ff"),
       Map.entry(MessageType.PING, "0000000a0abf656e6f6e636507ff"),
       Map.entry(MessageType.PONG, "0000000a0bbf656e6f6e636507ff"),
+      Map.entry(MessageType.SCHEMA_CHANGED, "000000840ebf657461626c65696170702e6974656d736776657273696f6e0267636f6c756d6e7382bf646e616d656269646664625479706566626967696e74646b696e6467494e5445474552ffbf646e616d65646e616d65666462547970656b7661726368617228343029646b696e6466535452494e47ff6a7072696d6172794b657981626964ff"),
       Map.entry(MessageType.TABLE_STATUS, "000000510dbf657461626c65696170702e6974656d73657374616c65f566726561736f6e782e6120726f77206f66206170702e6974656d732077697468206b6579205b375d2063616e6e6f742062652072656164ff"),
       Map.entry(MessageType.CHANGE_PART, "000000800cbf68706f736974696f6e182b676368616e67657381bf657461626c65696170702e6974656d73626f7066494e53455254636b65798107656166746572a662696407646e616d65695a6fc3ab20f09f8e896570726963656731322e3334303063626967c24900ffffffffffffffff65726174696fc4822005646e6f7465f6ffff"));
 
@@ -56,6 +57,8 @@ class GoldenBytesTest {
           "{\"type\":\"ping\",\"nonce\":7}"),
       Map.entry(MessageType.PONG,
           "{\"type\":\"pong\",\"nonce\":7}"),
+      Map.entry(MessageType.SCHEMA_CHANGED,
+          "{\"type\":\"schema_changed\",\"table\":\"app.items\",\"version\":2,\"columns\":[{\"name\":\"id\",\"dbType\":\"bigint\",\"kind\":\"INTEGER\"},{\"name\":\"name\",\"dbType\":\"varchar(40)\",\"kind\":\"STRING\"}],\"primaryKey\":[\"id\"]}"),
       Map.entry(MessageType.TABLE_STATUS,
           "{\"type\":\"table_status\",\"table\":\"app.items\",\"stale\":true,\"reason\":\"a row of app.items with key [7] cannot be read\"}"),
       Map.entry(MessageType.CHANGE_PART,

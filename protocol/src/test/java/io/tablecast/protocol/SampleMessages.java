@@ -49,6 +49,7 @@ public final class SampleMessages {
     m.put(MessageType.ERROR, new Message.Error(ErrorCode.UNKNOWN_TABLE, "no table app.nope", "app.nope"));
     m.put(MessageType.PING, new Message.Ping(7));
     m.put(MessageType.PONG, new Message.Pong(7));
+    m.put(MessageType.SCHEMA_CHANGED, new Message.SchemaChanged("app.items", 2, cols, List.of("id")));
     m.put(MessageType.TABLE_STATUS, new Message.TableStatus("app.items", true,
         "a row of app.items with key [7] cannot be read"));
     m.put(MessageType.CHANGE_PART, new Message.ChangePart(43, List.of(

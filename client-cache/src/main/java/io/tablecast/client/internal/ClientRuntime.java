@@ -245,6 +245,8 @@ public final class ClientRuntime implements AutoCloseable {
       stream.part(p);
     } else if (msg instanceof Message.TableStatus t) {
       stream.tableStatus(t);
+    } else if (msg instanceof Message.SchemaChanged c) {
+      stream.schemaChanged(c);
     } else if (msg instanceof Message.SnapshotRows r) {
       stream.snapshotRows(r);
     } else if (msg instanceof Message.SnapshotBegin b) {

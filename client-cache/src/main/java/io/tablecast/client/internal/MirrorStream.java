@@ -143,6 +143,14 @@ final class MirrorStream {
     log.info("resumed {} at position {} (no snapshot needed)", r.tables(), r.position());
   }
 
+  /** A table's column list changed while serving. */
+  void schemaChanged(Message.SchemaChanged s) {
+    TableFeed f = feeds.get(s.table());
+    if (f != null) {
+      f.schemaChanged(s.columns(), s.primaryKey(), s.version());
+    }
+  }
+
   /** The server said whether a table is stale. */
   void tableStatus(Message.TableStatus s) {
     TableFeed f = feeds.get(s.table());

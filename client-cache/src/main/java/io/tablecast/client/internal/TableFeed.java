@@ -160,6 +160,16 @@ final class TableFeed {
     }
   }
 
+  /** The table's column list changed while serving: the batches that follow use it. */
+  void schemaChanged(List<ColumnInfo> cols, List<String> pk, int version) {
+    columns = cols;
+    primaryKey = pk;
+    for (MirrorImpl<?> m : mirrors) {
+      m.setSchema(cols, pk);
+    }
+    log.info("{} now has columns {} (version {})", table, cols.stream().map(ColumnInfo::name).toList(), version);
+  }
+
   /** The server said whether the table is stale. */
   void status(boolean stale, String reason) {
     statusDue = false;

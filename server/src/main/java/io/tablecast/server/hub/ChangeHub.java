@@ -81,7 +81,7 @@ public final class ChangeHub implements AutoCloseable {
     hub.setRemoveOnCancelPolicy(true); // cancelled catch-up deadlines do not keep their sessions reachable
     this.catchUps = Executors.newFixedThreadPool(CATCH_UP_THREADS, r -> daemon(r, "tablecast-snapshot"));
     this.slow = new SlowConsumerPolicy(images, limits, metrics);
-    this.tableReads = new TableReads(images, driftPasses, metrics);
+    this.tableReads = new TableReads(images, driftPasses, metrics, this::schemaChanged);
     this.stale = new StaleTables(metrics);
     long heartbeatNanos = heartbeat.toNanos();
     CatchUps catchUpStarts = new CatchUps(catchUps, hub, limits);
@@ -222,6 +222,19 @@ public final class ChangeHub implements AutoCloseable {
   /** How many tables are stale now (for {@code /health}, which must not wait for the hub). Any thread. */
   public int staleTableCount() {
     return stale.count();
+  }
+
+  /**
+   * A table took a new column list: its sessions hear it ({@code schema_changed}, projected by
+   * each one's access policy) before the batch that brings its rows into the new layout. Hub thread.
+   */
+  private void schemaChanged(TableImage image) {
+    for (Subscriber s : sessions) {
+      if (s.tables().contains(image.name())) {
+        s.sendMessage(new Message.SchemaChanged(image.name(), image.version(),
+            s.policy().project(image.schema().columns(), image.schema().primaryKey()), image.schema().primaryKey()));
+      }
+    }
   }
 
   /** Publishes the differences between a table's image and what the source read of it. Hub thread. */

@@ -26,14 +26,26 @@ public final class TableImage {
   private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
   private final TableSchema schema;
+  /** The column list's version in this run: 1 at start, one more at each ALTER TABLE followed. */
+  private final int version;
   private final Map<ArrayNode, ObjectNode> rows = new LinkedHashMap<>();
 
   public TableImage(TableSchema schema) {
+    this(schema, 1);
+  }
+
+  private TableImage(TableSchema schema, int version) {
     this.schema = schema;
+    this.version = version;
   }
 
   public TableSchema schema() {
     return schema;
+  }
+
+  /** The column list's version (see {@code schema_changed} in docs/PROTOCOL.md). */
+  int version() {
+    return version;
   }
 
   public String name() {
@@ -115,7 +127,7 @@ public final class TableImage {
 
   /** A new image of the same rows under a new description of the table (after an ALTER TABLE). */
   TableImage withSchema(TableSchema newSchema) {
-    TableImage copy = new TableImage(newSchema);
+    TableImage copy = new TableImage(newSchema, version + 1);
     for (ObjectNode row : rows.values()) {
       try {
         copy.put(row);

@@ -21,8 +21,12 @@ final class TableReads {
   private final TableImages images;
   private final DriftPasses driftPasses;
   private final ServerMetrics metrics;
+  /** Told of an image that took a new column list, before its rows' differences are published. */
+  private final java.util.function.Consumer<TableImage> schemaChanged;
 
-  TableReads(TableImages images, DriftPasses driftPasses, ServerMetrics metrics) {
+  TableReads(TableImages images, DriftPasses driftPasses, ServerMetrics metrics,
+      java.util.function.Consumer<TableImage> schemaChanged) {
+    this.schemaChanged = schemaChanged;
     this.images = images;
     this.driftPasses = driftPasses;
     this.metrics = metrics;
@@ -43,7 +47,8 @@ final class TableReads {
     if (!image.schema().equals(r.schema())) {
       image = image.withSchema(r.schema()); // ALTER TABLE: new subscribers get the new columns
       images.put(image);
-      LOG.info("table {} now has columns {}", name, r.schema().columns());
+      LOG.info("table {} now has columns {} (version {})", name, r.schema().columns(), image.version());
+      schemaChanged.accept(image);
     }
     List<RowEvent> repairs;
     try {

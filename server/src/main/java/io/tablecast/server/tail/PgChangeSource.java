@@ -63,7 +63,7 @@ final class PgChangeSource implements ChangeSource {
     this.pruner = new OutboxPruner(pool, this::pruneChunk, this::backlog, metrics, OutboxPruner.REST);
     this.metrics = metrics;
     this.watch = new PgCaptureWatch(plan, pool, config, metrics);
-    this.driftCheck = new DriftCheck(() -> plan, config.reconcileInterval(), known -> known);
+    this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), known -> known); // the field: ALTER TABLE replaces it
   }
 
   /**
