@@ -100,6 +100,8 @@ function start(name) {
     showMessage('');
     renderAll();
   });
+  // ALTER TABLE while the page is open: new headers and cells, before the rows in the new layout
+  mirror.addEventListener('schema', () => renderAll());
   mirror.addEventListener('error', (e) => {
     setStatus('error', 'error');
     showMessage(e.detail.message);

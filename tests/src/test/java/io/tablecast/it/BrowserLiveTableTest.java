@@ -39,6 +39,11 @@ class BrowserLiveTableTest {
         page.expect("expect-row [1] price=9.99");
         page.expect("expect-no-row [2]");
 
+        // ALTER TABLE while the page is open: its new column list, then the rows in it
+        p.sql("ALTER TABLE items RENAME COLUMN name TO title", "UPDATE items SET price = 1.50 WHERE id = 1");
+        page.expect("expect-row [1] title=one");
+        page.expect("expect-row [1] price=1.50");
+
         page.quit();
       }
     }
