@@ -89,17 +89,6 @@ interface CaptureDialect {
     return out;
   }
 
-  /**
-   * Every trigger the cached tables need now, with its presence in the catalog, and what cannot
-   * be captured: a check the tail runs on a schedule (MySQL/MariaDB: {@code MysqlCaptureWatch}).
-   *
-   * @throws UnsupportedOperationException for a dialect that has no such check yet
-   */
-  default CaptureStatus captureStatus(Connection c, Installation inst, List<TableSchema> tables)
-      throws SQLException {
-    throw new UnsupportedOperationException("the capture status of " + dialect() + " is not implemented");
-  }
-
   /** One statement of {@code print-sql}'s script, terminated so the database's own client runs it. */
   default String printable(String statement) {
     return statement + ";";

@@ -88,13 +88,18 @@ public final class CapturePlan {
   /**
    * Every trigger the cached tables need now (MySQL/MariaDB: their own, and their parents'
    * key-recording triggers for every foreign-key action into them), whether the catalog shows
-   * it, and what cannot be captured. Costs a few indexed catalog lookups per table.
+   * it, and what cannot be captured. Costs a few indexed catalog lookups per table. A
+   * MySQL/MariaDB plan's check: PostgreSQL's capture (partitions, children, trigger states) is
+   * checked by {@code PgCaptureWatch}.
    *
-   * @throws UnsupportedOperationException for a dialect without this check (PostgreSQL, for now)
+   * @throws IllegalStateException when called on a PostgreSQL plan (a programming error)
    */
   public CaptureStatus captureStatus(Connection c) throws SQLException {
-    return CaptureDialect.of(dialect).captureStatus(c, new CaptureDialect.Installation(outboxSchema, outboxTable()),
-        tables);
+    if (!(CaptureDialect.of(dialect) instanceof MysqlCapture mysql)) {
+      throw new IllegalStateException("captureStatus is the MySQL/MariaDB capture check; PostgreSQL's is "
+          + "PgCaptureWatch");
+    }
+    return mysql.captureStatus(c, new CaptureDialect.Installation(outboxSchema, outboxTable()), tables);
   }
 
   /**

@@ -247,9 +247,9 @@ final class MysqlCapture implements CaptureDialect {
   /**
    * Every trigger the cached tables need, found by name on each table that carries them. A table
    * without any visible {@code tablecast_*} trigger whose triggers this user may not see counts
-   * as {@link RequiredTrigger.Presence#NOT_VISIBLE}.
+   * as {@link RequiredTrigger.Presence#NOT_VISIBLE}. MySQL/MariaDB's capture check, which
+   * {@code MysqlCaptureWatch} runs on a schedule (PostgreSQL's is {@code PgCaptureWatch}).
    */
-  @Override
   public CaptureStatus captureStatus(Connection c, Installation inst, List<TableSchema> tables) throws SQLException {
     List<RequiredTrigger> required = new ArrayList<>();
     PresentTriggers present = new PresentTriggers(c);

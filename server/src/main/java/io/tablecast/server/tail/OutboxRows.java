@@ -1,5 +1,6 @@
 package io.tablecast.server.tail;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.Op;
 import io.tablecast.server.capture.CapturePlan;
@@ -18,21 +19,15 @@ import org.slf4j.Logger;
 final class OutboxRows {
   private OutboxRows() {}
 
-  /** Converts one outbox row (columns 2..5: table_name, op, new_row, old_row); null when the table is not cached here. */
-  static RowEvent event(CapturePlan plan, ResultSet rs) throws SQLException {
-    String table = rs.getString(2);
-    RowNormalizer n = plan.normalizer(table);
-    if (n == null) {
-      return null; // another server's table sharing this outbox
-    }
-    String code = rs.getString(3).trim();
+  /**
+   * One outbox row of {@code table} as an event: {@code code} its op code, {@code after} and
+   * {@code before} its parsed row images (null when absent), normalized by {@code n}.
+   */
+  static RowEvent event(String table, String code, RowNormalizer n, JsonNode after, JsonNode before) {
     if (code.equals(RowEvent.TRUNCATE_CODE)) {
       return RowEvent.truncate(table);
     }
-    Op op = Op.forCode(code);
-    ObjectNode after = n.normalize(rs.getString(4));
-    ObjectNode before = n.normalize(rs.getString(5));
-    return new RowEvent(table, op, before, after);
+    return new RowEvent(table, Op.forCode(code), n.normalize(before), n.normalize(after));
   }
 
   /** Streams every row of every table in the connection's current transaction; returns row counts. */

@@ -1,5 +1,6 @@
 package io.tablecast.server.tail;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.capture.CapturePlan;
@@ -178,20 +179,7 @@ final class PgChangeSource implements ChangeSource {
                 }
                 continue;
               }
-              RowNormalizer n = plan.normalizer(rs.getString(2));
-              if (n != null && columnChanges.changed(c, n.table(), rs.getString(rs.getString(4) != null ? 4 : 5))) {
-                resync.add(rs.getString(2)); // its rows as they are now, with the new columns, in this snapshot
-              }
-              RowEvent e;
-              try {
-                e = OutboxRows.event(plan, rs);
-              } catch (IllegalStateException conversion) { // a value that does not fit its column's type
-                if (n == null || !columnChanges.describedAgain(c, n.table())) {
-                  throw conversion;
-                }
-                resync.add(rs.getString(2));
-                e = OutboxRows.event(plan, rs); // with the column's new type
-              }
+              RowEvent e = event(c, rs, resync);
               if (e != null) {
                 events.add(e);
                 captureMillis = Math.max(captureMillis, rs.getLong(6));
@@ -289,6 +277,40 @@ final class PgChangeSource implements ChangeSource {
       rs.next();
       return rs.getString(1);
     }
+  }
+
+  /**
+   * One outbox row as an event; null for a table another server caches. Its images are parsed
+   * once, and the parsed image also tells {@link PgColumnChanges} whether the table's columns
+   * changed (ALTER TABLE): then the table joins {@code resync} (re-read in this snapshot with the
+   * new columns) and the row is read with them.
+   */
+  private RowEvent event(Connection c, ResultSet rs, Set<String> resync) throws SQLException {
+    String table = rs.getString(2);
+    RowNormalizer n = plan.normalizer(table);
+    if (n == null) {
+      return null;
+    }
+    String code = rs.getString(3).trim();
+    JsonNode after = parse(n, rs.getString(4));
+    JsonNode before = parse(n, rs.getString(5));
+    if (columnChanges.changed(c, n.table(), after != null ? after : before)) {
+      resync.add(table);
+      n = plan.normalizer(table);
+    }
+    try {
+      return OutboxRows.event(table, code, n, after, before);
+    } catch (IllegalStateException conversion) { // a value that no longer fits its column's type
+      if (!columnChanges.describedAgain(c, n.table())) {
+        throw conversion;
+      }
+      resync.add(table);
+      return OutboxRows.event(table, code, plan.normalizer(table), after, before);
+    }
+  }
+
+  private static JsonNode parse(RowNormalizer n, String image) {
+    return image == null ? null : n.parse(image);
   }
 
   private static void rollbackQuietly(Connection c) {

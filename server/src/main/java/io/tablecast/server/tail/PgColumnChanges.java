@@ -1,12 +1,9 @@
 package io.tablecast.server.tail;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.TableSchema;
-import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
@@ -32,7 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PgColumnChanges {
   private static final Logger LOG = LoggerFactory.getLogger(PgColumnChanges.class);
-  private static final JsonFactory JSON = new JsonFactory();
 
   private final Supplier<CapturePlan> plan;
   private final Consumer<CapturePlan> replace;
@@ -48,20 +44,28 @@ final class PgColumnChanges {
    * Checks one outbox image of {@code table}; returns true when the table's columns changed (the
    * plan now has the new ones, and the caller re-reads the table).
    */
-  boolean changed(Connection c, TableSchema table, String image) throws SQLException {
-    if (image == null) {
+  boolean changed(Connection c, TableSchema table, JsonNode image) throws SQLException {
+    if (image == null || !image.isObject()) {
       return false;
     }
-    Set<String> fields = fieldNames(image);
-    String name = table.id().qualified();
-    Set<String> known = leftOut.getOrDefault(name, Set.of());
     boolean fits = true;
     for (ColumnInfo col : table.columns()) {
-      fits &= fields.contains(col.name());
+      if (!image.has(col.name())) {
+        fits = false;
+        break;
+      }
     }
-    Set<String> extra = new LinkedHashSet<>(fields);
-    table.columns().forEach(col -> extra.remove(col.name()));
-    extra.removeAll(known);
+    if (fits && image.size() == table.columns().size()) {
+      return false; // the common case, without allocating
+    }
+    String name = table.id().qualified();
+    Set<String> known = leftOut.getOrDefault(name, Set.of());
+    Set<String> extra = new LinkedHashSet<>();
+    image.fieldNames().forEachRemaining(f -> {
+      if (!known.contains(f) && table.columns().stream().noneMatch(col -> col.name().equals(f))) {
+        extra.add(f);
+      }
+    });
     if (fits && extra.isEmpty()) {
       return false;
     }
@@ -99,23 +103,5 @@ final class PgColumnChanges {
 
   private static List<String> names(List<ColumnInfo> columns) {
     return columns.stream().map(ColumnInfo::name).toList();
-  }
-
-  /** The top-level field names of a JSON object, values skipped unparsed. */
-  private static Set<String> fieldNames(String json) {
-    Set<String> names = new HashSet<>();
-    try (JsonParser p = JSON.createParser(json)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        return names;
-      }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        names.add(p.currentName());
-        p.nextToken();
-        p.skipChildren();
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("a row image is not valid JSON: " + e.getMessage(), e);
-    }
-    return names;
   }
 }
