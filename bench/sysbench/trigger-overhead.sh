@@ -8,6 +8,11 @@
 # uninstalled with the real CLI (`tablecast install|uninstall --config <generated yaml>`), which
 # also drops the outbox, so every "with" run starts from an empty outbox. Prints progress and a Markdown table (medians, ratio).
 #
+# Besides TPS, each run records the CPU time the database server (every process of the instance)
+# and sysbench used, per transaction. On a machine shared with other work TPS swings with the
+# neighbours' load, CPU per transaction much less; "CPU ratio" (CPU per transaction without / with
+# triggers, database plus client) is what the TPS ratio would be on a CPU-bound machine of our own.
+#
 # Usage: bench/sysbench/trigger-overhead.sh [--dbs "mariadb postgresql"] [--threads 2] [--time 20]
 #          [--rounds 3] [--tables 4] [--table-size 10000] [--out bench-results/trigger-overhead.md]
 # Environment: TABLECAST_JAR (default cli/target/tablecast.jar; build: ./mvnw -q -o -DskipTests package)
@@ -21,7 +26,7 @@ while [ $# -gt 0 ]; do
     --dbs) DBS=$2; shift 2;; --threads) THREADS=$2; shift 2;; --time) TIME=$2; shift 2;;
     --rounds) ROUNDS=$2; shift 2;; --tables) TABLES=$2; shift 2;; --table-size) TABLE_SIZE=$2; shift 2;;
     --out) OUT=$2; shift 2;;
-    -h|--help) sed -n 2,16p "$0"; exit 0;;
+    -h|--help) sed -n 2,18p "$0"; exit 0;;
     *) echo "trigger-overhead: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -29,6 +34,8 @@ JAR=${TABLECAST_JAR:-cli/target/tablecast.jar}
 MPORT=${TC_BENCH_MARIADB_PORT:-3307}
 PGPORT=${TC_BENCH_PG_PORT:-5433}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+MDIR=${TC_BENCH_MARIADB_DIR:-/tmp/tc-bench-mariadb}
+PGDIR=${TC_BENCH_PG_DIR:-/tmp/tc-bench-pg}
 die() { echo "trigger-overhead: ERROR: $*" >&2; exit 1; }
 say() { echo "[trigger-overhead $(date +%H:%M:%S)] $*" >&2; }
 
@@ -65,18 +72,38 @@ config() {  # generated server yaml for database $1
 tablecast() { java -jar "$JAR" "$@" >>"$WORK/cli.log" 2>&1 || { tail -20 "$WORK/cli.log" >&2; die "tablecast $* failed (log $WORK/cli.log)"; }; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-run_one() {  # db variant -> prints TPS
-  local db=$1 variant=$2 log tps
+server_ticks() {  # CPU clock ticks used so far by database $1's server: the process, its threads
+  # and children (PostgreSQL: the postmaster, its live children and those it reaped, i.e. backends)
+  local pid
+  case "$1" in
+    mariadb) pid=$(cat "$MDIR/mariadbd.pid");;
+    postgresql) pid=$(head -1 "$PGDIR/postmaster.pid");;
+  esac
+  # fields after "pid (comm) ": 1 state, 2 ppid, 12-15 utime stime cutime cstime
+  # through cat: awk would stop at a process that ended between the glob and the read
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$pid" '{ s = $0; sub(/^.*\) /, "", s); split(s, a, " ");
+    if ($1 == root || a[2] == root) t += a[12] + a[13] + a[14] + a[15] } END { print t + 0 }'
+}
+run_one() {  # db variant -> prints "TPS server-CPU-us-per-tx client-CPU-us-per-tx"
+  local db=$1 variant=$2 log tps before after client tx hz
   log=$WORK/$db-$variant-$(date +%s%N).log
   case "$db" in
     mariadb) sqlq mariadb "FLUSH TABLES" >/dev/null;;
     postgresql) sqlq postgresql "CHECKPOINT" >/dev/null;;
   esac
+  before=$(server_ticks "$db")
   # shellcheck disable=SC2046
-  sysbench $(sb_args "$db") run >"$log" 2>&1 || { tail -20 "$log" >&2; die "sysbench run failed on $db ($variant), log $log"; }
+  client=$( (sysbench $(sb_args "$db") run >"$log" 2>&1 || exit 1
+    awk '{ s = $0; sub(/^.*\) /, "", s); split(s, a, " "); print a[14] + a[15] }' "/proc/$BASHPID/stat") ) \
+    || { tail -20 "$log" >&2; die "sysbench run failed on $db ($variant), log $log"; }
+  sleep 0.5  # the backends sysbench used exit as it disconnects: let the postmaster reap them
+  after=$(server_ticks "$db")
   tps=$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$log")
-  [ -n "$tps" ] || die "no TPS in $log"
-  echo "$tps"
+  tx=$(sed -n 's/.*transactions: *\([0-9]*\) *(.*/\1/p' "$log")
+  [ -n "$tps" ] && [ -n "$tx" ] || die "no TPS in $log"
+  hz=$(getconf CLK_TCK)
+  awk -v tps="$tps" -v s=$((after - before)) -v c="$client" -v tx="$tx" -v hz="$hz" \
+    'BEGIN { printf "%s %.0f %.0f\n", tps, s * 1e6 / hz / tx, c * 1e6 / hz / tx }'
 }
 
 ROWS=""
@@ -95,28 +122,30 @@ for db in $DBS; do
   say "$db: warm-up run without triggers, ${TIME}s (not recorded)"
   run_one "$db" warmup >/dev/null
   TIME=$full_time
-  without=(); with=()
+  without=(); with=(); cpu_without=(); cpu_with=()
   for r in $(seq 1 "$ROUNDS"); do
     if [ $((r % 2)) = 1 ]; then order="without with"; else order="with without"; fi
     for v in $order; do
       if [ "$v" = with ]; then tablecast install --config "$cfg"; fi
-      tps=$(run_one "$db" "$v")
+      read -r tps scpu ccpu <<<"$(run_one "$db" "$v")"
       if [ "$v" = with ]; then
-        with+=("$tps")
+        with+=("$tps"); cpu_with+=("$((scpu + ccpu))")
         n=$(sqlq "$db" "SELECT COUNT(*) FROM $( [ "$db" = mariadb ] && echo sbtest.tablecast_outbox || echo public.tablecast_outbox)" sbtest)
         tablecast uninstall --config "$cfg"
-        say "$db round $r: with triggers    $tps TPS ($n outbox rows written)"
+        say "$db round $r: with triggers    $tps TPS, CPU/tx server $scpu + client $ccpu us ($n outbox rows written)"
       else
-        without+=("$tps")
-        say "$db round $r: without triggers $tps TPS"
+        without+=("$tps"); cpu_without+=("$((scpu + ccpu))")
+        say "$db round $r: without triggers $tps TPS, CPU/tx server $scpu + client $ccpu us"
       fi
     done
   done
   mw=$(printf '%s\n' "${with[@]}" | median); mo=$(printf '%s\n' "${without[@]}" | median)
   ratio=$(awk -v a="$mw" -v b="$mo" 'BEGIN {printf "%.3f", a/b}')
   over=$(awk -v a="$mw" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}')
-  ROWS="$ROWS| $db | $(IFS=' '; echo "${without[*]}") | $(IFS=' '; echo "${with[*]}") | $mo | $mw | $ratio | $over % |"$'\n'
-  say "$db: median without $mo, with $mw, ratio $ratio (overhead $over %)"
+  cw=$(printf '%s\n' "${cpu_with[@]}" | median); co=$(printf '%s\n' "${cpu_without[@]}" | median)
+  cratio=$(awk -v a="$cw" -v b="$co" 'BEGIN {printf "%.3f", b/a}')
+  ROWS="$ROWS| $db | $(IFS=' '; echo "${without[*]}") | $(IFS=' '; echo "${with[*]}") | $mo | $mw | $ratio | $over % | $co | $cw | $cratio |"$'\n'
+  say "$db: median without $mo, with $mw, ratio $ratio (overhead $over %); CPU/tx $co -> $cw us, CPU ratio $cratio"
   case "$db" in
     mariadb) sqlq mariadb "DROP DATABASE IF EXISTS sbtest";;
     postgresql) sqlq postgresql "DROP DATABASE IF EXISTS sbtest";;
@@ -126,8 +155,8 @@ done
 {
   echo "sysbench oltp_write_only, $THREADS threads, ${TIME}s per run, $ROUNDS rounds alternating order, $TABLES tables x $TABLE_SIZE rows; $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
-  echo "| database | TPS without (runs) | TPS with (runs) | median without | median with | with / without | overhead |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| database | TPS without (runs) | TPS with (runs) | median without | median with | with / without | overhead | CPU µs/tx without | CPU µs/tx with | CPU ratio |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s' "$ROWS"
 } | tee "$OUT"
 rm -rf "$WORK"

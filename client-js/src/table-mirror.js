@@ -1,7 +1,7 @@
-// A live copy of one table, kept by TablecastClient (tablecast.js). Internal module: import the
-// package entry point (tablecast.js), which re-exports TableMirror and rowKey.
+// A live copy of one table, fed by the client's ServerSession through its MirrorRegistry. Internal
+// module: import the package entry point (tablecast.js), which re-exports TableMirror and rowKey.
 
-/** Passed by TablecastClient.mirror(); a mirror built any other way would never be fed. */
+/** Passed by MirrorRegistry.mirror() (client.mirror()); a mirror built any other way would never be fed. */
 export const CREATED_BY_CLIENT = Symbol('tablecast.TableMirror');
 
 /**
@@ -131,6 +131,11 @@ export class TableMirror extends EventTarget {
         && this.epoch === lastEpoch && (this._inStream || this.position === lastPosition);
   }
 
+  /** @internal A subscribe for this table was sent: it leaves the stream until answered. */
+  _subscribing() {
+    this._inStream = false;
+  }
+
   /** @internal */
   _beginSnapshot(m) {
     this.columns = m.columns ?? [];
@@ -200,8 +205,29 @@ export class TableMirror extends EventTarget {
   /** @internal The table's columns changed while serving (`schema_changed`): the next batches use them. */
   _schemaChanged(m) {
     this.columns = m.columns;
+    const keyChanged = this.primaryKey.length > 0 && !jsonEqual(this.primaryKey, m.primaryKey);
     this.primaryKey = m.primaryKey;
+    if (keyChanged) this.#rekey();
     this.dispatchEvent(makeEvent('schema', { version: m.version, columns: m.columns, primaryKey: m.primaryKey }));
+  }
+
+  /**
+   * The primary key changed: every row is keyed anew by it (rows and a snapshot in flight). A row
+   * lacking a new key column leaves, with a DELETE change event (the server sends it again).
+   */
+  #rekey() {
+    const rekey = (rows, gone) => {
+      const out = new Map();
+      for (const [key, row] of rows) {
+        if (this.primaryKey.every((c) => c in row)) out.set(this.keyOf(row), row);
+        else if (gone) gone.push({ op: 'DELETE', key, oldRow: row, newRow: undefined });
+      }
+      return out;
+    };
+    if (this._pending !== null) this._pending = rekey(this._pending, null);
+    const gone = [];
+    this.#rows = rekey(this.#rows, gone);
+    this.#emit(gone);
   }
 
   /** @internal The server said whether the table is stale (`table_status`). */

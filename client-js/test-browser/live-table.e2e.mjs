@@ -4,11 +4,14 @@
 //   node live-table.e2e.mjs <pageUrl>      e.g. http://localhost:7070/index.html?table=public.items
 //
 // Opens the page in headless Chromium (/usr/bin/chromium, or $CHROMIUM), waits until the table
-// rendered its first snapshot, prints READY, then reads commands from stdin, one per line:
+// rendered its first snapshot (or until $READY_SELECTOR matches, e.g. '#status[data-state="error"]'
+// for a page that must fail), prints READY, then reads commands from stdin, one per line:
 //
 //   expect-row <key> <col>=<value>   waits until <tr data-key="<key>"> has <td data-col="<col>">
 //                                    with exactly that text (SQL NULL shows as "null"); prints OK
 //   expect-no-row <key>              waits until no <tr data-key="<key>"> exists; prints OK
+//   expect-text <selector> <text>    waits until the element <selector> (no spaces) contains <text>;
+//                                    prints OK
 //   expect-table <json>              waits until the rendered rows are exactly the keys of <json>
 //                                    (an object key → {column: text}) with those cell texts; OK
 //   freeze                           hides the tab (visibilityState "hidden", visibilitychange)
@@ -39,6 +42,7 @@ if (!pageUrl) {
 }
 const EXPECT_TIMEOUT_MS = Number(process.env.EXPECT_TIMEOUT_MS ?? 15_000);
 const READY_TIMEOUT_MS = Number(process.env.READY_TIMEOUT_MS ?? 30_000);
+const READY_SELECTOR = process.env.READY_SELECTOR ?? '#live[data-ready="true"]';
 
 let browser;
 
@@ -112,9 +116,9 @@ async function main() {
 
   await page.goto(pageUrl);
   try {
-    await page.waitForSelector('#live[data-ready="true"]', { state: 'attached', timeout: READY_TIMEOUT_MS });
+    await page.waitForSelector(READY_SELECTOR, { state: 'attached', timeout: READY_TIMEOUT_MS });
   } catch {
-    await fail(`table not ready within ${READY_TIMEOUT_MS} ms: ${JSON.stringify(await pageState(page))}`);
+    await fail(`${READY_SELECTOR} not there within ${READY_TIMEOUT_MS} ms: ${JSON.stringify(await pageState(page))}`);
   }
   const cdp = await page.context().newCDPSession(page);
   process.stdout.write('READY\n');
@@ -158,6 +162,19 @@ async function main() {
           key, { timeout: EXPECT_TIMEOUT_MS, polling: 50 });
       } catch {
         await fail(`row ${key} still present after ${EXPECT_TIMEOUT_MS} ms (page: ${JSON.stringify(await pageState(page))})`);
+      }
+      process.stdout.write('OK\n');
+    } else if (cmd === 'expect-text') {
+      const sp2 = rest.indexOf(' ');
+      if (sp2 < 0) await fail(`bad command (expect-text <selector> <text>): ${line}`);
+      const [selector, text] = [rest.slice(0, sp2), rest.slice(sp2 + 1)];
+      try {
+        await page.waitForFunction(([sel, t]) => document.querySelector(sel)?.textContent.includes(t),
+          [selector, text], { timeout: EXPECT_TIMEOUT_MS, polling: 50 });
+      } catch {
+        const actual = await page.evaluate((sel) => document.querySelector(sel)?.textContent ?? 'no such element',
+          selector).catch((e) => String(e));
+        await fail(`${selector} did not contain "${text}" within ${EXPECT_TIMEOUT_MS} ms (actual: ${JSON.stringify(actual)})`);
       }
       process.stdout.write('OK\n');
     } else if (cmd === 'expect-table') {

@@ -211,6 +211,29 @@ test('schema_changed gives the mirror its new columns before the rows that use t
   assert.deepEqual(heard, [2]);
 });
 
+test('a new primary key in schema_changed re-keys the rows; rows lacking it leave until the server sends them', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const events = recordChanges(m);
+  const conn = await server.nextConnection();
+  await conn.handshake();
+  await conn.next('subscribe');
+  conn.snapshot(T, ['id', 'code'], ['id'], 3, [{ id: 1, code: 'x' }, { id: 2, code: 'y' }, { id: 3 }]);
+  await m.ready;
+  const cols = [{ name: 'id', dbType: 'int4', kind: 'INTEGER' }, { name: 'code', dbType: 'text', kind: 'STRING' }];
+  conn.send({ type: 'schema_changed', table: T, version: 2, columns: cols, primaryKey: ['code'] });
+  conn.batch(4, [ins(T, ['z'], { id: 3, code: 'z' }), upd(T, ['x'], { id: 1, code: 'x' }, { id: 10, code: 'x' })]);
+  await until(() => m.position === 4);
+  assert.deepEqual(m.primaryKey, ['code']);
+  assert.deepEqual(m.get('x'), { id: 10, code: 'x' });
+  assert.deepEqual(m.get('y'), { id: 2, code: 'y' });
+  assert.deepEqual(m.get('z'), { id: 3, code: 'z' });
+  assert.equal(m.get(1), undefined);
+  assert.equal(m.size, 3);
+  assert.deepEqual(events.map((e) => [e.op, e.key]),
+    [['DELETE', rowKey([3])], ['INSERT', rowKey(['z'])], ['UPDATE', rowKey(['x'])]]);
+});
+
 test('heartbeats advance the position; pings are answered with pongs', async () => {
   newClient();
   const m = client.mirror(T);

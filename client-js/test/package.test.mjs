@@ -42,3 +42,27 @@ test('README links are absolute or point at files the package ships', () => {
     assert.ok(shipped.has(file), `README links to ${target}, which is not in the package (broken on npm)`);
   }
 });
+
+test('the modules import only shipped modules of their own, with no cycle (the entry point is imported by none)', () => {
+  const modules = readdirSync(new URL('../src', import.meta.url)).filter((f) => f.endsWith('.js'));
+  const imports = new Map(modules.map((f) => [f,
+    [...read(`src/${f}`).matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/gm)].map((m) => m[1])]));
+  for (const [file, targets] of imports) {
+    for (const target of targets) {
+      assert.match(target, /^\.\/[a-z-]+\.js$/, `${file} imports ${target}: no runtime dependencies, only ./module.js`);
+      assert.ok(imports.has(target.slice(2)), `${file} imports ${target}, which is not in src/`);
+    }
+  }
+  assert.ok(imports.get('tablecast.js').length >= 4, 'the entry point\'s imports are found');
+  const done = new Set();
+  const visit = (file, path) => {
+    assert.ok(!path.includes(file), `import cycle: ${[...path, file].join(' → ')}`);
+    if (done.has(file)) return;
+    for (const target of imports.get(file)) visit(target.slice(2), [...path, file]);
+    done.add(file);
+  };
+  for (const file of modules) visit(file, []);
+  for (const [file, targets] of imports) {
+    assert.ok(!targets.includes('./tablecast.js'), `${file} imports the entry point`);
+  }
+});

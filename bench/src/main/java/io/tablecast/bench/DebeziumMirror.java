@@ -28,8 +28,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 /**
  * The alternative of figure 1: Debezium's embedded engine (log-based CDC: the MariaDB connector
  * reading the binlog, the PostgreSQL connector reading a {@code pgoutput} logical replication slot)
- * feeding a {@code ConcurrentHashMap} in this JVM, as a user would build a cache from it. The
- * table gets no triggers. Configuration: {@link #properties}.
+ * feeding a {@code ConcurrentHashMap} in this JVM, as a user would build a cache from it. The table
+ * gets no triggers. Configuration: {@link #properties}.
  */
 final class DebeziumMirror implements LatencySubject {
   /** Debezium's default {@code poll.interval.ms}; the bench lowers it (see {@link #properties}). */
@@ -37,8 +37,10 @@ final class DebeziumMirror implements LatencySubject {
 
   private final Db.Schema schema;
   private final int pollIntervalMs;
-  private final String suffix = Long.toString(ProcessHandle.current().pid(), 36) + "_"
-      + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 30), 36);
+  private final String suffix =
+      Long.toString(ProcessHandle.current().pid(), 36)
+          + "_"
+          + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 30), 36);
   private final Map<Object, Map<String, Object>> rows = new ConcurrentHashMap<>();
   private final AtomicLong streamed = new AtomicLong();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -52,15 +54,16 @@ final class DebeziumMirror implements LatencySubject {
   }
 
   /**
-   * A fresh schema with {@code keys} rows, and an engine that has snapshotted them into the map
-   * and is streaming (a probe update has arrived).
+   * A fresh schema with {@code keys} rows, and an engine that has snapshotted them into the map and
+   * is streaming (a probe update has arrived).
    */
-  static DebeziumMirror start(Db db, int keys, int pollIntervalMs, Duration timeout) throws InterruptedException {
+  static DebeziumMirror start(Db db, int keys, int pollIntervalMs, Duration timeout)
+      throws InterruptedException {
     checkLogBasedCaptureEnabled(db);
     Db.Schema s = db.isolated("latency_debezium");
     DebeziumMirror m = new DebeziumMirror(s, pollIntervalMs);
     try {
-      BenchTable.create(s, keys, n -> { });
+      BenchTable.create(s, keys, n -> {});
       m.startEngine();
       m.awaitStreaming(keys, timeout);
       return m;
@@ -72,14 +75,14 @@ final class DebeziumMirror implements LatencySubject {
 
   /**
    * The engine and connector settings. Low-latency tuning, from Debezium's documentation of the
-   * connector properties and the engine: {@code poll.interval.ms} is how long the connector's
-   * queue waits for more events before handing a batch to the engine (default 500 ms; its
-   * {@code ChangeEventQueue.poll} returns early only when {@code max.batch.size} events are
-   * queued), and the PostgreSQL connector also sleeps that long when the replication stream has
-   * nothing pending: we lower it. Offsets go to {@code MemoryOffsetBackingStore}: a cache re-
-   * snapshots on start, so it needs no durable offsets, and the engine's periodic offset commit
-   * ({@code offset.flush.interval.ms}) touches no disk. The schema history of the MariaDB
-   * connector stays in memory for the same reason.
+   * connector properties and the engine: {@code poll.interval.ms} is how long the connector's queue
+   * waits for more events before handing a batch to the engine (default 500 ms; its {@code
+   * ChangeEventQueue.poll} returns early only when {@code max.batch.size} events are queued), and
+   * the PostgreSQL connector also sleeps that long when the replication stream has nothing pending:
+   * we lower it. Offsets go to {@code MemoryOffsetBackingStore}: a cache re- snapshots on start, so
+   * it needs no durable offsets, and the engine's periodic offset commit ({@code
+   * offset.flush.interval.ms}) touches no disk. The schema history of the MariaDB connector stays
+   * in memory for the same reason.
    */
   Properties properties() {
     String baseUrl = schema.db().baseUrl();
@@ -100,11 +103,14 @@ final class DebeziumMirror implements LatencySubject {
     p.setProperty("table.include.list", schema.name() + "\\." + BenchTable.NAME);
     if (schema.db().mysqlFamily()) {
       p.setProperty("connector.class", "io.debezium.connector.mariadb.MariaDbConnector");
-      p.setProperty("database.server.id", Integer.toString(100_000 + ThreadLocalRandom.current().nextInt(1_000_000)));
+      p.setProperty(
+          "database.server.id",
+          Integer.toString(100_000 + ThreadLocalRandom.current().nextInt(1_000_000)));
       p.setProperty("database.include.list", schema.name());
       p.setProperty("database.ssl.mode", "disable");
       p.setProperty("include.schema.changes", "false");
-      p.setProperty("schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
+      p.setProperty(
+          "schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
     } else {
       p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
       p.setProperty("plugin.name", "pgoutput");
@@ -120,10 +126,14 @@ final class DebeziumMirror implements LatencySubject {
 
   /** The settings that differ from Debezium's defaults or matter for latency, for the report. */
   static List<String> reportedSettings(int pollIntervalMs) {
-    return List.of("poll.interval.ms=" + pollIntervalMs + " (default " + DEFAULT_POLL_INTERVAL_MS + ")",
-        "max.batch.size=2048 (default)", "offset.storage=MemoryOffsetBackingStore",
-        "offset.flush.interval.ms=60000 (default)", "snapshot.mode=initial",
-        "MariaDB: schema.history.internal=MemorySchemaHistory", "PostgreSQL: plugin.name=pgoutput, "
+    return List.of(
+        "poll.interval.ms=" + pollIntervalMs + " (default " + DEFAULT_POLL_INTERVAL_MS + ")",
+        "max.batch.size=2048 (default)",
+        "offset.storage=MemoryOffsetBackingStore",
+        "offset.flush.interval.ms=60000 (default)",
+        "snapshot.mode=initial",
+        "MariaDB: schema.history.internal=MemorySchemaHistory",
+        "PostgreSQL: plugin.name=pgoutput, "
             + "publication.autocreate.mode=filtered, slot.drop.on.stop=true");
   }
 
@@ -136,25 +146,32 @@ final class DebeziumMirror implements LatencySubject {
   }
 
   private void startEngine() {
-    engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-        .using(properties())
-        .notifying(this::handleBatch)
-        .using((success, message, error) -> {
-          if (!success || error != null) {
-            failure.compareAndSet(null, error != null ? error : new IllegalStateException(message));
-          }
-        })
-        .build();
-    executor = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "debezium-bench-engine");
-      t.setDaemon(true);
-      return t;
-    });
+    engine =
+        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+            .using(properties())
+            .notifying(this::handleBatch)
+            .using(
+                (success, message, error) -> {
+                  if (!success || error != null) {
+                    failure.compareAndSet(
+                        null, error != null ? error : new IllegalStateException(message));
+                  }
+                })
+            .build();
+    executor =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "debezium-bench-engine");
+              t.setDaemon(true);
+              return t;
+            });
     executor.execute(engine);
   }
 
-  private void handleBatch(List<RecordChangeEvent<SourceRecord>> batch,
-      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) throws InterruptedException {
+  private void handleBatch(
+      List<RecordChangeEvent<SourceRecord>> batch,
+      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+      throws InterruptedException {
     for (RecordChangeEvent<SourceRecord> event : batch) {
       if (event.record().value() instanceof Struct value && value.schema().field("op") != null) {
         String op = value.getString("op");
@@ -206,36 +223,49 @@ final class DebeziumMirror implements LatencySubject {
   private void checkAlive(long deadline, String waitingFor) {
     Throwable f = failure.get();
     if (f != null) {
-      throw new IllegalStateException("Debezium engine on " + schema.db().label() + " failed: " + f, f);
+      throw new IllegalStateException(
+          "Debezium engine on " + schema.db().label() + " failed: " + f, f);
     }
     if (System.nanoTime() > deadline) {
-      throw new IllegalStateException("Debezium engine on " + schema.db().label() + " still waiting for " + waitingFor);
+      throw new IllegalStateException(
+          "Debezium engine on " + schema.db().label() + " still waiting for " + waitingFor);
     }
   }
 
   /** Fails unless the database writes what the connector reads (binlog ROW / wal_level=logical). */
   static void checkLogBasedCaptureEnabled(Db db) {
-    try (Connection c = DriverManager.getConnection(db.baseUrl()); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(db.baseUrl());
+        Statement s = c.createStatement()) {
       if (db.mysqlFamily()) {
         try (ResultSet rs = s.executeQuery("SELECT @@log_bin, @@binlog_format")) {
           rs.next();
           if (rs.getInt(1) != 1 || !"ROW".equalsIgnoreCase(rs.getString(2))) {
-            throw new IllegalStateException("Debezium needs the binlog in ROW format, but " + db.describeSource()
-                + " has log_bin=" + rs.getInt(1) + ", binlog_format=" + rs.getString(2)
-                + ": start the benchmark's own instance with bench/scripts/start-dbs.sh");
+            throw new IllegalStateException(
+                "Debezium needs the binlog in ROW format, but "
+                    + db.describeSource()
+                    + " has log_bin="
+                    + rs.getInt(1)
+                    + ", binlog_format="
+                    + rs.getString(2)
+                    + ": start the benchmark's own instance with bench/scripts/start-dbs.sh");
           }
         }
       } else {
         try (ResultSet rs = s.executeQuery("SHOW wal_level")) {
           rs.next();
           if (!"logical".equals(rs.getString(1))) {
-            throw new IllegalStateException("Debezium needs wal_level=logical, but " + db.describeSource() + " has "
-                + rs.getString(1) + ": start the benchmark's own instance with bench/scripts/start-dbs.sh");
+            throw new IllegalStateException(
+                "Debezium needs wal_level=logical, but "
+                    + db.describeSource()
+                    + " has "
+                    + rs.getString(1)
+                    + ": start the benchmark's own instance with bench/scripts/start-dbs.sh");
           }
         }
       }
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot check " + db.describeSource() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot check " + db.describeSource() + ": " + e.getMessage(), e);
     }
   }
 
@@ -280,12 +310,18 @@ final class DebeziumMirror implements LatencySubject {
     }
   }
 
-  /** The slot holds WAL on the server until dropped: never leave one behind, even after a failure. */
+  /**
+   * The slot holds WAL on the server until dropped: never leave one behind, even after a failure.
+   */
   private void dropSlotAndPublication() {
-    try (Connection c = DriverManager.getConnection(schema.db().baseUrl()); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(schema.db().baseUrl());
+        Statement s = c.createStatement()) {
       s.execute("DROP PUBLICATION IF EXISTS " + publicationName());
-      String exists = "SELECT active FROM pg_replication_slots WHERE slot_name = '" + slotName() + "'";
-      for (int i = 0; i < 100; i++) { // the connector's replication connection may take a moment to go
+      String exists =
+          "SELECT active FROM pg_replication_slots WHERE slot_name = '" + slotName() + "'";
+      for (int i = 0;
+          i < 100;
+          i++) { // the connector's replication connection may take a moment to go
         try (ResultSet rs = s.executeQuery(exists)) {
           if (!rs.next()) {
             return;
@@ -297,9 +333,14 @@ final class DebeziumMirror implements LatencySubject {
         }
         Thread.sleep(100);
       }
-      System.err.println("warning: replication slot " + slotName() + " still active; drop it by hand");
+      System.err.println(
+          "warning: replication slot " + slotName() + " still active; drop it by hand");
     } catch (SQLException e) {
-      System.err.println("warning: could not drop replication slot " + slotName() + " / publication: " + e.getMessage());
+      System.err.println(
+          "warning: could not drop replication slot "
+              + slotName()
+              + " / publication: "
+              + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

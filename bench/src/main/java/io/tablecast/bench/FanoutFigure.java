@@ -7,18 +7,29 @@ import org.knowm.xchart.CategoryChartBuilder;
 
 /**
  * Figure 3: the same change stream to 1, 100 and 1,000 subscribers. Subscribers are raw binary
- * connections ({@link RawSubscribers}) so that a thousand of them fit in the bench JVM; the
- * writer commits a fixed rate of changes; we measure aggregate changes delivered per second,
- * the server threads' CPU and the heap.
+ * connections ({@link RawSubscribers}) so that a thousand of them fit in the bench JVM; the writer
+ * commits a fixed rate of changes; we measure aggregate changes delivered per second, the server
+ * threads' CPU and the heap.
  */
 public final class FanoutFigure implements Figure {
   static final int KEYS = 1_000;
   static final int RATE = 1_000;
   static final int ROWS_PER_TX = 10;
 
-  record Result(Db db, int subscribers, double committedRate, double deliveredRate, double serverCpu,
-      double harnessCpu, double processCpu, double machineCpu, long heapBytes, double lagP50, double lagP99,
-      String busiest, double busiestCores) {}
+  record Result(
+      Db db,
+      int subscribers,
+      double committedRate,
+      double deliveredRate,
+      double serverCpu,
+      double harnessCpu,
+      double processCpu,
+      double machineCpu,
+      long heapBytes,
+      double lagP50,
+      double lagP99,
+      String busiest,
+      double busiestCores) {}
 
   private final List<Result> results = new ArrayList<>();
 
@@ -34,7 +45,7 @@ public final class FanoutFigure implements Figure {
 
   @Override
   public void run(Options o, Db db, Progress progress, Report report) throws Exception {
-    try (Rig rig = Rig.create(db, "fanout", KEYS, n -> { })) {
+    try (Rig rig = Rig.create(db, "fanout", KEYS, n -> {})) {
       rig.startServer();
       int port = rig.server().port();
       for (int k : o.subscribers()) {
@@ -43,16 +54,24 @@ public final class FanoutFigure implements Figure {
           subs.connect("127.0.0.1", port, rig.table(), k);
           long deadline = System.nanoTime() + 120_000_000_000L;
           while (subs.ready.get() < k && System.nanoTime() < deadline && subs.error.get() == null) {
-            progress.update(String.format("%s: %d of %d subscribers snapshotted", label, subs.ready.get(), k), 0);
+            progress.update(
+                String.format("%s: %d of %d subscribers snapshotted", label, subs.ready.get(), k),
+                0);
             Thread.sleep(50);
           }
           if (subs.ready.get() < k) {
-            throw new IllegalStateException(label + ": only " + subs.ready.get() + " subscribers ready; error: "
-                + subs.error.get());
+            throw new IllegalStateException(
+                label
+                    + ": only "
+                    + subs.ready.get()
+                    + " subscribers ready; error: "
+                    + subs.error.get());
           }
           double phase = o.warmupSeconds() + o.measureSeconds();
           long ops = (long) Math.ceil(phase * RATE / (double) ROWS_PER_TX);
-          OpenLoopWriter w = new OpenLoopWriter(rig.schema, 2, RATE / (double) ROWS_PER_TX, ops, ROWS_PER_TX, KEYS);
+          OpenLoopWriter w =
+              new OpenLoopWriter(
+                  rig.schema, 2, RATE / (double) ROWS_PER_TX, ops, ROWS_PER_TX, KEYS);
           w.start();
           ThreadCpu cpu = new ThreadCpu();
           boolean measuring = false;
@@ -72,8 +91,11 @@ public final class FanoutFigure implements Figure {
             if (t >= phase || w.failure.get() != null) {
               break;
             }
-            progress.update(String.format("%s: %.0f s of %.0f s, delivered %,d changes", label, Math.max(0, t), phase,
-                subs.changes.sum()), Math.max(0, t) / phase);
+            progress.update(
+                String.format(
+                    "%s: %.0f s of %.0f s, delivered %,d changes",
+                    label, Math.max(0, t), phase, subs.changes.sum()),
+                Math.max(0, t) / phase);
             Thread.sleep(250);
           }
           ThreadCpu.Usage usage = cpu.stop();
@@ -86,15 +108,34 @@ public final class FanoutFigure implements Figure {
           w.check();
           long heap = Machine.heapAfterGc();
           var h = subs.captureToReceiptMs;
-          Result r = new Result(db, k, committed / secs, delivered / secs, usage.serverThreads(),
-              usage.group("bench-sub"), usage.process(), usage.machine(), heap,
-              h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50),
-              h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99), usage.busiestThread(), usage.busiestCores());
+          Result r =
+              new Result(
+                  db,
+                  k,
+                  committed / secs,
+                  delivered / secs,
+                  usage.serverThreads(),
+                  usage.group("bench-sub"),
+                  usage.process(),
+                  usage.machine(),
+                  heap,
+                  h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50),
+                  h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99),
+                  usage.busiestThread(),
+                  usage.busiestCores());
           results.add(r);
-          progress.note(String.format("%s: committed %.0f/s, delivered %.0f changes/s in aggregate (%.0f%% of %d x "
-              + "committed), server threads %s CPU, heap %d MiB, capture->receipt p99 %.0f ms", label, r.committedRate,
-              r.deliveredRate, 100 * r.deliveredRate / Math.max(1, k * r.committedRate), k, ThreadCpu.pct(r.serverCpu),
-              heap >> 20, r.lagP99));
+          progress.note(
+              String.format(
+                  "%s: committed %.0f/s, delivered %.0f changes/s in aggregate (%.0f%% of %d x "
+                      + "committed), server threads %s CPU, heap %d MiB, capture->receipt p99 %.0f ms",
+                  label,
+                  r.committedRate,
+                  r.deliveredRate,
+                  100 * r.deliveredRate / Math.max(1, k * r.committedRate),
+                  k,
+                  ThreadCpu.pct(r.serverCpu),
+                  heap >> 20,
+                  r.lagP99));
           subs.captureToReceiptMs.reset();
         }
       }
@@ -107,30 +148,64 @@ public final class FanoutFigure implements Figure {
       return;
     }
     Report.Section s = report.section("3. Fan-out: one stream to many subscribers");
-    s.text("The writer commits " + RATE + " row changes/s (transactions of " + ROWS_PER_TX + " rows, open loop) on a "
-        + KEYS + "-row table. Subscribers are raw binary-protocol connections in the bench JVM (hello, subscribe, "
-        + "answer pings, count the changes of each batch without building rows): a real `TableMirror` per "
-        + "subscriber would measure the bench JVM, not the server. **delivered/s** is the sum over subscribers; "
-        + "ideal = subscribers × committed/s. **server CPU** is the server's threads (tail, hub, snapshot, Netty "
-        + "event loops) in % of one core; **subscribers' CPU** is the harness's event loop (it reads every frame "
-        + "but walks a batch's changes only once, as all subscribers get the same bytes); the JVM process also "
-        + "contains the writers, GC and JIT; the rest of the machine is mostly the database. Below 100 % of ideal, "
-        + "compare the server's CPU with the rest: all run on the same cores. Heap is "
-        + "after full GC with all subscribers connected (the whole bench JVM). **capture→receipt** is "
-        + "from the outbox insert (database clock, ms) to the subscriber's receipt.");
+    s.text(
+        "The writer commits "
+            + RATE
+            + " row changes/s (transactions of "
+            + ROWS_PER_TX
+            + " rows, open loop) on a "
+            + KEYS
+            + "-row table. Subscribers are raw binary-protocol connections in the bench JVM (hello, subscribe, "
+            + "answer pings, count the changes of each batch without building rows): a real `TableMirror` per "
+            + "subscriber would measure the bench JVM, not the server. **delivered/s** is the sum over subscribers; "
+            + "ideal = subscribers × committed/s. **server CPU** is the server's threads (tail, hub, snapshot, Netty "
+            + "event loops) in % of one core; **subscribers' CPU** is the harness's event loop (it reads every frame "
+            + "but walks a batch's changes only once, as all subscribers get the same bytes); the JVM process also "
+            + "contains the writers, GC and JIT; the rest of the machine is mostly the database. Below 100 % of ideal, "
+            + "compare the server's CPU with the rest: all run on the same cores. Heap is "
+            + "after full GC with all subscribers connected (the whole bench JVM). **capture→receipt** is "
+            + "from the outbox insert (database clock, ms) to the subscriber's receipt.");
     List<List<String>> rows = new ArrayList<>();
     for (Result r : results) {
-      rows.add(List.of(r.db.label(), String.format("%,d", r.subscribers), Report.fmt(r.committedRate),
-          Report.fmt(r.deliveredRate), String.format("%.0f%%", 100 * r.deliveredRate / Math.max(1, r.subscribers * r.committedRate)),
-          ThreadCpu.pct(r.serverCpu), ThreadCpu.pct(r.harnessCpu), ThreadCpu.pct(r.processCpu),
-          ThreadCpu.pct(r.machineCpu - r.processCpu), String.format("%,d", r.heapBytes >> 20),
-          Report.fmt(r.lagP50) + " / " + Report.fmt(r.lagP99), r.busiest + " " + ThreadCpu.pct(r.busiestCores)));
+      rows.add(
+          List.of(
+              r.db.label(),
+              String.format("%,d", r.subscribers),
+              Report.fmt(r.committedRate),
+              Report.fmt(r.deliveredRate),
+              String.format(
+                  "%.0f%%", 100 * r.deliveredRate / Math.max(1, r.subscribers * r.committedRate)),
+              ThreadCpu.pct(r.serverCpu),
+              ThreadCpu.pct(r.harnessCpu),
+              ThreadCpu.pct(r.processCpu),
+              ThreadCpu.pct(r.machineCpu - r.processCpu),
+              String.format("%,d", r.heapBytes >> 20),
+              Report.fmt(r.lagP50) + " / " + Report.fmt(r.lagP99),
+              r.busiest + " " + ThreadCpu.pct(r.busiestCores)));
     }
-    s.table(List.of("database", "subscribers", "committed/s", "delivered/s (sum)", "of ideal", "server CPU",
-        "subscribers' CPU (harness)", "JVM process CPU", "rest of machine CPU", "heap MiB",
-        "capture→receipt p50 / p99 ms", "busiest thread"), rows);
-    CategoryChart chart = new CategoryChartBuilder().width(900).height(500).title("Fan-out: changes delivered per second")
-        .xAxisTitle("subscribers").yAxisTitle("row changes/s delivered (sum, log)").build();
+    s.table(
+        List.of(
+            "database",
+            "subscribers",
+            "committed/s",
+            "delivered/s (sum)",
+            "of ideal",
+            "server CPU",
+            "subscribers' CPU (harness)",
+            "JVM process CPU",
+            "rest of machine CPU",
+            "heap MiB",
+            "capture→receipt p50 / p99 ms",
+            "busiest thread"),
+        rows);
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(900)
+            .height(500)
+            .title("Fan-out: changes delivered per second")
+            .xAxisTitle("subscribers")
+            .yAxisTitle("row changes/s delivered (sum, log)")
+            .build();
     for (Db db : Db.values()) {
       List<String> x = new ArrayList<>();
       List<Double> y = new ArrayList<>();

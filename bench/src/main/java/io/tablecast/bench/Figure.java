@@ -2,8 +2,8 @@ package io.tablecast.bench;
 
 /**
  * One figure of the suite, run once per database. Built-in figures are listed in {@link BenchMain};
- * more can be added without editing the runner by listing their class in
- * {@code META-INF/services/io.tablecast.bench.Figure}: they then run in {@code all} and by name.
+ * more can be added without editing the runner by listing their class in {@code
+ * META-INF/services/io.tablecast.bench.Figure}: they then run in {@code all} and by name.
  */
 public interface Figure {
   /** Short name used on the command line, e.g. {@code latency}. */

@@ -10,8 +10,8 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * Figure 1: commit-to-mirror latency at fixed write rates, Tablecast side by side with Debezium's
- * embedded engine feeding a map. For each rate, each system in turn gets a fresh schema of
- * {@link LatencyRun#KEYS} rows, is started, measured by {@link LatencyRun} and stopped, so one never
+ * embedded engine feeding a map. For each rate, each system in turn gets a fresh schema of {@link
+ * LatencyRun#KEYS} rows, is started, measured by {@link LatencyRun} and stopped, so one never
  * competes with the other (Debezium's log reader would otherwise decode Tablecast's writes too).
  */
 public final class LatencyFigure implements Figure {
@@ -28,7 +28,9 @@ public final class LatencyFigure implements Figure {
   @Override
   public double estimateSeconds(Options o) {
     double perRun = o.warmupSeconds() + o.measureSeconds() + 3;
-    double setup = (o.latencySystems().contains(TABLECAST) ? 4 : 0) + (o.latencySystems().contains(DEBEZIUM) ? 8 : 0);
+    double setup =
+        (o.latencySystems().contains(TABLECAST) ? 4 : 0)
+            + (o.latencySystems().contains(DEBEZIUM) ? 8 : 0);
     return o.rates().size() * (o.latencySystems().size() * perRun + setup);
   }
 
@@ -37,7 +39,8 @@ public final class LatencyFigure implements Figure {
     List<String> failures = new ArrayList<>();
     for (int rate : o.rates()) {
       for (String system : o.latencySystems()) {
-        progress.update(String.format("%s %s latency @%d/s: setting up", db.label(), system, rate), 0);
+        progress.update(
+            String.format("%s %s latency @%d/s: setting up", db.label(), system, rate), 0);
         try (LatencySubject subject = start(system, db, o)) {
           results.add(LatencyRun.measure(o, subject, rate, progress));
         } catch (Exception e) {
@@ -54,8 +57,11 @@ public final class LatencyFigure implements Figure {
   private static LatencySubject start(String system, Db db, Options o) throws InterruptedException {
     return switch (system) {
       case TABLECAST -> TablecastSubject.start(db, LatencyRun.KEYS);
-      case DEBEZIUM -> DebeziumMirror.start(db, LatencyRun.KEYS, o.debeziumPollMillis(), Duration.ofSeconds(120));
-      default -> throw new IllegalArgumentException("unknown system '" + system + "': use tablecast, debezium");
+      case DEBEZIUM ->
+          DebeziumMirror.start(db, LatencyRun.KEYS, o.debeziumPollMillis(), Duration.ofMinutes(2));
+      default ->
+          throw new IllegalArgumentException(
+              "unknown system '" + system + "': use tablecast, debezium");
     };
   }
 
@@ -64,47 +70,94 @@ public final class LatencyFigure implements Figure {
     if (results.isEmpty()) {
       return;
     }
-    Report.Section s = report.section("1. Commit-to-mirror latency at fixed write rates, Tablecast vs Debezium");
-    s.text("Single-row `UPDATE`s in autocommit on an open-loop schedule over " + LatencyRun.KEYS + " rows, from "
-        + LatencyRun.MIN_WRITERS + " writer connections (one per 300 changes/s at higher rates, at most "
-        + LatencyRun.MAX_WRITERS + "). **Tablecast**: triggers, the server and one `TableMirror` (generic rows) "
-        + "in this JVM; a mirror listener (called after the batch is visible) records when each version is "
-        + "visible. **Debezium**: the same table without triggers, Debezium " + debeziumVersion() + "'s embedded "
-        + "engine (MariaDB connector on the binlog; PostgreSQL connector with `pgoutput`) putting each row into a "
-        + "`ConcurrentHashMap` in this JVM; visible = right after `put`. For each rate the two run one after the "
-        + "other, each on a fresh schema, never at the same time. **commit→visible** starts when `executeUpdate` "
-        + "returned; **intended→visible** starts at the operation's scheduled time (a slow or stalled database "
-        + "counts: no coordinated omission). " + o.warmupSeconds() + " s warm-up, " + o.measureSeconds()
-        + " s measured per rate and system. Times in ms. **JVM CPU** is this process during the measured "
-        + "seconds (server + client, or engine + map, plus the writers), in % of one core.");
-    s.text("Debezium is tuned for latency as its documentation describes the settings: "
-        + String.join(", ", DebeziumMirror.reportedSettings(o.debeziumPollMillis())) + ". Sources: the connector "
-        + "properties `poll.interval.ms` and `max.batch.size` in "
-        + "https://debezium.io/documentation/reference/stable/connectors/mariadb.html and "
-        + "https://debezium.io/documentation/reference/stable/connectors/postgresql.html (the queue hands a batch "
-        + "to the engine when `max.batch.size` events are queued or `poll.interval.ms` has passed; the PostgreSQL "
-        + "connector also sleeps `poll.interval.ms` when the replication stream is idle), the engine properties "
-        + "and offset stores in https://debezium.io/documentation/reference/stable/development/engine.html.");
+    Report.Section s =
+        report.section("1. Commit-to-mirror latency at fixed write rates, Tablecast vs Debezium");
+    s.text(
+        "Single-row `UPDATE`s in autocommit on an open-loop schedule over "
+            + LatencyRun.KEYS
+            + " rows, from "
+            + LatencyRun.MIN_WRITERS
+            + " writer connections (one per 300 changes/s at higher rates, at most "
+            + LatencyRun.MAX_WRITERS
+            + "). **Tablecast**: triggers, the server and one `TableMirror` (generic rows) "
+            + "in this JVM; a mirror listener (called after the batch is visible) records when each version is "
+            + "visible. **Debezium**: the same table without triggers, Debezium "
+            + debeziumVersion()
+            + "'s embedded "
+            + "engine (MariaDB connector on the binlog; PostgreSQL connector with `pgoutput`) putting each row into a "
+            + "`ConcurrentHashMap` in this JVM; visible = right after `put`. For each rate the two run one after the "
+            + "other, each on a fresh schema, never at the same time. **commit→visible** starts when `executeUpdate` "
+            + "returned; **intended→visible** starts at the operation's scheduled time (a slow or stalled database "
+            + "counts: no coordinated omission). "
+            + o.warmupSeconds()
+            + " s warm-up, "
+            + o.measureSeconds()
+            + " s measured per rate and system. Times in ms. **JVM CPU** is this process during the measured "
+            + "seconds (server + client, or engine + map, plus the writers), in % of one core.");
+    s.text(
+        "Debezium is tuned for latency as its documentation describes the settings: "
+            + String.join(", ", DebeziumMirror.reportedSettings(o.debeziumPollMillis()))
+            + ". Sources: the connector "
+            + "properties `poll.interval.ms` and `max.batch.size` in "
+            + "https://debezium.io/documentation/reference/stable/connectors/mariadb.html and "
+            + "https://debezium.io/documentation/reference/stable/connectors/postgresql.html (the queue hands a batch "
+            + "to the engine when `max.batch.size` events are queued or `poll.interval.ms` has passed; the PostgreSQL "
+            + "connector also sleeps `poll.interval.ms` when the replication stream is idle), the engine properties "
+            + "and offset stores in https://debezium.io/documentation/reference/stable/development/engine.html.");
     List<List<String>> rows = new ArrayList<>();
     for (LatencyRun.Result r : results) {
-      rows.add(List.of(r.db().label(), r.system(), String.format("%,d", r.rate()), Report.fmt(r.achieved()),
-          String.format("%,d", r.samples()), Report.fmt(Hist.ms(r.fromCommit(), 50)),
-          Report.fmt(Hist.ms(r.fromCommit(), 99)), Report.fmt(Hist.ms(r.fromCommit(), 99.9)),
-          Report.fmt(Hist.maxMs(r.fromCommit())), Report.fmt(Hist.ms(r.fromIntended(), 50)),
-          Report.fmt(Hist.ms(r.fromIntended(), 99)), Report.fmt(Hist.ms(r.fromIntended(), 99.9)),
-          Report.fmt(Hist.ms(r.write(), 50)), Report.fmt(Hist.ms(r.write(), 99)), String.valueOf(r.missing()),
-          r.cpu() == null ? "n/a" : ThreadCpu.pct(r.cpu().process()), r.cpu() == null ? "n/a" : r.cpu().top(2)));
+      rows.add(
+          List.of(
+              r.db().label(),
+              r.system(),
+              String.format("%,d", r.rate()),
+              Report.fmt(r.achieved()),
+              String.format("%,d", r.samples()),
+              Report.fmt(Hist.ms(r.fromCommit(), 50)),
+              Report.fmt(Hist.ms(r.fromCommit(), 99)),
+              Report.fmt(Hist.ms(r.fromCommit(), 99.9)),
+              Report.fmt(Hist.maxMs(r.fromCommit())),
+              Report.fmt(Hist.ms(r.fromIntended(), 50)),
+              Report.fmt(Hist.ms(r.fromIntended(), 99)),
+              Report.fmt(Hist.ms(r.fromIntended(), 99.9)),
+              Report.fmt(Hist.ms(r.write(), 50)),
+              Report.fmt(Hist.ms(r.write(), 99)),
+              String.valueOf(r.missing()),
+              r.cpu() == null ? "n/a" : ThreadCpu.pct(r.cpu().process()),
+              r.cpu() == null ? "n/a" : r.cpu().top(2)));
     }
-    s.table(List.of("database", "system", "target/s", "achieved/s", "samples", "commit→visible p50", "p99", "p99.9",
-        "max", "intended→visible p50", "p99", "p99.9", "write (intended→commit) p50", "p99", "not seen", "JVM CPU",
-        "busiest thread groups"), rows);
+    s.table(
+        List.of(
+            "database",
+            "system",
+            "target/s",
+            "achieved/s",
+            "samples",
+            "commit→visible p50",
+            "p99",
+            "p99.9",
+            "max",
+            "intended→visible p50",
+            "p99",
+            "p99.9",
+            "write (intended→commit) p50",
+            "p99",
+            "not seen",
+            "JVM CPU",
+            "busiest thread groups"),
+        rows);
     s.chart("latency", chart());
   }
 
   private CategoryChart chart() {
-    CategoryChart chart = new CategoryChartBuilder().width(1400).height(600)
-        .title("Commit-to-mirror latency (commit→visible), Tablecast vs Debezium")
-        .xAxisTitle("write rate (row changes/s)").yAxisTitle("ms (log)").build();
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(1400)
+            .height(600)
+            .title("Commit-to-mirror latency (commit→visible), Tablecast vs Debezium")
+            .xAxisTitle("write rate (row changes/s)")
+            .yAxisTitle("ms (log)")
+            .build();
     chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
     for (Db db : Db.values()) {
       for (String system : List.of("Tablecast", "Debezium")) {
@@ -125,7 +178,8 @@ public final class LatencyFigure implements Figure {
           float hue = (db == Db.MARIADB ? 0.6f : 0.33f) + (system.equals("Debezium") ? 0.45f : 0f);
           String[] names = {" p50", " p99", " p99.9"};
           for (int i = 0; i < names.length; i++) {
-            chart.addSeries(db.label() + " " + system + names[i], x, y.get(i))
+            chart
+                .addSeries(db.label() + " " + system + names[i], x, y.get(i))
                 .setFillColor(Color.getHSBColor(hue % 1f, 0.35f + 0.3f * i, 0.95f - 0.25f * i));
           }
         }

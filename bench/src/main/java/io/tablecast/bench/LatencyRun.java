@@ -5,8 +5,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One measurement of figure 1: an {@link OpenLoopWriter} updates single rows (autocommit) at a
- * fixed rate on the subject's schema; the subject reports when each version became visible in
- * its in-JVM copy. The same code measures Tablecast and Debezium, so their rows compare.
+ * fixed rate on the subject's schema; the subject reports when each version became visible in its
+ * in-JVM copy. The same code measures Tablecast and Debezium, so their rows compare.
  */
 final class LatencyRun {
   static final int KEYS = 10_000;
@@ -16,8 +16,17 @@ final class LatencyRun {
   /**
    * @param cpu CPU used during the measured seconds (JVM threads by group, process, machine)
    */
-  record Result(Db db, String system, int rate, double achieved, long samples, long missing, Histogram fromIntended,
-      Histogram fromCommit, Histogram write, ThreadCpu.Usage cpu) {}
+  record Result(
+      Db db,
+      String system,
+      int rate,
+      double achieved,
+      long samples,
+      long missing,
+      Histogram fromIntended,
+      Histogram fromCommit,
+      Histogram write,
+      ThreadCpu.Usage cpu) {}
 
   private LatencyRun() {}
 
@@ -29,20 +38,23 @@ final class LatencyRun {
     return Math.max(MIN_WRITERS, Math.min(MAX_WRITERS, rate / 300));
   }
 
-  static Result measure(Options o, LatencySubject subject, int rate, Progress progress) throws Exception {
+  static Result measure(Options o, LatencySubject subject, int rate, Progress progress)
+      throws Exception {
     Db db = subject.schema().db();
     long warmupOps = (long) rate * o.warmupSeconds();
     long total = warmupOps + (long) rate * o.measureSeconds();
     OpenLoopWriter w = new OpenLoopWriter(subject.schema(), writers(rate), rate, total, 1, KEYS);
     long[] visible = new long[(int) total];
     AtomicLong seen = new AtomicLong();
-    AutoCloseable sub = subject.onVisible((version, now) -> {
-      long i = version - 1;
-      if (i >= 0 && i < visible.length && visible[(int) i] == 0) {
-        visible[(int) i] = now;
-        seen.incrementAndGet();
-      }
-    });
+    AutoCloseable sub =
+        subject.onVisible(
+            (version, now) -> {
+              long i = version - 1;
+              if (i >= 0 && i < visible.length && visible[(int) i] == 0) {
+                visible[(int) i] = now;
+                seen.incrementAndGet();
+              }
+            });
     String label = db.label() + " " + subject.system() + " latency @" + rate + "/s";
     ThreadCpu cpu = new ThreadCpu();
     ThreadCpu.Usage usage = null;
@@ -59,8 +71,16 @@ final class LatencyRun {
         if (t > phase * 3 + 30) {
           break; // writers cannot keep up at all; report what was achieved
         }
-        progress.update(String.format("%s: %.0f s of %.0f s, committed %,d of %,d (%.0f/s), visible %,d", label,
-            Math.max(0, t), phase, w.done.get(), total, w.done.get() / Math.max(0.001, t), seen.get()),
+        progress.update(
+            String.format(
+                "%s: %.0f s of %.0f s, committed %,d of %,d (%.0f/s), visible %,d",
+                label,
+                Math.max(0, t),
+                phase,
+                w.done.get(),
+                total,
+                w.done.get() / Math.max(0.001, t),
+                seen.get()),
             Math.min(1, t / phase));
         Thread.sleep(250);
       }
@@ -103,10 +123,29 @@ final class LatencyRun {
       fromCommit.recordValue(Math.max(0, visible[i] - w.committed[i]));
     }
     double achieved = measuredCommitted / Math.max(1e-9, (lastCommit - firstDue) / 1e9);
-    progress.note(String.format("%s: achieved %.0f/s, commit->visible p50 %.2f ms p99 %.2f ms p99.9 %.2f ms; "
-        + "intended->visible p99 %.2f ms (%d samples, %d not seen); JVM CPU %s", label, achieved,
-        Hist.ms(fromCommit, 50), Hist.ms(fromCommit, 99), Hist.ms(fromCommit, 99.9), Hist.ms(fromIntended, 99),
-        samples, missing, usage == null ? "n/a" : ThreadCpu.pct(usage.process())));
-    return new Result(db, subject.system(), rate, achieved, samples, missing, fromIntended, fromCommit, write, usage);
+    progress.note(
+        String.format(
+            "%s: achieved %.0f/s, commit->visible p50 %.2f ms p99 %.2f ms p99.9 %.2f ms; "
+                + "intended->visible p99 %.2f ms (%d samples, %d not seen); JVM CPU %s",
+            label,
+            achieved,
+            Hist.ms(fromCommit, 50),
+            Hist.ms(fromCommit, 99),
+            Hist.ms(fromCommit, 99.9),
+            Hist.ms(fromIntended, 99),
+            samples,
+            missing,
+            usage == null ? "n/a" : ThreadCpu.pct(usage.process())));
+    return new Result(
+        db,
+        subject.system(),
+        rate,
+        achieved,
+        samples,
+        missing,
+        fromIntended,
+        fromCommit,
+        write,
+        usage);
   }
 }

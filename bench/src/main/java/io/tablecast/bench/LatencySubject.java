@@ -1,10 +1,10 @@
 package io.tablecast.bench;
 
 /**
- * A system whose commit-to-visible latency figure 1 measures: it keeps an in-JVM copy of
- * {@code bench_rows} of its own schema and says when each written version becomes visible there.
- * Implementations: {@link TablecastSubject} (server + {@code TableMirror}) and
- * {@link DebeziumMirror} (Debezium's embedded engine feeding a {@code ConcurrentHashMap}).
+ * A system whose commit-to-visible latency figure 1 measures: it keeps an in-JVM copy of {@code
+ * bench_rows} of its own schema and says when each written version becomes visible there.
+ * Implementations: {@link TablecastSubject} (server + {@code TableMirror}) and {@link
+ * DebeziumMirror} (Debezium's embedded engine feeding a {@code ConcurrentHashMap}).
  */
 interface LatencySubject extends AutoCloseable {
   /** Name in the report: {@code Tablecast} or {@code Debezium}. */

@@ -3,6 +3,7 @@ package io.tablecast.bench;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,12 +15,33 @@ public final class Machine {
 
   public static List<List<String>> describe(List<Db> dbs) {
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("CPU", cpuModel() + ", " + Runtime.getRuntime().availableProcessors() + " cores visible to the JVM"));
+    rows.add(
+        List.of(
+            "CPU",
+            cpuModel()
+                + ", "
+                + Runtime.getRuntime().availableProcessors()
+                + " cores visible to the JVM"));
     rows.add(List.of("Memory", memTotal()));
-    rows.add(List.of("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
-        + System.getProperty("os.arch") + ")"));
-    rows.add(List.of("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-        + ", max heap " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB, GC " + gcNames()));
+    rows.add(
+        List.of(
+            "OS",
+            System.getProperty("os.name")
+                + " "
+                + System.getProperty("os.version")
+                + " ("
+                + System.getProperty("os.arch")
+                + ")"));
+    rows.add(
+        List.of(
+            "JVM",
+            System.getProperty("java.vm.name")
+                + " "
+                + System.getProperty("java.runtime.version")
+                + ", max heap "
+                + Runtime.getRuntime().maxMemory() / (1 << 20)
+                + " MiB, GC "
+                + gcNames()));
     rows.add(List.of("Load average at start", loadAverage()));
     for (Db db : dbs) {
       rows.add(List.of(db.label(), db.version() + "; " + db.describeSource()));
@@ -59,7 +81,8 @@ public final class Machine {
     try {
       return Files.readString(Path.of("/proc/loadavg")).trim();
     } catch (Exception e) {
-      return String.format("%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+      return String.format(
+          "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
   }
 
@@ -73,8 +96,11 @@ public final class Machine {
 
   static String git() {
     try {
-      Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
-      String s = new String(p.getInputStream().readAllBytes()).trim();
+      Process p =
+          new ProcessBuilder("git", "rev-parse", "--short", "HEAD")
+              .redirectErrorStream(true)
+              .start();
+      String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       return p.waitFor() == 0 ? s : "unknown";
     } catch (Exception e) {
       return "unknown";
@@ -117,7 +143,7 @@ public final class Machine {
   /** Busy and total jiffies of the whole machine from /proc/stat ({-1,-1} elsewhere). */
   public static long[] machineJiffies() {
     try {
-      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+", -1);
       long total = 0;
       for (int i = 1; i < f.length; i++) {
         total += Long.parseLong(f[i]);

@@ -12,12 +12,13 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes on an open-loop schedule: operation {@code i} is due at {@code t0 + i / rate}, whatever
- * happened to earlier ones, and its due time ("intended start") is recorded, so a stall delays
- * the measured latency of every operation scheduled during it (no coordinated omission). Worker
- * threads take the next operation, wait for its due time, run it and record the commit-return time.
+ * happened to earlier ones, and its due time ("intended start") is recorded, so a stall delays the
+ * measured latency of every operation scheduled during it (no coordinated omission). Worker threads
+ * take the next operation, wait for its due time, run it and record the commit-return time.
  *
- * <p>Operation {@code i} sets {@code version = i + 1} on {@code rowsPerOp} rows of {@code bench_rows}
- * in one transaction (autocommit when 1), so a mirror listener can tell which operation it sees.
+ * <p>Operation {@code i} sets {@code version = i + 1} on {@code rowsPerOp} rows of {@code
+ * bench_rows} in one transaction (autocommit when 1), so a mirror listener can tell which operation
+ * it sees.
  */
 final class OpenLoopWriter {
   final long totalOps;
@@ -35,7 +36,8 @@ final class OpenLoopWriter {
   private static final AtomicInteger IDS = new AtomicInteger();
   long t0;
 
-  OpenLoopWriter(Db.Schema schema, int threads, double opsPerSecond, long totalOps, int rowsPerOp, int keys) {
+  OpenLoopWriter(
+      Db.Schema schema, int threads, double opsPerSecond, long totalOps, int rowsPerOp, int keys) {
     this.schema = schema;
     this.threads = threads;
     this.periodNanos = 1e9 / opsPerSecond;
@@ -61,7 +63,9 @@ final class OpenLoopWriter {
   }
 
   private void work(Connection c) {
-    try (c; PreparedStatement ps = c.prepareStatement("UPDATE bench_rows SET version = ?, qty = qty + 1 WHERE id = ?")) {
+    try (c;
+        PreparedStatement ps =
+            c.prepareStatement("UPDATE bench_rows SET version = ?, qty = qty + 1 WHERE id = ?")) {
       c.setAutoCommit(rowsPerOp == 1);
       long i;
       while ((i = next.getAndIncrement()) < totalOps && failure.get() == null) {

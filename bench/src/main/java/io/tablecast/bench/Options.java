@@ -16,7 +16,21 @@ import java.util.List;
  * @param debeziumPollMillis Debezium's {@code poll.interval.ms} in the latency figure
  * @param sysbenchSeconds seconds of each sysbench run of the trigger-overhead figure
  * @param sysbenchRounds rounds (one run with and one without triggers each) of that figure
+ * @param pollSchedules the tail's poll schedules the poll-cost figure compares
+ * @param idleSeconds seconds the poll-cost figure measures each schedule idle
  */
-public record Options(Path out, boolean quick, List<Db> dbs, List<Integer> rates, int measureSeconds,
-    int warmupSeconds, long snapshotRows, List<Integer> subscribers, List<String> latencySystems,
-    int debeziumPollMillis, int sysbenchSeconds, int sysbenchRounds) {}
+public record Options(
+    Path out,
+    boolean quick,
+    List<Db> dbs,
+    List<Integer> rates,
+    int measureSeconds,
+    int warmupSeconds,
+    long snapshotRows,
+    List<Integer> subscribers,
+    List<String> latencySystems,
+    int debeziumPollMillis,
+    int sysbenchSeconds,
+    int sysbenchRounds,
+    List<PollSchedule> pollSchedules,
+    int idleSeconds) {}

@@ -33,7 +33,10 @@ public final class Progress {
     print("started", 0, true);
   }
 
-  /** Reports {@code detail} with the step {@code fraction} done; printed at most every 2 s unless forced. */
+  /**
+   * Reports {@code detail} with the step {@code fraction} done; printed at most every 2 s unless
+   * forced.
+   */
   public synchronized void update(String detail, double fraction) {
     print(detail, fraction, false);
   }
@@ -61,10 +64,17 @@ public final class Progress {
     double stepDone = fraction < 0 ? lastFraction : Math.min(1, fraction);
     lastFraction = stepDone;
     double done = Math.min(0.999, (doneEstimate + stepDone * stepEstimate) / totalEstimate);
-    double speed = doneEstimate > 0 ? doneActual / doneEstimate : 1; // actual seconds per estimated second
-    double remaining = Math.max(0, (totalEstimate - doneEstimate - stepDone * stepEstimate) * Math.max(0.5, speed));
-    out.printf("[%s] %-34s %s | suite %3.0f%% done, ETA %s%n", duration(elapsed), figure,
-        fraction >= 0 ? detail + String.format(" (step %.0f%%)", stepDone * 100) : detail, done * 100,
+    double speed =
+        doneEstimate > 0 ? doneActual / doneEstimate : 1; // actual seconds per estimated second
+    double remaining =
+        Math.max(
+            0, (totalEstimate - doneEstimate - stepDone * stepEstimate) * Math.max(0.5, speed));
+    out.printf(
+        "[%s] %-34s %s | suite %3.0f%% done, ETA %s%n",
+        duration(elapsed),
+        figure,
+        fraction >= 0 ? detail + String.format(" (step %.0f%%)", stepDone * 100) : detail,
+        done * 100,
         duration(remaining));
     out.flush();
   }

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Writers that produce row changes as fast as the database allows: each commits transactions of
- * one range {@code UPDATE} of {@code rowsPerTx} consecutive rows (the trigger fires once per row)
- * in a slice of the key space of its own, so writers never wait on each other's row locks.
+ * Writers that produce row changes as fast as the database allows: each commits transactions of one
+ * range {@code UPDATE} of {@code rowsPerTx} consecutive rows (the trigger fires once per row) in a
+ * slice of the key space of its own, so writers never wait on each other's row locks.
  */
 final class RangeWriters {
   final AtomicLong written = new AtomicLong();
@@ -23,7 +23,8 @@ final class RangeWriters {
   RangeWriters(Db.Schema schema, int writers, int keys, int rowsPerTx) throws SQLException {
     int slice = keys / writers;
     if (slice < rowsPerTx) {
-      throw new IllegalArgumentException(keys + " keys cannot give " + writers + " writers " + rowsPerTx + " rows each");
+      throw new IllegalArgumentException(
+          keys + " keys cannot give " + writers + " writers " + rowsPerTx + " rows each");
     }
     for (int w = 0; w < writers; w++) {
       long first = (long) w * slice + 1;
@@ -35,8 +36,10 @@ final class RangeWriters {
   }
 
   private void write(Connection c, long first, int slice, int rowsPerTx) {
-    try (c; PreparedStatement ps = c.prepareStatement(
-        "UPDATE bench_rows SET version = version + 1, qty = qty + 1 WHERE id BETWEEN ? AND ?")) {
+    try (c;
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE bench_rows SET version = version + 1, qty = qty + 1 WHERE id BETWEEN ? AND ?")) {
       c.setAutoCommit(false);
       long offset = 0;
       while (!stop.get()) {

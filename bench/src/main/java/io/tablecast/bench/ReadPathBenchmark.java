@@ -24,9 +24,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Figure 5 (JMH): a primary-key read from a {@code TableMirror} vs the same read as a JDBC
- * {@code SELECT ... WHERE id = ?} on a HikariCP pooled connection. The trial setup starts a fresh
- * schema, a server and a client; keys are drawn from a fixed pseudo-random sequence.
+ * Figure 5 (JMH): a primary-key read from a {@code TableMirror} vs the same read as a JDBC {@code
+ * SELECT ... WHERE id = ?} on a HikariCP pooled connection; beside them a typed mirror's get and a
+ * generic get that reads three columns of the row. The trial setup starts a fresh schema, a server
+ * and a client; keys are drawn from a fixed pseudo-random sequence.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,6 +40,7 @@ public class ReadPathBenchmark {
 
   private Rig rig;
   private TableMirror<Map<String, Object>> mirror;
+  private TableMirror<BenchTable.Row> typed;
   private HikariDataSource pool;
   private Long[] keys;
 
@@ -49,10 +51,14 @@ public class ReadPathBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    rig = Rig.create(Db.parse(db), "reads", ROWS, n -> { });
+    rig = Rig.create(Db.parse(db), "reads", ROWS, n -> {});
     rig.startServer();
     TablecastClient client = rig.client("bench-reads");
     mirror = rig.readyMirror(client, Duration.ofSeconds(60));
+    typed = client.mirror(rig.table(), BenchTable.Row.class);
+    if (!typed.awaitReady(Duration.ofSeconds(60))) {
+      throw new IllegalStateException("typed mirror of " + rig.table() + " not ready");
+    }
     HikariConfig hc = new HikariConfig();
     hc.setJdbcUrl(rig.schema.jdbcUrl());
     hc.setMaximumPoolSize(4);
@@ -80,10 +86,27 @@ public class ReadPathBenchmark {
     return mirror.get(keys[c.i++ & (keys.length - 1)]);
   }
 
+  /** A typed mirror's get: the record the mirror holds. */
+  @Benchmark
+  public Object typedMirrorGet(Cursor c) {
+    return typed.get(keys[c.i++ & (keys.length - 1)]);
+  }
+
+  /** A generic mirror's get and three columns read from the row (name, price, qty). */
+  @Benchmark
+  public void mirrorGetThreeColumns(Cursor c, Blackhole bh) {
+    Map<String, Object> row = mirror.get(keys[c.i++ & (keys.length - 1)]);
+    bh.consume(row.get("name"));
+    bh.consume(row.get("price"));
+    bh.consume(row.get("qty"));
+  }
+
   @Benchmark
   public void jdbcPkSelect(Cursor c, Blackhole bh) throws SQLException {
     try (Connection conn = pool.getConnection();
-        PreparedStatement ps = conn.prepareStatement("SELECT id, version, name, price, qty FROM bench_rows WHERE id = ?")) {
+        PreparedStatement ps =
+            conn.prepareStatement(
+                "SELECT id, version, name, price, qty FROM bench_rows WHERE id = ?")) {
       ps.setLong(1, keys[c.i++ & (keys.length - 1)]);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {

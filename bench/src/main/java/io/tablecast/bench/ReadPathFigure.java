@@ -14,7 +14,14 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 
 /** Figure 5: runs {@link ReadPathBenchmark} with JMH (one fork) and reports the ratio. */
 public final class ReadPathFigure implements Figure {
-  record Result(Db db, double mirrorNs, double mirrorErr, double jdbcNs, double jdbcErr) {}
+  record Result(
+      Db db,
+      double mirrorNs,
+      double mirrorErr,
+      double jdbcNs,
+      double jdbcErr,
+      double typedNs,
+      double threeColumnsNs) {}
 
   private final List<Result> results = new ArrayList<>();
 
@@ -24,7 +31,9 @@ public final class ReadPathFigure implements Figure {
   }
 
   private static int[] iterations(Options o) {
-    return o.quick() ? new int[] {3, 5} : new int[] {5, 10}; // warm-up, measurement iterations of 1 s
+    return o.quick()
+        ? new int[] {3, 5}
+        : new int[] {5, 10}; // warm-up, measurement iterations of 1 s
   }
 
   @Override
@@ -37,17 +46,26 @@ public final class ReadPathFigure implements Figure {
   public void run(Options o, Db db, Progress progress, Report report) throws Exception {
     int[] it = iterations(o);
     progress.update(db.label() + " read path: JMH fork running (its own output follows)", 0);
-    var opts = new OptionsBuilder().include(ReadPathBenchmark.class.getName() + "\\.")
-        .param("db", db.name().toLowerCase(Locale.ROOT)).forks(1)
-        .warmupIterations(it[0]).warmupTime(TimeValue.seconds(1))
-        .measurementIterations(it[1]).measurementTime(TimeValue.seconds(1))
-        .jvmArgsAppend("-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-        .verbosity(VerboseMode.NORMAL).shouldFailOnError(true).build();
+    var opts =
+        new OptionsBuilder()
+            .include(ReadPathBenchmark.class.getName() + "\\.")
+            .param("db", db.name().toLowerCase(Locale.ROOT))
+            .forks(1)
+            .warmupIterations(it[0])
+            .warmupTime(TimeValue.seconds(1))
+            .measurementIterations(it[1])
+            .measurementTime(TimeValue.seconds(1))
+            .jvmArgsAppend("-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+            .verbosity(VerboseMode.NORMAL)
+            .shouldFailOnError(true)
+            .build();
     Collection<RunResult> run = new Runner(opts).run();
     double mirror = Double.NaN;
     double mirrorErr = Double.NaN;
     double jdbc = Double.NaN;
     double jdbcErr = Double.NaN;
+    double typed = Double.NaN;
+    double threeColumns = Double.NaN;
     for (RunResult r : run) {
       String label = r.getParams().getBenchmark();
       var p = r.getPrimaryResult();
@@ -57,11 +75,18 @@ public final class ReadPathFigure implements Figure {
       } else if (label.endsWith("jdbcPkSelect")) {
         jdbc = p.getScore();
         jdbcErr = p.getScoreError();
+      } else if (label.endsWith("typedMirrorGet")) {
+        typed = p.getScore();
+      } else if (label.endsWith("mirrorGetThreeColumns")) {
+        threeColumns = p.getScore();
       }
     }
-    results.add(new Result(db, mirror, mirrorErr, jdbc, jdbcErr));
-    progress.note(String.format("%s read path: mirror.get %.1f ns, JDBC PK SELECT %.0f ns, ratio %.0fx", db.label(),
-        mirror, jdbc, jdbc / mirror));
+    results.add(new Result(db, mirror, mirrorErr, jdbc, jdbcErr, typed, threeColumns));
+    progress.note(
+        String.format(
+            "%s read path: mirror.get %.1f ns, JDBC PK SELECT %.0f ns, ratio %.0fx; typed get %.1f"
+                + " ns, generic get + three columns %.1f ns",
+            db.label(), mirror, jdbc, jdbc / mirror, typed, threeColumns));
   }
 
   @Override
@@ -71,19 +96,46 @@ public final class ReadPathFigure implements Figure {
     }
     int[] it = iterations(o);
     Report.Section s = report.section("5. Read path: TableMirror.get vs a JDBC primary-key SELECT");
-    s.text("JMH, average time per operation, 1 fork, 1 thread, " + it[0] + "×1 s warm-up and " + it[1]
-        + "×1 s measured iterations (± is JMH's 99.9% error). `mirrorGet` = `TableMirror.get(Long)` on a ready "
-        + "generic mirror of " + ReadPathBenchmark.ROWS + " rows; `jdbcPkSelect` = borrow a HikariCP connection, "
-        + "prepare `SELECT id, version, name, price, qty FROM bench_rows WHERE id = ?`, read the row, return the "
-        + "connection (loopback, database on the same machine). Random keys.");
+    s.text(
+        "JMH, average time per operation, 1 fork, 1 thread, "
+            + it[0]
+            + "×1 s warm-up and "
+            + it[1]
+            + "×1 s measured iterations (± is JMH's 99.9% error). `mirrorGet` = `TableMirror.get(Long)` on a ready "
+            + "generic mirror of "
+            + ReadPathBenchmark.ROWS
+            + " rows (the same on a typed mirror of records; and a generic get that reads the row's name,"
+            + " price and qty); `jdbcPkSelect` = borrow a HikariCP connection, "
+            + "prepare `SELECT id, version, name, price, qty FROM bench_rows WHERE id = ?`, read the row, return the "
+            + "connection (loopback, database on the same machine). Random keys.");
     List<List<String>> rows = new ArrayList<>();
     for (Result r : results) {
-      rows.add(List.of(r.db.label(), Report.fmt(r.mirrorNs) + " ± " + Report.fmt(r.mirrorErr),
-          Report.fmt(r.jdbcNs) + " ± " + Report.fmt(r.jdbcErr), String.format("%,.0f×", r.jdbcNs / r.mirrorNs)));
+      rows.add(
+          List.of(
+              r.db.label(),
+              Report.fmt(r.mirrorNs) + " ± " + Report.fmt(r.mirrorErr),
+              Report.fmt(r.jdbcNs) + " ± " + Report.fmt(r.jdbcErr),
+              String.format("%,.0f×", r.jdbcNs / r.mirrorNs),
+              Report.fmt(r.typedNs),
+              Report.fmt(r.threeColumnsNs)));
     }
-    s.table(List.of("database", "mirror.get ns/op", "JDBC PK SELECT ns/op", "mirror faster by"), rows);
-    CategoryChart chart = new CategoryChartBuilder().width(900).height(500).title("Primary-key read")
-        .xAxisTitle("database").yAxisTitle("ns per read (log)").build();
+    s.table(
+        List.of(
+            "database",
+            "mirror.get ns/op",
+            "JDBC PK SELECT ns/op",
+            "mirror faster by",
+            "typed mirror.get ns/op",
+            "generic get + 3 columns ns/op"),
+        rows);
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(900)
+            .height(500)
+            .title("Primary-key read")
+            .xAxisTitle("database")
+            .yAxisTitle("ns per read (log)")
+            .build();
     List<String> x = new ArrayList<>();
     List<Double> m = new ArrayList<>();
     List<Double> j = new ArrayList<>();

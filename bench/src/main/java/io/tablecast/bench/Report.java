@@ -11,8 +11,8 @@ import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.internal.chartpart.Chart;
 
 /**
- * The report being built: sections of Markdown (text, tables, PNG charts) written to
- * {@code <out>/REPORT.md}. Figures add a {@link Section} each. Thread-safe.
+ * The report being built: sections of Markdown (text, tables, PNG charts) written to {@code
+ * <out>/REPORT.md}. Figures add a {@link Section} each. Thread-safe.
  */
 public final class Report {
   private final Path outDir;
@@ -37,7 +37,9 @@ public final class Report {
     return s;
   }
 
-  /** Writes REPORT.md (again: called after every figure, so a partial run still leaves a report). */
+  /**
+   * Writes REPORT.md (again: called after every figure, so a partial run still leaves a report).
+   */
   public synchronized Path write() throws IOException {
     Files.createDirectories(outDir);
     StringBuilder sb = new StringBuilder(header).append('\n');
@@ -73,7 +75,8 @@ public final class Report {
     public Section chart(String fileName, Chart<?, ?> chart) {
       try {
         Files.createDirectories(outDir);
-        BitmapEncoder.saveBitmap(chart, outDir.resolve(fileName).toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(
+            chart, outDir.resolve(fileName).toString(), BitmapEncoder.BitmapFormat.PNG);
         return text("![" + title + "](" + fileName + ".png)");
       } catch (IOException | RuntimeException e) {
         return text("_(chart " + fileName + " could not be drawn: " + e + ")_");
@@ -107,7 +110,9 @@ public final class Report {
       }
     }
     chart.getStyler().setYAxisLogarithmic(true);
-    chart.getStyler().setYAxisMin(min == Double.MAX_VALUE ? 1 : Math.pow(10, Math.floor(Math.log10(min))));
+    chart
+        .getStyler()
+        .setYAxisMin(min == Double.MAX_VALUE ? 1 : Math.pow(10, Math.floor(Math.log10(min))));
   }
 
   public static String fmt(double v) {

@@ -4,6 +4,7 @@ import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.CachedTable;
 import io.tablecast.server.capture.SourceConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,11 +14,13 @@ import java.util.function.Consumer;
 
 /**
  * Database schema + Tablecast server (in this JVM, loopback, ephemeral port) + clients, like the
- * end-to-end tests' {@code Pipeline}. Closing it closes the clients and the server and drops the schema.
+ * end-to-end tests' {@code Pipeline}. Closing it closes the clients and the server and drops the
+ * schema.
  */
 public final class Rig implements AutoCloseable {
   public final Db.Schema schema;
   private TablecastServer server;
+  private PollSchedule poll = PollSchedule.DEFAULT;
   private final List<TablecastClient> clients = new ArrayList<>();
 
   private Rig(Db.Schema schema) {
@@ -25,7 +28,8 @@ public final class Rig implements AutoCloseable {
   }
 
   /** A fresh schema with {@code bench_rows} holding {@code rows} rows (no server yet). */
-  public static Rig create(Db db, String prefix, long rows, java.util.function.LongConsumer progress) {
+  public static Rig create(
+      Db db, String prefix, long rows, java.util.function.LongConsumer progress) {
     Db.Schema s = db.isolated(prefix);
     try {
       BenchTable.create(s, rows, progress);
@@ -40,18 +44,39 @@ public final class Rig implements AutoCloseable {
     return schema.table(BenchTable.NAME);
   }
 
+  /**
+   * The tail's poll schedule of the server {@link #startServer} starts (default: the product's).
+   */
+  public Rig poll(PollSchedule schedule) {
+    this.poll = schedule;
+    return this;
+  }
+
   /** Starts the server (installs triggers, loads the table image). */
-  public TablecastServer startServer(Consumer<ServerConfig.Builder> settings) throws InterruptedException {
-    SourceConfig source = new SourceConfig(schema.jdbcUrl(), null, null, List.of(table()), true, null, null,
-        null); // product defaults, reconciliation (every 30 s) included
-    ServerConfig.Builder b = ServerConfig.builder().serverName("bench").listen("127.0.0.1", 0).source(source);
+  public TablecastServer startServer(Consumer<ServerConfig.Builder> settings)
+      throws InterruptedException {
+    SourceConfig source =
+        new SourceConfig(
+            schema.jdbcUrl(),
+            null,
+            null,
+            true,
+            null,
+            poll.max(),
+            null, // product defaults, reconciliation (every 30 s) included
+            null,
+            List.of(CachedTable.of(table())),
+            poll.min(),
+            poll.idleAfter());
+    ServerConfig.Builder b =
+        ServerConfig.builder().set("server_name", "bench").listen("127.0.0.1", 0).source(source);
     settings.accept(b);
     server = TablecastServer.start(b.build());
     return server;
   }
 
   public TablecastServer startServer() throws InterruptedException {
-    return startServer(b -> { });
+    return startServer(b -> {});
   }
 
   public TablecastServer server() {

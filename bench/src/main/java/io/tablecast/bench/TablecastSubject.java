@@ -20,7 +20,12 @@ final class TablecastSubject implements LatencySubject {
   }
 
   static TablecastSubject start(Db db, int keys) throws InterruptedException {
-    Rig rig = Rig.create(db, "latency_tablecast", keys, n -> { });
+    return start(db, keys, PollSchedule.DEFAULT);
+  }
+
+  /** With the server's tail polling on {@code poll}. */
+  static TablecastSubject start(Db db, int keys, PollSchedule poll) throws InterruptedException {
+    Rig rig = Rig.create(db, "latency_tablecast", keys, n -> {}).poll(poll);
     try {
       rig.startServer();
       TablecastClient client = rig.client("bench-latency");
@@ -29,6 +34,10 @@ final class TablecastSubject implements LatencySubject {
       rig.close();
       throw e;
     }
+  }
+
+  Rig rig() {
+    return rig;
   }
 
   @Override
@@ -43,13 +52,14 @@ final class TablecastSubject implements LatencySubject {
 
   @Override
   public AutoCloseable onVisible(VisibleListener listener) {
-    return mirror.addListener(ev -> {
-      long now = System.nanoTime();
-      Map<String, Object> row = ev.newRow();
-      if (row != null && row.get("version") instanceof Number v) {
-        listener.visible(v.longValue(), now);
-      }
-    });
+    return mirror.addListener(
+        ev -> {
+          long now = System.nanoTime();
+          Map<String, Object> row = ev.newRow();
+          if (row != null && row.get("version") instanceof Number v) {
+            listener.visible(v.longValue(), now);
+          }
+        });
   }
 
   @Override

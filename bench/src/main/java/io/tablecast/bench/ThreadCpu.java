@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * CPU time of this JVM's threads between two points, grouped by thread-name prefix, plus the
- * whole process and the whole machine (the databases run on the same machine: machine minus JVM
- * is mostly them, plus whatever else runs).
+ * CPU time of this JVM's threads between two points, grouped by thread-name prefix, plus the whole
+ * process and the whole machine (the databases run on the same machine: machine minus JVM is mostly
+ * them, plus whatever else runs).
  */
 public final class ThreadCpu {
   /** Thread-name prefixes → group label. Order matters: first match wins. */
@@ -30,7 +30,8 @@ public final class ThreadCpu {
     GROUPS.put("tablecast-source", "server JDBC pool housekeeping");
     GROUPS.put("debezium", "Debezium engine and connector threads");
     GROUPS.put("blc-", "Debezium binlog client (blc-*)");
-    GROUPS.put("pool-", "unnamed executor threads (pool-*: Debezium engine's task and record pools)");
+    GROUPS.put(
+        "pool-", "unnamed executor threads (pool-*: Debezium engine's task and record pools)");
   }
 
   private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -81,9 +82,12 @@ public final class ThreadCpu {
     }
     double process = (Machine.processCpuNanos() - startProcess) / 1e9 / wall;
     long[] m = Machine.machineJiffies();
-    double machine = m[1] > startMachine[1]
-        ? (double) (m[0] - startMachine[0]) / (m[1] - startMachine[1]) * Runtime.getRuntime().availableProcessors()
-        : Double.NaN;
+    double machine =
+        m[1] > startMachine[1]
+            ? (double) (m[0] - startMachine[0])
+                / (m[1] - startMachine[1])
+                * Runtime.getRuntime().availableProcessors()
+            : Double.NaN;
     return new Usage(wall, groups, busiest, busiestCores, process, machine);
   }
 
@@ -99,29 +103,44 @@ public final class ThreadCpu {
   /**
    * CPU used, in cores (1.0 = one core busy the whole time).
    *
-   * @param groups by thread group; GC threads are not Java threads, they show in {@code process} only
+   * @param groups by thread group; GC threads are not Java threads, they show in {@code process}
+   *     only
    * @param machine all processes on the machine (databases included), cores
    */
-  public record Usage(double seconds, Map<String, Double> groups, String busiestThread, double busiestCores,
-      double process, double machine) {
+  public record Usage(
+      double seconds,
+      Map<String, Double> groups,
+      String busiestThread,
+      double busiestCores,
+      double process,
+      double machine) {
     public double group(String prefix) {
       return groups.getOrDefault(GROUPS.getOrDefault(prefix, prefix), 0.0);
     }
 
     public double serverThreads() {
-      return group("tablecast-tail") + group("tablecast-hub") + group("tablecast-snapshot")
-          + group("multiThreadIoEventLoopGroup") + group("tablecast-source");
+      return group("tablecast-tail")
+          + group("tablecast-hub")
+          + group("tablecast-snapshot")
+          + group("multiThreadIoEventLoopGroup")
+          + group("tablecast-source");
     }
 
     /** The {@code n} busiest thread groups, e.g. {@code "server tail loop 12%, ..."}. */
     public String top(int n) {
-      return String.join(", ", groups.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
-          .limit(n).map(e -> e.getKey() + " " + pct(e.getValue())).toList());
+      return String.join(
+          ", ",
+          groups.entrySet().stream()
+              .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+              .limit(n)
+              .map(e -> e.getKey() + " " + pct(e.getValue()))
+              .toList());
     }
 
     public List<List<String>> rows() {
       List<List<String>> rows = new ArrayList<>();
-      groups.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+      groups.entrySet().stream()
+          .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
           .filter(e -> e.getValue() >= 0.005)
           .forEach(e -> rows.add(List.of(e.getKey(), pct(e.getValue()))));
       rows.add(List.of("**whole JVM process** (incl. GC, JIT)", pct(process)));

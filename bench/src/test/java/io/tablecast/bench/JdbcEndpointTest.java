@@ -9,7 +9,8 @@ class JdbcEndpointTest {
 
   @Test
   void takesHostPortDatabaseAndCredentialsApart() {
-    JdbcEndpoint e = JdbcEndpoint.parse("jdbc:mariadb://127.0.0.1:3307/bench?user=root&password=s%26cret", 3306);
+    JdbcEndpoint e =
+        JdbcEndpoint.parse("jdbc:mariadb://127.0.0.1:3307/bench?user=root&password=s%26cret", 3306);
 
     assertThat(e).isEqualTo(new JdbcEndpoint("127.0.0.1", 3307, "bench", "root", "s&cret"));
   }

@@ -15,8 +15,7 @@ class ReportTest {
     System.setProperty("java.awt.headless", "true");
   }
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void logScaleBarChartIsDrawnWithItsAxisStartingBelowTheSmallestBar() throws Exception {
@@ -31,7 +30,8 @@ class ReportTest {
 
     assertThat(chart.getStyler().getYAxisMin()).isEqualTo(10.0);
     assertThat(dir.resolve("reads.png")).isRegularFile();
-    assertThat(Files.readString(dir.resolve("REPORT.md"))).contains("![reads](reads.png)")
+    assertThat(Files.readString(dir.resolve("REPORT.md")))
+        .contains("![reads](reads.png)")
         .doesNotContain("could not be drawn");
   }
 }

@@ -6,11 +6,15 @@ import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine.Command;
 
-@Command(name = "check", mixinStandardHelpOptions = true,
-    description = {"Check a configuration against its database without changing anything: every cached table, "
-        + "the outbox and each table's capture, the privileges serving needs, the servers running on the outbox.",
-        "Prints one line per finding (OK, INFO, WARN, ERROR). Exit code 0 when `serve` would start, 1 when an "
-            + "ERROR would stop it."})
+@Command(
+    name = "check",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Check a configuration against its database without changing anything: every cached table, "
+          + "the outbox and each table's capture, the privileges serving needs, the servers running on the outbox.",
+      "Prints one line per finding (OK, INFO, WARN, ERROR). Exit code 0 when `serve` would start, 1 when an "
+          + "ERROR would stop it."
+    })
 final class CheckCommand extends TriggerCommand {
 
   @Override
@@ -20,11 +24,16 @@ final class CheckCommand extends TriggerCommand {
     List<CaptureFinding> findings = installer.check();
     findings.forEach(out::println);
     long errors = findings.stream().filter(CaptureFinding::stopsServe).count();
-    long warnings = findings.stream().filter(f -> f.severity() == CaptureFinding.Severity.WARN).count();
-    out.println(errors == 0
-        ? "serve would start (" + warnings + (warnings == 1 ? " warning)" : " warnings)")
-        : errors + (errors == 1 ? " error stops" : " errors stop") + " serve; " + warnings
-            + (warnings == 1 ? " warning" : " warnings"));
+    long warnings =
+        findings.stream().filter(f -> f.severity() == CaptureFinding.Severity.WARN).count();
+    out.println(
+        errors == 0
+            ? "serve would start (" + warnings + (warnings == 1 ? " warning)" : " warnings)")
+            : errors
+                + (errors == 1 ? " error stops" : " errors stop")
+                + " serve; "
+                + warnings
+                + (warnings == 1 ? " warning" : " warnings"));
     out.flush();
     return errors == 0 ? 0 : 1;
   }

@@ -1,6 +1,7 @@
 package io.tablecast.cli;
 
 import io.tablecast.client.TablecastClient;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -9,61 +10,94 @@ import picocli.CommandLine.Option;
 /** Connection options shared by the client-side commands. */
 final class ClientOptions {
 
-  @Option(names = "--server", required = true, split = ",", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--server",
+      required = true,
+      split = ",",
+      paramLabel = "HOST:PORT",
       description = "Tablecast server(s) to connect to; several may be given, comma-separated")
   List<String> servers;
 
   @Option(names = "--user", description = "Principal name, when the server requires authentication")
   String user;
 
-  @Option(names = "--password", description = "Password for --user (or set TABLECAST_PASSWORD)",
+  @Option(
+      names = "--password",
+      description = "Password for --user (or set TABLECAST_PASSWORD)",
       defaultValue = "${env:TABLECAST_PASSWORD}")
   String password;
 
-  @Option(names = "--token", description = "Signed token instead of user and password (or set TABLECAST_TOKEN)",
+  @Option(
+      names = "--token",
+      description = "Signed token instead of user and password (or set TABLECAST_TOKEN)",
       defaultValue = "${env:TABLECAST_TOKEN}")
   String token;
 
-  @Option(names = "--tls", description = "Connect over TLS, trusting the JVM's trust store (see docs/TLS.md)")
+  @Option(
+      names = "--tls",
+      description = "Connect over TLS, trusting the JVM's trust store (see docs/TLS.md)")
   boolean tls;
 
-  @Option(names = "--tls-trust", paramLabel = "PEM",
-      description = "Connect over TLS, trusting only the certificate(s) in this PEM file (a CA or the server's own)")
+  @Option(
+      names = "--tls-trust",
+      paramLabel = "PEM",
+      description =
+          "Connect over TLS, trusting only the certificate(s) in this PEM file (a CA or the server's own)")
   Path tlsTrust;
 
-  @Option(names = "--tls-cert", paramLabel = "PEM",
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "PEM",
       description = "Client certificate chain to present over TLS (with --tls-key)")
   Path tlsCert;
 
-  @Option(names = "--tls-key", paramLabel = "PEM", description = "Unencrypted PKCS#8 key of --tls-cert")
+  @Option(
+      names = "--tls-key",
+      paramLabel = "PEM",
+      description = "Unencrypted PKCS#8 key of --tls-cert")
   Path tlsKey;
 
-  @Option(names = "--timeout", defaultValue = "30s", paramLabel = "DURATION",
+  @Option(
+      names = "--timeout",
+      defaultValue = "30s",
+      paramLabel = "DURATION",
       description = "How long to wait for the snapshot (default: ${DEFAULT-VALUE})")
   Duration timeout;
 
   /**
-   * Waits for the mirror's snapshot; on timeout prints which table and servers did not answer.
-   * A refused subscription (e.g. unknown table) surfaces as the exception awaitReady throws.
+   * Waits for the mirror's snapshot; on timeout prints which table and servers did not answer. A
+   * refused subscription (e.g. unknown table) surfaces as the exception awaitReady throws.
    */
-  boolean awaitReady(io.tablecast.client.TableMirror<?> mirror, String command, java.io.PrintWriter err)
+  boolean awaitReady(io.tablecast.client.TableMirror<?> mirror, String command, PrintWriter err)
       throws InterruptedException {
     if (mirror.awaitReady(timeout)) {
       return true;
     }
-    err.println("tablecast " + command + ": no snapshot of " + mirror.table() + " within " + timeout
-        + " from " + servers);
-    err.flush();
+    reportNotReady(mirror, command, err);
     return false;
   }
 
+  /** Says which table and servers gave no snapshot within the timeout. */
+  void reportNotReady(io.tablecast.client.TableMirror<?> mirror, String command, PrintWriter err) {
+    err.println(
+        "tablecast "
+            + command
+            + ": no snapshot of "
+            + mirror.table()
+            + " within "
+            + timeout
+            + " from "
+            + servers);
+    err.flush();
+  }
+
   TablecastClient connect(String clientName) {
-    TablecastClient.Builder b = TablecastClient.builder()
-        .servers(servers.toArray(new String[0]))
-        .clientName(clientName);
+    TablecastClient.Builder b =
+        TablecastClient.builder().servers(servers.toArray(new String[0])).clientName(clientName);
     if ((tlsCert == null) != (tlsKey == null)) {
-      throw new IllegalArgumentException("--tls-cert and --tls-key go together; got only "
-          + (tlsCert == null ? "--tls-key" : "--tls-cert"));
+      throw new IllegalArgumentException(
+          "--tls-cert and --tls-key go together; got only "
+              + (tlsCert == null ? "--tls-key" : "--tls-cert"));
     }
     if (tls || tlsTrust != null || tlsCert != null) {
       b.tls(tlsTrust, tlsCert, tlsKey); // the builder checks the files and names what is wrong

@@ -6,7 +6,6 @@ import io.tablecast.client.TablecastClient;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.capture.SourceConfig;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -22,13 +21,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "demo", mixinStandardHelpOptions = true, description = {
-    "Show Tablecast end to end: create a small sample schema, serve it, mirror it, write to it and print the live changes.",
-    "With no --jdbc-url an embedded PostgreSQL is started, so nothing needs installing."})
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show Tablecast end to end: create a small sample schema, serve it, mirror it, write to it and print the live changes.",
+      "With no --jdbc-url an embedded PostgreSQL is started, so nothing needs installing (from a "
+          + "checkout or the -with-demo tarball; the server's tarball leaves it out)."
+    })
 final class DemoCommand implements Callable<Integer> {
 
-  @Option(names = "--jdbc-url", paramLabel = "URL",
-      description = "Use this database (jdbc:postgresql:, jdbc:mariadb: or jdbc:mysql:) instead of an embedded PostgreSQL")
+  @Option(
+      names = "--jdbc-url",
+      paramLabel = "URL",
+      description =
+          "Use this database (jdbc:postgresql:, jdbc:mariadb: or jdbc:mysql:) instead of an embedded PostgreSQL")
   String jdbcUrl;
 
   @Option(names = "--user", description = "Database user for --jdbc-url")
@@ -37,35 +44,48 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--password", description = "Database password for --jdbc-url")
   String password;
 
-  @Option(names = "--port", defaultValue = "7070", description = "Port the demo server listens on (0: any free port; default ${DEFAULT-VALUE})")
+  @Option(
+      names = "--port",
+      defaultValue = "7070",
+      description = "Port the demo server listens on (0: any free port; default ${DEFAULT-VALUE})")
   int port;
 
   @Option(names = "--verbose", description = "Show the server's and client's log lines too")
   boolean verbose;
 
-  @Option(names = "--keep-running", description = "Keep the server running after the scripted writes, for `tablecast watch`")
+  @Option(
+      names = "--keep-running",
+      description = "Keep the server running after the scripted writes, for `tablecast watch`")
   boolean keepRunning;
 
-  @Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   private PrintWriter out;
 
   @Override
   public Integer call() throws Exception {
     out = spec.commandLine().getOut();
-    if (!verbose && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-      // keep the story readable; takes effect when the loggers are first created (the CLI's case)
-      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    if (!verbose) {
+      quietLogs();
     }
-    EmbeddedPostgres embedded = null;
+    if (jdbcUrl == null && !EmbeddedDemoDatabase.available()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "tablecast demo: this installation has no embedded PostgreSQL (it is in the "
+                  + "-with-demo tarball and in a source checkout); give a database with "
+                  + "--jdbc-url jdbc:postgresql://HOST/DB or jdbc:mariadb://HOST/DB");
+      spec.commandLine().getErr().flush();
+      return 1;
+    }
+    EmbeddedDemoDatabase embedded = null;
     try {
       String url = jdbcUrl;
       if (url == null) {
         say("No --jdbc-url given: starting an embedded PostgreSQL...");
-        embedded = EmbeddedPostgres.builder().start();
-        url = embedded.getJdbcUrl("postgres", "postgres");
-        user = "postgres";
+        embedded = EmbeddedDemoDatabase.start();
+        url = embedded.jdbcUrl();
+        user = EmbeddedDemoDatabase.USER;
       }
       DemoSchema schema = new DemoSchema(url, user, password);
       schema.create();
@@ -80,35 +100,58 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private void run(String url, DemoSchema schema) throws Exception {
-    SourceConfig source = new SourceConfig(url, user, password,
-        List.of(schema.products(), schema.countries()), true, null, null);
-    ServerConfig.Builder builder = ServerConfig.builder().serverName("tablecast-demo").listen("127.0.0.1", port)
-        .source(source);
+    SourceConfig source =
+        new SourceConfig(
+            url, user, password, List.of(schema.products(), schema.countries()), true, null, null);
+    ServerConfig.Builder builder =
+        ServerConfig.builder()
+            .set("server_name", "tablecast-demo")
+            .listen("127.0.0.1", port)
+            .source(source);
     // run from a checkout: also serve the live page of examples/web and the JavaScript client
     java.nio.file.Path page = java.nio.file.Paths.get("examples", "web");
     java.nio.file.Path jsClient = java.nio.file.Paths.get("client-js", "src");
-    boolean livePage = java.nio.file.Files.isRegularFile(page.resolve("index.html"))
-        && java.nio.file.Files.isRegularFile(jsClient.resolve("tablecast.js"));
+    boolean livePage =
+        java.nio.file.Files.isRegularFile(page.resolve("index.html"))
+            && java.nio.file.Files.isRegularFile(jsClient.resolve("tablecast.js"));
     if (livePage) {
-      builder.staticDir(page).staticClientDir(jsClient);
+      builder.set("static_dir", page).set("static_client_dir", jsClient);
     }
     ServerConfig config = builder.build();
     try (TablecastServer server = TablecastServer.start(config);
-        TablecastClient client = TablecastClient.builder()
-            .servers("127.0.0.1:" + server.port()).clientName("tablecast-demo").build()) {
-      say("Server listening on port " + server.port() + ", triggers installed, tables snapshotted.");
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers("127.0.0.1:" + server.port())
+                .clientName("tablecast-demo")
+                .build()) {
+      say(
+          "Server listening on port "
+              + server.port()
+              + ", triggers installed, tables snapshotted.");
       TableMirror<Map<String, Object>> products = client.mirror(schema.products());
       BlockingQueue<ChangeEvent<Map<String, Object>>> seen = new LinkedBlockingQueue<>();
       products.addListener(seen::add);
       if (!products.awaitReady(Duration.ofSeconds(30))) {
-        throw new IllegalStateException("the mirror of " + schema.products() + " did not become ready in 30 s");
+        throw new IllegalStateException(
+            "the mirror of " + schema.products() + " did not become ready in 30 s");
       }
       say("Mirror ready: " + products.size() + " rows. get(2) -> " + products.get(2));
       say("");
-      write(schema, seen, 1, "INSERT INTO %s (id, name, price, in_stock) VALUES (4, 'Matcha', 7.25, true)");
+      write(
+          schema,
+          seen,
+          1,
+          "INSERT INTO %s (id, name, price, in_stock) VALUES (4, 'Matcha', 7.25, true)");
       write(schema, seen, 1, "UPDATE %s SET price = 3.99 WHERE id = 2");
-      write(schema, seen, 2, "UPDATE %s SET in_stock = false WHERE id IN (1, 3)  -- one transaction, applied at once");
-      say("db>     BEGIN; DELETE FROM " + schema.products() + "; ROLLBACK;  -- never reaches the mirror");
+      write(
+          schema,
+          seen,
+          2,
+          "UPDATE %s SET in_stock = false WHERE id IN (1, 3)  -- one transaction, applied at once");
+      say(
+          "db>     BEGIN; DELETE FROM "
+              + schema.products()
+              + "; ROLLBACK;  -- never reaches the mirror");
       schema.rollbackDeleteAll();
       write(schema, seen, 1, "DELETE FROM %s WHERE id = 4");
       ChangeEvent<Map<String, Object>> stray = seen.poll(500, TimeUnit.MILLISECONDS);
@@ -125,8 +168,12 @@ final class DemoCommand implements Callable<Integer> {
         say("Server still running. In another terminal try:");
         say("  bin/tablecast watch " + schema.products() + " --server 127.0.0.1:" + server.port());
         if (livePage) {
-          say("or open http://127.0.0.1:" + server.port() + "/?table=" + schema.products()
-              + " in a browser, and change the table to see the page follow.");
+          say(
+              "or open http://127.0.0.1:"
+                  + server.port()
+                  + "/?table="
+                  + schema.products()
+                  + " in a browser, and change the table to see the page follow.");
         }
         say("Ctrl-C to stop.");
         server.awaitTermination();
@@ -134,8 +181,12 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private void write(DemoSchema schema, BlockingQueue<ChangeEvent<Map<String, Object>>> seen,
-      int expectedChanges, String sqlTemplate) throws SQLException, InterruptedException {
+  private void write(
+      DemoSchema schema,
+      BlockingQueue<ChangeEvent<Map<String, Object>>> seen,
+      int expectedChanges,
+      String sqlTemplate)
+      throws SQLException, InterruptedException {
     String shown = String.format(sqlTemplate, schema.products());
     say("db>     " + shown);
     schema.execute(shown.replaceAll("--.*$", ""));
@@ -159,10 +210,30 @@ final class DemoCommand implements Callable<Integer> {
     for (Map.Entry<String, Object> c : e.newRow().entrySet()) {
       Object before = e.oldRow().get(c.getKey());
       if (!java.util.Objects.equals(before, c.getValue())) {
-        sb.append(' ').append(c.getKey()).append(": ").append(before).append(" -> ").append(c.getValue());
+        sb.append(' ')
+            .append(c.getKey())
+            .append(": ")
+            .append(before)
+            .append(" -> ")
+            .append(c.getValue());
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * Keeps the story readable: only warnings from the server and client, unless the user chose a
+   * level. Takes effect when the loggers are first created (the CLI's case). The properties are
+   * read by the logback.xml of bin/tablecast and by slf4j-simple (tests).
+   */
+  private static void quietLogs() {
+    if (System.getenv("TABLECAST_LOG_LEVEL") == null
+        && System.getProperty("TABLECAST_LOG_LEVEL") == null) {
+      System.setProperty("TABLECAST_LOG_LEVEL", "WARN");
+    }
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
   }
 
   private void say(String line) {
@@ -194,35 +265,53 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     Connection connect() throws SQLException {
-      String u = url.startsWith("jdbc:mysql:") ? "jdbc:mariadb:" + url.substring("jdbc:mysql:".length()) : url;
-      return user == null ? DriverManager.getConnection(u) : DriverManager.getConnection(u, user, password);
+      String u =
+          url.startsWith("jdbc:mysql:")
+              ? "jdbc:mariadb:" + url.substring("jdbc:mysql:".length())
+              : url;
+      return user == null
+          ? DriverManager.getConnection(u)
+          : DriverManager.getConnection(u, user, password);
     }
 
     void create() throws SQLException {
-      try (Connection c = connect(); java.sql.Statement s = c.createStatement()) {
-        try (java.sql.ResultSet rs = s.executeQuery(mysql ? "SELECT DATABASE()" : "SELECT current_schema()")) {
+      try (Connection c = connect();
+          java.sql.Statement s = c.createStatement()) {
+        try (java.sql.ResultSet rs =
+            s.executeQuery(mysql ? "SELECT DATABASE()" : "SELECT current_schema()")) {
           rs.next();
           schemaName = rs.getString(1);
         }
         s.execute("DROP TABLE IF EXISTS " + products());
         s.execute("DROP TABLE IF EXISTS " + countries());
-        s.execute("CREATE TABLE " + countries() + " (code char(2) PRIMARY KEY, name varchar(80) NOT NULL)");
-        s.execute("CREATE TABLE " + products() + " (id int PRIMARY KEY, name varchar(80) NOT NULL, "
-            + "price decimal(10,2) NOT NULL, in_stock boolean NOT NULL)");
+        s.execute(
+            "CREATE TABLE "
+                + countries()
+                + " (code char(2) PRIMARY KEY, name varchar(80) NOT NULL)");
+        s.execute(
+            "CREATE TABLE "
+                + products()
+                + " (id int PRIMARY KEY, name varchar(80) NOT NULL, "
+                + "price decimal(10,2) NOT NULL, in_stock boolean NOT NULL)");
         s.execute("INSERT INTO " + countries() + " VALUES ('FR', 'France'), ('JP', 'Japan')");
-        s.execute("INSERT INTO " + products() + " VALUES (1, 'Espresso', 2.50, true), "
-            + "(2, 'Green tea', 4.20, true), (3, 'Croissant', 1.80, true)");
+        s.execute(
+            "INSERT INTO "
+                + products()
+                + " VALUES (1, 'Espresso', 2.50, true), "
+                + "(2, 'Green tea', 4.20, true), (3, 'Croissant', 1.80, true)");
       }
     }
 
     void execute(String sql) throws SQLException {
-      try (Connection c = connect(); java.sql.Statement s = c.createStatement()) {
+      try (Connection c = connect();
+          java.sql.Statement s = c.createStatement()) {
         s.execute(sql);
       }
     }
 
     void rollbackDeleteAll() throws SQLException {
-      try (Connection c = connect(); java.sql.Statement s = c.createStatement()) {
+      try (Connection c = connect();
+          java.sql.Statement s = c.createStatement()) {
         c.setAutoCommit(false);
         s.execute("DELETE FROM " + products());
         c.rollback();

@@ -1,34 +1,66 @@
 package io.tablecast.cli;
 
+import io.tablecast.client.SnapshotProgress;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
+import io.tablecast.server.progress.Progress;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "dump", mixinStandardHelpOptions = true, description = "Mirror a table, wait until it is idle, print its rows as JSON lines sorted by primary key.")
+@Command(
+    name = "dump",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Mirror a table, wait until it is idle, print its rows sorted by primary key: as JSON lines "
+          + "(the default), CSV or an aligned table.",
+      "A large table's snapshot shows its progress on standard error (a line on a terminal, else "
+          + "log lines)."
+    })
 final class DumpCommand implements Callable<Integer> {
+
+  /** The values --format completes to. */
+  static final class FormatNames extends java.util.ArrayList<String> {
+    FormatNames() {
+      super(java.util.List.of("json", "csv", "table"));
+    }
+  }
 
   @Parameters(index = "0", paramLabel = "TABLE", description = "Table to dump, schema.table")
   String table;
 
-  @Option(names = "--wait-idle", defaultValue = "0", paramLabel = "DURATION",
-      description = "Stay connected until no change has arrived for this long (default 0: right after the snapshot)")
+  @Option(
+      names = "--wait-idle",
+      defaultValue = "0",
+      paramLabel = "DURATION",
+      description =
+          "Stay connected until no change has arrived for this long (default 0: right after the snapshot)")
   Duration waitIdle;
 
-  @Mixin
-  ClientOptions client;
+  @Option(
+      names = "--format",
+      defaultValue = "json",
+      paramLabel = "FORMAT",
+      completionCandidates = FormatNames.class,
+      description = {
+        "json: one object per row; csv: RFC 4180 with a header (null is an empty field, an "
+            + "empty string \"\"); table: aligned columns for reading (default: ${DEFAULT-VALUE})"
+      })
+  DumpFormat format;
 
-  @Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  @Mixin ClientOptions client;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
@@ -38,7 +70,22 @@ final class DumpCommand implements Callable<Integer> {
       TableMirror<Map<String, Object>> mirror = c.mirror(table);
       AtomicLong lastChange = new AtomicLong(System.nanoTime());
       mirror.addListener(e -> lastChange.set(System.nanoTime()));
-      if (!client.awaitReady(mirror, "dump", err)) {
+      boolean ready;
+      // closed before anything else is printed: a terminal line ends first
+      // not a static logger: picocli creates every command at start, and the logging backend
+      // would be set up before `demo` chose its level
+      Logger log = LoggerFactory.getLogger(DumpCommand.class);
+      try (Progress progress = Progress.start("dump " + table, "rows", -1, log)) {
+        progress.countFrom(
+            () -> mirror.snapshotProgress().rowsReceived(),
+            () -> {
+              SnapshotProgress p = mirror.snapshotProgress();
+              return p.equals(SnapshotProgress.NONE) ? -1 : p.rowsExpected();
+            });
+        ready = mirror.awaitReady(client.timeout);
+      }
+      if (!ready) {
+        client.reportNotReady(mirror, "dump", err);
         return 1;
       }
       lastChange.set(System.nanoTime());
@@ -48,9 +95,10 @@ final class DumpCommand implements Callable<Integer> {
         if (quietFor >= idleNanos) {
           break;
         }
-        TimeUnit.NANOSECONDS.sleep(Math.min(idleNanos - quietFor, TimeUnit.MILLISECONDS.toNanos(100)));
+        TimeUnit.NANOSECONDS.sleep(
+            Math.min(idleNanos - quietFor, TimeUnit.MILLISECONDS.toNanos(100)));
       }
-      for (String line : RowJson.sortedRows(mirror)) {
+      for (String line : format.lines(mirror.columns(), RowJson.sortedRowMaps(mirror))) {
         out.println(line);
       }
       out.flush();

@@ -5,7 +5,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
-/** Parses {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 0} and ISO-8601 ({@code PT2S}). */
+/**
+ * Parses {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 0} and ISO-8601 ({@code PT2S}).
+ */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
@@ -23,10 +25,14 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? (n == 0 ? "s" : "") : m.group(2);
     switch (unit) {
-      case "ms": return Duration.ofMillis(n);
-      case "s": return Duration.ofSeconds(n);
-      case "m": return Duration.ofMinutes(n);
-      case "h": return Duration.ofHours(n);
+      case "ms":
+        return Duration.ofMillis(n);
+      case "s":
+        return Duration.ofSeconds(n);
+      case "m":
+        return Duration.ofMinutes(n);
+      case "h":
+        return Duration.ofHours(n);
       default:
         throw new CommandLine.TypeConversionException(
             "'" + value + "' has no unit; use e.g. 500ms, 2s, 5m, 1h");

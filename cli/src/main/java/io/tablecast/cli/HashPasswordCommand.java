@@ -15,33 +15,39 @@ import picocli.CommandLine.Spec;
 
 /**
  * Prints a {@link PasswordHasher} hash for {@code auth.principals[].password_hash}. The password
- * never comes from the command line (where other users and shell histories could read it): it
- * is prompted for twice without echo on a terminal, else read as the first line of standard
- * input.
+ * never comes from the command line (where other users and shell histories could read it): it is
+ * prompted for twice without echo on a terminal, else read as the first line of standard input.
  */
-@Command(name = "hash-password", mixinStandardHelpOptions = true,
-    description = {"Print a password hash for auth.principals[].password_hash in the configuration "
-        + "(PBKDF2-HMAC-SHA256, random salt).",
-        "The password is prompted for without echo on a terminal (twice), or read as the first line of "
-        + "standard input, e.g. from a secrets file: tablecast hash-password < password.txt. "
-        + "It is never taken from the command line."})
+@Command(
+    name = "hash-password",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Print a password hash for auth.principals[].password_hash in the configuration "
+          + "(PBKDF2-HMAC-SHA256, random salt).",
+      "The password is prompted for without echo on a terminal (twice), or read as the first line of "
+          + "standard input, e.g. from a secrets file: tablecast hash-password < password.txt. "
+          + "It is never taken from the command line."
+    })
 final class HashPasswordCommand implements Callable<Integer> {
 
   /** The longest password accepted from standard input, in characters. */
   static final int MAX_PASSWORD_CHARS = 1024;
 
-  @Option(names = "--iterations", paramLabel = "N", defaultValue = "" + PasswordHasher.MIN_ITERATIONS,
+  @Option(
+      names = "--iterations",
+      paramLabel = "N",
+      defaultValue = "" + PasswordHasher.MIN_ITERATIONS,
       description = "PBKDF2 iterations, at least the default (default: ${DEFAULT-VALUE})")
   int iterations;
 
-  @Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws IOException {
     if (iterations < PasswordHasher.MIN_ITERATIONS) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--iterations must be at least "
-          + PasswordHasher.MIN_ITERATIONS + ", was " + iterations);
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(),
+          "--iterations must be at least " + PasswordHasher.MIN_ITERATIONS + ", was " + iterations);
     }
     Console console = terminal();
     char[] password = console != null ? prompt(console) : firstLineOfStdin();
@@ -50,8 +56,13 @@ final class HashPasswordCommand implements Callable<Integer> {
     }
     try {
       if (password.length == 0) {
-        spec.commandLine().getErr().println("tablecast hash-password: the password is empty; "
-            + (console != null ? "type one at the prompt" : "write it as the first line of standard input"));
+        spec.commandLine()
+            .getErr()
+            .println(
+                "tablecast hash-password: the password is empty; "
+                    + (console != null
+                        ? "type one at the prompt"
+                        : "write it as the first line of standard input"));
         spec.commandLine().getErr().flush();
         return 1;
       }
@@ -69,11 +80,15 @@ final class HashPasswordCommand implements Callable<Integer> {
     char[] second = first == null ? null : console.readPassword("Repeat password: ");
     try {
       if (first == null || second == null) {
-        spec.commandLine().getErr().println("tablecast hash-password: no password read (end of input)");
+        spec.commandLine()
+            .getErr()
+            .println("tablecast hash-password: no password read (end of input)");
         return null;
       }
       if (!Arrays.equals(first, second)) {
-        spec.commandLine().getErr().println("tablecast hash-password: the two passwords differ; nothing printed");
+        spec.commandLine()
+            .getErr()
+            .println("tablecast hash-password: the two passwords differ; nothing printed");
         return null;
       }
       return first.clone();
@@ -97,8 +112,13 @@ final class HashPasswordCommand implements Callable<Integer> {
     while ((c = in.read()) >= 0 && c != '\n') {
       if (n == buf.length) {
         Arrays.fill(buf, '\0');
-        spec.commandLine().getErr().println("tablecast hash-password: the first line of standard input is longer "
-            + "than " + MAX_PASSWORD_CHARS + " characters");
+        spec.commandLine()
+            .getErr()
+            .println(
+                "tablecast hash-password: the first line of standard input is longer "
+                    + "than "
+                    + MAX_PASSWORD_CHARS
+                    + " characters");
         spec.commandLine().getErr().flush();
         return null;
       }
@@ -113,6 +133,8 @@ final class HashPasswordCommand implements Callable<Integer> {
   }
 
   /** The console when standard input and output are a terminal, else null. */
+  @SuppressWarnings(
+      "SystemConsoleNull") // null is Java 17..21's answer; isTerminal() below is Java 22+'s
   private static Console terminal() {
     Console console = System.console();
     if (console == null) {

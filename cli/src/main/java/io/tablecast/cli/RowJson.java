@@ -3,9 +3,9 @@ package io.tablecast.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tablecast.client.ChangeEvent;
+import io.tablecast.client.Column;
+import io.tablecast.client.ColumnType;
 import io.tablecast.client.TableMirror;
-import io.tablecast.protocol.ColumnInfo;
-import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -18,24 +18,39 @@ import java.util.Map;
 
 /** JSON-lines rendering of mirror rows and changes, in table column order. */
 final class RowJson {
-  /** The protocol's mapper (exact decimals), but printing nulls: every column appears in every row. */
-  private static final ObjectMapper MAPPER = MessageCodec.jsonMapper().copy()
-      .setSerializationInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.ALWAYS);
+  /**
+   * The protocol's mapper (exact decimals), but printing nulls: every column appears in every row.
+   */
+  private static final ObjectMapper MAPPER =
+      MessageCodec.jsonMapper()
+          .copy()
+          .setDefaultPropertyInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.ALWAYS);
 
   private RowJson() {}
 
   /** One JSON object per row, sorted by primary key (see {@link #keyOrder}). */
   static List<String> sortedRows(TableMirror<Map<String, Object>> mirror) {
-    List<Map.Entry<Object, Map<String, Object>>> entries = new ArrayList<>(mirror.asMap().entrySet());
-    entries.sort(Map.Entry.comparingByKey(keyOrder(mirror.primaryKey(), mirror.columns())));
-    List<String> lines = new ArrayList<>(entries.size());
-    for (Map.Entry<Object, Map<String, Object>> e : entries) {
-      lines.add(write(ordered(mirror.columns(), e.getValue())));
+    List<String> lines = new ArrayList<>();
+    for (Map<String, Object> row : sortedRowMaps(mirror)) {
+      lines.add(write(row));
     }
     return lines;
   }
 
-  static String change(TableMirror<Map<String, Object>> mirror, ChangeEvent<Map<String, Object>> e) {
+  /** The rows, each in column order, sorted by primary key (see {@link #keyOrder}). */
+  static List<Map<String, Object>> sortedRowMaps(TableMirror<Map<String, Object>> mirror) {
+    List<Map.Entry<Object, Map<String, Object>>> entries =
+        new ArrayList<>(mirror.copyToMap().entrySet());
+    entries.sort(Map.Entry.comparingByKey(keyOrder(mirror.primaryKey(), mirror.columns())));
+    List<Map<String, Object>> rows = new ArrayList<>(entries.size());
+    for (Map.Entry<Object, Map<String, Object>> e : entries) {
+      rows.add(ordered(mirror.columns(), e.getValue()));
+    }
+    return rows;
+  }
+
+  static String change(
+      TableMirror<Map<String, Object>> mirror, ChangeEvent<Map<String, Object>> e) {
     Map<String, Object> line = new LinkedHashMap<>();
     line.put("table", e.table());
     line.put("op", e.op().name());
@@ -45,9 +60,9 @@ final class RowJson {
     return write(line);
   }
 
-  static Map<String, Object> ordered(List<ColumnInfo> columns, Map<String, Object> row) {
+  static Map<String, Object> ordered(List<Column> columns, Map<String, Object> row) {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (ColumnInfo c : columns) {
+    for (Column c : columns) {
       if (row.containsKey(c.name())) {
         out.put(c.name(), row.get(c.name()));
       }
@@ -66,19 +81,19 @@ final class RowJson {
 
   /**
    * The order of a table's keys (as mirrors normalize them: one part, or a list of parts for a
-   * composite key), part by part per the key column's {@link ColumnKind}: integers, decimals
-   * (which arrive as strings) and floats numerically, booleans false first, anything else (text,
-   * ISO dates and times) as strings. Parts of a column the layout does not describe fall back
-   * to {@link #KEY_ORDER}.
+   * composite key), part by part per the key column's {@link ColumnType}: integers, decimals (which
+   * arrive as strings) and floats numerically, booleans false first, anything else (text, ISO dates
+   * and times) as strings. Parts of a column the layout does not describe fall back to {@link
+   * #KEY_ORDER}.
    */
-  static Comparator<Object> keyOrder(List<String> primaryKey, List<ColumnInfo> columns) {
-    Map<String, ColumnKind> kinds = new HashMap<>();
-    for (ColumnInfo c : columns) {
-      kinds.put(c.name(), c.kind());
+  static Comparator<Object> keyOrder(List<String> primaryKey, List<Column> columns) {
+    Map<String, ColumnType> types = new HashMap<>();
+    for (Column c : columns) {
+      types.put(c.name(), c.type());
     }
     List<Comparator<Object>> parts = new ArrayList<>();
     for (String column : primaryKey) {
-      parts.add(partOrder(kinds.get(column)));
+      parts.add(partOrder(types.get(column)));
     }
     if (parts.size() == 1) {
       return parts.get(0);
@@ -100,11 +115,11 @@ final class RowJson {
     };
   }
 
-  private static Comparator<Object> partOrder(ColumnKind kind) {
-    if (kind == null) {
+  private static Comparator<Object> partOrder(ColumnType type) {
+    if (type == null) {
       return KEY_ORDER;
     }
-    switch (kind) {
+    switch (type) {
       case INTEGER:
       case DECIMAL:
       case FLOAT:
@@ -138,40 +153,44 @@ final class RowJson {
     }
   }
 
-  /** Orders keys of unknown kind: numbers numerically, then strings, then composite keys element by element. */
-  static final Comparator<Object> KEY_ORDER = new Comparator<>() {
-    @Override
-    public int compare(Object a, Object b) {
-      if (a instanceof List && b instanceof List) {
-        List<?> x = (List<?>) a;
-        List<?> y = (List<?>) b;
-        for (int i = 0; i < Math.min(x.size(), y.size()); i++) {
-          int c = compare(x.get(i), y.get(i));
-          if (c != 0) {
-            return c;
+  /**
+   * Orders keys of unknown kind: numbers numerically, then strings, then composite keys element by
+   * element.
+   */
+  static final Comparator<Object> KEY_ORDER =
+      new Comparator<>() {
+        @Override
+        public int compare(Object a, Object b) {
+          if (a instanceof List && b instanceof List) {
+            List<?> x = (List<?>) a;
+            List<?> y = (List<?>) b;
+            for (int i = 0; i < Math.min(x.size(), y.size()); i++) {
+              int c = compare(x.get(i), y.get(i));
+              if (c != 0) {
+                return c;
+              }
+            }
+            return Integer.compare(x.size(), y.size());
           }
+          if (a instanceof Number && b instanceof Number) {
+            return toBig(a).compareTo(toBig(b));
+          }
+          if (a instanceof Number) {
+            return -1;
+          }
+          if (b instanceof Number) {
+            return 1;
+          }
+          return String.valueOf(a).compareTo(String.valueOf(b));
         }
-        return Integer.compare(x.size(), y.size());
-      }
-      if (a instanceof Number && b instanceof Number) {
-        return toBig(a).compareTo(toBig(b));
-      }
-      if (a instanceof Number) {
-        return -1;
-      }
-      if (b instanceof Number) {
-        return 1;
-      }
-      return String.valueOf(a).compareTo(String.valueOf(b));
-    }
-  };
+      };
 
   private static BigDecimal toBig(Object n) {
-    if (n instanceof BigDecimal) {
-      return (BigDecimal) n;
+    if (n instanceof BigDecimal big) {
+      return big;
     }
-    if (n instanceof BigInteger) {
-      return new BigDecimal((BigInteger) n);
+    if (n instanceof BigInteger integer) {
+      return new BigDecimal(integer);
     }
     if (n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte) {
       return BigDecimal.valueOf(((Number) n).longValue());

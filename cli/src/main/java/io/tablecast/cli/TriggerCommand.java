@@ -7,14 +7,19 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** Base of the commands that look at or manage the outbox and triggers described by a config file. */
+/**
+ * Base of the commands that look at or manage the outbox and triggers described by a config file.
+ */
 abstract class TriggerCommand implements Callable<Integer> {
 
-  @Option(names = "--config", required = true, paramLabel = "FILE", description = "YAML configuration (see docs/CONFIGURATION.md)")
+  @Option(
+      names = "--config",
+      required = true,
+      paramLabel = "FILE",
+      description = "YAML configuration (see docs/CONFIGURATION.md)")
   Path config;
 
-  @Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {

@@ -11,17 +11,18 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "watch", mixinStandardHelpOptions = true, description = "Mirror a table and print one JSON line per applied change, until interrupted.")
+@Command(
+    name = "watch",
+    mixinStandardHelpOptions = true,
+    description = "Mirror a table and print one JSON line per applied change, until interrupted.")
 final class WatchCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "TABLE", description = "Table to watch, schema.table")
   String table;
 
-  @Mixin
-  ClientOptions client;
+  @Mixin ClientOptions client;
 
-  @Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
@@ -29,12 +30,13 @@ final class WatchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try (TablecastClient c = client.connect("tablecast-watch")) {
       TableMirror<Map<String, Object>> mirror = c.mirror(table);
-      mirror.addListener(e -> {
-        synchronized (out) {
-          out.println(RowJson.change(mirror, e));
-          out.flush();
-        }
-      });
+      mirror.addListener(
+          e -> {
+            synchronized (out) {
+              out.println(RowJson.change(mirror, e));
+              out.flush();
+            }
+          });
       if (!client.awaitReady(mirror, "watch", err)) {
         return 1;
       }

@@ -2,8 +2,8 @@ package io.tablecast.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tablecast.protocol.ColumnInfo;
-import io.tablecast.protocol.ColumnKind;
+import io.tablecast.client.Column;
+import io.tablecast.client.ColumnType;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class RowJsonTest {
 
-  private static List<Object> sorted(List<String> pk, List<ColumnInfo> columns, Object... keys) {
+  private static List<Object> sorted(List<String> pk, List<Column> columns, Object... keys) {
     List<Object> out = new ArrayList<>(List.of(keys));
     out.sort(RowJson.keyOrder(pk, columns));
     return out;
@@ -19,7 +19,7 @@ class RowJsonTest {
 
   @Test
   void decimalKeysSortByValueNotAsText() {
-    List<ColumnInfo> cols = List.of(new ColumnInfo("price", "decimal(10,2)", ColumnKind.DECIMAL));
+    List<Column> cols = List.of(new Column("price", "decimal(10,2)", ColumnType.DECIMAL));
     // mirrors hold decimals as strings: as text this would be -1.00, 10.00, 9.00
     assertThat(sorted(List.of("price"), cols, "10.00", "9.00", "-1.00", "0.50"))
         .containsExactly("-1.00", "0.50", "9.00", "10.00");
@@ -27,28 +27,40 @@ class RowJsonTest {
 
   @Test
   void integerKeysSortNumericallyOverTheWholeUnsignedRange() {
-    List<ColumnInfo> cols = List.of(new ColumnInfo("id", "bigint unsigned", ColumnKind.INTEGER));
+    List<Column> cols = List.of(new Column("id", "bigint unsigned", ColumnType.INTEGER));
     BigInteger max = new BigInteger("18446744073709551615");
     assertThat(sorted(List.of("id"), cols, max, 10L, -1L, 9L)).containsExactly(-1L, 9L, 10L, max);
   }
 
   @Test
   void stringKeysSortAsTextEvenWhenTheyLookNumeric() {
-    List<ColumnInfo> cols = List.of(new ColumnInfo("code", "varchar(10)", ColumnKind.STRING));
-    assertThat(sorted(List.of("code"), cols, "9", "10", "-1", "a")).containsExactly("-1", "10", "9", "a");
+    List<Column> cols = List.of(new Column("code", "varchar(10)", ColumnType.STRING));
+    assertThat(sorted(List.of("code"), cols, "9", "10", "-1", "a"))
+        .containsExactly("-1", "10", "9", "a");
   }
 
   @Test
   void compositeKeysSortPartByPartEachByItsKind() {
-    List<ColumnInfo> cols = List.of(new ColumnInfo("amount", "numeric(10,2)", ColumnKind.DECIMAL),
-        new ColumnInfo("region", "text", ColumnKind.STRING), new ColumnInfo("other", "text", ColumnKind.STRING));
-    assertThat(sorted(List.of("amount", "region"), cols,
-        List.of("10.00", "a"), List.of("9.00", "b"), List.of("9.00", "a"), List.of("-1", "z")))
-        .containsExactly(List.of("-1", "z"), List.of("9.00", "a"), List.of("9.00", "b"), List.of("10.00", "a"));
+    List<Column> cols =
+        List.of(
+            new Column("amount", "numeric(10,2)", ColumnType.DECIMAL),
+            new Column("region", "text", ColumnType.STRING),
+            new Column("other", "text", ColumnType.STRING));
+    assertThat(
+            sorted(
+                List.of("amount", "region"),
+                cols,
+                List.of("10.00", "a"),
+                List.of("9.00", "b"),
+                List.of("9.00", "a"),
+                List.of("-1", "z")))
+        .containsExactly(
+            List.of("-1", "z"), List.of("9.00", "a"), List.of("9.00", "b"), List.of("10.00", "a"));
   }
 
   @Test
   void keysOfColumnsWithoutALayoutFallBackToNumbersThenText() {
-    assertThat(sorted(List.of("id"), List.of(), "b", 10L, 9L, "a")).containsExactly(9L, 10L, "a", "b");
+    assertThat(sorted(List.of("id"), List.of(), "b", 10L, 9L, "a"))
+        .containsExactly(9L, 10L, "a", "b");
   }
 }

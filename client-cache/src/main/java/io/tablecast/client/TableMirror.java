@@ -1,6 +1,5 @@
 package io.tablecast.client;
 
-import io.tablecast.protocol.ColumnInfo;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,11 +10,11 @@ import java.util.stream.Stream;
  * A live, in-memory copy of one cached table, kept up to date by the server's change stream.
  *
  * <p>Keys are normalized: an integral number is a {@code Long} (a {@code BigInteger} outside the
- * long range), so {@code get(42)}, {@code get(42L)} and the JSON {@code 42} find the same row;
- * text is a {@code String}; a composite key is a {@code List} of parts in primary-key column
- * order. Every transaction is applied atomically: {@link #get}, {@link #rows()}, {@link #size()}
- * and {@link #asMap()} never observe half of one. Reads are wait-free in the common case and
- * never block on the network. Thread-safe.
+ * long range), so {@code get(42)}, {@code get(42L)} and the JSON {@code 42} find the same row; text
+ * is a {@code String}; a composite key is a {@code List} of parts in primary-key column order.
+ * Every transaction is applied atomically: {@link #get}, {@link #rows()}, {@link #size()} and
+ * {@link #copyToMap()} never observe half of one. Reads are wait-free in the common case and never
+ * block on the network. Thread-safe.
  *
  * @param <V> the row type: a record or POJO mapped by Jackson, or {@code Map<String, Object>}
  */
@@ -54,20 +53,38 @@ public interface TableMirror<V> {
   /** Calls {@code action} for every row of a consistent copy. */
   void forEach(Consumer<? super V> action);
 
-  /** A consistent copy keyed by normalized key. */
-  Map<Object, V> asMap();
+  /**
+   * A copy of all rows keyed by normalized key, consistent (whole transactions) and modifiable;
+   * later changes of the mirror do not show in it. Unlike a cache's live {@code asMap()} view, a
+   * copy is what keeps several reads of it within one transaction boundary.
+   */
+  Map<Object, V> copyToMap();
 
   /** The primary-key column names, empty before the first snapshot. */
   List<String> primaryKey();
 
   /**
-   * The column layout, empty before the first snapshot; it changes when the table's columns
-   * change while it is served ({@code ALTER TABLE}), before the rows do.
+   * The column layout, empty before the first snapshot; it changes when the table's columns change
+   * while it is served ({@code ALTER TABLE}), before the rows do.
    */
-  List<ColumnInfo> columns();
+  List<Column> columns();
 
   /** The stream position of the last change applied, -1 before the first snapshot. */
   long position();
+
+  /**
+   * How long the last transaction applied to this mirror took from its write in the database to
+   * this mirror, in milliseconds; -1 before the first change after the snapshot. Measured against
+   * the database's clock (the capture time of the outbox row), so a difference between the two
+   * clocks counts in it.
+   */
+  long lagMillis();
+
+  /**
+   * Rows received of the latest snapshot and rows the server announced for it, for a progress
+   * display while a large table arrives; {@link SnapshotProgress#NONE} before the first snapshot.
+   */
+  SnapshotProgress snapshotProgress();
 
   /**
    * Why this mirror may differ from its table, as the server said (for example a changed row the
@@ -80,8 +97,8 @@ public interface TableMirror<V> {
   Subscription addStaleListener(StaleListener listener);
 
   /**
-   * Registers a listener for changes applied from now on. The initial snapshot fires no events;
-   * a re-snapshot after a failed resume fires only the real differences.
+   * Registers a listener for changes applied from now on. The initial snapshot fires no events; a
+   * re-snapshot after a failed resume fires only the real differences.
    */
   Subscription addListener(ChangeListener<V> listener);
 }

@@ -2,14 +2,20 @@ package io.tablecast.client;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.tablecast.client.internal.ClientConfig;
-import io.tablecast.client.internal.ClientRuntime;
+import io.tablecast.client.internal.ClientTls;
+import io.tablecast.client.internal.HeapRoom;
+import io.tablecast.client.internal.ServerSession;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A connection to one or more Tablecast servers and the live table mirrors fed through it.
@@ -25,27 +31,52 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p>{@link Builder#build()} returns at once and connects in the background; it reconnects to
- * any configured server with capped exponential backoff and full jitter, resuming the stream
- * from the last applied position. Thread-safe. See {@code docs/CLIENT.md}.
+ * <p>{@link Builder#build()} returns at once and connects in the background; it reconnects to any
+ * configured server with capped exponential backoff and full jitter, resuming the stream from the
+ * last applied position. {@link ConnectionListener}s hear how the connection goes, {@link
+ * ErrorListener}s what the server refused and which rows could not be mapped. Thread-safe. See
+ * {@code docs/CLIENT.md}.
  */
 public final class TablecastClient implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TablecastClient.class);
 
   /** Default {@link Builder#connectTimeout(Duration)}: 5 seconds. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
   /** Default lower bound of {@link Builder#reconnectBackoff(Duration, Duration)}: 100 ms. */
   public static final Duration DEFAULT_BACKOFF_MIN = Duration.ofMillis(100);
+
   /** Default upper bound of {@link Builder#reconnectBackoff(Duration, Duration)}: 5 s. */
   public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(5);
+
   /** Default {@link Builder#maxFrameBytes(int)}: 256 MiB, since a batch is a whole transaction. */
   public static final int DEFAULT_MAX_FRAME_BYTES = 256 * 1024 * 1024;
+
+  /**
+   * Default {@link Builder#heapReservePercent(int)}: a fifth of the heap is kept for the
+   * application.
+   */
+  public static final int DEFAULT_HEAP_RESERVE_PERCENT = 20;
+
   /** Default {@link Builder#clientName(String)}. */
   public static final String DEFAULT_CLIENT_NAME = "tablecast-java";
 
-  private final ClientRuntime runtime;
+  private final String clientName;
+  private final ListenerDispatcher dispatcher;
+  private final ClientListeners listeners;
+  private final ServerSession session;
+  private final MirrorRegistry mirrors;
 
-  private TablecastClient(ClientRuntime runtime) {
-    this.runtime = runtime;
+  private TablecastClient(
+      ClientConfig config,
+      ObjectMapper mapper,
+      List<ConnectionListener> connectionListeners,
+      List<ErrorListener> errorListeners) {
+    this.clientName = config.clientName();
+    this.dispatcher = new ListenerDispatcher(config.clientName());
+    this.listeners = new ClientListeners(dispatcher, connectionListeners, errorListeners);
+    this.session = new ServerSession(config, listeners);
+    this.mirrors = new MirrorRegistry(session, mapper, dispatcher, listeners);
   }
 
   /** A builder with the defaults above and no servers. */
@@ -62,7 +93,7 @@ public final class TablecastClient implements AutoCloseable {
    * @throws TablecastException if the client is closed
    */
   public <V> TableMirror<V> mirror(String table, Class<V> rowType) {
-    return runtime.mirror(table, rowType);
+    return mirrors.mirror(table, rowType);
   }
 
   /**
@@ -72,13 +103,34 @@ public final class TablecastClient implements AutoCloseable {
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public TableMirror<Map<String, Object>> mirror(String table) {
-    return (TableMirror) runtime.mirror(table, Map.class);
+    return (TableMirror) mirrors.mirror(table, Map.class);
+  }
+
+  /**
+   * Registers a listener told how the connection goes from now on (to hear the first connection
+   * too, register it with {@link Builder#connectionListener}).
+   */
+  public Subscription addConnectionListener(ConnectionListener listener) {
+    return listeners.add(listener);
+  }
+
+  /**
+   * Registers a listener told of refusals by the server and of rows that could not be mapped, from
+   * now on (to hear those of the first connection too, register it with {@link
+   * Builder#errorListener}).
+   */
+  public Subscription addErrorListener(ErrorListener listener) {
+    return listeners.add(listener);
   }
 
   /** Closes the connection and stops all threads; mirrors become not ready. Idempotent. */
   @Override
   public void close() {
-    runtime.close();
+    mirrors.close();
+    session.close();
+    if (dispatcher.close()) {
+      log.info("client {} closed", clientName);
+    }
   }
 
   /** Configures a {@link TablecastClient}; not thread-safe. */
@@ -92,27 +144,34 @@ public final class TablecastClient implements AutoCloseable {
     private Duration backoffMin = DEFAULT_BACKOFF_MIN;
     private Duration backoffMax = DEFAULT_BACKOFF_MAX;
     private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+    private int heapReservePercent = DEFAULT_HEAP_RESERVE_PERCENT;
+    private HeapRoom heap = HeapRoom.runtime();
     private ObjectMapper objectMapper;
     private boolean tls;
     private boolean tlsVerifyHostname = true;
-    private java.nio.file.Path tlsTrusted;
-    private java.nio.file.Path tlsClientCertChain;
-    private java.nio.file.Path tlsClientKey;
+    private Path tlsTrusted;
+    private Path tlsClientCertChain;
+    private Path tlsClientKey;
+    private final List<ConnectionListener> connectionListeners = new ArrayList<>();
+    private final List<ErrorListener> errorListeners = new ArrayList<>();
 
     private Builder() {}
 
     /**
-     * Connect over TLS, trusting the JVM's default trust store (certificates from public CAs,
-     * or whatever {@code javax.net.ssl.trustStore} names). The server's certificate must name the
-     * host given in {@link #servers} (hostname verification; SNI is sent for host names).
-     * Default: plaintext. See {@code docs/TLS.md}.
+     * Connect over TLS, trusting the JVM's default trust store (certificates from public CAs, or
+     * whatever {@code javax.net.ssl.trustStore} names). The server's certificate must name the host
+     * given in {@link #servers} (hostname verification; SNI is sent for host names). Default:
+     * plaintext. See {@code docs/TLS.md}.
      */
     public Builder tls() {
       return tls(null, null, null);
     }
 
-    /** Connect over TLS, trusting only the PEM certificate(s) in {@code trustedCertPem} (a CA or the server's own). */
-    public Builder tls(java.nio.file.Path trustedCertPem) {
+    /**
+     * Connect over TLS, trusting only the PEM certificate(s) in {@code trustedCertPem} (a CA or the
+     * server's own).
+     */
+    public Builder tls(Path trustedCertPem) {
       return tls(trustedCertPem, null, null);
     }
 
@@ -120,8 +179,7 @@ public final class TablecastClient implements AutoCloseable {
      * Connect over TLS trusting {@code trustedCertPem} (null = the JVM trust store) and present a
      * client certificate: its PEM chain and its unencrypted PKCS#8 PEM key.
      */
-    public Builder tls(java.nio.file.Path trustedCertPem, java.nio.file.Path clientCertChainPem,
-        java.nio.file.Path clientKeyPem) {
+    public Builder tls(Path trustedCertPem, Path clientCertChainPem, Path clientKeyPem) {
       this.tls = true;
       this.tlsTrusted = trustedCertPem;
       this.tlsClientCertChain = clientCertChainPem;
@@ -130,8 +188,8 @@ public final class TablecastClient implements AutoCloseable {
     }
 
     /**
-     * With TLS: whether the server certificate must name the host connected to; default true.
-     * Turn it off only for tests or when connecting by an address the certificate cannot name.
+     * With TLS: whether the server certificate must name the host connected to; default true. Turn
+     * it off only for tests or when connecting by an address the certificate cannot name.
      */
     public Builder tlsVerifyHostname(boolean verify) {
       this.tlsVerifyHostname = verify;
@@ -171,8 +229,8 @@ public final class TablecastClient implements AutoCloseable {
     }
 
     /**
-     * Reconnect delays: attempt n waits a uniform random time in [0, min(max, min * 2^n)];
-     * defaults {@link #DEFAULT_BACKOFF_MIN} and {@link #DEFAULT_BACKOFF_MAX}.
+     * Reconnect delays: attempt n waits a uniform random time in [0, min(max, min * 2^n)]; defaults
+     * {@link #DEFAULT_BACKOFF_MIN} and {@link #DEFAULT_BACKOFF_MAX}.
      */
     public Builder reconnectBackoff(Duration min, Duration max) {
       this.backoffMin = min;
@@ -187,14 +245,49 @@ public final class TablecastClient implements AutoCloseable {
     }
 
     /**
+     * The share of the heap's maximum ({@code -Xmx}) a mirror's snapshot may not take, kept for the
+     * application: a snapshot that would reach into it is dropped and its mirror fails with a
+     * message naming the table, the memory and {@code -Xmx} ({@link ErrorListener#tableTooLarge});
+     * 0..90, default {@link #DEFAULT_HEAP_RESERVE_PERCENT}.
+     */
+    public Builder heapReservePercent(int percent) {
+      this.heapReservePercent = percent;
+      return this;
+    }
+
+    /** The heap snapshots are sized against (tests give a small one of their own). */
+    Builder heap(HeapRoom heap) {
+      this.heap = heap;
+      return this;
+    }
+
+    /**
      * The mapper for typed rows. Default: {@link #defaultObjectMapper()}: unknown columns are
-     * ignored, {@code java.time} types are supported (DATE → {@code LocalDate}, TIME →
-     * {@code LocalTime}, TIMESTAMP → {@code LocalDateTime}, TIMESTAMP_TZ → {@code Instant} or
-     * {@code OffsetDateTime}), DECIMAL strings map to {@code BigDecimal}, BINARY base64 to
-     * {@code byte[]}, JSON columns to {@code JsonNode}, maps or records.
+     * ignored, {@code java.time} types are supported (DATE → {@code LocalDate}, TIME → {@code
+     * LocalTime}, TIMESTAMP → {@code LocalDateTime}, TIMESTAMP_TZ → {@code Instant} or {@code
+     * OffsetDateTime}), DECIMAL strings map to {@code BigDecimal}, BINARY base64 to {@code byte[]},
+     * JSON columns to {@code JsonNode}, maps or records.
      */
     public Builder objectMapper(ObjectMapper objectMapper) {
       this.objectMapper = objectMapper;
+      return this;
+    }
+
+    /**
+     * Adds a listener told how the connection goes, from the first connection on (see {@link
+     * TablecastClient#addConnectionListener} to add one later).
+     */
+    public Builder connectionListener(ConnectionListener listener) {
+      connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
+      return this;
+    }
+
+    /**
+     * Adds a listener told of refusals by the server and of rows that could not be mapped, from the
+     * first connection on (see {@link TablecastClient#addErrorListener} to add one later).
+     */
+    public Builder errorListener(ErrorListener listener) {
+      errorListeners.add(Objects.requireNonNull(listener, "errorListener"));
       return this;
     }
 
@@ -212,33 +305,64 @@ public final class TablecastClient implements AutoCloseable {
         addresses.add(parse(s));
       }
       if (clientName == null || clientName.isBlank()) {
-        throw new IllegalArgumentException("clientName must not be blank, was "
-            + (clientName == null ? null : "\"" + clientName + "\""));
+        throw new IllegalArgumentException(
+            "clientName must not be blank, was "
+                + (clientName == null ? null : "\"" + clientName + "\""));
       }
-      if (connectTimeout == null || connectTimeout.isNegative() || connectTimeout.isZero()
+      if (connectTimeout == null
+          || connectTimeout.isNegative()
+          || connectTimeout.isZero()
           || connectTimeout.toMillis() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException("connectTimeout must be positive (at most "
-            + Integer.MAX_VALUE + " ms), was " + connectTimeout);
+        throw new IllegalArgumentException(
+            "connectTimeout must be positive (at most "
+                + Integer.MAX_VALUE
+                + " ms), was "
+                + connectTimeout);
       }
       if (backoffMin == null || backoffMax == null || backoffMin.isNegative()) {
-        throw new IllegalArgumentException("reconnectBackoff min and max must be non-negative, was "
-            + backoffMin + " and " + backoffMax);
+        throw new IllegalArgumentException(
+            "reconnectBackoff min and max must be non-negative, was "
+                + backoffMin
+                + " and "
+                + backoffMax);
       }
       if (backoffMin.compareTo(backoffMax) > 0) {
-        throw new IllegalArgumentException("reconnectBackoff min must be <= max, was " + backoffMin
-            + " > " + backoffMax);
+        throw new IllegalArgumentException(
+            "reconnectBackoff min must be <= max, was " + backoffMin + " > " + backoffMax);
       }
       if (maxFrameBytes < 1024) {
-        throw new IllegalArgumentException("maxFrameBytes must be at least 1024, was "
-            + maxFrameBytes);
+        throw new IllegalArgumentException(
+            "maxFrameBytes must be at least 1024, was " + maxFrameBytes);
+      }
+      if (heapReservePercent < 0 || heapReservePercent > 90) {
+        throw new IllegalArgumentException(
+            "heapReservePercent must be 0..90, was " + heapReservePercent);
       }
       ObjectMapper mapper = objectMapper != null ? objectMapper : defaultObjectMapper();
-      io.tablecast.client.internal.ClientTls clientTls = tls ? io.tablecast.client.internal.ClientTls.create(
-          tlsTrusted, tlsClientCertChain, tlsClientKey, tlsVerifyHostname) : null;
-      ClientRuntime runtime = new ClientRuntime(new ClientConfig(addresses, clientName, user,
-          password, token, connectTimeout, backoffMin, backoffMax, maxFrameBytes, mapper, clientTls));
-      runtime.start();
-      return new TablecastClient(runtime);
+      ClientTls clientTls =
+          tls
+              ? ClientTls.create(tlsTrusted, tlsClientCertChain, tlsClientKey, tlsVerifyHostname)
+              : null;
+      TablecastClient client =
+          new TablecastClient(
+              new ClientConfig(
+                  addresses,
+                  clientName,
+                  user,
+                  password,
+                  token,
+                  connectTimeout,
+                  backoffMin,
+                  backoffMax,
+                  maxFrameBytes,
+                  clientTls,
+                  heap,
+                  heapReservePercent),
+              mapper,
+              connectionListeners,
+              errorListeners);
+      client.session.start();
+      return client;
     }
 
     /** The mapper used for typed rows unless {@link #objectMapper} sets another. */
@@ -246,7 +370,7 @@ public final class TablecastClient implements AutoCloseable {
       return new ObjectMapper()
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
-          .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule());
+          .registerModule(new JavaTimeModule());
     }
 
     private static InetSocketAddress parse(String hostPort) {
@@ -268,7 +392,8 @@ public final class TablecastClient implements AutoCloseable {
         port = -1;
       }
       if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("server port must be 1..65535, was \"" + hostPort + "\"");
+        throw new IllegalArgumentException(
+            "server port must be 1..65535, was \"" + hostPort + "\"");
       }
       return InetSocketAddress.createUnresolved(host, port);
     }

@@ -1,22 +1,24 @@
 package io.tablecast.client;
 
-import io.tablecast.protocol.ErrorCode;
-
 /**
- * A failure reported by the server (a refused subscription, failed authentication) or a use of
- * a closed client.
+ * A failure reported by the server (a refused subscription, failed authentication), a TLS failure,
+ * or a use of a closed client.
  */
 public class TablecastException extends RuntimeException {
   private static final long serialVersionUID = 1L;
-  private final transient ErrorCode code;
+  private final ServerError code;
 
-  public TablecastException(ErrorCode code, String message) {
+  /**
+   * @param code the server's error, or null when the failure did not come from the server
+   * @param message what failed, naming the table or server
+   */
+  public TablecastException(ServerError code, String message) {
     super(message);
     this.code = code;
   }
 
-  /** The server's error code, or null when the failure did not come from the server. */
-  public ErrorCode code() {
+  /** The server's error, or null when the failure did not come from the server. */
+  public ServerError code() {
     return code;
   }
 }

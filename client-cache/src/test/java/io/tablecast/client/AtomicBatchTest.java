@@ -29,8 +29,8 @@ class AtomicBatchTest {
   }
 
   /**
-   * A batch too large for one frame arrives as {@code change_part}s and its final
-   * {@code change_batch}: the parts are kept aside and applied with it, never alone.
+   * A batch too large for one frame arrives as {@code change_part}s and its final {@code
+   * change_batch}: the parts are kept aside and applied with it, never alone.
    */
   @Test
   void readersNeverSeeHalfATransactionThatArrivesInParts() throws Exception {
@@ -43,25 +43,29 @@ class AtomicBatchTest {
       TableMirror<Account> m = client.mirror(T, Account.class);
       FakeServer.Conn conn = server.handshake(0);
       conn.expect(Message.Subscribe.class);
-      conn.snapshot(T, List.of("id"), 0, row("id", 1, "balance", 500), row("id", 2, "balance", 500));
+      conn.snapshot(
+          T, List.of("id"), 0, row("id", 1, "balance", 500), row("id", 2, "balance", 500));
       assertThat(m.awaitReady(Duration.ofSeconds(10))).isTrue();
 
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong scans = new AtomicLong();
       List<String> violations = new ArrayList<>();
-      Thread reader = new Thread(() -> {
-        while (!stop.get()) {
-          long rows = m.rows().stream().mapToLong(Account::balance).sum();
-          long map = m.asMap().values().stream().mapToLong(Account::balance).sum();
-          long streamed = m.stream().mapToLong(Account::balance).sum();
-          if (rows != 1000 || map != 1000 || streamed != 1000) {
-            synchronized (violations) {
-              violations.add("rows=" + rows + " map=" + map + " stream=" + streamed);
-            }
-          }
-          scans.incrementAndGet();
-        }
-      }, "scanner");
+      Thread reader =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  long rows = m.rows().stream().mapToLong(Account::balance).sum();
+                  long map = m.copyToMap().values().stream().mapToLong(Account::balance).sum();
+                  long streamed = m.stream().mapToLong(Account::balance).sum();
+                  if (rows != 1000 || map != 1000 || streamed != 1000) {
+                    synchronized (violations) {
+                      violations.add("rows=" + rows + " map=" + map + " stream=" + streamed);
+                    }
+                  }
+                  scans.incrementAndGet();
+                }
+              },
+              "scanner");
       reader.start();
 
       long a = 500;
@@ -71,8 +75,10 @@ class AtomicBatchTest {
         long amount = ThreadLocalRandom.current().nextLong(-a, b + 1);
         long na = a + amount;
         long nb = b - amount;
-        Message.Change first = update(T, row("id", 1, "balance", a), row("id", 1, "balance", na), 1);
-        Message.Change second = update(T, row("id", 2, "balance", b), row("id", 2, "balance", nb), 2);
+        Message.Change first =
+            update(T, row("id", 1, "balance", a), row("id", 1, "balance", na), 1);
+        Message.Change second =
+            update(T, row("id", 2, "balance", b), row("id", 2, "balance", nb), 2);
         if (inParts) {
           batches.add(new Message.ChangePart(i, List.of(first)));
           batches.add(batch(i, second));
@@ -91,7 +97,7 @@ class AtomicBatchTest {
       assertThat(scans.get()).isPositive();
       assertThat(m.get(1).balance()).isEqualTo(a);
       assertThat(m.get(2).balance()).isEqualTo(b);
-      Map<Object, Account> all = m.asMap();
+      Map<Object, Account> all = m.copyToMap();
       assertThat(all).hasSize(2);
     }
   }

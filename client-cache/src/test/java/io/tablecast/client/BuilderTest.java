@@ -10,7 +10,8 @@ class BuilderTest {
   @Test
   void serversMustNotBeEmpty() {
     assertThatThrownBy(() -> TablecastClient.builder().build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("servers must not be empty");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("servers must not be empty");
   }
 
   @Test
@@ -23,16 +24,21 @@ class BuilderTest {
 
   @Test
   void backoffMinMustNotExceedMax() {
-    assertThatThrownBy(() -> TablecastClient.builder().servers("h:1")
-        .reconnectBackoff(Duration.ofSeconds(10), Duration.ofSeconds(1)).build())
+    assertThatThrownBy(
+            () ->
+                TablecastClient.builder()
+                    .servers("h:1")
+                    .reconnectBackoff(Duration.ofSeconds(10), Duration.ofSeconds(1))
+                    .build())
         .hasMessage("reconnectBackoff min must be <= max, was PT10S > PT1S");
   }
 
   @Test
   void otherBadValuesAreNamed() {
-    assertThatThrownBy(() -> TablecastClient.builder().servers("h:1")
-        .connectTimeout(Duration.ZERO).build())
-        .hasMessageStartingWith("connectTimeout must be positive").hasMessageEndingWith("was PT0S");
+    assertThatThrownBy(
+            () -> TablecastClient.builder().servers("h:1").connectTimeout(Duration.ZERO).build())
+        .hasMessageStartingWith("connectTimeout must be positive")
+        .hasMessageEndingWith("was PT0S");
     assertThatThrownBy(() -> TablecastClient.builder().servers("h:1").maxFrameBytes(10).build())
         .hasMessage("maxFrameBytes must be at least 1024, was 10");
     assertThatThrownBy(() -> TablecastClient.builder().servers("h:1").clientName(" ").build())

@@ -31,45 +31,65 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A scriptable Tablecast server on loopback for client tests: each accepted connection is
- * handed to the test, which reads what the client sent and writes what the server should say.
+ * A scriptable Tablecast server on loopback for client tests: each accepted connection is handed to
+ * the test, which reads what the client sent and writes what the server should say.
  */
 final class FakeServer implements AutoCloseable {
   static final ObjectMapper JSON = MessageCodec.jsonMapper();
   static final String EPOCH = "epoch-1";
 
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final BlockingQueue<Conn> connections = new LinkedBlockingQueue<>();
   private final Channel serverChannel;
 
   FakeServer() throws InterruptedException {
-    serverChannel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            Conn conn = new Conn(ch);
-            ch.pipeline().addLast(new MagicCheck());
-            BinaryFraming.addTo(ch.pipeline(), 1 << 20);
-            ch.pipeline().addLast(new SimpleChannelInboundHandler<Message>() {
-              @Override
-              protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-                conn.received.add(msg);
-              }
-            });
-            connections.add(conn);
-          }
-        }).bind("127.0.0.1", 0).sync().channel();
+    serverChannel =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    Conn conn = new Conn(ch);
+                    ch.pipeline().addLast(new MagicCheck());
+                    BinaryFraming.addTo(ch.pipeline(), 1 << 20);
+                    ch.pipeline()
+                        .addLast(
+                            new SimpleChannelInboundHandler<Message>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+                                conn.received.add(msg);
+                              }
+                            });
+                    connections.add(conn);
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
   }
 
   String address() {
     return "127.0.0.1:" + ((InetSocketAddress) serverChannel.localAddress()).getPort();
   }
 
+  /** Connections made and not accepted yet. */
+  int waitingConnections() {
+    return connections.size();
+  }
+
   /** The next client connection, waiting up to 10 s. */
   Conn accept() throws InterruptedException {
-    Conn c = connections.poll(10, TimeUnit.SECONDS);
+    return accept(10);
+  }
+
+  /** The next client connection, waiting up to {@code seconds}. */
+  Conn accept(int seconds) throws InterruptedException {
+    Conn c = connections.poll(seconds, TimeUnit.SECONDS);
     if (c == null) {
-      throw new AssertionError("no client connected within 10 s");
+      throw new AssertionError("no client connected within " + seconds + " s");
     }
     return c;
   }
@@ -125,9 +145,12 @@ final class FakeServer implements AutoCloseable {
     Conn snapshot(String table, List<String> pk, long position, ObjectNode... rows) {
       List<ColumnInfo> cols = new ArrayList<>();
       if (rows.length > 0) {
-        rows[0].fieldNames().forEachRemaining(n -> cols.add(new ColumnInfo(n, "text", ColumnKind.STRING)));
+        rows[0]
+            .fieldNames()
+            .forEachRemaining(n -> cols.add(new ColumnInfo(n, "text", ColumnKind.STRING)));
       }
-      return send(new Message.SnapshotBegin(table, cols, pk, position, rows.length),
+      return send(
+          new Message.SnapshotBegin(table, cols, pk, position, rows.length),
           new Message.SnapshotRows(table, Arrays.asList(rows)),
           new Message.SnapshotEnd(table, position));
     }

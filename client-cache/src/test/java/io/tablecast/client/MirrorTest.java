@@ -11,7 +11,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.protocol.Op;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -33,8 +32,12 @@ class MirrorTest {
   @BeforeEach
   void start() throws Exception {
     server = new FakeServer();
-    client = TablecastClient.builder().servers(server.address()).clientName("test")
-        .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20)).build();
+    client =
+        TablecastClient.builder()
+            .servers(server.address())
+            .clientName("test")
+            .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+            .build();
   }
 
   @AfterEach
@@ -56,7 +59,10 @@ class MirrorTest {
     assertThat(conn.expect(Message.Subscribe.class)).isEqualTo(Message.Subscribe.fresh(List.of(T)));
     assertThat(accounts.isReady()).isFalse();
 
-    conn.snapshot(T, List.of("id"), 10,
+    conn.snapshot(
+        T,
+        List.of("id"),
+        10,
         row("id", 1, "owner", "ann", "balance", "10.50"),
         row("id", 2, "owner", "bob", "balance", "20.00"));
     assertThat(accounts.awaitReady(WAIT)).isTrue();
@@ -65,19 +71,27 @@ class MirrorTest {
     assertThat(accounts.primaryKey()).containsExactly("id");
     assertThat(accounts.position()).isEqualTo(10);
 
-    conn.send(b(11,
-        insert(T, row("id", 3, "owner", "cy", "balance", "1"), 3),
-        update(T, row("id", 1, "owner", "ann", "balance", "10.50"),
-            row("id", 1, "owner", "ann", "balance", "11.00"), 1),
-        delete(T, row("id", 2, "owner", "bob", "balance", "20.00"), 2)));
+    conn.send(
+        b(
+            11,
+            insert(T, row("id", 3, "owner", "cy", "balance", "1"), 3),
+            update(
+                T,
+                row("id", 1, "owner", "ann", "balance", "10.50"),
+                row("id", 1, "owner", "ann", "balance", "11.00"),
+                1),
+            delete(T, row("id", 2, "owner", "bob", "balance", "20.00"), 2)));
     await().atMost(WAIT).until(() -> accounts.position() == 11);
-    assertThat(accounts.rows()).containsExactlyInAnyOrder(
-        new Account(1, "ann", new BigDecimal("11.00")), new Account(3, "cy", BigDecimal.ONE));
+    assertThat(accounts.rows())
+        .containsExactlyInAnyOrder(
+            new Account(1, "ann", new BigDecimal("11.00")), new Account(3, "cy", BigDecimal.ONE));
     assertThat(accounts.get(2)).isNull();
-    assertThat(accounts.asMap()).containsOnlyKeys(1L, 3L);
+    assertThat(accounts.copyToMap()).containsOnlyKeys(1L, 3L);
 
     await().atMost(WAIT).until(() -> events.size() == 3);
-    assertThat(events).extracting(ChangeEvent::op).containsExactly(Op.INSERT, Op.UPDATE, Op.DELETE);
+    assertThat(events)
+        .extracting(ChangeEvent::op)
+        .containsExactly(ChangeType.INSERT, ChangeType.UPDATE, ChangeType.DELETE);
     assertThat(events.get(1).oldRow().balance()).isEqualByComparingTo("10.50");
     assertThat(events.get(1).newRow().balance()).isEqualByComparingTo("11.00");
     assertThat(events.get(2).key()).isEqualTo(2L);
@@ -93,13 +107,34 @@ class MirrorTest {
     assertThat(client.mirror(T)).isSameAs(m);
     FakeServer.Conn conn = server.handshake(1);
     conn.expect(Message.Subscribe.class);
-    conn.snapshot(T, List.of("id"), 1, row("id", 7, "owner", "ann", "balance", "1.20",
-        "active", true, "tags", List.of("a", "b"), "meta", Map.of("x", 1), "note", null));
+    conn.snapshot(
+        T,
+        List.of("id"),
+        1,
+        row(
+            "id",
+            7,
+            "owner",
+            "ann",
+            "balance",
+            "1.20",
+            "active",
+            true,
+            "tags",
+            List.of("a", "b"),
+            "meta",
+            Map.of("x", 1),
+            "note",
+            null));
     assertThat(m.awaitReady(WAIT)).isTrue();
     Map<String, Object> r = m.get(7L);
-    assertThat(r).containsEntry("id", 7).containsEntry("owner", "ann")
-        .containsEntry("balance", "1.20").containsEntry("active", true)
-        .containsEntry("tags", List.of("a", "b")).containsEntry("meta", Map.of("x", 1))
+    assertThat(r)
+        .containsEntry("id", 7)
+        .containsEntry("owner", "ann")
+        .containsEntry("balance", "1.20")
+        .containsEntry("active", true)
+        .containsEntry("tags", List.of("a", "b"))
+        .containsEntry("meta", Map.of("x", 1))
         .containsEntry("note", null);
   }
 
@@ -108,18 +143,29 @@ class MirrorTest {
     TableMirror<Map<String, Object>> m = client.mirror("shop.lines");
     FakeServer.Conn conn = server.handshake(1);
     conn.expect(Message.Subscribe.class);
-    conn.snapshot("shop.lines", List.of("order_id", "line"), 1,
-        row("order_id", 100, "line", 1, "sku", "x"), row("order_id", 100, "line", 2, "sku", "y"));
+    conn.snapshot(
+        "shop.lines",
+        List.of("order_id", "line"),
+        1,
+        row("order_id", 100, "line", 1, "sku", "x"),
+        row("order_id", 100, "line", 2, "sku", "y"));
     assertThat(m.awaitReady(WAIT)).isTrue();
     assertThat(m.get(100, 2)).containsEntry("sku", "y");
     assertThat(m.get(100L, 1L)).containsEntry("sku", "x");
     assertThat(m.get(List.of(100, 1))).containsEntry("sku", "x");
     assertThat(m.get(2, 100)).isNull();
 
-    conn.send(b(2, update("shop.lines", row("order_id", 100, "line", 2, "sku", "y"),
-        row("order_id", 100, "line", 2, "sku", "z"), 100, 2)));
+    conn.send(
+        b(
+            2,
+            update(
+                "shop.lines",
+                row("order_id", 100, "line", 2, "sku", "y"),
+                row("order_id", 100, "line", 2, "sku", "z"),
+                100,
+                2)));
     await().atMost(WAIT).until(() -> "z".equals(m.get(100, 2).get("sku")));
-    assertThat(m.asMap()).containsKey(List.of(100L, 2L));
+    assertThat(m.copyToMap()).containsKey(List.of(100L, 2L));
   }
 
   @Test
@@ -127,13 +173,26 @@ class MirrorTest {
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(1);
     conn.expect(Message.Subscribe.class);
-    conn.snapshot(T, List.of("id"), 1, row("id", 42, "owner", "x", "balance", "0"),
-        row("id", new java.math.BigInteger("18446744073709551615"), "owner", "big", "balance", "0"));
+    conn.snapshot(
+        T,
+        List.of("id"),
+        1,
+        row("id", 42, "owner", "x", "balance", "0"),
+        row(
+            "id",
+            new java.math.BigInteger("18446744073709551615"),
+            "owner",
+            "big",
+            "balance",
+            "0"));
     assertThat(m.awaitReady(WAIT)).isTrue();
-    assertThat(m.get(42)).isNotNull().isSameAs(m.get(42L)).isSameAs(m.get((short) 42))
+    assertThat(m.get(42))
+        .isNotNull()
+        .isSameAs(m.get(42L))
+        .isSameAs(m.get((short) 42))
         .isSameAs(m.get(java.math.BigInteger.valueOf(42)));
     assertThat(m.get("42")).isNull();
-    assertThat(m.asMap()).containsKey(new java.math.BigInteger("18446744073709551615"));
+    assertThat(m.copyToMap()).containsKey(new java.math.BigInteger("18446744073709551615"));
   }
 
   @Test
@@ -151,10 +210,13 @@ class MirrorTest {
     TableMirror<Account> m = client.mirror("shop.nope", Account.class);
     FakeServer.Conn conn = server.handshake(1);
     conn.expect(Message.Subscribe.class);
-    conn.send(new Message.Error(ErrorCode.UNKNOWN_TABLE, "table shop.nope is not cached", "shop.nope"));
-    assertThatThrownBy(() -> m.awaitReady(WAIT)).isInstanceOf(TablecastException.class)
+    conn.send(
+        new Message.Error(ErrorCode.UNKNOWN_TABLE, "table shop.nope is not cached", "shop.nope"));
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
         .hasMessageContaining("shop.nope is not cached")
-        .satisfies(e -> assertThat(((TablecastException) e).code()).isEqualTo(ErrorCode.UNKNOWN_TABLE));
+        .satisfies(
+            e -> assertThat(((TablecastException) e).code()).isEqualTo(ServerError.UNKNOWN_TABLE));
   }
 
   @Test
@@ -171,7 +233,8 @@ class MirrorTest {
     assertThat(generic.get(1)).containsEntry("owner", "ann");
 
     TableMirror<Map<String, Object>> other = client.mirror("shop.other");
-    assertThat(conn.expect(Message.Subscribe.class)).isEqualTo(Message.Subscribe.fresh(List.of("shop.other")));
+    assertThat(conn.expect(Message.Subscribe.class))
+        .isEqualTo(Message.Subscribe.fresh(List.of("shop.other")));
     conn.snapshot("shop.other", List.of("id"), 2, row("id", 5));
     assertThat(other.awaitReady(WAIT)).isTrue();
     conn.send(b(3, insert(T, row("id", 2, "owner", "bob", "balance", "2"), 2)));
@@ -187,29 +250,39 @@ class MirrorTest {
     conn.expect(Message.Subscribe.class);
     conn.snapshot(T, List.of("id"), 1, row("id", 1, "owner", "ann", "balance", "1"));
     assertThat(m.awaitReady(WAIT)).isTrue();
-    conn.send(b(2, update(T, row("id", 1, "owner", "ann", "balance", "1"),
-        row("id", 9, "owner", "ann", "balance", "1"), 9)));
+    conn.send(
+        b(
+            2,
+            update(
+                T,
+                row("id", 1, "owner", "ann", "balance", "1"),
+                row("id", 9, "owner", "ann", "balance", "1"),
+                9)));
     await().atMost(WAIT).until(() -> events.size() == 2);
     assertThat(m.get(1)).isNull();
     assertThat(m.get(9)).isNotNull();
-    assertThat(events).extracting(ChangeEvent::op, ChangeEvent::key)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(Op.DELETE, 1L),
-            org.assertj.core.groups.Tuple.tuple(Op.INSERT, 9L));
+    assertThat(events)
+        .extracting(ChangeEvent::op, ChangeEvent::key)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(ChangeType.DELETE, 1L),
+            org.assertj.core.groups.Tuple.tuple(ChangeType.INSERT, 9L));
   }
 
   @Test
   void throwingListenerIsLoggedAndOthersStillRun() throws Exception {
     TableMirror<Account> m = client.mirror(T, Account.class);
-    m.addListener(e -> {
-      throw new IllegalStateException("boom");
-    });
+    m.addListener(
+        e -> {
+          throw new IllegalStateException("boom");
+        });
     List<Object> seen = new CopyOnWriteArrayList<>();
     Subscription sub = m.addListener(e -> seen.add(e.key()));
     FakeServer.Conn conn = server.handshake(1);
     conn.expect(Message.Subscribe.class);
     conn.snapshot(T, List.of("id"), 1);
     assertThat(m.awaitReady(WAIT)).isTrue();
-    conn.send(b(2, insert(T, row("id", 1, "owner", "a", "balance", "1"), 1)),
+    conn.send(
+        b(2, insert(T, row("id", 1, "owner", "a", "balance", "1"), 1)),
         b(3, insert(T, row("id", 2, "owner", "b", "balance", "1"), 2)));
     await().atMost(WAIT).until(() -> seen.size() == 2);
     assertThat(m.size()).isEqualTo(2);
@@ -238,7 +311,8 @@ class MirrorTest {
     client.close();
     client.close();
     assertThat(m.isReady()).isFalse();
-    assertThatThrownBy(() -> m.awaitReady(WAIT)).isInstanceOf(TablecastException.class)
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
         .hasMessageContaining("closed");
     assertThatThrownBy(() -> client.mirror("shop.x")).isInstanceOf(TablecastException.class);
   }

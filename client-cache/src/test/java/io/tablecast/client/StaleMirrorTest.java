@@ -23,13 +23,17 @@ import org.junit.jupiter.api.Test;
 class StaleMirrorTest {
   static final String T = "shop.items";
   static final Duration WAIT = Duration.ofSeconds(10);
-  static final String WHY = "a row of shop.items with key [2] cannot be read: raise max_allowed_packet";
+  static final String WHY =
+      "a row of shop.items with key [2] cannot be read: raise max_allowed_packet";
 
   @Test
   void aMirrorSaysWhenItIsStaleAndWhenItFollowsItsTableAgain() throws Exception {
     try (FakeServer server = new FakeServer();
-        TablecastClient client = TablecastClient.builder().servers(server.address())
-            .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20)).build()) {
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers(server.address())
+                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+                .build()) {
       TableMirror<Map<String, Object>> m = client.mirror(T);
       List<String> heard = Collections.synchronizedList(new ArrayList<>());
       m.addStaleListener(reason -> heard.add(String.valueOf(reason)));
@@ -39,7 +43,8 @@ class StaleMirrorTest {
       assertThat(m.awaitReady(WAIT)).isTrue();
       assertThat(m.staleReason()).isNull();
 
-      conn.send(new Message.TableStatus(T, true, WHY), batch(6, insert(T, row("id", 3, "v", "c"), 3)));
+      conn.send(
+          new Message.TableStatus(T, true, WHY), batch(6, insert(T, row("id", 3, "v", "c"), 3)));
       await().atMost(WAIT).until(() -> m.position() == 6);
       assertThat(m.staleReason()).isEqualTo(WHY);
       conn.send(new Message.TableStatus(T, false, null));
@@ -51,7 +56,10 @@ class StaleMirrorTest {
       conn.close();
       FakeServer.Conn again = server.handshake(6);
       again.expect(Message.Subscribe.class);
-      again.send(new Message.Resumed(List.of(T), List.of(), 6), new Message.TableStatus(T, true, WHY), batch(7));
+      again.send(
+          new Message.Resumed(List.of(T), List.of(), 6),
+          new Message.TableStatus(T, true, WHY),
+          batch(7));
       await().atMost(WAIT).until(() -> m.position() == 7);
       assertThat(m.staleReason()).as("still stale: said right after the resume").isEqualTo(WHY);
       again.close();

@@ -11,27 +11,35 @@ import org.junit.jupiter.api.io.TempDir;
 /** Validation of the TLS builder settings (the TLS sessions themselves: tests/TlsClientTest). */
 class TlsBuilderTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void missingTrustFileIsNamed() {
-    assertThatThrownBy(() -> TablecastClient.builder().servers("localhost:7070").tls(dir.resolve("nope.pem")).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nope.pem");
+    assertThatThrownBy(
+            () ->
+                TablecastClient.builder()
+                    .servers("localhost:7070")
+                    .tls(dir.resolve("nope.pem"))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nope.pem");
   }
 
   @Test
   void notAPemFileIsNamed() throws Exception {
     Path junk = Files.writeString(dir.resolve("junk.pem"), "not a certificate");
     assertThatThrownBy(() -> TablecastClient.builder().servers("localhost:7070").tls(junk).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("junk.pem");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("junk.pem");
   }
 
   @Test
   void clientCertificateNeedsItsKey() throws Exception {
     Path junk = Files.writeString(dir.resolve("c.pem"), "x");
-    assertThatThrownBy(() -> TablecastClient.builder().servers("localhost:7070").tls(null, junk, null).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientKeyPem");
+    assertThatThrownBy(
+            () -> TablecastClient.builder().servers("localhost:7070").tls(null, junk, null).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("clientKeyPem");
   }
 
   @Test

@@ -9,23 +9,25 @@ import io.tablecast.client.TablecastClient;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * A middle-tier service that answers product lookups from a live mirror instead of the
- * database: {@code GET /products/{id}} returns the product as JSON (404 when absent), straight
- * from memory. The mirror follows every committed change of the table.
+ * A middle-tier service that answers product lookups from a live mirror instead of the database:
+ * {@code GET /products/{id}} returns the product as JSON (404 when absent), straight from memory.
+ * The mirror follows every committed change of the table.
  *
  * <p>Run: {@code java -cp examples/target/... io.tablecast.examples.ProductLookupService
- * 127.0.0.1:7070 public.tablecast_demo_products 8080} (for instance against
- * {@code bin/tablecast demo --keep-running}).
+ * 127.0.0.1:7070 public.tablecast_demo_products 8080} (for instance against {@code bin/tablecast
+ * demo --keep-running}).
  */
 public final class ProductLookupService implements AutoCloseable {
 
   /** A typed row: column names map to fields, decimals arrive exactly as BigDecimal. */
-  public record Product(int id, String name, BigDecimal price, @JsonProperty("in_stock") boolean inStock) {}
+  public record Product(
+      int id, String name, BigDecimal price, @JsonProperty("in_stock") boolean inStock) {}
 
   private final TablecastClient client;
   private final TableMirror<Product> products;
@@ -47,7 +49,7 @@ public final class ProductLookupService implements AutoCloseable {
       client.close();
       throw new IOException("no snapshot of " + table + " from " + server + " within 30 s");
     }
-    http = HttpServer.create(new InetSocketAddress("127.0.0.1", httpPort), 0);
+    http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), httpPort), 0);
     http.createContext("/products/", this::lookup);
     http.start();
   }
@@ -64,7 +66,12 @@ public final class ProductLookupService implements AutoCloseable {
       try {
         id = Integer.parseInt(idText);
       } catch (NumberFormatException e) {
-        respond(exchange, 400, "{\"error\":\"product id must be an integer, was '" + idText.replace("\"", "") + "'\"}");
+        respond(
+            exchange,
+            400,
+            "{\"error\":\"product id must be an integer, was '"
+                + idText.replace("\"", "")
+                + "'\"}");
         return;
       }
       Product p = products.get(id); // a memory lookup, no database round trip
@@ -96,7 +103,8 @@ public final class ProductLookupService implements AutoCloseable {
       System.err.println("usage: ProductLookupService HOST:PORT SCHEMA.TABLE HTTP_PORT");
       System.exit(2);
     }
-    ProductLookupService service = new ProductLookupService(args[0], args[1], Integer.parseInt(args[2]));
+    ProductLookupService service =
+        new ProductLookupService(args[0], args[1], Integer.parseInt(args[2]));
     System.out.println("answering on http://127.0.0.1:" + service.port() + "/products/{id}");
     Runtime.getRuntime().addShutdownHook(new Thread(service::close));
   }

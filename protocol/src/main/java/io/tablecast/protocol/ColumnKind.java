@@ -1,8 +1,8 @@
 package io.tablecast.protocol;
 
 /**
- * How a column's values are represented in JSON rows. The JSON form of each kind is
- * specified in {@code docs/TYPES.md}.
+ * How a column's values are represented in JSON rows. The JSON form of each kind is specified in
+ * {@code docs/TYPES.md}.
  */
 public enum ColumnKind {
   /** Integers of any width, as JSON numbers (unsigned 64-bit values included). */

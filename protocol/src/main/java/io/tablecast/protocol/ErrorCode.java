@@ -1,8 +1,8 @@
 package io.tablecast.protocol;
 
 /**
- * Stable error codes carried by {@link Message.Error}. On the wire an error travels by its
- * name; the numeric {@link #code()} is for logs and metrics.
+ * Stable error codes carried by {@link Message.Error}. On the wire an error travels by its name;
+ * the numeric {@link #code()} is for logs and metrics.
  */
 public enum ErrorCode {
   /** A frame could not be decoded: truncated, malformed or of an unknown type. */
@@ -10,8 +10,8 @@ public enum ErrorCode {
   /** The client speaks a protocol version the server does not. */
   UNSUPPORTED_VERSION(2),
   /**
-   * A message arrived out of order, e.g. a subscription before the hello; with a table, a
-   * subscribe named a table the connection has already subscribed to (not fatal).
+   * A message arrived out of order, e.g. a subscription before the hello; with a table, a subscribe
+   * named a table the connection has already subscribed to (not fatal).
    */
   PROTOCOL_VIOLATION(3),
   /** Credentials are missing or wrong. */
@@ -25,8 +25,8 @@ public enum ErrorCode {
   /** The server is shutting down. */
   SHUTTING_DOWN(8),
   /**
-   * A limit was exceeded: {@code max_connections}, {@code idle_timeout},
-   * {@code max_subscriptions_per_connection}. An oversized frame is a {@link #BAD_FRAME}.
+   * A limit was exceeded: {@code max_connections}, {@code idle_timeout}, {@code
+   * max_subscriptions_per_connection}. An oversized frame is a {@link #BAD_FRAME}.
    */
   LIMIT_EXCEEDED(9),
   /** An unexpected server-side failure. */

@@ -7,16 +7,24 @@ import java.util.Objects;
 
 /**
  * Every message of the Tablecast protocol. The same records travel as CBOR in length-prefixed
- * frames over TCP and as JSON text over WebSocket; {@link MessageType} gives each its stable
- * code. See {@code docs/PROTOCOL.md}.
+ * frames over TCP and as JSON text over WebSocket; {@link MessageType} gives each its stable code.
+ * See {@code docs/PROTOCOL.md}.
  */
 public sealed interface Message {
 
   /**
-   * The current protocol version, sent in {@link Hello} and {@link Welcome}. Version 2 added
-   * {@link ChangePart}: a client of version 1 would apply each part as a whole batch.
+   * The current protocol version, sent in {@link Hello} and {@link Welcome}. Version 2 added {@link
+   * ChangePart}: a client of version 1 would apply each part as a whole batch. Version 3 carries
+   * rows and keys on the binary transport in the row form (CBOR byte strings, read with the layout
+   * of the table's last {@link SnapshotBegin}, {@link Resumed} or {@link SchemaChanged}) instead of
+   * maps; the WebSocket transport's JSON is the same in both.
    */
-  int PROTOCOL_VERSION = 2;
+  int PROTOCOL_VERSION = 3;
+
+  /**
+   * The oldest version a server still serves: a client of version 2 gets rows as maps, as before.
+   */
+  int OLDEST_PROTOCOL_VERSION = 2;
 
   /** The type of this message, which fixes its code on the wire. */
   default MessageType type() {
@@ -37,9 +45,17 @@ public sealed interface Message {
     @Override
     public String toString() {
       // never print secrets
-      return "Hello[protocolVersion=" + protocolVersion + ", clientName=" + clientName
-          + ", user=" + user + ", password=" + (password == null ? null : "***")
-          + ", token=" + (token == null ? null : "***") + "]";
+      return "Hello[protocolVersion="
+          + protocolVersion
+          + ", clientName="
+          + clientName
+          + ", user="
+          + user
+          + ", password="
+          + (password == null ? null : "***")
+          + ", token="
+          + (token == null ? null : "***")
+          + "]";
     }
   }
 
@@ -53,8 +69,9 @@ public sealed interface Message {
    * @param heartbeatMillis the server sends at least one message this often; silence for three
    *     intervals means the connection is dead
    */
-  record Welcome(int protocolVersion, String serverName, String epoch, long position,
-      long heartbeatMillis) implements Message {}
+  record Welcome(
+      int protocolVersion, String serverName, String epoch, long position, long heartbeatMillis)
+      implements Message {}
 
   /**
    * Subscribe to tables. All tables of one subscription are snapshotted at one position, so a
@@ -77,11 +94,12 @@ public sealed interface Message {
   }
 
   /**
-   * Starts the snapshot of one table. Rows follow in {@link SnapshotRows}, then
-   * {@link SnapshotEnd}; changes after {@code position} follow in {@link ChangeBatch}es.
+   * Starts the snapshot of one table. Rows follow in {@link SnapshotRows}, then {@link
+   * SnapshotEnd}; changes after {@code position} follow in {@link ChangeBatch}es.
    */
-  record SnapshotBegin(String table, List<ColumnInfo> columns, List<String> primaryKey,
-      long position, long rowCount) implements Message {
+  record SnapshotBegin(
+      String table, List<ColumnInfo> columns, List<String> primaryKey, long position, long rowCount)
+      implements Message {
     public SnapshotBegin {
       columns = List.copyOf(columns);
       primaryKey = List.copyOf(primaryKey);
@@ -95,12 +113,14 @@ public sealed interface Message {
     }
   }
 
-  /** Ends the snapshot of one table; the table's mirror now equals the table at {@code position}. */
+  /**
+   * Ends the snapshot of one table; the table's mirror now equals the table at {@code position}.
+   */
   record SnapshotEnd(String table, long position) implements Message {}
 
   /**
-   * The server accepted a resume: the batches after {@code position} follow, and nothing
-   * before it is sent again.
+   * The server accepted a resume: the batches after {@code position} follow, and nothing before it
+   * is sent again.
    */
   record Resumed(List<String> tables, List<TableSchemaInfo> schemas, long position)
       implements Message {
@@ -111,8 +131,8 @@ public sealed interface Message {
   }
 
   /**
-   * Column layout of a table, sent with {@link Resumed} so that a resumed client still knows
-   * the primary key.
+   * Column layout of a table, sent with {@link Resumed} so that a resumed client still knows the
+   * primary key.
    */
   record TableSchemaInfo(String table, List<ColumnInfo> columns, List<String> primaryKey) {
     public TableSchemaInfo {
@@ -122,8 +142,8 @@ public sealed interface Message {
   }
 
   /**
-   * Whole committed transactions, to be applied atomically. A batch with no changes is a
-   * heartbeat that advances the position.
+   * Whole committed transactions, to be applied atomically. A batch with no changes is a heartbeat
+   * that advances the position.
    *
    * @param position the stream position after this batch
    * @param captureMillis when the newest change in the batch was written to the outbox (epoch
@@ -137,12 +157,12 @@ public sealed interface Message {
   }
 
   /**
-   * One part of a batch too large for one frame. The parts of the batch at {@code position}
-   * arrive in order, with nothing else that carries a position between them, and the
-   * {@link ChangeBatch} of the same position ends the batch with its last changes. A client
-   * keeps the parts aside and applies them with that final batch, atomically: no reader ever
-   * sees a part applied alone. A connection lost before the final batch loses the parts; the
-   * client resumes from the position before them.
+   * One part of a batch too large for one frame. The parts of the batch at {@code position} arrive
+   * in order, with nothing else that carries a position between them, and the {@link ChangeBatch}
+   * of the same position ends the batch with its last changes. A client keeps the parts aside and
+   * applies them with that final batch, atomically: no reader ever sees a part applied alone. A
+   * connection lost before the final batch loses the parts; the client resumes from the position
+   * before them.
    *
    * @param position the position of the batch this part belongs to
    * @param changes some of the batch's changes, in the batch's order
@@ -154,8 +174,8 @@ public sealed interface Message {
   }
 
   /**
-   * A subscribed table's column list changed while serving ({@code ALTER TABLE}): the changes
-   * that follow use it. Sent before the batch that brings every row into the new layout.
+   * A subscribed table's column list changed while serving ({@code ALTER TABLE}): the changes that
+   * follow use it. Sent before the batch that brings every row into the new layout.
    *
    * @param table the qualified table name
    * @param version the table's column-list version in this server run: 1 at start (the snapshot's
@@ -175,13 +195,14 @@ public sealed interface Message {
   /**
    * Whether a subscribed table's mirrors still follow it. Sent whenever a table becomes stale (the
    * server knows its mirrors may differ from the table: a changed row it could not read) and when
-   * it follows its table once more, and right after the snapshot or resume of a table that is
-   * stale then: a table whose snapshot or resume is followed by a {@link ChangeBatch} (a
-   * heartbeat at the latest) without a status before it is followed. Carries no position.
+   * it follows its table once more, and right after the snapshot or resume of a table that is stale
+   * then: a table whose snapshot or resume is followed by a {@link ChangeBatch} (a heartbeat at the
+   * latest) without a status before it is followed. Carries no position.
    *
    * @param table the qualified table name
    * @param stale true: the mirrors may differ from the table; false: they follow it again
-   * @param reason what is wrong and what would repair it, naming the row when one; null when not stale
+   * @param reason what is wrong and what would repair it, naming the row when one; null when not
+   *     stale
    */
   record TableStatus(String table, boolean stale, String reason) implements Message {
     public TableStatus {
@@ -194,8 +215,8 @@ public sealed interface Message {
    *
    * @param table qualified table name
    * @param op insert, update or delete
-   * @param key primary-key values in primary-key column order (for an update that changed the
-   *     key: the new key; the old one is in {@code before})
+   * @param key primary-key values in primary-key column order (for an update that changed the key:
+   *     the new key; the old one is in {@code before})
    * @param before the row before the change (update, delete), else null
    * @param after the row after the change (insert, update), else null
    */
@@ -219,6 +240,7 @@ public sealed interface Message {
    * @param message what was wrong and what was expected
    * @param table the table the error concerns, or null
    */
+  @SuppressWarnings("JavaLangClash") // the wire message "error", always written Message.Error
   record Error(ErrorCode code, String message, String table) implements Message {
     public Error {
       message = wellFormed(message);
@@ -232,8 +254,10 @@ public sealed interface Message {
       StringBuilder out = null;
       for (int i = 0; i < s.length(); i++) {
         char c = s.charAt(i);
-        boolean paired = Character.isHighSurrogate(c) ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
-            : !Character.isLowSurrogate(c);
+        boolean paired =
+            Character.isHighSurrogate(c)
+                ? i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))
+                : !Character.isLowSurrogate(c);
         if (Character.isHighSurrogate(c) && paired) {
           if (out != null) {
             out.append(c).append(s.charAt(i + 1));

@@ -57,7 +57,8 @@ public enum MessageType {
   public static MessageType forCode(int code) {
     MessageType t = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     if (t == null) {
-      throw new ProtocolException(ErrorCode.BAD_FRAME,
+      throw new ProtocolException(
+          ErrorCode.BAD_FRAME,
           "unknown message type code " + code + ", expected 1.." + values().length);
     }
     return t;

@@ -57,7 +57,12 @@ class BinaryFramingTest {
   @Test
   void malformedBodySurfacesAsProtocolException() {
     EmbeddedChannel ch = channel(1 << 20);
-    ByteBuf bad = ByteBufAllocator.DEFAULT.buffer().writeInt(2).writeByte(MessageType.PING.code()).writeByte(0xff);
+    ByteBuf bad =
+        ByteBufAllocator.DEFAULT
+            .buffer()
+            .writeInt(2)
+            .writeByte(MessageType.PING.code())
+            .writeByte(0xff);
     assertThatThrownBy(() -> ch.writeInbound(bad))
         .isInstanceOf(DecoderException.class)
         .hasCauseInstanceOf(ProtocolException.class)

@@ -8,9 +8,9 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.util.Arrays;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class MessageCodecTest {
 
@@ -34,8 +34,9 @@ class MessageCodecTest {
   @Test
   void errorQuotingAnUnpairedSurrogateStillEncodes() {
     // what a CBOR string of invalid UTF-8 decodes to, quoted back in the error message
-    Message.Error e = new Message.Error(ErrorCode.BAD_FRAME, "bad value \"\udf58x\ud83c\" \ud83c\udf89",
-        "t\ud800");
+    Message.Error e =
+        new Message.Error(
+            ErrorCode.BAD_FRAME, "bad value \"\udf58x\ud83c\" \ud83c\udf89", "t\ud800");
     assertThat(e.message()).isEqualTo("bad value \"\ufffdx\ufffd\" \ud83c\udf89");
     assertThat(e.table()).isEqualTo("t\ufffd");
     ByteBuf frame = MessageCodec.encodeFrame(e, io.netty.buffer.ByteBufAllocator.DEFAULT);
@@ -58,17 +59,24 @@ class MessageCodecTest {
 
   @Test
   void decimalsKeepTrailingZerosAndBigIntegersSurvive() {
-    Message.SnapshotRows rows = (Message.SnapshotRows) SampleMessages.all().get(MessageType.SNAPSHOT_ROWS);
-    Message.SnapshotRows back = (Message.SnapshotRows) MessageCodec.decodeJson(MessageCodec.encodeJson(rows));
+    Message.SnapshotRows rows =
+        (Message.SnapshotRows) SampleMessages.all().get(MessageType.SNAPSHOT_ROWS);
+    Message.SnapshotRows back =
+        (Message.SnapshotRows) MessageCodec.decodeJson(MessageCodec.encodeJson(rows));
     assertThat(back.rows().get(0).get("price").asText()).isEqualTo("12.3400");
-    assertThat(back.rows().get(0).get("big").bigIntegerValue().toString()).isEqualTo("18446744073709551615");
+    assertThat(back.rows().get(0).get("big").bigIntegerValue().toString())
+        .isEqualTo("18446744073709551615");
     assertThat(back.rows().get(0).get("name").asText()).isEqualTo("Zoë 🎉");
   }
 
   @Test
   void helloNeverPrintsSecrets() {
-    assertThat(new Message.Hello(Message.PROTOCOL_VERSION, "svc", "alice", "s3cret", "tok3n").toString())
-        .doesNotContain("s3cret").doesNotContain("tok3n").contains("alice");
+    assertThat(
+            new Message.Hello(Message.PROTOCOL_VERSION, "svc", "alice", "s3cret", "tok3n")
+                .toString())
+        .doesNotContain("s3cret")
+        .doesNotContain("tok3n")
+        .contains("alice");
   }
 
   @Test
@@ -77,32 +85,41 @@ class MessageCodecTest {
     assertThatThrownBy(() -> MessageCodec.decodeFrameBody(body))
         .isInstanceOf(ProtocolException.class)
         .hasMessageContaining("unknown message type code 99")
-        .extracting(e -> ((ProtocolException) e).code()).isEqualTo(ErrorCode.BAD_FRAME);
+        .extracting(e -> ((ProtocolException) e).code())
+        .isEqualTo(ErrorCode.BAD_FRAME);
   }
 
   @Test
   void emptyAndTruncatedFramesAreBadFrames() {
     assertThatThrownBy(() -> MessageCodec.decodeFrameBody(Unpooled.EMPTY_BUFFER))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("empty frame");
-    ByteBuf full = MessageCodec.encodeFrame(SampleMessages.all().get(MessageType.WELCOME),
-        io.netty.buffer.ByteBufAllocator.DEFAULT);
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("empty frame");
+    ByteBuf full =
+        MessageCodec.encodeFrame(
+            SampleMessages.all().get(MessageType.WELCOME),
+            io.netty.buffer.ByteBufAllocator.DEFAULT);
     full.skipBytes(4);
     ByteBuf truncated = full.slice(full.readerIndex(), full.readableBytes() - 3);
     assertThatThrownBy(() -> MessageCodec.decodeFrameBody(truncated))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("malformed welcome frame");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("malformed welcome frame");
     full.release();
   }
 
   @Test
   void missingRequiredFieldsAreBadFramesNamingTheType() {
     assertThatThrownBy(() -> MessageCodec.decodeJson("{\"type\":\"subscribe\"}"))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("malformed subscribe message");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("malformed subscribe message");
     assertThatThrownBy(() -> MessageCodec.decodeJson("{\"type\":\"teleport\"}"))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown message type \"teleport\"");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("unknown message type \"teleport\"");
     assertThatThrownBy(() -> MessageCodec.decodeJson("[1,2]"))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("JSON object");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("JSON object");
     assertThatThrownBy(() -> MessageCodec.decodeJson("{\"type\":"))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("malformed JSON");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("malformed JSON");
   }
 
   @Test
@@ -119,7 +136,9 @@ class MessageCodecTest {
     }
   }
 
-  /** Prints current encodings; used to refresh {@link GoldenBytesTest} after a deliberate change. */
+  /**
+   * Prints current encodings; used to refresh {@link GoldenBytesTest} after a deliberate change.
+   */
   public static void main(String[] args) {
     for (Map.Entry<MessageType, Message> e : SampleMessages.all().entrySet()) {
       ByteBuf b = MessageCodec.encodeFrame(e.getValue(), io.netty.buffer.ByteBufAllocator.DEFAULT);

@@ -26,30 +26,35 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Keeps docs/PROTOCOL.md in step with the code: every message type must have a table row
- * starting with its code and its JSON name that declares exactly the record's components with
- * their types, every nested object a bullet that does the same, every error code a table row
- * starting with its name, and every JSON example (the {@code C→S}/{@code S→C} lines and inline
- * {@code {"type":...}} snippets) must decode with {@link MessageCodec#decodeJson} and encode back
- * to the same text. A new type, field or code without documentation fails here, and so does a
- * documented field the code does not have.
+ * Keeps docs/PROTOCOL.md in step with the code: every message type must have a table row starting
+ * with its code and its JSON name that declares exactly the record's components with their types,
+ * every nested object a bullet that does the same, every error code a table row starting with its
+ * name, and every JSON example (the {@code C→S}/{@code S→C} lines and inline {@code {"type":...}}
+ * snippets) must decode with {@link MessageCodec#decodeJson} and encode back to the same text. A
+ * new type, field or code without documentation fails here, and so does a documented field the code
+ * does not have.
  */
 class ProtocolDocTest {
 
   private static final Path DOC = Path.of("docs", "PROTOCOL.md");
+
   /**
    * A field declaration in the Fields column: {@code `name` type}, the type one of the document's
    * type names (see {@link #docType}), optionally followed by {@code []} and {@code ?}.
    */
-  private static final Pattern FIELD = Pattern.compile(
-      "`(\\w+)` ((?:int|long|boolean|string|row|array|ColumnInfo|TableSchemaInfo|Change)(?:\\[\\])?\\??)(?![\\w\\[])");
+  private static final Pattern FIELD =
+      Pattern.compile(
+          "`(\\w+)` ((?:int|long|boolean|string|row|array|ColumnInfo|TableSchemaInfo|Change)(?:\\[\\])?\\??)(?![\\w\\[])");
+
   /** An example line of the JSON transport. */
   private static final Pattern EXAMPLE_LINE = Pattern.compile("^(?:C→S|S→C) (\\{.*)$");
+
   /** An inline JSON message, e.g. {@code `{"type":"ping","nonce":7}`}. */
   private static final Pattern INLINE_EXAMPLE = Pattern.compile("`(\\{\"type\":[^`]*})`");
 
   /** The cells of every Markdown table row of the document, trimmed. */
   private static List<List<String>> rows;
+
   private static List<String> lines;
 
   @BeforeAll
@@ -86,8 +91,10 @@ class ProtocolDocTest {
     String name = "`" + type.jsonName() + "`";
     assertThat(rows)
         .as("docs/PROTOCOL.md needs a message table row '| %s | %s | ...' for %s", code, name, type)
-        .anySatisfy(cells -> assertThat(cells.subList(0, Math.min(2, cells.size())))
-            .containsExactly(code, name));
+        .anySatisfy(
+            cells ->
+                assertThat(cells.subList(0, Math.min(2, cells.size())))
+                    .containsExactly(code, name));
   }
 
   @ParameterizedTest
@@ -104,9 +111,14 @@ class ProtocolDocTest {
   void everyMessageRowDeclaresExactlyTheRecordComponentsWithTheirTypes(MessageType type) {
     String code = Integer.toString(type.code());
     String name = "`" + type.jsonName() + "`";
-    List<String> row = rows.stream().filter(c -> c.size() >= 4 && c.get(0).equals(code) && c.get(1).equals(name))
-        .findFirst().orElseThrow(() -> new AssertionError("no message table row for " + type));
-    assertDeclares(type + " (message table row, Fields column)", type.messageClass(),
+    List<String> row =
+        rows.stream()
+            .filter(c -> c.size() >= 4 && c.get(0).equals(code) && c.get(1).equals(name))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no message table row for " + type));
+    assertDeclares(
+        type + " (message table row, Fields column)",
+        type.messageClass(),
         declarations(FIELD.matcher(String.join(" | ", row.subList(3, row.size())))));
   }
 
@@ -118,8 +130,14 @@ class ProtocolDocTest {
   @MethodSource("nestedObjects")
   void everyNestedObjectBulletDeclaresExactlyItsComponents(Class<? extends Record> record) {
     String prefix = "- **" + record.getSimpleName() + "** `{";
-    String line = lines.stream().filter(l -> l.startsWith(prefix)).findFirst()
-        .orElseThrow(() -> new AssertionError("docs/PROTOCOL.md needs a bullet starting " + prefix + "...}`"));
+    String line =
+        lines.stream()
+            .filter(l -> l.startsWith(prefix))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new AssertionError(
+                        "docs/PROTOCOL.md needs a bullet starting " + prefix + "...}`"));
     String inside = line.substring(prefix.length(), line.indexOf("}`", prefix.length()));
     Map<String, String> declared = new LinkedHashMap<>();
     for (String decl : inside.split(",")) {
@@ -128,6 +146,19 @@ class ProtocolDocTest {
       declared.put(nameAndType[0], nameAndType[1]);
     }
     assertDeclares(record.getSimpleName() + " (nested objects)", record, declared);
+  }
+
+  /**
+   * The document's title and its Versioning section name the version the code speaks (both said 1
+   * under version 2).
+   */
+  @Test
+  void theDocumentedProtocolVersionIsTheCodes() {
+    String version = String.valueOf(Message.PROTOCOL_VERSION);
+    assertThat(lines.get(0)).isEqualTo("# Tablecast wire protocol (version " + version + ")");
+    assertThat(String.join("\n", lines))
+        .contains("`Message.PROTOCOL_VERSION` = " + version + ",")
+        .contains("Version ≠ " + version + " → `UNSUPPORTED_VERSION`");
   }
 
   @Test
@@ -157,7 +188,8 @@ class ProtocolDocTest {
     try {
       decoded = MessageCodec.decodeJson(example);
     } catch (ProtocolException e) {
-      throw new AssertionError("docs/PROTOCOL.md example does not decode (" + e.getMessage() + "): " + example, e);
+      throw new AssertionError(
+          "docs/PROTOCOL.md example does not decode (" + e.getMessage() + "): " + example, e);
     }
     assertThat(MessageCodec.encodeJson(decoded)).as("the example re-encoded").isEqualTo(example);
   }
@@ -178,10 +210,16 @@ class ProtocolDocTest {
     }
     Map<String, String> documented = new LinkedHashMap<>();
     declared.forEach((field, docType) -> documented.put(field, docType.replace("?", "")));
-    assertThat(documented).as("fields and types documented for %s, expected those of %s", where, record.getName())
+    assertThat(documented)
+        .as("fields and types documented for %s, expected those of %s", where, record.getName())
         .containsExactlyInAnyOrderEntriesOf(expected);
-    declared.forEach((field, docType) -> assertThat(docType.endsWith("?") && expected.get(field).matches("int|long"))
-        .as("%s: %s is a number and required, it cannot be marked optional (?)", where, field).isFalse());
+    declared.forEach(
+        (field, docType) ->
+            assertThat(docType.endsWith("?") && expected.get(field).matches("int|long"))
+                .as(
+                    "%s: %s is a number and required, it cannot be marked optional (?)",
+                    where, field)
+                .isFalse());
   }
 
   /** How docs/PROTOCOL.md names a component's type. */

@@ -1,112 +1,119 @@
 package io.tablecast.server;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.server.auth.AuthConfigReader;
+import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.config.ByteSize;
+import io.tablecast.server.config.ListenSettings;
+import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.config.ResumeBufferSettings;
+import io.tablecast.server.config.Secret;
+import io.tablecast.server.config.SlowConsumerSettings;
+import io.tablecast.server.config.WriteBufferSettings;
+import io.tablecast.server.net.TlsConfig;
+import io.tablecast.server.tail.TailLoop;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 
 /**
- * Immutable configuration of a {@link TablecastServer}. Build one with {@link #builder()} or
- * read one from YAML with {@link #load(Path)}; every key, default and environment variable is
- * listed in {@code docs/CONFIGURATION.md}.
+ * Immutable configuration of a {@link TablecastServer}: one component per key of the YAML file,
+ * nested records for its sections. Read one with {@link #load(Path)}, or build one with {@link
+ * #builder()}; {@link #DEFAULTS} holds every default, and docs/CONFIGURATION.md lists every key,
+ * default and environment variable (ConfigDocTest keeps the two equal).
+ *
+ * @param serverName name sent to clients in the welcome and shown in logs
+ * @param listen the address and port to listen on
+ * @param source the database and the cached tables (required)
+ * @param heartbeat a session that has been sent nothing for this long gets an empty batch
+ * @param handshakeTimeout a connection must complete its hello within this time
+ * @param maxFrameBytes longest inbound frame accepted from a client
+ * @param resumeBuffer the batches kept for resuming clients
+ * @param writeBuffer the write-buffer water marks of every client channel
+ * @param slowConsumer how far a slow client may fall behind before it is dropped
+ * @param idleTimeout a session from which nothing arrived for this long is closed
+ * @param maxSubscriptionsPerConnection most distinct tables one connection may subscribe to
+ * @param maxConnections most simultaneous connections; the next one is refused
+ * @param heapReservePercent the share of the maximum heap the cached tables' images may not take:
+ *     kept for serving (sessions, snapshots to clients, the resume buffer); a table whose image
+ *     would reach into it is refused at start, naming the heap to give (docs/GUARANTEES.md)
+ * @param staticDir directory served over HTTP GET at {@code /}; null = no static files
+ * @param staticClientDir directory served over HTTP GET at {@code /client/}; null = not mapped
+ * @param tls TLS on the listening port (see docs/TLS.md); null = plaintext only
+ * @param authenticator who may connect and what each principal may read (the {@code auth:} section,
+ *     read by {@link AuthConfigReader}); null = an open server that accepts every client and lets
+ *     it read everything (logged as a WARN at start)
+ * @param metricsToken bearer token {@code GET /metrics} requires; null = open to anyone
+ * @param nats the NATS JetStream stream of the scale-out (docs/SCALE-OUT.md): {@code serve} builds
+ *     its images from it instead of the database, {@code capture} publishes to it; null = one
+ *     process reads the database and serves (the default)
  */
-public final class ServerConfig {
+public record ServerConfig(
+    String serverName,
+    ListenSettings listen,
+    SourceConfig source,
+    Duration heartbeat,
+    Duration handshakeTimeout,
+    @ByteSize int maxFrameBytes,
+    ResumeBufferSettings resumeBuffer,
+    WriteBufferSettings writeBuffer,
+    SlowConsumerSettings slowConsumer,
+    Duration idleTimeout,
+    int maxSubscriptionsPerConnection,
+    int maxConnections,
+    int heapReservePercent,
+    Path staticDir,
+    Path staticClientDir,
+    TlsConfig tls,
+    @JsonProperty("auth") @JsonDeserialize(using = AuthConfigReader.Section.class)
+        Authenticator authenticator,
+    Secret metricsToken,
+    NatsSettings nats) {
 
-  /** Default for {@link #serverName()}. */
-  public static final String DEFAULT_SERVER_NAME = "tablecast";
-  /** Default for {@link #listenHost()}: every interface. */
-  public static final String DEFAULT_LISTEN_HOST = "0.0.0.0";
-  /** Default for {@link #listenPort()}. */
-  public static final int DEFAULT_LISTEN_PORT = 7070;
-  /** Default for {@link #heartbeat()}: one second. */
-  public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
-  /** Default for {@link #handshakeTimeout()}: ten seconds. */
-  public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
-  /** Default for {@link #maxFrameBytes()}: 1 MiB. */
-  public static final int DEFAULT_MAX_FRAME_BYTES = 1 << 20;
-  /** Default for {@link #resumeBufferBatches()}. */
-  public static final int DEFAULT_RESUME_BUFFER_BATCHES = 100_000;
-  /** Default for {@link #resumeBufferBytes()}: 256 MiB (approximate). */
-  public static final long DEFAULT_RESUME_BUFFER_BYTES = 256L << 20;
-  /** Default for {@link #writeBufferLowWaterMark()}: 256 KiB. */
-  public static final int DEFAULT_WRITE_BUFFER_LOW_WATER_MARK = 256 << 10;
-  /** Default for {@link #writeBufferHighWaterMark()}: 1 MiB. */
-  public static final int DEFAULT_WRITE_BUFFER_HIGH_WATER_MARK = 1 << 20;
-  /** Default for {@link #slowConsumerMaxPendingBytes()}: 64 MiB. */
-  public static final long DEFAULT_SLOW_CONSUMER_MAX_PENDING_BYTES = 64L << 20;
-  /** Default for {@link #slowConsumerCoalesceMaxKeys()}: 100000 keys; 0 disables coalescing. */
-  public static final int DEFAULT_SLOW_CONSUMER_COALESCE_MAX_KEYS = 100_000;
-  /** Default for {@link #slowConsumerCoalesceMaxBytes()}: 16 MiB (approximate). */
-  public static final long DEFAULT_SLOW_CONSUMER_COALESCE_MAX_BYTES = 16L << 20;
-  /** Default for {@link #slowConsumerSnapshotTimeout()}: five minutes. */
-  public static final Duration DEFAULT_SLOW_CONSUMER_SNAPSHOT_TIMEOUT = Duration.ofMinutes(5);
-  /** Default for {@link #idleTimeout()}: 60 seconds. */
-  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
-  /** Default for {@link #maxSubscriptionsPerConnection()}: 100 tables. */
-  public static final int DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
-  /** Default for {@link #maxConnections()}: 10000. */
-  public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+  /** Every default; {@code source} has none and must be set. */
+  public static final ServerConfig DEFAULTS =
+      new ServerConfig(
+          "tablecast", // server_name
+          ListenSettings.DEFAULTS,
+          null, // source: required
+          Duration.ofSeconds(1), // heartbeat
+          Duration.ofSeconds(10), // handshake_timeout
+          1 << 20, // max_frame_bytes: 1 MiB
+          ResumeBufferSettings.DEFAULTS,
+          WriteBufferSettings.DEFAULTS,
+          SlowConsumerSettings.DEFAULTS,
+          Duration.ofSeconds(60), // idle_timeout
+          100, // max_subscriptions_per_connection
+          10_000, // max_connections
+          TailLoop.DEFAULT_HEAP_RESERVE_PERCENT, // heap_reserve_percent: a fifth kept for serving
+          null,
+          null,
+          null,
+          null,
+          null,
+          null); // nats
 
-  private final String serverName;
-  private final String listenHost;
-  private final int listenPort;
-  private final SourceConfig source;
-  private final Duration heartbeat;
-  private final Duration handshakeTimeout;
-  private final int maxFrameBytes;
-  private final int resumeBufferBatches;
-  private final long resumeBufferBytes;
-  private final int writeBufferLowWaterMark;
-  private final int writeBufferHighWaterMark;
-  private final long slowConsumerMaxPendingBytes;
-  private final int slowConsumerCoalesceMaxKeys;
-  private final long slowConsumerCoalesceMaxBytes;
-  private final Duration slowConsumerSnapshotTimeout;
-  private final Duration idleTimeout;
-  private final int maxSubscriptionsPerConnection;
-  private final int maxConnections;
-  private final Path staticDir;
-  private final Path staticClientDir;
-  private final io.tablecast.server.net.TlsConfig tls;
-  private final Authenticator authenticator;
-  private final String metricsToken;
+  /** Shortest {@code metrics_token} accepted: 16 characters, e.g. 64 random bits as hex. */
+  static final int MIN_METRICS_TOKEN_CHARS = 16;
 
-  private ServerConfig(Builder b) {
-    this.authenticator = b.authenticator;
-    this.serverName = b.serverName;
-    this.listenHost = b.listenHost;
-    this.listenPort = b.listenPort;
-    this.source = b.source;
-    this.heartbeat = b.heartbeat;
-    this.handshakeTimeout = b.handshakeTimeout;
-    this.maxFrameBytes = b.maxFrameBytes;
-    this.resumeBufferBatches = b.resumeBufferBatches;
-    this.resumeBufferBytes = b.resumeBufferBytes;
-    this.writeBufferLowWaterMark = b.writeBufferLowWaterMark;
-    this.writeBufferHighWaterMark = b.writeBufferHighWaterMark;
-    this.slowConsumerMaxPendingBytes = b.slowConsumerMaxPendingBytes;
-    this.slowConsumerCoalesceMaxKeys = b.slowConsumerCoalesceMaxKeys;
-    this.slowConsumerCoalesceMaxBytes = b.slowConsumerCoalesceMaxBytes;
-    this.slowConsumerSnapshotTimeout = b.slowConsumerSnapshotTimeout;
-    this.idleTimeout = b.idleTimeout;
-    this.maxSubscriptionsPerConnection = b.maxSubscriptionsPerConnection;
-    this.maxConnections = b.maxConnections;
-    this.staticDir = b.staticDir;
-    this.staticClientDir = b.staticClientDir;
-    this.tls = b.tls;
-    this.metricsToken = b.metricsToken;
+  /** A builder holding {@link #DEFAULTS}; only {@code source} is required. */
+  public static Builder builder() {
+    return new Builder(ConfigLoader.defaults());
   }
 
-  /** A builder with every default set; only {@link Builder#source} is required. */
-  public static Builder builder() {
-    return new Builder();
+  /** A builder holding this configuration's values. */
+  public Builder toBuilder() {
+    return new Builder(ConfigLoader.tree(this));
   }
 
   /**
-   * Reads a YAML file (snake_case keys) and applies the {@code TABLECAST_*} environment
-   * variables of this process over it.
+   * Reads a YAML file (snake_case keys) and applies the {@code TABLECAST_*} environment variables
+   * of this process over it.
    *
    * @throws IOException when the file cannot be read
    * @throws IllegalArgumentException naming the bad key or value
@@ -116,333 +123,146 @@ public final class ServerConfig {
   }
 
   /**
-   * Reads a YAML file and applies the given environment variables over it (see
-   * {@code docs/CONFIGURATION.md} for the variables).
+   * Reads a YAML file and applies the given environment variables over it (see {@code
+   * docs/CONFIGURATION.md} for the variables).
    */
   public static ServerConfig load(Path yamlFile, Map<String, String> env) throws IOException {
     return ConfigLoader.load(yamlFile, env);
   }
 
-  /** A builder holding this configuration's values. */
-  public Builder toBuilder() {
-    return new Builder().serverName(serverName).listen(listenHost, listenPort).source(source)
-        .heartbeat(heartbeat).handshakeTimeout(handshakeTimeout).maxFrameBytes(maxFrameBytes)
-        .resumeBuffer(resumeBufferBatches, resumeBufferBytes)
-        .writeBufferWaterMarks(writeBufferLowWaterMark, writeBufferHighWaterMark)
-        .slowConsumerMaxPendingBytes(slowConsumerMaxPendingBytes)
-        .slowConsumerCoalesceMaxKeys(slowConsumerCoalesceMaxKeys)
-        .slowConsumerCoalesceMaxBytes(slowConsumerCoalesceMaxBytes)
-        .slowConsumerSnapshotTimeout(slowConsumerSnapshotTimeout).idleTimeout(idleTimeout)
-        .maxSubscriptionsPerConnection(maxSubscriptionsPerConnection).maxConnections(maxConnections)
-        .staticDir(staticDir).staticClientDir(staticClientDir).tls(tls)
-        .authenticator(authenticator).metricsToken(metricsToken);
+  /**
+   * Checks every value; each failure names the key and the bad value.
+   *
+   * @return this configuration
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public ServerConfig validate() {
+    check(
+        source != null || nats != null,
+        "source must be set (jdbc_url and cached_tables), or nats to serve from a stream");
+    if (nats != null) {
+      nats.streamName(source == null ? null : source.jdbcUrl()); // refuses an unknown name
+    }
+    check(
+        serverName != null && !serverName.isBlank(),
+        "server_name must not be empty, was '" + serverName + "'");
+    check(
+        listen.host() != null && !listen.host().isBlank(),
+        "listen.host must not be empty, was '" + listen.host() + "'");
+    check(
+        listen.port() >= 0 && listen.port() <= 65535,
+        "listen.port must be 0..65535 (0 = any free port), was " + listen.port());
+    positive("heartbeat", heartbeat);
+    positive("handshake_timeout", handshakeTimeout);
+    atLeast("max_frame_bytes", maxFrameBytes, 1024, "");
+    atLeast("resume_buffer.batches", resumeBuffer.batches(), 0, "");
+    atLeast("resume_buffer.bytes", resumeBuffer.bytes(), 0, "");
+    atLeast("write_buffer.low_water_mark", writeBuffer.lowWaterMark(), 1, "");
+    atLeast(
+        "write_buffer.high_water_mark",
+        writeBuffer.highWaterMark(),
+        writeBuffer.lowWaterMark(),
+        " (low_water_mark)");
+    atLeast(
+        "slow_consumer.max_pending_bytes",
+        slowConsumer.maxPendingBytes(),
+        writeBuffer.highWaterMark(),
+        " (write_buffer.high_water_mark)");
+    atLeast(
+        "slow_consumer.coalesce_max_keys",
+        slowConsumer.coalesceMaxKeys(),
+        0,
+        " (0 = no coalescing)");
+    atLeast("slow_consumer.coalesce_max_bytes", slowConsumer.coalesceMaxBytes(), 1024, "");
+    positive("slow_consumer.snapshot_timeout", slowConsumer.snapshotTimeout());
+    positive("idle_timeout", idleTimeout);
+    check(
+        idleTimeout.compareTo(heartbeat) >= 0,
+        "idle_timeout must be at least the heartbeat (" + heartbeat + "), was " + idleTimeout);
+    atLeast("max_subscriptions_per_connection", maxSubscriptionsPerConnection, 1, "");
+    atLeast("max_connections", maxConnections, 1, "");
+    check(
+        heapReservePercent >= 0 && heapReservePercent <= 90,
+        "heap_reserve_percent must be 0..90, was " + heapReservePercent);
+    directory("static_dir", staticDir);
+    directory("static_client_dir", staticClientDir);
+    check(
+        metricsToken == null || metricsToken.value().length() >= MIN_METRICS_TOKEN_CHARS,
+        "metrics_token must be "
+            + "at least "
+            + MIN_METRICS_TOKEN_CHARS
+            + " characters (a random one: openssl rand -hex 16), was "
+            + (metricsToken == null ? 0 : metricsToken.value().length()));
+    return this;
   }
 
-  /** Name sent to clients in the welcome and shown in logs. */
-  public String serverName() {
-    return serverName;
+  private static void check(boolean ok, String problem) {
+    if (!ok) {
+      throw new IllegalArgumentException(problem);
+    }
   }
 
-  /** Address to listen on. */
-  public String listenHost() {
-    return listenHost;
+  private static void atLeast(String key, long value, long min, String what) {
+    check(value >= min, key + " must be at least " + min + what + ", was " + value);
   }
 
-  /** TCP port to listen on; 0 picks a free port (see {@link TablecastServer#port()}). */
-  public int listenPort() {
-    return listenPort;
+  private static void directory(String key, Path dir) {
+    check(
+        dir == null || Files.isDirectory(dir),
+        key + " must be an existing directory, was '" + dir + "'");
   }
 
-  /** The database and the cached tables. */
-  public SourceConfig source() {
-    return source;
-  }
-
-  /** A session that has been sent nothing for this long gets an empty batch. */
-  public Duration heartbeat() {
-    return heartbeat;
-  }
-
-  /** A connection must complete its hello within this time. */
-  public Duration handshakeTimeout() {
-    return handshakeTimeout;
-  }
-
-  /** Longest inbound frame accepted from a client. */
-  public int maxFrameBytes() {
-    return maxFrameBytes;
-  }
-
-  /** Most recent batches kept for resuming clients. */
-  public int resumeBufferBatches() {
-    return resumeBufferBatches;
-  }
-
-  /** Approximate byte bound of the resume buffer. */
-  public long resumeBufferBytes() {
-    return resumeBufferBytes;
-  }
-
-  /** A channel becomes writable again when its pending bytes fall below this. */
-  public int writeBufferLowWaterMark() {
-    return writeBufferLowWaterMark;
-  }
-
-  /** A channel becomes unwritable when its pending bytes exceed this. */
-  public int writeBufferHighWaterMark() {
-    return writeBufferHighWaterMark;
-  }
-
-  /** A session with more pending outbound bytes is disconnected with SLOW_CONSUMER. */
-  public long slowConsumerMaxPendingBytes() {
-    return slowConsumerMaxPendingBytes;
+  private static void positive(String key, Duration d) {
+    check(
+        d != null && !d.isZero() && !d.isNegative(),
+        key + " must be a positive duration, was " + d);
   }
 
   /**
-   * While a session's channel is unwritable its changes are coalesced per key; past this many
-   * distinct keys it is disconnected with SLOW_CONSUMER ({@code slow_consumer.coalesce_max_keys};
-   * 0 = no coalescing).
+   * Builds a {@link ServerConfig} from settings named by their YAML keys, over {@link #DEFAULTS} or
+   * another configuration; {@link #build()} validates every value. Not thread-safe.
+   *
+   * <pre>{@code
+   * ServerConfig.builder().source(source).listen("127.0.0.1", 0)
+   *     .set("slow_consumer.coalesce_max_keys", 1000).set("heartbeat", Duration.ofMillis(200)).build();
+   * }</pre>
    */
-  public int slowConsumerCoalesceMaxKeys() {
-    return slowConsumerCoalesceMaxKeys;
-  }
-
-  /**
-   * Past this many approximate bytes of coalesced changes, or when its coalesced batch would
-   * encode to more, a session is disconnected with SLOW_CONSUMER
-   * ({@code slow_consumer.coalesce_max_bytes}); so no coalesced frame is larger.
-   */
-  public long slowConsumerCoalesceMaxBytes() {
-    return slowConsumerCoalesceMaxBytes;
-  }
-
-  /**
-   * A session that has not read its whole snapshot or resume replay within this time is
-   * disconnected with SLOW_CONSUMER ({@code slow_consumer.snapshot_timeout}).
-   */
-  public Duration slowConsumerSnapshotTimeout() {
-    return slowConsumerSnapshotTimeout;
-  }
-
-  /** A session from which nothing arrived for this long is closed ({@code idle_timeout}). */
-  public Duration idleTimeout() {
-    return idleTimeout;
-  }
-
-  /** Most distinct table names one connection may subscribe to ({@code max_subscriptions_per_connection}). */
-  public int maxSubscriptionsPerConnection() {
-    return maxSubscriptionsPerConnection;
-  }
-
-  /** Most simultaneous connections ({@code max_connections}); the next one is refused. */
-  public int maxConnections() {
-    return maxConnections;
-  }
-
-  /** Directory served over HTTP GET at {@code /} ({@code static_dir}); null = no static files. */
-  public Path staticDir() {
-    return staticDir;
-  }
-
-  /** Directory served over HTTP GET at {@code /client/} ({@code static_client_dir}); null = not mapped. */
-  public Path staticClientDir() {
-    return staticClientDir;
-  }
-
-  /** TLS on the listening port ({@code tls}, see docs/TLS.md); null = plaintext only. */
-  public io.tablecast.server.net.TlsConfig tls() {
-    return tls;
-  }
-
-  /**
-   * Who may connect and what each principal may read (the {@code auth:} section, usually an
-   * {@link io.tablecast.server.auth.ConfigAuthenticator}); null = an open server that accepts
-   * every client and lets it read everything (logged as a WARN at start).
-   */
-  public Authenticator authenticator() {
-    return authenticator;
-  }
-
-  /** Bearer token {@code GET /metrics} requires ({@code metrics_token}); null = open to anyone. */
-  public String metricsToken() {
-    return metricsToken;
-  }
-
-  @Override
-  public String toString() {
-    return "ServerConfig[serverName=" + serverName + ", listen=" + listenHost + ":" + listenPort
-        + ", source=" + source + ", heartbeat=" + heartbeat + ", handshakeTimeout=" + handshakeTimeout
-        + ", maxFrameBytes=" + maxFrameBytes + ", resumeBuffer=" + resumeBufferBatches + " batches/"
-        + resumeBufferBytes + " bytes, writeBuffer=" + writeBufferLowWaterMark + ".."
-        + writeBufferHighWaterMark + ", slowConsumerMaxPendingBytes=" + slowConsumerMaxPendingBytes
-        + ", slowConsumerCoalesceMaxKeys=" + slowConsumerCoalesceMaxKeys
-        + ", slowConsumerCoalesceMaxBytes=" + slowConsumerCoalesceMaxBytes
-        + ", slowConsumerSnapshotTimeout=" + slowConsumerSnapshotTimeout + ", idleTimeout=" + idleTimeout
-        + ", maxSubscriptionsPerConnection=" + maxSubscriptionsPerConnection + ", maxConnections=" + maxConnections
-        + (staticDir == null ? "" : ", staticDir=" + staticDir)
-        + (staticClientDir == null ? "" : ", staticClientDir=" + staticClientDir)
-        + (tls == null ? "" : ", tls=" + tls) + (metricsToken == null ? "" : ", metricsToken=(set)") + "]";
-  }
-
-  /** Builds a {@link ServerConfig}; {@link #build()} validates every value. Not thread-safe. */
   public static final class Builder {
-    private String serverName = DEFAULT_SERVER_NAME;
-    private String listenHost = DEFAULT_LISTEN_HOST;
-    private int listenPort = DEFAULT_LISTEN_PORT;
-    private SourceConfig source;
-    private Duration heartbeat = DEFAULT_HEARTBEAT;
-    private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
-    private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
-    private int resumeBufferBatches = DEFAULT_RESUME_BUFFER_BATCHES;
-    private long resumeBufferBytes = DEFAULT_RESUME_BUFFER_BYTES;
-    private int writeBufferLowWaterMark = DEFAULT_WRITE_BUFFER_LOW_WATER_MARK;
-    private int writeBufferHighWaterMark = DEFAULT_WRITE_BUFFER_HIGH_WATER_MARK;
-    private long slowConsumerMaxPendingBytes = DEFAULT_SLOW_CONSUMER_MAX_PENDING_BYTES;
-    private int slowConsumerCoalesceMaxKeys = DEFAULT_SLOW_CONSUMER_COALESCE_MAX_KEYS;
-    private long slowConsumerCoalesceMaxBytes = DEFAULT_SLOW_CONSUMER_COALESCE_MAX_BYTES;
-    private Duration slowConsumerSnapshotTimeout = DEFAULT_SLOW_CONSUMER_SNAPSHOT_TIMEOUT;
-    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
-    private int maxSubscriptionsPerConnection = DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION;
-    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
-    private Path staticDir;
-    private Path staticClientDir;
-    private io.tablecast.server.net.TlsConfig tls;
-    private Authenticator authenticator;
-    private String metricsToken;
+    private final ObjectNode settings;
 
-    private Builder() {}
+    private Builder(ObjectNode settings) {
+      this.settings = settings;
+    }
 
-    /** Require {@code Authorization: Bearer <token>} on {@code GET /metrics}; null = open (default). */
-    public Builder metricsToken(String token) {
-      this.metricsToken = token;
+    /**
+     * Sets the setting at {@code key} ({@code heartbeat}, {@code slow_consumer.coalesce_max_keys},
+     * as in the YAML file) to {@code value}: text as the file would have it ({@code "500ms"}), a
+     * number, a boolean, or the Java value ({@link Duration}, {@link Path}, a settings record,
+     * {@link SourceConfig}, {@link TlsConfig}, {@link Authenticator}); null restores the default.
+     * An unknown key is refused by {@link #build()}.
+     */
+    public Builder set(String key, Object value) {
+      ConfigLoader.put(settings, key, value);
       return this;
     }
 
-    /** Authenticates and authorizes clients; null (the default) = open server. */
-    public Builder authenticator(Authenticator authenticator) {
-      this.authenticator = authenticator;
-      return this;
-    }
-
-    /** Serve TLS on the listening port (see docs/TLS.md); null = plaintext only (default). */
-    public Builder tls(io.tablecast.server.net.TlsConfig tls) {
-      this.tls = tls;
-      return this;
-    }
-
-    /** Serve the files under this directory over HTTP GET at {@code /}; null = none. */
-    public Builder staticDir(Path dir) {
-      this.staticDir = dir;
-      return this;
-    }
-
-    /** Serve the files under this directory over HTTP GET at {@code /client/}; null = none. */
-    public Builder staticClientDir(Path dir) {
-      this.staticClientDir = dir;
-      return this;
-    }
-
-    public Builder serverName(String serverName) {
-      this.serverName = serverName;
-      return this;
-    }
-
-    public Builder listen(String host, int port) {
-      this.listenHost = host;
-      this.listenPort = port;
-      return this;
-    }
-
-    public Builder listenHost(String host) {
-      this.listenHost = host;
-      return this;
-    }
-
-    public Builder listenPort(int port) {
-      this.listenPort = port;
-      return this;
-    }
-
+    /** The database and the cached tables. */
     public Builder source(SourceConfig source) {
-      this.source = source;
-      return this;
+      return set("source", source);
     }
 
-    public Builder heartbeat(Duration heartbeat) {
-      this.heartbeat = heartbeat;
-      return this;
-    }
-
-    public Builder handshakeTimeout(Duration handshakeTimeout) {
-      this.handshakeTimeout = handshakeTimeout;
-      return this;
-    }
-
-    public Builder maxFrameBytes(int maxFrameBytes) {
-      this.maxFrameBytes = maxFrameBytes;
-      return this;
-    }
-
-    public Builder resumeBuffer(int batches, long approxBytes) {
-      this.resumeBufferBatches = batches;
-      this.resumeBufferBytes = approxBytes;
-      return this;
-    }
-
-    public Builder writeBufferWaterMarks(int low, int high) {
-      this.writeBufferLowWaterMark = low;
-      this.writeBufferHighWaterMark = high;
-      return this;
-    }
-
-    public Builder slowConsumerMaxPendingBytes(long bytes) {
-      this.slowConsumerMaxPendingBytes = bytes;
-      return this;
-    }
-
-    /** {@code slow_consumer.coalesce_max_keys}; 0 disables coalescing. */
-    public Builder slowConsumerCoalesceMaxKeys(int keys) {
-      this.slowConsumerCoalesceMaxKeys = keys;
-      return this;
-    }
-
-    /** {@code slow_consumer.coalesce_max_bytes}: approximate bytes of coalesced changes per session. */
-    public Builder slowConsumerCoalesceMaxBytes(long bytes) {
-      this.slowConsumerCoalesceMaxBytes = bytes;
-      return this;
-    }
-
-    /** {@code slow_consumer.snapshot_timeout}: a snapshot or resume replay must be read within it. */
-    public Builder slowConsumerSnapshotTimeout(Duration timeout) {
-      this.slowConsumerSnapshotTimeout = timeout;
-      return this;
-    }
-
-    public Builder idleTimeout(Duration idleTimeout) {
-      this.idleTimeout = idleTimeout;
-      return this;
-    }
-
-    public Builder maxSubscriptionsPerConnection(int tables) {
-      this.maxSubscriptionsPerConnection = tables;
-      return this;
-    }
-
-    public Builder maxConnections(int connections) {
-      this.maxConnections = connections;
-      return this;
+    /** Address and port to listen on; port 0 picks a free port. */
+    public Builder listen(String host, int port) {
+      return set("listen", new ListenSettings(host, port));
     }
 
     /**
      * Validates and builds.
      *
-     * @throws IllegalArgumentException naming the bad value
+     * @throws IllegalArgumentException naming the bad key or value
      */
     public ServerConfig build() {
-      Objects.requireNonNull(source, "source must be set (jdbc_url and cached_tables)");
-      ServerConfig config = new ServerConfig(this);
-      ServerConfigChecks.check(config);
-      return config;
+      return ConfigLoader.bind(settings.deepCopy(), Map.of());
     }
   }
 }

@@ -1,20 +1,30 @@
 package io.tablecast.server;
 
+import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.console.Console;
+import io.tablecast.server.console.ConsoleAccess;
 import io.tablecast.server.hub.ChangeHub;
-import io.tablecast.server.hub.TailLoop;
+import io.tablecast.server.hub.HubSettings;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.MicrometerServerMetrics;
+import io.tablecast.server.net.HealthCheck;
+import io.tablecast.server.net.NetSettings;
 import io.tablecast.server.net.NettyServer;
+import io.tablecast.server.stream.CheckpointWriter;
+import io.tablecast.server.stream.StreamChangeSource;
 import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.ChangeSources;
+import io.tablecast.server.tail.HeapRoom;
+import io.tablecast.server.tail.TailLoop;
 import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A running Tablecast server: loads a snapshot of the cached tables, tails their changes and
- * serves subscribers on one port.
+ * A running Tablecast server: loads a snapshot of the cached tables, tails their changes and serves
+ * subscribers on one port.
  *
  * <pre>{@code
  * try (TablecastServer server = TablecastServer.start(ServerConfig.load(Path.of("tablecast.yaml")))) {
@@ -24,19 +34,26 @@ import org.slf4j.LoggerFactory;
  */
 public final class TablecastServer implements AutoCloseable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(TablecastServer.class);
+  private static final Logger LOG = RecentEvents.logger(TablecastServer.class);
 
   private final ChangeSource source;
   private final ChangeHub hub;
   private final TailLoop tail;
   private final NettyServer net;
-  private final ServerMetrics metrics;
+  private final MicrometerServerMetrics metrics;
+  private final CheckpointWriter checkpoints; // null unless serving from a stream
   private final CountDownLatch terminated = new CountDownLatch(1);
   private boolean closed;
 
-  private TablecastServer(ChangeSource source, ChangeHub hub, TailLoop tail, NettyServer net,
-      ServerMetrics metrics) {
+  private TablecastServer(
+      ChangeSource source,
+      ChangeHub hub,
+      TailLoop tail,
+      NettyServer net,
+      MicrometerServerMetrics metrics,
+      CheckpointWriter checkpoints) {
     this.metrics = metrics;
+    this.checkpoints = checkpoints;
     this.source = source;
     this.hub = hub;
     this.tail = tail;
@@ -52,86 +69,191 @@ public final class TablecastServer implements AutoCloseable {
    * @throws InterruptedException when interrupted while starting
    */
   public static TablecastServer start(ServerConfig config) throws InterruptedException {
-    ServerMetrics metrics = ServerMetrics.prometheus(); // rendered by GET /metrics
+    MicrometerServerMetrics metrics =
+        MicrometerServerMetrics.prometheus(); // rendered by GET /metrics
     Authenticator authenticator = config.authenticator();
     if (authenticator == null) {
-      LOG.warn("no auth section in the configuration: the server is OPEN, every client may connect and read "
-          + "every cached table (see docs/CONFIGURATION.md, Authentication)");
+      LOG.warn(
+          "no auth section in the configuration: the server is OPEN, every client may connect and read "
+              + "every cached table (see docs/CONFIGURATION.md, Authentication)");
       authenticator = Authenticator.allowAll();
     } else {
       LOG.info("authentication on: {}", authenticator);
     }
-    return start(config, source -> openDatabaseSource(source, metrics, config.serverName()), authenticator, metrics);
+    return start(
+        config,
+        source ->
+            config.nats() != null
+                ? openStreamSource(config)
+                : openDatabaseSource(source, metrics, config.serverName()),
+        authenticator,
+        metrics);
   }
 
   /** The production source: the database-backed change source, registered as {@code serverName}. */
-  private static ChangeSource openDatabaseSource(SourceConfig source, ServerMetrics metrics, String serverName) {
+  private static ChangeSource openDatabaseSource(
+      SourceConfig source, MicrometerServerMetrics metrics, String serverName) {
     try {
       return ChangeSources.open(source, metrics, serverName);
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot open the change source " + source + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot open the change source " + source + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * With {@code nats:} configured: the images come from the stream capture publishes to, never from
+   * the database (docs/SCALE-OUT.md).
+   */
+  private static ChangeSource openStreamSource(ServerConfig config) {
+    try {
+      return StreamChangeSource.open(
+          config.nats(),
+          config.source() == null ? null : config.source().jdbcUrl(),
+          config.serverName());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the NATS stream", e);
     }
   }
 
   /** Starts a server on the change source the factory opens (tests pass an in-memory source). */
-  static TablecastServer start(ServerConfig config, Function<SourceConfig, ChangeSource> sources,
-      Authenticator authenticator) throws InterruptedException {
-    return start(config, sources, authenticator, ServerMetrics.inMemory());
+  static TablecastServer start(
+      ServerConfig config,
+      Function<SourceConfig, ChangeSource> sources,
+      Authenticator authenticator,
+      MicrometerServerMetrics metrics)
+      throws InterruptedException {
+    return start(config, sources, authenticator, metrics, HeapRoom.runtime());
   }
 
-  static TablecastServer start(ServerConfig config, Function<SourceConfig, ChangeSource> sources,
-      Authenticator authenticator, ServerMetrics metrics) throws InterruptedException {
+  /**
+   * As {@link #start(ServerConfig, Function, Authenticator, MicrometerServerMetrics)}, sizing the
+   * images against {@code heap} (tests give a small heap of their own).
+   */
+  static TablecastServer start(
+      ServerConfig config,
+      Function<SourceConfig, ChangeSource> sources,
+      Authenticator authenticator,
+      MicrometerServerMetrics metrics,
+      HeapRoom heap)
+      throws InterruptedException {
     long t0 = System.nanoTime();
     ChangeSource source = sources.apply(config.source());
-    ChangeHub hub = new ChangeHub(config.heartbeat(), config.resumeBufferBatches(), config.resumeBufferBytes(),
-        config.slowConsumerMaxPendingBytes(), metrics);
-    hub.coalesceMaxKeys(config.slowConsumerCoalesceMaxKeys());
-    hub.coalesceMaxBytes(config.slowConsumerCoalesceMaxBytes());
-    hub.snapshotTimeout(config.slowConsumerSnapshotTimeout());
-    hub.maxSubscriptionsPerConnection(config.maxSubscriptionsPerConnection());
-    TailLoop tail = new TailLoop(source, hub);
+    StreamChangeSource stream = source instanceof StreamChangeSource s ? s : null;
+    ChangeHub hub =
+        stream == null
+            ? new ChangeHub(hubSettings(config), metrics)
+            : new ChangeHub(hubSettings(config), metrics, stream.epoch());
+    TailLoop tail =
+        new TailLoop(
+            source, stream == null ? hub : stream.into(hub), heap, config.heapReservePercent());
     NettyServer net = null;
     try {
+      metrics.tablesCached(source.tables().stream().map(t -> t.id().qualified()).toList());
       tail.startAndAwaitSnapshot();
-      metrics.tailGauges(tail::lastPollChanges,
+      metrics.tailGauges(
+          tail::lastPollChanges,
           () -> Math.max(0, System.currentTimeMillis() - tail.caughtUpMillis()) / 1000.0);
-      net = NettyServer.bind(config, hub, authenticator, metrics, health(tail, hub));
+      HealthCheck health = health(tail, hub);
+      net =
+          NettyServer.bind(
+              netSettings(config),
+              hub,
+              authenticator,
+              metrics,
+              health,
+              console(config, hub, metrics, health));
     } catch (InterruptedException | RuntimeException e) {
       tail.close();
       hub.close();
       closeQuietly(source);
       throw e;
     }
-    TablecastServer server = new TablecastServer(source, hub, tail, net, metrics);
-    LOG.info("tablecast server '{}' started on {}:{} in {} ms, epoch {}, tables {}", config.serverName(),
-        config.listenHost(), net.port(), (System.nanoTime() - t0) / 1_000_000, hub.epoch(), hub.tableNames());
+    TablecastServer server =
+        new TablecastServer(
+            source, hub, tail, net, metrics, stream == null ? null : stream.checkpoints(hub));
+    LOG.info(
+        "tablecast server '{}' started on {}:{} in {} ms, epoch {}, tables {}",
+        config.serverName(),
+        config.listen().host(),
+        net.port(),
+        (System.nanoTime() - t0) / 1_000_000,
+        hub.epoch(),
+        hub.tableNames());
     return server;
+  }
+
+  /** What the hub takes of the configuration. */
+  static HubSettings hubSettings(ServerConfig config) {
+    return new HubSettings(
+        config.heartbeat(),
+        config.resumeBuffer(),
+        config.slowConsumer(),
+        config.maxSubscriptionsPerConnection());
+  }
+
+  /** What the network layer takes of the configuration. */
+  static NetSettings netSettings(ServerConfig config) {
+    return new NetSettings(
+        config.serverName(),
+        config.listen(),
+        config.heartbeat(),
+        config.handshakeTimeout(),
+        config.maxFrameBytes(),
+        config.writeBuffer(),
+        config.idleTimeout(),
+        config.maxConnections(),
+        config.staticDir(),
+        config.staticClientDir(),
+        config.tls(),
+        config.metricsToken() == null ? null : config.metricsToken().value());
+  }
+
+  /**
+   * The operations console: admin principals when the configuration has an {@code auth} section,
+   * else {@code metrics_token}, else open (see {@link ConsoleAccess}).
+   */
+  private static Console console(
+      ServerConfig config, ChangeHub hub, MicrometerServerMetrics metrics, HealthCheck health) {
+    return new Console(
+        hub::view,
+        metrics.registry(),
+        ConsoleAccess.of(
+            config.authenticator(),
+            config.metricsToken() == null ? null : config.metricsToken().value()),
+        config.serverName(),
+        () -> {
+          HealthCheck.Report r = health.check();
+          return r.up() ? r.status() : r.status() + ": " + r.reason();
+        },
+        RecentEvents.global());
   }
 
   /** How long polls may fail in a row before {@code GET /health} reports DOWN. */
   static final long TAIL_FAILURE_DOWN_MILLIS = 30_000;
 
   /**
-   * {@code /health}: DOWN (503) when the tail loop died, or its polls have failed without a
-   * success for longer than {@link #TAIL_FAILURE_DOWN_MILLIS} (clients are still served from
-   * memory, but the data is going stale); otherwise UP. There is no STARTING state: the port is
-   * bound only after the initial snapshot is loaded. Either way it counts the stale tables.
+   * {@code /health}: DOWN (503) when the tail loop died, or its polls have failed without a success
+   * for longer than {@link #TAIL_FAILURE_DOWN_MILLIS} (clients are still served from memory, but
+   * the data is going stale); otherwise UP. There is no STARTING state: the port is bound only
+   * after the initial snapshot is loaded. Either way it counts the stale tables.
    */
-  private static io.tablecast.server.net.HealthCheck health(TailLoop tail, ChangeHub hub) {
+  private static HealthCheck health(TailLoop tail, ChangeHub hub) {
     return () -> tailHealth(tail).withStaleTables(hub.staleTableCount());
   }
 
-  private static io.tablecast.server.net.HealthCheck.Report tailHealth(TailLoop tail) {
+  private static HealthCheck.Report tailHealth(TailLoop tail) {
     if (tail.died()) {
-      return io.tablecast.server.net.HealthCheck.Report.down("the tail loop stopped on an unexpected error");
+      return HealthCheck.Report.down("the tail loop stopped on an unexpected error");
     }
     long since = tail.failingSinceMillis();
     long failing = since == 0 ? 0 : System.currentTimeMillis() - since;
     if (failing > TAIL_FAILURE_DOWN_MILLIS) {
-      return io.tablecast.server.net.HealthCheck.Report.down("reading changes from the database has failed for "
-          + failing / 1000 + " s");
+      return HealthCheck.Report.down(
+          "reading changes from the database has failed for " + failing / 1000 + " s");
     }
-    return io.tablecast.server.net.HealthCheck.Report.UP;
+    return HealthCheck.Report.UP;
   }
 
   /** The hub (tests inspect its sessions). */
@@ -140,7 +262,7 @@ public final class TablecastServer implements AutoCloseable {
   }
 
   /** The server's meters (clients, batches, lag, snapshots, resumes, ...). */
-  public ServerMetrics metrics() {
+  public MicrometerServerMetrics metrics() {
     return metrics;
   }
 
@@ -165,8 +287,8 @@ public final class TablecastServer implements AutoCloseable {
   }
 
   /**
-   * Stops gracefully: sends {@code SHUTTING_DOWN} to every session, stops tailing, closes the
-   * port and the change source. Idempotent.
+   * Stops gracefully: sends {@code SHUTTING_DOWN} to every session, stops tailing, closes the port
+   * and the change source. Idempotent.
    */
   @Override
   public void close() {
@@ -177,6 +299,9 @@ public final class TablecastServer implements AutoCloseable {
       closed = true;
     }
     try {
+      if (checkpoints != null) {
+        checkpoints.close();
+      }
       tail.close();
       net.close();
       hub.close();

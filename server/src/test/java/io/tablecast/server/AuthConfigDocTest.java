@@ -14,14 +14,17 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The {@code auth} section of docs/CONFIGURATION.md: its example loads, and the variable rules hold. */
+/**
+ * The {@code auth} section of docs/CONFIGURATION.md: its example loads, and the variable rules
+ * hold.
+ */
 class AuthConfigDocTest {
-  private static final String BASE = "source: { jdbc_url: 'jdbc:postgresql://db/app' }\ncached_tables: [public.a]\n";
-  private static final Map<String, String> SECRET = Map.of(AuthConfigReader.ENV_JWT_HS256_SECRET,
-      "0123456789abcdef0123456789abcdef-test");
+  private static final String BASE =
+      "source: { jdbc_url: 'jdbc:postgresql://db/app' }\ncached_tables: [public.a]\n";
+  private static final Map<String, String> SECRET =
+      Map.of(AuthConfigReader.ENV_JWT_HS256_SECRET, "0123456789abcdef0123456789abcdef-test");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void theDocumentedExampleLoads() throws Exception {
@@ -34,11 +37,14 @@ class AuthConfigDocTest {
     Path pem = dir.resolve("jwt-public.pem");
     KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
     g.initialize(2048);
-    Files.writeString(pem, "-----BEGIN PUBLIC KEY-----\n"
-        + Base64.getMimeEncoder().encodeToString(g.generateKeyPair().getPublic().getEncoded())
-        + "\n-----END PUBLIC KEY-----\n");
-    yaml = yaml.replace("<from tablecast hash-password>", PasswordHasher.hash("pw".toCharArray()))
-        .replace("/etc/tablecast/jwt-public.pem", pem.toString());
+    Files.writeString(
+        pem,
+        "-----BEGIN PUBLIC KEY-----\n"
+            + Base64.getMimeEncoder().encodeToString(g.generateKeyPair().getPublic().getEncoded())
+            + "\n-----END PUBLIC KEY-----\n");
+    yaml =
+        yaml.replace("<from tablecast hash-password>", PasswordHasher.hash("pw".toCharArray()))
+            .replace("/etc/tablecast/jwt-public.pem", pem.toString());
 
     ServerConfig config = ConfigLoader.parse(BASE + yaml, Map.of());
     ConfigAuthenticator auth = (ConfigAuthenticator) config.authenticator();
@@ -48,14 +54,17 @@ class AuthConfigDocTest {
 
   @Test
   void tokenSecretFromTheEnvironmentTurnsTokensOnInAnEmptyAuthSection() {
-    ConfigAuthenticator auth = (ConfigAuthenticator) ConfigLoader.parse(BASE + "auth: {}\n", SECRET).authenticator();
+    ConfigAuthenticator auth =
+        (ConfigAuthenticator) ConfigLoader.parse(BASE + "auth: {}\n", SECRET).authenticator();
     assertThat(auth.acceptsTokens()).isTrue();
     assertThat(auth.principalNames()).isEmpty();
   }
 
   @Test
   void tokenSecretWithoutAnAuthSectionIsAnErrorNotAnOpenServer() {
-    assertThatThrownBy(() -> ConfigLoader.parse(BASE, SECRET)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(AuthConfigReader.ENV_JWT_HS256_SECRET).hasMessageContaining("no auth section");
+    assertThatThrownBy(() -> ConfigLoader.parse(BASE, SECRET))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(AuthConfigReader.ENV_JWT_HS256_SECRET)
+        .hasMessageContaining("no auth section");
   }
 }

@@ -24,35 +24,47 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A minimal mirror of one table over the binary protocol, for server tests: applies snapshots
- * and batches as the reference client does (a batch at or below its position is skipped),
- * answers pings, can stop reading (so the server sees a stalled client) and, when the server
- * closes the connection, reconnects and resumes from its position (or takes a new snapshot).
+ * A minimal mirror of one table over the binary protocol, for server tests: applies snapshots and
+ * batches as the reference client does (a batch at or below its position is skipped), answers
+ * pings, can stop reading (so the server sees a stalled client) and, when the server closes the
+ * connection, reconnects and resumes from its position (or takes a new snapshot).
  */
 final class MirrorClient implements AutoCloseable {
 
   final String name;
   final String table;
+
   /** id → name of the rows the mirror holds. */
   final Map<Long, String> rows = new ConcurrentHashMap<>();
+
   final List<Message.Error> errors = new CopyOnWriteArrayList<>();
   final AtomicInteger connections = new AtomicInteger();
   final AtomicInteger snapshots = new AtomicInteger();
   final AtomicInteger resumes = new AtomicInteger();
+
   /** Non-empty batches applied. */
   final AtomicInteger batches = new AtomicInteger();
+
   private final EventLoopGroup group;
   private final InetSocketAddress server;
+
   /** Receive buffer of the socket (small: the server soon sees a client that does not read). */
   private final int receiveBuffer;
+
   /** Position of the last applied snapshot end or batch, -1 before the first snapshot. */
   private volatile long position = -1;
+
   private volatile String epoch;
   private volatile boolean reading = true;
   private volatile boolean closed;
   private volatile Channel channel;
 
-  MirrorClient(EventLoopGroup group, InetSocketAddress server, String name, String table, int receiveBuffer) {
+  MirrorClient(
+      EventLoopGroup group,
+      InetSocketAddress server,
+      String name,
+      String table,
+      int receiveBuffer) {
     this.group = group;
     this.server = server;
     this.name = name;
@@ -85,21 +97,27 @@ final class MirrorClient implements AutoCloseable {
   }
 
   private void connect() {
-    Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .option(ChannelOption.SO_RCVBUF, receiveBuffer)
-        .option(ChannelOption.AUTO_READ, reading)
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            BinaryFraming.addTo(ch.pipeline(), 64 << 20);
-            ch.pipeline().addLast(new Session());
-          }
-        });
-    b.connect(server).addListener(f -> {
-      if (!f.isSuccess()) {
-        retry();
-      }
-    });
+    Bootstrap b =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.SO_RCVBUF, receiveBuffer)
+            .option(ChannelOption.AUTO_READ, reading)
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    BinaryFraming.addTo(ch.pipeline(), 64 << 20);
+                    ch.pipeline().addLast(new Session());
+                  }
+                });
+    b.connect(server)
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                retry();
+              }
+            });
   }
 
   private void retry() {
@@ -119,8 +137,10 @@ final class MirrorClient implements AutoCloseable {
       connections.incrementAndGet();
       ctx.write(Unpooled.wrappedBuffer(MessageCodec.MAGIC));
       ctx.write(new Message.Hello(Message.PROTOCOL_VERSION, name, null, null, null));
-      ctx.writeAndFlush(position >= 0 ? new Message.Subscribe(List.of(table), epoch, position)
-          : Message.Subscribe.fresh(List.of(table)));
+      ctx.writeAndFlush(
+          position >= 0
+              ? new Message.Subscribe(List.of(table), epoch, position)
+              : Message.Subscribe.fresh(List.of(table)));
     }
 
     @Override
@@ -192,6 +212,13 @@ final class MirrorClient implements AutoCloseable {
 
   @Override
   public String toString() {
-    return name + "[position " + position + ", " + rows.size() + " rows, " + connections + " connections]";
+    return name
+        + "[position "
+        + position
+        + ", "
+        + rows.size()
+        + " rows, "
+        + connections
+        + " connections]";
   }
 }

@@ -2,6 +2,7 @@ package io.tablecast.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tablecast.server.metrics.MicrometerServerMetrics;
 import org.junit.jupiter.api.Test;
 
 /** The security and limit meters appear on /metrics under the names docs/PROTOCOL.md lists. */
@@ -9,7 +10,7 @@ class SecurityMetricsTest {
 
   @Test
   void authLimitAndCoalescingMetersHaveTheDocumentedPrometheusNames() {
-    ServerMetrics metrics = ServerMetrics.prometheus();
+    MicrometerServerMetrics metrics = MicrometerServerMetrics.prometheus();
     metrics.authFailed("no_policy");
     metrics.limitRefused("idle_timeout");
     metrics.coalesced(3);

@@ -25,10 +25,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The live page in real headless Chromium through what browsers live with, while a writer keeps
- * changing the table: the connection cut (the page resumes), the server restarted (a new epoch:
- * the page takes a new snapshot), and a frozen background tab whose connection died silently
- * meanwhile (it notices on waking and resumes). Each ends with the page showing exactly
- * {@code SELECT *} of the table.
+ * changing the table: the connection cut (the page resumes), the server restarted (a new epoch: the
+ * page takes a new snapshot), and a frozen background tab whose connection died silently meanwhile
+ * (it notices on waking and resumes). Each ends with the page showing exactly {@code SELECT *} of
+ * the table.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class BrowserResilienceTest {
@@ -37,7 +37,7 @@ class BrowserResilienceTest {
   @EnumSource(Kind.class)
   void pageResumesAfterItsConnectionIsCutWhileRowsChange(Kind kind) throws Exception {
     try (Pipeline p = Pipeline.create(kind, "browsercut", BrowserLiveTableTest.ITEMS, "items")) {
-      LivePage.serveExample(p, b -> { });
+      LivePage.serveExample(p, b -> {});
       try (CuttableProxy proxy = CuttableProxy.raw("127.0.0.1", p.server().port());
           LivePage page = LivePage.open(LivePage.url(p, "items", proxy.address()));
           TableWriter writer = TableWriter.start(p)) {
@@ -45,15 +45,23 @@ class BrowserResilienceTest {
         proxy.block(true);
         proxy.cut();
         writer.awaitMore(10);
-        await().atMost(Duration.ofSeconds(30)).until(() -> proxy.refusals() > 0); // the page tried meanwhile
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> proxy.refusals() > 0); // the page tried meanwhile
         proxy.block(false);
         writer.awaitMore(5);
         writer.stop();
 
         page.expectTable(rowsOnPage(p));
-        assertThat(proxy.connections()).as("connections through the proxy").isGreaterThanOrEqualTo(2);
-        assertThat(p.server().metrics().resumesServed()).as("the page resumed").isGreaterThanOrEqualTo(1.0);
-        assertThat(p.server().metrics().snapshotsServed()).as("snapshots: only the first").isEqualTo(1.0);
+        assertThat(proxy.connections())
+            .as("connections through the proxy")
+            .isGreaterThanOrEqualTo(2);
+        assertThat(p.server().metrics().resumesServed())
+            .as("the page resumed")
+            .isGreaterThanOrEqualTo(1.0);
+        assertThat(p.server().metrics().snapshotsServed())
+            .as("snapshots: only the first")
+            .isEqualTo(1.0);
         page.quit();
       }
     }
@@ -62,8 +70,9 @@ class BrowserResilienceTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void pageConvergesAfterAServerRestartWhileRowsChange(Kind kind) throws Exception {
-    try (Pipeline p = Pipeline.create(kind, "browserrestart", BrowserLiveTableTest.ITEMS, "items")) {
-      LivePage.serveExample(p, b -> { });
+    try (Pipeline p =
+        Pipeline.create(kind, "browserrestart", BrowserLiveTableTest.ITEMS, "items")) {
+      LivePage.serveExample(p, b -> {});
       int port = p.server().port();
       String oldEpoch = p.server().epoch();
       try (LivePage page = LivePage.open(LivePage.url(p, "items"));
@@ -77,7 +86,9 @@ class BrowserResilienceTest {
 
         page.expectTable(rowsOnPage(p));
         assertThat(p.server().epoch()).isNotEqualTo(oldEpoch);
-        assertThat(p.server().metrics().snapshotsServed()).as("the page's new snapshot").isGreaterThanOrEqualTo(1.0);
+        assertThat(p.server().metrics().snapshotsServed())
+            .as("the page's new snapshot")
+            .isGreaterThanOrEqualTo(1.0);
         page.quit();
       }
     }
@@ -87,7 +98,7 @@ class BrowserResilienceTest {
   @EnumSource(Kind.class)
   void frozenTabWhoseConnectionDiedSilentlyCatchesUpWhenItWakes(Kind kind) throws Exception {
     try (Pipeline p = Pipeline.create(kind, "browserfrozen", BrowserLiveTableTest.ITEMS, "items")) {
-      LivePage.serveExample(p, b -> { });
+      LivePage.serveExample(p, b -> {});
       try (CuttableProxy proxy = CuttableProxy.raw("127.0.0.1", p.server().port());
           LivePage page = LivePage.open(LivePage.url(p, "items", proxy.address()));
           TableWriter writer = TableWriter.start(p)) {
@@ -100,8 +111,12 @@ class BrowserResilienceTest {
         page.thaw();
 
         page.expectTable(rowsOnPage(p));
-        assertThat(proxy.connections()).as("the page gave up the dead connection").isGreaterThanOrEqualTo(2);
-        assertThat(p.server().metrics().resumesServed()).as("the page resumed").isGreaterThanOrEqualTo(1.0);
+        assertThat(proxy.connections())
+            .as("the page gave up the dead connection")
+            .isGreaterThanOrEqualTo(2);
+        assertThat(p.server().metrics().resumesServed())
+            .as("the page resumed")
+            .isGreaterThanOrEqualTo(1.0);
         page.quit();
       }
     }
@@ -110,12 +125,20 @@ class BrowserResilienceTest {
   /** {@code SELECT *} of items as the page renders it: key {@code [id]} → column → cell text. */
   private static Map<String, Map<String, String>> rowsOnPage(Pipeline p) throws SQLException {
     Map<String, Map<String, String>> rows = new LinkedHashMap<>();
-    try (Connection c = p.db.connect(); Statement s = c.createStatement();
+    try (Connection c = p.db.connect();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT id, name, price FROM items ORDER BY id")) {
       while (rs.next()) {
         BigDecimal price = rs.getBigDecimal("price");
-        rows.put("[" + rs.getInt("id") + "]", Map.of("id", Integer.toString(rs.getInt("id")),
-            "name", rs.getString("name"), "price", price == null ? "null" : price.toPlainString()));
+        rows.put(
+            "[" + rs.getInt("id") + "]",
+            Map.of(
+                "id",
+                Integer.toString(rs.getInt("id")),
+                "name",
+                rs.getString("name"),
+                "price",
+                price == null ? "null" : price.toPlainString()));
       }
     }
     return rows;
@@ -144,22 +167,27 @@ class BrowserResilienceTest {
     private void run() {
       for (int i = 1; running.get(); i++) {
         int id = 100 + i;
-        List<String> statements = new ArrayList<>(List.of(
-            "INSERT INTO items VALUES (" + id + ", 'w" + i + "', " + i + ".25)",
-            "UPDATE items SET price = price + 1, name = 'one v" + i + "' WHERE id = 1"));
+        List<String> statements =
+            new ArrayList<>(
+                List.of(
+                    "INSERT INTO items VALUES (" + id + ", 'w" + i + "', " + i + ".25)",
+                    "UPDATE items SET price = price + 1, name = 'one v" + i + "' WHERE id = 1"));
         if (i > 2) {
           statements.add("DELETE FROM items WHERE id = " + (id - 2));
         }
         p.transaction(statements.toArray(String[]::new));
         committed.incrementAndGet();
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // pacing, not waiting for anything
+        LockSupport.parkNanos(
+            TimeUnit.MILLISECONDS.toNanos(20)); // pacing, not waiting for anything
       }
     }
 
     /** Waits until {@code n} more transactions have committed. */
     void awaitMore(int n) {
       int target = committed.get() + n;
-      await().atMost(Duration.ofSeconds(60)).until(() -> committed.get() >= target || done.isDone());
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> committed.get() >= target || done.isDone());
       assertThat(done).as("the writer is still running").isNotDone();
     }
 

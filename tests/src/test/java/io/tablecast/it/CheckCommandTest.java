@@ -15,40 +15,47 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * One run says everything: {@code tablecast check}, {@code print-sql} and {@code serve} name
- * every problem of a configuration at once (they used to stop at the first one, so learning
- * what was wrong with a schema took one restart per problem).
+ * One run says everything: {@code tablecast check}, {@code print-sql} and {@code serve} name every
+ * problem of a configuration at once (they used to stop at the first one, so learning what was
+ * wrong with a schema took one restart per problem).
  */
 class CheckCommandTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path config(Pipeline p, boolean install, String... tables) throws IOException {
     Path cfg = dir.resolve("tablecast-" + install + "-" + tables.length + ".yaml");
-    Files.writeString(cfg, String.join("\n",
-        "server_name: check-test",
-        "listen: { host: 127.0.0.1, port: 0 }",
-        "source:",
-        "  jdbc_url: '" + p.db.jdbcUrl() + "'",
-        "  install_triggers: " + install,
-        "cached_tables: [" + String.join(", ", List.of(tables).stream().map(p.db::table).toList()) + "]",
-        ""));
+    Files.writeString(
+        cfg,
+        String.join(
+            "\n",
+            "server_name: check-test",
+            "listen: { host: 127.0.0.1, port: 0 }",
+            "source:",
+            "  jdbc_url: '" + p.db.jdbcUrl() + "'",
+            "  install_triggers: " + install,
+            "cached_tables: ["
+                + String.join(", ", List.of(tables).stream().map(p.db::table).toList())
+                + "]",
+            ""));
     return cfg;
   }
 
   @ParameterizedTest
   @EnumSource(Kind.class)
   void everyProblemOfAConfigurationIsNamedInOneRun(Kind kind) throws Exception {
-    List<String> ddl = List.of("CREATE TABLE good (id INT PRIMARY KEY, v INT)",
-        "CREATE TABLE keyless (id INT, v INT)",
-        "CREATE VIEW a_view AS SELECT id, v FROM good");
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE good (id INT PRIMARY KEY, v INT)",
+            "CREATE TABLE keyless (id INT, v INT)",
+            "CREATE VIEW a_view AS SELECT id, v FROM good");
     try (Pipeline p = Pipeline.create(kind, "check", ddl, "good")) {
       String[] tables = {"good", "keyless", "missing", "a_view"};
 
       Cli check = Cli.run("check", "--config", config(p, false, tables).toString());
       assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(1);
-      assertThat(check.out()).containsPattern("OK +" + p.db.table("good") + ": 2 columns")
+      assertThat(check.out())
+          .containsPattern("OK +" + p.db.table("good") + ": 2 columns")
           .containsPattern("ERROR +" + p.db.table("keyless") + ": .*no primary key")
           .containsPattern("ERROR +" + p.db.table("missing") + ": .*does not exist")
           .containsPattern("ERROR +" + p.db.table("a_view") + ": .*only base tables")
@@ -57,21 +64,28 @@ class CheckCommandTest {
 
       Cli print = Cli.run("print-sql", "--config", config(p, true, tables).toString());
       assertThat(print.exitCode()).isEqualTo(1);
-      assertThat(print.err()).contains("(3 problems)").contains(p.db.table("keyless")).contains(p.db.table("missing"))
+      assertThat(print.err())
+          .contains("(3 problems)")
+          .contains(p.db.table("keyless"))
+          .contains(p.db.table("missing"))
           .contains(p.db.table("a_view"));
 
       ServerConfig serve = ServerConfig.load(config(p, false, tables));
       assertThatThrownBy(() -> TablecastServer.start(serve).close())
-          .hasMessageContaining("(4 problems)").hasMessageContaining(p.db.table("keyless"))
-          .hasMessageContaining(p.db.table("missing")).hasMessageContaining(p.db.table("a_view"))
+          .hasMessageContaining("(4 problems)")
+          .hasMessageContaining(p.db.table("keyless"))
+          .hasMessageContaining(p.db.table("missing"))
+          .hasMessageContaining(p.db.table("a_view"))
           .hasMessageContaining("tablecast install");
 
       Path good = config(p, false, "good");
       assertThat(Cli.run("install", "--config", good.toString()).exitCode()).isZero();
       Cli ok = Cli.run("check", "--config", good.toString());
       assertThat(ok.exitCode()).as(ok.out() + ok.err()).isZero();
-      assertThat(ok.out()).containsPattern("OK +" + p.db.table("good") + ": capture installed")
-          .containsPattern("OK +privileges: SELECT and DELETE on").contains("serve would start");
+      assertThat(ok.out())
+          .containsPattern("OK +" + p.db.table("good") + ": capture installed")
+          .containsPattern("OK +privileges: SELECT and DELETE on")
+          .contains("serve would start");
     }
   }
 }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.ChangeEvent;
+import io.tablecast.client.Column;
 import io.tablecast.client.TableMirror;
-import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.capture.ColumnChoice;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
@@ -26,37 +26,65 @@ class ColumnChoiceEndToEndTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void mirrorsHoldOnlyTheChosenColumns(Kind kind) throws Exception {
-    Pipeline p = Pipeline.create(kind, "choice", List.of(
-        "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(20), password_hash VARCHAR(100), note VARCHAR(40))",
-        "CREATE TABLE products (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(8,2), cost DECIMAL(8,2))",
-        "INSERT INTO users VALUES (1, 'ann', 'h1', 'x')", "INSERT INTO products VALUES (1, 'pen', 1.50, 0.40)"),
-        "users", "products");
+    Pipeline p =
+        Pipeline.create(
+            kind,
+            "choice",
+            List.of(
+                "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(20), password_hash VARCHAR(100), note VARCHAR(40))",
+                "CREATE TABLE products (id INT PRIMARY KEY, name VARCHAR(20), price DECIMAL(8,2), cost DECIMAL(8,2))",
+                "INSERT INTO users VALUES (1, 'ann', 'h1', 'x')",
+                "INSERT INTO products VALUES (1, 'pen', 1.50, 0.40)"),
+            "users",
+            "products");
     try (p) {
       SourceConfig base = p.sourceConfig();
-      p.startServer(b -> b.source(new SourceConfig(base.jdbcUrl(), null, null, base.cachedTables(), true, null, null,
-          Pipeline.RECONCILE_EVERY, null, Map.of(
-              p.db.table("users"), ColumnChoice.excluding(List.of("password_hash")),
-              p.db.table("products"), ColumnChoice.only(List.of("name", "price"))))));
+      p.startServer(
+          b ->
+              b.source(
+                  new SourceConfig(
+                      base.jdbcUrl(),
+                      null,
+                      null,
+                      base.tableNames(),
+                      true,
+                      null,
+                      null,
+                      Pipeline.RECONCILE_EVERY,
+                      null,
+                      Map.of(
+                          p.db.table("users"), ColumnChoice.excluding(List.of("password_hash")),
+                          p.db.table("products"), ColumnChoice.only(List.of("name", "price"))))));
       var client = p.client("narrow");
       TableMirror<Map<String, Object>> users = p.readyMirror(client, "users");
       TableMirror<Map<String, Object>> products = p.readyMirror(client, "products");
-      assertThat(users.columns()).extracting(ColumnInfo::name).containsExactly("id", "name", "note");
-      assertThat(products.columns()).extracting(ColumnInfo::name).containsExactly("id", "name", "price");
+      assertThat(users.columns()).extracting(Column::name).containsExactly("id", "name", "note");
+      assertThat(products.columns())
+          .extracting(Column::name)
+          .containsExactly("id", "name", "price");
       assertThat(users.get(1)).containsOnlyKeys("id", "name", "note");
       List<ChangeEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
       users.addListener(events::add);
 
-      p.sql("UPDATE users SET password_hash = 'h2' WHERE id = 1", // a left-out column only: reaches nobody
+      p.sql(
+          // a left-out column only: reaches nobody
+          "UPDATE users SET password_hash = 'h2' WHERE id = 1",
           "UPDATE users SET note = 'y' WHERE id = 1",
           "INSERT INTO users VALUES (2, 'bob', 'h3', NULL)",
           "UPDATE products SET cost = 0.50, price = 1.75 WHERE id = 1");
-      await().atMost(Duration.ofSeconds(20)).until(() -> events.size() == 2 && products.get(1) != null
-          && "1.75".equals(products.get(1).get("price")));
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  events.size() == 2
+                      && products.get(1) != null
+                      && "1.75".equals(products.get(1).get("price")));
       assertThat(events).extracting(e -> e.newRow().get("note")).containsExactly("y", null);
       assertThat(users.get(2)).containsOnlyKeys("id", "name", "note").containsEntry("name", "bob");
       assertThat(products.get(1)).containsOnlyKeys("id", "name", "price");
       p.sql("CREATE VIEW users_chosen AS SELECT id, name, note FROM users");
-      assertThat(Pipeline.mirrorContents(users)).isEqualTo(p.tableContents(p.db.table("users_chosen"), users));
+      assertThat(Pipeline.mirrorContents(users))
+          .isEqualTo(p.tableContents(p.db.table("users_chosen"), users));
     }
   }
 }

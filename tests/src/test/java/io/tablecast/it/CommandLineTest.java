@@ -16,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -29,23 +28,26 @@ import picocli.CommandLine;
 /** The {@code tablecast} launcher's commands against real databases and a real server. */
 class CommandLineTest {
 
-  private static final List<String> ITEMS = List.of(
-      "CREATE TABLE items (id int PRIMARY KEY, name varchar(40), price decimal(8,2))",
-      "INSERT INTO items VALUES (3, 'c', 3.00), (1, 'a', 1.10), (2, 'b', NULL)");
+  private static final List<String> ITEMS =
+      List.of(
+          "CREATE TABLE items (id int PRIMARY KEY, name varchar(40), price decimal(8,2))",
+          "INSERT INTO items VALUES (3, 'c', 3.00), (1, 'a', 1.10), (2, 'b', NULL)");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path writeConfig(Pipeline p) throws IOException {
     Path cfg = dir.resolve("tablecast.yaml");
-    Files.writeString(cfg, String.join("\n",
-        "server_name: cli-test",
-        "listen: { host: 127.0.0.1, port: 0 }",
-        "source:",
-        "  jdbc_url: '" + p.db.jdbcUrl() + "'",
-        "  install_triggers: true",
-        "cached_tables: [" + p.db.table("items") + "]",
-        ""));
+    Files.writeString(
+        cfg,
+        String.join(
+            "\n",
+            "server_name: cli-test",
+            "listen: { host: 127.0.0.1, port: 0 }",
+            "source:",
+            "  jdbc_url: '" + p.db.jdbcUrl() + "'",
+            "  install_triggers: true",
+            "cached_tables: [" + p.db.table("items") + "]",
+            ""));
     return cfg;
   }
 
@@ -78,27 +80,60 @@ class CommandLineTest {
     try (Pipeline p = Pipeline.start(kind, "cli_dump", ITEMS, "items")) {
       Cli dump = Cli.run("dump", p.db.table("items"), "--server", p.address());
       assertThat(dump.exitCode()).as(dump.err()).isZero();
-      assertThat(dump.out().lines()).containsExactly(
-          "{\"id\":1,\"name\":\"a\",\"price\":\"1.10\"}",
-          "{\"id\":2,\"name\":\"b\",\"price\":null}",
-          "{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"}");
+      assertThat(dump.out().lines())
+          .containsExactly(
+              "{\"id\":1,\"name\":\"a\",\"price\":\"1.10\"}",
+              "{\"id\":2,\"name\":\"b\",\"price\":null}",
+              "{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"}");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void dumpPrintsCsvAndAnAlignedTable(Kind kind) {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE notes (id int PRIMARY KEY, body varchar(40), price decimal(8,2))",
+            "INSERT INTO notes VALUES (1, 'a, \"b\"', 1.10), (2, '', NULL), (3, NULL, 10.00)");
+    try (Pipeline p = Pipeline.start(kind, "cli_formats", ddl, "notes")) {
+      Cli csv = Cli.run("dump", p.db.table("notes"), "--server", p.address(), "--format", "csv");
+      assertThat(csv.exitCode()).as(csv.err()).isZero();
+      assertThat(csv.out().lines())
+          .containsExactly("id,body,price", "1,\"a, \"\"b\"\"\",1.10", "2,\"\",", "3,,10.00");
+      Cli table =
+          Cli.run("dump", p.db.table("notes"), "--server", p.address(), "--format", "TABLE");
+      assertThat(table.exitCode()).as(table.err()).isZero();
+      assertThat(table.out().lines())
+          .containsExactly(
+              "id | body   | price",
+              "---+--------+------",
+              " 1 | a, \"b\" |  1.10",
+              " 2 |        |",
+              " 3 |        | 10.00",
+              "(3 rows)");
+      Cli bad = Cli.run("dump", p.db.table("notes"), "--server", p.address(), "--format", "xml");
+      assertThat(bad.exitCode()).isEqualTo(2);
+      assertThat(bad.err()).contains("--format", "xml", "JSON, CSV, TABLE");
     }
   }
 
   @ParameterizedTest
   @EnumSource(Kind.class)
   void dumpSortsDecimalKeysByValue(Kind kind) {
-    List<String> ddl = List.of("CREATE TABLE prices (amount decimal(6,2) PRIMARY KEY, label varchar(10))",
-        "INSERT INTO prices VALUES (10.00, 'ten'), (9.00, 'nine'), (-1, 'minus one'), (0.50, 'half')");
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE prices (amount decimal(6,2) PRIMARY KEY, label varchar(10))",
+            "INSERT INTO prices VALUES (10.00, 'ten'), (9.00, 'nine'), (-1, 'minus one'), (0.50, 'half')");
     try (Pipeline p = Pipeline.start(kind, "cli_deckeys", ddl, "prices")) {
       Cli dump = Cli.run("dump", p.db.table("prices"), "--server", p.address());
       assertThat(dump.exitCode()).as(dump.err()).isZero();
       // as text the order would be -1.00, 0.50, 10.00, 9.00
-      assertThat(dump.out().lines()).containsExactly(
-          "{\"amount\":\"-1.00\",\"label\":\"minus one\"}",
-          "{\"amount\":\"0.50\",\"label\":\"half\"}",
-          "{\"amount\":\"9.00\",\"label\":\"nine\"}",
-          "{\"amount\":\"10.00\",\"label\":\"ten\"}");
+      assertThat(dump.out().lines())
+          .containsExactly(
+              "{\"amount\":\"-1.00\",\"label\":\"minus one\"}",
+              "{\"amount\":\"0.50\",\"label\":\"half\"}",
+              "{\"amount\":\"9.00\",\"label\":\"nine\"}",
+              "{\"amount\":\"10.00\",\"label\":\"ten\"}");
     }
   }
 
@@ -107,20 +142,30 @@ class CommandLineTest {
   void dumpWaitsUntilIdleAndSeesLaterChanges(Kind kind) throws Exception {
     try (Pipeline p = Pipeline.start(kind, "cli_idle", ITEMS, "items")) {
       double snapshotsBefore = p.server().metrics().snapshotsServed();
-      CompletableFuture<Cli> dump = CompletableFuture.supplyAsync(() ->
-          Cli.run("dump", p.db.table("items"), "--server", p.address(), "--wait-idle", "3s"));
+      CompletableFuture<Cli> dump =
+          CompletableFuture.supplyAsync(
+              () ->
+                  Cli.run(
+                      "dump", p.db.table("items"), "--server", p.address(), "--wait-idle", "3s"));
       // the writes start once the dump's snapshot is served, so each is a live change to its mirror
-      await().atMost(Duration.ofSeconds(30)).until(() -> p.server().metrics().snapshotsServed() > snapshotsBefore);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> p.server().metrics().snapshotsServed() > snapshotsBefore);
       ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
       try {
         for (int i = 0; i < 6; i++) { // 300 ms apart: far below the 3 s the dump waits for quiet
           int id = 10 + i;
-          writer.schedule(() -> p.sql("INSERT INTO items VALUES (" + id + ", 'x', 0.50)"), 300L * (i + 1),
+          writer.schedule(
+              () -> p.sql("INSERT INTO items VALUES (" + id + ", 'x', 0.50)"),
+              300L * (i + 1),
               TimeUnit.MILLISECONDS);
         }
         Cli result = dump.get(60, TimeUnit.SECONDS);
         assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out().lines()).hasSize(9).last().isEqualTo("{\"id\":15,\"name\":\"x\",\"price\":\"0.50\"}");
+        assertThat(result.out().lines())
+            .hasSize(9)
+            .last()
+            .isEqualTo("{\"id\":15,\"name\":\"x\",\"price\":\"0.50\"}");
       } finally {
         writer.shutdownNow();
       }
@@ -135,19 +180,30 @@ class CommandLineTest {
       CommandLine cl = TablecastCommand.commandLine();
       cl.setOut(new PrintWriter(out, true));
       cl.setErr(new PrintWriter(new StringWriter(), true));
-      Thread watch = new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
+      Thread watch =
+          new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
       watch.setDaemon(true);
       watch.start();
       // the watcher prints nothing for the snapshot; keep writing until its first line shows up
-      await().atMost(Duration.ofSeconds(20)).until(() -> {
-        p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
-        return out.toString().contains("\"op\":\"UPDATE\"");
-      });
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
+                return out.toString().contains("\"op\":\"UPDATE\"");
+              });
       p.sql("DELETE FROM items WHERE id = 3");
-      await().atMost(Duration.ofSeconds(10)).until(() -> out.toString().contains("\"op\":\"DELETE\""));
-      String deleteLine = out.toString().lines().filter(l -> l.contains("DELETE")).findFirst().orElseThrow();
-      assertThat(deleteLine).isEqualTo("{\"table\":\"" + p.db.table("items") + "\",\"op\":\"DELETE\",\"key\":3,"
-          + "\"before\":{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"},\"after\":null}");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> out.toString().contains("\"op\":\"DELETE\""));
+      String deleteLine =
+          out.toString().lines().filter(l -> l.contains("DELETE")).findFirst().orElseThrow();
+      assertThat(deleteLine)
+          .isEqualTo(
+              "{\"table\":\""
+                  + p.db.table("items")
+                  + "\",\"op\":\"DELETE\",\"key\":3,"
+                  + "\"before\":{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"},\"after\":null}");
       watch.interrupt();
     }
   }
@@ -163,15 +219,18 @@ class CommandLineTest {
   }
 
   private static int triggerCount(Pipeline p) throws SQLException {
-    String sql = p.db.kind() == TestDatabases.Kind.MYSQL
-        ? "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = '" + p.db.schema()
-            + "' AND EVENT_OBJECT_TABLE = 'items'"
-        : "SELECT COUNT(*) FROM information_schema.triggers WHERE event_object_schema = '" + p.db.schema()
-            + "' AND event_object_table = 'items'";
-    try (Connection c = p.db.connect(); ResultSet rs = c.createStatement().executeQuery(sql)) {
+    String sql =
+        p.db.kind() == TestDatabases.Kind.MYSQL
+            ? "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = '"
+                + p.db.schema()
+                + "' AND EVENT_OBJECT_TABLE = 'items'"
+            : "SELECT COUNT(*) FROM information_schema.triggers WHERE event_object_schema = '"
+                + p.db.schema()
+                + "' AND event_object_table = 'items'";
+    try (Connection c = p.db.connect();
+        ResultSet rs = c.createStatement().executeQuery(sql)) {
       rs.next();
       return rs.getInt(1);
     }
   }
-
 }

@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy between clients and a Tablecast server that a test can cut (close every proxied
- * connection, as a network failure would) and block (refuse new connections until unblocked).
- * It reads the server-to-client direction frame by frame (4-byte length, then the type byte) and
- * counts the frames by {@link MessageType}, so a test can tell a resume from a snapshot; a
- * {@link #raw} proxy forwards any bytes (HTTP, WebSocket) and counts no frames.
+ * connection, as a network failure would) and block (refuse new connections until unblocked). It
+ * reads the server-to-client direction frame by frame (4-byte length, then the type byte) and
+ * counts the frames by {@link MessageType}, so a test can tell a resume from a snapshot; a {@link
+ * #raw} proxy forwards any bytes (HTTP, WebSocket) and counts no frames.
  */
 final class CuttableProxy implements AutoCloseable {
   private final ServerSocket listener;
@@ -50,7 +50,9 @@ final class CuttableProxy implements AutoCloseable {
     acceptor.start();
   }
 
-  /** A proxy that forwards bytes as they come in both directions, for HTTP and WebSocket clients. */
+  /**
+   * A proxy that forwards bytes as they come in both directions, for HTTP and WebSocket clients.
+   */
   static CuttableProxy raw(String upstreamHost, int upstreamPort) throws IOException {
     return new CuttableProxy(upstreamHost, upstreamPort, false);
   }
@@ -87,8 +89,8 @@ final class CuttableProxy implements AutoCloseable {
 
   /**
    * Turns every current connection into a black hole, as a sleeping laptop or a lost NAT entry
-   * does: the sockets stay open, but nothing passes in either direction any more. New
-   * connections pass normally.
+   * does: the sockets stay open, but nothing passes in either direction any more. New connections
+   * pass normally.
    */
   void stall() {
     stalled.addAll(sockets);
@@ -124,7 +126,8 @@ final class CuttableProxy implements AutoCloseable {
       sockets.add(client);
       sockets.add(server);
       start("proxy-up", () -> copyRaw(client, server));
-      start("proxy-down", framed ? () -> copyFrames(server, client) : () -> copyRaw(server, client));
+      start(
+          "proxy-down", framed ? () -> copyFrames(server, client) : () -> copyRaw(server, client));
     }
   }
 
@@ -162,7 +165,9 @@ final class CuttableProxy implements AutoCloseable {
         byte[] body = new byte[length];
         in.readFully(body);
         if (length > 0) {
-          frames.computeIfAbsent(MessageType.forCode(body[0] & 0xff), k -> new AtomicInteger()).incrementAndGet();
+          frames
+              .computeIfAbsent(MessageType.forCode(body[0] & 0xff), k -> new AtomicInteger())
+              .incrementAndGet();
         }
         if (!stalled.contains(from)) {
           out.writeInt(length);

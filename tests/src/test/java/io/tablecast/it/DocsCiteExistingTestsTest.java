@@ -18,15 +18,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every test the README and {@code docs/} cite as the proof of a promise exists: a citation is
- * {@code `[path/]ClassName.methodName`} (a test class name ends with {@code Test}), and the
- * method must be declared in a test source of that name somewhere in the repository. A promise
- * whose proof was renamed or deleted fails here instead of silently losing its test.
+ * {@code `[path/]ClassName.methodName`} (a test class name ends with {@code Test}), and the method
+ * must be declared in a test source of that name somewhere in the repository. A promise whose proof
+ * was renamed or deleted fails here instead of silently losing its test.
  */
 class DocsCiteExistingTestsTest {
 
-  /** {@code `tail/ChangeSourceTest.someMethod`}, {@code `SomeTest.method`}, also inside longer code spans. */
+  /**
+   * {@code `tail/ChangeSourceTest.someMethod`}, {@code `SomeTest.method`}, also inside longer code
+   * spans.
+   */
   private static final Pattern CITATION =
       Pattern.compile("`(?:[A-Za-z0-9_/]*/)?([A-Z][A-Za-z0-9]*Test)\\.([a-z][A-Za-z0-9_]*)");
+
   /** A further method of the same class listed right after a citation: {@code , `otherMethod`}. */
   private static final Pattern FOLLOW_UP = Pattern.compile("\\G\\s*,\\s*`([a-z][A-Za-z0-9_]*)`");
 
@@ -69,8 +73,12 @@ class DocsCiteExistingTestsTest {
 
   private static Map<String, List<Path>> testSources(Path root) throws IOException {
     try (Stream<Path> s = Files.walk(root)) {
-      return s.filter(p -> p.toString().contains("/src/test/") && p.toString().endsWith(".java")
-              && !p.toString().contains("/target/") && !p.toString().contains("/node_modules/"))
+      return s.filter(
+              p ->
+                  p.toString().contains("/src/test/")
+                      && p.toString().endsWith(".java")
+                      && !p.toString().contains("/target/")
+                      && !p.toString().contains("/node_modules/"))
           .collect(Collectors.groupingBy(p -> p.getFileName().toString().replace(".java", "")));
     }
   }

@@ -9,13 +9,21 @@ import java.util.Map;
 
 /**
  * The GeoJSON form of docs/TYPES.md computed from a MySQL/MariaDB spatial value's bytes, as JDBC
- * reads them (the storage format: a 4-byte little-endian SRID, then the OGC WKB), independently
- * of the database's {@code ST_AsGeoJSON}: coordinates as doubles, an SRID other than 0 as a
- * {@code "crs": {"type": "name", "properties": {"name": "EPSG:<srid>"}}} member.
+ * reads them (the storage format: a 4-byte little-endian SRID, then the OGC WKB), independently of
+ * the database's {@code ST_AsGeoJSON}: coordinates as doubles, an SRID other than 0 as a {@code
+ * "crs": {"type": "name", "properties": {"name": "EPSG:<srid>"}}} member.
  */
 final class GeoJsonOfWkb {
-  private static final String[] TYPES = {null, "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString",
-      "MultiPolygon", "GeometryCollection"};
+  private static final String[] TYPES = {
+    null,
+    "Point",
+    "LineString",
+    "Polygon",
+    "MultiPoint",
+    "MultiLineString",
+    "MultiPolygon",
+    "GeometryCollection"
+  };
 
   private final ByteBuffer in;
 
@@ -60,21 +68,23 @@ final class GeoJsonOfWkb {
         return point();
       case 2:
         return points();
-      case 3: {
-        List<Object> rings = new ArrayList<>();
-        for (int i = in.getInt(); i > 0; i--) {
-          rings.add(points());
+      case 3:
+        {
+          List<Object> rings = new ArrayList<>();
+          for (int i = in.getInt(); i > 0; i--) {
+            rings.add(points());
+          }
+          return rings;
         }
-        return rings;
-      }
-      default: { // Multi*: each member is a whole WKB geometry of the single type
-        List<Object> members = new ArrayList<>();
-        for (int i = in.getInt(); i > 0; i--) {
-          in.order(in.get() == 0 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
-          members.add(coordinates(in.getInt()));
+      default:
+        { // Multi*: each member is a whole WKB geometry of the single type
+          List<Object> members = new ArrayList<>();
+          for (int i = in.getInt(); i > 0; i--) {
+            in.order(in.get() == 0 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+            members.add(coordinates(in.getInt()));
+          }
+          return members;
         }
-        return members;
-      }
     }
   }
 

@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code tablecast hash-password}: run as a separate process, the way an operator runs it, with
- * the password on standard input (not a terminal, so no prompt). The printed hash is what the
- * server's authenticator verifies.
+ * {@code tablecast hash-password}: run as a separate process, the way an operator runs it, with the
+ * password on standard input (not a terminal, so no prompt). The printed hash is what the server's
+ * authenticator verifies.
  */
 class HashPasswordCommandTest {
 
@@ -28,9 +28,14 @@ class HashPasswordCommandTest {
 
   /** Runs {@code tablecast args...} in a new JVM with {@code stdin} as its standard input. */
   private static Run launch(String stdin, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        "io.tablecast.cli.TablecastCommand"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty(
+                    "surefire.test.class.path", System.getProperty("java.class.path")),
+                "io.tablecast.cli.TablecastCommand"));
     command.addAll(List.of(args));
     Process p = new ProcessBuilder(command).start();
     CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
@@ -60,14 +65,23 @@ class HashPasswordCommandTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out().lines()).hasSize(1);
     String hash = run.out().strip();
-    assertThat(hash).startsWith(PasswordHasher.SCHEME + "$" + PasswordHasher.MIN_ITERATIONS + "$")
+    assertThat(hash)
+        .startsWith(PasswordHasher.SCHEME + "$" + PasswordHasher.MIN_ITERATIONS + "$")
         .doesNotContain(password);
     assertThat(PasswordHasher.verify(password.toCharArray(), hash)).isTrue();
     assertThat(PasswordHasher.verify("s3cret".toCharArray(), hash)).isFalse();
 
-    ConfigAuthenticator server = new ConfigAuthenticator(List.of(
-        new ConfigAuthenticator.PrincipalEntry("alice", hash, AccessPolicy.ALLOW_ALL)), null, null);
-    assertThat(server.authenticate(new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", password, null)).name()).isEqualTo("alice");
+    ConfigAuthenticator server =
+        new ConfigAuthenticator(
+            List.of(new ConfigAuthenticator.PrincipalEntry("alice", hash, AccessPolicy.ALLOW_ALL)),
+            null,
+            null);
+    assertThat(
+            server
+                .authenticate(
+                    new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", password, null))
+                .name())
+        .isEqualTo("alice");
   }
 
   @Test
@@ -93,6 +107,7 @@ class HashPasswordCommandTest {
   void fewerIterationsThanTheMinimumAreRefused() {
     Cli run = Cli.run("hash-password", "--iterations", "1000");
     assertThat(run.exitCode()).isNotZero();
-    assertThat(run.err()).contains("--iterations must be at least " + PasswordHasher.MIN_ITERATIONS);
+    assertThat(run.err())
+        .contains("--iterations must be at least " + PasswordHasher.MIN_ITERATIONS);
   }
 }

@@ -9,32 +9,38 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * PostgreSQL table inheritance: {@code SELECT * FROM parent} includes the rows of every
- * descendant, so a cached parent's mirror must follow them too: rows written to a child directly
- * or routed there by a {@code CREATE RULE ... DO INSTEAD}, children created or leaving while the
- * server runs, TRUNCATE of a child and {@code TRUNCATE ONLY} of the parent.
+ * PostgreSQL table inheritance: {@code SELECT * FROM parent} includes the rows of every descendant,
+ * so a cached parent's mirror must follow them too: rows written to a child directly or routed
+ * there by a {@code CREATE RULE ... DO INSTEAD}, children created or leaving while the server runs,
+ * TRUNCATE of a child and {@code TRUNCATE ONLY} of the parent.
  */
 class InheritanceCaptureTest {
 
-  /** Yearly children filled through rules on the parent (the pre-10 partitioning recipe), and a grandchild. */
-  private static final List<String> MEASUREMENTS = List.of(
-      "CREATE TABLE measurements (id int PRIMARY KEY, at date NOT NULL, v int)",
-      "CREATE TABLE measurements_2023 (CHECK (at < '2024-01-01'), PRIMARY KEY (id)) INHERITS (measurements)",
-      "CREATE TABLE measurements_2024 (CHECK (at >= '2024-01-01'), note text, PRIMARY KEY (id)) INHERITS (measurements)",
-      "CREATE TABLE measurements_2024_q4 (CHECK (at >= '2024-10-01'), PRIMARY KEY (id)) INHERITS (measurements_2024)",
-      "CREATE RULE measurements_route_2023 AS ON INSERT TO measurements WHERE NEW.at < '2024-01-01' "
-          + "DO INSTEAD INSERT INTO measurements_2023 VALUES (NEW.*)",
-      "CREATE RULE measurements_route_2024 AS ON INSERT TO measurements WHERE NEW.at >= '2024-01-01' "
-          + "DO INSTEAD INSERT INTO measurements_2024 (id, at, v) VALUES (NEW.*)",
-      "INSERT INTO measurements VALUES (1, '2023-03-01', 10), (2, '2024-03-01', 20)",
-      "INSERT INTO measurements_2024_q4 VALUES (3, '2024-11-01', 30)");
+  /**
+   * Yearly children filled through rules on the parent (the pre-10 partitioning recipe), and a
+   * grandchild.
+   */
+  private static final List<String> MEASUREMENTS =
+      List.of(
+          "CREATE TABLE measurements (id int PRIMARY KEY, at date NOT NULL, v int)",
+          "CREATE TABLE measurements_2023 (CHECK (at < '2024-01-01'), PRIMARY KEY (id)) INHERITS (measurements)",
+          "CREATE TABLE measurements_2024 (CHECK (at >= '2024-01-01'), note text, PRIMARY KEY (id)) INHERITS (measurements)",
+          "CREATE TABLE measurements_2024_q4 (CHECK (at >= '2024-10-01'), PRIMARY KEY (id)) INHERITS (measurements_2024)",
+          "CREATE RULE measurements_route_2023 AS ON INSERT TO measurements WHERE NEW.at < '2024-01-01' "
+              + "DO INSTEAD INSERT INTO measurements_2023 VALUES (NEW.*)",
+          "CREATE RULE measurements_route_2024 AS ON INSERT TO measurements WHERE NEW.at >= '2024-01-01' "
+              + "DO INSTEAD INSERT INTO measurements_2024 (id, at, v) VALUES (NEW.*)",
+          "INSERT INTO measurements VALUES (1, '2023-03-01', 10), (2, '2024-03-01', 20)",
+          "INSERT INTO measurements_2024_q4 VALUES (3, '2024-11-01', 30)");
 
   @Test
   void rowsOfChildrenWrittenDirectlyOrRoutedByRulesReachTheParentsMirror() {
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "inh_rows", MEASUREMENTS, "measurements")) {
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("inh"), "measurements");
       assertThat(m.size()).isEqualTo(3);
-      p.sql("INSERT INTO measurements VALUES (4, '2023-06-01', 40), (5, '2024-06-01', 50)", // routed by the rules
+      p.sql(
+          // routed by the rules
+          "INSERT INTO measurements VALUES (4, '2023-06-01', 40), (5, '2024-06-01', 50)",
           "INSERT INTO measurements_2024 (id, at, v, note) VALUES (6, '2024-07-01', 60, 'direct')",
           "INSERT INTO measurements_2024_q4 VALUES (7, '2024-12-01', 70)",
           "UPDATE measurements SET v = v + 1", // through the parent: every level
@@ -53,7 +59,8 @@ class InheritanceCaptureTest {
     List<String> ddl = new java.util.ArrayList<>(MEASUREMENTS);
     ddl.add("DROP RULE measurements_route_2023 ON measurements");
     ddl.add("DROP RULE measurements_route_2024 ON measurements");
-    ddl.add("INSERT INTO measurements VALUES (100, '2022-01-01', 1), (101, '2022-01-02', 2)"); // the parent's own rows
+    // the parent's own rows
+    ddl.add("INSERT INTO measurements VALUES (100, '2022-01-01', 1), (101, '2022-01-02', 2)");
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "inh_truncate", ddl, "measurements")) {
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("inh"), "measurements");
       assertThat(m.size()).isEqualTo(5);
@@ -63,8 +70,11 @@ class InheritanceCaptureTest {
       p.sql("TRUNCATE ONLY measurements"); // the children keep their rows
       p.awaitMirrorEqualsTable(m, "measurements");
       assertThat(m.size()).isEqualTo(2);
-      p.transaction("INSERT INTO measurements VALUES (102, '2022-01-03', 3)", "TRUNCATE measurements_2024",
-          "INSERT INTO measurements_2024_q4 VALUES (8, '2024-10-10', 8)"); // truncates the grandchild too
+      p.transaction(
+          "INSERT INTO measurements VALUES (102, '2022-01-03', 3)",
+          "TRUNCATE measurements_2024",
+          // truncates the grandchild too
+          "INSERT INTO measurements_2024_q4 VALUES (8, '2024-10-10', 8)");
       p.awaitMirrorEqualsTable(m, "measurements");
       assertThat(m.size()).isEqualTo(2);
       p.sql("TRUNCATE measurements");
@@ -77,27 +87,36 @@ class InheritanceCaptureTest {
   void childCreatedWhileServingIsCapturedAndAChildThatLeavesTakesItsRowsAway() {
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "inh_later", MEASUREMENTS, "measurements")) {
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("inh"), "measurements");
-      p.sql("CREATE TABLE measurements_2025 (CHECK (at >= '2025-01-01'), PRIMARY KEY (id)) INHERITS (measurements)",
+      p.sql(
+          "CREATE TABLE measurements_2025 (CHECK (at >= '2025-01-01'), PRIMARY KEY (id)) INHERITS (measurements)",
           "INSERT INTO measurements_2025 VALUES (20, '2025-01-01', 1), (21, '2025-01-02', 2)");
-      p.awaitMirrorEqualsTable(m, "measurements"); // the server installed its triggers and re-read the table
-      p.sql("INSERT INTO measurements_2025 VALUES (22, '2025-01-03', 3)", "UPDATE measurements_2025 SET v = -v",
+      p.awaitMirrorEqualsTable(
+          m, "measurements"); // the server installed its triggers and re-read the table
+      p.sql(
+          "INSERT INTO measurements_2025 VALUES (22, '2025-01-03', 3)",
+          "UPDATE measurements_2025 SET v = -v",
           "DELETE FROM measurements_2025 WHERE id = 20");
       p.awaitMirrorEqualsTable(m, "measurements");
       assertThat(((Number) m.get(21).get("v")).intValue()).isEqualTo(-2);
 
       // an existing table that starts inheriting brings its rows along
-      p.sql("CREATE TABLE measurements_old (id int PRIMARY KEY, at date NOT NULL, v int)",
+      p.sql(
+          "CREATE TABLE measurements_old (id int PRIMARY KEY, at date NOT NULL, v int)",
           "INSERT INTO measurements_old VALUES (30, '2020-01-01', 1)",
           "ALTER TABLE measurements_old INHERIT measurements");
       p.awaitMirrorEqualsTable(m, "measurements");
       assertThat(m.get(30)).isNotNull();
 
-      // a child that stops inheriting takes its rows away, and its later changes are not the parent's
+      // a child that stops inheriting takes its rows away, and its later changes are not the
+      // parent's
       p.sql("ALTER TABLE measurements_2023 NO INHERIT measurements");
       p.awaitMirrorEqualsTable(m, "measurements");
       assertThat(m.get(1)).isNull();
-      p.sql("INSERT INTO measurements_2023 VALUES (40, '2023-01-01', 1)", "UPDATE measurements_2023 SET v = 99",
-          "INSERT INTO measurements VALUES (41, '2021-01-01', 1)"); // the rule routes it to the former child
+      p.sql(
+          "INSERT INTO measurements_2023 VALUES (40, '2023-01-01', 1)",
+          "UPDATE measurements_2023 SET v = 99",
+          // the rule routes it to the former child
+          "INSERT INTO measurements VALUES (41, '2021-01-01', 1)");
       p.awaitMirrorEqualsTable(m, "measurements");
       assertThat(m.get(40)).isNull();
       assertThat(m.get(41)).isNull();
@@ -107,17 +126,23 @@ class InheritanceCaptureTest {
   /** A child of two cached parents belongs to both tables: each mirror gets its changes. */
   @Test
   void aChildOfTwoCachedParentsReachesBothMirrors() {
-    List<String> ddl = List.of(
-        "CREATE TABLE vehicles (id int PRIMARY KEY, name text)",
-        "CREATE TABLE insured (id int PRIMARY KEY, policy text)",
-        "CREATE TABLE insured_vehicles (PRIMARY KEY (id)) INHERITS (vehicles, insured)",
-        "INSERT INTO vehicles VALUES (1, 'bike')", "INSERT INTO insured VALUES (2, 'p-2')",
-        "INSERT INTO insured_vehicles VALUES (3, 'car', 'p-3')");
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE vehicles (id int PRIMARY KEY, name text)",
+            "CREATE TABLE insured (id int PRIMARY KEY, policy text)",
+            "CREATE TABLE insured_vehicles (PRIMARY KEY (id)) INHERITS (vehicles, insured)",
+            "INSERT INTO vehicles VALUES (1, 'bike')",
+            "INSERT INTO insured VALUES (2, 'p-2')",
+            "INSERT INTO insured_vehicles VALUES (3, 'car', 'p-3')");
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "inh_multi", ddl, "vehicles", "insured")) {
       TableMirror<Map<String, Object>> vehicles = p.readyMirror(p.client("vehicles"), "vehicles");
       TableMirror<Map<String, Object>> insured = p.readyMirror(p.client("insured"), "insured");
-      p.sql("INSERT INTO insured_vehicles VALUES (4, 'van', 'p-4')", "UPDATE insured_vehicles SET policy = 'p-3b' WHERE id = 3",
-          "UPDATE vehicles SET name = upper(name)", "DELETE FROM insured WHERE id = 4", "TRUNCATE ONLY insured");
+      p.sql(
+          "INSERT INTO insured_vehicles VALUES (4, 'van', 'p-4')",
+          "UPDATE insured_vehicles SET policy = 'p-3b' WHERE id = 3",
+          "UPDATE vehicles SET name = upper(name)",
+          "DELETE FROM insured WHERE id = 4",
+          "TRUNCATE ONLY insured");
       p.awaitMirrorEqualsTable(vehicles, "vehicles");
       p.awaitMirrorEqualsTable(insured, "insured");
       assertThat(vehicles.get(3)).containsEntry("name", "CAR");

@@ -14,21 +14,24 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * One large value must neither stop the stream nor be cut: it reaches every mirror whole, and the
- * changes of other tables keep flowing around it. PostgreSQL takes text values up to 1 GB (and
- * its capture, as {@code jsonb}, rows up to 256 MB); MariaDB's {@code max_allowed_packet} (16 MiB
- * here) bounds what it accepts, and what its {@code JSON_OBJECT} can return: a row whose JSON form
- * is larger is refused with its table and key named, and the stream goes on.
+ * changes of other tables keep flowing around it. PostgreSQL takes text values up to 1 GB (and its
+ * capture, as {@code jsonb}, rows up to 256 MB); MariaDB's {@code max_allowed_packet} (16 MiB here)
+ * bounds what it accepts, and what its {@code JSON_OBJECT} can return: a row whose JSON form is
+ * larger is refused with its table and key named, and the stream goes on.
  */
 class LargeValueTest {
 
   private static List<String> ddl(Kind kind) {
     String text = kind == Kind.POSTGRESQL ? "text" : "LONGTEXT";
-    return List.of("CREATE TABLE docs (id int PRIMARY KEY, body " + text + " NOT NULL)",
+    return List.of(
+        "CREATE TABLE docs (id int PRIMARY KEY, body " + text + " NOT NULL)",
         "CREATE TABLE notes (id int PRIMARY KEY, v int NOT NULL)");
   }
 
   private static String repeat(Kind kind, String unit, int times) {
-    return kind == Kind.POSTGRESQL ? "repeat('" + unit + "', " + times + ")" : "REPEAT('" + unit + "', " + times + ")";
+    return kind == Kind.POSTGRESQL
+        ? "repeat('" + unit + "', " + times + ")"
+        : "REPEAT('" + unit + "', " + times + ")";
   }
 
   @ParameterizedTest
@@ -42,21 +45,32 @@ class LargeValueTest {
 
       p.sql("INSERT INTO docs VALUES (1, " + repeat(kind, "0123456789", units) + ")");
       p.sql("INSERT INTO notes VALUES (1, 1)");
-      await().atMost(Duration.ofSeconds(60)).until(() -> notes.get(1) != null && docs.get(1) != null);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> notes.get(1) != null && docs.get(1) != null);
       assertBody(docs, "0123456789".repeat(units));
 
-      p.sql("UPDATE docs SET body = " + (kind == Kind.POSTGRESQL ? "body || 'z'" : "CONCAT(body, 'z')") + " WHERE id = 1",
+      p.sql(
+          "UPDATE docs SET body = "
+              + (kind == Kind.POSTGRESQL ? "body || 'z'" : "CONCAT(body, 'z')")
+              + " WHERE id = 1",
           "UPDATE notes SET v = 2 WHERE id = 1");
-      await().atMost(Duration.ofSeconds(60)).until(() -> ((String) docs.get(1).get("body")).endsWith("z"));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> ((String) docs.get(1).get("body")).endsWith("z"));
       assertBody(docs, "0123456789".repeat(units) + "z");
       assertThat(notes.get(1)).containsEntry("v", 2);
 
-      TableMirror<Map<String, Object>> late = p.readyMirror(p.client("late"), "docs"); // from the server's snapshot
+      TableMirror<Map<String, Object>> late =
+          p.readyMirror(p.client("late"), "docs"); // from the server's snapshot
       assertBody(late, "0123456789".repeat(units) + "z");
     }
   }
 
-  /** Larger than the 64 MiB pending-bytes limit and the three-heartbeat liveness window of the hub's work. */
+  /**
+   * Larger than the 64 MiB pending-bytes limit and the three-heartbeat liveness window of the hub's
+   * work.
+   */
   @ParameterizedTest
   @EnumSource(value = Kind.class, names = "POSTGRESQL")
   void aValueOf200MegabytesReachesEveryMirrorWhole(Kind kind) {
@@ -67,9 +81,12 @@ class LargeValueTest {
       TableMirror<Map<String, Object>> notes = p.readyMirror(early, "notes");
       p.sql("INSERT INTO docs VALUES (1, " + repeat(kind, "0123456789", units) + ")");
       p.sql("INSERT INTO notes VALUES (1, 1)");
-      await().atMost(Duration.ofMinutes(3)).until(() -> notes.get(1) != null && docs.get(1) != null);
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .until(() -> notes.get(1) != null && docs.get(1) != null);
       assertBody(docs, "0123456789".repeat(units));
-      assertThat(p.server().metrics().registry().find("tablecast.slow.consumers").counter().count()).isZero();
+      assertThat(p.server().metrics().registry().find("tablecast.slow.consumers").counter().count())
+          .isZero();
     }
   }
 
@@ -77,26 +94,45 @@ class LargeValueTest {
    * MariaDB: a row whose JSON form is larger than {@code max_allowed_packet} reads as NULL from
    * {@code JSON_OBJECT}. It used to fail every poll of the tail (a NullPointerException, retried
    * for ever), so no table's changes reached anyone; now the change is refused, named and counted,
-   * the mirrors keep the row as it was and say they are stale (API, /health, metric), other
-   * changes keep flowing, and the row's next change that fits is delivered and ends the staleness.
+   * the mirrors keep the row as it was and say they are stale (API, /health, metric), other changes
+   * keep flowing, and the row's next change that fits is delivered and ends the staleness.
    */
   @ParameterizedTest
   @EnumSource(value = Kind.class, names = "MYSQL")
-  void aRowTooLargeForMaxAllowedPacketAsJsonIsRefusedByNameNeverDeleted(Kind kind) throws Exception {
+  void aRowTooLargeForMaxAllowedPacketAsJsonIsRefusedByNameNeverDeleted(Kind kind)
+      throws Exception {
     try (Pipeline p = Pipeline.start(kind, "json_too_large", ddl(kind), "docs", "notes")) {
       TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("c"), "docs");
       TableMirror<Map<String, Object>> notes = p.readyMirror(p.client("n"), "notes");
       p.sql("INSERT INTO docs VALUES (2, 'small')");
       await().atMost(Duration.ofSeconds(30)).until(() -> docs.get(2) != null);
       // 9 MB of quotes: accepted by the table, 18 MB once JSON escapes them
-      p.sql("UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2", "INSERT INTO notes VALUES (1, 1)");
-      await().atMost(Duration.ofSeconds(30)).until(() -> notes.get(1) != null
-          && p.server().metrics().registry().find("tablecast.rows.refused").counters().stream()
-              .mapToDouble(c -> c.count()).sum() >= 1);
+      p.sql(
+          "UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2",
+          "INSERT INTO notes VALUES (1, 1)");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  notes.get(1) != null
+                      && p
+                              .server()
+                              .metrics()
+                              .registry()
+                              .find("tablecast.rows.refused")
+                              .counters()
+                              .stream()
+                              .mapToDouble(c -> c.count())
+                              .sum()
+                          >= 1);
       assertThat(docs.get(2)).as("not taken for a delete").containsEntry("body", "small");
-      // the table is stale, and says so: to the mirror's reader and listener, in /health and the metrics
+      // the table is stale, and says so: to the mirror's reader and listener, in /health and the
+      // metrics
       await().atMost(Duration.ofSeconds(10)).until(() -> docs.staleReason() != null);
-      assertThat(docs.staleReason()).contains(p.db.table("docs")).contains("key [2]").contains("max_allowed_packet");
+      assertThat(docs.staleReason())
+          .contains(p.db.table("docs"))
+          .contains("key [2]")
+          .contains("max_allowed_packet");
       assertThat(notes.staleReason()).isNull();
       assertThat(health(p)).contains("\"status\":\"UP\"").contains("\"staleTables\":1");
       assertThat(p.server().metrics().prometheusText())
@@ -112,9 +148,13 @@ class LargeValueTest {
   }
 
   private static String health(Pipeline p) throws Exception {
-    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + p.address() + "/health")).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://" + p.address() + "/health"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     return r.body();
   }
 

@@ -16,24 +16,29 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void demoThroughTheLauncherUsesJavaHomeShowsLiveChangesAndExitsZero() throws Exception {
     Path root = repoRoot();
     Path launcher = root.resolve("bin/tablecast");
-    assertThat(root.resolve("cli/target/tablecast.jar")).as("the CLI jar (built by the cli module before the tests)")
+    assertThat(root.resolve("cli/target/tablecast.jar"))
+        .as("the CLI jar (built by the cli module before the tests)")
         .exists();
     // a `java` first on the PATH that is not the one JAVA_HOME names: the launcher must not run it
     Path fakeBin = Files.createDirectories(dir.resolve("bin"));
     Path fakeJava = fakeBin.resolve("java");
-    Files.writeString(fakeJava, "#!/bin/sh\necho 'the java on the PATH ran, not $JAVA_HOME/bin/java' >&2\nexit 97\n");
+    Files.writeString(
+        fakeJava,
+        "#!/bin/sh\necho 'the java on the PATH ran, not $JAVA_HOME/bin/java' >&2\nexit 97\n");
     Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path log = dir.resolve("demo.log");
 
-    ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "demo", "--port", "0")
-        .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(launcher.toString(), "demo", "--port", "0")
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     pb.environment().put("PATH", fakeBin + ":/usr/local/bin:/usr/bin:/bin");
     pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
@@ -48,7 +53,9 @@ class LauncherTest {
           .contains("mirror< INSERT key=4")
           .contains("mirror< UPDATE key=2 price: 4.20 -> 3.99")
           .contains("mirror< DELETE key=4")
-          .contains("{\"id\":2,\"name\":\"Green tea\",\"price\":\"3.99\",\"in_stock\":true}");
+          .contains("{\"id\":2,\"name\":\"Green tea\",\"price\":\"3.99\",\"in_stock\":true}")
+          // without --verbose the story is not buried in the server's and client's INFO lines
+          .doesNotContain(" INFO ");
     } finally { // on timeout: no embedded PostgreSQL left behind
       demo.descendants().forEach(ProcessHandle::destroyForcibly);
       demo.destroyForcibly().waitFor();

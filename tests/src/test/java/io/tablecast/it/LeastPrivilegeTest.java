@@ -22,20 +22,22 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * docs/SECURITY.md's serving grants, exactly as listed there, on both databases: an
- * administrator installs the capture once; the server then serves snapshots and live changes as
- * a user that can read the cached tables and the outbox and delete outbox rows, and nothing
- * else: it cannot change the tables' rows or definitions, create or drop triggers, write the
- * outbox other than deleting, create tables, or read a table that is not cached.
+ * docs/SECURITY.md's serving grants, exactly as listed there, on both databases: an administrator
+ * installs the capture once; the server then serves snapshots and live changes as a user that can
+ * read the cached tables and the outbox and delete outbox rows, and nothing else: it cannot change
+ * the tables' rows or definitions, create or drop triggers, write the outbox other than deleting,
+ * create tables, or read a table that is not cached.
  */
 class LeastPrivilegeTest {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
   void serverServesWithTheDocumentedGrantsAndThatUserCanChangeNothing(Kind kind) throws Exception {
-    List<String> ddl = List.of("CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
-        "INSERT INTO items VALUES (1, 'one')",
-        "CREATE TABLE other (id int PRIMARY KEY)");
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
+            "INSERT INTO items VALUES (1, 'one')",
+            "CREATE TABLE other (id int PRIMARY KEY)");
     try (Pipeline p = Pipeline.create(kind, "leastpriv", ddl, "items")) {
       try (TriggerInstaller admin = TriggerInstaller.connect(p.sourceConfig())) {
         admin.install(); // as the administrator
@@ -43,7 +45,8 @@ class LeastPrivilegeTest {
       String user = "tc_serve_" + p.db.schema().replaceAll("[^a-z0-9]", "").substring(0, 12);
       String restrictedUrl = grantServingRights(p, kind, user);
 
-      try (Connection c = DriverManager.getConnection(restrictedUrl); Statement s = c.createStatement()) {
+      try (Connection c = DriverManager.getConnection(restrictedUrl);
+          Statement s = c.createStatement()) {
         for (String sql : forbidden(p, kind)) {
           assertThatThrownBy(() -> s.execute(sql)).as(sql).isInstanceOf(SQLException.class);
         }
@@ -56,15 +59,24 @@ class LeastPrivilegeTest {
         }
       }
 
-      SourceConfig source = new SourceConfig(restrictedUrl, null, null, List.of(p.db.table("items")), false, null, null);
-      try (TablecastServer server = TablecastServer.start(ServerConfig.builder().serverName("least-privilege")
-              .listen("127.0.0.1", 0).source(source).build());
-          TablecastClient client = TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
+      SourceConfig source =
+          new SourceConfig(
+              restrictedUrl, null, null, List.of(p.db.table("items")), false, null, null);
+      try (TablecastServer server =
+              TablecastServer.start(
+                  ServerConfig.builder()
+                      .set("server_name", "least-privilege")
+                      .listen("127.0.0.1", 0)
+                      .source(source)
+                      .build());
+          TablecastClient client =
+              TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
         TableMirror<Map<String, Object>> m = client.mirror(p.db.table("items"));
         assertThat(m.awaitReady(Pipeline.READY)).isTrue();
         p.sql("INSERT INTO items VALUES (2, 'two')", "UPDATE items SET name = 'uno' WHERE id = 1");
         p.awaitMirrorEqualsTable(m, "items");
-        try (Connection c = p.db.connect(); Statement s = c.createStatement();
+        try (Connection c = p.db.connect();
+            Statement s = c.createStatement();
             ResultSet rs = s.executeQuery("SELECT server_name FROM tablecast_consumers")) {
           assertThat(rs.next()).as("the serving user registered the server").isTrue();
           assertThat(rs.getString(1)).isEqualTo("least-privilege");
@@ -77,34 +89,46 @@ class LeastPrivilegeTest {
   private static List<String> forbidden(Pipeline p, Kind kind) throws SQLException {
     String outbox = p.db.table("tablecast_outbox");
     String items = p.db.table("items");
-    List<String> sql = new ArrayList<>(List.of(
-        "ALTER TABLE items ADD COLUMN x int",
-        "DROP TABLE items",
-        "TRUNCATE TABLE items",
-        "INSERT INTO items VALUES (9, 'nine')",
-        "UPDATE items SET name = 'x'",
-        "DELETE FROM items",
-        "SELECT * FROM other",
-        "CREATE TABLE sneaky (id int)",
-        "DROP TABLE " + outbox,
-        "INSERT INTO " + outbox + " (table_name, op) VALUES ('" + items + "', 'D')",
-        "UPDATE " + outbox + " SET op = 'D'"));
+    List<String> sql =
+        new ArrayList<>(
+            List.of(
+                "ALTER TABLE items ADD COLUMN x int",
+                "DROP TABLE items",
+                "TRUNCATE TABLE items",
+                "INSERT INTO items VALUES (9, 'nine')",
+                "UPDATE items SET name = 'x'",
+                "DELETE FROM items",
+                "SELECT * FROM other",
+                "CREATE TABLE sneaky (id int)",
+                "DROP TABLE " + outbox,
+                "INSERT INTO " + outbox + " (table_name, op) VALUES ('" + items + "', 'D')",
+                "UPDATE " + outbox + " SET op = 'D'"));
     if (kind == Kind.MYSQL) {
       sql.add("CREATE TRIGGER sneaky AFTER INSERT ON items FOR EACH ROW SET @x = 1");
-      try (Connection admin = p.db.connect(); Statement s = admin.createStatement();
-          ResultSet rs = s.executeQuery("SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE "
-              + "EVENT_OBJECT_SCHEMA = '" + p.db.schema() + "' AND EVENT_OBJECT_TABLE = 'items'")) {
+      try (Connection admin = p.db.connect();
+          Statement s = admin.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE "
+                      + "EVENT_OBJECT_SCHEMA = '"
+                      + p.db.schema()
+                      + "' AND EVENT_OBJECT_TABLE = 'items'")) {
         while (rs.next()) {
           sql.add("DROP TRIGGER `" + p.db.schema() + "`.`" + rs.getString(1) + "`");
         }
       }
       assertThat(sql).anyMatch(q -> q.startsWith("DROP TRIGGER"));
     } else {
-      sql.add("CREATE TRIGGER sneaky AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION \"" + p.db.schema()
-          + "\".tablecast_capture()");
+      sql.add(
+          "CREATE TRIGGER sneaky AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION \""
+              + p.db.schema()
+              + "\".tablecast_capture()");
       sql.add("DROP TRIGGER tablecast_capture ON items");
-      sql.add("CREATE OR REPLACE FUNCTION \"" + p.db.schema() + "\".tablecast_capture() RETURNS trigger "
-          + "LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$");
+      sql.add(
+          "CREATE OR REPLACE FUNCTION \""
+              + p.db.schema()
+              + "\".tablecast_capture() RETURNS trigger "
+              + "LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$");
     }
     return sql;
   }
@@ -114,22 +138,29 @@ class LeastPrivilegeTest {
     String schema = p.db.schema();
     if (kind == Kind.MYSQL) {
       String to = " TO '" + user + "'@'%'";
-      p.sql("DROP USER IF EXISTS '" + user + "'@'%'",
+      p.sql(
+          "DROP USER IF EXISTS '" + user + "'@'%'",
           "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'serve-pw'",
           "GRANT SELECT ON `" + schema + "`.`items`" + to,
           "GRANT SELECT, DELETE ON `" + schema + "`.`tablecast_outbox`" + to,
           "GRANT SELECT, INSERT, UPDATE, DELETE ON `" + schema + "`.`tablecast_consumers`" + to,
           "GRANT PROCESS ON *.*" + to);
-      return p.db.jdbcUrl().replaceAll("user=[^&]*", "user=" + user).replaceAll("password=[^&]*", "password=serve-pw");
+      return p.db
+          .jdbcUrl()
+          .replaceAll("user=[^&]*", "user=" + user)
+          .replaceAll("password=[^&]*", "password=serve-pw");
     }
     String q = "\"" + schema + "\"";
-    p.sql("DROP ROLE IF EXISTS " + user,
+    p.sql(
+        "DROP ROLE IF EXISTS " + user,
         "CREATE ROLE " + user + " LOGIN PASSWORD 'serve-pw'",
         "GRANT USAGE ON SCHEMA " + q + " TO " + user,
         "GRANT SELECT ON " + q + ".items, " + q + ".tablecast_outbox TO " + user,
         "GRANT DELETE ON " + q + ".tablecast_outbox TO " + user,
         "GRANT SELECT, INSERT, UPDATE, DELETE ON " + q + ".tablecast_consumers TO " + user);
     String url = p.db.jdbcUrl().replaceAll("user=[^&]*", "user=" + user);
-    return url.contains("password=") ? url.replaceAll("password=[^&]*", "password=serve-pw") : url + "&password=serve-pw";
+    return url.contains("password=")
+        ? url.replaceAll("password=[^&]*", "password=serve-pw")
+        : url + "&password=serve-pw";
   }
 }

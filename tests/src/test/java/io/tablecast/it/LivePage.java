@@ -23,12 +23,13 @@ import java.util.function.Consumer;
 /**
  * The example page (examples/web) open in headless Debian Chromium, driven line by line through
  * client-js/test-browser/live-table.e2e.mjs (playwright-core). Every answer is awaited with a
- * deadline, so a wedged node or browser fails the test instead of hanging the build; closing
- * kills node and the browser it started.
+ * deadline, so a wedged node or browser fails the test instead of hanging the build; closing kills
+ * node and the browser it started.
  */
 final class LivePage implements AutoCloseable {
   /** The driver's own wait for an expectation; our deadline per answer adds a margin to it. */
   private static final Duration EXPECT = Duration.ofSeconds(20);
+
   private static final Duration ANSWER = EXPECT.plusSeconds(15);
   private static final Duration READY = Duration.ofSeconds(60);
   private static final String EOF = "\u0000eof";
@@ -49,35 +50,58 @@ final class LivePage implements AutoCloseable {
   /** Starts the pipeline's server serving the example page and the client, as its README says. */
   static void serveExample(Pipeline p, Consumer<ServerConfig.Builder> more) {
     Path root = ReadmeTest.repoRoot();
-    p.startServer(b -> more.accept(b.staticDir(root.resolve("examples/web"))
-        .staticClientDir(root.resolve("client-js/src"))));
+    p.startServer(
+        b ->
+            more.accept(
+                b.set("static_dir", root.resolve("examples/web"))
+                    .set("static_client_dir", root.resolve("client-js/src"))));
   }
 
-  /** The page's address on the pipeline's server for an (unqualified) table; its WebSocket is
-   * the server's own {@code /ws} (the page's default). */
+  /**
+   * The page's address on the pipeline's server for an (unqualified) table; its WebSocket is the
+   * server's own {@code /ws} (the page's default).
+   */
   static String url(Pipeline p, String table) {
     return "http://127.0.0.1:" + p.server().port() + "/index.html?table=" + p.db.table(table);
   }
 
-  /** Like {@link #url(Pipeline, String)} with the WebSocket at {@code wsAddress} (a proxy's host:port). */
+  /**
+   * Like {@link #url(Pipeline, String)} with the WebSocket at {@code wsAddress} (a proxy's
+   * host:port).
+   */
   static String url(Pipeline p, String table, String wsAddress) {
     return url(p, table) + "&ws=ws://" + wsAddress + "/ws";
   }
 
   /** Opens the page at {@code url} and waits until it rendered its first snapshot. */
   static LivePage open(String url) throws IOException {
+    return open(url, "#live[data-ready=\"true\"]");
+  }
+
+  /**
+   * Opens the page at {@code url} and waits until {@code readySelector} matches (a page expected to
+   * fail: {@code #status[data-state="error"]}).
+   */
+  static LivePage open(String url, String readySelector) throws IOException {
     Path root = ReadmeTest.repoRoot();
     Path chromium = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
     assertThat(Files.isExecutable(chromium))
-        .as("Debian chromium at %s (apt-get install chromium; .ci/run installs it)", chromium).isTrue();
-    assertThat(root.resolve("client-js/node_modules/playwright-core")).as("npm ci in client-js (the build does it)")
+        .as("Debian chromium at %s (apt-get install chromium; .ci/run installs it)", chromium)
+        .isTrue();
+    assertThat(root.resolve("client-js/node_modules/playwright-core"))
+        .as("npm ci in client-js (the build does it)")
         .exists();
-    ProcessBuilder pb = new ProcessBuilder("node", "client-js/test-browser/live-table.e2e.mjs", url)
-        .directory(root.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
+    ProcessBuilder pb =
+        new ProcessBuilder("node", "client-js/test-browser/live-table.e2e.mjs", url)
+            .directory(root.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     pb.environment().put("EXPECT_TIMEOUT_MS", Long.toString(EXPECT.toMillis()));
+    pb.environment().put("READY_SELECTOR", readySelector);
     LivePage page = new LivePage(pb.start());
     try {
-      assertThat(page.answer(READY)).as("the page rendered its snapshot (%s)", url).isEqualTo("READY");
+      assertThat(page.answer(READY))
+          .as("the page showed %s (%s)", readySelector, url)
+          .isEqualTo("READY");
     } catch (RuntimeException | AssertionError e) {
       page.close();
       throw e;
@@ -135,7 +159,8 @@ final class LivePage implements AutoCloseable {
       throw new AssertionError("interrupted waiting for the driver", e);
     }
     if (line == null) {
-      throw new AssertionError("no answer from the driver within " + deadline + " (see its stderr above)");
+      throw new AssertionError(
+          "no answer from the driver within " + deadline + " (see its stderr above)");
     }
     if (line.equals(EOF)) {
       throw new AssertionError("the driver exited before answering (see its stderr above)");
@@ -144,7 +169,8 @@ final class LivePage implements AutoCloseable {
   }
 
   private void readAnswers() {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
         out.add(line);
       }

@@ -2,8 +2,8 @@ package io.tablecast.it;
 
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.client.Column;
 import io.tablecast.client.TableMirror;
-import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -24,9 +24,9 @@ import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Compares generic mirrors with {@code SELECT *} of their tables, value by value in exact form
- * ({@link ExactValues} for the types it knows, {@link DatabaseForms} for the others), and says
- * what differs in words: per table the row counts, then the first keys missing from the mirror,
- * present only in the mirror, or with different values (each differing column with both sides).
+ * ({@link ExactValues} for the types it knows, {@link DatabaseForms} for the others), and says what
+ * differs in words: per table the row counts, then the first keys missing from the mirror, present
+ * only in the mirror, or with different values (each differing column with both sides).
  */
 final class MirrorsVersusTables implements AutoCloseable {
   private static final int KEYS_SHOWN = 5;
@@ -53,23 +53,33 @@ final class MirrorsVersusTables implements AutoCloseable {
    * Waits until every mirror equals its table (mirrors keyed by unqualified table name); fails
    * after {@code atMost} with the differences of every table that still differs.
    */
-  void awaitEqual(String what, Map<String, TableMirror<Map<String, Object>>> mirrors, Duration atMost) {
+  void awaitEqual(
+      String what, Map<String, TableMirror<Map<String, Object>>> mirrors, Duration atMost) {
     AtomicReference<String> last = new AtomicReference<>("");
     try {
-      await().atMost(atMost).pollInterval(Duration.ofMillis(200)).until(() -> {
-        last.set(differences(mirrors));
-        return last.get().isEmpty();
-      });
+      await()
+          .atMost(atMost)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                last.set(differences(mirrors));
+                return last.get().isEmpty();
+              });
     } catch (ConditionTimeoutException e) {
-      throw new AssertionError(what + ": mirrors still differ from their tables " + atMost.toSeconds()
-          + " s after the writes stopped\n" + last.get());
+      throw new AssertionError(
+          what
+              + ": mirrors still differ from their tables "
+              + atMost.toSeconds()
+              + " s after the writes stopped\n"
+              + last.get());
     }
   }
 
   /** The differences of every table in {@code mirrors}, empty when all are equal. */
   String differences(Map<String, TableMirror<Map<String, Object>>> mirrors) throws SQLException {
     StringBuilder sb = new StringBuilder();
-    for (Map.Entry<String, TableMirror<Map<String, Object>>> e : new TreeMap<>(mirrors).entrySet()) {
+    for (Map.Entry<String, TableMirror<Map<String, Object>>> e :
+        new TreeMap<>(mirrors).entrySet()) {
       sb.append(differences(e.getKey(), e.getValue()));
     }
     return sb.toString();
@@ -77,7 +87,7 @@ final class MirrorsVersusTables implements AutoCloseable {
 
   /** The differences between one mirror and its table, empty when equal. */
   String differences(String table, TableMirror<Map<String, Object>> mirror) throws SQLException {
-    List<ColumnInfo> columns = mirror.columns();
+    List<Column> columns = mirror.columns();
     String[] pk = mirror.primaryKey().toArray(new String[0]);
     Map<String, Map<String, String>> inMirror = mirrorRows(table, mirror, columns, pk);
     Map<String, Map<String, String>> inTable = tableRows(table, columns, pk);
@@ -100,9 +110,17 @@ final class MirrorsVersusTables implements AutoCloseable {
         extra.add(row.getKey() + " " + shown(row.getValue()));
       }
     }
-    StringBuilder sb = new StringBuilder(String.format("%s: the mirror has %d rows, the table %d: %d missing from "
-        + "the mirror, %d only in the mirror, %d with different values%n", table, inMirror.size(), inTable.size(),
-        missing.size(), extra.size(), different.size()));
+    StringBuilder sb =
+        new StringBuilder(
+            String.format(
+                "%s: the mirror has %d rows, the table %d: %d missing from "
+                    + "the mirror, %d only in the mirror, %d with different values%n",
+                table,
+                inMirror.size(),
+                inTable.size(),
+                missing.size(),
+                extra.size(),
+                different.size()));
     list(sb, "missing from the mirror", missing);
     list(sb, "only in the mirror", extra);
     list(sb, "different (mirror / table)", different);
@@ -114,7 +132,11 @@ final class MirrorsVersusTables implements AutoCloseable {
       sb.append("    ").append(what).append(": key ").append(keys.get(i)).append('\n');
     }
     if (keys.size() > KEYS_SHOWN) {
-      sb.append("    ... and ").append(keys.size() - KEYS_SHOWN).append(" more ").append(what).append('\n');
+      sb.append("    ... and ")
+          .append(keys.size() - KEYS_SHOWN)
+          .append(" more ")
+          .append(what)
+          .append('\n');
     }
   }
 
@@ -122,8 +144,11 @@ final class MirrorsVersusTables implements AutoCloseable {
     StringBuilder sb = new StringBuilder();
     for (String column : new TreeSet<>(union(mirror.keySet(), table.keySet()))) {
       if (!Objects.equals(mirror.get(column), table.get(column))) {
-        sb.append(sb.length() == 0 ? "" : "; ").append(column).append(": ")
-            .append(mirror.containsKey(column) ? cut(mirror.get(column)) : "(no such column)").append(" / ")
+        sb.append(sb.length() == 0 ? "" : "; ")
+            .append(column)
+            .append(": ")
+            .append(mirror.containsKey(column) ? cut(mirror.get(column)) : "(no such column)")
+            .append(" / ")
             .append(table.containsKey(column) ? cut(table.get(column)) : "(no such column)");
       }
     }
@@ -143,38 +168,48 @@ final class MirrorsVersusTables implements AutoCloseable {
   }
 
   private static String cut(String v) {
-    return v == null || v.length() <= VALUE_SHOWN ? v : v.substring(0, VALUE_SHOWN) + "...(" + v.length() + " chars)";
+    return v == null || v.length() <= VALUE_SHOWN
+        ? v
+        : v.substring(0, VALUE_SHOWN) + "...(" + v.length() + " chars)";
   }
 
-  private Map<String, Map<String, String>> mirrorRows(String table, TableMirror<Map<String, Object>> mirror,
-      List<ColumnInfo> columns, String[] pk) {
-    Map<String, ColumnInfo> byName = byName(columns);
+  private Map<String, Map<String, String>> mirrorRows(
+      String table, TableMirror<Map<String, Object>> mirror, List<Column> columns, String[] pk) {
+    Map<String, Column> byName = byName(columns);
     Map<String, Map<String, String>> rows = new TreeMap<>();
     for (Map<String, Object> r : mirror.rows()) {
       Map<String, String> row = new TreeMap<>();
-      r.forEach((name, v) -> {
-        ColumnInfo column = byName.get(name);
-        row.put(name, column == null || ExactValues.hasExactForm(column, postgres) ? ExactValues.fromMirror(v, column)
-            : forms.fromMirror(v, db.table(table), column));
-      });
+      r.forEach(
+          (name, v) -> {
+            Column column = byName.get(name);
+            row.put(
+                name,
+                column == null || ExactValues.hasExactForm(column, postgres)
+                    ? ExactValues.fromMirror(v, column)
+                    : forms.fromMirror(v, db.table(table), column));
+          });
       rows.put(Pipeline.keyOf(row, pk), row);
     }
     return rows;
   }
 
-  private Map<String, Map<String, String>> tableRows(String table, List<ColumnInfo> columns, String[] pk)
-      throws SQLException {
-    Map<String, ColumnInfo> byName = byName(columns);
+  private Map<String, Map<String, String>> tableRows(
+      String table, List<Column> columns, String[] pk) throws SQLException {
+    Map<String, Column> byName = byName(columns);
     Map<String, Map<String, String>> rows = new TreeMap<>();
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(selectAll(table, byName))) {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(selectAll(table, byName))) {
       ResultSetMetaData meta = rs.getMetaData();
       while (rs.next()) {
         Map<String, String> row = new TreeMap<>();
         for (int i = 1; i <= meta.getColumnCount(); i++) {
           String name = meta.getColumnLabel(i);
-          ColumnInfo column = byName.get(name);
-          row.put(name, column == null || ExactValues.hasExactForm(column, postgres)
-              ? ExactValues.fromDatabase(rs, i, column, postgres) : forms.fromDatabase(rs, i, db.table(table), column));
+          Column column = byName.get(name);
+          row.put(
+              name,
+              column == null || ExactValues.hasExactForm(column, postgres)
+                  ? ExactValues.fromDatabase(rs, i, column, postgres)
+                  : forms.fromDatabase(rs, i, db.table(table), column));
         }
         rows.put(Pipeline.keyOf(row, pk), row);
       }
@@ -183,32 +218,34 @@ final class MirrorsVersusTables implements AutoCloseable {
   }
 
   /**
-   * {@code SELECT *} of the table, except that MySQL/MariaDB single-precision {@code FLOAT}
-   * columns are read as {@code CAST(col AS DOUBLE)}: the text protocol prints a FLOAT with 6
-   * significant digits (8.652396 arrives as 8.6524, another float), the cast gives its exact value.
+   * {@code SELECT *} of the table, except that MySQL/MariaDB single-precision {@code FLOAT} columns
+   * are read as {@code CAST(col AS DOUBLE)}: the text protocol prints a FLOAT with 6 significant
+   * digits (8.652396 arrives as 8.6524, another float), the cast gives its exact value.
    */
-  private String selectAll(String table, Map<String, ColumnInfo> byName) throws SQLException {
+  private String selectAll(String table, Map<String, Column> byName) throws SQLException {
     if (postgres) {
       return "SELECT * FROM " + db.table(table);
     }
     List<String> select = new java.util.ArrayList<>();
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + db.table(table)
-        + " WHERE 1 = 0")) {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT * FROM " + db.table(table) + " WHERE 1 = 0")) {
       ResultSetMetaData meta = rs.getMetaData();
       for (int i = 1; i <= meta.getColumnCount(); i++) {
         String name = meta.getColumnLabel(i);
         String quoted = "`" + name.replace("`", "``") + "`";
-        ColumnInfo column = byName.get(name);
-        boolean single = column != null && column.kind() == io.tablecast.protocol.ColumnKind.FLOAT
-            && column.dbType().toLowerCase(java.util.Locale.ROOT).startsWith("float");
+        Column column = byName.get(name);
+        boolean single =
+            column != null
+                && column.type() == io.tablecast.client.ColumnType.FLOAT
+                && column.databaseType().toLowerCase(java.util.Locale.ROOT).startsWith("float");
         select.add(single ? "CAST(" + quoted + " AS DOUBLE) AS " + quoted : quoted);
       }
     }
     return "SELECT " + String.join(", ", select) + " FROM " + db.table(table);
   }
 
-  private static Map<String, ColumnInfo> byName(List<ColumnInfo> columns) {
-    Map<String, ColumnInfo> out = new HashMap<>();
+  private static Map<String, Column> byName(List<Column> columns) {
+    Map<String, Column> out = new HashMap<>();
     columns.forEach(col -> out.put(col.name(), col));
     return out;
   }

@@ -14,43 +14,46 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * PostgreSQL declarative partitioning: every change of a partitioned table reaches its mirror
- * under the cached table's name, whichever partition holds the row and however the write
- * addressed it; partitions created, attached, detached and truncated while the server runs
- * leave the mirror equal to the table.
+ * PostgreSQL declarative partitioning: every change of a partitioned table reaches its mirror under
+ * the cached table's name, whichever partition holds the row and however the write addressed it;
+ * partitions created, attached, detached and truncated while the server runs leave the mirror equal
+ * to the table.
  */
 class PartitionCaptureTest {
 
   /** List partitions, one of them sub-partitioned by range, and a default partition. */
-  private static final List<String> ORDERS = List.of(
-      "CREATE TABLE orders (id int NOT NULL, region text NOT NULL, amount numeric(10,2), "
-          + "PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
-      "CREATE TABLE orders_eu PARTITION OF orders FOR VALUES IN ('eu')",
-      "CREATE TABLE orders_us PARTITION OF orders FOR VALUES IN ('us') PARTITION BY RANGE (id)",
-      "CREATE TABLE orders_us_lo PARTITION OF orders_us FOR VALUES FROM (MINVALUE) TO (100)",
-      "CREATE TABLE orders_us_hi PARTITION OF orders_us FOR VALUES FROM (100) TO (MAXVALUE)",
-      "CREATE TABLE orders_other PARTITION OF orders DEFAULT",
-      "INSERT INTO orders VALUES (1, 'eu', 1.00), (2, 'us', 2.00), (200, 'us', 3.00), (3, 'asia', 4.00)");
+  private static final List<String> ORDERS =
+      List.of(
+          "CREATE TABLE orders (id int NOT NULL, region text NOT NULL, amount numeric(10,2), "
+              + "PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
+          "CREATE TABLE orders_eu PARTITION OF orders FOR VALUES IN ('eu')",
+          "CREATE TABLE orders_us PARTITION OF orders FOR VALUES IN ('us') PARTITION BY RANGE (id)",
+          "CREATE TABLE orders_us_lo PARTITION OF orders_us FOR VALUES FROM (MINVALUE) TO (100)",
+          "CREATE TABLE orders_us_hi PARTITION OF orders_us FOR VALUES FROM (100) TO (MAXVALUE)",
+          "CREATE TABLE orders_other PARTITION OF orders DEFAULT",
+          "INSERT INTO orders VALUES (1, 'eu', 1.00), (2, 'us', 2.00), (200, 'us', 3.00), (3, 'asia', 4.00)");
 
   /** Range and hash partitioning. */
-  private static final List<String> READINGS_AND_EVENTS = List.of(
-      "CREATE TABLE readings (sensor int NOT NULL, day date NOT NULL, v double precision, "
-          + "PRIMARY KEY (sensor, day)) PARTITION BY RANGE (day)",
-      "CREATE TABLE readings_2023 PARTITION OF readings FOR VALUES FROM ('2023-01-01') TO ('2024-01-01')",
-      "CREATE TABLE readings_2024 PARTITION OF readings FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
-      "CREATE TABLE events (id bigint PRIMARY KEY, kind text) PARTITION BY HASH (id)",
-      "CREATE TABLE events_0 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 0)",
-      "CREATE TABLE events_1 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 1)",
-      "CREATE TABLE events_2 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 2)",
-      "INSERT INTO readings VALUES (1, '2023-05-01', 0.5), (1, '2024-05-01', 1.5)",
-      "INSERT INTO events SELECT g, 'k' || g FROM generate_series(1, 9) g");
+  private static final List<String> READINGS_AND_EVENTS =
+      List.of(
+          "CREATE TABLE readings (sensor int NOT NULL, day date NOT NULL, v double precision, "
+              + "PRIMARY KEY (sensor, day)) PARTITION BY RANGE (day)",
+          "CREATE TABLE readings_2023 PARTITION OF readings FOR VALUES FROM ('2023-01-01') TO ('2024-01-01')",
+          "CREATE TABLE readings_2024 PARTITION OF readings FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+          "CREATE TABLE events (id bigint PRIMARY KEY, kind text) PARTITION BY HASH (id)",
+          "CREATE TABLE events_0 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 0)",
+          "CREATE TABLE events_1 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 1)",
+          "CREATE TABLE events_2 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 2)",
+          "INSERT INTO readings VALUES (1, '2023-05-01', 0.5), (1, '2024-05-01', 1.5)",
+          "INSERT INTO events SELECT g, 'k' || g FROM generate_series(1, 9) g");
 
   @Test
   void listSubPartitionedAndDefaultPartitionsReachTheMirrorWhicheverWayTheyAreWritten() {
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "part_list", ORDERS, "orders")) {
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("orders"), "orders");
       assertThat(m.size()).isEqualTo(4);
-      p.sql("INSERT INTO orders VALUES (4, 'eu', 5.00), (150, 'us', 6.00), (5, 'mars', 7.00)", // through the parent
+      p.sql(
+          "INSERT INTO orders VALUES (4, 'eu', 5.00), (150, 'us', 6.00), (5, 'mars', 7.00)", // through the parent
           "INSERT INTO orders_eu VALUES (6, 'eu', 8.00)", // addressed to a partition
           "INSERT INTO orders_us_lo VALUES (7, 'us', 9.00)", // to a sub-partition
           "INSERT INTO orders_other VALUES (8, 'moon', 10.00)", // to the default partition
@@ -65,10 +68,13 @@ class PartitionCaptureTest {
 
   @Test
   void rangeAndHashPartitionsReachTheMirror() {
-    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "part_range_hash", READINGS_AND_EVENTS, "readings", "events")) {
+    try (Pipeline p =
+        Pipeline.start(
+            Kind.POSTGRESQL, "part_range_hash", READINGS_AND_EVENTS, "readings", "events")) {
       TableMirror<Map<String, Object>> readings = p.readyMirror(p.client("readings"), "readings");
       TableMirror<Map<String, Object>> events = p.readyMirror(p.client("events"), "events");
-      p.sql("INSERT INTO readings VALUES (2, '2023-07-01', 2.5), (2, '2024-07-01', 3.5)",
+      p.sql(
+          "INSERT INTO readings VALUES (2, '2023-07-01', 2.5), (2, '2024-07-01', 3.5)",
           "INSERT INTO readings_2024 VALUES (3, '2024-12-31', 4.5)",
           "UPDATE readings SET v = -v WHERE sensor = 1",
           "DELETE FROM readings_2023 WHERE sensor = 2",
@@ -84,8 +90,8 @@ class PartitionCaptureTest {
 
   /**
    * An UPDATE of the partition key moves a row between partitions: PostgreSQL fires DELETE on the
-   * old partition and INSERT on the new one, in one transaction, so one batch: a reader never
-   * sees the table one row short.
+   * old partition and INSERT on the new one, in one transaction, so one batch: a reader never sees
+   * the table one row short.
    */
   @Test
   void rowsMovingBetweenPartitionsNeverVanishFromTheMirror() throws Exception {
@@ -96,25 +102,29 @@ class PartitionCaptureTest {
       AtomicInteger torn = new AtomicInteger();
       AtomicInteger scans = new AtomicInteger();
       AtomicReference<Throwable> readerFailure = new AtomicReference<>();
-      Thread reader = new Thread(() -> {
-        try {
-          while (!stop.get()) {
-            if (m.rows().size() != rows) {
-              torn.incrementAndGet();
-            }
-            scans.incrementAndGet();
-          }
-        } catch (Throwable t) {
-          readerFailure.set(t);
-        }
-      });
+      Thread reader =
+          new Thread(
+              () -> {
+                try {
+                  while (!stop.get()) {
+                    if (m.rows().size() != rows) {
+                      torn.incrementAndGet();
+                    }
+                    scans.incrementAndGet();
+                  }
+                } catch (Throwable t) {
+                  readerFailure.set(t);
+                }
+              });
       reader.start();
       String[] regions = {"us", "eu", "asia", "us"};
       for (int i = 0; i < 40; i++) {
         String to = regions[(i + 1) % regions.length];
-        // row 1 travels eu -> us (sub-partition lo) -> asia (default) -> ...; row 200 between us_hi and eu
+        // row 1 travels eu -> us (sub-partition lo) -> asia (default) -> ...; row 200 between us_hi
+        // and eu
         p.sql("UPDATE orders SET region = '" + to + "' WHERE id = 1");
-        p.transaction("UPDATE orders SET region = CASE region WHEN 'us' THEN 'eu' ELSE 'us' END WHERE id = 200",
+        p.transaction(
+            "UPDATE orders SET region = CASE region WHEN 'us' THEN 'eu' ELSE 'us' END WHERE id = 200",
             "UPDATE orders SET id = CASE id WHEN 2 THEN 102 ELSE 2 END WHERE id IN (2, 102)"); // us_lo <-> us_hi
       }
       p.awaitMirrorEqualsTable(m, "orders");
@@ -135,21 +145,29 @@ class PartitionCaptureTest {
   void partitionsCreatedOrAttachedWhileServingAreCaptured() {
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "part_attach", ORDERS, "orders")) {
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("attach"), "orders");
-      p.sql("DROP TABLE orders_other", // a default partition would hold the rows of the new regions
+      p.sql(
+          "DROP TABLE orders_other", // a default partition would hold the rows of the new regions
           "CREATE TABLE orders_fr PARTITION OF orders FOR VALUES IN ('fr')",
           "INSERT INTO orders VALUES (10, 'fr', 1.00), (11, 'fr', 2.00)");
       p.awaitMirrorEqualsTable(m, "orders");
 
-      p.sql("CREATE TABLE orders_de (LIKE orders INCLUDING ALL)",
+      p.sql(
+          "CREATE TABLE orders_de (LIKE orders INCLUDING ALL)",
           "INSERT INTO orders_de VALUES (20, 'de', 3.00), (21, 'de', 4.00)", // not in orders yet
           "ALTER TABLE orders ATTACH PARTITION orders_de FOR VALUES IN ('de')");
       p.awaitMirrorEqualsTable(m, "orders");
       assertThat(m.get(20, "de")).containsEntry("amount", "3.00");
 
-      p.sql("INSERT INTO orders_de VALUES (22, 'de', 5.00)", "UPDATE orders SET amount = 9.00 WHERE id = 10");
+      p.sql(
+          "INSERT INTO orders_de VALUES (22, 'de', 5.00)",
+          "UPDATE orders SET amount = 9.00 WHERE id = 10");
       p.awaitMirrorEqualsTable(m, "orders");
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-          assertThat(p.server().metrics().resyncs()).isPositive()); // the attach, not a repair
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () ->
+                  assertThat(p.server().metrics().resyncs())
+                      .isPositive()); // the attach, not a repair
       // the server has put its TRUNCATE trigger on the attached partition
       await().atMost(Duration.ofSeconds(20)).until(() -> truncateTriggers(p, "orders_de") == 1);
       p.sql("TRUNCATE orders_de", "TRUNCATE orders_fr");
@@ -166,7 +184,10 @@ class PartitionCaptureTest {
       p.sql("ALTER TABLE orders DETACH PARTITION orders_eu");
       p.awaitMirrorEqualsTable(m, "orders");
       assertThat(m.get(1, "eu")).isNull();
-      p.sql("INSERT INTO orders_eu VALUES (30, 'eu', 1.00)", "UPDATE orders_eu SET amount = 0", "TRUNCATE orders_eu",
+      p.sql(
+          "INSERT INTO orders_eu VALUES (30, 'eu', 1.00)",
+          "UPDATE orders_eu SET amount = 0",
+          "TRUNCATE orders_eu",
           "INSERT INTO orders VALUES (31, 'us', 2.00)");
       p.awaitMirrorEqualsTable(m, "orders");
       assertThat(m.get(31, "us")).isNotNull();
@@ -182,8 +203,11 @@ class PartitionCaptureTest {
       p.awaitMirrorEqualsTable(m, "orders");
       assertThat(m.get(2, "us")).isNull();
       assertThat(m.get(200, "us")).isNotNull();
-      p.transaction("INSERT INTO orders VALUES (2, 'us', 1.00)", "TRUNCATE orders_us",
-          "INSERT INTO orders VALUES (3, 'us', 1.00)"); // in one transaction: ends with only row 3 in us
+      p.transaction(
+          "INSERT INTO orders VALUES (2, 'us', 1.00)",
+          "TRUNCATE orders_us",
+          // in one transaction: ends with only row 3 in us
+          "INSERT INTO orders VALUES (3, 'us', 1.00)");
       p.awaitMirrorEqualsTable(m, "orders");
       p.sql("TRUNCATE orders");
       p.awaitMirrorEqualsTable(m, "orders");
@@ -191,16 +215,23 @@ class PartitionCaptureTest {
     }
   }
 
-  /** A partition cached on its own and through its parent: each mirror gets the partition's changes. */
+  /**
+   * A partition cached on its own and through its parent: each mirror gets the partition's changes.
+   */
   @Test
   void aPartitionCanBeCachedOnItsOwnAsWellAsThroughItsParent() {
-    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "part_own", ORDERS, "orders", "orders_eu", "orders_us")) {
+    try (Pipeline p =
+        Pipeline.start(Kind.POSTGRESQL, "part_own", ORDERS, "orders", "orders_eu", "orders_us")) {
       TableMirror<Map<String, Object>> orders = p.readyMirror(p.client("orders"), "orders");
       TableMirror<Map<String, Object>> eu = p.readyMirror(p.client("eu"), "orders_eu");
       TableMirror<Map<String, Object>> us = p.readyMirror(p.client("us"), "orders_us");
-      p.sql("INSERT INTO orders VALUES (40, 'eu', 1.00), (41, 'us', 2.00)", "INSERT INTO orders_eu VALUES (42, 'eu', 3.00)",
-          "INSERT INTO orders_us_hi VALUES (400, 'us', 4.00)", "UPDATE orders SET amount = 7 WHERE id = 1",
-          "UPDATE orders SET region = 'eu' WHERE id = 2", "DELETE FROM orders_eu WHERE id = 40",
+      p.sql(
+          "INSERT INTO orders VALUES (40, 'eu', 1.00), (41, 'us', 2.00)",
+          "INSERT INTO orders_eu VALUES (42, 'eu', 3.00)",
+          "INSERT INTO orders_us_hi VALUES (400, 'us', 4.00)",
+          "UPDATE orders SET amount = 7 WHERE id = 1",
+          "UPDATE orders SET region = 'eu' WHERE id = 2",
+          "DELETE FROM orders_eu WHERE id = 40",
           "TRUNCATE orders_us_lo");
       p.awaitMirrorEqualsTable(orders, "orders");
       p.awaitMirrorEqualsTable(eu, "orders_eu");
@@ -210,9 +241,13 @@ class PartitionCaptureTest {
   }
 
   private static long truncateTriggers(Pipeline p, String table) throws Exception {
-    try (java.sql.Connection c = p.db.connect(); java.sql.Statement s = c.createStatement();
-        java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_trigger WHERE tgrelid = '"
-            + p.db.table(table) + "'::regclass AND tgtype & 32 <> 0")) { // TRIGGER_TYPE_TRUNCATE
+    try (java.sql.Connection c = p.db.connect();
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_trigger WHERE tgrelid = '"
+                    + p.db.table(table)
+                    + "'::regclass AND tgtype & 32 <> 0")) { // TRIGGER_TYPE_TRUNCATE
       rs.next();
       return rs.getLong(1);
     }

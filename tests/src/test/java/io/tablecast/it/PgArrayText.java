@@ -52,7 +52,8 @@ final class PgArrayText {
         return out;
       }
       if (next != ',') {
-        throw new IllegalArgumentException("unexpected '" + next + "' at " + (pos - 1) + " in array " + text);
+        throw new IllegalArgumentException(
+            "unexpected '" + next + "' at " + (pos - 1) + " in array " + text);
       }
     }
   }

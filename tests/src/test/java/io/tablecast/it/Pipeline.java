@@ -2,9 +2,9 @@ package io.tablecast.it;
 
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.client.Column;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
-import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.capture.SourceConfig;
@@ -22,13 +22,16 @@ import java.util.TreeMap;
 import org.assertj.core.api.Assertions;
 
 /**
- * The whole path for one test: a fresh schema on a real database, tables created by the test,
- * a server with triggers installed, and clients. Closes everything it started.
+ * The whole path for one test: a fresh schema on a real database, tables created by the test, a
+ * server with triggers installed, and clients. Closes everything it started.
  */
 final class Pipeline implements AutoCloseable {
   static final Duration READY = Duration.ofSeconds(30);
   static final Duration RECONCILE_EVERY = Duration.ofSeconds(1);
-  /** MySQL/MariaDB: how often the server checks that every capture trigger the tables need is there. */
+
+  /**
+   * MySQL/MariaDB: how often the server checks that every capture trigger the tables need is there.
+   */
   static final Duration CAPTURE_CHECK_EVERY = Duration.ofSeconds(1);
 
   final TestDatabases.Isolated db;
@@ -42,7 +45,10 @@ final class Pipeline implements AutoCloseable {
     this.tables = tables;
   }
 
-  /** Creates a schema, runs the DDL (table names unqualified), starts a server caching {@code tables}. */
+  /**
+   * Creates a schema, runs the DDL (table names unqualified), starts a server caching {@code
+   * tables}.
+   */
   static Pipeline start(TestDatabases.Kind kind, String name, List<String> ddl, String... tables) {
     Pipeline p = create(kind, name, ddl, tables);
     p.startServer();
@@ -62,17 +68,21 @@ final class Pipeline implements AutoCloseable {
 
   /**
    * Reconciliation every second (a key range of up to 10,000 rows: every table of these tests
-   * whole, one table a second): it runs often under the tests' concurrent writes,
-   * and {@link #stopServer()} fails the test if it ever had to repair a row, so a lost or doubled
-   * event cannot hide behind a repair. The capture check runs every second too.
+   * whole, one table a second): it runs often under the tests' concurrent writes, and {@link
+   * #stopServer()} fails the test if it ever had to repair a row, so a lost or doubled event cannot
+   * hide behind a repair. The capture check runs every second too.
    */
   SourceConfig sourceConfig() {
-    return new SourceConfig(db.jdbcUrl(), null, null, tables, true, null, null, RECONCILE_EVERY, CAPTURE_CHECK_EVERY);
+    return new SourceConfig(
+        db.jdbcUrl(), null, null, tables, true, null, null, RECONCILE_EVERY, CAPTURE_CHECK_EVERY);
   }
 
   ServerConfig serverConfig() {
-    return ServerConfig.builder().serverName("it-" + db.schema()).listen("127.0.0.1", 0)
-        .source(sourceConfig()).build();
+    return ServerConfig.builder()
+        .set("server_name", "it-" + db.schema())
+        .listen("127.0.0.1", 0)
+        .source(sourceConfig())
+        .build();
   }
 
   TablecastServer startServer() {
@@ -107,12 +117,15 @@ final class Pipeline implements AutoCloseable {
       double repairs = server.metrics().reconcileRepairs();
       server.close();
       server = null;
-      Assertions.assertThat(repairs).as("rows repaired by reconciliation: the stream lost or doubled a change")
+      Assertions.assertThat(repairs)
+          .as("rows repaired by reconciliation: the stream lost or doubled a change")
           .isEqualTo(expectedRepairs);
     }
   }
 
-  /** The test changed rows behind the capture's back: the server must repair exactly {@code rows}. */
+  /**
+   * The test changed rows behind the capture's back: the server must repair exactly {@code rows}.
+   */
   void expectRepairs(int rows) {
     expectedRepairs = rows;
   }
@@ -126,17 +139,30 @@ final class Pipeline implements AutoCloseable {
   }
 
   TablecastClient client(String name) {
-    TablecastClient c = TablecastClient.builder().servers(address()).clientName(name)
-        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+    TablecastClient c =
+        TablecastClient.builder()
+            .servers(address())
+            .clientName(name)
+            .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+            .build();
     clients.add(c);
     return c;
   }
 
   /** A generic mirror of {@code table} (unqualified), ready. */
   TableMirror<Map<String, Object>> readyMirror(TablecastClient client, String table) {
+    return readyMirror(client, table, READY);
+  }
+
+  /**
+   * A generic mirror of {@code table} (unqualified), ready within {@code timeout}: a long one for a
+   * table of a million rows, whose snapshot takes 4 s on a quiet machine and 30 s on a busy one.
+   */
+  TableMirror<Map<String, Object>> readyMirror(
+      TablecastClient client, String table, Duration timeout) {
     TableMirror<Map<String, Object>> m = client.mirror(db.table(table));
     try {
-      Assertions.assertThat(m.awaitReady(READY)).as("mirror of %s ready", table).isTrue();
+      Assertions.assertThat(m.awaitReady(timeout)).as("mirror of %s ready", table).isTrue();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted waiting for " + table, e);
@@ -150,7 +176,8 @@ final class Pipeline implements AutoCloseable {
 
   /** Runs statements in one transaction and commits. */
   void transaction(String... statements) {
-    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
       c.setAutoCommit(false);
       for (String q : statements) {
         s.execute(q);
@@ -163,7 +190,8 @@ final class Pipeline implements AutoCloseable {
 
   /** Runs statements in one transaction and rolls it back. */
   void rolledBack(String... statements) {
-    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
       c.setAutoCommit(false);
       for (String q : statements) {
         s.execute(q);
@@ -175,20 +203,26 @@ final class Pipeline implements AutoCloseable {
   }
 
   /**
-   * {@code SELECT *} of a table, each value as the text of its JSON form (docs/TYPES.md), read
-   * per {@code columns}' kinds with the JDBC getter that fits (see {@link ExactValues}): key =
-   * the primary key values joined by '|', value = column name → text (null stays null).
+   * {@code SELECT *} of a table, each value as the text of its JSON form (docs/TYPES.md), read per
+   * {@code columns}' kinds with the JDBC getter that fits (see {@link ExactValues}): key = the
+   * primary key values joined by '|', value = column name → text (null stays null).
    */
-  Map<String, Map<String, String>> tableContents(String table, List<ColumnInfo> columns, String... primaryKey) {
-    Map<String, ColumnInfo> byName = byName(columns);
+  Map<String, Map<String, String>> tableContents(
+      String table, List<Column> columns, String... primaryKey) {
+    Map<String, Column> byName = byName(columns);
     boolean postgres = db.kind() == TestDatabases.Kind.POSTGRESQL;
     Map<String, Map<String, String>> rows = new TreeMap<>();
-    try (Connection c = db.connect(); Statement s = c.createStatement()) {
-      // MySQL: TIMESTAMP columns read as UTC; PostgreSQL: timestamptz inside ranges print in UTC (ExactValues)
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      // MySQL: TIMESTAMP columns read as UTC; PostgreSQL: timestamptz inside ranges print in UTC
+      // (ExactValues)
       s.execute(postgres ? "SET TIME ZONE 'UTC'" : "SET time_zone = '+00:00'");
       // PostgreSQL: the row's to_jsonb too, the documented form of composite values (ExactValues)
-      try (ResultSet rs = s.executeQuery(postgres ? "SELECT t.*, to_jsonb(t)::text FROM " + table + " t"
-          : "SELECT * FROM " + table)) {
+      try (ResultSet rs =
+          s.executeQuery(
+              postgres
+                  ? "SELECT t.*, to_jsonb(t)::text FROM " + table + " t"
+                  : "SELECT * FROM " + table)) {
         ResultSetMetaData meta = rs.getMetaData();
         int count = meta.getColumnCount() - (postgres ? 1 : 0);
         while (rs.next()) {
@@ -215,7 +249,7 @@ final class Pipeline implements AutoCloseable {
   /** A mirror's rows in the form of {@link #tableContents}. */
   static Map<String, Map<String, String>> mirrorContents(TableMirror<Map<String, Object>> mirror) {
     Map<String, Map<String, String>> rows = new TreeMap<>();
-    List<ColumnInfo> columns = mirror.columns();
+    List<Column> columns = mirror.columns();
     String[] pk = mirror.primaryKey().toArray(new String[0]);
     for (Map<String, Object> r : mirror.rows()) {
       Map<String, String> row = exactRow(r, columns);
@@ -225,11 +259,11 @@ final class Pipeline implements AutoCloseable {
   }
 
   /** One generic row (a mirror's, or an event's image) in the form of {@link #tableContents}. */
-  static Map<String, String> exactRow(Map<String, Object> r, List<ColumnInfo> columns) {
+  static Map<String, String> exactRow(Map<String, Object> r, List<Column> columns) {
     if (r == null) {
       return null;
     }
-    Map<String, ColumnInfo> byName = byName(columns);
+    Map<String, Column> byName = byName(columns);
     Map<String, String> row = new TreeMap<>();
     r.forEach((k, v) -> row.put(k, ExactValues.fromMirror(v, byName.get(k))));
     return row;
@@ -237,8 +271,13 @@ final class Pipeline implements AutoCloseable {
 
   /** Waits until the mirror equals {@code SELECT *} of the table, value by value in exact form. */
   void awaitMirrorEqualsTable(TableMirror<Map<String, Object>> mirror, String table) {
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
-        Assertions.assertThat(mirrorContents(mirror)).isEqualTo(tableContents(table, mirror)));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () ->
+                Assertions.assertThat(mirrorContents(mirror))
+                    .isEqualTo(tableContents(table, mirror)));
   }
 
   static String keyOf(Map<String, String> row, String... pk) {
@@ -249,9 +288,9 @@ final class Pipeline implements AutoCloseable {
     return sb.toString();
   }
 
-  private static Map<String, ColumnInfo> byName(List<ColumnInfo> columns) {
-    Map<String, ColumnInfo> out = new java.util.HashMap<>();
-    for (ColumnInfo c : columns) {
+  private static Map<String, Column> byName(List<Column> columns) {
+    Map<String, Column> out = new java.util.HashMap<>();
+    for (Column c : columns) {
       out.put(c.name(), c);
     }
     return out;

@@ -21,7 +21,8 @@ class ReadmeTest {
         return p;
       }
     }
-    throw new IllegalStateException("cannot find the repository root above " + Paths.get("").toAbsolutePath());
+    throw new IllegalStateException(
+        "cannot find the repository root above " + Paths.get("").toAbsolutePath());
   }
 
   @Test
@@ -32,8 +33,8 @@ class ReadmeTest {
     Path cfg = dir.resolve("tablecast.yaml");
     Files.writeString(cfg, m.group(1));
     ServerConfig config = ServerConfig.load(cfg, Map.of());
-    assertThat(config.listenPort()).isEqualTo(7070);
-    assertThat(config.source().cachedTables()).containsExactly("public.countries", "public.products");
+    assertThat(config.listen().port()).isEqualTo(7070);
+    assertThat(config.source().tableNames()).containsExactly("public.countries", "public.products");
     assertThat(config.source().installTriggers()).isTrue();
     assertThat(config.source().outboxRetention()).hasHours(1);
   }
@@ -43,10 +44,13 @@ class ReadmeTest {
     Path root = repoRoot();
     String readme = Files.readString(root.resolve("README.md"));
     String ci = Files.readString(root.resolve(".ci/run"));
-    assertThat(readme).contains("./mvnw -q -DskipTests package && bin/tablecast demo").contains("./mvnw -B verify");
+    assertThat(readme)
+        .contains("./mvnw -q -DskipTests package && bin/tablecast demo")
+        .contains("./mvnw -B verify");
     assertThat(ci).contains("\n./mvnw -B verify\n");
     assertThat(Files.isExecutable(root.resolve("bin/tablecast"))).isTrue();
-    for (String command : new String[] {"serve", "print-sql", "install", "uninstall", "watch", "dump", "demo"}) {
+    for (String command :
+        new String[] {"serve", "print-sql", "install", "uninstall", "watch", "dump", "demo"}) {
       Cli help = Cli.run(command, "--help");
       assertThat(help.exitCode()).as(command + " --help").isZero();
     }

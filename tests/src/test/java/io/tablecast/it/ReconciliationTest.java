@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.ChangeEvent;
+import io.tablecast.client.ChangeType;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
-import io.tablecast.protocol.Op;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.capture.SourceConfig;
@@ -33,9 +33,10 @@ class ReconciliationTest {
 
   private static final Duration CONVERGE = Duration.ofSeconds(30);
 
-  private static final List<String> ITEMS = List.of(
-      "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL, qty int NOT NULL)",
-      "INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)");
+  private static final List<String> ITEMS =
+      List.of(
+          "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL, qty int NOT NULL)",
+          "INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)");
 
   /** A server over the pipeline's schema with the given reconcile interval, and its own clients. */
   private static final class Server implements AutoCloseable {
@@ -47,14 +48,24 @@ class ReconciliationTest {
       for (String t : tables) {
         qualified.add(p.db.table(t));
       }
-      SourceConfig source = new SourceConfig(p.db.jdbcUrl(), null, null, qualified, true, null, null, reconcile);
-      server = TablecastServer.start(ServerConfig.builder().serverName("it-" + p.db.schema())
-          .listen("127.0.0.1", 0).source(source).build());
+      SourceConfig source =
+          new SourceConfig(p.db.jdbcUrl(), null, null, qualified, true, null, null, reconcile);
+      server =
+          TablecastServer.start(
+              ServerConfig.builder()
+                  .set("server_name", "it-" + p.db.schema())
+                  .listen("127.0.0.1", 0)
+                  .source(source)
+                  .build());
     }
 
     TableMirror<Map<String, Object>> mirror(Pipeline p, String table) throws InterruptedException {
-      TablecastClient c = TablecastClient.builder().servers("127.0.0.1:" + server.port())
-          .clientName("reconcile-" + table).reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+      TablecastClient c =
+          TablecastClient.builder()
+              .servers("127.0.0.1:" + server.port())
+              .clientName("reconcile-" + table)
+              .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+              .build();
       clients.add(c);
       TableMirror<Map<String, Object>> m = c.mirror(p.db.table(table));
       assertThat(m.awaitReady(Pipeline.READY)).as("mirror of %s ready", table).isTrue();
@@ -81,10 +92,20 @@ class ReconciliationTest {
       List<ChangeEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
       m.addListener(events::add);
       // Inside one transaction: an insert before, the truncate, an insert after, in that order.
-      p.transaction("INSERT INTO items VALUES (4, 'd', 4)", "TRUNCATE items", "INSERT INTO items VALUES (5, 'e', 5)");
+      p.transaction(
+          "INSERT INTO items VALUES (4, 'd', 4)",
+          "TRUNCATE items",
+          "INSERT INTO items VALUES (5, 'e', 5)");
       await().atMost(Duration.ofSeconds(10)).until(() -> events.size() == 6);
-      assertThat(events).extracting(ChangeEvent::op)
-          .containsExactly(Op.INSERT, Op.DELETE, Op.DELETE, Op.DELETE, Op.DELETE, Op.INSERT);
+      assertThat(events)
+          .extracting(ChangeEvent::op)
+          .containsExactly(
+              ChangeType.INSERT,
+              ChangeType.DELETE,
+              ChangeType.DELETE,
+              ChangeType.DELETE,
+              ChangeType.DELETE,
+              ChangeType.INSERT);
       assertThat(m.size()).isEqualTo(1);
       assertThat(m.get(5)).containsEntry("name", "e");
       p.sql("TRUNCATE items");
@@ -97,14 +118,16 @@ class ReconciliationTest {
 
   @Test
   void postgresCascadesAndTruncateCascadeKeepParentAndChildMirrorsConverged() throws Exception {
-    List<String> ddl = List.of(
-        "CREATE TABLE parent (id int PRIMARY KEY, name text NOT NULL)",
-        "CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent(id) ON DELETE CASCADE, note text)",
-        "CREATE TABLE link (id int PRIMARY KEY, parent_id int REFERENCES parent(id) ON DELETE SET NULL)",
-        "INSERT INTO parent VALUES (1, 'p1'), (2, 'p2'), (3, 'p3')",
-        "INSERT INTO child VALUES (10, 1, 'a'), (11, 1, 'b'), (20, 2, 'c'), (30, 3, 'd')",
-        "INSERT INTO link VALUES (100, 1), (200, 2), (300, 3)");
-    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cascade_pg", ddl, "parent", "child", "link");
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE parent (id int PRIMARY KEY, name text NOT NULL)",
+            "CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent(id) ON DELETE CASCADE, note text)",
+            "CREATE TABLE link (id int PRIMARY KEY, parent_id int REFERENCES parent(id) ON DELETE SET NULL)",
+            "INSERT INTO parent VALUES (1, 'p1'), (2, 'p2'), (3, 'p3')",
+            "INSERT INTO child VALUES (10, 1, 'a'), (11, 1, 'b'), (20, 2, 'c'), (30, 3, 'd')",
+            "INSERT INTO link VALUES (100, 1), (200, 2), (300, 3)");
+    try (Pipeline p =
+            Pipeline.create(Kind.POSTGRESQL, "cascade_pg", ddl, "parent", "child", "link");
         Server s = new Server(p, Duration.ZERO, "parent", "child", "link")) {
       TableMirror<Map<String, Object>> parent = s.mirror(p, "parent");
       TableMirror<Map<String, Object>> child = s.mirror(p, "child");
@@ -115,8 +138,11 @@ class ReconciliationTest {
       p.awaitMirrorEqualsTable(link, "link");
       assertThat(child.get(10)).isNull();
       assertThat(link.get(100)).containsEntry("parent_id", null);
-      p.sql("TRUNCATE parent CASCADE"); // truncates child and link too: each fires its statement trigger
-      await().atMost(Duration.ofSeconds(10)).until(() -> parent.size() + child.size() + link.size() == 0);
+      // truncates child and link too: each fires its statement trigger
+      p.sql("TRUNCATE parent CASCADE");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> parent.size() + child.size() + link.size() == 0);
       p.sql("INSERT INTO parent VALUES (4, 'p4')", "INSERT INTO child VALUES (40, 4, 'e')");
       p.awaitMirrorEqualsTable(parent, "parent");
       p.awaitMirrorEqualsTable(child, "child");
@@ -132,9 +158,14 @@ class ReconciliationTest {
       List<ChangeEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
       m.addListener(events::add);
       p.sql("TRUNCATE TABLE items", "INSERT INTO items VALUES (9, 'z', 9)");
-      await().atMost(CONVERGE).pollInterval(Duration.ofMillis(50)).until(() -> m.size() == 1 && m.get(9) != null);
+      await()
+          .atMost(CONVERGE)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> m.size() == 1 && m.get(9) != null);
       p.awaitMirrorEqualsTable(m, "items");
-      await().atMost(Duration.ofSeconds(5)).until(() -> events.stream().filter(e -> e.op() == Op.DELETE).count() == 3);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> events.stream().filter(e -> e.op() == ChangeType.DELETE).count() == 3);
       assertThat(s.repairs()).isEqualTo(3.0);
     }
   }
@@ -149,12 +180,20 @@ class ReconciliationTest {
         Server s = new Server(p, Duration.ofMillis(500), "items")) {
       TableMirror<Map<String, Object>> m = s.mirror(p, "items");
       p.sql("ALTER TABLE items ADD COLUMN color varchar(10) NOT NULL DEFAULT 'red'");
-      await().atMost(CONVERGE).pollInterval(Duration.ofMillis(50))
+      await()
+          .atMost(CONVERGE)
+          .pollInterval(Duration.ofMillis(50))
           .until(() -> m.get(1) != null && "red".equals(m.get(1).get("color")));
-      p.sql("INSERT INTO items (id, name, qty, color) VALUES (4, 'd', 4, 'blue')",
+      p.sql(
+          "INSERT INTO items (id, name, qty, color) VALUES (4, 'd', 4, 'blue')",
           "UPDATE items SET color = 'green' WHERE id = 2");
-      await().atMost(CONVERGE).until(() -> m.get(4) != null && "blue".equals(m.get(4).get("color"))
-          && "green".equals(m.get(2).get("color")));
+      await()
+          .atMost(CONVERGE)
+          .until(
+              () ->
+                  m.get(4) != null
+                      && "blue".equals(m.get(4).get("color"))
+                      && "green".equals(m.get(2).get("color")));
       p.awaitMirrorEqualsTable(m, "items");
       double repaired = s.repairs();
       assertThat(repaired).isZero(); // the rows that gained the column came as a resync
@@ -162,17 +201,19 @@ class ReconciliationTest {
       // A new client gets the new column in its snapshot.
       TableMirror<Map<String, Object>> fresh = s.mirror(p, "items");
       assertThat(fresh.get(3)).containsEntry("color", "red");
-      Thread.sleep(1500); // a few more reconciliations: the key-only triggers capture the new column too
+      Thread.sleep(
+          1500); // a few more reconciliations: the key-only triggers capture the new column too
       assertThat(s.repairs()).isEqualTo(repaired);
     }
   }
 
   @Test
   void mysqlReconciliationDuringConcurrentWritesRepairsNothing() throws Exception {
-    List<String> ddl = List.of(
-        "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL, qty int NOT NULL)",
-        "CREATE TABLE other (id int PRIMARY KEY, v int NOT NULL)",
-        "INSERT INTO other VALUES (1, 1)");
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL, qty int NOT NULL)",
+            "CREATE TABLE other (id int PRIMARY KEY, v int NOT NULL)",
+            "INSERT INTO other VALUES (1, 1)");
     try (Pipeline p = Pipeline.create(Kind.MYSQL, "my_nodrift", ddl, "items", "other");
         Server s = new Server(p, Duration.ofMillis(100), "items", "other")) {
       TableMirror<Map<String, Object>> m = s.mirror(p, "items");
@@ -183,44 +224,59 @@ class ReconciliationTest {
       List<Thread> writers = new ArrayList<>();
       for (int w = 0; w < 3; w++) {
         int writer = w;
-        Thread t = new Thread(() -> {
-          try (Connection c = p.db.connect(); Statement st = c.createStatement()) {
-            c.setAutoCommit(false);
-            ThreadLocalRandom r = ThreadLocalRandom.current();
-            while (!stop.get()) {
-              try {
-                int id = writer * 1000 + r.nextInt(50);
-                switch (r.nextInt(4)) {
-                  case 0 -> st.execute("DELETE FROM items WHERE id = " + id);
-                  case 1 -> st.execute("UPDATE items SET qty = qty + 1 WHERE id = " + id);
-                  default -> st.execute("INSERT INTO items VALUES (" + id + ", 'w" + writer + "', 1) "
-                      + "ON DUPLICATE KEY UPDATE qty = qty + 1, name = 'u" + writer + "'");
-                }
-                st.execute("UPDATE other SET v = v + 1 WHERE id = 1");
-                if (r.nextInt(5) == 0) {
-                  Thread.sleep(r.nextInt(20)); // a transaction open across polls: outbox gaps
-                }
-                if (r.nextInt(10) == 0) {
-                  c.rollback();
-                } else {
-                  c.commit();
-                  commits.incrementAndGet();
-                }
-              } catch (SQLException e) {
-                c.rollback(); // deadlock or lock wait: the workload just goes on
-              }
-            }
-          } catch (SQLException e) {
-            failure.compareAndSet(null, e);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }, "writer-" + w);
+        Thread t =
+            new Thread(
+                () -> {
+                  try (Connection c = p.db.connect();
+                      Statement st = c.createStatement()) {
+                    c.setAutoCommit(false);
+                    ThreadLocalRandom r = ThreadLocalRandom.current();
+                    while (!stop.get()) {
+                      try {
+                        int id = writer * 1000 + r.nextInt(50);
+                        switch (r.nextInt(4)) {
+                          case 0 -> st.execute("DELETE FROM items WHERE id = " + id);
+                          case 1 -> st.execute("UPDATE items SET qty = qty + 1 WHERE id = " + id);
+                          default ->
+                              st.execute(
+                                  "INSERT INTO items VALUES ("
+                                      + id
+                                      + ", 'w"
+                                      + writer
+                                      + "', 1) "
+                                      + "ON DUPLICATE KEY UPDATE qty = qty + 1, name = 'u"
+                                      + writer
+                                      + "'");
+                        }
+                        st.execute("UPDATE other SET v = v + 1 WHERE id = 1");
+                        if (r.nextInt(5) == 0) {
+                          Thread.sleep(
+                              r.nextInt(20)); // a transaction open across polls: outbox gaps
+                        }
+                        if (r.nextInt(10) == 0) {
+                          c.rollback();
+                        } else {
+                          c.commit();
+                          commits.incrementAndGet();
+                        }
+                      } catch (SQLException e) {
+                        c.rollback(); // deadlock or lock wait: the workload just goes on
+                      }
+                    }
+                  } catch (SQLException e) {
+                    failure.compareAndSet(null, e);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "writer-" + w);
         writers.add(t);
         t.start();
       }
       Thread.sleep(5000); // ~50 reconciliations while writing
-      assertThat(s.server.metrics().reconciliations()).as("reconciliations while writing").isGreaterThanOrEqualTo(5);
+      assertThat(s.server.metrics().reconciliations())
+          .as("reconciliations while writing")
+          .isGreaterThanOrEqualTo(5);
       stop.set(true);
       for (Thread t : writers) {
         t.join(30_000);
@@ -231,7 +287,9 @@ class ReconciliationTest {
       p.awaitMirrorEqualsTable(o, "other");
       Thread.sleep(500);
       assertThat(s.repairs()).as("rows repaired without drift").isZero();
-      assertThat(s.server.metrics().reconciliations()).as("reconciliations run").isGreaterThanOrEqualTo(10);
+      assertThat(s.server.metrics().reconciliations())
+          .as("reconciliations run")
+          .isGreaterThanOrEqualTo(10);
     }
   }
 }

@@ -21,14 +21,14 @@ interface Shop {
   List<String> schema();
 
   /**
-   * Every table the application has (partitions and inheritance children are part of their
-   * parent), which the test caches whole; unqualified.
+   * Every table the application has (partitions and inheritance children are part of their parent),
+   * which the test caches whole; unqualified.
    */
   List<String> tables();
 
   /**
-   * A query listing the application's tables as the catalog sees them (one parameter: the
-   * schema), so a table added to the script but not to {@link #tables()} fails the test.
+   * A query listing the application's tables as the catalog sees them (one parameter: the schema),
+   * so a table added to the script but not to {@link #tables()} fails the test.
    */
   String topLevelTablesQuery();
 

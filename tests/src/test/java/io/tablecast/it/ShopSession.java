@@ -10,20 +10,56 @@ import java.util.Random;
 
 /**
  * One writer's database session in the shop workload, with what application code uses: prepared
- * statements with parameters, random picks of existing rows, unique references. Counts the rows
- * its statements changed in the current transaction, so the workload knows whether an action
- * wrote anything.
+ * statements with parameters, random picks of existing rows, unique references. Counts the rows its
+ * statements changed in the current transaction, so the workload knows whether an action wrote
+ * anything.
  */
 final class ShopSession {
-  private static final String[] WORDS = {"organic", "cotton", "wireless", "charger", "ceramic", "mug",
-      "waterproof", "jacket", "bamboo", "cutting", "board", "stainless", "steel", "bottle", "wool", "socks",
-      "garden", "hose", "leather", "wallet", "recycled", "paper", "notebook", "linen", "shirt", "solar",
-      "lamp", "oak", "table", "vintage", "poster", "trail", "running", "shoes", "ergonomic", "chair"};
+  private static final String[] WORDS = {
+    "organic",
+    "cotton",
+    "wireless",
+    "charger",
+    "ceramic",
+    "mug",
+    "waterproof",
+    "jacket",
+    "bamboo",
+    "cutting",
+    "board",
+    "stainless",
+    "steel",
+    "bottle",
+    "wool",
+    "socks",
+    "garden",
+    "hose",
+    "leather",
+    "wallet",
+    "recycled",
+    "paper",
+    "notebook",
+    "linen",
+    "shirt",
+    "solar",
+    "lamp",
+    "oak",
+    "table",
+    "vintage",
+    "poster",
+    "trail",
+    "running",
+    "shoes",
+    "ergonomic",
+    "chair"
+  };
 
   final Connection connection;
   final Random rnd;
+
   /** The writer's number, part of every reference it makes so that writers never collide. */
   final int writer;
+
   private int sequence;
   private long rowsWritten;
 
@@ -59,7 +95,8 @@ final class ShopSession {
 
   /** The first column of the first row, or null. */
   Object pick(String sql, Object... params) throws SQLException {
-    try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(sql, params);
+        ResultSet rs = ps.executeQuery()) {
       return rs.next() ? rs.getObject(1) : null;
     }
   }
@@ -67,7 +104,8 @@ final class ShopSession {
   /** The first column of every row. */
   List<Object> column(String sql, Object... params) throws SQLException {
     List<Object> out = new ArrayList<>();
-    try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(sql, params);
+        ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(rs.getObject(1));
       }

@@ -17,13 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * Writers doing what an online shop does ({@link Shop#actions()}), each action one transaction,
  * about one in five rolled back at its end on purpose. A transaction that loses a deadlock, a
  * serialization check or a lock wait is retried; one that breaks a constraint because another
- * writer got there first (a row picked a moment ago was deleted, a renamed key) is rolled back
- * and counted as a conflict, as an application would report it to its user. Any other error
- * (one raised by a capture trigger, for instance) stops the writer and fails the test.
+ * writer got there first (a row picked a moment ago was deleted, a renamed key) is rolled back and
+ * counted as a conflict, as an application would report it to its user. Any other error (one raised
+ * by a capture trigger, for instance) stops the writer and fails the test.
  */
 final class ShopWorkload {
 
-  /** One thing the application does, in one transaction; {@code weight} is its relative frequency. */
+  /**
+   * One thing the application does, in one transaction; {@code weight} is its relative frequency.
+   */
   record Action(String name, int weight, Body body) {}
 
   /** The statements of an action. */
@@ -41,8 +43,16 @@ final class ShopWorkload {
 
     @Override
     public String toString() {
-      return committed + " committed (" + committedEmpty + " changed nothing), " + rolledBack + " rolled back, "
-          + conflicts + " conflicts, " + retries + " retries";
+      return committed
+          + " committed ("
+          + committedEmpty
+          + " changed nothing), "
+          + rolledBack
+          + " rolled back, "
+          + conflicts
+          + " conflicts, "
+          + retries
+          + " retries";
     }
   }
 
@@ -77,18 +87,21 @@ final class ShopWorkload {
     long end = System.nanoTime() + duration.toNanos();
     for (int w = 0; w < writers; w++) {
       int writer = w;
-      Thread t = new Thread(() -> {
-        try (Connection c = db.connect()) {
-          shop.prepareSession(c);
-          c.setAutoCommit(false);
-          ShopSession s = new ShopSession(c, new Random(seed * 31 + writer), writer);
-          while (System.nanoTime() < end && errors.isEmpty()) {
-            runOnce(c, s);
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }, "shop-writer-" + w);
+      Thread t =
+          new Thread(
+              () -> {
+                try (Connection c = db.connect()) {
+                  shop.prepareSession(c);
+                  c.setAutoCommit(false);
+                  ShopSession s = new ShopSession(c, new Random(seed * 31 + writer), writer);
+                  while (System.nanoTime() < end && errors.isEmpty()) {
+                    runOnce(c, s);
+                  }
+                } catch (Throwable e) {
+                  errors.add(e);
+                }
+              },
+              "shop-writer-" + w);
       t.setDaemon(true);
       threads.add(t);
       t.start();
@@ -100,7 +113,9 @@ final class ShopWorkload {
     return threads.stream().anyMatch(Thread::isAlive);
   }
 
-  /** Waits for the writers to stop (they stop at the end of their duration, or at the first error). */
+  /**
+   * Waits for the writers to stop (they stop at the end of their duration, or at the first error).
+   */
   void join() throws InterruptedException {
     for (Thread t : threads) {
       t.join(180_000);
@@ -131,8 +146,11 @@ final class ShopWorkload {
           st.conflicts.incrementAndGet();
           return;
         } else {
-          throw new SQLException("shop action " + action.name() + " failed: " + e.getMessage(), e.getSQLState(),
-              e.getErrorCode(), e);
+          throw new SQLException(
+              "shop action " + action.name() + " failed: " + e.getMessage(),
+              e.getSQLState(),
+              e.getErrorCode(),
+              e);
         }
       }
     }
@@ -158,7 +176,11 @@ final class ShopWorkload {
     // "Failed to read auto-increment value": a deadlock on an INSERT ... SELECT's AUTO-INC lock
     // (MDEV-33593), the transaction is rolled back like any deadlock victim
     int code = e.getErrorCode();
-    return state.startsWith("40") || state.equals("55P03") || code == 1213 || code == 1205 || code == 1467;
+    return state.startsWith("40")
+        || state.equals("55P03")
+        || code == 1213
+        || code == 1205
+        || code == 1467;
   }
 
   /** Integrity constraint violations: a row another writer changed a moment ago. */
@@ -176,11 +198,13 @@ final class ShopWorkload {
   /** Actions that never committed a transaction that changed a row. */
   List<String> actionsThatNeverChangedARow() {
     List<String> out = new ArrayList<>();
-    new TreeMap<>(stats).forEach((name, st) -> {
-      if (st.committed.get() == 0) {
-        out.add(name);
-      }
-    });
+    new TreeMap<>(stats)
+        .forEach(
+            (name, st) -> {
+              if (st.committed.get() == 0) {
+                out.add(name);
+              }
+            });
     return out;
   }
 

@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The statements of a SQL script on the test class path, split at the semicolons that end them:
- * not inside quotes ({@code '...'}, {@code "..."}, {@code `...`}), PostgreSQL dollar-quoted
- * bodies ({@code $tag$...$tag$}) or comments ({@code -- ...}, which are dropped).
+ * The statements of a SQL script on the test class path, split at the semicolons that end them: not
+ * inside quotes ({@code '...'}, {@code "..."}, {@code `...`}), PostgreSQL dollar-quoted bodies
+ * ({@code $tag$...$tag$}) or comments ({@code -- ...}, which are dropped).
  */
 final class SqlScript {
   private SqlScript() {}
@@ -57,7 +57,10 @@ final class SqlScript {
     return out;
   }
 
-  /** The index after the quote closing the one at {@code start} (a doubled quote is part of the text). */
+  /**
+   * The index after the quote closing the one at {@code start} (a doubled quote is part of the
+   * text).
+   */
   private static int closingQuote(String s, int start, char quote) {
     int i = start + 1;
     while (i < s.length()) {
@@ -83,8 +86,11 @@ final class SqlScript {
     while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
       j++;
     }
-    return j < s.length() && s.charAt(j) == '$' && (j == i + 1 || !Character.isDigit(s.charAt(i + 1)))
-        ? s.substring(i, j + 1) : null;
+    return j < s.length()
+            && s.charAt(j) == '$'
+            && (j == i + 1 || !Character.isDigit(s.charAt(i + 1)))
+        ? s.substring(i, j + 1)
+        : null;
   }
 
   private static void add(List<String> out, StringBuilder current) {

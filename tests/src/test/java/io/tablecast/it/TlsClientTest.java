@@ -26,15 +26,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Java client over TLS against a real server (in-memory change source): mirrors a table,
- * with and without a client certificate; untrusted certificates, wrong host names, missing
- * client certificates and plaintext clients fail with an explanation.
+ * The Java client over TLS against a real server (in-memory change source): mirrors a table, with
+ * and without a client certificate; untrusted certificates, wrong host names, missing client
+ * certificates and plaintext clients fail with an explanation.
  */
 class TlsClientTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TlsTestCerts certs;
 
   private final FakeChangeSource source = new FakeChangeSource().withTable(table("products"), 3);
@@ -57,15 +56,29 @@ class TlsClientTest {
   }
 
   private void start(TlsConfig tls) throws InterruptedException {
-    server = TablecastServers.start(ServerConfig.builder().serverName("tls").listen("127.0.0.1", 0)
-        .heartbeat(Duration.ofMillis(500)).tls(tls)
-        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null, List.of("public.products"), false,
-            null, null))
-        .build(), source);
+    server =
+        TablecastServers.start(
+            ServerConfig.builder()
+                .set("server_name", "tls")
+                .listen("127.0.0.1", 0)
+                .set("heartbeat", Duration.ofMillis(500))
+                .set("tls", tls)
+                .source(
+                    new SourceConfig(
+                        "jdbc:postgresql://fake/app",
+                        null,
+                        null,
+                        List.of("public.products"),
+                        false,
+                        null,
+                        null))
+                .build(),
+            source);
   }
 
   private TablecastClient.Builder builder(String host) {
-    return TablecastClient.builder().servers(host + ":" + server.port())
+    return TablecastClient.builder()
+        .servers(host + ":" + server.port())
         .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200));
   }
 
@@ -90,17 +103,22 @@ class TlsClientTest {
 
   @Test
   void clientCertificateRequiredAndPresented() throws Exception {
-    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    start(
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
     client = builder("localhost").tls(certs.caCert, certs.clientCert, certs.clientKey).build();
     assertThat(client.mirror("public.products").awaitReady(WAIT)).isTrue();
   }
 
   @Test
   void clientCertificateRequiredButMissing() throws Exception {
-    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    start(
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
     client = builder("localhost").tls(certs.caCert).build();
     TableMirror<Map<String, Object>> m = client.mirror("public.products");
-    assertThatThrownBy(() -> m.awaitReady(WAIT)).isInstanceOf(TablecastException.class)
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
         .hasMessageContaining("TLS with localhost:" + server.port() + " failed");
   }
 
@@ -109,7 +127,8 @@ class TlsClientTest {
     start(TlsConfig.of(certs.rogueServerCert, certs.rogueServerKey));
     client = builder("localhost").tls(certs.caCert).build();
     TableMirror<Map<String, Object>> m = client.mirror("public.products");
-    assertThatThrownBy(() -> m.awaitReady(WAIT)).isInstanceOf(TablecastException.class)
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
         .hasMessageContaining("the server's certificate is not trusted");
   }
 
@@ -118,7 +137,8 @@ class TlsClientTest {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
     client = builder("localhost").tls().build();
     assertThatThrownBy(() -> client.mirror("public.products").awaitReady(WAIT))
-        .isInstanceOf(TablecastException.class).hasMessageContaining("not trusted");
+        .isInstanceOf(TablecastException.class)
+        .hasMessageContaining("not trusted");
   }
 
   @Test
@@ -126,7 +146,8 @@ class TlsClientTest {
     start(TlsConfig.of(certs.wrongHostCert, certs.wrongHostKey));
     client = builder("localhost").tls(certs.caCert).build();
     assertThatThrownBy(() -> client.mirror("public.products").awaitReady(WAIT))
-        .isInstanceOf(TablecastException.class).hasMessageContaining("does not name localhost");
+        .isInstanceOf(TablecastException.class)
+        .hasMessageContaining("does not name localhost");
   }
 
   @Test
@@ -140,10 +161,23 @@ class TlsClientTest {
 
   @Test
   void cliDumpsOverTlsWithAClientCertificate() throws Exception {
-    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
-    Cli dump = Cli.run("dump", "public.products", "--server", "localhost:" + server.port(),
-        "--tls-trust", certs.caCert.toString(), "--tls-cert", certs.clientCert.toString(),
-        "--tls-key", certs.clientKey.toString(), "--timeout", "15s");
+    start(
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    Cli dump =
+        Cli.run(
+            "dump",
+            "public.products",
+            "--server",
+            "localhost:" + server.port(),
+            "--tls-trust",
+            certs.caCert.toString(),
+            "--tls-cert",
+            certs.clientCert.toString(),
+            "--tls-key",
+            certs.clientKey.toString(),
+            "--timeout",
+            "15s");
     assertThat(dump.exitCode()).as(dump.err()).isZero();
     assertThat(dump.out().lines()).hasSize(3).first().asString().contains("\"id\":1");
   }
@@ -151,8 +185,15 @@ class TlsClientTest {
   @Test
   void cliTlsFlagTrustsTheJvmTrustStoreOnly() throws Exception {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
-    Cli dump = Cli.run("dump", "public.products", "--server", "localhost:" + server.port(), "--tls",
-        "--timeout", "15s");
+    Cli dump =
+        Cli.run(
+            "dump",
+            "public.products",
+            "--server",
+            "localhost:" + server.port(),
+            "--tls",
+            "--timeout",
+            "15s");
     assertThat(dump.exitCode()).isNotZero();
     assertThat(dump.err()).contains("not trusted");
   }
@@ -160,8 +201,16 @@ class TlsClientTest {
   @Test
   void cliClientCertificateWithoutItsKeyIsRefusedNamingWhatIsMissing() throws Exception {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
-    Cli dump = Cli.run("dump", "public.products", "--server", "localhost:" + server.port(),
-        "--tls-trust", certs.caCert.toString(), "--tls-cert", certs.clientCert.toString());
+    Cli dump =
+        Cli.run(
+            "dump",
+            "public.products",
+            "--server",
+            "localhost:" + server.port(),
+            "--tls-trust",
+            certs.caCert.toString(),
+            "--tls-cert",
+            certs.clientCert.toString());
     assertThat(dump.exitCode()).isNotZero();
     assertThat(dump.err()).contains("--tls-cert and --tls-key go together; got only --tls-cert");
   }

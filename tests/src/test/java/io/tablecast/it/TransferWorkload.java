@@ -21,12 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.Assertions;
 
 /**
- * Money transfers between the rows of an {@code accounts} table: each transfer is one
- * transaction that moves an amount from one random account to another, so the total never
- * changes. Writers keep their own connection (their database session ids are recorded, so fault
- * injection can spare them) and retry transactions that lose a deadlock or lock wait. Optional
- * churn inserts and deletes empty accounts (balance 0) outside the transfer range, which keeps
- * the total while changing the row set.
+ * Money transfers between the rows of an {@code accounts} table: each transfer is one transaction
+ * that moves an amount from one random account to another, so the total never changes. Writers keep
+ * their own connection (their database session ids are recorded, so fault injection can spare them)
+ * and retry transactions that lose a deadlock or lock wait. Optional churn inserts and deletes
+ * empty accounts (balance 0) outside the transfer range, which keeps the total while changing the
+ * row set.
  */
 final class TransferWorkload implements AutoCloseable {
   static final int ACCOUNTS = 20;
@@ -40,16 +40,25 @@ final class TransferWorkload implements AutoCloseable {
   final List<Throwable> errors = new CopyOnWriteArrayList<>();
   final AtomicLong committed = new AtomicLong();
   final AtomicLong retries = new AtomicLong();
+
   /** MariaDB CONNECTION_ID() / PostgreSQL pg_backend_pid() of the writers' sessions. */
   final Set<Long> sessionIds = ConcurrentHashMap.newKeySet();
 
   static List<String> ddl() {
     List<String> ddl = new ArrayList<>();
-    ddl.add("CREATE TABLE accounts (id int PRIMARY KEY, owner varchar(40) NOT NULL, balance bigint NOT NULL)");
+    ddl.add(
+        "CREATE TABLE accounts (id int PRIMARY KEY, owner varchar(40) NOT NULL, balance bigint NOT NULL)");
     StringBuilder insert = new StringBuilder("INSERT INTO accounts VALUES ");
     for (int id = 1; id <= ACCOUNTS; id++) {
-      insert.append(id == 1 ? "" : ", ").append("(").append(id).append(", 'owner-").append(id).append("', ")
-          .append(INITIAL).append(")");
+      insert
+          .append(id == 1 ? "" : ", ")
+          .append("(")
+          .append(id)
+          .append(", 'owner-")
+          .append(id)
+          .append("', ")
+          .append(INITIAL)
+          .append(")");
     }
     ddl.add(insert.toString());
     return ddl;
@@ -71,14 +80,18 @@ final class TransferWorkload implements AutoCloseable {
       threads.add(thread("churn", (c, s) -> churn(rnd, c, s)));
     }
     threads.forEach(Thread::start);
-    await().atMost(Duration.ofSeconds(30)).until(() -> sessionIds.size() == threads.size() || !errors.isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> sessionIds.size() == threads.size() || !errors.isEmpty());
     return this;
   }
 
   /** Waits until at least {@code n} more transactions committed than when called. */
   void awaitCommitted(long n) {
     long target = committed.get() + n;
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
         .until(() -> committed.get() >= target || !errors.isEmpty());
     Assertions.assertThat(errors).as("writer errors").isEmpty();
   }
@@ -101,22 +114,28 @@ final class TransferWorkload implements AutoCloseable {
   }
 
   private Thread thread(String name, Body body) {
-    Thread t = new Thread(() -> {
-      try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
-        sessionIds.add(sessionId(c, s));
-        c.setAutoCommit(false);
-        body.run(c, s);
-      } catch (Throwable e) {
-        errors.add(e);
-      }
-    }, name);
+    Thread t =
+        new Thread(
+            () -> {
+              try (Connection c = p.db.connect();
+                  Statement s = c.createStatement()) {
+                sessionIds.add(sessionId(c, s));
+                c.setAutoCommit(false);
+                body.run(c, s);
+              } catch (Throwable e) {
+                errors.add(e);
+              }
+            },
+            name);
     t.setDaemon(true);
     return t;
   }
 
   private long sessionId(Connection c, Statement s) throws SQLException {
-    String q = p.db.kind() == io.tablecast.server.testing.TestDatabases.Kind.MYSQL
-        ? "SELECT CONNECTION_ID()" : "SELECT pg_backend_pid()";
+    String q =
+        p.db.kind() == io.tablecast.server.testing.TestDatabases.Kind.MYSQL
+            ? "SELECT CONNECTION_ID()"
+            : "SELECT pg_backend_pid()";
     try (ResultSet rs = s.executeQuery(q)) {
       rs.next();
       return rs.getLong(1);
@@ -131,7 +150,10 @@ final class TransferWorkload implements AutoCloseable {
         to++;
       }
       long amount = 1 + rnd.nextInt(50);
-      run(c, s, "UPDATE accounts SET balance = balance - " + amount + " WHERE id = " + from,
+      run(
+          c,
+          s,
+          "UPDATE accounts SET balance = balance - " + amount + " WHERE id = " + from,
           "UPDATE accounts SET balance = balance + " + amount + " WHERE id = " + to);
     }
   }
@@ -169,7 +191,8 @@ final class TransferWorkload implements AutoCloseable {
 
   private static boolean retryable(SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
-    // 40001 serialization failure / MariaDB deadlock, 40P01 PostgreSQL deadlock, 1205 lock wait timeout
+    // 40001 serialization failure / MariaDB deadlock, 40P01 PostgreSQL deadlock, 1205 lock wait
+    // timeout
     return state.startsWith("40") || e.getErrorCode() == 1213 || e.getErrorCode() == 1205;
   }
 
@@ -184,8 +207,13 @@ final class TransferWorkload implements AutoCloseable {
 
   /** Waits (up to {@code atMost}) until the mirror equals {@code SELECT *} of {@code accounts}. */
   static void awaitConverged(Pipeline p, TableMirror<Map<String, Object>> m, Duration atMost) {
-    await().atMost(atMost).pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
-        Assertions.assertThat(Pipeline.mirrorContents(m)).isEqualTo(p.tableContents("accounts", m)));
+    await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(50))
+        .untilAsserted(
+            () ->
+                Assertions.assertThat(Pipeline.mirrorContents(m))
+                    .isEqualTo(p.tableContents("accounts", m)));
   }
 
   private interface Body {

@@ -14,9 +14,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Whole transactions under concurrency: concurrent money transfers (one transaction moves an
- * amount between two accounts) never show a reader of a mirror a different total, and clients
- * that connect in the middle of the writes end equal to the table. Seed: {@code -Dtablecast.seed}.
+ * Whole transactions under concurrency: concurrent money transfers (one transaction moves an amount
+ * between two accounts) never show a reader of a mirror a different total, and clients that connect
+ * in the middle of the writes end equal to the table. Seed: {@code -Dtablecast.seed}.
  */
 class TransfersTest {
   private static final long SEED = Long.getLong("tablecast.seed", 20240611L);
@@ -32,15 +32,18 @@ class TransfersTest {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong scans = new AtomicLong();
       List<Long> wrongTotals = new java.util.concurrent.CopyOnWriteArrayList<>();
-      Thread reader = new Thread(() -> {
-        while (!stop.get()) {
-          long total = TransferWorkload.total(m);
-          scans.incrementAndGet();
-          if (total != TransferWorkload.TOTAL && wrongTotals.size() < 20) {
-            wrongTotals.add(total);
-          }
-        }
-      }, "reader");
+      Thread reader =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  long total = TransferWorkload.total(m);
+                  scans.incrementAndGet();
+                  if (total != TransferWorkload.TOTAL && wrongTotals.size() < 20) {
+                    wrongTotals.add(total);
+                  }
+                }
+              },
+              "reader");
       reader.setDaemon(true);
       long startPosition = m.position();
       try (TransferWorkload w = new TransferWorkload(p, SEED)) {
@@ -49,14 +52,17 @@ class TransfersTest {
         w.awaitCommitted(600);
         w.stop();
         TransferWorkload.awaitConverged(p, m, CONVERGE);
-        System.out.printf("TransfersTest %s: %d transfers (%d retried after deadlock/lock wait), %d scans, "
-            + "mirror moved from position %d to %d%n", kind, w.committed.get(), w.retries.get(), scans.get(),
-            startPosition, m.position());
+        System.out.printf(
+            "TransfersTest %s: %d transfers (%d retried after deadlock/lock wait), %d scans, "
+                + "mirror moved from position %d to %d%n",
+            kind, w.committed.get(), w.retries.get(), scans.get(), startPosition, m.position());
       } finally {
         stop.set(true);
         reader.join(10_000);
       }
-      assertThat(wrongTotals).as("totals seen by the reader (each one is half a transfer)").isEmpty();
+      assertThat(wrongTotals)
+          .as("totals seen by the reader (each one is half a transfer)")
+          .isEmpty();
       assertThat(scans.get()).as("scans by the reader").isPositive();
       assertThat(m.position()).as("mirror position").isGreaterThan(startPosition);
       assertThat(TransferWorkload.total(m)).isEqualTo(TransferWorkload.TOTAL);
@@ -75,7 +81,8 @@ class TransfersTest {
         w.awaitCommitted(100);
         // connects while the writers keep going; ready means its snapshot is applied mid-stream
         TableMirror<Map<String, Object>> m = p.readyMirror(p.client("joiner-" + i), "accounts");
-        assertThat(TransferWorkload.total(m)).as("total in the snapshot of joiner %d", i)
+        assertThat(TransferWorkload.total(m))
+            .as("total in the snapshot of joiner %d", i)
             .isEqualTo(TransferWorkload.TOTAL);
         joined.add(m);
       }
@@ -85,8 +92,9 @@ class TransfersTest {
       for (TableMirror<Map<String, Object>> m : joined) {
         TransferWorkload.awaitConverged(p, m, CONVERGE);
       }
-      System.out.printf("TransfersTest %s: %d transactions, %d rows at the end%n", kind, w.committed.get(),
-          first.size());
+      System.out.printf(
+          "TransfersTest %s: %d transactions, %d rows at the end%n",
+          kind, w.committed.get(), first.size());
     }
   }
 }

@@ -17,14 +17,25 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Rows map to user records with full fidelity, from the snapshot and from events, on both
- * database families (the JSON forms themselves are pinned per type in the server's
- * TypeFidelityTest; this checks the client's typed mapping of them end to end).
+ * Rows map to user records with full fidelity, from the snapshot and from events, on both database
+ * families (the JSON forms themselves are pinned per type in the server's TypeFidelityTest; this
+ * checks the client's typed mapping of them end to end).
  */
 class TypedRowsTest {
 
-  record Typed(long id, BigDecimal amount, double ratio, boolean flag, String label, byte[] payload,
-      LocalDate day, LocalTime clock, LocalDateTime stamp, Instant instant, JsonNode doc, String nothing) {}
+  record Typed(
+      long id,
+      BigDecimal amount,
+      double ratio,
+      boolean flag,
+      String label,
+      byte[] payload,
+      LocalDate day,
+      LocalTime clock,
+      LocalDateTime stamp,
+      Instant instant,
+      JsonNode doc,
+      String nothing) {}
 
   private static String createTable(Kind kind) {
     return kind == Kind.MYSQL
@@ -39,14 +50,20 @@ class TypedRowsTest {
   /** Statements inserting the sample row with the given id (MySQL: in a UTC session). */
   private static List<String> insert(Kind kind, int id) {
     if (kind == Kind.MYSQL) {
-      return List.of("SET time_zone = '+00:00'",
-          "INSERT INTO typed VALUES (" + id + ", 12.3400, 0.25, true, 'Zoë 😀', X'000102', '2024-02-29', "
+      return List.of(
+          "SET time_zone = '+00:00'",
+          "INSERT INTO typed VALUES ("
+              + id
+              + ", 12.3400, 0.25, true, 'Zoë 😀', X'000102', '2024-02-29', "
               + "'13:45:30.123456', '2024-02-29 13:45:30.123456', '2024-02-29 13:45:30.123456', "
               + "'{\"a\":[1,2.50]}', NULL)");
     }
-    return List.of("INSERT INTO typed VALUES (" + id + ", 12.3400, 0.25, true, 'Zoë 😀', '\\x000102', "
-        + "'2024-02-29', '13:45:30.123456', '2024-02-29 13:45:30.123456', '2024-02-29 15:45:30.123456+02', "
-        + "'{\"a\":[1,2.50]}', NULL)");
+    return List.of(
+        "INSERT INTO typed VALUES ("
+            + id
+            + ", 12.3400, 0.25, true, 'Zoë 😀', '\\x000102', "
+            + "'2024-02-29', '13:45:30.123456', '2024-02-29 13:45:30.123456', '2024-02-29 15:45:30.123456+02', "
+            + "'{\"a\":[1,2.50]}', NULL)");
   }
 
   private static List<String> ddl(Kind kind) {
@@ -96,5 +113,4 @@ class TypedRowsTest {
     assertThat(r.doc().get("a").get(1).decimalValue()).isEqualByComparingTo("2.50");
     assertThat(r.nothing()).isNull();
   }
-
 }

@@ -1,11 +1,26 @@
 package io.tablecast.client.internal;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 
-/** The validated, immutable settings of one client. */
+/**
+ * The validated, immutable connection settings of one client (built by {@code
+ * TablecastClient.Builder}). Internal: not part of the client's API.
+ *
+ * @param servers the servers to connect to, round-robin
+ * @param clientName the name sent in the hello
+ * @param user user for password authentication, or null
+ * @param password password, or null
+ * @param token a signed token, or null
+ * @param connectTimeout TCP connect timeout
+ * @param backoffMin lower bound of the reconnect backoff
+ * @param backoffMax upper bound of the reconnect backoff
+ * @param maxFrameBytes the largest frame accepted from a server
+ * @param tls the TLS settings, or null for plaintext
+ * @param heap the heap snapshots are sized against
+ * @param heapReservePercent the share of the heap's maximum a snapshot may not take
+ */
 public record ClientConfig(
     List<InetSocketAddress> servers,
     String clientName,
@@ -16,25 +31,31 @@ public record ClientConfig(
     Duration backoffMin,
     Duration backoffMax,
     int maxFrameBytes,
-    ObjectMapper objectMapper,
-    ClientTls tls) {
+    ClientTls tls,
+    HeapRoom heap,
+    int heapReservePercent) {
 
   public ClientConfig {
     servers = List.copyOf(servers);
   }
 
-  /** Plaintext (no TLS). */
-  public ClientConfig(List<InetSocketAddress> servers, String clientName, String user, String password,
-      String token, Duration connectTimeout, Duration backoffMin, Duration backoffMax, int maxFrameBytes,
-      ObjectMapper objectMapper) {
-    this(servers, clientName, user, password, token, connectTimeout, backoffMin, backoffMax, maxFrameBytes,
-        objectMapper, null);
-  }
-
   @Override
   public String toString() {
-    return "ClientConfig[servers=" + servers + ", clientName=" + clientName + ", user=" + user
-        + ", connectTimeout=" + connectTimeout + ", backoff=" + backoffMin + ".." + backoffMax
-        + ", maxFrameBytes=" + maxFrameBytes + (tls == null ? "" : ", tls=" + tls) + "]";
+    return "ClientConfig[servers="
+        + servers
+        + ", clientName="
+        + clientName
+        + ", user="
+        + user
+        + ", connectTimeout="
+        + connectTimeout
+        + ", backoff="
+        + backoffMin
+        + ".."
+        + backoffMax
+        + ", maxFrameBytes="
+        + maxFrameBytes
+        + (tls == null ? "" : ", tls=" + tls)
+        + "]";
   }
 }

@@ -25,7 +25,8 @@ import javax.net.ssl.SSLParameters;
 public final class ClientTls {
 
   /** The server a channel is connecting to (set on the bootstrap, read by the initializer). */
-  static final AttributeKey<InetSocketAddress> TARGET = AttributeKey.valueOf("tablecast.client.target");
+  static final AttributeKey<InetSocketAddress> TARGET =
+      AttributeKey.valueOf("tablecast.client.target");
 
   private final SslContext context;
   private final boolean verifyHostname;
@@ -46,20 +47,25 @@ public final class ClientTls {
    * @param clientKeyPem PEM unencrypted PKCS#8 key of the client certificate, or null
    * @throws IllegalArgumentException naming the unreadable or unusable file
    */
-  public static ClientTls create(Path trustedCertPem, Path clientCertChainPem, Path clientKeyPem,
-      boolean verifyHostname) {
+  public static ClientTls create(
+      Path trustedCertPem, Path clientCertChainPem, Path clientKeyPem, boolean verifyHostname) {
     SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK);
     if (trustedCertPem != null) {
       file("tls trustedCertPem", trustedCertPem);
       try {
         b.trustManager(trustedCertPem.toFile());
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("tls trustedCertPem '" + trustedCertPem
-            + "' is not a PEM certificate file: " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "tls trustedCertPem '"
+                + trustedCertPem
+                + "' is not a PEM certificate file: "
+                + e.getMessage(),
+            e);
       }
     }
     if ((clientCertChainPem == null) != (clientKeyPem == null)) {
-      throw new IllegalArgumentException("tls client certificate needs both clientCertChainPem and clientKeyPem");
+      throw new IllegalArgumentException(
+          "tls client certificate needs both clientCertChainPem and clientKeyPem");
     }
     if (clientCertChainPem != null) {
       file("tls clientCertChainPem", clientCertChainPem);
@@ -67,17 +73,25 @@ public final class ClientTls {
       try {
         b.keyManager(clientCertChainPem.toFile(), clientKeyPem.toFile());
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("tls client certificate '" + clientCertChainPem + "' / key '"
-            + clientKeyPem + "' cannot be used (PEM chain and unencrypted PKCS#8 PEM key expected): "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "tls client certificate '"
+                + clientCertChainPem
+                + "' / key '"
+                + clientKeyPem
+                + "' cannot be used (PEM chain and unencrypted PKCS#8 PEM key expected): "
+                + e.getMessage(),
+            e);
       }
     }
     b.endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
     try {
-      return new ClientTls(b.build(), verifyHostname, "TLS trusting "
-          + (trustedCertPem == null ? "the JVM trust store" : trustedCertPem)
-          + (clientCertChainPem == null ? "" : ", client certificate " + clientCertChainPem)
-          + (verifyHostname ? "" : ", hostname NOT verified"));
+      return new ClientTls(
+          b.build(),
+          verifyHostname,
+          "TLS trusting "
+              + (trustedCertPem == null ? "the JVM trust store" : trustedCertPem)
+              + (clientCertChainPem == null ? "" : ", client certificate " + clientCertChainPem)
+              + (verifyHostname ? "" : ", hostname NOT verified"));
     } catch (SSLException e) {
       throw new IllegalArgumentException("cannot build the TLS context: " + e.getMessage(), e);
     }
@@ -105,26 +119,41 @@ public final class ClientTls {
     String hint = null;
     for (Throwable c = cause; c != null; c = c.getCause()) {
       root = c;
-      if (hint == null && (c instanceof CertPathBuilderException || c instanceof CertPathValidatorException)) {
-        hint = "the server's certificate is not trusted (give the CA that signed it to "
-            + "TablecastClient.builder().tls(trustedCertPem))";
-      } else if (hint == null && c instanceof CertificateException && c.getMessage() != null
+      if (hint == null
+          && (c instanceof CertPathBuilderException || c instanceof CertPathValidatorException)) {
+        hint =
+            "the server's certificate is not trusted (give the CA that signed it to "
+                + "TablecastClient.builder().tls(trustedCertPem))";
+      } else if (hint == null
+          && c instanceof CertificateException
+          && c.getMessage() != null
           && c.getMessage().contains("No subject alternative")) {
-        hint = "the server's certificate does not name " + server.getHostString()
-            + " (its subject alternative names must include the host you connect to)";
+        hint =
+            "the server's certificate does not name "
+                + server.getHostString()
+                + " (its subject alternative names must include the host you connect to)";
       }
       if (c.getCause() == c) {
         break;
       }
     }
-    if (hint == null && root.getMessage() != null && root.getMessage().contains("certificate_required")) {
-      hint = "the server requires a client certificate (TablecastClient.builder().tls(ca, certChain, key))";
+    if (hint == null
+        && root.getMessage() != null
+        && root.getMessage().contains("certificate_required")) {
+      hint =
+          "the server requires a client certificate (TablecastClient.builder().tls(ca, certChain, key))";
     }
-    if (hint == null && root.getMessage() != null && root.getMessage().contains("bad_certificate")) {
+    if (hint == null
+        && root.getMessage() != null
+        && root.getMessage().contains("bad_certificate")) {
       hint = "the server refused the client certificate (missing, or not signed by its client_ca)";
     }
     String detail = root.getMessage() == null ? root.toString() : root.getMessage();
-    return "TLS with " + server.getHostString() + ":" + server.getPort() + " failed: "
+    return "TLS with "
+        + server.getHostString()
+        + ":"
+        + server.getPort()
+        + " failed: "
         + (hint == null ? detail : hint + "; " + detail);
   }
 

@@ -1,21 +1,20 @@
 package io.tablecast.client.internal;
 
-import io.tablecast.client.TablecastException;
+import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The stream side of one client: a {@link TableFeed} per mirrored table and the position of the
- * last change applied. Applies snapshots, resumes and change batches to the mirrors and decides,
- * on each welcome, which tables resume and which start fresh. Knows nothing of sockets:
- * {@link ClientRuntime} manages the connection and hands it the server's messages. Confined to
- * the connection's event loop.
+ * last change applied. Applies snapshots, resumes and change batches to the mirrors and decides, on
+ * each welcome, which tables resume and which start fresh. Knows nothing of sockets: {@link
+ * ServerSession} speaks to the server and hands it the stream's messages. Confined to the
+ * connection's event loop.
  */
 final class MirrorStream {
   private static final Logger log = LoggerFactory.getLogger(MirrorStream.class);
@@ -24,25 +23,42 @@ final class MirrorStream {
   record Subscriptions(List<String> resume, List<String> fresh) {}
 
   private final Map<String, TableFeed> feeds = new LinkedHashMap<>();
-  /** Whether any mirror of a table was ever ready: its next snapshot is a resnapshot. */
-  private final Predicate<String> wasEverReady;
+  private final SessionEvents events;
   private String sessionEpoch;
   private String lastEpoch;
   private long lastPosition = -1;
+
   /**
    * The changes of a batch that arrives in parts, kept aside until its final {@code change_batch}
    * so that no reader sees part of it; {@link #partPosition} is its position, -1 when none.
    */
   private List<Message.Change> parts = new ArrayList<>();
+
   private long partPosition = -1;
 
-  MirrorStream(Predicate<String> wasEverReady) {
-    this.wasEverReady = wasEverReady;
+  private final SnapshotSizing.Settings sizing;
+
+  /** Tables whose mirrors need a fresh snapshot to go on, with why; taken by the session. */
+  private final Map<String, String> freshNeeded = new LinkedHashMap<>();
+
+  MirrorStream(SessionEvents events, SnapshotSizing.Settings sizing) {
+    this.sizing = sizing;
+    this.events = events;
   }
 
   /** Adds a mirror to its table's feed (seeded from a sibling when the table is in sync). */
-  void attach(MirrorImpl<?> m) {
-    feeds.computeIfAbsent(m.table(), TableFeed::new).addMirror(m);
+  void attach(MirrorSink m) {
+    feeds.computeIfAbsent(m.table(), t -> new TableFeed(t, sizing, freshNeeded::put)).addMirror(m);
+  }
+
+  /** The tables whose mirrors need a fresh snapshot to go on, with why, since the last call. */
+  Map<String, String> takeFreshNeeded() {
+    if (freshNeeded.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> out = new LinkedHashMap<>(freshNeeded);
+    freshNeeded.clear();
+    return out;
   }
 
   String lastEpoch() {
@@ -67,14 +83,16 @@ final class MirrorStream {
       }
       // resume only tables known to be exactly at (lastEpoch, lastPosition); a table whose
       // snapshot was requested but had not ended (e.g. after an epoch change) is stale
-      (lastEpoch != null && f.resumableFrom(lastEpoch, lastPosition) ? resume : fresh)
-          .add(f.table);
+      (lastEpoch != null && f.resumableFrom(lastEpoch, lastPosition) ? resume : fresh).add(f.table);
       f.subscribing();
     }
     return new Subscriptions(resume, fresh);
   }
 
-  /** The connection dropped: snapshots in flight and parts of a batch are discarded, synced rows stay. */
+  /**
+   * The connection dropped: snapshots in flight and parts of a batch are discarded, synced rows
+   * stay.
+   */
   void disconnected() {
     parts = new ArrayList<>();
     partPosition = -1;
@@ -84,25 +102,29 @@ final class MirrorStream {
   }
 
   /** A connection-level refusal, reported to every mirror still waiting for data. */
-  void failIfNotReady(TablecastException failure) {
+  void failIfNotReady(ErrorCode code, String message) {
     for (TableFeed f : feeds.values()) {
-      f.failIfNotReady(failure);
+      f.failIfNotReady(code, message);
     }
   }
 
   /** The server refused the subscription to {@code table}. */
-  void fail(String table, TablecastException failure) {
+  void fail(String table, ErrorCode code, String message) {
     TableFeed f = feeds.get(table);
     if (f != null) {
-      f.fail(failure);
+      f.fail(code, message);
     }
   }
 
   void snapshotBegin(Message.SnapshotBegin b) {
     TableFeed f = feeds.get(b.table());
     if (f != null) {
-      log.info("{} of {} started: {} rows at position {}",
-          f.synced() ? "resnapshot" : "snapshot", b.table(), b.rowCount(), b.position());
+      log.info(
+          "{} of {} started: {} rows at position {}",
+          f.synced() ? "resnapshot" : "snapshot",
+          b.table(),
+          b.rowCount(),
+          b.position());
       f.beginSnapshot(b);
     }
   }
@@ -119,11 +141,13 @@ final class MirrorStream {
     if (f == null) {
       return;
     }
-    boolean resnapshot = wasEverReady.test(e.table());
-    String summary = f.endSnapshot(sessionEpoch, e.position(), resnapshot);
-    if (summary != null) {
-      log.info(summary);
+    boolean resnapshot = f.wasEverReady(); // before the snapshot makes its mirrors ready
+    MirrorSink.SnapshotDiff diff = f.endSnapshot(sessionEpoch, e.position(), resnapshot);
+    if (diff != null) {
       recordPosition(e.position());
+      if (resnapshot) {
+        events.resnapshotted(e.table(), diff.inserted(), diff.updated(), diff.deleted());
+      }
     }
   }
 
@@ -136,11 +160,16 @@ final class MirrorStream {
       TableFeed f = feeds.get(t);
       if (f != null) {
         Message.TableSchemaInfo s = schemas.get(t);
-        f.resumed(sessionEpoch, s == null ? null : s.columns(), s == null ? null : s.primaryKey(), r.position());
+        f.resumed(
+            sessionEpoch,
+            s == null ? null : s.columns(),
+            s == null ? null : s.primaryKey(),
+            r.position());
       }
     }
     recordPosition(r.position());
     log.info("resumed {} at position {} (no snapshot needed)", r.tables(), r.position());
+    events.resumed(r.tables(), r.position());
   }
 
   /** A table's column list changed while serving. */
@@ -162,8 +191,12 @@ final class MirrorStream {
   /** Keeps a part of a large batch aside until the batch's final {@code change_batch}. */
   void part(Message.ChangePart p) {
     if (partPosition != -1 && p.position() != partPosition) {
-      throw new IllegalStateException("protocol violation: a part of the batch at position " + p.position()
-          + " arrived before the batch at position " + partPosition + " ended");
+      throw new IllegalStateException(
+          "protocol violation: a part of the batch at position "
+              + p.position()
+              + " arrived before the batch at position "
+              + partPosition
+              + " ended");
     }
     partPosition = p.position();
     parts.addAll(p.changes());
@@ -173,8 +206,11 @@ final class MirrorStream {
     List<Message.Change> all = b.changes();
     if (partPosition != -1) {
       if (b.position() != partPosition) {
-        throw new IllegalStateException("protocol violation: the batch at position " + partPosition
-            + " arrived in parts and did not end before the batch at position " + b.position());
+        throw new IllegalStateException(
+            "protocol violation: the batch at position "
+                + partPosition
+                + " arrived in parts and did not end before the batch at position "
+                + b.position());
       }
       parts.addAll(b.changes());
       all = parts;
@@ -189,7 +225,7 @@ final class MirrorStream {
     for (TableFeed f : feeds.values()) {
       List<Message.Change> changes = byTable.remove(f.table);
       if (changes != null) {
-        f.apply(changes, b.position());
+        f.apply(changes, b.position(), b.captureMillis());
       } else {
         f.advance(b.position());
       }

@@ -12,8 +12,9 @@ import java.util.List;
 /**
  * Normalizes primary keys so that a key from the wire and a key given by a user compare equal:
  * integral numbers become {@code Long} ({@code BigInteger} outside the long range), text stays
- * {@code String}, booleans {@code Boolean}, anything else its JSON text. A single-column key is
- * the part itself, a composite key an unmodifiable {@code List} of parts.
+ * {@code String}, booleans {@code Boolean}, anything else its JSON text. A single-column key is the
+ * part itself, a composite key an unmodifiable {@code List} of parts. Internal: the API layer
+ * normalizes users' keys with it.
  */
 public final class RowKeys {
 
@@ -23,7 +24,7 @@ public final class RowKeys {
   private RowKeys() {}
 
   /** The key of a change, from its JSON array of key values. */
-  public static Object fromKeyArray(ArrayNode key) {
+  static Object fromKeyArray(ArrayNode key) {
     if (key.size() == 1) {
       return part(key.get(0));
     }
@@ -39,7 +40,7 @@ public final class RowKeys {
    *
    * @throws IllegalArgumentException naming the missing column
    */
-  public static Object fromRow(ObjectNode row, List<String> primaryKey) {
+  static Object fromRow(ObjectNode row, List<String> primaryKey) {
     if (primaryKey.isEmpty()) {
       throw new IllegalArgumentException("table has no primary key; cannot key row " + row);
     }
@@ -51,6 +52,16 @@ public final class RowKeys {
       parts.add(part(column(row, c)));
     }
     return Collections.unmodifiableList(parts);
+  }
+
+  /** As {@link #fromRow}, or null when the row lacks a primary-key column. */
+  public static Object fromRowOrNull(ObjectNode row, List<String> primaryKey) {
+    for (String c : primaryKey) {
+      if (row.get(c) == null) {
+        return null;
+      }
+    }
+    return primaryKey.isEmpty() ? null : fromRow(row, primaryKey);
   }
 
   private static JsonNode column(ObjectNode row, String name) {

@@ -1,46 +1,55 @@
 package io.tablecast.client.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.client.TablecastException;
+import io.tablecast.client.internal.MirrorSink.RowChange;
+import io.tablecast.client.internal.MirrorSink.SnapshotDiff;
 import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message.Change;
 import io.tablecast.protocol.Message.SnapshotBegin;
-import io.tablecast.protocol.Op;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stream state of one subscribed table and the mirrors fed from it (one per row type).
- * Confined to the connection's event loop.
+ * The stream state of one subscribed table and the mirrors fed from it (one per row type). Confined
+ * to the connection's event loop.
  */
 final class TableFeed {
   private static final Logger log = LoggerFactory.getLogger(TableFeed.class);
 
   final String table;
-  private final List<MirrorImpl<?>> mirrors = new ArrayList<>();
+  private final List<MirrorSink> mirrors = new ArrayList<>();
   private List<ColumnInfo> columns = List.of();
   private List<String> primaryKey = List.of();
+
   /** True once the mirrors hold a complete copy of the table (as of {@link #position}). */
   private boolean synced;
+
   private long position = -1;
+
   /** The server epoch {@link #position} belongs to; null before the first snapshot. */
   private String epoch;
+
   /**
-   * True while this table's subscription has been answered on the current connection (its
-   * snapshot ended or it was resumed), so it follows the session's stream and is in sync with
-   * the session's last position. Kept when the connection drops (to decide about resuming) and
-   * cleared when the table is subscribed again.
+   * True while this table's subscription has been answered on the current connection (its snapshot
+   * ended or it was resumed), so it follows the session's stream and is in sync with the session's
+   * last position. Kept when the connection drops (to decide about resuming) and cleared when the
+   * table is subscribed again.
    */
   private boolean inStream;
+
   /** Rows of a snapshot in flight, swapped into the mirrors at its end; null otherwise. */
   private Map<Object, ObjectNode> pending;
+
   private long pendingPosition;
   private long pendingStartNanos;
+  private long pendingExpected;
+  private long pendingReceived;
 
   /**
    * After a snapshot or resume: the server says right away (before any batch) when the table is
@@ -48,8 +57,25 @@ final class TableFeed {
    */
   private boolean statusDue;
 
-  TableFeed(String table) {
+  /** How snapshots are sized against the heap. */
+  private final SnapshotSizing.Settings sizingSettings;
+
+  /** The sizing of the snapshot in flight; null otherwise. */
+  private SnapshotSizing sizing;
+
+  /** The snapshot in flight was refused (too big for the heap): its rows and end are dropped. */
+  private boolean refused;
+
+  /** Told (table, why) when the mirrors need a fresh snapshot of the table to go on. */
+  private final BiConsumer<String, String> freshNeeded;
+
+  TableFeed(
+      String table,
+      SnapshotSizing.Settings sizingSettings,
+      BiConsumer<String, String> freshNeeded) {
     this.table = table;
+    this.sizingSettings = sizingSettings;
+    this.freshNeeded = freshNeeded;
   }
 
   boolean synced() {
@@ -58,11 +84,14 @@ final class TableFeed {
 
   /**
    * Whether the mirrors hold exactly the table as of {@code position} in {@code epoch}, so a
-   * subscribe may resume it from there: either it followed the stream up to the connection's
-   * end, or it was still waiting for an answer at the position the session resumed from.
+   * subscribe may resume it from there: either it followed the stream up to the connection's end,
+   * or it was still waiting for an answer at the position the session resumed from.
    */
   boolean resumableFrom(String lastEpoch, long lastPosition) {
-    return synced && pending == null && epoch != null && epoch.equals(lastEpoch)
+    return synced
+        && pending == null
+        && epoch != null
+        && epoch.equals(lastEpoch)
         && (inStream || position == lastPosition);
   }
 
@@ -79,13 +108,48 @@ final class TableFeed {
     return !mirrors.isEmpty();
   }
 
-  /** Adds a mirror; when the table is already in sync, seeds it from a sibling's rows. */
-  void addMirror(MirrorImpl<?> m) {
+  /** Whether a mirror of this table holds it (so its next snapshot is a resnapshot). */
+  boolean wasEverReady() {
+    for (MirrorSink m : mirrors) {
+      if (m.isReady()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Adds a mirror; when the table is already in sync, seeds it from a sibling's rows, or, when no
+   * sibling's rows hold every column (typed rows), asks for a fresh snapshot of the table.
+   */
+  void addMirror(MirrorSink m) {
     if (synced && !mirrors.isEmpty()) {
-      m.setSchema(columns, primaryKey);
-      m.install(mirrors.get(0).jsonRows(), position);
+      Map<Object, ObjectNode> images = null;
+      for (int i = 0; i < mirrors.size() && images == null; i++) {
+        images = mirrors.get(i).images();
+      }
+      if (images != null) {
+        m.setSchema(columns, primaryKey);
+        m.install(images, position);
+      } else {
+        needFresh(
+            "a new mirror of "
+                + table
+                + " cannot be seeded from the rows of the others (typed rows lacking a column)");
+      }
     }
     mirrors.add(m);
+  }
+
+  /**
+   * The mirrors cannot go on without a fresh snapshot: the table leaves the stream (its batches are
+   * skipped, its mirrors keep their rows) and is subscribed fresh on the next connection.
+   */
+  private void needFresh(String why) {
+    log.info("{}: a fresh snapshot of it is needed", why);
+    synced = false;
+    inStream = false;
+    freshNeeded.accept(table, why);
   }
 
   void beginSnapshot(SnapshotBegin b) {
@@ -94,11 +158,30 @@ final class TableFeed {
     pending = new LinkedHashMap<>((int) Math.min(1 << 20, Math.max(16, b.rowCount() * 4 / 3 + 1)));
     pendingPosition = b.position();
     pendingStartNanos = System.nanoTime();
+    pendingExpected = b.rowCount();
+    pendingReceived = 0;
+    sizing = new SnapshotSizing(table, b.rowCount(), sizingSettings);
+    refused = false;
     synced = false;
     inStream = false;
+    tellProgress();
+  }
+
+  private void tellProgress() {
+    for (MirrorSink m : mirrors) {
+      m.snapshotProgress(pendingReceived, pendingExpected);
+    }
   }
 
   void snapshotRows(List<ObjectNode> rows) {
+    if (refused) {
+      return;
+    }
+    String tooLarge = pending == null ? null : sizing.rows(rows);
+    if (tooLarge != null) {
+      refuse(tooLarge);
+      return;
+    }
     if (pending == null) {
       log.warn("snapshot rows for {} without a snapshot begin; ignored", table);
       return;
@@ -110,19 +193,28 @@ final class TableFeed {
         log.error("snapshot row of {} ignored: {}", table, e.getMessage());
       }
     }
+    pendingReceived += rows.size();
+    tellProgress();
   }
 
-  /** Swaps the finished snapshot into every mirror; returns a summary for the log. */
-  String endSnapshot(String sessionEpoch, long snapshotPosition, boolean wasResnapshot) {
+  /**
+   * Swaps the finished snapshot into every mirror and logs it; returns what it changed (null
+   * without a snapshot in flight).
+   */
+  SnapshotDiff endSnapshot(String sessionEpoch, long snapshotPosition, boolean wasResnapshot) {
+    if (refused) {
+      refused = false;
+      return null;
+    }
+    sizing = null;
     if (pending == null) {
       log.warn("snapshot end for {} without a snapshot begin; ignored", table);
       return null;
     }
-    int[] diff = {0, 0, 0};
-    for (MirrorImpl<?> m : mirrors) {
+    SnapshotDiff diff = SnapshotDiff.NONE;
+    for (MirrorSink m : mirrors) {
       m.setSchema(columns, primaryKey);
-      int[] d = m.install(pending, snapshotPosition);
-      diff = d;
+      diff = m.install(pending, snapshotPosition);
     }
     long ms = (System.nanoTime() - pendingStartNanos) / 1_000_000;
     int rows = pending.size();
@@ -132,11 +224,21 @@ final class TableFeed {
     statusDue = true;
     epoch = sessionEpoch;
     position = snapshotPosition;
-    return wasResnapshot
-        ? String.format("resnapshot of %s: %d rows at position %d in %d ms; %d inserted, %d updated,"
-            + " %d deleted", table, rows, snapshotPosition, ms, diff[0], diff[1], diff[2])
-        : String.format("snapshot of %s: %d rows at position %d in %d ms", table, rows,
-            snapshotPosition, ms);
+    if (wasResnapshot) {
+      log.info(
+          "resnapshot of {}: {} rows at position {} in {} ms; {} inserted, {} updated, {} deleted",
+          table,
+          rows,
+          snapshotPosition,
+          ms,
+          diff.inserted(),
+          diff.updated(),
+          diff.deleted());
+    } else {
+      log.info(
+          "snapshot of {}: {} rows at position {} in {} ms", table, rows, snapshotPosition, ms);
+    }
+    return diff;
   }
 
   /** The server resumed the stream for this table after {@code resumedPosition}. */
@@ -144,9 +246,7 @@ final class TableFeed {
     if (cols != null && pk != null) {
       columns = cols;
       primaryKey = pk;
-      for (MirrorImpl<?> m : mirrors) {
-        m.setSchema(cols, pk);
-      }
+      setSchema(cols, pk);
     }
     pending = null;
     synced = true;
@@ -155,30 +255,61 @@ final class TableFeed {
     epoch = sessionEpoch;
     // the server accepted our position, so it is the truth even if it is lower than ours
     position = resumedPosition;
-    for (MirrorImpl<?> m : mirrors) {
+    for (MirrorSink m : mirrors) {
       m.advance(resumedPosition);
     }
   }
 
   /** The table's column list changed while serving: the batches that follow use it. */
   void schemaChanged(List<ColumnInfo> cols, List<String> pk, int version) {
+    if (pending != null
+        && !pk.equals(primaryKey)) { // a snapshot in flight is keyed anew, as the mirrors
+      Map<Object, ObjectNode> rekeyed = new LinkedHashMap<>();
+      pending
+          .values()
+          .forEach(
+              row -> {
+                Object key = RowKeys.fromRowOrNull(row, pk);
+                if (key != null) {
+                  rekeyed.put(key, row);
+                }
+              });
+      pending = rekeyed;
+    }
     columns = cols;
     primaryKey = pk;
-    for (MirrorImpl<?> m : mirrors) {
-      m.setSchema(cols, pk);
+    setSchema(cols, pk);
+    log.info(
+        "{} now has columns {} (version {})",
+        table,
+        cols.stream().map(ColumnInfo::name).toList(),
+        version);
+  }
+
+  /** Tells every mirror the table's columns; one that cannot follow them asks for a snapshot. */
+  private void setSchema(List<ColumnInfo> cols, List<String> pk) {
+    String cannot = null;
+    for (MirrorSink m : mirrors) {
+      String why = m.setSchema(cols, pk);
+      cannot = cannot != null ? cannot : why;
     }
-    log.info("{} now has columns {} (version {})", table, cols.stream().map(ColumnInfo::name).toList(), version);
+    if (cannot != null) {
+      needFresh(cannot);
+    }
   }
 
   /** The server said whether the table is stale. */
   void status(boolean stale, String reason) {
     statusDue = false;
-    for (MirrorImpl<?> m : mirrors) {
+    for (MirrorSink m : mirrors) {
       m.stale(stale ? reason : null);
     }
   }
 
-  /** A batch came: a status still due after a snapshot or resume did not come, so the table is followed. */
+  /**
+   * A batch came: a status still due after a snapshot or resume did not come, so the table is
+   * followed.
+   */
   private void settleStatus() {
     if (statusDue) {
       status(false, null);
@@ -190,79 +321,40 @@ final class TableFeed {
     settleStatus();
     if (inStream && batchPosition > position) {
       position = batchPosition;
-      for (MirrorImpl<?> m : mirrors) {
+      for (MirrorSink m : mirrors) {
         m.advance(batchPosition);
       }
     }
   }
 
-  /** Applies this table's part of one batch, atomically per mirror. */
-  void apply(List<Change> changes, long batchPosition) {
+  /**
+   * Applies this table's part of one batch, atomically per mirror; {@code captureMillis} is when
+   * its newest change was written in the database (0: unknown).
+   */
+  void apply(List<Change> changes, long batchPosition, long captureMillis) {
     settleStatus();
     if (pending != null) {
       if (batchPosition > pendingPosition) {
         for (Change c : changes) {
-          applyToJson(pending, c);
+          ChangeKeys.applyTo(pending, c, primaryKey);
         }
       }
       return;
     }
     if (!inStream || batchPosition <= position) {
-      log.debug("batch {} for {} skipped (inStream={}, position={})", batchPosition, table,
-          inStream, position);
+      log.debug(
+          "batch {} for {} skipped (inStream={}, position={})",
+          batchPosition,
+          table,
+          inStream,
+          position);
       return;
     }
-    for (MirrorImpl<?> m : mirrors) {
-      applyTo(m, changes, batchPosition);
+    List<RowChange> keyed = ChangeKeys.keyed(table, changes, primaryKey);
+    for (MirrorSink m : mirrors) {
+      m.apply(keyed, batchPosition, captureMillis);
     }
     position = batchPosition;
-  }
-
-  private <V> void applyTo(MirrorImpl<V> m, List<Change> changes, long batchPosition) {
-    List<MirrorImpl.Prepared<V>> prepared = new ArrayList<>(changes.size());
-    for (Change c : changes) {
-      Object key = RowKeys.fromKeyArray(c.key());
-      Object oldKey = oldKey(c, key);
-      if (c.op() == Op.DELETE) {
-        prepared.add(new MirrorImpl.Prepared<>(key, oldKey, null));
-        continue;
-      }
-      if (c.after() == null) {
-        log.error("{} of {} key {} has no row image; ignored", c.op(), table, key);
-        continue;
-      }
-      MirrorImpl.Row<V> row = m.map(c.after());
-      if (row != null) {
-        prepared.add(new MirrorImpl.Prepared<>(key, oldKey, row));
-      }
-    }
-    m.apply(prepared, batchPosition);
-  }
-
-  /** The previous key of an update that changed the primary key, else null. */
-  private Object oldKey(Change c, Object key) {
-    if (c.op() != Op.UPDATE || c.before() == null || primaryKey.isEmpty()) {
-      return null;
-    }
-    try {
-      Object old = RowKeys.fromRow(c.before(), primaryKey);
-      return old.equals(key) ? null : old;
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
-  }
-
-  private void applyToJson(Map<Object, ObjectNode> rows, Change c) {
-    Object key = RowKeys.fromKeyArray(c.key());
-    Object oldKey = oldKey(c, key);
-    if (oldKey != null) {
-      rows.remove(oldKey);
-    }
-    if (c.op() == Op.DELETE || c.after() == null) {
-      rows.remove(key);
-    } else {
-      rows.put(key, c.after());
-    }
   }
 
   /**
@@ -271,25 +363,42 @@ final class TableFeed {
    */
   void disconnected() {
     pending = null;
+    sizing = null;
+    refused = false;
+  }
+
+  /**
+   * The snapshot in flight does not fit in the heap: dropped whole (its rows are let go at once),
+   * the table leaves the stream until subscribed again, and the mirrors are told.
+   */
+  private void refuse(String message) {
+    log.error("{}", message);
+    pending = null;
+    sizing = null;
+    refused = true;
+    synced = false;
+    inStream = false;
+    for (MirrorSink m : mirrors) {
+      m.tooLarge(message);
+    }
   }
 
   /** The server refused the subscription. */
-  void fail(TablecastException e) {
+  void fail(ErrorCode code, String message) {
     pending = null;
     synced = false;
     inStream = false;
-    for (MirrorImpl<?> m : mirrors) {
-      m.fail(e);
+    for (MirrorSink m : mirrors) {
+      m.fail(code, message);
     }
   }
 
   /** Surfaces a connection-level failure to mirrors that are still waiting for data. */
-  void failIfNotReady(TablecastException e) {
-    for (MirrorImpl<?> m : mirrors) {
+  void failIfNotReady(ErrorCode code, String message) {
+    for (MirrorSink m : mirrors) {
       if (!m.isReady()) {
-        m.fail(e);
+        m.fail(code, message);
       }
     }
   }
-
 }

@@ -40,7 +40,8 @@ class BackoffTest {
   void upperBoundDoublesFromTheMinimumUpToTheCap() {
     TopOfRange random = new TopOfRange();
     Backoff b = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5), random);
-    assertThat(delaysMillis(b, 9)).containsExactly(100L, 200L, 400L, 800L, 1600L, 3200L, 5000L, 5000L, 5000L);
+    assertThat(delaysMillis(b, 9))
+        .containsExactly(100L, 200L, 400L, 800L, 1600L, 3200L, 5000L, 5000L, 5000L);
     // each delay is drawn from the whole range [0, bound]: full jitter
     assertThat(random.bounds.get(0)).isEqualTo(100 * MS + 1);
   }
@@ -52,7 +53,8 @@ class BackoffTest {
     assertThat(delays).allSatisfy(d -> assertThat(d).isBetween(0L, 5000L));
     assertThat(delays.subList(6, 1000)).containsOnly(5000L);
     Backoff huge = new Backoff(Duration.ofDays(1), Duration.ofDays(365), new TopOfRange());
-    assertThat(delaysMillis(huge, 100)).allSatisfy(d -> assertThat(d).isBetween(0L, Duration.ofDays(365).toMillis()));
+    assertThat(delaysMillis(huge, 100))
+        .allSatisfy(d -> assertThat(d).isBetween(0L, Duration.ofDays(365).toMillis()));
   }
 
   @Test
@@ -74,7 +76,8 @@ class BackoffTest {
     long cap = 5000 * MS;
     assertThat(atCap.getMin()).isBetween(0L, cap / 10);
     assertThat(atCap.getMax()).isBetween(cap * 9 / 10, cap);
-    assertThat(atCap.getAverage()).isBetween(0.4 * cap, 0.6 * cap); // uniform: mean cap/2, sd of the mean ~0.007 cap
+    assertThat(atCap.getAverage())
+        .isBetween(0.4 * cap, 0.6 * cap); // uniform: mean cap/2, sd of the mean ~0.007 cap
 
     LongSummaryStatistics first = new LongSummaryStatistics();
     for (int i = 0; i < 2000; i++) {

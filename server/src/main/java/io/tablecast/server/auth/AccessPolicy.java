@@ -5,8 +5,8 @@ import java.util.Set;
 
 /**
  * What a principal may read, as configured: a table allow-list, a row filter and a column
- * allow-list, each optional. {@link #resolve(Principal)} turns it into the {@link SessionPolicy}
- * of one session (the filter's claim replaced by its value).
+ * allow-list, each optional. {@link #resolve(Principal)} turns it into the {@link SessionPolicy} of
+ * one session (the filter's claim replaced by its value).
  *
  * @param tables qualified table names the principal may subscribe to; null = every cached table
  * @param rowFilter rows the principal may see; null = every row
@@ -38,7 +38,11 @@ public record AccessPolicy(Set<String> tables, RowFilter rowFilter, Set<String> 
   /** For logs: {@code tables=[...], row_filter=..., columns=[...]}. */
   @Override
   public String toString() {
-    return "tables=" + (tables == null ? "all" : List.copyOf(tables)) + ", row_filter="
-        + (rowFilter == null ? "none" : rowFilter) + ", columns=" + (columns == null ? "all" : List.copyOf(columns));
+    return "tables="
+        + (tables == null ? "all" : List.copyOf(tables))
+        + ", row_filter="
+        + (rowFilter == null ? "none" : rowFilter)
+        + ", columns="
+        + (columns == null ? "all" : List.copyOf(columns));
   }
 }

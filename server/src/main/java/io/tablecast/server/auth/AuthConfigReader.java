@@ -1,6 +1,11 @@
 package io.tablecast.server.auth;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,9 +26,16 @@ public final class AuthConfigReader {
   public static final String ENV_JWT_HS256_SECRET = "TABLECAST_JWT_HS256_SECRET";
 
   private static final Set<String> AUTH_KEYS = Set.of("principals", "jwt");
-  private static final Set<String> PRINCIPAL_KEYS = Set.of("name", "password_hash", "tables", "row_filter", "columns");
-  private static final Set<String> JWT_KEYS = Set.of("hs256_secret", "rs256_public_key_pem", "issuer", "audience",
-      "principal_claim", "default_policy");
+  private static final Set<String> PRINCIPAL_KEYS =
+      Set.of("name", "password_hash", "tables", "row_filter", "columns", "admin");
+  private static final Set<String> JWT_KEYS =
+      Set.of(
+          "hs256_secret",
+          "rs256_public_key_pem",
+          "issuer",
+          "audience",
+          "principal_claim",
+          "default_policy");
   private static final Set<String> POLICY_KEYS = Set.of("tables", "row_filter", "columns");
 
   private AuthConfigReader() {}
@@ -58,7 +70,9 @@ public final class AuthConfigReader {
             throw new IllegalArgumentException(where + ".password_hash: " + e.getMessage(), e);
           }
         }
-        entries.add(new ConfigAuthenticator.PrincipalEntry(name, hash, policy(p, where)));
+        entries.add(
+            new ConfigAuthenticator.PrincipalEntry(
+                name, hash, policy(p, where), flag(p, "admin", where)));
       }
     }
     JwtVerifier jwt = null;
@@ -67,7 +81,7 @@ public final class AuthConfigReader {
     String envSecret = env.get(ENV_JWT_HS256_SECRET);
     if ((j != null && !j.isNull()) || envSecret != null) {
       if (j == null || j.isNull()) {
-        j = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        j = JsonNodeFactory.instance.objectNode();
       }
       checkKeys(j, JWT_KEYS, "auth.jwt");
       String secret = envSecret != null ? envSecret : text(j, "hs256_secret", "auth.jwt");
@@ -77,14 +91,21 @@ public final class AuthConfigReader {
         try {
           rsa = JwtVerifier.rsaPublicKey(Files.readString(Path.of(pemFile)));
         } catch (IOException e) {
-          throw new IllegalArgumentException("auth.jwt.rs256_public_key_pem: cannot read '" + pemFile + "': " + e, e);
+          throw new IllegalArgumentException(
+              "auth.jwt.rs256_public_key_pem: cannot read '" + pemFile + "': " + e, e);
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("auth.jwt.rs256_public_key_pem ('" + pemFile + "'): " + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              "auth.jwt.rs256_public_key_pem ('" + pemFile + "'): " + e.getMessage(), e);
         }
       }
       String claim = text(j, "principal_claim", "auth.jwt");
-      jwt = new JwtVerifier(secret == null || secret.isEmpty() ? null : secret.getBytes(StandardCharsets.UTF_8), rsa,
-          text(j, "issuer", "auth.jwt"), text(j, "audience", "auth.jwt"), claim == null ? "sub" : claim);
+      jwt =
+          new JwtVerifier(
+              secret == null || secret.isEmpty() ? null : secret.getBytes(StandardCharsets.UTF_8),
+              rsa,
+              text(j, "issuer", "auth.jwt"),
+              text(j, "audience", "auth.jwt"),
+              claim == null ? "sub" : claim);
       JsonNode dp = j.get("default_policy");
       if (dp != null && !dp.isNull()) {
         checkKeys(dp, POLICY_KEYS, "auth.jwt.default_policy");
@@ -92,9 +113,27 @@ public final class AuthConfigReader {
       }
     }
     if (entries.isEmpty() && jwt == null) {
-      throw new IllegalArgumentException("auth needs principals or jwt (omit the auth section for an open server)");
+      throw new IllegalArgumentException(
+          "auth needs principals or jwt (omit the auth section for an open server)");
     }
     return new ConfigAuthenticator(entries, jwt, jwtDefault);
+  }
+
+  /**
+   * Reads the {@code auth:} section while the configuration is bound (see {@code
+   * io.tablecast.server.config.ConfigMapper}): the section as YAML, or an {@link Authenticator} a
+   * builder set.
+   */
+  public static final class Section extends JsonDeserializer<Authenticator> {
+    @Override
+    public Authenticator deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      if (p.currentToken() == JsonToken.VALUE_EMBEDDED_OBJECT
+          && p.getEmbeddedObject() instanceof Authenticator a) {
+        return a;
+      }
+      return read(
+          p.readValueAsTree(), Map.of()); // TABLECAST_JWT_HS256_SECRET is in the tree already
+    }
   }
 
   private static AccessPolicy policy(JsonNode p, String where) {
@@ -130,6 +169,18 @@ public final class AuthConfigReader {
     return out;
   }
 
+  /** A boolean key, false when absent; anything but {@code true} or {@code false} is refused. */
+  private static boolean flag(JsonNode node, String key, String where) {
+    JsonNode v = node.get(key);
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw new IllegalArgumentException(where + "." + key + " must be true or false, was " + v);
+    }
+    return v.booleanValue();
+  }
+
   private static String text(JsonNode node, String key, String where) {
     JsonNode v = node.get(key);
     if (v == null || v.isNull()) {
@@ -148,8 +199,13 @@ public final class AuthConfigReader {
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String key = it.next();
       if (!allowed.contains(key)) {
-        throw new IllegalArgumentException("unknown configuration key '" + where + "." + key + "', expected one of "
-            + new TreeSet<>(allowed));
+        throw new IllegalArgumentException(
+            "unknown configuration key '"
+                + where
+                + "."
+                + key
+                + "', expected one of "
+                + new TreeSet<>(allowed));
       }
     }
   }

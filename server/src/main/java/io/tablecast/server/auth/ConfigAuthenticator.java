@@ -1,7 +1,6 @@
 package io.tablecast.server.auth;
 
 import io.tablecast.protocol.Message;
-import io.tablecast.server.Authenticator;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -13,19 +12,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The authenticator of the {@code auth:} configuration section: principals with PBKDF2
- * password hashes, and/or JWTs (HS256/RS256), each principal with an {@link AccessPolicy}.
+ * The authenticator of the {@code auth:} configuration section: principals with PBKDF2 password
+ * hashes, and/or JWTs (HS256/RS256), each principal with an {@link AccessPolicy}.
  *
- * <p>A hello with a {@code token} is checked as a JWT; otherwise {@code user} and
- * {@code password} are required. An unknown user is verified against a dummy hash of the same
- * cost as the real ones, and the answer is the same message, so neither the reply nor its
- * timing tells whether a name exists. Verification runs on a small shared pool
- * ({@link #executor()}), never on an event loop.
+ * <p>A hello with a {@code token} is checked as a JWT; otherwise {@code user} and {@code password}
+ * are required. An unknown user is verified against a dummy hash of the same cost as the real ones,
+ * and the answer is the same message, so neither the reply nor its timing tells whether a name
+ * exists. Verification runs on a small shared pool ({@link #executor()}), never on an event loop.
  *
  * <p>The policy of a JWT principal is that of the configured principal with the same name (one
- * without {@code password_hash} serves only tokens), else {@code jwt.default_policy}; with
- * neither, the token is refused ({@code no_policy}): a valid signature alone grants nothing.
- * ({@code default_policy: {}} grants every table, row and column, when that is what is wanted.)
+ * without {@code password_hash} serves only tokens), else {@code jwt.default_policy}; with neither,
+ * the token is refused ({@code no_policy}): a valid signature alone grants nothing. ({@code
+ * default_policy: {}} grants every table, row and column, when that is what is wanted.)
  */
 public final class ConfigAuthenticator implements Authenticator {
 
@@ -42,10 +40,19 @@ public final class ConfigAuthenticator implements Authenticator {
    * One configured principal.
    *
    * @param name user name (or JWT principal name)
-   * @param passwordHash a {@link PasswordHasher} hash, or null for a principal that only logs in with tokens
+   * @param passwordHash a {@link PasswordHasher} hash, or null for a principal that only logs in
+   *     with tokens
    * @param policy what it may read
+   * @param admin whether it may open the operations console ({@code /console})
    */
-  public record PrincipalEntry(String name, String passwordHash, AccessPolicy policy) {}
+  public record PrincipalEntry(
+      String name, String passwordHash, AccessPolicy policy, boolean admin) {
+
+    /** A principal that is not an admin. */
+    public PrincipalEntry(String name, String passwordHash, AccessPolicy policy) {
+      this(name, passwordHash, policy, false);
+    }
+  }
 
   private static final ThreadPoolExecutor POOL = pool();
 
@@ -58,25 +65,32 @@ public final class ConfigAuthenticator implements Authenticator {
   /**
    * @param principals configured principals (unique names)
    * @param jwt token verifier, or null when tokens are not accepted
-   * @param jwtDefaultPolicy policy of JWT principals without an entry; null = such tokens are refused
+   * @param jwtDefaultPolicy policy of JWT principals without an entry; null = such tokens are
+   *     refused
    * @throws IllegalArgumentException on a duplicate name or a bad hash, naming the principal
    */
-  public ConfigAuthenticator(List<PrincipalEntry> principals, JwtVerifier jwt, AccessPolicy jwtDefaultPolicy) {
+  public ConfigAuthenticator(
+      List<PrincipalEntry> principals, JwtVerifier jwt, AccessPolicy jwtDefaultPolicy) {
     this(principals, jwt, jwtDefaultPolicy, PasswordHasher::verify);
   }
 
-  ConfigAuthenticator(List<PrincipalEntry> principals, JwtVerifier jwt, AccessPolicy jwtDefaultPolicy,
+  ConfigAuthenticator(
+      List<PrincipalEntry> principals,
+      JwtVerifier jwt,
+      AccessPolicy jwtDefaultPolicy,
       PasswordCheck passwords) {
     int iterations = PasswordHasher.MIN_ITERATIONS;
     for (PrincipalEntry p : principals) {
       if (this.principals.put(p.name(), p) != null) {
-        throw new IllegalArgumentException("auth.principals: the name '" + p.name() + "' appears twice");
+        throw new IllegalArgumentException(
+            "auth.principals: the name '" + p.name() + "' appears twice");
       }
       if (p.passwordHash() != null) {
         try {
           iterations = Math.max(iterations, PasswordHasher.iterations(p.passwordHash()));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("auth.principals[" + p.name() + "].password_hash: " + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              "auth.principals[" + p.name() + "].password_hash: " + e.getMessage(), e);
         }
       }
     }
@@ -86,25 +100,32 @@ public final class ConfigAuthenticator implements Authenticator {
     byte[] random = new byte[24];
     new SecureRandom().nextBytes(random);
     // as costly as the costliest real hash, so that unknown names take as long as known ones
-    this.dummyHash = PasswordHasher.hash(Base64.getEncoder().encodeToString(random).toCharArray(), iterations);
+    this.dummyHash =
+        PasswordHasher.hash(Base64.getEncoder().encodeToString(random).toCharArray(), iterations);
   }
 
   @Override
   public Principal authenticate(Message.Hello hello) {
     if (hello.token() != null && !hello.token().isBlank()) {
       if (jwt == null) {
-        throw new AuthenticationException("bad_token", "authentication failed: this server does not accept tokens");
+        throw new AuthenticationException(
+            "bad_token", "authentication failed: this server does not accept tokens");
       }
       return jwt.verify(hello.token());
     }
     if (hello.user() == null || hello.password() == null || hello.password().isEmpty()) {
-      throw new AuthenticationException("missing_credentials", "authentication required: send user and "
-          + "password" + (jwt != null ? ", or a token," : "") + " in hello");
+      throw new AuthenticationException(
+          "missing_credentials",
+          "authentication required: send user and "
+              + "password"
+              + (jwt != null ? ", or a token," : "")
+              + " in hello");
     }
     PrincipalEntry entry = principals.get(hello.user());
     boolean known = entry != null && entry.passwordHash() != null;
     // always one full verification: an unknown name costs the same as a wrong password
-    boolean ok = passwords.verify(hello.password().toCharArray(), known ? entry.passwordHash() : dummyHash);
+    boolean ok =
+        passwords.verify(hello.password().toCharArray(), known ? entry.passwordHash() : dummyHash);
     if (!ok || !known) {
       throw new AuthenticationException("bad_credentials", BAD_CREDENTIALS);
     }
@@ -118,10 +139,23 @@ public final class ConfigAuthenticator implements Authenticator {
       return entry.policy().resolve(principal);
     }
     if (jwtDefaultPolicy == null) {
-      throw new AuthenticationException("no_policy", "authentication failed: principal '" + principal.name()
-          + "' has no entry in auth.principals and the server sets no auth.jwt.default_policy");
+      throw new AuthenticationException(
+          "no_policy",
+          "authentication failed: principal '"
+              + principal.name()
+              + "' has no entry in auth.principals and the server sets no auth.jwt.default_policy");
     }
     return jwtDefaultPolicy.resolve(principal);
+  }
+
+  /**
+   * Whether {@code principal} has an entry in {@code auth.principals} with {@code admin: true}
+   * (also for a token principal: a token's own claims never make it an admin).
+   */
+  @Override
+  public boolean isAdmin(Principal principal) {
+    PrincipalEntry entry = principals.get(principal.name());
+    return entry != null && entry.admin();
   }
 
   @Override
@@ -144,37 +178,50 @@ public final class ConfigAuthenticator implements Authenticator {
     return jwt != null;
   }
 
-  /** Checks that may wait per pool thread: about 3 to 6 s of PBKDF2 work, within the handshake timeout. */
+  /**
+   * Checks that may wait per pool thread: about 3 to 6 s of PBKDF2 work, within the handshake
+   * timeout.
+   */
   static final int QUEUED_CHECKS_PER_THREAD = 32;
 
   /**
-   * Threads for PBKDF2, which is pure CPU work (about 100 to 200 ms a check): half the cores, 1
-   * to 8, so that a storm of hellos leaves the other half to the event loops and the hub.
+   * Threads for PBKDF2, which is pure CPU work (about 100 to 200 ms a check): half the cores, 1 to
+   * 8, so that a storm of hellos leaves the other half to the event loops and the hub.
    */
   static int poolThreads(int cores) {
     return Math.max(1, Math.min(8, cores / 2));
   }
 
   /**
-   * Daemon threads ({@link #poolThreads}) with a short bounded queue
-   * ({@link #QUEUED_CHECKS_PER_THREAD} per thread): a check still waits less than the default
-   * handshake timeout, and a flood of hellos beyond that is refused at once (the handler answers
-   * INTERNAL, "too busy") rather than queued for checks whose clients are long gone. A check
-   * whose connection closed while it waited is skipped by the session handler.
+   * Daemon threads ({@link #poolThreads}) with a short bounded queue ({@link
+   * #QUEUED_CHECKS_PER_THREAD} per thread): a check still waits less than the default handshake
+   * timeout, and a flood of hellos beyond that is refused at once (the handler answers INTERNAL,
+   * "too busy") rather than queued for checks whose clients are long gone. A check whose connection
+   * closed while it waited is skipped by the session handler.
    */
   private static ThreadPoolExecutor pool() {
     int threads = poolThreads(Runtime.getRuntime().availableProcessors());
-    ThreadPoolExecutor p = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(threads * QUEUED_CHECKS_PER_THREAD), r -> {
-      Thread t = new Thread(r, "tablecast-auth");
-      t.setDaemon(true);
-      return t;
-    });
+    ThreadPoolExecutor p =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            0,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(threads * QUEUED_CHECKS_PER_THREAD),
+            r -> {
+              Thread t = new Thread(r, "tablecast-auth");
+              t.setDaemon(true);
+              return t;
+            });
     return p;
   }
 
   @Override
   public String toString() {
-    return "ConfigAuthenticator[principals=" + principals.keySet() + ", tokens=" + (jwt != null) + "]";
+    return "ConfigAuthenticator[principals="
+        + principals.keySet()
+        + ", tokens="
+        + (jwt != null)
+        + "]";
   }
 }

@@ -8,15 +8,16 @@ import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
 
 /**
- * PBKDF2-HMAC-SHA256 password hashes in the self-describing form
- * {@code pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>} (16-byte random salt per
- * password, 32-byte hash). JDK only: no dependency for something the JDK does well, and the
- * iteration count travels in the string so that it can be raised later.
+ * PBKDF2-HMAC-SHA256 password hashes in the self-describing form {@code
+ * pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>} (16-byte random salt per password,
+ * 32-byte hash). JDK only: no dependency for something the JDK does well, and the iteration count
+ * travels in the string so that it can be raised later.
  */
 public final class PasswordHasher {
 
   /** Prefix of every hash this class writes. */
   public static final String SCHEME = "pbkdf2-sha256";
+
   /** Iterations of new hashes and the least accepted (OWASP 2023 for PBKDF2-HMAC-SHA256). */
   public static final int MIN_ITERATIONS = 210_000;
 
@@ -31,15 +32,23 @@ public final class PasswordHasher {
     return hash(password, MIN_ITERATIONS);
   }
 
-  /** A new hash of {@code password} with a fresh salt and {@code iterations} (at least the minimum). */
+  /**
+   * A new hash of {@code password} with a fresh salt and {@code iterations} (at least the minimum).
+   */
   public static String hash(char[] password, int iterations) {
     if (iterations < MIN_ITERATIONS) {
-      throw new IllegalArgumentException("iterations must be at least " + MIN_ITERATIONS + ", was " + iterations);
+      throw new IllegalArgumentException(
+          "iterations must be at least " + MIN_ITERATIONS + ", was " + iterations);
     }
     byte[] salt = new byte[SALT_BYTES];
     RANDOM.nextBytes(salt);
     Base64.Encoder b64 = Base64.getEncoder().withoutPadding();
-    return SCHEME + "$" + iterations + "$" + b64.encodeToString(salt) + "$"
+    return SCHEME
+        + "$"
+        + iterations
+        + "$"
+        + b64.encodeToString(salt)
+        + "$"
         + b64.encodeToString(derive(password, salt, iterations, HASH_BYTES));
   }
 
@@ -68,31 +77,42 @@ public final class PasswordHasher {
     parse(hash);
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a carrier of parse()'s result, never compared
   private record Parsed(int iterations, byte[] salt, byte[] hash) {}
 
   private static Parsed parse(String hash) {
     String[] parts = hash == null ? new String[0] : hash.split("\\$", -1);
     if (parts.length != 4 || !parts[0].equals(SCHEME)) {
-      throw new IllegalArgumentException("a password hash must look like " + SCHEME
-          + "$<iterations>$<salt base64>$<hash base64> (see 'tablecast hash-password')");
+      throw new IllegalArgumentException(
+          "a password hash must look like "
+              + SCHEME
+              + "$<iterations>$<salt base64>$<hash base64> (see 'tablecast hash-password')");
     }
     int iterations;
     try {
       iterations = Integer.parseInt(parts[1]);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("the iteration count of a password hash must be a number, was '"
-          + parts[1] + "'", e);
+      throw new IllegalArgumentException(
+          "the iteration count of a password hash must be a number, was '" + parts[1] + "'", e);
     }
     if (iterations < MIN_ITERATIONS) {
-      throw new IllegalArgumentException("a password hash must use at least " + MIN_ITERATIONS
-          + " iterations, was " + iterations + "; rehash with 'tablecast hash-password'");
+      throw new IllegalArgumentException(
+          "a password hash must use at least "
+              + MIN_ITERATIONS
+              + " iterations, was "
+              + iterations
+              + "; rehash with 'tablecast hash-password'");
     }
     try {
       byte[] salt = Base64.getDecoder().decode(parts[2]);
       byte[] h = Base64.getDecoder().decode(parts[3]);
       if (salt.length < 8 || h.length < 16) {
-        throw new IllegalArgumentException("a password hash needs a salt of at least 8 bytes and a hash of at "
-            + "least 16 bytes, had " + salt.length + " and " + h.length);
+        throw new IllegalArgumentException(
+            "a password hash needs a salt of at least 8 bytes and a hash of at "
+                + "least 16 bytes, had "
+                + salt.length
+                + " and "
+                + h.length);
       }
       return new Parsed(iterations, salt, h);
     } catch (IllegalArgumentException e) {

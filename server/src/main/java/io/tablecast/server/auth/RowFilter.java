@@ -7,12 +7,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A row filter of a principal: {@code column = <claim:NAME>} or {@code column = literal}, where
- * a literal is an integer or decimal ({@code 42}, {@code -1.5}), a single-quoted string
- * ({@code 'eu'}, {@code ''} inside for a quote) or {@code true}/{@code false}. Nothing else is
- * accepted. A row matches when its column is present, not null and equal to the value (numbers
- * by value; a number column also matches a string value that spells the same number, since
- * JWT claims are often strings).
+ * A row filter of a principal: {@code column = <claim:NAME>} or {@code column = literal}, where a
+ * literal is an integer or decimal ({@code 42}, {@code -1.5}), a single-quoted string ({@code
+ * 'eu'}, {@code ''} inside for a quote) or {@code true}/{@code false}. Nothing else is accepted. A
+ * row matches when its column is present, not null and equal to the value (numbers by value; a
+ * number column also matches a string value that spells the same number, since JWT claims are often
+ * strings).
  *
  * @param column the filtered column
  * @param literal the value, or null when it comes from a claim
@@ -20,10 +20,12 @@ import java.util.regex.Pattern;
  */
 public record RowFilter(String column, JsonNode literal, String claim) {
 
-  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
-  private static final Pattern FORM = Pattern.compile(
-      "\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*(?:<claim:([A-Za-z_][A-Za-z0-9_.:-]*)>"
-          + "|(-?\\d+(?:\\.\\d+)?)|'((?:[^']|'')*)'|(true|false))\\s*");
+  private static final JsonNodeFactory NODES =
+      JsonNodeFactory.instance; // numberNode(BigDecimal) keeps the scale
+  private static final Pattern FORM =
+      Pattern.compile(
+          "\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*(?:<claim:([A-Za-z_][A-Za-z0-9_.:-]*)>"
+              + "|(-?\\d+(?:\\.\\d+)?)|'((?:[^']|'')*)'|(true|false))\\s*");
 
   /**
    * Parses the tiny grammar.
@@ -33,8 +35,11 @@ public record RowFilter(String column, JsonNode literal, String claim) {
   public static RowFilter parse(String text) {
     Matcher m = text == null ? null : FORM.matcher(text);
     if (m == null || !m.matches()) {
-      throw new IllegalArgumentException("row_filter must be 'column = <claim:NAME>' or 'column = literal' "
-          + "(an integer, a decimal, a 'quoted string', true or false), was '" + text + "'");
+      throw new IllegalArgumentException(
+          "row_filter must be 'column = <claim:NAME>' or 'column = literal' "
+              + "(an integer, a decimal, a 'quoted string', true or false), was '"
+              + text
+              + "'");
     }
     String column = m.group(1);
     if (m.group(2) != null) {
@@ -52,7 +57,8 @@ public record RowFilter(String column, JsonNode literal, String claim) {
   /**
    * The value rows must have for {@code principal}.
    *
-   * @throws AuthenticationException when the claim is missing or not a single string, number or boolean
+   * @throws AuthenticationException when the claim is missing or not a single string, number or
+   *     boolean
    */
   public JsonNode valueFor(Principal principal) {
     if (claim == null) {
@@ -68,8 +74,11 @@ public record RowFilter(String column, JsonNode literal, String claim) {
     if (v instanceof Number n) {
       return number(new BigDecimal(n.toString()));
     }
-    throw new AuthenticationException("unresolved_claim", "the credentials lack the claim '" + claim
-        + "' (a string, number or boolean) that the row filter of this principal needs");
+    throw new AuthenticationException(
+        "unresolved_claim",
+        "the credentials lack the claim '"
+            + claim
+            + "' (a string, number or boolean) that the row filter of this principal needs");
   }
 
   /** Whether a row's column value equals the filter value. */
@@ -93,7 +102,10 @@ public record RowFilter(String column, JsonNode literal, String claim) {
     return column.equals(value);
   }
 
-  /** Integral values become long nodes (or BigInteger), others exact decimals: equal values, equal nodes. */
+  /**
+   * Integral values become long nodes (or BigInteger), others exact decimals: equal values, equal
+   * nodes.
+   */
   private static JsonNode number(BigDecimal d) {
     BigDecimal s = d.stripTrailingZeros();
     if (s.scale() <= 0) {

@@ -8,27 +8,33 @@ import java.util.stream.Collectors;
  * privilege, the capture of a table, a running server.
  *
  * @param severity {@link Severity#ERROR} stops {@code serve}
- * @param subject what the line is about: {@code schema.table}, {@code outbox}, {@code privileges}, ...
+ * @param subject what the line is about: {@code schema.table}, {@code outbox}, {@code privileges},
+ *     ...
  * @param message what was found and, for a problem, the way out
  */
 public record CaptureFinding(Severity severity, String subject, String message) {
 
   /** How much a finding matters. */
-  public enum Severity { OK, INFO, WARN, ERROR }
+  public enum Severity {
+    OK,
+    INFO,
+    WARN,
+    ERROR
+  }
 
-  static CaptureFinding ok(String subject, String message) {
+  public static CaptureFinding ok(String subject, String message) {
     return new CaptureFinding(Severity.OK, subject, message);
   }
 
-  static CaptureFinding info(String subject, String message) {
+  public static CaptureFinding info(String subject, String message) {
     return new CaptureFinding(Severity.INFO, subject, message);
   }
 
-  static CaptureFinding warn(String subject, String message) {
+  public static CaptureFinding warn(String subject, String message) {
     return new CaptureFinding(Severity.WARN, subject, message);
   }
 
-  static CaptureFinding error(String subject, String message) {
+  public static CaptureFinding error(String subject, String message) {
     return new CaptureFinding(Severity.ERROR, subject, message);
   }
 
@@ -45,12 +51,19 @@ public record CaptureFinding(Severity severity, String subject, String message) 
 
   /** Problems that stop a start, as one message naming each with its way out. */
   public static String listing(List<CaptureFinding> problems) {
-    return listing("Tablecast cannot serve this configuration (`tablecast check` prints the same)", problems);
+    return listing(
+        "Tablecast cannot serve this configuration (`tablecast check` prints the same)", problems);
   }
 
   /** The problems as one message: a headline, then one indented line per problem. */
   static String listing(String headline, List<CaptureFinding> problems) {
-    return headline + " (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):"
-        + problems.stream().map(p -> "\n  - " + p.subject() + ": " + p.message()).collect(Collectors.joining());
+    return headline
+        + " ("
+        + problems.size()
+        + (problems.size() == 1 ? " problem" : " problems")
+        + "):"
+        + problems.stream()
+            .map(p -> "\n  - " + p.subject() + ": " + p.message())
+            .collect(Collectors.joining());
   }
 }

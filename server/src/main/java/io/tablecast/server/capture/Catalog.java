@@ -10,9 +10,10 @@ import java.util.List;
 
 /**
  * Describes a cached table from the catalog: checks it can be captured, reads its columns and
- * primary key through its dialect's {@link CaptureDialect}, and validates every name.
+ * primary key through its {@link Dialect}, and validates every name. Its helpers run the catalog
+ * queries of the dialects.
  */
-final class Catalog {
+public final class Catalog {
   private Catalog() {}
 
   static TableSchema describe(Connection c, Dialect dialect, TableId id) throws SQLException {
@@ -22,30 +23,39 @@ final class Catalog {
   /**
    * Describes {@code id} with the columns {@code choice} keeps.
    *
-   * @throws IllegalArgumentException naming every problem of the table at once (a column of a
-   *     type that cannot be captured, each with the configuration line that leaves it out; a
-   *     chosen column that does not exist; a key column left out; no primary key; a bad name)
+   * @throws IllegalArgumentException naming every problem of the table at once (a column of a type
+   *     that cannot be captured, each with the configuration line that leaves it out; a chosen
+   *     column that does not exist; a key column left out; no primary key; a bad name)
    */
-  static TableSchema describe(Connection c, Dialect dialect, TableId id, ColumnChoice choice) throws SQLException {
-    CaptureDialect capture = CaptureDialect.of(dialect);
+  static TableSchema describe(Connection c, Dialect dialect, TableId id, ColumnChoice choice)
+      throws SQLException {
     Identifiers.validate(dialect, "schema", id.schema());
     Identifiers.validate(dialect, "table", id.name());
-    capture.checkTable(c, id);
-    List<CatalogColumn> all = capture.columns(c, id);
+    dialect.checkTable(c, id);
+    List<CatalogColumn> all = dialect.columns(c, id);
     List<String> problems = new ArrayList<>();
     List<String> names = all.stream().map(CatalogColumn::name).toList();
     for (String named : choice.named()) {
       if (!names.contains(named)) {
-        problems.add("the configuration names column " + named + " of " + id.qualified() + ", which does not exist "
-            + "(columns: " + names + ")");
+        problems.add(
+            "the configuration names column "
+                + named
+                + " of "
+                + id.qualified()
+                + ", which does not exist "
+                + "(columns: "
+                + names
+                + ")");
       }
     }
     List<String> pk = new ArrayList<>();
     try {
-      pk.addAll(capture.primaryKey(c, id));
+      pk.addAll(dialect.primaryKey(c, id));
       if (pk.isEmpty()) {
-        problems.add("table " + id.qualified()
-            + " has no primary key; Tablecast caches rows by key, add a PRIMARY KEY to cache it");
+        problems.add(
+            "table "
+                + id.qualified()
+                + " has no primary key; Tablecast caches rows by key, add a PRIMARY KEY to cache it");
       }
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());
@@ -64,12 +74,27 @@ final class Catalog {
         continue;
       }
       if (key && choice.excludeColumns().contains(col.name())) {
-        problems.add("column " + id.qualified() + "." + col.name() + " is part of the primary key and cannot be "
-            + "left out (" + choice + ")");
+        problems.add(
+            "column "
+                + id.qualified()
+                + "."
+                + col.name()
+                + " is part of the primary key and cannot be "
+                + "left out ("
+                + choice
+                + ")");
       }
       if (!col.capturable()) {
-        problems.add("column " + id.qualified() + "." + col.name() + " has type " + col.dbType() + ", "
-            + col.refusal() + (key ? "" : "; leave the column out with exclude_columns (below)"));
+        problems.add(
+            "column "
+                + id.qualified()
+                + "."
+                + col.name()
+                + " has type "
+                + col.dbType()
+                + ", "
+                + col.refusal()
+                + (key ? "" : "; leave the column out with exclude_columns (below)"));
         if (!key) {
           unsupported.add(col.name());
         }
@@ -80,8 +105,16 @@ final class Catalog {
     if (!unsupported.isEmpty()) {
       List<String> excluded = new ArrayList<>(choice.excludeColumns());
       excluded.addAll(unsupported);
-      problems.add("to cache " + id.qualified() + " without " + (unsupported.size() == 1 ? "that column" : "those columns")
-          + ", write its cached_tables entry as { table: " + id.qualified() + ", exclude_columns: " + excluded + " }");
+      problems.add(
+          "to cache "
+              + id.qualified()
+              + " without "
+              + (unsupported.size() == 1 ? "that column" : "those columns")
+              + ", write its cached_tables entry as { table: "
+              + id.qualified()
+              + ", exclude_columns: "
+              + excluded
+              + " }");
     }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(String.join("\n", problems));
@@ -89,19 +122,23 @@ final class Catalog {
     return new TableSchema(id, columns, pk);
   }
 
-  /** Refuses a table the catalog does not know ({@code tableType} null) or that is not a base table. */
-  static void requireBaseTable(TableId id, String tableType) {
+  /**
+   * Refuses a table the catalog does not know ({@code tableType} null) or that is not a base table.
+   */
+  public static void requireBaseTable(TableId id, String tableType) {
     if (tableType == null) {
-      throw new IllegalArgumentException("table " + id.qualified() + " does not exist (or is not visible to this user)");
+      throw new IllegalArgumentException(
+          "table " + id.qualified() + " does not exist (or is not visible to this user)");
     }
     if (!"BASE TABLE".equalsIgnoreCase(tableType)) {
-      throw new IllegalArgumentException("table " + id.qualified() + " is a " + tableType
-          + ", only base tables can be cached");
+      throw new IllegalArgumentException(
+          "table " + id.qualified() + " is a " + tableType + ", only base tables can be cached");
     }
   }
 
   /** A statement with the table's schema and name bound as parameters 1 and 2. */
-  static PreparedStatement prepare(Connection c, String sql, TableId id) throws SQLException {
+  public static PreparedStatement prepare(Connection c, String sql, TableId id)
+      throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
     ps.setString(1, id.schema());
     ps.setString(2, id.name());
@@ -109,16 +146,18 @@ final class Catalog {
   }
 
   /** The first column of the first row of a query on the table, or null. */
-  static String single(Connection c, String sql, TableId id) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, id); ResultSet rs = ps.executeQuery()) {
+  public static String single(Connection c, String sql, TableId id) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, id);
+        ResultSet rs = ps.executeQuery()) {
       return rs.next() ? rs.getString(1) : null;
     }
   }
 
   /** The first column of every row of a query on the table. */
-  static List<String> strings(Connection c, String sql, TableId id) throws SQLException {
+  public static List<String> strings(Connection c, String sql, TableId id) throws SQLException {
     List<String> out = new ArrayList<>();
-    try (PreparedStatement ps = prepare(c, sql, id); ResultSet rs = ps.executeQuery()) {
+    try (PreparedStatement ps = prepare(c, sql, id);
+        ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(rs.getString(1));
       }
@@ -127,7 +166,7 @@ final class Catalog {
   }
 
   /** Whether a query with one string parameter returns a row. */
-  static boolean exists(Connection c, String sql, String parameter) throws SQLException {
+  public static boolean exists(Connection c, String sql, String parameter) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, parameter);
       try (ResultSet rs = ps.executeQuery()) {

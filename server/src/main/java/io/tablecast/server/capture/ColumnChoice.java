@@ -19,10 +19,12 @@ public record ColumnChoice(List<String> columns, List<String> excludeColumns) {
     columns = columns == null ? null : List.copyOf(columns);
     excludeColumns = List.copyOf(Objects.requireNonNullElse(excludeColumns, List.of()));
     if (columns != null && !excludeColumns.isEmpty()) {
-      throw new IllegalArgumentException("a cached_tables entry takes columns or exclude_columns, not both");
+      throw new IllegalArgumentException(
+          "a cached_tables entry takes columns or exclude_columns, not both");
     }
     if (columns != null && columns.isEmpty()) {
-      throw new IllegalArgumentException("columns must name at least one column (leave it out to cache them all)");
+      throw new IllegalArgumentException(
+          "columns must name at least one column (leave it out to cache them all)");
     }
   }
 
@@ -48,7 +50,8 @@ public record ColumnChoice(List<String> columns, List<String> excludeColumns) {
 
   @Override
   public String toString() {
-    return columns != null ? "columns: " + columns : excludeColumns.isEmpty() ? "all columns"
-        : "exclude_columns: " + excludeColumns;
+    return columns != null
+        ? "columns: " + columns
+        : excludeColumns.isEmpty() ? "all columns" : "exclude_columns: " + excludeColumns;
   }
 }

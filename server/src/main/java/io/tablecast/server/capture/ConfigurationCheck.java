@@ -7,23 +7,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What {@code tablecast check} reports about a configuration, every finding at once: each
- * cached table (can it be captured, can this user read it), the outbox and each table's capture
+ * What {@code tablecast check} reports about a configuration, every finding at once: each cached
+ * table (can it be captured, can this user read it), the outbox and each table's capture
  * (installed, current), the privileges serving needs (probed with statements that change nothing
- * and are rolled back), and the running servers registered on the outbox.
+ * and are rolled back; the dialect adds its own, {@link Dialect#privilegeFindings}), and the
+ * running servers registered on the outbox.
  */
 final class ConfigurationCheck {
   private final TriggerInstaller installer;
   private final Connection connection;
-  private final CaptureDialect capture;
-  private final CaptureDialect.Installation installation;
+  private final Dialect dialect;
+  private final Dialect.Installation installation;
   private final SourceConfig config;
 
-  ConfigurationCheck(TriggerInstaller installer, Connection connection, CaptureDialect capture,
-      CaptureDialect.Installation installation, SourceConfig config) {
+  ConfigurationCheck(
+      TriggerInstaller installer,
+      Connection connection,
+      Dialect dialect,
+      Dialect.Installation installation,
+      SourceConfig config) {
     this.installer = installer;
     this.connection = connection;
-    this.capture = capture;
+    this.dialect = dialect;
     this.installation = installation;
     this.config = config;
   }
@@ -36,34 +41,40 @@ final class ConfigurationCheck {
       try {
         TableSchema t = installer.describeOne(name);
         described.add(t);
-        String read = probe("SELECT * FROM " + Identifiers.quote(capture.dialect(), t.id()) + " WHERE 1 = 0");
-        out.add(read == null
-            ? CaptureFinding.ok(subject, t.columns().size() + " columns, primary key " + t.primaryKey())
-            : CaptureFinding.error(subject, "this user cannot read it (" + read + "); grant SELECT on it"));
+        String read = probe("SELECT * FROM " + dialect.quote(t.id()) + " WHERE 1 = 0");
+        out.add(
+            read == null
+                ? CaptureFinding.ok(
+                    subject, t.columns().size() + " columns, primary key " + t.primaryKey())
+                : CaptureFinding.error(
+                    subject, "this user cannot read it (" + read + "); grant SELECT on it"));
       } catch (IllegalArgumentException e) {
         out.add(CaptureFinding.error(subject, e.getMessage()));
       }
     }
-    boolean outbox = Catalog.exists(connection, capture.outboxExistsQuery(), installation.schema());
+    boolean outbox = Catalog.exists(connection, dialect.outboxExistsQuery(), installation.schema());
     if (!outbox) {
-      out.add(config.installTriggers()
-          ? CaptureFinding.info("outbox", installation.outbox() + " does not exist yet; install_triggers is on, so "
-              + "the server creates it and the triggers at start")
-          : CaptureFinding.error("outbox", installation.outbox() + " does not exist; run `tablecast install` "
-              + "(or set install_triggers: true)"));
+      out.add(
+          config.installTriggers()
+              ? CaptureFinding.info(
+                  "outbox",
+                  installation.outbox()
+                      + " does not exist yet; install_triggers is on, so "
+                      + "the server creates it and the triggers at start")
+              : CaptureFinding.error(
+                  "outbox",
+                  installation.outbox()
+                      + " does not exist; run `tablecast install` "
+                      + "(or set install_triggers: true)"));
     } else {
       out.addAll(captureFindings(described));
       out.addAll(outboxPrivileges());
     }
-    if (capture.dialect().isMysqlFamily()) {
-      String process = probe("SELECT COUNT(*) FROM information_schema.innodb_trx");
-      out.add(process == null ? CaptureFinding.ok("privileges", "PROCESS: skipped outbox ids are resolved from "
-              + "information_schema.innodb_trx")
-          : CaptureFinding.warn("privileges", "cannot read information_schema.innodb_trx (" + process + "): "
-              + "grant PROCESS, or skipped outbox ids are resolved by slower lock probes (docs/SECURITY.md)"));
-    }
-    for (ConsumerRegistry.Consumer c : ConsumerRegistry.live(connection, capture.dialect(), installation.schema())) {
-      out.add(CaptureFinding.info("servers", c + " is running on this outbox, caching " + c.tables()));
+    out.addAll(dialect.privilegeFindings(this::probe));
+    for (ConsumerRegistry.Consumer c :
+        ConsumerRegistry.live(connection, dialect, installation.schema())) {
+      out.add(
+          CaptureFinding.info("servers", c + " is running on this outbox, caching " + c.tables()));
     }
     return out;
   }
@@ -73,14 +84,17 @@ final class ConfigurationCheck {
     List<CaptureFinding> out = new ArrayList<>();
     List<CaptureFinding> problems = installer.installProblems(described);
     for (CaptureFinding p : problems) {
-      out.add(config.installTriggers()
-          ? CaptureFinding.info(p.subject(), p.message() + "; install_triggers is on, so the server installs it "
-              + "at start")
-          : p);
+      out.add(
+          config.installTriggers()
+              ? CaptureFinding.info(
+                  p.subject(),
+                  p.message() + "; install_triggers is on, so the server installs it " + "at start")
+              : p);
     }
     boolean outboxBroken = problems.stream().anyMatch(p -> p.subject().equals("outbox"));
     for (TableSchema t : described) {
-      if (!outboxBroken && problems.stream().noneMatch(p -> p.subject().contains(t.id().qualified()))) {
+      if (!outboxBroken
+          && problems.stream().noneMatch(p -> p.subject().contains(t.id().qualified()))) {
         out.add(CaptureFinding.ok(t.id().qualified(), "capture installed"));
       }
     }
@@ -93,22 +107,37 @@ final class ConfigurationCheck {
     String read = probe("SELECT id FROM " + installation.outbox() + " WHERE 1 = 0");
     String prune = probe("DELETE FROM " + installation.outbox() + " WHERE 1 = 0");
     if (read != null || prune != null) {
-      out.add(CaptureFinding.error("privileges", "serving needs SELECT and DELETE on " + installation.outbox()
-          + (read != null ? "; SELECT failed: " + read : "") + (prune != null ? "; DELETE failed: " + prune : "")));
+      out.add(
+          CaptureFinding.error(
+              "privileges",
+              "serving needs SELECT and DELETE on "
+                  + installation.outbox()
+                  + (read != null ? "; SELECT failed: " + read : "")
+                  + (prune != null ? "; DELETE failed: " + prune : "")));
     } else {
       out.add(CaptureFinding.ok("privileges", "SELECT and DELETE on " + installation.outbox()));
     }
-    String registry = ConsumerRegistry.table(capture.dialect(), installation.schema());
+    String registry = ConsumerRegistry.table(dialect, installation.schema());
     String register = probe("UPDATE " + registry + " SET heartbeat_at = heartbeat_at WHERE 1 = 0");
     if (register != null) {
-      out.add(CaptureFinding.warn("privileges", "cannot write " + registry + " (" + register + "): the server "
-          + "serves, but other configurations' install and uninstall will not know which tables it needs; run "
-          + "`tablecast install` with this version and grant INSERT, UPDATE, DELETE on it (docs/SECURITY.md)"));
+      out.add(
+          CaptureFinding.warn(
+              "privileges",
+              "cannot write "
+                  + registry
+                  + " ("
+                  + register
+                  + "): the server "
+                  + "serves, but other configurations' install and uninstall will not know which tables it needs; run "
+                  + "`tablecast install` with this version and grant INSERT, UPDATE, DELETE on it (docs/SECURITY.md)"));
     }
     return out;
   }
 
-  /** Runs a statement that changes nothing, rolled back; null when it ran, else the database's error. */
+  /**
+   * Runs a statement that changes nothing, rolled back; null when it ran, else the database's
+   * error.
+   */
   private String probe(String sql) throws SQLException {
     boolean auto = connection.getAutoCommit();
     connection.setAutoCommit(false);

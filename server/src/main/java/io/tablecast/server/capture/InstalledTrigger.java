@@ -2,8 +2,8 @@ package io.tablecast.server.capture;
 
 /**
  * A capture trigger present in the catalog: the table it is on, its name, and the cached table it
- * captures for. Found by what it does, not by configuration ({@link CaptureDialect#installedTriggers}),
- * so that triggers of tables since removed from {@code cached_tables} are found too.
+ * captures for. Found by what it does, not by configuration ({@link Dialect#installedTriggers}), so
+ * that triggers of tables since removed from {@code cached_tables} are found too.
  *
  * @param table the relation the trigger is on
  * @param name the trigger's name
@@ -11,9 +11,9 @@ package io.tablecast.server.capture;
  *     PostgreSQL partitions and inheritance children, whose triggers record their rows as rows of
  *     the cached ancestor
  */
-record InstalledTrigger(TableId table, String name, TableId owner) {
+public record InstalledTrigger(TableId table, String name, TableId owner) {
   /** A trigger that captures the table it is on. */
-  InstalledTrigger(TableId table, String name) {
+  public InstalledTrigger(TableId table, String name) {
     this(table, name, table);
   }
 }

@@ -7,17 +7,19 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.RowForm;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Base64;
 
 /**
- * Turns the JSON a database generated for one row (trigger image or snapshot row: both use the
- * same generator) into the forms of {@code docs/TYPES.md}, with the table's columns in order.
- * Thread-safe.
+ * Turns the JSON a database generated for one row (trigger image or snapshot row: both use the same
+ * generator) into the forms of {@code docs/TYPES.md}, with the table's columns in order; the {@link
+ * Dialect} turns the values its database prints its own way. {@link #encode} then writes the row
+ * once in the row form of this table version ({@link #form()}): from capture on, a row travels as
+ * those bytes. Thread-safe.
  */
 public final class RowNormalizer {
   private static final ObjectMapper JSON = MessageCodec.jsonMapper();
@@ -27,41 +29,93 @@ public final class RowNormalizer {
 
   private final TableSchema table;
   private final Dialect dialect;
+  private final RowForm form;
 
   public RowNormalizer(TableSchema table, Dialect dialect) {
     this.table = table;
     this.dialect = dialect;
+    this.form = new RowForm(table.columns(), table.primaryKey());
   }
 
   public TableSchema table() {
     return table;
   }
 
-  /** Parses and normalizes a row image; null stays null. */
-  public ObjectNode normalize(String json) {
-    if (json == null) {
+  /** The row form of this table version: its columns and primary key. */
+  public RowForm form() {
+    return form;
+  }
+
+  /**
+   * A row image as JSON text, parsed and normalized once and written in the row form; null stays
+   * null.
+   *
+   * @throws IllegalStateException naming the column when a value does not convert to its kind
+   */
+  public byte[] encode(String json) {
+    return json == null ? null : encode(parse(json));
+  }
+
+  /**
+   * A parsed row image, normalized once and written in the row form; columns missing from it are
+   * NULL; a null image stays null.
+   *
+   * @throws IllegalStateException naming the column when a value does not convert to its kind, or a
+   *     key column is missing or NULL
+   */
+  public byte[] encode(JsonNode raw) {
+    ObjectNode row = normalize(raw);
+    if (row == null) {
       return null;
     }
     try {
-      return normalize(JSON.readTree(json));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("row image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
+      return form.encode(row);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "cannot write a row of " + table.id() + " in its row form: " + e.getMessage(), e);
     }
   }
 
   /**
-   * Normalizes a partial image, such as the primary-key image a MySQL trigger records: only the
-   * columns it holds, in table order.
+   * The primary key in the row form of an image holding at least the key columns (a whole row, or
+   * the key-only image a MySQL trigger records); only the key columns are normalized. Equal to
+   * {@link RowForm#keyOf} of the whole row {@link #encode} writes.
+   *
+   * @throws IllegalStateException naming the column when a key column is missing, NULL or does not
+   *     convert
    */
-  public ObjectNode normalizePresent(JsonNode raw) {
-    ObjectNode out = NODES.objectNode();
-    for (ColumnInfo c : table.columns()) {
-      JsonNode v = raw.get(c.name());
-      if (v != null) {
-        out.set(c.name(), v.isNull() ? NODES.nullNode() : value(c, v));
+  public byte[] key(JsonNode raw) {
+    ObjectNode key = NODES.objectNode();
+    for (String column : table.primaryKey()) {
+      JsonNode v = raw.get(column);
+      if (v != null && !v.isNull()) {
+        ColumnInfo c = table.column(column);
+        try {
+          key.set(column, value(c, v));
+        } catch (RuntimeException e) {
+          throw new IllegalStateException(
+              "cannot convert "
+                  + table.id()
+                  + "."
+                  + column
+                  + " ("
+                  + c.dbType()
+                  + ") value "
+                  + v
+                  + " to "
+                  + c.kind()
+                  + ": "
+                  + e.getMessage(),
+              e);
+        }
       }
     }
-    return out;
+    try {
+      return form.encodeKey(key);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "the key of a row of " + table.id() + ": " + e.getMessage(), e);
+    }
   }
 
   /** Parses JSON text (an outbox image) without normalizing it. */
@@ -69,7 +123,8 @@ public final class RowNormalizer {
     try {
       return JSON.readTree(json);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
+      throw new IllegalStateException(
+          "image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
     }
   }
 
@@ -84,8 +139,20 @@ public final class RowNormalizer {
       try {
         out.set(c.name(), v == null || v.isNull() ? NODES.nullNode() : value(c, v));
       } catch (RuntimeException e) {
-        throw new IllegalStateException("cannot convert " + table.id() + "." + c.name() + " (" + c.dbType()
-            + ") value " + v + " to " + c.kind() + ": " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "cannot convert "
+                + table.id()
+                + "."
+                + c.name()
+                + " ("
+                + c.dbType()
+                + ") value "
+                + v
+                + " to "
+                + c.kind()
+                + ": "
+                + e.getMessage(),
+            e);
       }
     }
     return out;
@@ -93,22 +160,26 @@ public final class RowNormalizer {
 
   private JsonNode value(ColumnInfo c, JsonNode v) {
     switch (c.kind()) {
-      case INTEGER: {
-        BigInteger i = v.isNumber() ? v.bigIntegerValue() : new BigInteger(v.asText().trim());
-        return i.compareTo(LONG_MIN) >= 0 && i.compareTo(LONG_MAX) <= 0 ? NODES.numberNode(i.longValue()) : NODES.numberNode(i);
-      }
+      case INTEGER:
+        {
+          BigInteger i = v.isNumber() ? v.bigIntegerValue() : new BigInteger(v.asText().trim());
+          return i.compareTo(LONG_MIN) >= 0 && i.compareTo(LONG_MAX) <= 0
+              ? NODES.numberNode(i.longValue())
+              : NODES.numberNode(i);
+        }
       case DECIMAL:
         // Numbers were parsed as BigDecimal, so the database's scale (trailing zeros) is kept.
         if (v.isNumber()) {
           return NODES.textNode(v.decimalValue().toPlainString());
         }
-        // PostgreSQL money arrives as lc_monetary = C prints it: -$1,234.56
-        return NODES.textNode(dialect == Dialect.POSTGRESQL ? PgTypes.moneyDecimal(v.asText()) : v.asText());
+        return NODES.textNode(dialect.decimal(v.asText())); // e.g. PostgreSQL money: -$1,234.56
       case FLOAT:
         if (v.isNumber()) {
-          // MySQL FLOAT arrives as the exact double of the float: its shortest float form round-trips it
-          return dialect != Dialect.POSTGRESQL && MysqlTriggers.isSinglePrecision(c)
-              ? NODES.numberNode((float) v.doubleValue()) : NODES.numberNode(v.doubleValue());
+          // e.g. MySQL FLOAT arrives as the exact double of the float: its shortest float form
+          // round-trips it
+          return dialect.singlePrecision(c)
+              ? NODES.numberNode((float) v.doubleValue())
+              : NODES.numberNode(v.doubleValue());
         }
         return NODES.textNode(v.asText()); // NaN, Infinity, -Infinity
       case BOOLEAN:
@@ -122,20 +193,19 @@ public final class RowNormalizer {
         return NODES.booleanNode(b.equals("t") || b.equals("true") || b.equals("1"));
       case STRING:
         return v.isTextual() ? v : NODES.textNode(v.isValueNode() ? v.asText() : v.toString());
-      case BINARY: {
-        String s = v.asText();
-        if (dialect == Dialect.POSTGRESQL) { // hex, or escape from a writer with bytea_output = escape
-          return NODES.textNode(Base64.getEncoder().encodeToString(PgTypes.bytea(s)));
-        }
-        return NODES.textNode(s.replace("\n", "").replace("\r", ""));
-      }
+      case BINARY:
+        return NODES.textNode(dialect.binaryBase64(v.asText()));
       case DATE:
       case TIME:
         return NODES.textNode(v.asText());
-      case TIMESTAMP: {
-        String s = v.asText();
-        return NODES.textNode(s.length() > 10 && s.charAt(10) == ' ' ? s.substring(0, 10) + "T" + s.substring(11) : s);
-      }
+      case TIMESTAMP:
+        {
+          String s = v.asText();
+          return NODES.textNode(
+              s.length() > 10 && s.charAt(10) == ' '
+                  ? s.substring(0, 10) + "T" + s.substring(11)
+                  : s);
+        }
       case TIMESTAMP_TZ:
         return NODES.textNode(instant(v));
       case JSON:

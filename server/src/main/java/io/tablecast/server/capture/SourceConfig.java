@@ -1,136 +1,315 @@
 package io.tablecast.server.capture;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where the cached tables live and how changes are captured from them.
+ * Where the cached tables live and how changes are captured from them ({@code source:} and {@code
+ * cached_tables:} in the YAML, see docs/CONFIGURATION.md). Null durations take their defaults.
  *
- * @param jdbcUrl {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code jdbc:postgresql://...};
- *     the URL's database (MySQL) or current schema (PostgreSQL) holds the outbox
+ * @param jdbcUrl {@code jdbc:mariadb://...}, {@code jdbc:mysql://...} or {@code
+ *     jdbc:postgresql://...}; the URL's database (MySQL) or current schema (PostgreSQL) holds the
+ *     outbox
  * @param user database user, or null when the URL carries it
- * @param password database password, or null
- * @param cachedTables tables to cache, {@code table} or {@code schema.table}
- * @param installTriggers whether the server installs (idempotently) the outbox and triggers at start
+ * @param password database password, or null; never logged
+ * @param installTriggers whether the server installs (idempotently) the outbox and triggers at
+ *     start
  * @param outboxRetention delivered outbox rows older than this are pruned
  * @param maxPollInterval the longest pause between outbox polls when idle (polls back off from
- *     1 ms to this; a poll that finds rows is followed by another at once)
+ *     {@code minPollInterval} to this once no change came for {@code pollIdleAfter}; a poll that
+ *     finds rows is followed by another at once)
  * @param reconcileInterval every this long, one cached table (round-robin) is compared with its
- *     in-memory image in the same consistent read as an outbox poll, and any drift the triggers
- *     did not capture (MySQL/MariaDB TRUNCATE, ALTER TABLE, disabled triggers) is repaired by
+ *     in-memory image in the same consistent read as an outbox poll, and any drift the triggers did
+ *     not capture (MySQL/MariaDB TRUNCATE, ALTER TABLE, disabled triggers) is repaired by
  *     publishing the differences; {@link Duration#ZERO} disables it
- * @param captureCheckInterval every this long the server reads from the catalog whether every capture
- *     trigger the cached tables need is present (and, on PostgreSQL, enabled ALWAYS), which
+ * @param captureCheckInterval every this long the server reads from the catalog whether every
+ *     capture trigger the cached tables need is present (and, on PostgreSQL, enabled ALWAYS), which
  *     partitions and inheritance children make up each table (PostgreSQL), and which parents'
  *     key-recording triggers foreign-key actions into them need (MySQL/MariaDB, including foreign
- *     keys added since start); a new member or missing trigger is logged, counted, installed
- *     (with {@code installTriggers}) and its table re-read; null = the family's default,
- *     {@link Duration#ZERO} disables it
- * @param columnChoices the columns to cache of some of {@code cachedTables}, by their name as
- *     written there ({@code cached_tables} entries with {@code columns} or
- *     {@code exclude_columns}); the others are cached whole
+ *     keys added since start); a new member or missing trigger is logged, counted, installed (with
+ *     {@code installTriggers}) and its table re-read; null = the family's default, {@link
+ *     Duration#ZERO} disables it
+ * @param cachedTables tables to cache, {@code table} or {@code schema.table}, each whole or with
+ *     the columns to cache ({@code columns} or {@code exclude_columns})
+ * @param minPollInterval the pause between outbox polls that find nothing while changes keep
+ *     arriving, and the first pause of the back-off
+ * @param pollIdleAfter how long after the last poll that found rows the pauses start to double
+ *     towards {@code maxPollInterval}; {@link Duration#ZERO}: after every empty poll
  */
-public record SourceConfig(String jdbcUrl, String user, String password, List<String> cachedTables,
-    boolean installTriggers, Duration outboxRetention, Duration maxPollInterval, Duration reconcileInterval,
-    Duration captureCheckInterval, Map<String, ColumnChoice> columnChoices) {
+public record SourceConfig(
+    String jdbcUrl,
+    String user,
+    String password,
+    boolean installTriggers,
+    Duration outboxRetention,
+    Duration maxPollInterval,
+    Duration reconcileInterval,
+    Duration captureCheckInterval,
+    List<CachedTable> cachedTables,
+    Duration minPollInterval,
+    Duration pollIdleAfter) {
 
   /** Default for {@link #outboxRetention()}: one hour. */
   public static final Duration DEFAULT_OUTBOX_RETENTION = Duration.ofHours(1);
+
   /** Default for {@link #maxPollInterval()}: 10 ms. */
   public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofMillis(10);
+
+  /**
+   * Default for {@link #minPollInterval()}: 1 ms (an idle poll costs the database little: figure 7
+   * of docs/BENCHMARKS.md).
+   */
+  public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(1);
+
+  /**
+   * Default for {@link #pollIdleAfter()}: 1 s, so that a change a second or more keeps the tail
+   * polling every {@link #minPollInterval()}.
+   */
+  public static final Duration DEFAULT_POLL_IDLE_AFTER = Duration.ofSeconds(1);
+
   /** Default for {@link #reconcileInterval()}: 30 s. */
   public static final Duration DEFAULT_RECONCILE_INTERVAL = Duration.ofSeconds(30);
+
   /**
    * Default for {@link #captureCheckInterval()} on PostgreSQL: 1 s (one check reads a few indexes
-   * of pg_catalog: 0.4 ms for 10 tables, about 20 µs per partition or child, docs/CONFIGURATION.md).
+   * of pg_catalog: 0.4 ms for 10 tables, about 20 µs per partition or child,
+   * docs/CONFIGURATION.md).
    */
   public static final Duration DEFAULT_PG_CAPTURE_CHECK_INTERVAL = Duration.ofSeconds(1);
+
   /**
    * Default for {@link #captureCheckInterval()} on MySQL/MariaDB: 10 s (one check reads
    * information_schema: about 100 ms for 16 tables, docs/CONFIGURATION.md).
    */
   public static final Duration DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL = Duration.ofSeconds(10);
 
+  /** The poll schedule's defaults ({@code min_poll_interval}, {@code poll_idle_after}). */
+  public SourceConfig(
+      String jdbcUrl,
+      String user,
+      String password,
+      boolean installTriggers,
+      Duration outboxRetention,
+      Duration maxPollInterval,
+      Duration reconcileInterval,
+      Duration captureCheckInterval,
+      List<CachedTable> cachedTables) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
+        captureCheckInterval,
+        cachedTables,
+        null,
+        null);
+  }
+
+  /**
+   * Some tables cached with a choice of columns, by their name as written in {@code cachedTables}.
+   */
+  public SourceConfig(
+      String jdbcUrl,
+      String user,
+      String password,
+      List<String> cachedTables,
+      boolean installTriggers,
+      Duration outboxRetention,
+      Duration maxPollInterval,
+      Duration reconcileInterval,
+      Duration captureCheckInterval,
+      Map<String, ColumnChoice> columnChoices) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
+        captureCheckInterval,
+        entries(cachedTables, columnChoices),
+        null,
+        null);
+  }
+
   /** Every table cached whole. */
-  public SourceConfig(String jdbcUrl, String user, String password, List<String> cachedTables,
-      boolean installTriggers, Duration outboxRetention, Duration maxPollInterval, Duration reconcileInterval,
+  public SourceConfig(
+      String jdbcUrl,
+      String user,
+      String password,
+      List<String> cachedTables,
+      boolean installTriggers,
+      Duration outboxRetention,
+      Duration maxPollInterval,
+      Duration reconcileInterval,
       Duration captureCheckInterval) {
-    this(jdbcUrl, user, password, cachedTables, installTriggers, outboxRetention, maxPollInterval, reconcileInterval,
-        captureCheckInterval, Map.of());
+    this(
+        jdbcUrl,
+        user,
+        password,
+        cachedTables,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
+        captureCheckInterval,
+        Map.of());
   }
 
   /** Without {@code captureCheckInterval}: the default interval. */
-  public SourceConfig(String jdbcUrl, String user, String password, List<String> cachedTables,
-      boolean installTriggers, Duration outboxRetention, Duration maxPollInterval, Duration reconcileInterval) {
-    this(jdbcUrl, user, password, cachedTables, installTriggers, outboxRetention, maxPollInterval, reconcileInterval,
+  public SourceConfig(
+      String jdbcUrl,
+      String user,
+      String password,
+      List<String> cachedTables,
+      boolean installTriggers,
+      Duration outboxRetention,
+      Duration maxPollInterval,
+      Duration reconcileInterval) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        cachedTables,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
         null);
   }
 
   /** Without {@code reconcileInterval}: the default interval. */
-  public SourceConfig(String jdbcUrl, String user, String password, List<String> cachedTables,
-      boolean installTriggers, Duration outboxRetention, Duration maxPollInterval) {
-    this(jdbcUrl, user, password, cachedTables, installTriggers, outboxRetention, maxPollInterval, null, null);
+  public SourceConfig(
+      String jdbcUrl,
+      String user,
+      String password,
+      List<String> cachedTables,
+      boolean installTriggers,
+      Duration outboxRetention,
+      Duration maxPollInterval) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        cachedTables,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        null,
+        null);
   }
 
+  /** Checks every value and entry, naming its key; fills in the defaults. */
+  @JsonCreator
   public SourceConfig {
-    Objects.requireNonNull(jdbcUrl, "source.jdbc_url must be set");
-    if (!jdbcUrl.startsWith("jdbc:mariadb:") && !jdbcUrl.startsWith("jdbc:mysql:")
-        && !jdbcUrl.startsWith("jdbc:postgresql:")) {
-      throw new IllegalArgumentException("source.jdbc_url must start with jdbc:mariadb:, jdbc:mysql: or "
-          + "jdbc:postgresql:, was '" + jdbcUrl + "'");
+    if (jdbcUrl == null) {
+      throw new IllegalArgumentException("source.jdbc_url must be set");
     }
+    DatabaseFamily family = Dialects.forUrl(jdbcUrl); // refuses a URL no family serves
     cachedTables = List.copyOf(Objects.requireNonNull(cachedTables, "cached_tables must be set"));
-    columnChoices = Map.copyOf(columnChoices == null ? Map.of() : columnChoices);
-    for (String t : columnChoices.keySet()) {
-      if (!cachedTables.contains(t)) {
-        throw new IllegalArgumentException("a column choice names table " + t + ", which is not in cached_tables "
-            + cachedTables);
-      }
-    }
     if (cachedTables.isEmpty()) {
       throw new IllegalArgumentException("cached_tables must name at least one table");
+    }
+    for (int i = 0; i < cachedTables.size(); i++) {
+      cachedTables.get(i).choice("cached_tables[" + i + "]");
     }
     outboxRetention = outboxRetention == null ? DEFAULT_OUTBOX_RETENTION : outboxRetention;
     maxPollInterval = maxPollInterval == null ? DEFAULT_MAX_POLL_INTERVAL : maxPollInterval;
     reconcileInterval = reconcileInterval == null ? DEFAULT_RECONCILE_INTERVAL : reconcileInterval;
     if (reconcileInterval.isNegative()) {
-      throw new IllegalArgumentException("reconcile_interval must be positive or 0 (disabled), was "
-          + reconcileInterval);
+      throw new IllegalArgumentException(
+          "reconcile_interval must be positive or 0 (disabled), was " + reconcileInterval);
     }
     if (captureCheckInterval == null) {
-      captureCheckInterval = jdbcUrl.startsWith("jdbc:postgresql:") ? DEFAULT_PG_CAPTURE_CHECK_INTERVAL
-          : DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL;
+      captureCheckInterval = family.defaultCaptureCheckInterval();
     }
     if (captureCheckInterval.isNegative()) {
-      throw new IllegalArgumentException("capture_check_interval must be positive or 0 (disabled), was "
-          + captureCheckInterval);
+      throw new IllegalArgumentException(
+          "capture_check_interval must be positive or 0 (disabled), was " + captureCheckInterval);
     }
     if (outboxRetention.isNegative() || outboxRetention.isZero()) {
-      throw new IllegalArgumentException("outbox_retention must be positive, was " + outboxRetention);
+      throw new IllegalArgumentException(
+          "outbox_retention must be positive, was " + outboxRetention);
     }
     if (maxPollInterval.isNegative() || maxPollInterval.isZero()) {
-      throw new IllegalArgumentException("max_poll_interval must be positive, was " + maxPollInterval);
+      throw new IllegalArgumentException(
+          "max_poll_interval must be positive, was " + maxPollInterval);
     }
+    minPollInterval = minPollInterval == null ? DEFAULT_MIN_POLL_INTERVAL : minPollInterval;
+    if (minPollInterval.isNegative()
+        || minPollInterval.isZero()
+        || minPollInterval.compareTo(maxPollInterval) > 0) {
+      throw new IllegalArgumentException(
+          "min_poll_interval must be positive and at most max_poll_interval ("
+              + maxPollInterval
+              + "), was "
+              + minPollInterval);
+    }
+    pollIdleAfter = pollIdleAfter == null ? DEFAULT_POLL_IDLE_AFTER : pollIdleAfter;
+    if (pollIdleAfter.isNegative()) {
+      throw new IllegalArgumentException(
+          "poll_idle_after must be positive or 0 (back off after every empty poll), was "
+              + pollIdleAfter);
+    }
+  }
+
+  private static List<CachedTable> entries(List<String> tables, Map<String, ColumnChoice> choices) {
+    Objects.requireNonNull(tables, "cached_tables must be set");
+    for (String t : choices.keySet()) {
+      if (!tables.contains(t)) {
+        throw new IllegalArgumentException(
+            "a column choice names table " + t + ", which is not in cached_tables " + tables);
+      }
+    }
+    return tables.stream()
+        .map(t -> CachedTable.of(t, choices.getOrDefault(t, ColumnChoice.ALL)))
+        .toList();
+  }
+
+  /** The names of the cached tables, as written. */
+  public List<String> tableNames() {
+    return cachedTables.stream().map(CachedTable::table).toList();
   }
 
   /** The columns to cache of {@code table} (as written in {@code cached_tables}). */
   public ColumnChoice columnChoice(String table) {
-    return columnChoices.getOrDefault(table, ColumnChoice.ALL);
-  }
-
-  /** True for MySQL and MariaDB URLs. */
-  public boolean isMysqlFamily() {
-    return jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:");
+    for (int i = 0; i < cachedTables.size(); i++) {
+      if (cachedTables.get(i).table().equals(table)) {
+        return cachedTables.get(i).choice("cached_tables[" + i + "]");
+      }
+    }
+    return ColumnChoice.ALL;
   }
 
   @Override
   public String toString() {
-    return "SourceConfig[jdbcUrl=" + jdbcUrl.replaceAll("password=[^&]*", "password=***") + ", user=" + user
-        + ", cachedTables=" + cachedTables + ", installTriggers=" + installTriggers
-        + ", outboxRetention=" + outboxRetention + ", maxPollInterval=" + maxPollInterval
-        + ", reconcileInterval=" + reconcileInterval + ", captureCheckInterval=" + captureCheckInterval
-        + (columnChoices.isEmpty() ? "" : ", columnChoices=" + columnChoices) + "]";
+    return "SourceConfig[jdbcUrl="
+        + jdbcUrl.replaceAll("password=[^&]*", "password=***")
+        + ", user="
+        + user
+        + ", cachedTables="
+        + cachedTables
+        + ", installTriggers="
+        + installTriggers
+        + ", outboxRetention="
+        + outboxRetention
+        + ", minPollInterval="
+        + minPollInterval
+        + ", maxPollInterval="
+        + maxPollInterval
+        + ", pollIdleAfter="
+        + pollIdleAfter
+        + ", reconcileInterval="
+        + reconcileInterval
+        + ", captureCheckInterval="
+        + captureCheckInterval
+        + "]";
   }
 }

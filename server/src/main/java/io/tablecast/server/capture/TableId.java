@@ -3,8 +3,8 @@ package io.tablecast.server.capture;
 import java.util.Objects;
 
 /**
- * A table's schema (PostgreSQL schema or MySQL database) and name. Its qualified form
- * {@code schema.table} is the name clients subscribe with.
+ * A table's schema (PostgreSQL schema or MySQL database) and name. Its qualified form {@code
+ * schema.table} is the name clients subscribe with.
  */
 public record TableId(String schema, String name) {
   public TableId {

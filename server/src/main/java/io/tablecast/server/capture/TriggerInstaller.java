@@ -1,5 +1,7 @@
 package io.tablecast.server.capture;
 
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.progress.Progress;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,7 +15,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Installs, prints and removes the outbox and capture triggers of a source. Every operation is
@@ -27,37 +28,41 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class TriggerInstaller implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(TriggerInstaller.class);
+  private static final Logger LOG = RecentEvents.logger(TriggerInstaller.class);
 
   private final SourceConfig config;
   private final Connection connection;
   private final Dialect dialect;
-  private final CaptureDialect capture;
   private final String jdbcUrl;
   private final Properties properties;
   private final String defaultSchema;
   private List<TableSchema> tables;
 
-  private TriggerInstaller(SourceConfig config, Connection connection, Dialect dialect, String jdbcUrl,
-      Properties properties, String defaultSchema) {
+  private TriggerInstaller(
+      SourceConfig config,
+      Connection connection,
+      Dialect dialect,
+      String jdbcUrl,
+      Properties properties,
+      String defaultSchema) {
     this.config = config;
     this.connection = connection;
     this.dialect = dialect;
-    this.capture = CaptureDialect.of(dialect);
     this.jdbcUrl = jdbcUrl;
     this.properties = properties;
     this.defaultSchema = defaultSchema;
   }
 
   /**
-   * Connects to the source and detects its dialect (URL, then {@code SELECT VERSION()}).
+   * Connects to the source and detects its dialect: the family by the URL's prefix, then the
+   * dialect by what the connected database says of itself ({@link DatabaseFamily#detect}).
    *
    * @throws SQLException when the database cannot be reached
    * @throws IllegalArgumentException when the URL names no database (MySQL) or schema
    */
   public static TriggerInstaller connect(SourceConfig config) throws SQLException {
-    String url = config.jdbcUrl().startsWith("jdbc:mysql:")
-        ? "jdbc:mariadb:" + config.jdbcUrl().substring("jdbc:mysql:".length()) : config.jdbcUrl();
+    DatabaseFamily family = Dialects.forUrl(config.jdbcUrl());
+    String url = family.driverUrl(config.jdbcUrl());
     Properties props = new Properties();
     if (config.user() != null) {
       props.setProperty("user", config.user());
@@ -67,22 +72,18 @@ public final class TriggerInstaller implements AutoCloseable {
     }
     Connection c = java.sql.DriverManager.getConnection(url, props);
     try {
-      Dialect dialect;
+      Dialect dialect = family.detect(c);
       String schema;
       try (Statement s = c.createStatement()) {
-        if (!config.isMysqlFamily()) {
-          dialect = Dialect.POSTGRESQL;
-          schema = scalar(s, "SELECT current_schema()");
-        } else {
-          String version = scalar(s, "SELECT VERSION()");
-          dialect = version != null && version.contains("MariaDB") ? Dialect.MARIADB : Dialect.MYSQL;
-          schema = scalar(s, "SELECT DATABASE()");
-        }
+        schema = scalar(s, dialect.currentSchemaQuery());
       }
       if (schema == null) {
-        throw new IllegalArgumentException("source.jdbc_url " + config + " names no "
-            + (dialect == Dialect.POSTGRESQL ? "existing schema in the search_path" : "database")
-            + "; the outbox is created there");
+        throw new IllegalArgumentException(
+            "source.jdbc_url "
+                + config
+                + " names no "
+                + dialect.schemaNoun()
+                + "; the outbox is created there");
       }
       Identifiers.validate(dialect, "schema", schema);
       return new TriggerInstaller(config, c, dialect, url, props, schema);
@@ -92,6 +93,7 @@ public final class TriggerInstaller implements AutoCloseable {
     }
   }
 
+  /** The dialect of the connected database. */
   public Dialect dialect() {
     return dialect;
   }
@@ -108,19 +110,24 @@ public final class TriggerInstaller implements AutoCloseable {
       List<TableSchema> out = new ArrayList<>();
       List<CaptureFinding> problems = new ArrayList<>();
       Set<String> seen = new HashSet<>();
-      for (String name : config.cachedTables()) {
-        try {
-          TableSchema t = describeOne(name);
-          if (seen.add(t.id().qualified())) {
-            out.add(t);
+      try (Progress progress =
+          Progress.start("catalog", "tables", config.tableNames().size(), LOG)) {
+        for (String name : config.tableNames()) {
+          progress.detail(name);
+          try {
+            TableSchema t = describeOne(name);
+            if (seen.add(t.id().qualified())) {
+              out.add(t);
+            }
+          } catch (IllegalArgumentException e) {
+            problems.add(CaptureFinding.error(subject(name), e.getMessage()));
           }
-        } catch (IllegalArgumentException e) {
-          problems.add(CaptureFinding.error(subject(name), e.getMessage()));
+          progress.advance(1);
         }
       }
       if (!problems.isEmpty()) {
-        throw new IllegalArgumentException(CaptureFinding.listing("cached_tables cannot be captured as configured",
-            problems));
+        throw new IllegalArgumentException(
+            CaptureFinding.listing("cached_tables cannot be captured as configured", problems));
       }
       tables = List.copyOf(out);
     }
@@ -129,7 +136,8 @@ public final class TriggerInstaller implements AutoCloseable {
 
   /** One configured table, described. */
   TableSchema describeOne(String name) throws SQLException {
-    return Catalog.describe(connection, dialect, TableId.parse(name, defaultSchema), config.columnChoice(name));
+    return Catalog.describe(
+        connection, dialect, TableId.parse(name, defaultSchema), config.columnChoice(name));
   }
 
   /** How a configured table name is shown in findings: qualified when it parses. */
@@ -143,23 +151,22 @@ public final class TriggerInstaller implements AutoCloseable {
 
   /**
    * Everything {@code tablecast check} reports: each table, the outbox and the capture of each
-   * table, the privileges serving needs, and the running servers that share this outbox.
-   * Never throws for a problem it can name; {@link CaptureFinding#stopsServe()} tells which stop
-   * a start.
+   * table, the privileges serving needs, and the running servers that share this outbox. Never
+   * throws for a problem it can name; {@link CaptureFinding#stopsServe()} tells which stop a start.
    */
   public List<CaptureFinding> check() throws SQLException {
-    return new ConfigurationCheck(this, connection, capture, installation(), config).run();
+    return new ConfigurationCheck(this, connection, dialect, installation(), config).run();
   }
 
   /** The configured table names, as written. */
   List<String> configuredNames() {
-    return config.cachedTables();
+    return config.tableNames();
   }
 
   /** What the tailer needs; describes the tables first. */
   public CapturePlan plan() throws SQLException {
     Map<TableId, ColumnChoice> choices = new HashMap<>();
-    for (String name : config.cachedTables()) {
+    for (String name : config.tableNames()) {
       choices.put(TableId.parse(name, defaultSchema), config.columnChoice(name));
     }
     return new CapturePlan(dialect, jdbcUrl, properties, defaultSchema, describe(), choices);
@@ -167,35 +174,49 @@ public final class TriggerInstaller implements AutoCloseable {
 
   /** The full install script: exactly the statements {@link #install()} would run now. */
   public String printSql() throws SQLException {
-    StringBuilder sb = new StringBuilder("-- Tablecast capture for ").append(dialect).append(", outbox ")
-        .append(outbox()).append('\n');
+    StringBuilder sb =
+        new StringBuilder("-- Tablecast capture for ")
+            .append(dialect)
+            .append(", outbox ")
+            .append(outbox())
+            .append('\n');
     for (String s : installStatements(installedTriggers())) {
-      sb.append('\n').append(capture.printable(s)).append('\n');
+      sb.append('\n').append(dialect.printable(s)).append('\n');
     }
     return sb.toString();
   }
 
   /**
    * Creates the outbox, the consumer registry and the capture triggers, replacing stale MySQL
-   * triggers (after ALTER TABLE) by creating the new ones before dropping the old, so no write
-   * goes uncaptured. Never removes the capture of a table that is not configured here: another
-   * server may need it ({@link ConsumerRegistry}); {@link #uninstall(Set, boolean)} removes it.
+   * triggers (after ALTER TABLE) by creating the new ones before dropping the old, so no write goes
+   * uncaptured. Never removes the capture of a table that is not configured here: another server
+   * may need it ({@link ConsumerRegistry}); {@link #uninstall(Set, boolean)} removes it.
    *
    * @throws IllegalStateException naming the constraint, when a MySQL foreign key would change a
    *     cached table by cascade (cascades fire no triggers there)
    */
   public void install() throws SQLException {
     List<InstalledTrigger> installed = installedTriggers();
-    execute(installStatements(installed));
+    execute("install", installStatements(installed));
     for (TableSchema t : tables) {
-      LOG.info("Capture installed on {} ({} columns, key {}), outbox {}", t.id(), t.columns().size(), t.primaryKey(), outbox());
+      LOG.info(
+          "Capture installed on {} ({} columns, key {}), outbox {}",
+          t.id(),
+          t.columns().size(),
+          t.primaryKey(),
+          outbox());
     }
-    List<ConsumerRegistry.Consumer> live = ConsumerRegistry.live(connection, dialect, defaultSchema);
-    for (TableId id : unconfigured(installed).stream().map(InstalledTrigger::owner).distinct().toList()) {
+    List<ConsumerRegistry.Consumer> live =
+        ConsumerRegistry.live(connection, dialect, defaultSchema);
+    for (TableId id :
+        unconfigured(installed).stream().map(InstalledTrigger::owner).distinct().toList()) {
       List<ConsumerRegistry.Consumer> needing = needing(live, id);
       if (needing.isEmpty()) {
-        LOG.warn("Capture of {} kept although neither this configuration nor a running server needs it; "
-            + "`tablecast uninstall --table {}` removes it", id, id);
+        LOG.warn(
+            "Capture of {} kept although neither this configuration nor a running server needs it; "
+                + "`tablecast uninstall --table {}` removes it",
+            id,
+            id);
       } else {
         LOG.info("Capture of {} kept: {} needs it", id, needing);
       }
@@ -203,12 +224,14 @@ public final class TriggerInstaller implements AutoCloseable {
   }
 
   /** Runs statements in order; all or nothing where DDL is transactional (PostgreSQL). */
-  private void execute(List<String> statements) throws SQLException {
-    boolean transactional = capture.transactionalDdl();
+  private void execute(String task, List<String> statements) throws SQLException {
+    boolean transactional = dialect.transactionalDdl();
     connection.setAutoCommit(!transactional);
-    try (Statement s = connection.createStatement()) {
+    try (Statement s = connection.createStatement();
+        Progress progress = Progress.start(task, "statements", statements.size(), LOG)) {
       for (String sql : statements) {
         s.execute(sql);
+        progress.advance(1);
       }
       if (transactional) {
         connection.commit();
@@ -223,7 +246,9 @@ public final class TriggerInstaller implements AutoCloseable {
     }
   }
 
-  /** As {@link #uninstall(Set, boolean)} of everything, refused while a server runs on this outbox. */
+  /**
+   * As {@link #uninstall(Set, boolean)} of everything, refused while a server runs on this outbox.
+   */
   public void uninstall() throws SQLException {
     uninstall(Set.of(), false);
   }
@@ -241,21 +266,29 @@ public final class TriggerInstaller implements AutoCloseable {
    */
   public void uninstall(Set<String> tables, boolean force) throws SQLException {
     List<InstalledTrigger> installed = installedTriggers();
-    List<ConsumerRegistry.Consumer> live = ConsumerRegistry.live(connection, dialect, defaultSchema);
+    List<ConsumerRegistry.Consumer> live =
+        ConsumerRegistry.live(connection, dialect, defaultSchema);
     Set<TableId> only = new LinkedHashSet<>();
     tables.forEach(t -> only.add(TableId.parse(t, defaultSchema)));
     List<String> refusals = new ArrayList<>();
     for (ConsumerRegistry.Consumer c : live) {
-      List<String> needed = c.tables().stream()
-          .filter(t -> only.isEmpty() || only.contains(TableId.parse(t, defaultSchema))).toList();
+      List<String> needed =
+          c.tables().stream()
+              .filter(t -> only.isEmpty() || only.contains(TableId.parse(t, defaultSchema)))
+              .toList();
       if (!needed.isEmpty()) {
         refusals.add(c + " (registered " + c.id() + ") needs the capture of " + needed);
       }
     }
     if (!refusals.isEmpty() && !force) {
-      throw new IllegalStateException("refusing to uninstall: " + String.join("; ", refusals)
-          + ". Stop " + (refusals.size() == 1 ? "it" : "them") + " first, or pass --force (" + (refusals.size() == 1
-              ? "it stops" : "they stop") + " receiving changes).");
+      throw new IllegalStateException(
+          "refusing to uninstall: "
+              + String.join("; ", refusals)
+              + ". Stop "
+              + (refusals.size() == 1 ? "it" : "them")
+              + " first, or pass --force ("
+              + (refusals.size() == 1 ? "it stops" : "they stop")
+              + " receiving changes).");
     }
     for (String r : refusals) {
       LOG.warn("Uninstalling with --force although {}", r);
@@ -263,16 +296,17 @@ public final class TriggerInstaller implements AutoCloseable {
     if (!only.isEmpty()) {
       List<String> drops = new ArrayList<>();
       for (InstalledTrigger t : installed) {
-        if (only.contains(t.owner())) { // PostgreSQL: with the triggers on its partitions and children
-          drops.add(capture.dropSql(t));
+        if (only.contains(
+            t.owner())) { // PostgreSQL: with the triggers on its partitions and children
+          drops.add(dialect.dropSql(t));
         }
       }
-      execute(drops);
+      execute("uninstall", drops);
       only.forEach(id -> LOG.info("Capture removed from {}", id));
       return;
     }
     try (Statement s = connection.createStatement()) {
-      for (String sql : capture.uninstallStatements(connection, installation(), installed)) {
+      for (String sql : dialect.uninstallStatements(connection, installation(), installed)) {
         s.execute(sql);
       }
       for (TableId id : installed.stream().map(InstalledTrigger::table).distinct().toList()) {
@@ -284,44 +318,54 @@ public final class TriggerInstaller implements AutoCloseable {
     }
   }
 
-  private List<ConsumerRegistry.Consumer> needing(List<ConsumerRegistry.Consumer> live, TableId table) {
-    return live.stream().filter(c -> c.tables().stream().anyMatch(t -> TableId.parse(t, defaultSchema).equals(table)))
+  private List<ConsumerRegistry.Consumer> needing(
+      List<ConsumerRegistry.Consumer> live, TableId table) {
+    return live.stream()
+        .filter(
+            c -> c.tables().stream().anyMatch(t -> TableId.parse(t, defaultSchema).equals(table)))
         .toList();
   }
 
   /**
    * Checks that the outbox and current triggers are installed on every table. On MySQL/MariaDB a
    * user without the TRIGGER privilege cannot see triggers: for such a user the outbox is checked
-   * and the triggers are trusted, with a WARN ({@link TriggerPrivilege}).
+   * and the triggers are trusted, with a WARN (see {@link Dialect#installProblems}).
    *
    * @throws IllegalStateException naming the first table whose capture is missing or stale
    */
   public void verifyInstalled() throws SQLException {
     List<CaptureFinding> problems = installProblems(describe());
     if (!problems.isEmpty()) {
-      throw new IllegalStateException(CaptureFinding.listing("the capture is not installed as configured", problems));
+      throw new IllegalStateException(
+          CaptureFinding.listing("the capture is not installed as configured", problems));
     }
   }
 
-  /** The installation problems of the tables (outbox, triggers missing or stale), every one. */
-  List<CaptureFinding> installProblems(List<TableSchema> described) throws SQLException {
-    return capture.installProblems(connection, installation(), described);
+  /**
+   * The installation problems of the tables (outbox, triggers missing or stale: not what install
+   * would create for them as described), every one.
+   */
+  public List<CaptureFinding> installProblems(List<TableSchema> described) throws SQLException {
+    return dialect.installProblems(connection, installation(), described);
   }
 
-
   /** The error for a table whose capture triggers are missing or do not match its columns. */
-  static IllegalStateException missing(TableId id) {
-    return new IllegalStateException("capture triggers on table " + id + " are missing or stale (was the table "
-        + "altered?); run install (or set install_triggers: true)");
+  public static IllegalStateException missing(TableId id) {
+    return new IllegalStateException(
+        "capture triggers on table "
+            + id
+            + " are missing or stale (was the table "
+            + "altered?); run install (or set install_triggers: true)");
   }
 
   /**
-   * Of this installation's triggers, those capturing tables no longer in {@code cached_tables}
-   * (by owner: a PostgreSQL partition or child carries the triggers of its cached ancestor).
+   * Of this installation's triggers, those capturing tables no longer in {@code cached_tables} (by
+   * owner: a PostgreSQL partition or child carries the triggers of its cached ancestor).
    */
-  private List<InstalledTrigger> unconfigured(List<InstalledTrigger> installed) throws SQLException {
+  private List<InstalledTrigger> unconfigured(List<InstalledTrigger> installed)
+      throws SQLException {
     // the cached tables, and (MySQL) the parents whose key-recording triggers they need
-    Set<TableId> configured = capture.triggerTables(connection, describe());
+    Set<TableId> configured = dialect.triggerTables(connection, describe());
     List<InstalledTrigger> out = new ArrayList<>();
     for (InstalledTrigger t : installed) {
       if (!configured.contains(t.owner())) {
@@ -336,22 +380,24 @@ public final class TriggerInstaller implements AutoCloseable {
    * triggers that are stale (MySQL, after ALTER TABLE), and the consumer registry.
    */
   private List<String> installStatements(List<InstalledTrigger> installed) throws SQLException {
-    List<String> out = new ArrayList<>(capture.installStatements(connection, installation(), describe(), installed,
-        List.of()));
+    List<String> out =
+        new ArrayList<>(
+            dialect.installStatements(
+                connection, installation(), describe(), installed, List.of()));
     out.addAll(ConsumerRegistry.createStatements(dialect, defaultSchema));
     return out;
   }
 
   private List<InstalledTrigger> installedTriggers() throws SQLException {
-    return capture.installedTriggers(connection, installation());
+    return dialect.installedTriggers(connection, installation());
   }
 
-  private CaptureDialect.Installation installation() {
-    return new CaptureDialect.Installation(defaultSchema, outbox());
+  private Dialect.Installation installation() {
+    return new Dialect.Installation(defaultSchema, outbox());
   }
 
   private String outbox() {
-    return Identifiers.quote(dialect, defaultSchema) + "." + Identifiers.quote(dialect, "tablecast_outbox");
+    return dialect.quote(defaultSchema) + "." + dialect.quote("tablecast_outbox");
   }
 
   private static String scalar(Statement s, String sql) throws SQLException {

@@ -4,22 +4,23 @@ import io.tablecast.protocol.Message;
 import java.util.List;
 
 /**
- * One batch too large for one frame, cut for one session: {@code change_part}s of at most
- * {@link #PART_CHANGES} changes or about {@link #PART_BYTES}, then the {@code change_batch} of the
- * same position with the last changes, which tells the client to apply them all at once. Written
- * by a {@link CatchUpSender}, so the parts go out only as fast as the client reads them and are
- * encoded one by one off the hub thread: a session costs the server at most its write buffer
- * however large the transaction, and the slow-consumer limit counts only what waits behind the
- * batch, never the batch itself.
+ * One batch too large for one frame, cut for one session: {@code change_part}s of at most {@link
+ * #PART_CHANGES} changes or about {@link #PART_BYTES}, then the {@code change_batch} of the same
+ * position with the last changes, which tells the client to apply them all at once. Written by a
+ * {@link CatchUpSender}, so the parts go out only as fast as the client reads them and are encoded
+ * one by one off the hub thread: a session costs the server at most its write buffer however large
+ * the transaction, and the slow-consumer limit counts only what waits behind the batch, never the
+ * batch itself.
  *
  * <p>This is the one way a batch is split, on every path that carries batches (live fan-out and
- * resume replays; the NATS stream will cut its messages the same way). A single row larger than
- * a part still travels whole, in a part of its own.
+ * resume replays; the NATS stream will cut its messages the same way). A single row larger than a
+ * part still travels whole, in a part of its own.
  */
 final class BatchParts implements CatchUpSender.Frames {
 
   /** Most changes in one part. */
   static final int PART_CHANGES = 2048;
+
   /** A part ends once its changes' approximate size reaches this. */
   static final long PART_BYTES = 512L << 10;
 
@@ -89,7 +90,10 @@ final class BatchParts implements CatchUpSender.Frames {
 
   /** The approximate encoded size of one change (see {@link ResumeBuffer#approxBytes}). */
   static long approxBytes(Message.Change c) {
-    return 48 + c.table().length() + ResumeBuffer.approxBytes(c.key()) + ResumeBuffer.approxBytes(c.before())
-        + ResumeBuffer.approxBytes(c.after());
+    return 48
+        + c.table().length()
+        + JsonEdge.approxBytes(c.key())
+        + JsonEdge.approxBytes(c.before())
+        + JsonEdge.approxBytes(c.after());
   }
 }

@@ -4,37 +4,36 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
+import io.tablecast.server.log.RecentEvents;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.ScheduledFuture;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Writes the frames a session needs before its live stream — a snapshot ({@link SnapshotFrames})
- * or a resume replay ({@link ResumeReplay}) — only while its channel is writable, so that a
- * client that reads slowly or not at all costs the server at most its write buffer, and never a
- * thread: the sender runs on the shared catch-up executor in short turns, stops when the channel
- * turns unwritable and is {@link #kick() kicked} again when it becomes writable (the session's
+ * Writes the frames a session needs before its live stream — a snapshot ({@link SnapshotFrames}) or
+ * a resume replay ({@link ResumeReplay}) — only while its channel is writable, so that a client
+ * that reads slowly or not at all costs the server at most its write buffer, and never a thread:
+ * the sender runs on the shared catch-up executor in short turns, stops when the channel turns
+ * unwritable and is {@link #kick() kicked} again when it becomes writable (the session's
  * writability event) or when its last write has reached the socket.
  *
- * <p>Frames are encoded here, off the hub thread and the event loops. A turn writes at most
- * {@link #FRAMES_PER_TURN} frames and then yields the thread, so one fast reader of a large table
- * does not delay the snapshots of other sessions either.
+ * <p>Frames are encoded here, off the hub thread and the event loops. A turn writes at most {@link
+ * #FRAMES_PER_TURN} frames and then yields the thread, so one fast reader of a large table does not
+ * delay the snapshots of other sessions either.
  *
- * <p>Write order: the hub stops writing a session's batches when it sets
- * {@link Subscriber#catchUp} and holds them back; only then is the sender started. Its writes
- * therefore come after every earlier hub write in the event loop's FIFO task queue (the executor
- * hand-off is a happens-before edge), and the hub writes the held batches only after the sender
- * has enqueued its last frame and called back. Pings the hub writes meanwhile carry no position
- * and sit between whole frames.
+ * <p>Write order: the hub stops writing a session's batches when it sets {@link Subscriber#catchUp}
+ * and holds them back; only then is the sender started. Its writes therefore come after every
+ * earlier hub write in the event loop's FIFO task queue (the executor hand-off is a happens-before
+ * edge), and the hub writes the held batches only after the sender has enqueued its last frame and
+ * called back. Pings the hub writes meanwhile carry no position and sit between whole frames.
  */
 final class CatchUpSender {
 
-  private static final Logger LOG = LoggerFactory.getLogger(CatchUpSender.class);
+  private static final Logger LOG = RecentEvents.logger(CatchUpSender.class);
 
   /** Most frames written in one turn before the thread is yielded to other sessions. */
   static final int FRAMES_PER_TURN = 16;
@@ -49,21 +48,32 @@ final class CatchUpSender {
   private final Channel channel;
   private final Frames frames;
   private final Executor executor;
+
   /** Called once with this sender and true when every frame was written, false when it stopped. */
   private final BiConsumer<CatchUpSender, Boolean> onDone;
+
   /** Kicks not yet answered by a turn; a turn runs only when it took the count from 0. */
   private final AtomicInteger kicks = new AtomicInteger();
+
   private volatile boolean cancelled;
   private final AtomicBoolean done = new AtomicBoolean();
+
   /** Executor-side state: the last write, and whether a listener waits for it. */
   private ChannelFuture lastWrite;
+
   private ChannelFuture awaited;
+
   /** Executor-side: every frame has been written to the channel; done once the last one left it. */
   private boolean allWritten;
+
   /** The hub's deadline for this catch-up; cancelled when it finishes. */
   private volatile ScheduledFuture<?> deadline;
 
-  CatchUpSender(Subscriber session, Frames frames, Executor executor, BiConsumer<CatchUpSender, Boolean> onDone) {
+  CatchUpSender(
+      Subscriber session,
+      Frames frames,
+      Executor executor,
+      BiConsumer<CatchUpSender, Boolean> onDone) {
     this.session = session;
     this.channel = session.channel();
     this.frames = frames;
@@ -113,8 +123,11 @@ final class CatchUpSender {
       outcome = write();
     } catch (RuntimeException e) {
       LOG.error("writing the snapshot or replay of {} failed", session, e);
-      Subscriber.closeWithError(channel, Message.Error.fatal(ErrorCode.INTERNAL,
-          "the server failed to write the snapshot or resume replay: " + e.getMessage()));
+      Subscriber.closeWithError(
+          channel,
+          Message.Error.fatal(
+              ErrorCode.INTERNAL,
+              "the server failed to write the snapshot or resume replay: " + e.getMessage()));
       outcome = Outcome.FAILED;
     }
     switch (outcome) {
@@ -129,7 +142,12 @@ final class CatchUpSender {
     }
   }
 
-  private enum Outcome { DONE, FAILED, YIELD, WAIT }
+  private enum Outcome {
+    DONE,
+    FAILED,
+    YIELD,
+    WAIT
+  }
 
   private Outcome write() {
     for (int written = 0; ; written++) {
@@ -158,8 +176,8 @@ final class CatchUpSender {
 
   /**
    * Done once the last frame has left for the socket, so that what is written after the catch-up
-   * (held batches, heartbeats) meets a queue without it: the slow-consumer limit counts what
-   * waits behind a catch-up, never the catch-up itself (a single row of 200 MB is one frame).
+   * (held batches, heartbeats) meets a queue without it: the slow-consumer limit counts what waits
+   * behind a catch-up, never the catch-up itself (a single row of 200 MB is one frame).
    */
   private Outcome flushed() {
     ChannelFuture f = lastWrite;
@@ -174,9 +192,9 @@ final class CatchUpSender {
   }
 
   /**
-   * Kicks again once the last frame has reached the socket (whichever comes first of that and
-   * the writability event). A last write already done means other bytes fill the buffer: then
-   * only the writability event kicks, so the sender never spins.
+   * Kicks again once the last frame has reached the socket (whichever comes first of that and the
+   * writability event). A last write already done means other bytes fill the buffer: then only the
+   * writability event kicks, so the sender never spins.
    */
   private void awaitDrain() {
     ChannelFuture f = lastWrite;

@@ -1,6 +1,7 @@
 package io.tablecast.server.hub;
 
 import io.netty.buffer.ByteBuf;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,11 +13,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts and ends what a session is sent at its own pace, ahead of the rest of its stream: a
- * snapshot, a resume replay or a batch too large for one frame ({@link BatchParts}), each
- * written by a {@link CatchUpSender} with the {@code slow_consumer.snapshot_timeout} deadline.
- * Meanwhile the session's later batches are held back in {@link Subscriber#held}; when one ends,
- * the held batches are sent in order, and a held large batch starts the next catch-up (the
- * batches after it stay held). Hub thread only.
+ * snapshot, a resume replay or a batch too large for one frame ({@link BatchParts}), each written
+ * by a {@link CatchUpSender} with the {@code slow_consumer.snapshot_timeout} deadline. Meanwhile
+ * the session's later batches are held back in {@link Subscriber#held}; when one ends, the held
+ * batches are sent in order, and a held large batch starts the next catch-up (the batches after it
+ * stay held). Hub thread only.
  */
 final class CatchUps {
 
@@ -24,14 +25,15 @@ final class CatchUps {
 
   private final Executor executor;
   private final ScheduledExecutorService hub;
-  private final SessionLimits limits;
-  /** Called when a session has nothing more to catch up: it handles the subscribes that waited. */
-  private Consumer<Subscriber> idle = s -> { };
+  private final Duration snapshotTimeout;
 
-  CatchUps(Executor executor, ScheduledExecutorService hub, SessionLimits limits) {
+  /** Called when a session has nothing more to catch up: it handles the subscribes that waited. */
+  private Consumer<Subscriber> idle = s -> {};
+
+  CatchUps(Executor executor, ScheduledExecutorService hub, Duration snapshotTimeout) {
     this.executor = executor;
     this.hub = hub;
-    this.limits = limits;
+    this.snapshotTimeout = snapshotTimeout;
   }
 
   /** What to do with a session whose catch-ups and held batches are all written. */
@@ -40,8 +42,8 @@ final class CatchUps {
   }
 
   /**
-   * Writes a large batch now, or after what the session is already catching up with (it keeps
-   * its place among the held batches).
+   * Writes a large batch now, or after what the session is already catching up with (it keeps its
+   * place among the held batches).
    */
   void largeBatch(Subscriber s, BatchParts parts) {
     if (s.closed) {
@@ -56,15 +58,24 @@ final class CatchUps {
 
   /** Starts writing {@code frames} ahead of the session's live stream. */
   void start(Subscriber s, CatchUpSender.Frames frames) {
-    CatchUpSender sender = new CatchUpSender(s, frames, executor, (self, ok) -> runOnHub(() -> done(s, self, ok)));
+    CatchUpSender sender =
+        new CatchUpSender(s, frames, executor, (self, ok) -> runOnHub(() -> done(s, self, ok)));
     s.catchUp = sender;
-    long timeoutMillis = limits.snapshotTimeout.toMillis();
-    ScheduledFuture<?> deadline = hub.schedule(() -> {
-      if (s.catchUp == sender && !sender.finished()) {
-        s.slowConsumer("its " + what(frames) + " was not read within slow_consumer.snapshot_timeout ("
-            + timeoutMillis + " ms)");
-      }
-    }, timeoutMillis, TimeUnit.MILLISECONDS);
+    long timeoutMillis = snapshotTimeout.toMillis();
+    ScheduledFuture<?> deadline =
+        hub.schedule(
+            () -> {
+              if (s.catchUp == sender && !sender.finished()) {
+                s.slowConsumer(
+                    "its "
+                        + what(frames)
+                        + " was not read within slow_consumer.snapshot_timeout ("
+                        + timeoutMillis
+                        + " ms)");
+              }
+            },
+            timeoutMillis,
+            TimeUnit.MILLISECONDS);
     sender.deadline(deadline);
     sender.kick();
   }
@@ -79,7 +90,9 @@ final class CatchUps {
     return "snapshot";
   }
 
-  /** A catch-up ended: send the held batches up to the next large one, else let the session go idle. */
+  /**
+   * A catch-up ended: send the held batches up to the next large one, else let the session go idle.
+   */
   private void done(Subscriber s, CatchUpSender sender, boolean delivered) {
     if (s.catchUp != sender) {
       return; // the session was discarded meanwhile

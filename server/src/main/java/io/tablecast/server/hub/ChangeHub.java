@@ -3,17 +3,24 @@ package io.tablecast.server.hub;
 import io.netty.channel.Channel;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.protocol.Op;
-import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.auth.SessionPolicy;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.image.TableImage;
+import io.tablecast.server.image.TableImages;
+import io.tablecast.server.image.TableReads;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
-import java.time.Duration;
+import io.tablecast.server.tail.TailSink;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -26,70 +33,101 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Owns the table images, the position counter, the resume buffer and the sessions, all on one
  * thread ({@code tablecast-hub}); every public method hands its work to that thread. The work is
- * split by responsibility: {@link FanOut} (encode once, send to every session, heartbeats),
- * {@link Subscriptions} (subscribes, snapshots and resume replays) and
- * {@link SlowConsumerPolicy} (coalescing, dropping). Snapshots, replays and batches too large for
- * one frame ({@link BatchParts}) are encoded and written by {@link CatchUpSender}s on a small
- * shared pool, only while the client reads ({@link CatchUps}).
+ * split by responsibility: {@link FanOut} (encode once, send to every session, heartbeats), {@link
+ * Subscriptions} (subscribes, snapshots and resume replays) and {@link SlowConsumerPolicy}
+ * (coalescing, dropping). Snapshots, replays and batches too large for one frame ({@link
+ * BatchParts}) are encoded and written by {@link CatchUpSender}s on a small shared pool, only while
+ * the client reads ({@link CatchUps}).
  */
-public final class ChangeHub implements AutoCloseable {
+public final class ChangeHub implements TailSink, AutoCloseable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ChangeHub.class);
+  private static final Logger LOG = RecentEvents.logger(ChangeHub.class);
 
   /** Threads that encode and write snapshots and resume replays; they never wait for a client. */
   static final int CATCH_UP_THREADS = 2;
 
-  private final String epoch = UUID.randomUUID().toString();
+  private final String epoch;
   private final ServerMetrics metrics;
   private final ScheduledThreadPoolExecutor hub;
   private final ExecutorService catchUps;
   private final ResumeBuffer resume;
   private final TableImages images = new TableImages();
-  private final DriftPasses driftPasses = new DriftPasses();
   private final TableReads tableReads;
   private final StaleTables stale;
+  private final ImageErrors imageErrors;
+  private final ImageUpdates imageUpdates;
   private final Set<Subscriber> sessions = new LinkedHashSet<>();
-  private final SessionLimits limits;
+  private final long maxPendingBytes;
   private final SlowConsumerPolicy slow;
   private final FanOut fanOut;
   private final Subscriptions subscriptions;
+  private final HubViews views;
   private volatile long position;
 
   /**
-   * @param heartbeat a session sent nothing for this long gets an empty batch (or a ping while
-   *     its snapshot or resume replay is queued or being written)
-   * @param resumeBatches resume buffer bound in batches
-   * @param resumeBytes resume buffer bound in approximate bytes
-   * @param maxPendingBytes slow-consumer limit per session
+   * The position the next applied batch takes when it is above {@code position + 1}: the stream
+   * sequence of the batch being published ({@link #publishAt}). Hub thread.
    */
-  public ChangeHub(Duration heartbeat, int resumeBatches, long resumeBytes, long maxPendingBytes) {
-    this(heartbeat, resumeBatches, resumeBytes, maxPendingBytes, ServerMetrics.inMemory());
+  private long nextPositionFloor;
+
+  /** A hub that records no meters (tests). */
+  public ChangeHub(HubSettings settings) {
+    this(settings, ServerMetrics.NOOP);
   }
 
-  /** As above, recording into {@code metrics}. */
-  public ChangeHub(Duration heartbeat, int resumeBatches, long resumeBytes, long maxPendingBytes,
-      ServerMetrics metrics) {
+  /**
+   * @param settings heartbeat, resume buffer, slow-consumer bounds and subscriptions per session
+   * @param metrics where the hub records
+   */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // heartbeats() logs its own failures; close() ends the schedule
+  public ChangeHub(HubSettings settings, ServerMetrics metrics) {
+    this(settings, metrics, UUID.randomUUID().toString());
+  }
+
+  /**
+   * A hub whose epoch is given: servers that apply one stream in one order give its batches the
+   * same positions ({@link #publishAt}), so a client resumes on any of them under this epoch.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // as above
+  public ChangeHub(HubSettings settings, ServerMetrics metrics, String epoch) {
+    this.epoch = epoch;
     this.metrics = metrics;
-    this.resume = new ResumeBuffer(resumeBatches, resumeBytes, 0);
-    this.limits = new SessionLimits(maxPendingBytes);
+    this.resume =
+        new ResumeBuffer(settings.resumeBuffer().batches(), settings.resumeBuffer().bytes(), 0);
+    this.maxPendingBytes = settings.slowConsumer().maxPendingBytes();
     this.hub = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "tablecast-hub"));
-    hub.setRemoveOnCancelPolicy(true); // cancelled catch-up deadlines do not keep their sessions reachable
-    this.catchUps = Executors.newFixedThreadPool(CATCH_UP_THREADS, r -> daemon(r, "tablecast-snapshot"));
-    this.slow = new SlowConsumerPolicy(images, limits, metrics);
-    this.tableReads = new TableReads(images, driftPasses, metrics, this::schemaChanged);
+    hub.setRemoveOnCancelPolicy(
+        true); // cancelled catch-up deadlines do not keep their sessions reachable
+    this.catchUps =
+        Executors.newFixedThreadPool(CATCH_UP_THREADS, r -> daemon(r, "tablecast-snapshot"));
+    this.slow = new SlowConsumerPolicy(images, settings.slowConsumer(), metrics);
+    this.tableReads = new TableReads(images, metrics, this::schemaChanged);
     this.stale = new StaleTables(metrics);
-    long heartbeatNanos = heartbeat.toNanos();
-    CatchUps catchUpStarts = new CatchUps(catchUps, hub, limits);
+    this.views = new HubViews(images, stale);
+    this.imageErrors = new ImageErrors(images, metrics);
+    this.imageUpdates = new ImageUpdates(images, tableReads, imageErrors);
+    long heartbeatNanos = settings.heartbeat().toNanos();
+    CatchUps catchUpStarts = new CatchUps(catchUps, hub, settings.slowConsumer().snapshotTimeout());
     this.fanOut = new FanOut(images, slow, catchUpStarts, heartbeatNanos);
-    this.subscriptions = new Subscriptions(epoch, images, resume, () -> position, limits, slow, metrics,
-        catchUpStarts, stale);
+    this.subscriptions =
+        new Subscriptions(
+            epoch,
+            images,
+            resume,
+            () -> position,
+            settings.maxSubscriptionsPerConnection(),
+            slow,
+            metrics,
+            catchUpStarts,
+            stale);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
-    hub.scheduleWithFixedDelay(() -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
+    hub.scheduleWithFixedDelay(
+        () -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -99,54 +137,18 @@ public final class ChangeHub implements AutoCloseable {
   }
 
   /**
-   * Turns on slow-consumer coalescing ({@code slow_consumer.coalesce_max_keys}, see
-   * {@link SlowConsumerPolicy}): while a session's channel is unwritable its changes are folded
-   * per key instead of queued; past {@code maxKeys} pending keys the session is closed with
-   * SLOW_CONSUMER (it resumes or takes a new snapshot). 0 turns it off. Any thread.
-   */
-  public void coalesceMaxKeys(int maxKeys) {
-    limits.coalesceMaxKeys = maxKeys;
-  }
-
-  /**
-   * {@code slow_consumer.coalesce_max_bytes}: most approximate bytes of coalesced changes per
-   * session, and the largest coalesced batch frame; past it the session is closed with
-   * SLOW_CONSUMER. Any thread.
-   */
-  public void coalesceMaxBytes(long maxBytes) {
-    limits.coalesceMaxBytes = maxBytes;
-  }
-
-  /**
-   * {@code slow_consumer.snapshot_timeout}: a session that has not read its whole snapshot (or
-   * resume replay) within this time is closed with SLOW_CONSUMER. Any thread; applies to
-   * catch-ups started afterwards.
-   */
-  public void snapshotTimeout(Duration timeout) {
-    limits.snapshotTimeout = timeout;
-  }
-
-  /**
-   * Most tables one session may subscribe to, also the most names one subscribe may list and the
-   * most names that may wait in subscribes during a snapshot; past it the session gets a fatal
-   * {@code LIMIT_EXCEEDED}. Any thread.
-   */
-  public void maxSubscriptionsPerConnection(int max) {
-    limits.maxSubscriptions = max;
-  }
-
-  /**
    * The channel of {@code s} became writable again: send its coalesced changes, or write more of
    * its snapshot or replay. Any thread.
    */
   public void writable(Subscriber s) {
-    runOnHub(() -> {
-      if (s.catchUp != null) {
-        s.catchUp.kick();
-      } else {
-        slow.flush(s);
-      }
-    });
+    runOnHub(
+        () -> {
+          if (s.catchUp != null) {
+            s.catchUp.kick();
+          } else {
+            slow.flush(s);
+          }
+        });
   }
 
   /**
@@ -155,20 +157,71 @@ public final class ChangeHub implements AutoCloseable {
    * @param pendingBytes bytes queued on its channel plus batches held back during a catch-up
    * @param coalescedBytes approximate bytes of its coalesced changes
    */
-  public record SessionState(String clientName, long pendingBytes, int coalescedKeys, long coalescedBytes,
-      boolean writable, boolean catchingUp) {}
+  public record SessionState(
+      String clientName,
+      long pendingBytes,
+      int coalescedKeys,
+      long coalescedBytes,
+      boolean writable,
+      boolean catchingUp) {}
 
-  /** The outbound state of every session: pending bytes and coalesced changes (tests, logs). Any thread. */
+  /**
+   * The outbound state of every session: pending bytes and coalesced changes (tests, logs). Any
+   * thread.
+   */
   public List<SessionState> sessionStates() {
-    return call(() -> {
-      List<SessionState> out = new ArrayList<>();
-      for (Subscriber s : sessions) {
-        Coalescer c = s.coalescer;
-        out.add(new SessionState(s.clientName(), Subscriber.pendingBytes(s.channel()) + s.heldBytes,
-            c == null ? 0 : c.keys(), c == null ? 0 : c.approxBytes(), s.channel().isWritable(), s.catchingUp()));
-      }
-      return out;
-    });
+    return call(
+        () -> {
+          List<SessionState> out = new ArrayList<>();
+          for (Subscriber s : sessions) {
+            Coalescer c = s.coalescer;
+            out.add(
+                new SessionState(
+                    s.clientName(),
+                    Subscriber.pendingBytes(s.channel()) + s.heldBytes,
+                    c == null ? 0 : c.keys(),
+                    c == null ? 0 : c.approxBytes(),
+                    s.channel().isWritable(),
+                    s.catchingUp()));
+          }
+          return out;
+        });
+  }
+
+  /**
+   * The cached tables and the sessions as the operations console shows them, taken on the hub
+   * thread; completes once the hub has run the request (after the work queued before it), and fails
+   * once the hub is closed. Any thread; never blocks: callers bound the wait themselves.
+   */
+  public CompletableFuture<HubView> view() {
+    try {
+      return CompletableFuture.supplyAsync(() -> views.take(epoch, position, sessions), hub);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Every table's image at the position of the last applied batch, copied on the hub thread (rows
+   * are shared and immutable), for a checkpoint; empty while a table is stale or its image invalid:
+   * it may differ from the table, and a checkpoint must not hand that on. Any thread.
+   */
+  public Optional<ImageCopy> copyImages() {
+    return call(
+        () -> {
+          List<String> names = images.names();
+          if (stale.count() > 0 || names.stream().anyMatch(images::isInvalid)) {
+            return Optional.empty();
+          }
+          List<CommittedBatch.TableRead> tables = new ArrayList<>();
+          for (String name : names) {
+            TableImage image = images.get(name);
+            tables.add(
+                new CommittedBatch.TableRead(
+                    image.schema(), image.copyRows(), CommittedBatch.Purpose.RESYNC));
+          }
+          return Optional.of(new ImageCopy(position, tables));
+        });
   }
 
   /** Identifies this run; positions are comparable only within one epoch. */
@@ -186,29 +239,74 @@ public final class ChangeHub implements AutoCloseable {
     return call(images::names);
   }
 
+  /**
+   * Images of {@code tables}, filled by the tail loop with the snapshot's rows and then installed.
+   */
+  @Override
+  public TailSink.SnapshotLoad snapshotLoad(List<TableSchema> tables) {
+    Map<String, TableImage> loading = new LinkedHashMap<>();
+    for (TableSchema t : tables) {
+      loading.put(t.id().qualified(), new TableImage(t));
+    }
+    return new TailSink.SnapshotLoad() {
+      @Override
+      public void row(TableSchema table, byte[] row) {
+        loading.get(table.id().qualified()).put(row);
+      }
+
+      @Override
+      public void install() {
+        ChangeHub.this.install(loading.values());
+      }
+    };
+  }
+
   /** Installs the images loaded from the source's snapshot. Blocks until done. */
   public void install(Collection<TableImage> loaded) {
-    await(() -> {
-      images.replaceAll(loaded);
-      driftPasses.reset();
-      return null;
-    });
+    await(
+        () -> {
+          images.replaceAll(loaded);
+          tableReads.imagesReplaced();
+          return null;
+        });
   }
 
   /**
-   * Applies a batch to the images, assigns it the next position, keeps it for resumes and
-   * sends it to the subscribed sessions. Blocks until applied, so the tail loop never runs
-   * ahead of the hub.
+   * Applies a batch to the images, assigns it the next position, keeps it for resumes and sends it
+   * to the subscribed sessions. Blocks until applied, so the tail loop never runs ahead of the hub.
+   * An event an image cannot take makes its table stale until it is re-read (see {@link
+   * ImageErrors}).
+   *
+   * @return the tables to re-read because their image could not take an event
    */
-  public void publish(CommittedBatch batch) {
-    await(() -> {
-      if (!batch.events().isEmpty()) {
-        apply(batch);
-      }
-      batch.tableReads().forEach(this::reconcile);
-      batch.staleness().forEach(st -> stale.apply(st, sessions));
-      return null;
-    });
+  @Override
+  public Set<String> publish(CommittedBatch batch) {
+    return await(() -> applyAndSend(batch));
+  }
+
+  /** What {@link #publish} does, on the hub thread. */
+  private Set<String> applyAndSend(CommittedBatch batch) {
+    if (!batch.events().isEmpty()) {
+      apply(batch);
+    }
+    batch.tableReads().forEach(this::reconcile);
+    imageErrors.announce(
+        stale, sessions); // after the changes: stale, or followed again after the re-read
+    batch.staleness().forEach(st -> stale.apply(st, sessions));
+    return imageErrors.takeRereads();
+  }
+
+  /**
+   * As {@link #publish}, the batch taking position {@code position} (a stream sequence, above every
+   * position so far): a batch that applies changes once takes exactly it, the same on every server
+   * reading the stream.
+   */
+  public Set<String> publishAt(long position, CommittedBatch batch) {
+    return await(
+        () -> {
+          nextPositionFloor = position;
+          return applyAndSend(batch);
+        });
   }
 
   /**
@@ -219,29 +317,45 @@ public final class ChangeHub implements AutoCloseable {
     return call(stale::all);
   }
 
-  /** How many tables are stale now (for {@code /health}, which must not wait for the hub). Any thread. */
+  /**
+   * How many tables are stale now (for {@code /health}, which must not wait for the hub). Any
+   * thread.
+   */
   public int staleTableCount() {
     return stale.count();
   }
 
   /**
-   * A table took a new column list: its sessions hear it ({@code schema_changed}, projected by
-   * each one's access policy) before the batch that brings its rows into the new layout. Hub thread.
+   * A table took a new column list: its sessions hear it ({@code schema_changed}, projected by each
+   * one's access policy) before the batch that brings its rows into the new layout. Hub thread.
    */
   private void schemaChanged(TableImage image) {
     for (Subscriber s : sessions) {
       if (s.tables().contains(image.name())) {
-        s.sendMessage(new Message.SchemaChanged(image.name(), image.version(),
-            s.policy().project(image.schema().columns(), image.schema().primaryKey()), image.schema().primaryKey()));
+        // coalesced changes are in the old layout: they go first (a version-3 session reads rows
+        // with the layout announced last)
+        slow.flush(s);
+        s.sendMessage(
+            new Message.SchemaChanged(
+                image.name(),
+                image.version(),
+                s.policy().project(image.schema().columns(), image.schema().primaryKey()),
+                image.schema().primaryKey()));
       }
     }
   }
 
-  /** Publishes the differences between a table's image and what the source read of it. Hub thread. */
+  /**
+   * Publishes the differences between a table's image and what the source read of it. Hub thread.
+   */
   private void reconcile(CommittedBatch.TableRead r) {
+    boolean wasInvalid = images.isInvalid(r.schema().id().qualified());
     List<RowEvent> differences = tableReads.differences(r);
     if (!differences.isEmpty()) {
       apply(new CommittedBatch(differences, 0));
+    }
+    if (r.chunk() == null) {
+      imageErrors.reread(r.schema().id().qualified(), wasInvalid);
     }
   }
 
@@ -250,7 +364,9 @@ public final class ChangeHub implements AutoCloseable {
     return register(channel, clientName, Encoding.BINARY);
   }
 
-  /** Registers a session whose messages travel in {@code encoding} (JSON for WebSocket). Any thread. */
+  /**
+   * Registers a session whose messages travel in {@code encoding} (JSON for WebSocket). Any thread.
+   */
   public Subscriber register(Channel channel, String clientName, Encoding encoding) {
     return register(channel, clientName, encoding, "anonymous", SessionPolicy.ALLOW_ALL);
   }
@@ -259,9 +375,14 @@ public final class ChangeHub implements AutoCloseable {
    * Registers a session of {@code principal} that may read what {@code policy} allows: its
    * subscriptions, snapshots, changes and resume replays are all filtered by it. Any thread.
    */
-  public Subscriber register(Channel channel, String clientName, Encoding encoding, String principal,
+  public Subscriber register(
+      Channel channel,
+      String clientName,
+      Encoding encoding,
+      String principal,
       SessionPolicy policy) {
-    Subscriber s = new Subscriber(channel, clientName, limits.maxPendingBytes, metrics, encoding, principal, policy);
+    Subscriber s =
+        new Subscriber(channel, clientName, maxPendingBytes, metrics, encoding, principal, policy);
     runOnHub(() -> sessions.add(s));
     return s;
   }
@@ -273,10 +394,11 @@ public final class ChangeHub implements AutoCloseable {
 
   /** Forgets a session whose channel closed. Any thread. */
   public void unregister(Subscriber s) {
-    runOnHub(() -> {
-      sessions.remove(s);
-      s.discard();
-    });
+    runOnHub(
+        () -> {
+          sessions.remove(s);
+          s.discard();
+        });
   }
 
   /** Sessions currently registered (for tests and logs). */
@@ -285,41 +407,30 @@ public final class ChangeHub implements AutoCloseable {
   }
 
   private void apply(CommittedBatch batch) {
-    List<Message.Change> changes = new ArrayList<>(batch.events().size());
-    for (RowEvent e : batch.events()) {
-      TableImage image = images.get(e.table());
-      if (image == null) {
-        LOG.warn("ignoring a {} event of table {}, which is not cached (cached: {})", e.op(), e.table(),
-            images.names());
-        continue;
-      }
-      try {
-        if (e.isTruncate()) {
-          changes.addAll(image.truncate());
-        } else {
-          Message.Change c = image.apply(e);
-          if (c != null) {
-            changes.add(c);
-            if (c.op() != Op.DELETE) {
-              driftPasses.touched(e.table(), c.key());
-            }
-          }
-        }
-      } catch (RuntimeException ex) {
-        LOG.error("cannot apply a {} event of table {}: {}", e.op(), e.table(), ex.getMessage());
-      }
-    }
-    long pos = position + 1;
+    List<Message.Change> changes = imageUpdates.apply(batch.events());
+    long pos = Math.max(position + 1, nextPositionFloor);
     position = pos;
+    views.applied(batch.events(), pos, batch.captureMillis());
     long bytes = resume.append(pos, batch.captureMillis(), changes);
     LOG.debug("batch {}: {} changes", pos, changes.size());
-    boolean fitsOneFrame = changes.size() <= BatchParts.PART_CHANGES && bytes <= BatchParts.PART_BYTES;
+    boolean fitsOneFrame =
+        changes.size() <= BatchParts.PART_CHANGES && bytes <= BatchParts.PART_BYTES;
     if (!fitsOneFrame) {
-      LOG.info("batch {}: {} changes (about {} MiB), sent in parts to each session at its own pace", pos,
-          changes.size(), bytes >> 20);
+      LOG.info(
+          "batch {}: {} changes (about {} MiB), sent in parts to each session at its own pace",
+          pos,
+          changes.size(),
+          bytes >> 20);
     }
     fanOut.batch(sessions, pos, batch.captureMillis(), changes, fitsOneFrame);
     metrics.batchPublished(changes.size(), batch.captureMillis());
+    if (batch.captureMillis() > 0 && !batch.events().isEmpty()) {
+      Set<String> tables = new HashSet<>();
+      for (RowEvent e : batch.events()) {
+        tables.add(e.table());
+      }
+      metrics.tablesPublished(tables, batch.captureMillis());
+    }
   }
 
   /** The snapshot and replay pool; for tests that need to keep it busy. */
@@ -334,13 +445,16 @@ public final class ChangeHub implements AutoCloseable {
   @Override
   public void close() {
     try {
-      call(() -> {
-        for (Subscriber s : sessions) {
-          s.fatal(ErrorCode.SHUTTING_DOWN, "server is shutting down; reconnect to another server or later");
-        }
-        sessions.clear();
-        return null;
-      });
+      call(
+          () -> {
+            for (Subscriber s : sessions) {
+              s.fatal(
+                  ErrorCode.SHUTTING_DOWN,
+                  "server is shutting down; reconnect to another server or later");
+            }
+            sessions.clear();
+            return null;
+          });
     } catch (RuntimeException e) {
       LOG.warn("closing sessions failed", e);
     }
@@ -367,8 +481,8 @@ public final class ChangeHub implements AutoCloseable {
    * transaction may take longer than any fixed bound, and giving up would leave the batch applied
    * later while the tail loop stopped. Interrupted when the server closes.
    */
-  private void await(Supplier<Void> task) {
-    run(task, false);
+  private <T> T await(Supplier<T> task) {
+    return run(task, false);
   }
 
   private <T> T run(Supplier<T> task, boolean bounded) {
@@ -380,8 +494,8 @@ public final class ChangeHub implements AutoCloseable {
       throw new IllegalStateException("interrupted while waiting for the hub", e);
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
-      if (c instanceof RuntimeException) {
-        throw (RuntimeException) c;
+      if (c instanceof RuntimeException unchecked) {
+        throw unchecked;
       }
       throw new IllegalStateException(c);
     } catch (TimeoutException e) {

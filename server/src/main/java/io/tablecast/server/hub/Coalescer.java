@@ -12,14 +12,14 @@ import java.util.function.BiFunction;
 
 /**
  * The pending changes of one session whose channel is unwritable, reduced per key to their net
- * effect ("latest image"): INSERT+UPDATE → INSERT, UPDATE+UPDATE → UPDATE, UPDATE+DELETE →
- * DELETE, INSERT+DELETE → nothing, DELETE+INSERT → UPDATE. An UPDATE that changes the key counts
- * as a DELETE of the old key and an INSERT of the new one. {@link #drain()} returns the net
- * changes, which the hub sends as ONE batch at {@link #position()}: applied atomically it takes
- * the client from its last position to that position, so transactions stay atomic.
+ * effect ("latest image"): INSERT+UPDATE → INSERT, UPDATE+UPDATE → UPDATE, UPDATE+DELETE → DELETE,
+ * INSERT+DELETE → nothing, DELETE+INSERT → UPDATE. An UPDATE that changes the key counts as a
+ * DELETE of the old key and an INSERT of the new one. {@link #drain()} returns the net changes,
+ * which the hub sends as ONE batch at {@link #position()}: applied atomically it takes the client
+ * from its last position to that position, so transactions stay atomic.
  *
- * <p>Its memory is tracked as {@link #approxBytes()}, estimated like {@link ResumeBuffer} does
- * (no serialization), so the hub can bound it in bytes as well as in keys. Hub thread only.
+ * <p>Its memory is tracked as {@link #approxBytes()}, estimated like {@link ResumeBuffer} does (no
+ * serialization), so the hub can bound it in bytes as well as in keys. Hub thread only.
  */
 final class Coalescer {
 
@@ -27,8 +27,12 @@ final class Coalescer {
   private static final class Entry {
     /** Whether the client has the row (the first change was an UPDATE or DELETE of it). */
     final boolean existedBefore;
-    /** The row the client has (from the first change's before image; may be null if not captured). */
+
+    /**
+     * The row the client has (from the first change's before image; may be null if not captured).
+     */
     ObjectNode before;
+
     /** The latest row, or null when the row is gone now. */
     ObjectNode after;
 
@@ -39,8 +43,11 @@ final class Coalescer {
 
     /** Approximate memory of this entry, key included (see {@link ResumeBuffer#approxBytes}). */
     long approxBytes(String table, ArrayNode key) {
-      return ENTRY_OVERHEAD + table.length() + ResumeBuffer.approxBytes(key) + ResumeBuffer.approxBytes(before)
-          + ResumeBuffer.approxBytes(after);
+      return ENTRY_OVERHEAD
+          + table.length()
+          + JsonEdge.approxBytes(key)
+          + JsonEdge.approxBytes(before)
+          + JsonEdge.approxBytes(after);
     }
   }
 
@@ -49,8 +56,10 @@ final class Coalescer {
 
   /** table → key (normalized, equal keys are equal nodes) → entry, in first-change order. */
   private final Map<String, LinkedHashMap<ArrayNode, Entry>> tables = new LinkedHashMap<>();
+
   /** Computes a row's key in its table; throws for rows without their key columns. */
   private final BiFunction<String, ObjectNode, ArrayNode> keyOf;
+
   private int keys;
   private long bytes;
   private long position = -1;
@@ -92,16 +101,17 @@ final class Coalescer {
         case INSERT:
           written(c.table(), c.key(), c.after(), null, false);
           break;
-        case UPDATE: {
-          ArrayNode oldKey = c.before() == null ? c.key() : keyOf.apply(c.table(), c.before());
-          if (!oldKey.equals(c.key())) {
-            deleted(c.table(), oldKey, c.before());
-            written(c.table(), c.key(), c.after(), null, false);
-          } else {
-            written(c.table(), c.key(), c.after(), c.before(), true);
+        case UPDATE:
+          {
+            ArrayNode oldKey = c.before() == null ? c.key() : keyOf.apply(c.table(), c.before());
+            if (!oldKey.equals(c.key())) {
+              deleted(c.table(), oldKey, c.before());
+              written(c.table(), c.key(), c.after(), null, false);
+            } else {
+              written(c.table(), c.key(), c.after(), c.before(), true);
+            }
+            break;
           }
-          break;
-        }
         case DELETE:
           deleted(c.table(), c.key(), c.before());
           break;
@@ -113,9 +123,12 @@ final class Coalescer {
     captureMillis = batchCaptureMillis;
   }
 
-  /** The entry of a key, new or existing; its bytes are no longer counted until {@link #counted}. */
+  /**
+   * The entry of a key, new or existing; its bytes are no longer counted until {@link #counted}.
+   */
   private Entry entry(String table, ArrayNode key, boolean existedBefore, ObjectNode before) {
-    LinkedHashMap<ArrayNode, Entry> byKey = tables.computeIfAbsent(table, t -> new LinkedHashMap<>());
+    LinkedHashMap<ArrayNode, Entry> byKey =
+        tables.computeIfAbsent(table, t -> new LinkedHashMap<>());
     Entry e = byKey.get(key);
     if (e == null) {
       e = new Entry(existedBefore, before);
@@ -132,7 +145,8 @@ final class Coalescer {
   }
 
   /** The row now is {@code after}; an UPDATE says the client had the row ({@code before}). */
-  private void written(String table, ArrayNode key, ObjectNode after, ObjectNode before, boolean update) {
+  private void written(
+      String table, ArrayNode key, ObjectNode after, ObjectNode before, boolean update) {
     Entry e = entry(table, key, update, before);
     e.after = after;
     counted(table, key, e);
@@ -153,8 +167,8 @@ final class Coalescer {
   }
 
   /**
-   * The net changes, table by table in the order keys first changed, and resets. Deletes of a
-   * table come before its inserts and updates, so a client never sees two rows with one key.
+   * The net changes, table by table in the order keys first changed, and resets. Deletes of a table
+   * come before its inserts and updates, so a client never sees two rows with one key.
    */
   List<Message.Change> drain() {
     List<Message.Change> out = new ArrayList<>(keys);

@@ -3,9 +3,10 @@ package io.tablecast.server.hub;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.tablecast.protocol.Message;
 import io.tablecast.server.auth.SessionPolicy;
+import io.tablecast.server.image.TableImages;
+import io.tablecast.server.log.RecentEvents;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sends batches and heartbeats to the sessions. A batch is encoded once per distinct (table set,
@@ -23,14 +23,19 @@ import org.slf4j.LoggerFactory;
  */
 final class FanOut {
 
-  private static final Logger LOG = LoggerFactory.getLogger(FanOut.class);
-  private static final ByteBuf NOTHING = Unpooled.EMPTY_BUFFER;
+  private static final Logger LOG = RecentEvents.logger(FanOut.class);
+
+  /**
+   * What a kind of session gets of a batch that has nothing for it: a marker, compared by identity.
+   */
+  private static final Object NOTHING = new Object();
 
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
   private final TableImages images;
   private final SlowConsumerPolicy slow;
   private final CatchUps catchUps;
   private final long heartbeatNanos;
+
   /** Nonce of the last ping sent to sessions that are catching up. */
   private long pingNonce;
 
@@ -42,17 +47,21 @@ final class FanOut {
   }
 
   /**
-   * Cache key of an encoded batch: sessions with equal table sets, encodings and access
-   * policies (row filter value, columns) share the bytes.
+   * Cache key of an encoded batch: sessions with equal table sets, encodings and access policies
+   * (row filter value, columns) share the bytes.
    */
   private record EncodedKey(Set<String> tables, Encoding encoding, SessionPolicy policy) {}
 
   /**
-   * Sends one applied batch to every session that may see some of it. {@code fitsOneFrame} says
-   * the whole batch is small enough for one frame (then so is every session's share of it);
-   * otherwise a session whose share is too large gets it in {@link BatchParts}, at its own pace.
+   * Sends one applied batch to every session that may see some of it. {@code fitsOneFrame} says the
+   * whole batch is small enough for one frame (then so is every session's share of it); otherwise a
+   * session whose share is too large gets it in {@link BatchParts}, at its own pace.
    */
-  void batch(Collection<Subscriber> sessions, long pos, long captureMillis, List<Message.Change> changes,
+  void batch(
+      Collection<Subscriber> sessions,
+      long pos,
+      long captureMillis,
+      List<Message.Change> changes,
       boolean fitsOneFrame) {
     Map<EncodedKey, Object> encoded = new HashMap<>();
     try {
@@ -65,18 +74,24 @@ final class FanOut {
           slow.coalesce(s, pos, captureMillis, changes);
           continue;
         }
-        Object frame = encoded.computeIfAbsent(new EncodedKey(s.tables(), s.encoding(), s.policy()), key -> {
-          List<Message.Change> mine = images.visible(changes, key.tables(), key.policy());
-          if (mine.isEmpty()) {
-            return NOTHING;
-          }
-          return fitsOneFrame || BatchParts.fitOneFrame(mine)
-              ? key.encoding().encode(new Message.ChangeBatch(pos, captureMillis, mine), alloc) : mine;
-        });
+        Object frame =
+            encoded.computeIfAbsent(
+                new EncodedKey(s.tables(), s.encoding(), s.policy()),
+                key -> {
+                  List<Message.Change> mine =
+                      PolicyFilter.visible(images, changes, key.tables(), key.policy());
+                  if (mine.isEmpty()) {
+                    return NOTHING;
+                  }
+                  return fitsOneFrame || BatchParts.fitOneFrame(mine)
+                      ? key.encoding()
+                          .encode(new Message.ChangeBatch(pos, captureMillis, mine), alloc)
+                      : mine;
+                });
+        if (frame == NOTHING) {
+          continue;
+        }
         if (frame instanceof ByteBuf b) {
-          if (b == NOTHING) {
-            continue;
-          }
           if (coalesces) {
             slow.coalesce(s, pos, captureMillis, changes); // its share is small after all
           } else {
@@ -85,12 +100,13 @@ final class FanOut {
         } else {
           @SuppressWarnings("unchecked")
           List<Message.Change> mine = (List<Message.Change>) frame;
-          catchUps.largeBatch(s, new BatchParts(coalesces ? slow.drain(s) : null, pos, captureMillis, mine));
+          catchUps.largeBatch(
+              s, new BatchParts(coalesces ? slow.drain(s) : null, pos, captureMillis, mine));
         }
       }
     } finally {
       for (Object o : encoded.values()) {
-        if (o instanceof ByteBuf b && b != NOTHING) {
+        if (o instanceof ByteBuf b) {
           b.release();
         }
       }
@@ -98,11 +114,11 @@ final class FanOut {
   }
 
   /**
-   * A session sent nothing for the heartbeat interval gets an empty batch at the current
-   * position. A session that is catching up (snapshot or resume replay queued or being written)
-   * must not get a position before its catch-up ends, so it gets a {@code ping} instead (no
-   * position; written straight to the channel, between whole catch-up frames): it keeps clients
-   * waiting for their snapshot from taking the silence for a dead connection.
+   * A session sent nothing for the heartbeat interval gets an empty batch at the current position.
+   * A session that is catching up (snapshot or resume replay queued or being written) must not get
+   * a position before its catch-up ends, so it gets a {@code ping} instead (no position; written
+   * straight to the channel, between whole catch-up frames): it keeps clients waiting for their
+   * snapshot from taking the silence for a dead connection.
    */
   void heartbeats(Collection<Subscriber> sessions, long position) {
     long now = System.nanoTime();
@@ -124,8 +140,10 @@ final class FanOut {
             nonce = ++pingNonce;
           }
           long n = nonce;
-          s.sendPing(pings.computeIfAbsent(s.encoding(), e -> e.encode(new Message.Ping(n), alloc))
-              .retainedDuplicate());
+          s.sendPing(
+              pings
+                  .computeIfAbsent(s.encoding(), e -> e.encode(new Message.Ping(n), alloc))
+                  .retainedDuplicate());
           continue;
         }
         if (s.coalescer != null && !s.coalescer.isEmpty()) {
@@ -137,8 +155,12 @@ final class FanOut {
         if (now - s.lastWriteNanos < heartbeatNanos || slow.skipsHeartbeat(s)) {
           continue;
         }
-        s.send(frames.computeIfAbsent(s.encoding(),
-            e -> e.encode(new Message.ChangeBatch(position, 0, List.of()), alloc)).retainedDuplicate());
+        s.send(
+            frames
+                .computeIfAbsent(
+                    s.encoding(),
+                    e -> e.encode(new Message.ChangeBatch(position, 0, List.of()), alloc))
+                .retainedDuplicate());
       }
     } catch (RuntimeException e) {
       LOG.error("heartbeat failed", e);

@@ -6,30 +6,53 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.Op;
 import io.tablecast.server.auth.SessionPolicy;
+import io.tablecast.server.image.TableImages;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Rewrites changes for a session's row filter and column list, so that its mirror holds
- * exactly the rows it may see: an INSERT of a row outside the filter is dropped; an UPDATE
- * whose row leaves the filter becomes a DELETE (move-out), one whose row enters it becomes an
- * INSERT (move-in), one outside before and after is dropped; a DELETE is sent only when the
- * row was inside (the client never learns of rows it never saw). Rows are then projected to
- * the allowed columns plus the primary key.
+ * Rewrites changes for a session's row filter and column list, so that its mirror holds exactly the
+ * rows it may see: an INSERT of a row outside the filter is dropped; an UPDATE whose row leaves the
+ * filter becomes a DELETE (move-out), one whose row enters it becomes an INSERT (move-in), one
+ * outside before and after is dropped; a DELETE is sent only when the row was inside (the client
+ * never learns of rows it never saw). Rows are then projected to the allowed columns plus the
+ * primary key ({@link JsonEdge#project}: rows in the row form stay in it, in the layout of those
+ * columns). A row filter reads the filter column of the rows it tests, nothing else is decoded.
  */
 final class PolicyFilter {
 
-  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  private static final JsonNodeFactory NODES =
+      JsonNodeFactory.instance; // numberNode(BigDecimal) keeps the scale
 
   private PolicyFilter() {}
+
+  /** The changes of {@code tables} as {@code policy} lets a session see them. */
+  static List<Message.Change> visible(
+      TableImages images, List<Message.Change> changes, Set<String> tables, SessionPolicy policy) {
+    return apply(policy, ofTables(changes, tables), images::primaryKeyOf);
+  }
+
+  /** The changes of {@code tables} ({@code changes} itself when that is all of them). */
+  static List<Message.Change> ofTables(List<Message.Change> changes, Set<String> tables) {
+    List<Message.Change> mine = new ArrayList<>();
+    for (Message.Change c : changes) {
+      if (tables.contains(c.table())) {
+        mine.add(c);
+      }
+    }
+    return mine.size() == changes.size() ? changes : mine;
+  }
 
   /**
    * The changes as {@code policy} lets a session see them.
    *
    * @param primaryKeys primary-key columns of a table
    */
-  static List<Message.Change> apply(SessionPolicy policy, List<Message.Change> changes,
+  static List<Message.Change> apply(
+      SessionPolicy policy,
+      List<Message.Change> changes,
       Function<String, List<String>> primaryKeys) {
     if (policy.passesRowsUnchanged() || changes.isEmpty()) {
       return changes;
@@ -39,27 +62,48 @@ final class PolicyFilter {
       List<String> pk = primaryKeys.apply(c.table());
       switch (c.op()) {
         case INSERT:
-          if (policy.matches(c.after())) {
-            out.add(new Message.Change(c.table(), Op.INSERT, c.key(), null, policy.project(c.after(), pk)));
+          if (JsonEdge.matches(policy, c.after())) {
+            out.add(
+                new Message.Change(
+                    c.table(), Op.INSERT, c.key(), null, JsonEdge.project(c.after(), policy, pk)));
           }
           break;
-        case UPDATE: {
-          boolean before = policy.matches(c.before());
-          boolean after = policy.matches(c.after());
-          if (before && after) {
-            out.add(new Message.Change(c.table(), Op.UPDATE, c.key(), policy.project(c.before(), pk),
-                policy.project(c.after(), pk)));
-          } else if (before) {
-            out.add(new Message.Change(c.table(), Op.DELETE, keyOf(c.before(), pk, c.key()),
-                policy.project(c.before(), pk), null));
-          } else if (after) {
-            out.add(new Message.Change(c.table(), Op.INSERT, c.key(), null, policy.project(c.after(), pk)));
+        case UPDATE:
+          {
+            boolean before = JsonEdge.matches(policy, c.before());
+            boolean after = JsonEdge.matches(policy, c.after());
+            if (before && after) {
+              out.add(
+                  new Message.Change(
+                      c.table(),
+                      Op.UPDATE,
+                      c.key(),
+                      JsonEdge.project(c.before(), policy, pk),
+                      JsonEdge.project(c.after(), policy, pk)));
+            } else if (before) {
+              out.add(
+                  new Message.Change(
+                      c.table(),
+                      Op.DELETE,
+                      keyOf(c.before(), pk, c.key()),
+                      JsonEdge.project(c.before(), policy, pk),
+                      null));
+            } else if (after) {
+              out.add(
+                  new Message.Change(
+                      c.table(),
+                      Op.INSERT,
+                      c.key(),
+                      null,
+                      JsonEdge.project(c.after(), policy, pk)));
+            }
+            break;
           }
-          break;
-        }
         case DELETE:
-          if (policy.matches(c.before())) {
-            out.add(new Message.Change(c.table(), Op.DELETE, c.key(), policy.project(c.before(), pk), null));
+          if (JsonEdge.matches(policy, c.before())) {
+            out.add(
+                new Message.Change(
+                    c.table(), Op.DELETE, c.key(), JsonEdge.project(c.before(), policy, pk), null));
           }
           break;
         default:
@@ -74,12 +118,15 @@ final class PolicyFilter {
     if (pk == null || pk.isEmpty()) {
       return fallback;
     }
+    if (row instanceof io.tablecast.protocol.row.PackedRow) {
+      return JsonEdge.keyOf(row, pk);
+    }
     ArrayNode key = NODES.arrayNode(pk.size());
     for (String column : pk) {
       if (row.get(column) == null) {
         return fallback;
       }
-      key.add(TableImage.normalize(row.get(column)));
+      key.add(JsonEdge.normalize(row.get(column)));
     }
     return key;
   }

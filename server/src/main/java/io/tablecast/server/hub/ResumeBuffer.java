@@ -9,19 +9,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The most recent batches of this server run, so that a client that reconnects within the
- * window can resume instead of taking a new snapshot. Bounded by a batch count and an
- * approximate byte size; the oldest batches are evicted first. Hub thread only.
+ * The most recent batches of this server run, so that a client that reconnects within the window
+ * can resume instead of taking a new snapshot. Bounded by a batch count and an approximate byte
+ * size; the oldest batches are evicted first. Hub thread only.
  */
 final class ResumeBuffer {
 
   /** A batch as applied, with every table's changes. */
-  record Retained(long position, long captureMillis, List<Message.Change> changes, long approxBytes) {}
+  record Retained(
+      long position, long captureMillis, List<Message.Change> changes, long approxBytes) {}
 
   private final int maxBatches;
   private final long maxBytes;
   private final ArrayDeque<Retained> batches = new ArrayDeque<>();
   private long bytes;
+
   /** Every batch with a position at or below this one has been evicted (or predates the run). */
   private long evictedThrough;
 
@@ -47,9 +49,7 @@ final class ResumeBuffer {
     return size;
   }
 
-  /**
-   * True when every batch after {@code position} (up to {@code current}) is still retained.
-   */
+  /** True when every batch after {@code position} (up to {@code current}) is still retained. */
   boolean covers(long position, long current) {
     return position >= evictedThrough && position <= current;
   }
@@ -84,8 +84,7 @@ final class ResumeBuffer {
     }
     if (node.isObject()) {
       long n = 4;
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
+      for (Map.Entry<String, JsonNode> e : node.properties()) {
         n += 2 + e.getKey().length() + approxBytes(e.getValue());
       }
       return n;
@@ -98,7 +97,7 @@ final class ResumeBuffer {
       return n;
     }
     if (node.isTextual()) {
-      return 2 + node.textValue().length();
+      return 2L + node.textValue().length();
     }
     return 9;
   }

@@ -8,12 +8,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A resume as frames: {@code resumed}, then every retained batch after the resume position that
- * has changes the session may see, filtered to its tables and policy. The retained batches are
- * taken when the resume is accepted (they are immutable, so later evictions from the
- * {@link ResumeBuffer} do not matter) and encoded one by one as the channel takes them, so a
- * long replay is paced by the client instead of being queued at once; a batch too large for one
- * frame is replayed in {@link BatchParts}. Written by a {@link CatchUpSender}.
+ * A resume as frames: {@code resumed}, then every retained batch after the resume position that has
+ * changes the session may see, filtered to its tables and policy. The retained batches are taken
+ * when the resume is accepted (they are immutable, so later evictions from the {@link ResumeBuffer}
+ * do not matter) and encoded one by one as the channel takes them, so a long replay is paced by the
+ * client instead of being queued at once; a batch too large for one frame is replayed in {@link
+ * BatchParts}. Written by a {@link CatchUpSender}.
  */
 final class ResumeReplay implements CatchUpSender.Frames {
 
@@ -23,15 +23,22 @@ final class ResumeReplay implements CatchUpSender.Frames {
   private final Message.Resumed resumed;
   private final List<ResumeBuffer.Retained> batches;
   private final Set<String> tables;
+
   /** Primary keys of the session's tables, taken on the hub thread (the images are its own). */
   private final Map<String, List<String>> primaryKeys;
+
   private boolean resumedSent;
+
   /** The retained batch being written in parts, or null. */
   private BatchParts parts;
+
   private int next;
   private int sent;
 
-  ResumeReplay(Subscriber session, Message.Resumed resumed, List<ResumeBuffer.Retained> batches,
+  ResumeReplay(
+      Subscriber session,
+      Message.Resumed resumed,
+      List<ResumeBuffer.Retained> batches,
       Map<String, List<String>> primaryKeys) {
     this.session = session;
     this.resumed = resumed;
@@ -55,8 +62,11 @@ final class ResumeReplay implements CatchUpSender.Frames {
     }
     while (next < batches.size()) {
       ResumeBuffer.Retained r = batches.get(next++);
-      List<Message.Change> mine = PolicyFilter.apply(session.policy(), TableImages.filter(r.changes(), tables),
-          t -> primaryKeys.getOrDefault(t, List.of()));
+      List<Message.Change> mine =
+          PolicyFilter.apply(
+              session.policy(),
+              PolicyFilter.ofTables(r.changes(), tables),
+              t -> primaryKeys.getOrDefault(t, List.of()));
       if (!mine.isEmpty()) {
         sent++;
         if (BatchParts.fitOneFrame(mine)) {
@@ -66,8 +76,12 @@ final class ResumeReplay implements CatchUpSender.Frames {
         return parts.next();
       }
     }
-    LOG.info("{} resumed {} from position {} ({} retained batches replayed)", session, resumed.tables(),
-        resumed.position(), sent);
+    LOG.info(
+        "{} resumed {} from position {} ({} retained batches replayed)",
+        session,
+        resumed.tables(),
+        resumed.position(),
+        sent);
     return null;
   }
 }

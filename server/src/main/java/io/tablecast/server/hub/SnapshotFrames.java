@@ -2,22 +2,30 @@ package io.tablecast.server.hub;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.Message;
-import io.tablecast.server.ServerMetrics;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
+import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The snapshot of one subscribe as frames, table after table at one position:
- * {@code snapshot_begin}, chunks of at most {@link #CHUNK_ROWS} rows and about
- * {@link #CHUNK_BYTES} (a chunk ends at whichever comes first, with at least one row), then
- * {@code snapshot_end}. Bounding chunks by bytes keeps one frame of large rows from overshooting
- * the write buffer (and {@code max_pending_bytes}) by megabytes. The rows
- * are filtered and projected by the session's policy when a table begins (on the catch-up
- * executor, never on the hub thread). Written by a {@link CatchUpSender}.
+ * The snapshot of one subscribe as frames, table after table at one position: {@code
+ * snapshot_begin}, chunks of at most {@link #CHUNK_ROWS} rows and about {@link #CHUNK_BYTES} (a
+ * chunk ends at whichever comes first, with at least one row), then {@code snapshot_end}. Bounding
+ * chunks by bytes keeps one frame of large rows from overshooting the write buffer (and {@code
+ * max_pending_bytes}) by megabytes. The image's rows are in the row form and travel in it ({@link
+ * PackedRow}: bytes to a version-3 session, JSON text written from them to a WebSocket); a policy's
+ * column list re-encodes them in the layout of the columns it allows ({@link JsonEdge#project}) as
+ * the chunk is cut, on the catch-up executor at the client's pace (never on the hub thread, never
+ * the whole table at once). With a row filter, the rows the session may see are found when the
+ * table begins, reading only the filter column of each row, so that {@code snapshot_begin} can say
+ * how many follow. Written by a {@link CatchUpSender}.
  */
 final class SnapshotFrames implements CatchUpSender.Frames {
 
@@ -25,19 +33,27 @@ final class SnapshotFrames implements CatchUpSender.Frames {
 
   /** Rows per {@link Message.SnapshotRows} frame. */
   static final int CHUNK_ROWS = 1000;
+
   /** Approximate bytes of rows ({@link ResumeBuffer#approxBytes}) after which a chunk ends. */
   static final long CHUNK_BYTES = 256 << 10;
 
-  /** The rows of one table as of the snapshot position; rows are shared and immutable. */
-  record TableRows(TableSchema schema, List<ObjectNode> rows) {}
+  /**
+   * The rows of one table as of the snapshot position, in {@code form}; rows are shared and
+   * immutable.
+   */
+  record TableRows(TableSchema schema, RowForm form, List<byte[]> rows) {}
 
   private final Subscriber session;
   private final List<TableRows> tables;
   private final long position;
   private final ServerMetrics metrics;
-  /** The table being written (index into {@link #tables}) and its visible rows; null = not begun. */
+
+  /**
+   * The table being written (index into {@link #tables}) and its visible rows; null = not begun.
+   */
   private int table;
-  private List<ObjectNode> rows;
+
+  private List<byte[]> rows;
   private int offset;
   private long startNanos;
 
@@ -58,29 +74,52 @@ final class SnapshotFrames implements CatchUpSender.Frames {
     List<String> pk = t.schema().primaryKey();
     if (rows == null) {
       startNanos = System.nanoTime();
-      // only the rows and columns the session's policy lets it see
-      rows = session.policy().snapshotRows(t.rows(), pk);
+      rows = visible(t, session.policy()); // only the rows the session's policy lets it see
       offset = 0;
-      return new Message.SnapshotBegin(name, session.policy().project(t.schema().columns(), pk), pk, position,
-          rows.size());
+      return new Message.SnapshotBegin(
+          name, session.policy().project(t.schema().columns(), pk), pk, position, rows.size());
     }
     if (offset < rows.size()) {
-      int end = offset;
-      long bytes = 0;
       int limit = Math.min(rows.size(), offset + CHUNK_ROWS);
-      while (end < limit && (end == offset || bytes < CHUNK_BYTES)) {
-        bytes += ResumeBuffer.approxBytes(rows.get(end++));
+      List<ObjectNode> chunk = new ArrayList<>(limit - offset);
+      long bytes = 0;
+      while (offset < limit && (chunk.isEmpty() || bytes < CHUNK_BYTES)) {
+        // the image's bytes, or the row in the layout of the only columns the session may see
+        ObjectNode row =
+            JsonEdge.project(PackedRow.of(t.form(), rows.get(offset++)), session.policy(), pk);
+        bytes += JsonEdge.approxBytes(row);
+        chunk.add(row);
       }
-      List<ObjectNode> chunk = rows.subList(offset, end);
-      offset = end;
       return new Message.SnapshotRows(name, chunk);
     }
     long tookNanos = System.nanoTime() - startNanos;
     metrics.snapshotServed(name, rows.size(), Duration.ofNanos(tookNanos));
-    LOG.info("snapshot served: {} rows of {} at position {} to {} in {} ms", rows.size(), name, position,
-        session, TimeUnit.NANOSECONDS.toMillis(tookNanos));
+    LOG.info(
+        "snapshot served: {} rows of {} at position {} to {} in {} ms",
+        rows.size(),
+        name,
+        position,
+        session,
+        TimeUnit.NANOSECONDS.toMillis(tookNanos));
     rows = null;
     table++;
     return new Message.SnapshotEnd(name, position);
+  }
+
+  /**
+   * The rows of {@code t} that {@code policy}'s row filter lets through: all of them without one.
+   */
+  private static List<byte[]> visible(TableRows t, SessionPolicy policy) {
+    if (policy.filterColumn() == null) {
+      return t.rows();
+    }
+    int column = t.form().indexOf(policy.filterColumn());
+    List<byte[]> out = new ArrayList<>();
+    for (byte[] row : t.rows()) {
+      if (policy.matchesValue(column < 0 ? null : t.form().valueToNode(row, column))) {
+        out.add(row);
+      }
+    }
+    return out;
   }
 }

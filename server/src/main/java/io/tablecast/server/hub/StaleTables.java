@@ -1,29 +1,31 @@
 package io.tablecast.server.hub;
 
 import io.tablecast.protocol.Message;
-import io.tablecast.server.ServerMetrics;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The cached tables whose mirrors the server knows may differ from the table, and why: each table
- * is stale while any of its causes holds (a changed row that could not be read, named by its
- * key). When a table turns stale or follows its table again, its subscribed sessions are told
- * ({@code table_status}), the log says so (ERROR when it turns stale) and so does
- * {@code tablecast.table.stale{table}}. Hub thread only, except {@link #count()}.
+ * is stale while any of its causes holds (a changed row that could not be read, named by its key).
+ * When a table turns stale or follows its table again, its subscribed sessions are told ({@code
+ * table_status}), the log says so (ERROR when it turns stale) and so does {@code
+ * tablecast.table.stale{table}}. Hub thread only, except {@link #count()}.
  */
 final class StaleTables {
 
-  private static final Logger LOG = LoggerFactory.getLogger(StaleTables.class);
+  private static final Logger LOG = RecentEvents.logger(StaleTables.class);
 
   private final ServerMetrics metrics;
+
   /** Per table, cause -> reason, in the order found. */
   private final Map<String, Map<String, String>> causes = new TreeMap<>();
+
   /** How many tables are stale, for {@code /health} (which must not wait for the hub). */
   private volatile int count;
 
@@ -40,7 +42,9 @@ final class StaleTables {
     count = causes.size();
     metrics.tableStale(s.table(), status.stale());
     if (status.stale()) {
-      LOG.error("table {} is stale: its mirrors may differ from it until it is repaired: {}", s.table(),
+      LOG.error(
+          "table {} is stale: its mirrors may differ from it until it is repaired: {}",
+          s.table(),
           status.reason());
     } else {
       LOG.info("table {} follows its table again", s.table());
@@ -58,8 +62,8 @@ final class StaleTables {
   }
 
   /**
-   * Applies one change; returns the table's new status when it turned stale or fresh, null when
-   * its status did not change (another cause came or went).
+   * Applies one change; returns the table's new status when it turned stale or fresh, null when its
+   * status did not change (another cause came or went).
    */
   Message.TableStatus apply(CommittedBatch.Staleness s) {
     Map<String, String> reasons = causes.get(s.table());
@@ -86,8 +90,10 @@ final class StaleTables {
       return new Message.TableStatus(table, false, null);
     }
     String first = reasons.values().iterator().next();
-    return new Message.TableStatus(table, true, reasons.size() == 1 ? first
-        : first + " (and " + (reasons.size() - 1) + " more)");
+    return new Message.TableStatus(
+        table,
+        true,
+        reasons.size() == 1 ? first : first + " (and " + (reasons.size() - 1) + " more)");
   }
 
   boolean isStale(String table) {

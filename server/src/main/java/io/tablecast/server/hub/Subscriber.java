@@ -6,8 +6,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.auth.SessionPolicy;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
@@ -17,9 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hub's view of one client session. All fields are owned by the hub thread, except the
- * channel (thread-safe), which the {@link CatchUpSender} also writes to while {@link #catchUp}
- * is set.
+ * The hub's view of one client session. All fields are owned by the hub thread, except the channel
+ * (thread-safe), which the {@link CatchUpSender} also writes to while {@link #catchUp} is set.
  */
 public final class Subscriber {
 
@@ -32,37 +31,60 @@ public final class Subscriber {
   private final String clientName;
   private final long maxPendingBytes;
   private final ServerMetrics metrics;
-  /** Binary (CBOR frames) or JSON (WebSocket text frames); decides how the hub encodes for it. */
+
+  /** Binary (CBOR frames) or JSON (WebSocket); decides how the hub encodes for it. */
   private final Encoding encoding;
+
   /** The authenticated principal's name and what it may read. */
   private final String principal;
+
   private final SessionPolicy policy;
 
   Set<String> tables = Set.of();
   boolean closed;
   long lastWriteNanos = System.nanoTime();
+
+  /** When the hub registered the session (epoch ms), for the operations console. */
+  final long connectedMillis = System.currentTimeMillis();
+
   /** When the catch-up sender last wrote a frame; written by the catch-up executor. */
   volatile long catchUpWriteNanos = lastWriteNanos;
+
   /**
    * The snapshot, resume replay or large batch being written ahead of the live stream; null when
    * none. While set, live batches are held back in {@link #held}.
    */
   CatchUpSender catchUp;
+
   /**
-   * Batches held back while a catch-up is being written, in order: encoded frames
-   * ({@code ByteBuf}) and large batches still to be cut ({@link BatchParts}).
+   * Batches held back while a catch-up is being written, in order: encoded frames ({@code ByteBuf})
+   * and large batches still to be cut ({@link BatchParts}).
    */
   final ArrayDeque<Object> held = new ArrayDeque<>();
+
   /** Bytes of the encoded frames in {@link #held}. */
   long heldBytes;
-  /** Changes folded per key while the channel is unwritable (slow-consumer coalescing); null = none. */
+
+  /**
+   * Changes folded per key while the channel is unwritable (slow-consumer coalescing); null = none.
+   */
   Coalescer coalescer;
-  /** Subscriptions that arrived while a catch-up was being written, and how many names they list. */
+
+  /**
+   * Subscriptions that arrived while a catch-up was being written, and how many names they list.
+   */
   final ArrayDeque<Message.Subscribe> queuedSubscribes = new ArrayDeque<>();
+
   int queuedNames;
 
-  Subscriber(Channel channel, String clientName, long maxPendingBytes, ServerMetrics metrics,
-      Encoding encoding, String principal, SessionPolicy policy) {
+  Subscriber(
+      Channel channel,
+      String clientName,
+      long maxPendingBytes,
+      ServerMetrics metrics,
+      Encoding encoding,
+      String principal,
+      SessionPolicy policy) {
     this.principal = principal;
     this.policy = policy;
     this.encoding = encoding;
@@ -95,9 +117,9 @@ public final class Subscriber {
     return encoding;
   }
 
-  /** Encodes a message for this session and wraps it for its channel (catch-up frames). Any thread. */
-  Object frame(Message m) {
-    return encoding.wrap(encoding.encode(m, channel.alloc()));
+  /** Encodes a message for this session (catch-up frames). Any thread. */
+  ByteBuf frame(Message m) {
+    return encoding.encode(m, channel.alloc());
   }
 
   /** The subscribed tables. Hub thread only. */
@@ -117,9 +139,11 @@ public final class Subscriber {
   }
 
   /**
-   * Sends (or holds back during a catch-up) an encoded frame; takes ownership of {@code buf}.
-   * Hub thread only.
+   * Sends (or holds back during a catch-up) an encoded frame; takes ownership of {@code buf}. Hub
+   * thread only.
    */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the void promise: a failed write fires exceptionCaught
   void send(ByteBuf buf) {
     if (closed) {
       buf.release();
@@ -129,35 +153,47 @@ public final class Subscriber {
       held.add(buf);
       heldBytes += buf.readableBytes();
       if (heldBytes > maxPendingBytes) {
-        slowConsumer(heldBytes + " bytes held back while its snapshot, resume replay or a large batch is "
-            + "written (slow_consumer.max_pending_bytes " + maxPendingBytes + ")");
+        slowConsumer(
+            heldBytes
+                + " bytes held back while its snapshot, resume replay or a large batch is "
+                + "written (slow_consumer.max_pending_bytes "
+                + maxPendingBytes
+                + ")");
       }
       return;
     }
     long pending = pendingBytes(channel);
     if (pending > maxPendingBytes) {
       buf.release();
-      slowConsumer(pending + " bytes not yet read (slow_consumer.max_pending_bytes " + maxPendingBytes + ")");
+      slowConsumer(
+          pending
+              + " bytes not yet read (slow_consumer.max_pending_bytes "
+              + maxPendingBytes
+              + ")");
       return;
     }
-    channel.writeAndFlush(encoding.wrap(buf), channel.voidPromise());
+    channel.writeAndFlush(buf, channel.voidPromise());
     lastWriteNanos = System.nanoTime();
   }
 
   /**
-   * Writes a ping even while catching up: it carries no position, so it may go before the
-   * catch-up frames and the held batches. Takes ownership of {@code buf}. Hub thread only.
+   * Writes a ping even while catching up: it carries no position, so it may go before the catch-up
+   * frames and the held batches. Takes ownership of {@code buf}. Hub thread only.
    */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // the void promise: a failed write fires exceptionCaught
   void sendPing(ByteBuf buf) {
     if (closed || !channel.isActive()) {
       buf.release();
       return;
     }
-    channel.writeAndFlush(encoding.wrap(buf), channel.voidPromise());
+    channel.writeAndFlush(buf, channel.voidPromise());
     lastWriteNanos = System.nanoTime();
   }
 
-  /** Writes a message that is not part of the hot path (errors, coalesced batches). Hub thread only. */
+  /**
+   * Writes a message that is not part of the hot path (errors, coalesced batches). Hub thread only.
+   */
   void sendMessage(Message m) {
     send(encoding.encode(m, channel.alloc()));
   }
@@ -197,8 +233,15 @@ public final class Subscriber {
     metrics.slowConsumerClosed();
     LOG.info("disconnecting slow consumer {}: {}", this, why);
     discard();
-    closeWithError(channel, Message.Error.fatal(ErrorCode.SLOW_CONSUMER, "client '" + clientName
-        + "' did not read fast enough: " + why + "; reconnect to resume or take a new snapshot"));
+    closeWithError(
+        channel,
+        Message.Error.fatal(
+            ErrorCode.SLOW_CONSUMER,
+            "client '"
+                + clientName
+                + "' did not read fast enough: "
+                + why
+                + "; reconnect to resume or take a new snapshot"));
   }
 
   /** Closes the session with a fatal error. Hub thread only. */
@@ -214,18 +257,25 @@ public final class Subscriber {
   }
 
   /**
-   * Writes a fatal error and closes the channel once it is flushed, or after a short grace
-   * period when the client does not read. Thread-safe.
+   * Writes a fatal error and closes the channel once it is flushed, or after a short grace period
+   * when the client does not read. Thread-safe.
    */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // a close has nothing to report; the grace timer only closes
   public static void closeWithError(Channel channel, Message.Error error) {
     if (!channel.isActive()) {
       channel.close();
       return;
     }
     channel.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
-    channel.eventLoop().schedule(() -> {
-      channel.close();
-    }, ERROR_FLUSH_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+    channel
+        .eventLoop()
+        .schedule(
+            () -> {
+              channel.close();
+            },
+            ERROR_FLUSH_GRACE_MILLIS,
+            TimeUnit.MILLISECONDS);
   }
 
   @Override

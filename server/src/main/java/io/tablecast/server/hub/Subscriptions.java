@@ -2,20 +2,24 @@ package io.tablecast.server.hub;
 
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.server.ServerMetrics;
+import io.tablecast.protocol.row.RowForm;
+import io.tablecast.server.image.TableImage;
+import io.tablecast.server.image.TableImages;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Handles the subscribes of the sessions: checks each name (access, cached, not yet subscribed),
- * enforces {@code max_subscriptions_per_connection}, and starts the catch-up that precedes the
- * live stream — a resume replay or a snapshot (see {@link CatchUps}) — and once it and the
- * batches held back meanwhile are written, handles the subscribes that waited for it. Hub thread
- * only.
+ * enforces {@code max_subscriptions_per_connection}, and starts the catch-up that precedes the live
+ * stream — a resume replay or a snapshot (see {@link CatchUps}) — and once it and the batches held
+ * back meanwhile are written, handles the subscribes that waited for it. Hub thread only.
  */
 final class Subscriptions {
 
@@ -25,20 +29,28 @@ final class Subscriptions {
   private final TableImages images;
   private final ResumeBuffer resume;
   private final LongSupplier position;
-  private final SessionLimits limits;
+  private final int maxSubscriptions;
   private final SlowConsumerPolicy slow;
   private final ServerMetrics metrics;
   private final CatchUps catchUps;
   private final StaleTables stale;
 
-  Subscriptions(String epoch, TableImages images, ResumeBuffer resume, LongSupplier position, SessionLimits limits,
-      SlowConsumerPolicy slow, ServerMetrics metrics, CatchUps catchUps, StaleTables stale) {
+  Subscriptions(
+      String epoch,
+      TableImages images,
+      ResumeBuffer resume,
+      LongSupplier position,
+      int maxSubscriptions,
+      SlowConsumerPolicy slow,
+      ServerMetrics metrics,
+      CatchUps catchUps,
+      StaleTables stale) {
     this.stale = stale;
     this.epoch = epoch;
     this.images = images;
     this.resume = resume;
     this.position = position;
-    this.limits = limits;
+    this.maxSubscriptions = maxSubscriptions;
     this.slow = slow;
     this.metrics = metrics;
     this.catchUps = catchUps;
@@ -58,16 +70,26 @@ final class Subscriptions {
     if (s.closed) {
       return;
     }
-    int max = limits.maxSubscriptions;
+    int max = maxSubscriptions;
     if (sub.tables().size() > max) {
-      refuse(s, "a subscribe may name at most max_subscriptions_per_connection (" + max + ") tables, this one names "
-          + sub.tables().size());
+      refuse(
+          s,
+          "a subscribe may name at most max_subscriptions_per_connection ("
+              + max
+              + ") tables, this one names "
+              + sub.tables().size());
       return;
     }
     if (s.catchingUp()) {
       if (s.queuedNames + sub.tables().size() > max) {
-        refuse(s, "subscribes naming " + (s.queuedNames + sub.tables().size()) + " tables are waiting for the "
-            + "current snapshot; at most max_subscriptions_per_connection (" + max + ") may wait");
+        refuse(
+            s,
+            "subscribes naming "
+                + (s.queuedNames + sub.tables().size())
+                + " tables are waiting for the "
+                + "current snapshot; at most max_subscriptions_per_connection ("
+                + max
+                + ") may wait");
         return;
       }
       s.queuedSubscribes.add(sub);
@@ -79,15 +101,31 @@ final class Subscriptions {
       TableImage image = images.get(name);
       if (!s.policy().allowsTable(name)) {
         // checked first: a denied name does not tell whether the table is cached
-        s.sendMessage(new Message.Error(ErrorCode.ACCESS_DENIED, "access to table '" + name
-            + "' is denied to principal '" + s.principal() + "'", name));
+        s.sendMessage(
+            new Message.Error(
+                ErrorCode.ACCESS_DENIED,
+                "access to table '" + name + "' is denied to principal '" + s.principal() + "'",
+                name));
       } else if (image == null) {
-        s.sendMessage(new Message.Error(ErrorCode.UNKNOWN_TABLE, "table '" + name + "' is not cached by this "
-            + "server; tables you may subscribe to: " + images.readableNames(s.policy()), name));
+        s.sendMessage(
+            new Message.Error(
+                ErrorCode.UNKNOWN_TABLE,
+                "table '"
+                    + name
+                    + "' is not cached by this "
+                    + "server; tables you may subscribe to: "
+                    + images.readableNames(s.policy()::allowsTable),
+                name));
       } else if (s.tables().contains(name)) {
-        s.sendMessage(new Message.Error(ErrorCode.PROTOCOL_VIOLATION, "table '" + name + "' is already subscribed "
-            + "on this connection; a table is subscribed once per connection (its changes keep coming; "
-            + "reconnect for a new snapshot)", name));
+        s.sendMessage(
+            new Message.Error(
+                ErrorCode.PROTOCOL_VIOLATION,
+                "table '"
+                    + name
+                    + "' is already subscribed "
+                    + "on this connection; a table is subscribed once per connection (its changes keep coming; "
+                    + "reconnect for a new snapshot)",
+                name));
       } else {
         known.add(image);
       }
@@ -95,26 +133,48 @@ final class Subscriptions {
     List<String> names = new ArrayList<>();
     known.forEach(i -> names.add(i.name()));
     if (s.tables().size() + names.size() > max) {
-      refuse(s, "this subscribe would bring the connection to " + (s.tables().size() + names.size())
-          + " tables; max_subscriptions_per_connection is " + max);
+      refuse(
+          s,
+          "this subscribe would bring the connection to "
+              + (s.tables().size() + names.size())
+              + " tables; max_subscriptions_per_connection is "
+              + max);
       return;
     }
     long at = position.getAsLong();
-    if (sub.resumeEpoch() != null && sub.resumeEpoch().equals(epoch) && s.tables().isEmpty()
-        && resume.covers(sub.resumePosition(), at)) {
+    if (sub.resumeEpoch() != null
+        && sub.resumeEpoch().equals(epoch)
+        && s.tables().isEmpty()
+        && resume.covers(sub.resumePosition(), at)
+        && (s.encoding() != Encoding.BINARY || layoutsKept(known, sub.resumePosition()))) {
       List<Message.TableSchemaInfo> schemas = new ArrayList<>();
-      known.forEach(i -> schemas.add(new Message.TableSchemaInfo(i.name(),
-          s.policy().project(i.schema().columns(), i.schema().primaryKey()), i.schema().primaryKey())));
+      known.forEach(
+          i ->
+              schemas.add(
+                  new Message.TableSchemaInfo(
+                      i.name(),
+                      s.policy().project(i.schema().columns(), i.schema().primaryKey()),
+                      i.schema().primaryKey())));
       s.addTables(names);
       metrics.resumed();
-      catchUps.start(s, new ResumeReplay(s, new Message.Resumed(names, schemas, sub.resumePosition()),
-          resume.after(sub.resumePosition()), images.primaryKeys(names)));
+      catchUps.start(
+          s,
+          new ResumeReplay(
+              s,
+              new Message.Resumed(names, schemas, sub.resumePosition()),
+              resume.after(sub.resumePosition()),
+              images.primaryKeys(names)));
       tellStale(s, names);
       return;
     }
     if (sub.resumeEpoch() != null) {
-      LOG.info("{} cannot resume from epoch {} position {} (this run: epoch {}, position {}); sending a snapshot",
-          s, sub.resumeEpoch(), sub.resumePosition(), epoch, at);
+      LOG.info(
+          "{} cannot resume from epoch {} position {} (this run: epoch {}, position {}); sending a snapshot",
+          s,
+          sub.resumeEpoch(),
+          sub.resumePosition(),
+          epoch,
+          at);
     }
     if (known.isEmpty()) {
       return;
@@ -122,7 +182,7 @@ final class Subscriptions {
     slow.flush(s); // its pending changes (positions <= at) go before the snapshot
     List<SnapshotFrames.TableRows> copies = new ArrayList<>();
     for (TableImage image : known) {
-      copies.add(new SnapshotFrames.TableRows(image.schema(), image.copyRows()));
+      copies.add(new SnapshotFrames.TableRows(image.schema(), image.form(), image.copyRows()));
     }
     s.addTables(names);
     catchUps.start(s, new SnapshotFrames(s, copies, at, metrics));
@@ -130,8 +190,36 @@ final class Subscriptions {
   }
 
   /**
-   * After the catch-up (the message is the first held behind it): which of the new tables are
-   * stale now. A client takes a table it hears nothing of before the next batch as followed.
+   * Whether every retained change of {@code tables} after {@code position} is in its table's layout
+   * now: a version-3 session reads the replayed rows' bytes with the layout {@code resumed}
+   * announces, so a resume across an {@code ALTER TABLE} of one of them takes a snapshot instead.
+   */
+  private boolean layoutsKept(List<TableImage> tables, long position) {
+    Map<String, RowForm> forms = new HashMap<>();
+    tables.forEach(i -> forms.put(i.name(), i.form()));
+    for (ResumeBuffer.Retained r : resume.after(position)) {
+      for (Message.Change c : r.changes()) {
+        RowForm now = forms.get(c.table());
+        if (now != null && (otherLayout(c.before(), now) || otherLayout(c.after(), now))) {
+          LOG.info(
+              "cannot resume {} from position {}: its columns changed since; sending a snapshot",
+              c.table(),
+              position);
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean otherLayout(
+      com.fasterxml.jackson.databind.node.ObjectNode row, RowForm now) {
+    return row instanceof io.tablecast.protocol.row.PackedRow p && p.form() != now;
+  }
+
+  /**
+   * After the catch-up (the message is the first held behind it): which of the new tables are stale
+   * now. A client takes a table it hears nothing of before the next batch as followed.
    */
   private void tellStale(Subscriber s, List<String> names) {
     for (String name : names) {

@@ -5,8 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -21,8 +21,8 @@ import io.netty.util.AttributeKey;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.netty.BinaryFraming;
-import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.hub.Subscriber;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +31,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per-server connection limits: {@code max_connections} (a connection over the limit is
- * answered once its protocol is known — binary: {@code Error(LIMIT_EXCEEDED)}, HTTP/WebSocket:
- * {@code 503} — and closed) and {@code idle_timeout} ({@link IdleGuard}).
+ * Per-server connection limits: {@code max_connections} (a connection over the limit is answered
+ * once its protocol is known — binary: {@code Error(LIMIT_EXCEEDED)}, HTTP/WebSocket: {@code 503} —
+ * and closed) and {@code idle_timeout} ({@link IdleGuard}).
  */
 final class ConnectionLimits {
 
@@ -57,8 +57,12 @@ final class ConnectionLimits {
     ch.closeFuture().addListener(f -> open.decrementAndGet());
     if (n > maxConnections) {
       metrics.limitRefused("max_connections");
-      ch.attr(REFUSED).set("the server has reached max_connections (" + maxConnections + "); try again later");
-      LOG.info("refusing the connection from {}: {} connections open, max_connections {}", ch.remoteAddress(), n,
+      ch.attr(REFUSED)
+          .set("the server has reached max_connections (" + maxConnections + "); try again later");
+      LOG.info(
+          "refusing the connection from {}: {} connections open, max_connections {}",
+          ch.remoteAddress(),
+          n,
           maxConnections);
     }
   }
@@ -77,8 +81,13 @@ final class ConnectionLimits {
     BinaryFraming.addTo(pipeline, 1024);
     pipeline.channel().config().setAutoRead(false);
     // the error frame is written once the detector has been removed (after this call)
-    pipeline.channel().eventLoop().execute(() ->
-        Subscriber.closeWithError(pipeline.channel(), Message.Error.fatal(ErrorCode.LIMIT_EXCEEDED, why)));
+    pipeline
+        .channel()
+        .eventLoop()
+        .execute(
+            () ->
+                Subscriber.closeWithError(
+                    pipeline.channel(), Message.Error.fatal(ErrorCode.LIMIT_EXCEEDED, why)));
     return true;
   }
 
@@ -89,26 +98,33 @@ final class ConnectionLimits {
       return false;
     }
     pipeline.addLast("http-codec", new HttpServerCodec());
-    pipeline.addLast("http-aggregator", new HttpObjectAggregator(NettyServer.HTTP_MAX_REQUEST_BYTES));
-    pipeline.addLast("refuse", new SimpleChannelInboundHandler<FullHttpRequest>() {
-      @Override
-      protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-        byte[] body = ("LIMIT_EXCEEDED: " + why + "\n").getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
-            Unpooled.wrappedBuffer(body));
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-        ctx.channel().config().setAutoRead(false);
-        ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
-      }
+    pipeline.addLast(
+        "http-aggregator", new HttpObjectAggregator(NettyServer.HTTP_MAX_REQUEST_BYTES));
+    pipeline.addLast(
+        "refuse",
+        new SimpleChannelInboundHandler<FullHttpRequest>() {
+          @Override
+          protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+            byte[] body = ("LIMIT_EXCEEDED: " + why + "\n").getBytes(StandardCharsets.UTF_8);
+            FullHttpResponse r =
+                new DefaultFullHttpResponse(
+                    HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    Unpooled.wrappedBuffer(body));
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+            r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            ctx.channel().config().setAutoRead(false);
+            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+          }
 
-      @Override
-      public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
-      }
-    });
+          @Override
+          @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
+          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+          }
+        });
     return true;
   }
 
@@ -117,13 +133,13 @@ final class ConnectionLimits {
    * established session (hello accepted) from which nothing arrived for half of it is sent a
    * protocol {@code ping}, which both reference clients answer with a {@code pong}; so a live
    * client that merely has nothing to say is never closed, while a dead or stalled one is closed
-   * with {@code Error(LIMIT_EXCEEDED, "idle_timeout ...")} after the timeout. Connections that
-   * are not sessions (plain HTTP keep-alive) are simply closed.
+   * with {@code Error(LIMIT_EXCEEDED, "idle_timeout ...")} after the timeout. Connections that are
+   * not sessions (plain HTTP keep-alive) are simply closed.
    *
-   * <p>The other direction too: a session that was written nothing for two {@code heartbeat}s
-   * gets a {@code ping} from its event loop. The hub sends heartbeats, but while it applies a very large
-   * transaction it sends nothing for seconds, and clients take three silent heartbeats for a
-   * dead server; a ping carries no position, so it may go between any two frames.
+   * <p>The other direction too: a session that was written nothing for two {@code heartbeat}s gets
+   * a {@code ping} from its event loop. The hub sends heartbeats, but while it applies a very large
+   * transaction it sends nothing for seconds, and clients take three silent heartbeats for a dead
+   * server; a ping carries no position, so it may go between any two frames.
    */
   static final class IdleGuard extends ChannelDuplexHandler {
     private final long idleNanos;
@@ -145,7 +161,8 @@ final class ConnectionLimits {
     public void handlerAdded(ChannelHandlerContext ctx) {
       long every = heartbeatNanos > 0 ? Math.min(idleNanos / 4, heartbeatNanos) : idleNanos / 4;
       long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(10), every);
-      check = ctx.executor().scheduleWithFixedDelay(() -> check(ctx), tick, tick, TimeUnit.NANOSECONDS);
+      check =
+          ctx.executor().scheduleWithFixedDelay(() -> check(ctx), tick, tick, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -170,11 +187,13 @@ final class ConnectionLimits {
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+        throws Exception {
       lastWriteNanos = System.nanoTime();
       super.write(ctx, msg, promise);
     }
 
+    @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
     private void check(ChannelHandlerContext ctx) {
       Channel ch = ctx.channel();
       if (!ch.isActive()) {
@@ -188,19 +207,30 @@ final class ConnectionLimits {
       if (idle >= idleNanos) {
         check.cancel(false);
         metrics.limitRefused("idle_timeout");
-        LOG.info("closing the connection from {}: nothing received for {} ms (idle_timeout)", ch.remoteAddress(),
+        LOG.info(
+            "closing the connection from {}: nothing received for {} ms (idle_timeout)",
+            ch.remoteAddress(),
             TimeUnit.NANOSECONDS.toMillis(idle));
         if (established) {
-          Subscriber.closeWithError(ch, Message.Error.fatal(ErrorCode.LIMIT_EXCEEDED, "nothing received for "
-              + TimeUnit.NANOSECONDS.toMillis(idleNanos) + " ms, not even a pong (idle_timeout)"));
+          Subscriber.closeWithError(
+              ch,
+              Message.Error.fatal(
+                  ErrorCode.LIMIT_EXCEEDED,
+                  "nothing received for "
+                      + TimeUnit.NANOSECONDS.toMillis(idleNanos)
+                      + " ms, not even a pong (idle_timeout)"));
         } else {
           ch.close();
         }
       } else if (established && idle >= idleNanos / 2 && pingedAtRead != lastReadNanos) {
         pingedAtRead = lastReadNanos; // one ping per silence
-        ch.writeAndFlush(new Message.Ping(--nonce)); // negative nonces: the server's idle pings
+        // negative nonces: the server's idle pings; one that cannot be written fails the session
+        ch.writeAndFlush(new Message.Ping(--nonce))
+            .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
       } else if (established && heartbeatNanos > 0 && now - lastWriteNanos >= 2 * heartbeatNanos) {
-        ch.writeAndFlush(new Message.Ping(--nonce)); // the hub is busy: the client must not think us dead
+        // the hub is busy: the client must not think us dead
+        ch.writeAndFlush(new Message.Ping(--nonce))
+            .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
       }
     }
   }

@@ -5,6 +5,8 @@ package io.tablecast.server.net;
 public interface HealthCheck {
 
   /**
+   * What {@code GET /health} answers.
+   *
    * @param status {@code UP} (HTTP 200) or {@code DOWN} (HTTP 503)
    * @param reason why it is DOWN; null when UP
    * @param staleTables how many cached tables the server knows its mirrors may differ from (they

@@ -11,37 +11,41 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import io.tablecast.protocol.ErrorCode;
-import io.tablecast.protocol.Message;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.tablecast.protocol.netty.BinaryFraming;
-import io.tablecast.server.Authenticator;
-import io.tablecast.server.ServerConfig;
-import io.tablecast.server.ServerMetrics;
-import io.tablecast.server.hub.ChangeHub;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.Message;
+import io.tablecast.protocol.netty.BinaryFraming;
+import io.tablecast.server.auth.Authenticator;
+import io.tablecast.server.console.Console;
+import io.tablecast.server.hub.ChangeHub;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The listening socket: NIO transport, one boss and one worker event-loop group, write-buffer
- * water marks from the configuration, and {@link ProtocolDetector} first on every connection.
+ * The listening socket: NIO transport, one boss and one worker event-loop group, write-buffer water
+ * marks from the configuration, and {@link ProtocolDetector} first on every connection.
  */
 public final class NettyServer implements AutoCloseable {
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
   private final Channel serverChannel;
+
   /** Every accepted connection, whatever its state, so that shutdown reaches all of them. */
   private final ChannelGroup connections;
 
-  private NettyServer(EventLoopGroup boss, EventLoopGroup workers, Channel serverChannel,
+  private NettyServer(
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      Channel serverChannel,
       ChannelGroup connections) {
     this.boss = boss;
     this.workers = workers;
@@ -50,57 +54,118 @@ public final class NettyServer implements AutoCloseable {
   }
 
   /** Binds the configured address and starts accepting clients. */
-  public static NettyServer bind(ServerConfig config, ChangeHub hub, Authenticator authenticator,
-      ServerMetrics metrics) throws InterruptedException {
+  public static NettyServer bind(
+      NetSettings config, ChangeHub hub, Authenticator authenticator, ServerMetrics metrics)
+      throws InterruptedException {
     return bind(config, hub, authenticator, metrics, HealthCheck.alwaysUp());
   }
 
   /** As above; {@code GET /health} reports what {@code health} says. */
-  public static NettyServer bind(ServerConfig config, ChangeHub hub, Authenticator authenticator,
-      ServerMetrics metrics, HealthCheck health) throws InterruptedException {
+  public static NettyServer bind(
+      NetSettings config,
+      ChangeHub hub,
+      Authenticator authenticator,
+      ServerMetrics metrics,
+      HealthCheck health)
+      throws InterruptedException {
+    return bind(config, hub, authenticator, metrics, health, null);
+  }
+
+  /** As above, with the operations console at {@code /console} (none when null). */
+  // closes and shutdowns have nothing to report: the handshake timer only closes, a failed start is
+  // rethrown
+  @SuppressWarnings("FutureReturnValueIgnored")
+  public static NettyServer bind(
+      NetSettings config,
+      ChangeHub hub,
+      Authenticator authenticator,
+      ServerMetrics metrics,
+      HealthCheck health,
+      Console console)
+      throws InterruptedException {
     EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
-    ChannelGroup connections = new DefaultChannelGroup("tablecast-connections", GlobalEventExecutor.INSTANCE);
-    ClientSessionHandler.Settings settings = new ClientSessionHandler.Settings(config.serverName(),
-        config.heartbeat().toMillis(), config.handshakeTimeout().toMillis(), metrics);
-    HttpHandler.Settings http = new HttpHandler.Settings(hub, authenticator, settings, config.maxFrameBytes(),
-        health, config.staticDir(), config.staticClientDir(), config.metricsToken());
+    ChannelGroup connections =
+        new DefaultChannelGroup("tablecast-connections", GlobalEventExecutor.INSTANCE);
+    ClientSessionHandler.Settings settings =
+        new ClientSessionHandler.Settings(
+            config.serverName(),
+            config.heartbeat().toMillis(),
+            config.handshakeTimeout().toMillis(),
+            metrics);
+    HttpHandler.Settings http =
+        new HttpHandler.Settings(
+            hub,
+            authenticator,
+            settings,
+            config.maxFrameBytes(),
+            health,
+            config.staticDir(),
+            config.staticClientDir(),
+            config.metricsToken(),
+            console);
     ConnectionLimits limits = new ConnectionLimits(config.maxConnections(), metrics);
     long idleTimeoutMillis = config.idleTimeout().toMillis();
     try {
       // TLS (optional): built before binding so that a bad certificate or key fails the start
-      io.netty.handler.ssl.SslContext tls = config.tls() == null ? null : TlsDetector.serverContext(config.tls());
-      ServerBootstrap b = new ServerBootstrap()
-          .group(boss, workers)
-          .channel(NioServerSocketChannel.class)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
-              config.writeBufferLowWaterMark(), config.writeBufferHighWaterMark()))
-          .childHandler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              connections.add(ch);
-              limits.accepted(ch); // max_connections: marks the connection refused when over
-              ch.pipeline().addLast("idle-guard", new ConnectionLimits.IdleGuard(idleTimeoutMillis,
-                  settings.heartbeatMillis(), metrics));
-              if (tls != null) {
-                ch.pipeline().addLast("tls-detector", new TlsDetector(tls, config.tls().allowPlaintext(),
-                    settings.handshakeTimeoutMillis()));
-              }
-              ch.pipeline().addLast("detector", detector(hub, authenticator, settings, config.maxFrameBytes(), http));
-              // a connection that never sends its first bytes: the session handler's own
-              // hello deadline only starts once the protocol is known
-              ch.eventLoop().schedule(() -> {
-                if (ch.pipeline().get("detector") != null || (ch.pipeline().get("session") == null
-                    && ch.pipeline().get("http") != null && !ch.hasAttr(HttpHandler.SERVED))) {
-                  // no protocol yet, or an HTTP connection whose first request (e.g. the
-                  // WebSocket upgrade) is still incomplete
-                  ch.close();
-                }
-              }, settings.handshakeTimeoutMillis(), TimeUnit.MILLISECONDS);
-            }
-          });
-      Channel ch = b.bind(new InetSocketAddress(config.listenHost(), config.listenPort())).sync().channel();
+      io.netty.handler.ssl.SslContext tls =
+          config.tls() == null ? null : TlsDetector.serverContext(config.tls());
+      ServerBootstrap b =
+          new ServerBootstrap()
+              .group(boss, workers)
+              .channel(NioServerSocketChannel.class)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childOption(
+                  ChannelOption.WRITE_BUFFER_WATER_MARK,
+                  new WriteBufferWaterMark(
+                      config.writeBuffer().lowWaterMark(), config.writeBuffer().highWaterMark()))
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      connections.add(ch);
+                      limits.accepted(
+                          ch); // max_connections: marks the connection refused when over
+                      ch.pipeline()
+                          .addLast(
+                              "idle-guard",
+                              new ConnectionLimits.IdleGuard(
+                                  idleTimeoutMillis, settings.heartbeatMillis(), metrics));
+                      if (tls != null) {
+                        ch.pipeline()
+                            .addLast(
+                                "tls-detector",
+                                new TlsDetector(
+                                    tls,
+                                    config.tls().allowPlaintext(),
+                                    settings.handshakeTimeoutMillis()));
+                      }
+                      ch.pipeline()
+                          .addLast(
+                              "detector",
+                              detector(hub, authenticator, settings, config.maxFrameBytes(), http));
+                      // a connection that never sends its first bytes: the session handler's own
+                      // hello deadline only starts once the protocol is known
+                      ch.eventLoop()
+                          .schedule(
+                              () -> {
+                                if (ch.pipeline().get("detector") != null
+                                    || (ch.pipeline().get("session") == null
+                                        && ch.pipeline().get("http") != null
+                                        && !ch.hasAttr(HttpHandler.SERVED))) {
+                                  // no protocol yet, or an HTTP connection whose first request
+                                  // (e.g. the WebSocket upgrade) is still incomplete
+                                  ch.close();
+                                }
+                              },
+                              settings.handshakeTimeoutMillis(),
+                              TimeUnit.MILLISECONDS);
+                    }
+                  });
+      Channel ch =
+          b.bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
+              .sync()
+              .channel();
       return new NettyServer(boss, workers, ch, connections);
     } catch (InterruptedException | RuntimeException e) {
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -109,53 +174,80 @@ public final class NettyServer implements AutoCloseable {
     }
   }
 
-  /** The protocol detector with the server's binary pipeline behind it; HTTP without static files. */
-  static ProtocolDetector detector(ChangeHub hub, Authenticator authenticator,
-      ClientSessionHandler.Settings settings, int maxFrameBytes) {
-    return detector(hub, authenticator, settings, maxFrameBytes, new HttpHandler.Settings(hub, authenticator,
-        settings, maxFrameBytes, HealthCheck.alwaysUp(), null, null, null));
+  /**
+   * The protocol detector with the server's binary pipeline behind it; HTTP without static files.
+   */
+  static ProtocolDetector detector(
+      ChangeHub hub,
+      Authenticator authenticator,
+      ClientSessionHandler.Settings settings,
+      int maxFrameBytes) {
+    return detector(
+        hub,
+        authenticator,
+        settings,
+        maxFrameBytes,
+        new HttpHandler.Settings(
+            hub,
+            authenticator,
+            settings,
+            maxFrameBytes,
+            HealthCheck.alwaysUp(),
+            null,
+            null,
+            null,
+            null));
   }
 
   /** The protocol detector with the server's binary and HTTP/WebSocket pipelines behind it. */
-  static ProtocolDetector detector(ChangeHub hub, Authenticator authenticator,
-      ClientSessionHandler.Settings settings, int maxFrameBytes, HttpHandler.Settings http) {
-    return new ProtocolDetector(new ProtocolDetector.Protocols() {
-      @Override
-      public void binary(ChannelPipeline pipeline) {
-        if (ConnectionLimits.refuseBinary(pipeline)) {
-          return;
-        }
-        BinaryFraming.addTo(pipeline, maxFrameBytes);
-        pipeline.addLast("session", new ClientSessionHandler(hub, authenticator, settings));
-      }
+  static ProtocolDetector detector(
+      ChangeHub hub,
+      Authenticator authenticator,
+      ClientSessionHandler.Settings settings,
+      int maxFrameBytes,
+      HttpHandler.Settings http) {
+    return new ProtocolDetector(
+        new ProtocolDetector.Protocols() {
+          @Override
+          public void binary(ChannelPipeline pipeline) {
+            if (ConnectionLimits.refuseBinary(pipeline)) {
+              return;
+            }
+            BinaryFraming.addTo(pipeline, maxFrameBytes);
+            pipeline.addLast("session", new ClientSessionHandler(hub, authenticator, settings));
+          }
 
-      @Override
-      public void http(ChannelPipeline pipeline) {
-        if (ConnectionLimits.refuseHttp(pipeline)) {
-          return;
-        }
-        pipeline.addLast("http-codec", new HttpServerCodec());
-        // requests are small (GETs and the upgrade); anything bigger is not for this server
-        pipeline.addLast("http-aggregator", new HttpObjectAggregator(HTTP_MAX_REQUEST_BYTES));
-        pipeline.addLast("ws-protocol", new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
-            .websocketPath(WEBSOCKET_PATH)
-            .checkStartsWith(false)
-            .maxFramePayloadLength(maxFrameBytes)
-            .handshakeTimeoutMillis(settings.handshakeTimeoutMillis())
-            .allowExtensions(false)
-            .build()));
-        pipeline.addLast("http", new HttpHandler(http));
-      }
+          @Override
+          public void http(ChannelPipeline pipeline) {
+            if (ConnectionLimits.refuseHttp(pipeline)) {
+              return;
+            }
+            pipeline.addLast("http-codec", new HttpServerCodec());
+            // requests are small (GETs and the upgrade); anything bigger is not for this server
+            pipeline.addLast("http-aggregator", new HttpObjectAggregator(HTTP_MAX_REQUEST_BYTES));
+            pipeline.addLast(
+                "ws-protocol",
+                new WebSocketServerProtocolHandler(
+                    WebSocketServerProtocolConfig.newBuilder()
+                        .websocketPath(WEBSOCKET_PATH)
+                        .checkStartsWith(false)
+                        .maxFramePayloadLength(maxFrameBytes)
+                        .handshakeTimeoutMillis(settings.handshakeTimeoutMillis())
+                        .allowExtensions(false)
+                        .build()));
+            pipeline.addLast("http", new HttpHandler(http));
+          }
 
-      @Override
-      public void other(ChannelHandlerContext ctx) {
-        ProtocolDetector.rejectNotBinary(ctx);
-      }
-    });
+          @Override
+          public void other(ChannelHandlerContext ctx) {
+            ProtocolDetector.rejectNotBinary(ctx);
+          }
+        });
   }
 
   /** The WebSocket endpoint: one JSON message per text frame. */
   public static final String WEBSOCKET_PATH = "/ws";
+
   /** Largest HTTP request (headers aside) accepted; requests are GETs and the WebSocket upgrade. */
   static final int HTTP_MAX_REQUEST_BYTES = 8192;
 
@@ -165,16 +257,19 @@ public final class NettyServer implements AutoCloseable {
   }
 
   /**
-   * Stops accepting, tells every connection {@code SHUTTING_DOWN} (binary sessions that
-   * completed the handshake get the error frame; the write is awaited briefly so it reaches the
-   * socket before the close), closes them and stops the event loops.
+   * Stops accepting, tells every connection {@code SHUTTING_DOWN} (binary sessions that completed
+   * the handshake get the error frame; the write is awaited briefly so it reaches the socket before
+   * the close), closes them and stops the event loops.
    */
   @Override
   public void close() {
     serverChannel.close().awaitUninterruptibly();
-    Message.Error bye = Message.Error.fatal(ErrorCode.SHUTTING_DOWN,
-        "server is shutting down; reconnect to another server or later");
-    connections.writeAndFlush(bye, ch -> ch.pipeline().get("session") != null)
+    Message.Error bye =
+        Message.Error.fatal(
+            ErrorCode.SHUTTING_DOWN,
+            "server is shutting down; reconnect to another server or later");
+    connections
+        .writeAndFlush(bye, ch -> ch.pipeline().get("session") != null)
         .awaitUninterruptibly(1, TimeUnit.SECONDS);
     connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

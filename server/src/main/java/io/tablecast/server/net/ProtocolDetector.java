@@ -28,18 +28,20 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     void http(ChannelPipeline pipeline);
 
     /**
-     * Handles a connection that did not start with the magic. The detector is removed after
-     * this call and the bytes read so far are passed on to the handlers this call installed.
+     * Handles a connection that did not start with the magic. The detector is removed after this
+     * call and the bytes read so far are passed on to the handlers this call installed.
      */
     void other(ChannelHandlerContext ctx);
   }
 
-  static final String NOT_BINARY_MESSAGE = "this port speaks the Tablecast binary protocol (magic TCST) "
-      + "and HTTP (WebSocket at /ws, GET /health, GET /metrics)\n";
+  static final String NOT_BINARY_MESSAGE =
+      "this port speaks the Tablecast binary protocol (magic TCST) "
+          + "and HTTP (WebSocket at /ws, GET /health, GET /metrics)\n";
 
   /** Request-line starts that select the HTTP pipeline (the method token and its space). */
-  private static final byte[][] HTTP_METHODS = ascii("GET ", "HEAD ", "POST ", "PUT ", "DELETE ", "OPTIONS ",
-      "PATCH ", "TRACE ", "CONNECT ");
+  private static final byte[][] HTTP_METHODS =
+      ascii(
+          "GET ", "HEAD ", "POST ", "PUT ", "DELETE ", "OPTIONS ", "PATCH ", "TRACE ", "CONNECT ");
 
   private static byte[][] ascii(String... tokens) {
     byte[][] b = new byte[tokens.length][];
@@ -85,7 +87,11 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     ctx.pipeline().remove(this); // forwards the bytes after the magic to the new handlers
   }
 
-  private enum Match { MATCH, MAYBE, NO }
+  private enum Match {
+    MATCH,
+    MAYBE,
+    NO
+  }
 
   /** Whether the readable bytes start with {@code token} (MAYBE: too few bytes to tell yet). */
   private static Match match(ByteBuf in, byte[] token) {
@@ -98,11 +104,15 @@ final class ProtocolDetector extends ByteToMessageDecoder {
     return n < token.length ? Match.MAYBE : Match.MATCH;
   }
 
-  /** Answers a non-binary client with an HTTP 400 that plain-text clients can read too, then closes. */
+  /**
+   * Answers a non-binary client with an HTTP 400 that plain-text clients can read too, then closes.
+   */
   static void rejectNotBinary(ChannelHandlerContext ctx) {
     byte[] body = NOT_BINARY_MESSAGE.getBytes(StandardCharsets.UTF_8);
-    String head = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
-        + body.length + "\r\nConnection: close\r\n\r\n";
+    String head =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+            + body.length
+            + "\r\nConnection: close\r\n\r\n";
     ByteBuf reply = Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body);
     ctx.channel().config().setAutoRead(false);
     ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);

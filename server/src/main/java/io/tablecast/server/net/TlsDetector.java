@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * ClientHello) gets an {@link SslHandler} in this handler's place plus a {@link TlsPeer}, and the
  * detector then sees the decrypted bytes: binary ({@code TCST}) or HTTP/WebSocket, exactly as
  * without TLS. Any other first byte is a plaintext client: with {@code tls.allow_plaintext} it is
- * passed on to the detector unchanged; otherwise it is refused with an explanation it can read
- * (a binary client gets a {@code PROTOCOL_VIOLATION} error frame, anything else an HTTP 400).
+ * passed on to the detector unchanged; otherwise it is refused with an explanation it can read (a
+ * binary client gets a {@code PROTOCOL_VIOLATION} error frame, anything else an HTTP 400).
  */
 final class TlsDetector extends ByteToMessageDecoder {
   private static final Logger log = LoggerFactory.getLogger(TlsDetector.class);
@@ -36,8 +36,9 @@ final class TlsDetector extends ByteToMessageDecoder {
   /** TLS record content type "handshake": the first byte of every ClientHello. */
   static final int TLS_HANDSHAKE_RECORD = 0x16;
 
-  static final String TLS_REQUIRED_MESSAGE = "this port requires TLS: connect with TLS "
-      + "(Java client: TablecastClient.builder().tls(...); browsers and Node: https:// and wss:// URLs)";
+  static final String TLS_REQUIRED_MESSAGE =
+      "this port requires TLS: connect with TLS "
+          + "(Java client: TablecastClient.builder().tls(...); browsers and Node: https:// and wss:// URLs)";
 
   private final SslContext sslContext;
   private final boolean allowPlaintext;
@@ -59,28 +60,38 @@ final class TlsDetector extends ByteToMessageDecoder {
     try {
       b = SslContextBuilder.forServer(tls.certChain().toFile(), tls.privateKey().toFile());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("tls.cert_chain '" + tls.certChain() + "' / tls.private_key '"
-          + tls.privateKey() + "' cannot be used (PEM certificate chain and unencrypted PKCS#8 PEM key "
-          + "\"BEGIN PRIVATE KEY\" expected; convert with: openssl pkcs8 -topk8 -nocrypt): " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "tls.cert_chain '"
+              + tls.certChain()
+              + "' / tls.private_key '"
+              + tls.privateKey()
+              + "' cannot be used (PEM certificate chain and unencrypted PKCS#8 PEM key "
+              + "\"BEGIN PRIVATE KEY\" expected; convert with: openssl pkcs8 -topk8 -nocrypt): "
+              + e.getMessage(),
+          e);
     }
     b.sslProvider(SslProvider.JDK);
     if (tls.clientCa() != null) {
       b.trustManager(tls.clientCa().toFile());
     }
-    b.clientAuth(switch (tls.clientAuth()) {
-      case NONE -> ClientAuth.NONE;
-      case OPTIONAL -> ClientAuth.OPTIONAL;
-      case REQUIRE -> ClientAuth.REQUIRE;
-    });
+    b.clientAuth(
+        switch (tls.clientAuth()) {
+          case NONE -> ClientAuth.NONE;
+          case OPTIONAL -> ClientAuth.OPTIONAL;
+          case REQUIRE -> ClientAuth.REQUIRE;
+        });
     try {
       SslContext ctx = b.build();
-      log.info("TLS enabled: certificate chain {}, client certificates {}{}, plaintext {}", tls.certChain(),
+      log.info(
+          "TLS enabled: certificate chain {}, client certificates {}{}, plaintext {}",
+          tls.certChain(),
           tls.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
           tls.clientCa() == null ? "" : " (CA " + tls.clientCa() + ")",
           tls.allowPlaintext() ? "also accepted" : "refused");
       return ctx;
     } catch (SSLException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("cannot build the TLS context from " + tls + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot build the TLS context from " + tls + ": " + e.getMessage(), e);
     }
   }
 
@@ -114,20 +125,25 @@ final class TlsDetector extends ByteToMessageDecoder {
     if (binary && n < magic.length) {
       return; // wait for the whole magic to tell a binary client from others
     }
-    log.info("refusing plaintext {} connection from {}: TLS is required (tls.allow_plaintext is false)",
-        binary ? "binary" : "non-TLS", ctx.channel().remoteAddress());
+    log.info(
+        "refusing plaintext {} connection from {}: TLS is required (tls.allow_plaintext is false)",
+        binary ? "binary" : "non-TLS",
+        ctx.channel().remoteAddress());
     in.skipBytes(in.readableBytes());
     ctx.channel().config().setAutoRead(false);
     if (binary) {
       ctx.pipeline().remove("detector");
       BinaryFraming.addTo(ctx.pipeline(), 1024);
-      ctx.channel().writeAndFlush(Message.Error.fatal(ErrorCode.PROTOCOL_VIOLATION, TLS_REQUIRED_MESSAGE))
+      ctx.channel()
+          .writeAndFlush(Message.Error.fatal(ErrorCode.PROTOCOL_VIOLATION, TLS_REQUIRED_MESSAGE))
           .addListener(ChannelFutureListener.CLOSE);
       return;
     }
     byte[] body = (TLS_REQUIRED_MESSAGE + "\n").getBytes(StandardCharsets.UTF_8);
-    String head = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
-        + body.length + "\r\nConnection: close\r\n\r\n";
+    String head =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+            + body.length
+            + "\r\nConnection: close\r\n\r\n";
     ctx.writeAndFlush(Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body))
         .addListener(ChannelFutureListener.CLOSE);
   }

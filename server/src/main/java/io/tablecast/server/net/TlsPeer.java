@@ -14,30 +14,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What TLS established about the peer of a connection, as channel attributes set when the
- * handshake completes (before the first decrypted byte reaches the protocol detector, so the
- * session handlers see them from the hello on):
+ * What TLS established about the peer of a connection, as channel attributes set when the handshake
+ * completes (before the first decrypted byte reaches the protocol detector, so the session handlers
+ * see them from the hello on):
  *
  * <ul>
- *   <li>{@link #SUBJECT}: the verified client certificate's subject DN (RFC 2253, e.g.
- *       {@code CN=billing,O=Example}); absent without a client certificate;
+ *   <li>{@link #SUBJECT}: the verified client certificate's subject DN (RFC 2253, e.g. {@code
+ *       CN=billing,O=Example}); absent without a client certificate;
  *   <li>{@link #CERTIFICATE}: that certificate;
  *   <li>{@link #PROTOCOL}: the negotiated protocol and cipher suite, e.g. {@code TLSv1.3
  *       TLS_AES_128_GCM_SHA256}; absent on plaintext connections.
  * </ul>
  *
- * <p>The handler that sets them sits right behind the {@link SslHandler}; it logs the outcome
- * of every handshake and removes itself afterwards.
+ * <p>The handler that sets them sits right behind the {@link SslHandler}; it logs the outcome of
+ * every handshake and removes itself afterwards.
  */
 public final class TlsPeer extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(TlsPeer.class);
 
   /** Subject DN (RFC 2253) of the verified client certificate. */
   public static final AttributeKey<String> SUBJECT = AttributeKey.valueOf("tablecast.tls.subject");
+
   /** The verified client certificate (leaf). */
-  public static final AttributeKey<X509Certificate> CERTIFICATE = AttributeKey.valueOf("tablecast.tls.certificate");
+  public static final AttributeKey<X509Certificate> CERTIFICATE =
+      AttributeKey.valueOf("tablecast.tls.certificate");
+
   /** Negotiated protocol and cipher suite; set on every TLS connection. */
-  public static final AttributeKey<String> PROTOCOL = AttributeKey.valueOf("tablecast.tls.protocol");
+  public static final AttributeKey<String> PROTOCOL =
+      AttributeKey.valueOf("tablecast.tls.protocol");
 
   /** The client certificate subject of a channel, or null (plaintext or no certificate). */
   public static String subject(Channel ch) {
@@ -50,6 +54,7 @@ public final class TlsPeer extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt instanceof SslHandshakeCompletionEvent done) {
       if (done.isSuccess()) {
@@ -61,16 +66,24 @@ public final class TlsPeer extends ChannelInboundHandlerAdapter {
           String subject = peer.getSubjectX500Principal().getName();
           ch.attr(CERTIFICATE).set(peer);
           ch.attr(SUBJECT).set(subject);
-          log.info("TLS connection from {} ({}), client certificate subject {}", ch.remoteAddress(),
-              ch.attr(PROTOCOL).get(), subject);
+          log.info(
+              "TLS connection from {} ({}), client certificate subject {}",
+              ch.remoteAddress(),
+              ch.attr(PROTOCOL).get(),
+              subject);
         } else {
-          log.debug("TLS connection from {} ({}), no client certificate", ch.remoteAddress(),
+          log.debug(
+              "TLS connection from {} ({}), no client certificate",
+              ch.remoteAddress(),
               ch.attr(PROTOCOL).get());
         }
         ctx.pipeline().remove(this);
       } else {
         // stays in the pipeline to swallow the same failure arriving as an exception
-        log.info("TLS handshake from {} failed: {}", ctx.channel().remoteAddress(), describe(done.cause()));
+        log.info(
+            "TLS handshake from {} failed: {}",
+            ctx.channel().remoteAddress(),
+            describe(done.cause()));
         ctx.close();
       }
     }
@@ -78,6 +91,7 @@ public final class TlsPeer extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // a failed handshake is logged once above; the SslHandler closes the connection
     if (isHandshakeFailure(cause)) {

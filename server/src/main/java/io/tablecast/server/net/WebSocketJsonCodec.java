@@ -18,9 +18,9 @@ import java.util.List;
  * The JSON encoding of a WebSocket session, between Netty's WebSocket handlers and the shared
  * {@link ClientSessionHandler}: a text frame carries one message ({@link MessageCodec#decodeJson});
  * a message written by the session becomes one text frame. A fatal {@code error} (no table) is
- * followed by a close frame whose status is {@link #closeStatus}; the session closes the
- * connection once both are flushed. Pre-encoded batches from the hub arrive as
- * {@link TextWebSocketFrame}s and pass through untouched.
+ * followed by a close frame whose status is {@link #closeStatus}; the session closes the connection
+ * once both are flushed. Batches the hub encoded (UTF-8 JSON buffers) pass through untouched to
+ * {@link WebSocketTextFrames}, which frames them.
  */
 final class WebSocketJsonCodec extends MessageToMessageCodec<WebSocketFrame, Message> {
 
@@ -29,8 +29,10 @@ final class WebSocketJsonCodec extends MessageToMessageCodec<WebSocketFrame, Mes
     if (frame instanceof TextWebSocketFrame text) {
       out.add(MessageCodec.decodeJson(text.text()));
     } else if (frame instanceof BinaryWebSocketFrame) {
-      throw new ProtocolException(ErrorCode.BAD_FRAME, "binary WebSocket frames are not accepted: send one "
-          + "JSON message per text frame (binary clients use the TCST protocol on the same port)");
+      throw new ProtocolException(
+          ErrorCode.BAD_FRAME,
+          "binary WebSocket frames are not accepted: send one "
+              + "JSON message per text frame (binary clients use the TCST protocol on the same port)");
     } else {
       out.add(frame.retain()); // nothing else reaches here (ping/pong/close are handled before)
     }
@@ -38,7 +40,8 @@ final class WebSocketJsonCodec extends MessageToMessageCodec<WebSocketFrame, Mes
 
   @Override
   protected void encode(ChannelHandlerContext ctx, Message msg, List<Object> out) {
-    out.add(new TextWebSocketFrame(ByteBufUtil.writeUtf8(ctx.alloc(), MessageCodec.encodeJson(msg))));
+    out.add(
+        new TextWebSocketFrame(ByteBufUtil.writeUtf8(ctx.alloc(), MessageCodec.encodeJson(msg))));
     if (msg instanceof Message.Error error && error.table() == null) {
       out.add(new CloseWebSocketFrame(closeStatus(error.code()), error.code().name()));
     }

@@ -1,14 +1,13 @@
 package io.tablecast.server.tail;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.server.capture.TableSchema;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The database side of the server: a consistent snapshot of the cached tables, then the
- * committed changes after it, read from the outbox without loss or duplication.
+ * The database side of the server: a consistent snapshot of the cached tables, then the committed
+ * changes after it, read from the outbox without loss or duplication.
  *
  * <p>Not thread-safe: one thread calls {@link #snapshot} once, then {@link #poll} in a loop.
  */
@@ -18,18 +17,54 @@ public interface ChangeSource extends AutoCloseable {
   List<TableSchema> tables();
 
   /**
-   * Reads every row of every cached table in one consistent read and positions the source
-   * exactly after it: the first {@link #poll} returns precisely the changes that committed
-   * after the snapshot.
+   * Reads every row of every cached table in one consistent read and positions the source exactly
+   * after it: the first {@link #poll} returns precisely the changes that committed after the
+   * snapshot.
    */
   void snapshot(SnapshotSink sink) throws SQLException;
 
   /**
-   * Waits up to {@code maxWait} for committed changes after the current position and returns
-   * them as whole transactions, or {@link CommittedBatch#EMPTY}. A database error leaves the
-   * position unchanged, so the caller may retry.
+   * Waits up to {@code maxWait} for committed changes after the current position and returns them
+   * as whole transactions, or {@link CommittedBatch#EMPTY}. A database error leaves the position
+   * unchanged, so the caller may retry.
    */
   CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException;
+
+  /**
+   * Has the cached table {@code table} (qualified name) re-read whole in the consistent read of a
+   * later poll, whose batch then carries a {@link CommittedBatch.Purpose#RESYNC} read of it: the
+   * table's image after that batch's events must equal it. The tail loop asks for one when the hub
+   * could not apply an event of the table to its image. A name that is not cached is ignored.
+   */
+  void resync(String table);
+
+  /**
+   * The position after the last {@link #poll} (or {@link #snapshot}) as text a later run of the
+   * same source can resume after ({@link #resumeAfter}); null when this source cannot resume from a
+   * position (it then takes a snapshot again).
+   */
+  default String cursor() {
+    return null;
+  }
+
+  /**
+   * Instead of {@link #snapshot}: positions the source exactly after {@code cursor}, a {@link
+   * #cursor()} of an earlier run, so that the first poll returns precisely the changes committed
+   * after it. The outbox must still hold them (pruned only up to what was {@link #acknowledged}).
+   *
+   * @throws UnsupportedOperationException when {@link #cursor()} is always null
+   */
+  default void resumeAfter(String cursor) throws SQLException {
+    throw new UnsupportedOperationException(
+        getClass().getSimpleName() + " cannot resume after a cursor; take a snapshot");
+  }
+
+  /**
+   * Everything up to {@code cursor} is durably stored downstream (a NATS stream acknowledged it):
+   * from now on the outbox is pruned only up to the last cursor acknowledged, never up to a
+   * position read but not stored yet. Sources without cursors ignore it.
+   */
+  default void acknowledged(String cursor) {}
 
   @Override
   void close();
@@ -37,6 +72,19 @@ public interface ChangeSource extends AutoCloseable {
   /** Receives snapshot rows. */
   @FunctionalInterface
   interface SnapshotSink {
-    void row(TableSchema table, ObjectNode row);
+    /**
+     * One row of {@code table}, in the row form of that table version ({@link
+     * io.tablecast.protocol.row.RowForm}).
+     */
+    void row(TableSchema table, byte[] row);
+
+    /**
+     * Before the first row: what the source knows of each table's size (row estimate, first rows),
+     * so that tables too big for the heap are refused before they are read. A source without a
+     * catalog may skip it. Nothing by default.
+     *
+     * @throws HeapTooSmallException when the tables' images would not fit in the heap
+     */
+    default void sizes(List<TableSize> tables) {}
   }
 }

@@ -6,13 +6,14 @@ import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.ConsumerRegistry;
 import io.tablecast.server.capture.Dialect;
-import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,28 +21,31 @@ import org.slf4j.LoggerFactory;
 public final class ChangeSources {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeSources.class);
 
-  /** Connections of the source pool: snapshot or poll, prune, lock probes, and the registry heartbeat. */
+  /**
+   * Connections of the source pool: snapshot or poll, prune, lock probes, and the registry
+   * heartbeat.
+   */
   public static final int POOL_SIZE = 4;
 
   private ChangeSources() {}
 
   /**
-   * Describes and validates the cached tables, installs the capture when
-   * {@link SourceConfig#installTriggers()} (otherwise checks it is installed and current), and
-   * returns the source for the URL's dialect. Call {@link ChangeSource#snapshot} next.
+   * Describes and validates the cached tables, installs the capture when {@link
+   * SourceConfig#installTriggers()} (otherwise checks it is installed and current), and returns the
+   * source for the URL's dialect. Call {@link ChangeSource#snapshot} next.
    *
    * @throws IllegalArgumentException naming a table that is unknown, has no primary key or an
    *     unsupported column type
-   * @throws IllegalStateException naming a table whose triggers are missing or stale, or a
-   *     MySQL foreign key that would change a cached table without firing triggers
+   * @throws IllegalStateException naming a table whose triggers are missing or stale, or a MySQL
+   *     foreign key that would change a cached table without firing triggers
    */
   public static ChangeSource open(SourceConfig config) throws SQLException {
-    return open(config, ServerMetrics.inMemory());
+    return open(config, ServerMetrics.NOOP);
   }
 
   /** As {@link #open(SourceConfig)}, recording the source's meters into {@code metrics}. */
   public static ChangeSource open(SourceConfig config, ServerMetrics metrics) throws SQLException {
-    return open(config, metrics, (Duration) null);
+    return open(config, metrics, Tuning.DEFAULT);
   }
 
   /**
@@ -49,34 +53,60 @@ public final class ChangeSources {
    * {@link ConsumerRegistry} as {@code serverName} until it is closed, so that another
    * configuration's install or uninstall knows this server needs its tables' capture.
    */
-  public static ChangeSource open(SourceConfig config, ServerMetrics metrics, String serverName) throws SQLException {
-    return open(config, metrics, null, HikariDataSource::new, serverName);
+  public static ChangeSource open(SourceConfig config, ServerMetrics metrics, String serverName)
+      throws SQLException {
+    return open(config, metrics, Tuning.DEFAULT, serverName);
   }
 
   /**
-   * As {@link #open(SourceConfig, ServerMetrics)}; {@code probeWait} overrides, for tests, how long
-   * MySQL/MariaDB lock probes must find a skipped id absent (default: innodb_lock_wait_timeout + 1 s).
+   * As {@link #open(SourceConfig, ServerMetrics)}, with {@code tuning} instead of the defaults
+   * (tests).
    */
-  static ChangeSource open(SourceConfig config, ServerMetrics metrics, Duration probeWait) throws SQLException {
-    return open(config, metrics, probeWait, HikariDataSource::new);
+  static ChangeSource open(SourceConfig config, ServerMetrics metrics, Tuning tuning)
+      throws SQLException {
+    return open(config, metrics, tuning, null);
   }
 
-  /** As {@link #open(SourceConfig, ServerMetrics, Duration)}, with the pool made by {@code pools} (tests). */
-  static ChangeSource open(SourceConfig config, ServerMetrics metrics, Duration probeWait,
-      java.util.function.Function<HikariConfig, HikariDataSource> pools) throws SQLException {
-    return open(config, metrics, probeWait, pools, null);
+  /**
+   * What tests shorten or replace; none of it is a configuration key.
+   *
+   * @param probeWait without innodb_trx, how long MySQL/MariaDB lock probes must find a skipped id
+   *     absent; null = {@code innodb_lock_wait_timeout} + 1 s, read from the database
+   * @param pruneRest how long the {@link OutboxPruner} rests after a round that found less than a
+   *     chunk to delete ({@link OutboxPruner#REST})
+   * @param pools makes the source's connection pool
+   */
+  record Tuning(
+      Duration probeWait, Duration pruneRest, Function<HikariConfig, HikariDataSource> pools) {
+    /** What a server runs with. */
+    static final Tuning DEFAULT = new Tuning(null, OutboxPruner.REST, HikariDataSource::new);
+
+    Tuning withProbeWait(Duration wait) {
+      return new Tuning(wait, pruneRest, pools);
+    }
+
+    Tuning withPruneRest(Duration rest) {
+      return new Tuning(probeWait, rest, pools);
+    }
+
+    Tuning withPools(Function<HikariConfig, HikariDataSource> maker) {
+      return new Tuning(probeWait, pruneRest, maker);
+    }
   }
 
-  private static ChangeSource open(SourceConfig config, ServerMetrics metrics, Duration probeWait,
-      java.util.function.Function<HikariConfig, HikariDataSource> pools, String serverName) throws SQLException {
+  private static ChangeSource open(
+      SourceConfig config, ServerMetrics metrics, Tuning tuning, String serverName)
+      throws SQLException {
     CapturePlan plan;
     try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
       if (config.installTriggers()) {
         installer.describe(); // every table's problems at once
         installer.install();
       } else {
-        // every problem at once: tables, outbox, triggers, privileges (what `tablecast check` prints)
-        List<CaptureFinding> problems = installer.check().stream().filter(CaptureFinding::stopsServe).toList();
+        // every problem at once: tables, outbox, triggers, privileges (what `tablecast check`
+        // prints)
+        List<CaptureFinding> problems =
+            installer.check().stream().filter(CaptureFinding::stopsServe).toList();
         if (!problems.isEmpty()) {
           throw new IllegalStateException(CaptureFinding.listing(problems));
         }
@@ -96,21 +126,40 @@ public final class ChangeSources {
     hc.setMaximumPoolSize(POOL_SIZE);
     hc.setMinimumIdle(1);
     hc.setConnectionTimeout(10_000);
-    // PostgreSQL reads by snapshot in REPEATABLE READ; MySQL/MariaDB polls are single READ COMMITTED
-    // statements (a consistent snapshot asks for REPEATABLE READ for its one transaction). As pool
-    // defaults, nothing needs resetting when a connection is given back.
-    hc.setTransactionIsolation(plan.dialect().isMysqlFamily() ? "TRANSACTION_READ_COMMITTED"
-        : "TRANSACTION_REPEATABLE_READ");
-    HikariDataSource pool = pools.apply(hc);
-    LOG.info("Source {} ({}): caching {}", config, plan.dialect(), plan.tables().stream().map(t -> t.id().qualified()).toList());
-    ChangeSource source = plan.dialect() == Dialect.POSTGRESQL
-        ? new PgChangeSource(plan, pool, config, metrics)
-        : new MysqlChangeSource(plan, pool, config, probeWait, metrics);
-    return serverName == null ? source : new RegisteredSource(source, ConsumerRegistry.register(plan, pool, serverName));
+    TailDialect dialect = tailDialect(plan.dialect());
+    hc.setTransactionIsolation(dialect.poolIsolation());
+    HikariDataSource pool = tuning.pools().apply(hc);
+    LOG.info(
+        "Source {} ({}): caching {}",
+        config,
+        dialect,
+        plan.tables().stream().map(t -> t.id().qualified()).toList());
+    ChangeSource source =
+        dialect.open(
+            new SourceContext(plan, pool, config, metrics, tuning.pruneRest(), tuning.probeWait()));
+    return serverName == null
+        ? source
+        : new RegisteredSource(source, ConsumerRegistry.register(plan, pool, serverName));
+  }
+
+  /** The tail's side of {@code dialect}, which every registered database's dialect implements. */
+  private static TailDialect tailDialect(Dialect dialect) {
+    if (dialect instanceof TailDialect tail) {
+      return tail;
+    }
+    throw new IllegalStateException(
+        "the dialect "
+            + dialect
+            + " ("
+            + dialect.getClass().getName()
+            + ") cannot be "
+            + "tailed: a registered database's dialect must implement "
+            + TailDialect.class.getName());
   }
 
   /** A source registered in the {@link ConsumerRegistry} while it is open. */
-  private record RegisteredSource(ChangeSource source, ConsumerRegistry registry) implements ChangeSource {
+  private record RegisteredSource(ChangeSource source, ConsumerRegistry registry)
+      implements ChangeSource {
     @Override
     public java.util.List<io.tablecast.server.capture.TableSchema> tables() {
       return source.tables();
@@ -122,8 +171,28 @@ public final class ChangeSources {
     }
 
     @Override
+    public void resync(String table) {
+      source.resync(table);
+    }
+
+    @Override
     public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
       return source.poll(maxWait);
+    }
+
+    @Override
+    public String cursor() {
+      return source.cursor();
+    }
+
+    @Override
+    public void resumeAfter(String cursor) throws SQLException {
+      source.resumeAfter(cursor);
+    }
+
+    @Override
+    public void acknowledged(String cursor) {
+      source.acknowledged(cursor);
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.tablecast.server.tail;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,42 +14,48 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Reconciliation, both databases: every {@code reconcile_interval} one key range of one cached
  * table (at most {@link #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in
  * primary-key order) is read in the snapshot of an outbox read, and the hub compares it with its
  * image (see {@link CommittedBatch.Chunk}). Use: {@link #prepare()} before the outbox read's
- * transaction, {@link #read} inside it, {@link #published()} after. Pass after pass, table after table: a table of
- * {@code n} rows is compared whole every {@code ceil(n / CHUNK_ROWS)} intervals, and no interval
- * reads more than one range, whatever the tables' sizes. Each read is one index range scan
- * (keyset pagination), never a full scan, and never a whole table in memory.
+ * transaction, {@link #read} inside it, {@link #published()} after. Pass after pass, table after
+ * table: a table of {@code n} rows is compared whole every {@code ceil(n / CHUNK_ROWS)} intervals,
+ * and no interval reads more than one range, whatever the tables' sizes. Each read is one index
+ * range scan (keyset pagination), never a full scan, and never a whole table in memory.
  *
  * <p>It finds what the triggers did not see (MySQL/MariaDB TRUNCATE; a PostgreSQL trigger disabled
- * and enabled again inside one transaction; a bug), names the keys, and repairs them. Before a
- * pass over a table begins, {@link PassStart} may look at the table's catalog (MySQL/MariaDB
- * follows an ALTER TABLE there). Confined to the tail thread.
+ * and enabled again inside one transaction; a bug), names the keys, and repairs them. Before a pass
+ * over a table begins, {@link PassStart} may look at the table's catalog (MySQL/MariaDB follows an
+ * ALTER TABLE there). Confined to the tail thread.
  */
-final class DriftCheck {
-  private static final Logger LOG = LoggerFactory.getLogger(DriftCheck.class);
+public final class DriftCheck {
+  private static final Logger LOG = RecentEvents.logger(DriftCheck.class);
 
   /** Rows read per interval at most. */
   static final int CHUNK_ROWS = 10_000;
 
   /**
-   * A chunk also ends once its rows' JSON reaches this many characters (16 Mi), so that a table
-   * of large rows is checked in smaller ranges instead of holding 10,000 of them at once.
+   * A chunk also ends once its rows' JSON reaches this many characters (16 Mi), so that a table of
+   * large rows is checked in smaller ranges instead of holding 10,000 of them at once.
    */
   static final int CHUNK_CHARS = 16 * 1024 * 1024;
 
-  /** What to do before a pass over a table begins. */
-  interface PassStart {
+  /** How the change source follows an ALTER TABLE that reconciliation comes across. */
+  public interface PassStart {
     /**
-     * The description of {@code known} to read the pass with (a new one after an ALTER TABLE,
-     * with the plan refreshed), or null to skip the table this time.
+     * Before a pass over a table begins: the description of {@code known} to read the pass with (a
+     * new one after an ALTER TABLE, with the plan refreshed), or null to skip the table this time.
      */
     TableSchema begin(TableSchema known) throws SQLException;
+
+    /**
+     * A range of {@code known} was read in a snapshot where the catalog describes the table
+     * otherwise (an ALTER TABLE committed before the snapshot, which nothing else has noticed yet):
+     * the range is dropped, and the source follows the change at its next read.
+     */
+    void alteredDuringPass(TableSchema known);
   }
 
   private final Supplier<CapturePlan> plan;
@@ -58,15 +64,24 @@ final class DriftCheck {
   private final int chunkRows;
   private long lastRead = System.nanoTime();
   private int tableIndex;
-  /** The table of the pass under way (null: the next read starts a pass), and the key it resumes after. */
+
+  /**
+   * The table of the pass under way (null: the next read starts a pass), and the key it resumes
+   * after.
+   */
   private TableSchema passTable;
+
   private List<String> after;
-  /** Where the cursor moves once the batch of the chunk just read is published ({@link #published}). */
+
+  /**
+   * Where the cursor moves once the batch of the chunk just read is published ({@link #published}).
+   */
   private int nextTableIndex;
+
   private TableSchema nextPassTable;
   private List<String> nextAfter;
 
-  DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
+  public DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
     this(plan, interval, passStart, CHUNK_ROWS);
   }
 
@@ -88,8 +103,10 @@ final class DriftCheck {
    * begins: a pass about to begin runs its {@link PassStart} here, outside any snapshot, since it
    * may reinstall triggers (DDL that would wait for a transaction that has read the table).
    */
-  boolean prepare() throws SQLException {
-    if (interval.isZero() || plan.get().tables().isEmpty() || System.nanoTime() - lastRead < interval.toNanos()) {
+  public boolean prepare() throws SQLException {
+    if (interval.isZero()
+        || plan.get().tables().isEmpty()
+        || System.nanoTime() - lastRead < interval.toNanos()) {
       return false;
     }
     if (passTable == null && starting == null) {
@@ -108,7 +125,7 @@ final class DriftCheck {
    * The snapshot just read every table: the next chunk is an interval away, and a pass under way
    * starts over (the hub forgot it with its images).
    */
-  void snapshotTaken() {
+  public void snapshotTaken() {
     lastRead = System.nanoTime();
     passTable = null;
     after = null;
@@ -117,10 +134,10 @@ final class DriftCheck {
 
   /**
    * The batch holding the chunk last {@link #read} was read in full and handed on: the next chunk
-   * follows it. Until then a failed outbox read reads the same chunk again, so that no key range
-   * of a pass goes missing (the hub would take its rows for deleted).
+   * follows it. Until then a failed outbox read reads the same chunk again, so that no key range of
+   * a pass goes missing (the hub would take its rows for deleted).
    */
-  void published() {
+  public void published() {
     tableIndex = nextTableIndex;
     passTable = nextPassTable;
     after = nextAfter;
@@ -128,7 +145,7 @@ final class DriftCheck {
   }
 
   /** The table the next {@link #read} reads from, after {@link #prepare()} returned true. */
-  TableSchema table() {
+  public TableSchema table() {
     TableSchema table = passTable != null ? passTable : starting;
     if (table == null) {
       throw new IllegalStateException("no table before a successful prepare()");
@@ -141,7 +158,7 @@ final class DriftCheck {
    * outbox read's snapshot); {@link #published} moves the cursor past it. Returns null when the
    * table cannot be read now (altered meanwhile: logged; the next pass starts at the next table).
    */
-  CommittedBatch.TableRead read(Connection c) {
+  public CommittedBatch.TableRead read(Connection c) {
     lastRead = System.nanoTime();
     nextTableIndex = tableIndex;
     nextPassTable = passTable;
@@ -157,7 +174,7 @@ final class DriftCheck {
       return null;
     }
     boolean first = passTable == null;
-    List<ObjectNode> rows = new ArrayList<>();
+    List<byte[]> rows = new ArrayList<>();
     List<String> lastKey = null;
     long chars = 0;
     int keyColumns = table.primaryKey().size();
@@ -173,7 +190,8 @@ final class DriftCheck {
           String json = rs.getString(1);
           rows.add(OutboxRows.present(normalizer, json));
           chars += json.length();
-          if (rows.size() == chunkRows || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
+          if (rows.size() == chunkRows
+              || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
             lastKey = new ArrayList<>(keyColumns);
             for (int i = 0; i < keyColumns; i++) {
               lastKey.add(rs.getString(i + 2));
@@ -182,8 +200,23 @@ final class DriftCheck {
           }
         }
       }
+      // The range was read with the plan's columns and key: compared with an image of another
+      // layout it would count the change as drift (a new key's duplicates of the old one as
+      // repairs). The catalog is read after the range, in its transaction: the range's read holds
+      // the table's metadata lock (MySQL/MariaDB) or AccessShareLock (PostgreSQL) until the end,
+      // so no ALTER TABLE can come between what the range saw and this description.
+      if (!current.describe(c, table.id()).equals(table)) {
+        LOG.debug(
+            "Reconciliation of {} starts over: the table was altered", table.id().qualified());
+        passStart.alteredDuringPass(table);
+        nextTable();
+        return null;
+      }
     } catch (SQLException | RuntimeException e) {
-      LOG.warn("Reconciliation of {} skipped, the next table follows: {}", table.id().qualified(), e.getMessage());
+      LOG.warn(
+          "Reconciliation of {} skipped, the next table follows: {}",
+          table.id().qualified(),
+          e.getMessage());
       nextTable();
       return null;
     }
@@ -194,8 +227,8 @@ final class DriftCheck {
       nextPassTable = table;
       nextAfter = lastKey;
     }
-    return new CommittedBatch.TableRead(table, rows, CommittedBatch.Purpose.RECONCILE,
-        new CommittedBatch.Chunk(first, last));
+    return new CommittedBatch.TableRead(
+        table, rows, CommittedBatch.Purpose.RECONCILE, new CommittedBatch.Chunk(first, last));
   }
 
   private void nextTable() {

@@ -1,24 +1,24 @@
 package io.tablecast.server.tail;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.tablecast.server.ServerMetrics;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the outbox bounded: deletes delivered rows older than the retention in chunks of
- * {@link #CHUNK} rows, each its own short transaction, on a thread of its own so pruning never
- * delays the stream. While chunks come back full (a backlog to clear) it goes on at once;
- * otherwise it rests {@link #REST}. Every round it also samples the outbox backlog: committed
+ * Keeps the outbox bounded: deletes delivered rows older than the retention in chunks of {@link
+ * #CHUNK} rows, each its own short transaction, on a thread of its own so pruning never delays the
+ * stream. While chunks come back full (a backlog to clear) it goes on at once; otherwise it rests
+ * (a server {@link #REST}, tests less). Every round it also samples the outbox backlog: committed
  * rows the tail has not read yet ({@code tablecast.outbox.backlog}).
  */
 final class OutboxPruner implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(OutboxPruner.class);
+  private static final Logger LOG = RecentEvents.logger(OutboxPruner.class);
   static final int CHUNK = 1000;
   static final Duration REST = Duration.ofSeconds(5);
 
@@ -42,7 +42,8 @@ final class OutboxPruner implements AutoCloseable {
   private final CountDownLatch stop = new CountDownLatch(1);
   private final Thread thread;
 
-  OutboxPruner(HikariDataSource pool, Chunk chunk, Backlog backlog, ServerMetrics metrics, Duration rest) {
+  OutboxPruner(
+      HikariDataSource pool, Chunk chunk, Backlog backlog, ServerMetrics metrics, Duration rest) {
     this.pool = pool;
     this.chunk = chunk;
     this.backlog = backlog;

@@ -1,8 +1,6 @@
 package io.tablecast.server.tail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.Op;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.TableSchema;
@@ -10,29 +8,51 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
-/** Reading helpers shared by both change sources. */
-final class OutboxRows {
+/** Reading helpers shared by every database's change source. */
+public final class OutboxRows {
   private OutboxRows() {}
 
   /**
-   * One outbox row of {@code table} as an event: {@code code} its op code, {@code after} and
-   * {@code before} its parsed row images (null when absent), normalized by {@code n}.
+   * One outbox row of {@code table} with whole row images (PostgreSQL) as an event: {@code code}
+   * its op code, {@code after} and {@code before} its parsed row images (null when absent), each
+   * normalized and written in the row form of {@code n}'s table version once. The key is the after
+   * image's (the before image's for a delete), taken from the encoded row.
+   *
+   * @throws IllegalStateException when a value does not convert, or the op lacks the image it needs
    */
-  static RowEvent event(String table, String code, RowNormalizer n, JsonNode after, JsonNode before) {
+  public static RowEvent event(
+      String table, String code, RowNormalizer n, JsonNode after, JsonNode before) {
     if (code.equals(RowEvent.TRUNCATE_CODE)) {
-      return RowEvent.truncate(table);
+      return new RowEvent.Truncate(table);
     }
-    return new RowEvent(table, Op.forCode(code), n.normalize(before), n.normalize(after));
+    byte[] row = n.encode(after);
+    byte[] old = n.encode(before);
+    byte[] image = row != null ? row : old;
+    if (image == null) {
+      throw new IllegalStateException(
+          "outbox row of " + table + " with op " + code + " has no row image");
+    }
+    byte[] key = n.form().keyOf(image);
+    return row != null
+        ? new RowEvent.Upsert(table, n.table(), key, row, old)
+        : new RowEvent.Delete(table, n.table(), key, old);
   }
 
-  /** Streams every row of every table in the connection's current transaction; returns row counts. */
-  static long readTables(CapturePlan plan, Connection c, ChangeSource.SnapshotSink sink, Map<String, Long> counts)
+  /**
+   * Streams every row of every table in the connection's current transaction; returns row counts.
+   * First tells the sink each table's size ({@link ChangeSource.SnapshotSink#sizes}): the catalog's
+   * row estimate and the first {@link TableSize#FIRST_ROWS} rows, read in the same transaction.
+   */
+  public static long readTables(
+      CapturePlan plan, Connection c, ChangeSource.SnapshotSink sink, Map<String, Long> counts)
       throws SQLException {
+    sink.sizes(sizes(plan, c));
     long total = 0;
     for (TableSchema t : plan.tables()) {
       RowNormalizer n = plan.normalizer(t.id().qualified());
@@ -52,29 +72,53 @@ final class OutboxRows {
     return total;
   }
 
+  /** Each table's catalog row estimate and first rows, in the connection's transaction. */
+  static List<TableSize> sizes(CapturePlan plan, Connection c) throws SQLException {
+    List<TableSize> out = new ArrayList<>();
+    for (TableSchema t : plan.tables()) {
+      RowNormalizer n = plan.normalizer(t.id().qualified());
+      List<byte[]> first = new ArrayList<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery(plan.snapshotQuery(t) + " LIMIT " + TableSize.FIRST_ROWS)) {
+        while (rs.next()) {
+          first.add(present(n, rs.getString(1)));
+        }
+      }
+      out.add(new TableSize(t, plan.dialect().estimatedRows(c, t.id()), first));
+    }
+    return out;
+  }
+
   /**
-   * A whole row read as JSON, normalized; a row that reads as NULL is refused loudly, never taken
-   * for a missing row: MySQL and MariaDB's {@code JSON_OBJECT} returns NULL (with a warning) when
-   * the row's JSON form is larger than {@code max_allowed_packet}.
+   * A whole row read as JSON, in the row form; a row that reads as NULL is refused loudly, never
+   * taken for a missing row: MySQL and MariaDB's {@code JSON_OBJECT} returns NULL (with a warning)
+   * when the row's JSON form is larger than {@code max_allowed_packet}.
    */
-  static ObjectNode present(RowNormalizer n, String json) {
+  public static byte[] present(RowNormalizer n, String json) {
     if (json == null) {
       throw new IllegalStateException(tooLarge(n.table().id().qualified(), null));
     }
-    return n.normalize(json);
+    return n.encode(json);
   }
 
   /** Why a row of {@code table} (with {@code key}, when known) cannot be read, and the way out. */
-  static String tooLarge(String table, Object key) {
-    return "a row of " + table + (key == null ? "" : " with key " + key) + " cannot be read: its JSON form is "
+  public static String tooLarge(String table, Object key) {
+    return "a row of "
+        + table
+        + (key == null ? "" : " with key " + key)
+        + " cannot be read: its JSON form is "
         + "larger than the database's max_allowed_packet (MySQL/MariaDB's JSON_OBJECT returns NULL then); raise "
         + "max_allowed_packet (SET GLOBAL max_allowed_packet, up to 1 GB) to cache it";
   }
 
-  /** Every row of one table in the connection's current transaction, normalized like the snapshot. */
-  static List<ObjectNode> readTable(CapturePlan plan, Connection c, TableSchema t) throws SQLException {
+  /**
+   * Every row of one table in the connection's current transaction, in the row form like the
+   * snapshot.
+   */
+  public static List<byte[]> readTable(CapturePlan plan, Connection c, TableSchema t)
+      throws SQLException {
     RowNormalizer n = plan.normalizer(t.id().qualified());
-    List<ObjectNode> rows = new java.util.ArrayList<>();
+    List<byte[]> rows = new ArrayList<>();
     try (Statement s = c.createStatement()) {
       s.setFetchSize(1000);
       try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
@@ -86,22 +130,32 @@ final class OutboxRows {
     return rows;
   }
 
-  static void logSnapshot(Logger log, Map<String, Long> counts, long total, long startNanos, String position) {
-    log.info("Snapshot of {} rows in {} ms ({}), position {}", total,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), counts, position);
+  public static void logSnapshot(
+      Logger log, Map<String, Long> counts, long total, long startNanos, String position) {
+    log.info(
+        "Snapshot of {} rows in {} ms ({}), position {}",
+        total,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos),
+        counts,
+        position);
   }
 
-  static CommittedBatch batch(List<RowEvent> events, long captureMillis) {
+  public static CommittedBatch batch(List<RowEvent> events, long captureMillis) {
     return batch(events, captureMillis, List.of());
   }
 
-  static CommittedBatch batch(List<RowEvent> events, long captureMillis, List<CommittedBatch.TableRead> reads) {
+  public static CommittedBatch batch(
+      List<RowEvent> events, long captureMillis, List<CommittedBatch.TableRead> reads) {
     return batch(events, captureMillis, reads, List.of());
   }
 
-  static CommittedBatch batch(List<RowEvent> events, long captureMillis, List<CommittedBatch.TableRead> reads,
+  public static CommittedBatch batch(
+      List<RowEvent> events,
+      long captureMillis,
+      List<CommittedBatch.TableRead> reads,
       List<CommittedBatch.Staleness> staleness) {
-    return events.isEmpty() && reads.isEmpty() && staleness.isEmpty() ? CommittedBatch.EMPTY
+    return events.isEmpty() && reads.isEmpty() && staleness.isEmpty()
+        ? CommittedBatch.EMPTY
         : new CommittedBatch(events, captureMillis, reads, staleness);
   }
 }

@@ -18,10 +18,12 @@ class PasswordHasherTest {
 
   @Test
   void weakOrMalformedHashesAreRefused() {
-    assertThatThrownBy(() -> PasswordHasher.check("pbkdf2-sha256$1000$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"))
+    assertThatThrownBy(
+            () -> PasswordHasher.check("pbkdf2-sha256$1000$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"))
         .hasMessageContaining("at least 210000 iterations");
     assertThatThrownBy(() -> PasswordHasher.check("plain-text-password"))
         .hasMessageContaining("pbkdf2-sha256$<iterations>$");
-    assertThatThrownBy(() -> PasswordHasher.hash("x".toCharArray(), 10)).hasMessageContaining("210000");
+    assertThatThrownBy(() -> PasswordHasher.hash("x".toCharArray(), 10))
+        .hasMessageContaining("210000");
   }
 }

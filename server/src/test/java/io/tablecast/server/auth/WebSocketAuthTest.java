@@ -17,7 +17,7 @@ import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
 import io.tablecast.server.hub.FakeChangeSource;
-import io.tablecast.server.net.WsTestClient;
+import io.tablecast.server.testing.TestClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,21 +33,25 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Authentication over WebSocket: the same credentials in the same {@code hello}, checked by the
- * same authenticator as over TCP ({@link AuthServerTest}); a refusal is an {@code error} text
- * frame and then a close frame with status 1008 (docs/PROTOCOL.md, Close codes).
+ * same authenticator as over TCP ({@link AuthServerTest}); a refusal is an {@code error} text frame
+ * and then a close frame with status 1008 (docs/PROTOCOL.md, Close codes).
  */
 class WebSocketAuthTest {
 
   private final FakeChangeSource source = new FakeChangeSource().withTable(table("products"), 3);
-  @TempDir
-  Path dir;
+
+  /** Made once for the class (210,000 PBKDF2 iterations); each login still checks it. */
+  private static final String ALICE_HASH = PasswordHasher.hash("alice-pw".toCharArray());
+
+  @TempDir Path dir;
   private EventLoopGroup group;
   private TablecastServer server;
 
   @BeforeEach
   void setUp() throws Exception {
     group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    String yaml = """
+    String yaml =
+        """
         listen: { host: 127.0.0.1, port: 0 }
         heartbeat: 200ms
         source: { jdbc_url: "jdbc:postgresql://fake/app" }
@@ -59,11 +63,15 @@ class WebSocketAuthTest {
           jwt:
             principal_claim: sub
             default_policy: {}   # tokens of principals without an entry (absent: refused, no_policy)
-        """.formatted(PasswordHasher.hash("alice-pw".toCharArray()));
+        """
+            .formatted(ALICE_HASH);
     Path file = dir.resolve("tablecast.yaml");
     Files.writeString(file, yaml);
-    server = TablecastServers.startWithAuth(
-        ServerConfig.load(file, Map.of(AuthConfigReader.ENV_JWT_HS256_SECRET, AuthServerTest.SECRET)), source);
+    server =
+        TablecastServers.start(
+            ServerConfig.load(
+                file, Map.of(AuthConfigReader.ENV_JWT_HS256_SECRET, AuthServerTest.SECRET)),
+            source);
   }
 
   @AfterEach
@@ -74,8 +82,9 @@ class WebSocketAuthTest {
 
   @Test
   void wrongPasswordGetsAnErrorThenClose1008() throws Exception {
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
-      c.sendText("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"browser\",\"user\":\"alice\",\"password\":\"nope\"}");
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
+      c.sendText(
+          "{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"browser\",\"user\":\"alice\",\"password\":\"nope\"}");
       Message.Error e = (Message.Error) MessageCodec.decodeJson(c.nextText());
       assertThat(e.code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
       assertThat(e.table()).isNull();
@@ -88,7 +97,7 @@ class WebSocketAuthTest {
 
   @Test
   void helloWithoutCredentialsIsRefusedWith1008() throws Exception {
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
       c.send(new Message.Hello(Message.PROTOCOL_VERSION, "browser", null, null, null));
       assertThat(((Message.Error) c.next()).code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
       assertThat(c.nextText()).isEqualTo("close:1008");
@@ -97,20 +106,28 @@ class WebSocketAuthTest {
 
   @Test
   void rightPasswordGetsWelcomeAndItsSnapshot() throws Exception {
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
       c.send(new Message.Hello(Message.PROTOCOL_VERSION, "browser", "alice", "alice-pw", null));
       assertThat(c.next()).isInstanceOf(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.products")));
-      assertThat(((Message.SnapshotBegin) MessageCodec.decodeJson(c.nextNonHeartbeatText())).rowCount()).isEqualTo(3);
+      assertThat(
+              ((Message.SnapshotBegin) MessageCodec.decodeJson(c.nextNonHeartbeatText()))
+                  .rowCount())
+          .isEqualTo(3);
     }
   }
 
   @Test
   void validTokenGetsWelcome() throws Exception {
-    String token = JwtVerifierTest.token(JWSAlgorithm.HS256,
-        new MACSigner(AuthServerTest.SECRET.getBytes(StandardCharsets.UTF_8)),
-        new JWTClaimsSet.Builder().subject("dave").expirationTime(new Date(System.currentTimeMillis() + 600_000)).build());
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
+    String token =
+        JwtVerifierTest.token(
+            JWSAlgorithm.HS256,
+            new MACSigner(AuthServerTest.SECRET.getBytes(StandardCharsets.UTF_8)),
+            new JWTClaimsSet.Builder()
+                .subject("dave")
+                .expirationTime(new Date(System.currentTimeMillis() + 600_000))
+                .build());
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
       c.send(new Message.Hello(Message.PROTOCOL_VERSION, "browser", null, null, token));
       assertThat(c.next()).isInstanceOf(Message.Welcome.class);
     }

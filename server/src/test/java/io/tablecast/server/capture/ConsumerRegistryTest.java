@@ -34,7 +34,8 @@ class ConsumerRegistryTest {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void uninstallIsRefusedNamingTheRunningServerThatNeedsTheTableUnlessForced(Kind kind) throws Exception {
+  void uninstallIsRefusedNamingTheRunningServerThatNeedsTheTableUnlessForced(Kind kind)
+      throws Exception {
     TestDatabases.Isolated db = kind.isolated("registry");
     db.execute("CREATE TABLE ta (id INT PRIMARY KEY)", "CREATE TABLE tb (id INT PRIMARY KEY)");
     CapturePlan planA;
@@ -42,19 +43,26 @@ class ConsumerRegistryTest {
       a.install();
       planA = a.plan();
     }
-    try (HikariDataSource pool = pool(db); ConsumerRegistry serverA = ConsumerRegistry.register(planA, pool, "server-a");
+    try (HikariDataSource pool = pool(db);
+        ConsumerRegistry serverA = ConsumerRegistry.register(planA, pool, "server-a");
         TriggerInstaller b = TriggerInstaller.connect(config(db, "tb"))) {
       b.install();
       try (Connection c = db.connect()) {
-        assertThat(ConsumerRegistry.live(c, b.dialect(), db.schema())).singleElement()
-            .satisfies(consumer -> {
-              assertThat(consumer.serverName()).isEqualTo("server-a");
-              assertThat(consumer.tables()).containsExactly(db.table("ta"));
-            });
+        assertThat(ConsumerRegistry.live(c, b.dialect(), db.schema()))
+            .singleElement()
+            .satisfies(
+                consumer -> {
+                  assertThat(consumer.serverName()).isEqualTo("server-a");
+                  assertThat(consumer.tables()).containsExactly(db.table("ta"));
+                });
       }
-      assertThatThrownBy(b::uninstall).isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("server 'server-a'").hasMessageContaining(db.table("ta")).hasMessageContaining("--force");
-      assertThatThrownBy(() -> b.uninstall(Set.of("ta"), false)).hasMessageContaining("server 'server-a'");
+      assertThatThrownBy(b::uninstall)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("server 'server-a'")
+          .hasMessageContaining(db.table("ta"))
+          .hasMessageContaining("--force");
+      assertThatThrownBy(() -> b.uninstall(Set.of("ta"), false))
+          .hasMessageContaining("server 'server-a'");
       b.uninstall(Set.of("tb"), false); // a table nobody running needs
       assertThat(outboxRows(db, "ta")).isZero();
       db.execute("INSERT INTO ta VALUES (1)", "INSERT INTO tb VALUES (1)");
@@ -74,10 +82,14 @@ class ConsumerRegistryTest {
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "ta"))) {
       installer.install();
       try (HikariDataSource pool = pool(db)) {
-        ConsumerRegistry.register(installer.plan(), pool, "closed").close(); // stopped: unregistered at once
-        ConsumerRegistry.register(installer.plan(), pool, "crashed"); // never closed, heartbeat ages below
-        db.execute("UPDATE tablecast_consumers SET heartbeat_at = heartbeat_at - INTERVAL '"
-            + (ConsumerRegistry.LIVENESS.toSeconds() + 1) + "' SECOND");
+        ConsumerRegistry.register(installer.plan(), pool, "closed")
+            .close(); // stopped: unregistered at once
+        ConsumerRegistry.register(
+            installer.plan(), pool, "crashed"); // never closed, heartbeat ages below
+        db.execute(
+            "UPDATE tablecast_consumers SET heartbeat_at = heartbeat_at - INTERVAL '"
+                + (ConsumerRegistry.LIVENESS.toSeconds() + 1)
+                + "' SECOND");
         try (Connection c = db.connect()) {
           assertThat(ConsumerRegistry.live(c, installer.dialect(), db.schema())).isEmpty();
         }
@@ -88,18 +100,28 @@ class ConsumerRegistryTest {
   }
 
   private static long outboxRows(TestDatabases.Isolated db, String table) throws Exception {
-    try (Connection c = db.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '"
-            + db.table(table) + "'")) {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT COUNT(*) FROM tablecast_outbox WHERE table_name = '"
+                    + db.table(table)
+                    + "'")) {
       rs.next();
       return rs.getLong(1);
     }
   }
 
   private static boolean exists(TestDatabases.Isolated db, String table) throws Exception {
-    try (Connection c = db.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '"
-            + db.schema() + "' AND table_name = '" + table + "'")) {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '"
+                    + db.schema()
+                    + "' AND table_name = '"
+                    + table
+                    + "'")) {
       rs.next();
       return rs.getLong(1) > 0;
     }

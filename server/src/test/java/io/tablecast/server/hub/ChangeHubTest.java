@@ -13,8 +13,10 @@ import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageType;
 import io.tablecast.protocol.Op;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.testing.Rows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,7 +59,9 @@ class ChangeHubTest {
         tables.put(((Message.SnapshotBegin) m).table(), new HashMap<>());
       } else if (m instanceof Message.SnapshotRows) {
         for (ObjectNode row : ((Message.SnapshotRows) m).rows()) {
-          tables.get(((Message.SnapshotRows) m).table()).put(row.get("id").longValue(), row.get("name").textValue());
+          tables
+              .get(((Message.SnapshotRows) m).table())
+              .put(row.get("id").longValue(), row.get("name").textValue());
         }
       } else if (m instanceof Message.ChangeBatch) {
         Message.ChangeBatch b = (Message.ChangeBatch) m;
@@ -86,23 +90,25 @@ class ChangeHubTest {
       expected.put(i, "row" + i);
     }
     int batches = 400;
-    Thread publisher = new Thread(() -> {
-      for (int i = 1; i <= batches; i++) {
-        long id = i % 3000 + 1;
-        String old = expected.get(id);
-        RowEvent up = update("public.a", id, old, "v" + i);
-        RowEvent ins = insert("public.a", 10_000 + i, "new" + i);
-        expected.put(id, "v" + i);
-        expected.put(10_000L + i, "new" + i);
-        if (i > 1) {
-          RowEvent del = delete("public.a", 10_000 + i - 1, "new" + (i - 1));
-          expected.remove(10_000L + i - 1);
-          h.hub.publish(batch(up, ins, del));
-        } else {
-          h.hub.publish(batch(up, ins));
-        }
-      }
-    });
+    Thread publisher =
+        new Thread(
+            () -> {
+              for (int i = 1; i <= batches; i++) {
+                long id = i % 3000 + 1;
+                String old = expected.get(id);
+                RowEvent up = update("public.a", id, old, "v" + i);
+                RowEvent ins = insert("public.a", 10_000 + i, "new" + i);
+                expected.put(id, "v" + i);
+                expected.put(10_000L + i, "new" + i);
+                if (i > 1) {
+                  RowEvent del = delete("public.a", 10_000 + i - 1, "new" + (i - 1));
+                  expected.remove(10_000L + i - 1);
+                  h.hub.publish(batch(up, ins, del));
+                } else {
+                  h.hub.publish(batch(up, ins));
+                }
+              }
+            });
     publisher.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> h.hub.position() >= 20);
     HubHarness.Session s = h.connect("c1");
@@ -111,7 +117,8 @@ class ChangeHubTest {
 
     Mirror mirror = new Mirror();
     long last = h.hub.position();
-    while (mirror.batchPositions.isEmpty() || mirror.batchPositions.get(mirror.batchPositions.size() - 1) < last) {
+    while (mirror.batchPositions.isEmpty()
+        || mirror.batchPositions.get(mirror.batchPositions.size() - 1) < last) {
       Message m = s.client().next();
       mirror.apply(m);
       if (mirror.snapshotPosition == last && m instanceof Message.SnapshotEnd) {
@@ -123,7 +130,9 @@ class ChangeHubTest {
     for (long p = mirror.snapshotPosition + 1; p <= last; p++) {
       expectedPositions.add(p);
     }
-    assertThat(mirror.batchPositions).as("every batch after the snapshot, once, in order").isEqualTo(expectedPositions);
+    assertThat(mirror.batchPositions)
+        .as("every batch after the snapshot, once, in order")
+        .isEqualTo(expectedPositions);
     assertThat(mirror.tables.get("public.a")).isEqualTo(expected);
   }
 
@@ -149,7 +158,7 @@ class ChangeHubTest {
     TableImage image = new TableImage(A);
     String tenKilobytes = "k".repeat(10_000);
     for (int i = 1; i <= 100; i++) {
-      image.put(FakeChangeSource.row(i, tenKilobytes));
+      image.put(Rows.bytes(A, FakeChangeSource.row(i, tenKilobytes)));
     }
     h.hub.install(List.of(image));
     HubHarness.Session s = h.connect("c1");
@@ -176,7 +185,8 @@ class ChangeHubTest {
     h.hub.publish(batch(update("public.a", 10, "x", "y"), insert("public.b", 12, "z")));
 
     HubHarness.Session s = h.connect("resumer");
-    h.hub.subscribe(s.subscriber(), new Message.Subscribe(List.of("public.a"), h.hub.epoch(), resumeAt));
+    h.hub.subscribe(
+        s.subscriber(), new Message.Subscribe(List.of("public.a"), h.hub.epoch(), resumeAt));
     Message.Resumed resumed = s.client().next(Message.Resumed.class);
     assertThat(resumed.position()).isEqualTo(resumeAt);
     assertThat(resumed.tables()).containsExactly("public.a");
@@ -198,7 +208,8 @@ class ChangeHubTest {
     h.load(3, A);
     h.hub.publish(batch(insert("public.a", 10, "x")));
     HubHarness.Session s = h.connect("c");
-    h.hub.subscribe(s.subscriber(), new Message.Subscribe(List.of("public.a"), "some-other-run", 1));
+    h.hub.subscribe(
+        s.subscriber(), new Message.Subscribe(List.of("public.a"), "some-other-run", 1));
     Message.SnapshotBegin begin = s.client().next(Message.SnapshotBegin.class);
     assertThat(begin.position()).isEqualTo(1);
     assertThat(begin.rowCount()).isEqualTo(4);
@@ -273,13 +284,16 @@ class ChangeHubTest {
     }
     List<HubHarness.Written> batches;
     synchronized (h.written) {
-      batches = h.written.stream().filter(w -> w.typeCode() == MessageType.CHANGE_BATCH.code()).toList();
+      batches =
+          h.written.stream().filter(w -> w.typeCode() == MessageType.CHANGE_BATCH.code()).toList();
     }
     assertThat(batches).hasSize(3);
     HubHarness.Written w1 = find(batches, s1);
     HubHarness.Written w2 = find(batches, s2);
     HubHarness.Written w3 = find(batches, s3);
-    assertThat(w1.sharedBuffer()).as("one encoded buffer for both sessions").isSameAs(w2.sharedBuffer());
+    assertThat(w1.sharedBuffer())
+        .as("one encoded buffer for both sessions")
+        .isSameAs(w2.sharedBuffer());
     assertThat(w1.bytes()).isEqualTo(w2.bytes());
     assertThat(w3.sharedBuffer()).isNotSameAs(w1.sharedBuffer());
   }
@@ -314,9 +328,9 @@ class ChangeHubTest {
   }
 
   /**
-   * A session waiting for the (busy) snapshot pool must not hear a position before its
-   * snapshot, yet must not fall silent either: it gets pings, no batches, then its snapshot and
-   * the held batch.
+   * A session waiting for the (busy) snapshot pool must not hear a position before its snapshot,
+   * yet must not fall silent either: it gets pings, no batches, then its snapshot and the held
+   * batch.
    */
   @Test
   void sessionWaitingForSnapshotPoolGetsPingsButNoBatchBeforeItsSnapshot() throws Exception {
@@ -327,14 +341,17 @@ class ChangeHubTest {
     HubHarness.Session s;
     try {
       for (int i = 0; i < 2; i++) {
-        h.hub.snapshotExecutor().execute(() -> {
-          started.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
+        h.hub
+            .snapshotExecutor()
+            .execute(
+                () -> {
+                  started.countDown();
+                  try {
+                    release.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
       }
       assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
       s = h.connect("waiting");
@@ -346,11 +363,12 @@ class ChangeHubTest {
       // happy) and nothing that carries a position; counts, not wall-clock gaps, are asserted
       List<Message> waiting = new ArrayList<>();
       while (waiting.size() < 3) {
-        Message m = s.client().queue().poll(10, TimeUnit.SECONDS);
+        Message m = s.client().poll(10, TimeUnit.SECONDS);
         assertThat(m).as("a ping within 10 s while the snapshot is queued").isNotNull();
         waiting.add(m);
       }
-      assertThat(waiting).as("only pings while the snapshot is queued")
+      assertThat(waiting)
+          .as("only pings while the snapshot is queued")
           .allSatisfy(m -> assertThat(m).isInstanceOf(Message.Ping.class));
     } finally {
       release.countDown();
@@ -363,8 +381,13 @@ class ChangeHubTest {
         after.add(m);
       }
     } while (!(m instanceof Message.ChangeBatch) || ((Message.ChangeBatch) m).changes().isEmpty());
-    assertThat(after).extracting(Message::type).containsExactly(MessageType.SNAPSHOT_BEGIN,
-        MessageType.SNAPSHOT_ROWS, MessageType.SNAPSHOT_END, MessageType.CHANGE_BATCH);
+    assertThat(after)
+        .extracting(Message::type)
+        .containsExactly(
+            MessageType.SNAPSHOT_BEGIN,
+            MessageType.SNAPSHOT_ROWS,
+            MessageType.SNAPSHOT_END,
+            MessageType.CHANGE_BATCH);
     Message.ChangeBatch held = (Message.ChangeBatch) after.get(3);
     assertThat(held.position()).isGreaterThan(((Message.SnapshotEnd) after.get(2)).position());
     assertThat(held.changes()).extracting(Message.Change::table).containsExactly("public.a");
@@ -374,8 +397,10 @@ class ChangeHubTest {
   void keysAreNormalizedSoIntAndLongRowsMatch() {
     TableImage image = new TableImage(A);
     ObjectNode intRow = FakeChangeSource.NODES.objectNode().put("id", 7).put("name", "int");
-    image.put(intRow);
-    Message.Change c = image.apply(new RowEvent("public.a", Op.DELETE, FakeChangeSource.row(7L, "int"), null));
+    image.put(Rows.bytes(A, intRow));
+    Message.Change c =
+        JsonEdge.change(
+            image.form(), image.apply(FakeChangeSource.delete(A, FakeChangeSource.row(7L, "int"))));
     assertThat(c.key().get(0).isLong()).isTrue();
     assertThat(c.key().get(0).longValue()).isEqualTo(7);
     assertThat(image.size()).isZero();

@@ -16,11 +16,11 @@ class CoalescerTest {
   private static final String T = "public.a";
   private static final String U = "public.u";
 
-  private final TableImage image = new TableImage(FakeChangeSource.table("a"));
-  private final Coalescer c = new Coalescer((table, r) -> image.keyOf(r));
+  private static final List<String> PRIMARY_KEY = FakeChangeSource.table("a").primaryKey();
+  private final Coalescer c = new Coalescer((table, r) -> JsonEdge.keyOf(r, PRIMARY_KEY));
 
   private ArrayNode key(long id) {
-    return image.keyOf(row(id, "x"));
+    return JsonEdge.keyOf(row(id, "x"), PRIMARY_KEY);
   }
 
   private Message.Change insert(long id, String name) {
@@ -37,7 +37,13 @@ class CoalescerTest {
 
   private static String describe(Message.Change ch) {
     ObjectNode img = ch.after() != null ? ch.after() : ch.before();
-    return ch.table() + " " + ch.op() + " " + ch.key() + " " + (img == null ? null : img.get("name").textValue());
+    return ch.table()
+        + " "
+        + ch.op()
+        + " "
+        + ch.key()
+        + " "
+        + (img == null ? null : img.get("name").textValue());
   }
 
   private List<String> drain() {
@@ -77,7 +83,9 @@ class CoalescerTest {
     c.add(2, 0, List.of(delete(1, "a")));
     assertThat(c.keys()).isZero();
     assertThat(c.approxBytes()).isZero();
-    assertThat(c.isEmpty()).as("a batch was folded: its position must still reach the client").isFalse();
+    assertThat(c.isEmpty())
+        .as("a batch was folded: its position must still reach the client")
+        .isFalse();
     assertThat(c.position()).isEqualTo(2);
     assertThat(c.drain()).isEmpty();
   }
@@ -91,15 +99,20 @@ class CoalescerTest {
 
   @Test
   void updateThatChangesTheKeyIsADeleteOfTheOldKeyAndAnInsertOfTheNewOne() {
-    c.add(1, 0, List.of(new Message.Change(T, Op.UPDATE, key(2), row(1, "moved"), row(2, "moved"))));
+    c.add(
+        1, 0, List.of(new Message.Change(T, Op.UPDATE, key(2), row(1, "moved"), row(2, "moved"))));
     assertThat(drain()).containsExactly(T + " DELETE [1] moved", T + " INSERT [2] moved");
   }
 
   @Test
   void deletesOfATableComeBeforeItsInsertsAndTablesKeepTheirFirstChangeOrder() {
-    c.add(1, 0, List.of(insert(5, "new"), new Message.Change(U, Op.INSERT, key(1), null, row(1, "u"))));
+    c.add(
+        1,
+        0,
+        List.of(insert(5, "new"), new Message.Change(U, Op.INSERT, key(1), null, row(1, "u"))));
     c.add(2, 0, List.of(delete(4, "gone")));
-    assertThat(drain()).containsExactly(T + " DELETE [4] gone", T + " INSERT [5] new", U + " INSERT [1] u");
+    assertThat(drain())
+        .containsExactly(T + " DELETE [4] gone", T + " INSERT [5] new", U + " INSERT [1] u");
   }
 
   @Test

@@ -19,6 +19,8 @@ import io.netty.channel.local.LocalServerChannel;
 import io.tablecast.protocol.netty.BinaryFraming;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.image.TableImage;
+import io.tablecast.server.testing.TestClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,11 +41,13 @@ final class HubHarness implements AutoCloseable {
 
   final ChangeHub hub;
   final List<Written> written = Collections.synchronizedList(new ArrayList<>());
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
   private final LocalAddress address = new LocalAddress("hub-test-" + UUID.randomUUID());
   private final LinkedBlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
   private final Channel server;
   private final List<TestClient> clients = new ArrayList<>();
+
   /** The session registered for each server-side channel, for writability events. */
   private final Map<Channel, Subscriber> sessions = new ConcurrentHashMap<>();
 
@@ -52,44 +56,66 @@ final class HubHarness implements AutoCloseable {
   }
 
   HubHarness(Duration heartbeat, int resumeBatches, long maxPending, TableSchema... tables) {
-    hub = new ChangeHub(heartbeat, resumeBatches, 1L << 30, maxPending);
+    this(TestHubSettings.of(heartbeat, resumeBatches, 1L << 30, maxPending), tables);
+  }
+
+  HubHarness(HubSettings settings, TableSchema... tables) {
+    hub = new ChangeHub(settings);
     List<TableImage> images = new ArrayList<>();
     for (TableSchema t : tables) {
       images.add(new TableImage(t));
     }
     hub.install(images);
-    server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
-        .childHandler(new ChannelInitializer<LocalChannel>() {
-          @Override
-          protected void initChannel(LocalChannel ch) {
-            BinaryFraming.addTo(ch.pipeline(), 1 << 20);
-            ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
-              @Override
-              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-                if (msg instanceof ByteBuf && ((ByteBuf) msg).readableBytes() > 4) {
-                  ByteBuf b = (ByteBuf) msg;
-                  Object shared = b.unwrap() != null ? b.unwrap() : b;
-                  written.add(new Written(ctx.channel(), shared, b.getUnsignedByte(b.readerIndex() + 4),
-                      ByteBufUtil.getBytes(b)));
-                }
-                super.write(ctx, msg, promise);
-              }
-            });
-            // as ClientSessionHandler does: a channel writable again resumes a paused snapshot or
-            // replay (CatchUpSender relies on this event when its last write completed first)
-            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-              @Override
-              public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                Subscriber s = sessions.get(ctx.channel());
-                if (ctx.channel().isWritable() && s != null) {
-                  hub.writable(s);
-                }
-                ctx.fireChannelWritabilityChanged();
-              }
-            });
-            accepted.add(ch);
-          }
-        }).bind(address).syncUninterruptibly().channel();
+    server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(LocalServerChannel.class)
+            .childHandler(
+                new ChannelInitializer<LocalChannel>() {
+                  @Override
+                  protected void initChannel(LocalChannel ch) {
+                    BinaryFraming.addTo(ch.pipeline(), 1 << 20);
+                    ch.pipeline()
+                        .addLast(
+                            new ChannelOutboundHandlerAdapter() {
+                              @Override
+                              public void write(
+                                  ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+                                  throws Exception {
+                                if (msg instanceof ByteBuf && ((ByteBuf) msg).readableBytes() > 4) {
+                                  ByteBuf b = (ByteBuf) msg;
+                                  Object shared = b.unwrap() != null ? b.unwrap() : b;
+                                  written.add(
+                                      new Written(
+                                          ctx.channel(),
+                                          shared,
+                                          b.getUnsignedByte(b.readerIndex() + 4),
+                                          ByteBufUtil.getBytes(b)));
+                                }
+                                super.write(ctx, msg, promise);
+                              }
+                            });
+                    // as ClientSessionHandler does: a channel writable again resumes a paused
+                    // snapshot or replay (CatchUpSender relies on this event when its last write
+                    // completed first)
+                    ch.pipeline()
+                        .addLast(
+                            new ChannelInboundHandlerAdapter() {
+                              @Override
+                              public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                                Subscriber s = sessions.get(ctx.channel());
+                                if (ctx.channel().isWritable() && s != null) {
+                                  hub.writable(s);
+                                }
+                                ctx.fireChannelWritabilityChanged();
+                              }
+                            });
+                    accepted.add(ch);
+                  }
+                })
+            .bind(address)
+            .syncUninterruptibly()
+            .channel();
   }
 
   /** Replaces the images: each table with rows 1..rows (before any session subscribes). */
@@ -98,7 +124,7 @@ final class HubHarness implements AutoCloseable {
     for (TableSchema table : tables) {
       TableImage image = new TableImage(table);
       for (int i = 1; i <= rows; i++) {
-        image.put(FakeChangeSource.row(i, "row" + i));
+        image.put(FakeChangeSource.bytes(i, "row" + i));
       }
       images.add(image);
     }
@@ -111,7 +137,8 @@ final class HubHarness implements AutoCloseable {
 
   /** A session of a principal that may read what {@code policy} allows. */
   Session connect(String name, SessionPolicy policy) throws InterruptedException {
-    TestClient client = TestClient.connect(new Bootstrap().group(group).channel(LocalChannel.class), address);
+    TestClient client =
+        TestClient.connect(new Bootstrap().group(group).channel(LocalChannel.class), address);
     clients.add(client);
     Channel serverSide = accepted.poll(5, TimeUnit.SECONDS);
     Subscriber subscriber = hub.register(serverSide, name, Encoding.BINARY, name, policy);

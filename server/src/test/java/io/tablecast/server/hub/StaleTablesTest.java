@@ -13,8 +13,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A table the source cannot follow (a changed row it could not read) is stale until repaired:
- * its sessions are told when it turns stale and when it follows its table again, a session that
+ * A table the source cannot follow (a changed row it could not read) is stale until repaired: its
+ * sessions are told when it turns stale and when it follows its table again, a session that
  * subscribes meanwhile hears it right after its snapshot, and sessions of other tables hear
  * nothing.
  */
@@ -32,7 +32,8 @@ class StaleTablesTest {
   }
 
   private static CommittedBatch staleness(String table, String cause, String reason) {
-    return new CommittedBatch(List.of(), 0, List.of(), List.of(new CommittedBatch.Staleness(table, cause, reason)));
+    return new CommittedBatch(
+        List.of(), 0, List.of(), List.of(new CommittedBatch.Staleness(table, cause, reason)));
   }
 
   private static Message nextNotHeartbeat(HubHarness.Session s) throws InterruptedException {
@@ -53,10 +54,14 @@ class StaleTablesTest {
       }
     }
 
-    h.hub.publish(staleness("public.a", "row [1]", "a row of public.a with key [1] cannot be read"));
-    h.hub.publish(staleness("public.a", "row [2]", "a row of public.a with key [2] cannot be read"));
-    assertThat(nextNotHeartbeat(onA)).isEqualTo(
-        new Message.TableStatus("public.a", true, "a row of public.a with key [1] cannot be read"));
+    h.hub.publish(
+        staleness("public.a", "row [1]", "a row of public.a with key [1] cannot be read"));
+    h.hub.publish(
+        staleness("public.a", "row [2]", "a row of public.a with key [2] cannot be read"));
+    assertThat(nextNotHeartbeat(onA))
+        .isEqualTo(
+            new Message.TableStatus(
+                "public.a", true, "a row of public.a with key [1] cannot be read"));
     assertThat(h.hub.staleTables()).containsOnlyKeys("public.a");
 
     HubHarness.Session late = h.connect("late");
@@ -65,11 +70,14 @@ class StaleTablesTest {
     while (!((m = nextNotHeartbeat(late)) instanceof Message.SnapshotEnd)) {
       assertThat(m).isNotInstanceOf(Message.TableStatus.class);
     }
-    assertThat(nextNotHeartbeat(late)).as("right after its snapshot, before any batch")
-        .isEqualTo(new Message.TableStatus("public.a", true,
-            "a row of public.a with key [1] cannot be read (and 1 more)"));
+    assertThat(nextNotHeartbeat(late))
+        .as("right after its snapshot, before any batch")
+        .isEqualTo(
+            new Message.TableStatus(
+                "public.a", true, "a row of public.a with key [1] cannot be read (and 1 more)"));
 
-    h.hub.publish(staleness("public.a", "row [1]", null)); // one cause gone: still stale, nothing said
+    h.hub.publish(
+        staleness("public.a", "row [1]", null)); // one cause gone: still stale, nothing said
     h.hub.publish(new CommittedBatch(List.of(insert("public.a", 3, "c")), 1));
     assertThat(nextNotHeartbeat(onA)).isInstanceOf(Message.ChangeBatch.class);
     h.hub.publish(staleness("public.a", "row [2]", null));

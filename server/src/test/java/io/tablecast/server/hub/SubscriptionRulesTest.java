@@ -8,6 +8,7 @@ import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.testing.TestClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,11 @@ class SubscriptionRulesTest {
   private static final Duration NO_HEARTBEAT = Duration.ofHours(1);
 
   private HubHarness h;
+
+  private static HubSettings maxSubscriptions(int max) {
+    return TestHubSettings.withMaxSubscriptions(
+        TestHubSettings.of(NO_HEARTBEAT, 100, 1L << 30, 64L << 20), max);
+  }
 
   @AfterEach
   void tearDown() {
@@ -58,7 +64,8 @@ class SubscriptionRulesTest {
     assertThat(e.table()).as("concerns only that table: not fatal").isEqualTo("public.a");
     assertThat(e.message()).contains("public.a").contains("already subscribed");
     Message.SnapshotBegin begin = s.client().next(Message.SnapshotBegin.class);
-    assertThat(begin.table()).as("the new table is served, the subscribed one is not snapshotted again")
+    assertThat(begin.table())
+        .as("the new table is served, the subscribed one is not snapshotted again")
         .isEqualTo("public.b");
     skipSnapshot(s.client());
     assertThat(s.client().channel.isActive()).isTrue();
@@ -66,15 +73,15 @@ class SubscriptionRulesTest {
 
   @Test
   void repeatedSubscribesDoNotCountTowardsTheLimitAndTheLimitIsEnforced() throws Exception {
-    h = new HubHarness(NO_HEARTBEAT, 100, A, B, C);
+    h = new HubHarness(maxSubscriptions(2), A, B, C);
     h.load(1, A, B, C);
-    h.hub.maxSubscriptionsPerConnection(2);
     HubHarness.Session s = h.connect("c");
     h.hub.subscribe(s.subscriber(), Message.Subscribe.fresh(List.of("public.a")));
     skipSnapshot(s.client());
     for (int i = 0; i < 3; i++) {
       h.hub.subscribe(s.subscriber(), Message.Subscribe.fresh(List.of("public.a")));
-      assertThat(s.client().next(Message.Error.class).code()).isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
+      assertThat(s.client().next(Message.Error.class).code())
+          .isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
     }
     h.hub.subscribe(s.subscriber(), Message.Subscribe.fresh(List.of("public.b")));
     skipSnapshot(s.client());
@@ -88,9 +95,8 @@ class SubscriptionRulesTest {
 
   @Test
   void subscribeListingMoreNamesThanTheLimitIsRefusedBeforeAnyNameIsLookedAt() throws Exception {
-    h = new HubHarness(NO_HEARTBEAT, 100, A);
+    h = new HubHarness(maxSubscriptions(3), A);
     h.load(1, A);
-    h.hub.maxSubscriptionsPerConnection(3);
     HubHarness.Session s = h.connect("c");
     List<String> names = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
@@ -98,28 +104,34 @@ class SubscriptionRulesTest {
     }
     h.hub.subscribe(s.subscriber(), Message.Subscribe.fresh(names));
     Message.Error e = s.client().next(Message.Error.class);
-    assertThat(e.code()).as("one fatal error, not one UNKNOWN_TABLE per name").isEqualTo(ErrorCode.LIMIT_EXCEEDED);
+    assertThat(e.code())
+        .as("one fatal error, not one UNKNOWN_TABLE per name")
+        .isEqualTo(ErrorCode.LIMIT_EXCEEDED);
     assertThat(e.message()).contains("names 4").contains("max_subscriptions_per_connection (3)");
     awaitClosed(s.client());
   }
 
   @Test
   void subscribesWaitingForASnapshotAreBounded() throws Exception {
-    h = new HubHarness(NO_HEARTBEAT, 100, A, B); // no pings while the snapshot waits
+    h = new HubHarness(maxSubscriptions(4), A, B); // no pings while the snapshot waits
     h.load(3, A, B);
-    h.hub.maxSubscriptionsPerConnection(4);
     CountDownLatch started = new CountDownLatch(ChangeHub.CATCH_UP_THREADS);
     CountDownLatch release = new CountDownLatch(1);
     try {
-      for (int i = 0; i < ChangeHub.CATCH_UP_THREADS; i++) { // the snapshot pool is busy: A's snapshot waits
-        h.hub.snapshotExecutor().execute(() -> {
-          started.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
+      for (int i = 0;
+          i < ChangeHub.CATCH_UP_THREADS;
+          i++) { // the snapshot pool is busy: A's snapshot waits
+        h.hub
+            .snapshotExecutor()
+            .execute(
+                () -> {
+                  started.countDown();
+                  try {
+                    release.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
       }
       assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
       HubHarness.Session s = h.connect("flooder");

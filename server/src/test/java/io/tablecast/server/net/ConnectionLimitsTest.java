@@ -14,7 +14,7 @@ import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
-import io.tablecast.server.hub.TestClient;
+import io.tablecast.server.testing.TestClient;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -26,10 +26,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The per-server limits of docs/CONFIGURATION.md, each refused or closed with its error, over loopback. */
+/**
+ * The per-server limits of docs/CONFIGURATION.md, each refused or closed with its error, over
+ * loopback.
+ */
 class ConnectionLimitsTest {
 
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private TablecastServer server;
 
   @AfterEach
@@ -41,12 +45,26 @@ class ConnectionLimitsTest {
   }
 
   private void start(ServerConfig.Builder config) throws InterruptedException {
-    FakeChangeSource source = new FakeChangeSource().withTable(table("a"), 1).withTable(table("b"), 1)
-        .withTable(table("c"), 1);
-    server = TablecastServers.start(config.listen("127.0.0.1", 0)
-        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null,
-            List.of("public.a", "public.b", "public.c"), false, null, null))
-        .build(), source);
+    FakeChangeSource source =
+        new FakeChangeSource()
+            .withTable(table("a"), 1)
+            .withTable(table("b"), 1)
+            .withTable(table("c"), 1);
+    server =
+        TablecastServers.start(
+            config
+                .listen("127.0.0.1", 0)
+                .source(
+                    new SourceConfig(
+                        "jdbc:postgresql://fake/app",
+                        null,
+                        null,
+                        List.of("public.a", "public.b", "public.c"),
+                        false,
+                        null,
+                        null))
+                .build(),
+            source);
   }
 
   private TestClient hello(String name) throws InterruptedException {
@@ -61,10 +79,14 @@ class ConnectionLimitsTest {
 
   @Test
   void clientThatAnswersNoPingIsClosedAfterTheIdleTimeout() throws Exception {
-    start(ServerConfig.builder().heartbeat(Duration.ofMillis(200)).idleTimeout(Duration.ofSeconds(1)));
+    start(
+        ServerConfig.builder()
+            .set("heartbeat", Duration.ofMillis(200))
+            .set("idle_timeout", Duration.ofSeconds(1)));
     try (TestClient c = hello("silent")) {
       c.next(Message.Welcome.class);
-      Message m = c.nextNonHeartbeat(); // heartbeats and the server's ping come, the client says nothing
+      Message m =
+          c.nextNonHeartbeat(); // heartbeats and the server's ping come, the client says nothing
       assertThat(m).isInstanceOf(Message.Error.class);
       Message.Error e = (Message.Error) m;
       assertThat(e.code()).isEqualTo(ErrorCode.LIMIT_EXCEEDED);
@@ -76,13 +98,18 @@ class ConnectionLimitsTest {
 
   @Test
   void clientThatAnswersPingsIsNeverIdle() throws Exception {
-    start(ServerConfig.builder().heartbeat(Duration.ofMillis(200)).idleTimeout(Duration.ofSeconds(1)));
+    start(
+        ServerConfig.builder()
+            .set("heartbeat", Duration.ofMillis(200))
+            .set("idle_timeout", Duration.ofSeconds(1)));
     try (TestClient c = hello("answering")) {
       c.next(Message.Welcome.class);
       int pings = 0;
       while (pings < 4) { // one ping per half timeout of silence: four span twice the timeout
         Message m = c.next();
-        assertThat(m).as("only heartbeats and pings").isInstanceOfAny(Message.ChangeBatch.class, Message.Ping.class);
+        assertThat(m)
+            .as("only heartbeats and pings")
+            .isInstanceOfAny(Message.ChangeBatch.class, Message.Ping.class);
         if (m instanceof Message.Ping p) {
           c.send(new Message.Pong(p.nonce()));
           pings++;
@@ -94,8 +121,9 @@ class ConnectionLimitsTest {
   }
 
   @Test
-  void connectionBeyondMaxConnectionsIsRefusedOnEachProtocolAndAFreedSlotIsReused() throws Exception {
-    start(ServerConfig.builder().maxConnections(2));
+  void connectionBeyondMaxConnectionsIsRefusedOnEachProtocolAndAFreedSlotIsReused()
+      throws Exception {
+    start(ServerConfig.builder().set("max_connections", 2));
     TestClient first = hello("first");
     try (TestClient second = hello("second")) {
       first.next(Message.Welcome.class);
@@ -107,24 +135,30 @@ class ConnectionLimitsTest {
         awaitClosed(third);
       }
       try (Socket http = new Socket("127.0.0.1", server.port())) {
-        http.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-        String status = new BufferedReader(new InputStreamReader(http.getInputStream(), StandardCharsets.US_ASCII))
-            .readLine();
+        http.getOutputStream()
+            .write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        String status =
+            new BufferedReader(
+                    new InputStreamReader(http.getInputStream(), StandardCharsets.US_ASCII))
+                .readLine();
         assertThat(status).isEqualTo("HTTP/1.1 503 Service Unavailable");
       }
       first.close();
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-        try (TestClient again = hello("again")) {
-          assertThat(again.next()).isInstanceOf(Message.Welcome.class);
-        }
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                try (TestClient again = hello("again")) {
+                  assertThat(again.next()).isInstanceOf(Message.Welcome.class);
+                }
+              });
     }
     assertThat(server.metrics().limitRefusals("max_connections")).isGreaterThanOrEqualTo(2);
   }
 
   @Test
   void subscribingToMoreTablesThanMaxSubscriptionsPerConnectionIsRefused() throws Exception {
-    start(ServerConfig.builder().maxSubscriptionsPerConnection(2));
+    start(ServerConfig.builder().set("max_subscriptions_per_connection", 2));
     try (TestClient c = hello("greedy")) {
       c.next(Message.Welcome.class);
       c.send(Message.Subscribe.fresh(List.of("public.a", "public.b")));

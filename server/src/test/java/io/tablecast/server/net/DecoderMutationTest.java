@@ -44,15 +44,15 @@ import org.junit.jupiter.api.Test;
 /**
  * Randomized mutation test of both decoders, bounded for CI: valid frames of every message type
  * ({@link SampleMessages}) in the binary encoding ({@link MessageCodec}) and the JSON encoding
- * ({@link WebSocketJsonCodec}) are mutated ({@link FrameMutator}) and fed, in random chunks, to
- * the server's real pipeline ({@link EmbeddedServer}). Every case must end with a decoded message,
- * an error and a close, or (binary) a decoder waiting for the rest of an announced frame; never
- * an exception escaping the pipeline, an {@code INTERNAL} error, a hang, or a buffer still
- * referenced after the disconnect ({@link TrackingAllocator}, plus Netty's leak detector at
- * PARANOID with a listener counting what it reports).
+ * ({@link WebSocketJsonCodec}) are mutated ({@link FrameMutator}) and fed, in random chunks, to the
+ * server's real pipeline ({@link EmbeddedServer}). Every case must end with a decoded message, an
+ * error and a close, or (binary) a decoder waiting for the rest of an announced frame; never an
+ * exception escaping the pipeline, an {@code INTERNAL} error, a hang, or a buffer still referenced
+ * after the disconnect ({@link TrackingAllocator}, plus Netty's leak detector at PARANOID with a
+ * listener counting what it reports).
  *
- * <p>The seed is printed; rerun one with {@code -Dtablecast.seed=N} (and more cases with
- * {@code -Dtablecast.fuzz.cases=N}).
+ * <p>The seed is printed; rerun one with {@code -Dtablecast.seed=N} (and more cases with {@code
+ * -Dtablecast.fuzz.cases=N}).
  */
 class DecoderMutationTest {
 
@@ -68,14 +68,21 @@ class DecoderMutationTest {
 
   @BeforeAll
   static void paranoidLeakDetection() throws ReflectiveOperationException {
-    System.out.println("DecoderMutationTest seed " + SEED + " (rerun with -Dtablecast.seed=" + SEED + "), "
-        + CASES + " cases per encoding");
+    System.out.println(
+        "DecoderMutationTest seed "
+            + SEED
+            + " (rerun with -Dtablecast.seed="
+            + SEED
+            + "), "
+            + CASES
+            + " cases per encoding");
     previousLevel = ResourceLeakDetector.getLevel();
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
     // the detector every ByteBuf allocator reports to; its listener has no public accessor
     Field f = AbstractByteBuf.class.getDeclaredField("leakDetector");
     f.setAccessible(true);
-    ((ResourceLeakDetector<?>) f.get(null)).setLeakListener((type, records) -> LEAKS.add(type + ": " + records));
+    ((ResourceLeakDetector<?>) f.get(null))
+        .setLeakListener((type, records) -> LEAKS.add(type + ": " + records));
   }
 
   @AfterAll
@@ -95,27 +102,36 @@ class DecoderMutationTest {
   }
 
   @Test
-  void mutatedBinaryFramesEndInAMessageOrAnErrorAndCloseAndLeakNothing() throws InterruptedException {
+  void mutatedBinaryFramesEndInAMessageOrAnErrorAndCloseAndLeakNothing()
+      throws InterruptedException {
     Random random = new Random(SEED);
-    assertTimeoutPreemptively(BOUND, () -> {
-      for (int i = 0; i < CASES; i++) {
-        binaryCase(i, new FrameMutator(random));
-      }
-    }, () -> "no end within " + BOUND + " (a hang?) in " + current);
+    assertTimeoutPreemptively(
+        BOUND,
+        () -> {
+          for (int i = 0; i < CASES; i++) {
+            binaryCase(i, new FrameMutator(random));
+          }
+        },
+        () -> "no end within " + BOUND + " (a hang?) in " + current);
     assertNoLeakReported();
     assertThat(outcomes).containsKeys("decoded", "error BAD_FRAME", "waiting for the rest");
   }
 
   @Test
-  void mutatedWebSocketMessagesEndInAMessageOrAnErrorAndCloseAndLeakNothing() throws InterruptedException {
+  void mutatedWebSocketMessagesEndInAMessageOrAnErrorAndCloseAndLeakNothing()
+      throws InterruptedException {
     Random random = new Random(~SEED);
-    assertTimeoutPreemptively(BOUND, () -> {
-      for (int i = 0; i < CASES; i++) {
-        webSocketCase(i, new FrameMutator(random));
-      }
-    }, () -> "no end within " + BOUND + " (a hang?) in " + current);
+    assertTimeoutPreemptively(
+        BOUND,
+        () -> {
+          for (int i = 0; i < CASES; i++) {
+            webSocketCase(i, new FrameMutator(random));
+          }
+        },
+        () -> "no end within " + BOUND + " (a hang?) in " + current);
     assertNoLeakReported();
-    assertThat(outcomes).containsKeys("decoded", "error BAD_FRAME", "closed by the WebSocket layer");
+    assertThat(outcomes)
+        .containsKeys("decoded", "error BAD_FRAME", "closed by the WebSocket layer");
   }
 
   private void binaryCase(int index, FrameMutator mutator) {
@@ -127,7 +143,12 @@ class DecoderMutationTest {
       ObjectNode tree = FrameMutator.tree(sample);
       mutator.mutateTree(tree);
       byte[] body = mutator.cbor(tree);
-      frame = ByteBuffer.allocate(5 + body.length).putInt(1 + body.length).put((byte) type.code()).put(body).array();
+      frame =
+          ByteBuffer.allocate(5 + body.length)
+              .putInt(1 + body.length)
+              .put((byte) type.code())
+              .put(body)
+              .array();
     } else {
       frame = EmbeddedServer.frame(sample);
     }
@@ -139,14 +160,26 @@ class DecoderMutationTest {
       frame = concat(frame, ping);
     }
     byte[] input = frame;
-    current = "binary case " + index + " of seed " + SEED + ": " + type + (afterHello ? " after hello" : "")
-        + ", " + mutator.applied() + ", bytes " + HexFormat.of().formatHex(input, 0, Math.min(input.length, 200));
+    current =
+        "binary case "
+            + index
+            + " of seed "
+            + SEED
+            + ": "
+            + type
+            + (afterHello ? " after hello" : "")
+            + ", "
+            + mutator.applied()
+            + ", bytes "
+            + HexFormat.of().formatHex(input, 0, Math.min(input.length, 200));
 
     EmbeddedServer server = new EmbeddedServer(hub);
     server.send(MessageCodec.MAGIC);
     server.tapDecodedMessages();
     if (afterHello) {
-      server.send(EmbeddedServer.frame(new Message.Hello(Message.PROTOCOL_VERSION, "fuzz", null, null, null)));
+      server.send(
+          EmbeddedServer.frame(
+              new Message.Hello(Message.PROTOCOL_VERSION, "fuzz", null, null, null)));
       assertThat(server.readBinary()).as(current).isInstanceOf(Message.Welcome.class);
     }
     int before = server.decodedMessages();
@@ -157,8 +190,12 @@ class DecoderMutationTest {
     }
     server.ch.checkException(); // rethrows what reached the end of the pipeline
     List<Message> written = server.readAllBinary();
-    Message.Error fatal = checkErrors(written.stream().filter(Message.Error.class::isInstance)
-        .map(Message.Error.class::cast).toList());
+    Message.Error fatal =
+        checkErrors(
+            written.stream()
+                .filter(Message.Error.class::isInstance)
+                .map(Message.Error.class::cast)
+                .toList());
     if (!server.ch.isOpen()) {
       if (fatal == null) {
         fail("closed without an error frame: " + written + " in " + current);
@@ -195,8 +232,11 @@ class DecoderMutationTest {
     byte[] wire;
     if (payload.length > 2 && mutator.chance(0.2)) {
       int cut = mutator.between(1, payload.length - 1);
-      wire = EmbeddedServer.wsBytes(new TextWebSocketFrame(false, 0, Unpooled.wrappedBuffer(payload, 0, cut)),
-          new ContinuationWebSocketFrame(true, 0, Unpooled.wrappedBuffer(payload, cut, payload.length - cut)));
+      wire =
+          EmbeddedServer.wsBytes(
+              new TextWebSocketFrame(false, 0, Unpooled.wrappedBuffer(payload, 0, cut)),
+              new ContinuationWebSocketFrame(
+                  true, 0, Unpooled.wrappedBuffer(payload, cut, payload.length - cut)));
     } else {
       wire = EmbeddedServer.wsBytes(new TextWebSocketFrame(Unpooled.wrappedBuffer(payload)));
     }
@@ -205,17 +245,30 @@ class DecoderMutationTest {
       wire = mutator.mutateWebSocketFrame(wire);
     }
     byte[] input = wire;
-    current = "WebSocket case " + index + " of seed " + SEED + ": " + type + (afterHello ? " after hello" : "")
-        + ", " + mutator.applied() + ", payload " + new String(payload, 0, Math.min(payload.length, 200),
-            StandardCharsets.UTF_8);
+    current =
+        "WebSocket case "
+            + index
+            + " of seed "
+            + SEED
+            + ": "
+            + type
+            + (afterHello ? " after hello" : "")
+            + ", "
+            + mutator.applied()
+            + ", payload "
+            + new String(payload, 0, Math.min(payload.length, 200), StandardCharsets.UTF_8);
 
     EmbeddedServer server = new EmbeddedServer(hub);
     server.upgrade();
     server.tapDecodedMessages();
     if (afterHello) {
-      server.sendWs(new TextWebSocketFrame("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"fuzz\"}"));
+      server.sendWs(
+          new TextWebSocketFrame(
+              "{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"fuzz\"}"));
       List<WebSocketFrame> welcome = server.readWs();
-      assertThat(EmbeddedServer.json(welcome.get(0))).as(current).isInstanceOf(Message.Welcome.class);
+      assertThat(EmbeddedServer.json(welcome.get(0)))
+          .as(current)
+          .isInstanceOf(Message.Welcome.class);
       welcome.forEach(WebSocketFrame::release);
     }
     int before = server.decodedMessages();
@@ -235,11 +288,13 @@ class DecoderMutationTest {
         close = c;
       }
     }
-    int closeStatus = close == null ? -1 : close.statusCode();
+    // a close frame without a status code is a close frame: Netty answers a client's empty close
+    // with an empty one, as RFC 6455 allows (its statusCode() is -1)
+    boolean closeFrameSent = close != null;
     frames.forEach(WebSocketFrame::release);
     Message.Error fatal = checkErrors(errors);
     if (!server.ch.isOpen()) {
-      if (closeStatus < 0) {
+      if (!closeFrameSent) {
         fail("closed without a close frame (errors " + errors + ") in " + current);
       }
       count(fatal != null ? "error " + fatal.code() : "closed by the WebSocket layer");
@@ -259,7 +314,8 @@ class DecoderMutationTest {
   private Message.Error checkErrors(List<Message.Error> errors) {
     Message.Error fatal = null;
     for (Message.Error e : errors) {
-      assertThat(e.code()).as("an unexpected server failure: " + e.message() + " in " + current)
+      assertThat(e.code())
+          .as("an unexpected server failure: " + e.message() + " in " + current)
           .isNotEqualTo(ErrorCode.INTERNAL);
       if (e.table() == null) {
         assertThat(fatal).as("a second fatal error " + e + " in " + current).isNull();
@@ -283,8 +339,8 @@ class DecoderMutationTest {
 
   /**
    * Whether the frame decoder, given these bytes, ends waiting for more: every frame before is
-   * complete and the last one (or its length prefix) is cut short, or there are no bytes. A length of 0 or less, or
-   * above the frame limit, is refused at once instead.
+   * complete and the last one (or its length prefix) is cut short, or there are no bytes. A length
+   * of 0 or less, or above the frame limit, is refused at once instead.
    */
   static boolean endsIncomplete(byte[] b) {
     int pos = 0;

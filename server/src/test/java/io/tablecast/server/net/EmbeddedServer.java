@@ -13,17 +13,18 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
-import io.tablecast.server.Authenticator;
+import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.hub.ChangeHub;
+import io.tablecast.server.hub.TestHubSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The server's real pipeline (protocol detector, binary or HTTP/WebSocket, session handler) in
- * an {@link EmbeddedChannel} whose every buffer comes from a {@link TrackingAllocator}: tests
- * feed bytes as a client would, read what the server wrote, and check after the disconnect that
- * nothing stayed referenced ({@link #closeAndAssertNothingLeaked}).
+ * The server's real pipeline (protocol detector, binary or HTTP/WebSocket, session handler) in an
+ * {@link EmbeddedChannel} whose every buffer comes from a {@link TrackingAllocator}: tests feed
+ * bytes as a client would, read what the server wrote, and check after the disconnect that nothing
+ * stayed referenced ({@link #closeAndAssertNothingLeaked}).
  */
 final class EmbeddedServer {
   static final int MAX_FRAME = 4096;
@@ -36,14 +37,20 @@ final class EmbeddedServer {
   /** A connection to a hub that must have had {@code install} called. */
   EmbeddedServer(ChangeHub hub) {
     this.hub = hub;
-    ch = new EmbeddedChannel(NettyServer.detector(hub, Authenticator.allowAll(),
-        new ClientSessionHandler.Settings("test-server", 1000, 10_000), MAX_FRAME));
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub,
+                Authenticator.allowAll(),
+                new ClientSessionHandler.Settings("test-server", 1000, 10_000),
+                MAX_FRAME));
     ch.config().setAllocator(alloc);
   }
 
   /** A hub with no tables, as the hostile-input tests use. */
   static ChangeHub emptyHub() {
-    ChangeHub hub = new ChangeHub(java.time.Duration.ofHours(1), 10, 1 << 20, 64 << 20);
+    ChangeHub hub =
+        new ChangeHub(TestHubSettings.of(java.time.Duration.ofHours(1), 10, 1 << 20, 64 << 20));
     hub.install(List.of());
     return hub;
   }
@@ -70,19 +77,23 @@ final class EmbeddedServer {
   }
 
   /**
-   * Counts the messages the transport's decoder hands to the session from now on (see
-   * {@link #decodedMessages}); call once the session handler is in the pipeline.
+   * Counts the messages the transport's decoder hands to the session from now on (see {@link
+   * #decodedMessages}); call once the session handler is in the pipeline.
    */
   void tapDecodedMessages() {
-    ch.pipeline().addBefore("session", "tap", new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof Message) {
-          decoded++;
-        }
-        ctx.fireChannelRead(msg);
-      }
-    });
+    ch.pipeline()
+        .addBefore(
+            "session",
+            "tap",
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof Message) {
+                  decoded++;
+                }
+                ctx.fireChannelRead(msg);
+              }
+            });
   }
 
   int decodedMessages() {
@@ -140,8 +151,9 @@ final class EmbeddedServer {
 
   /** Upgrades the connection to a WebSocket session. */
   void upgrade() {
-    String req = "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    String req =
+        "GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
     send(req.getBytes(StandardCharsets.US_ASCII));
     StringBuilder response = new StringBuilder();
     ByteBuf out;
@@ -196,8 +208,8 @@ final class EmbeddedServer {
   // ---------------------------------------------------------------- end
 
   /**
-   * Disconnects, lets the session and the hub forget the connection, drops what the server
-   * wrote, and fails naming the buffers that are still referenced.
+   * Disconnects, lets the session and the hub forget the connection, drops what the server wrote,
+   * and fails naming the buffers that are still referenced.
    */
   void closeAndAssertNothingLeaked() {
     ch.close();
@@ -209,6 +221,8 @@ final class EmbeddedServer {
     while ((o = ch.readInbound()) != null) {
       ReferenceCountUtil.release(o);
     }
-    assertThat(alloc.unreleased()).as("buffers still referenced after the connection closed").isEmpty();
+    assertThat(alloc.unreleased())
+        .as("buffers still referenced after the connection closed")
+        .isEmpty();
   }
 }

@@ -27,21 +27,50 @@ import java.util.Random;
  * Seeded mutations of valid messages, at three levels: the message tree before it is serialized
  * (hostile values, huge numbers, deep nesting, missing, unknown and duplicated fields), the
  * serialized bytes (bit flips, truncation, insertion, deletion, copies, CBOR headers announcing
- * huge items; for binary frames also the length prefix and the type byte), and the raw bytes of
- * a WebSocket frame (opcode, flags, mask bit, length field). {@link #applied()} says what was done.
+ * huge items; for binary frames also the length prefix and the type byte), and the raw bytes of a
+ * WebSocket frame (opcode, flags, mask bit, length field). {@link #applied()} says what was done.
  */
 final class FrameMutator {
   private static final ObjectMapper MAPPER = MessageCodec.jsonMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
   private static final CBORFactory CBOR = new CBORFactory();
   private static final JsonFactory JSON = new JsonFactory();
-  private static final String[] FIELD_NAMES = {"type", "protocolVersion", "clientName", "user", "password",
-      "token", "tables", "resumeEpoch", "resumePosition", "nonce", "position", "changes", "rows", "code", "x"};
+  private static final String[] FIELD_NAMES = {
+    "type",
+    "protocolVersion",
+    "clientName",
+    "user",
+    "password",
+    "token",
+    "tables",
+    "resumeEpoch",
+    "resumePosition",
+    "nonce",
+    "position",
+    "changes",
+    "rows",
+    "code",
+    "x"
+  };
+
   /** CBOR items whose headers promise far more than any frame holds, or odd simple values. */
   private static final byte[][] CBOR_BOMBS = {
-      hex("1bffffffffffffffff"), hex("3bffffffffffffffff"), hex("7b7fffffffffffffff"), hex("5a7fffffff"),
-      hex("9b0000000100000000"), hex("bb7fffffffffffffff"), hex("c25a7fffffff"), hex("c4821b7fffffffffffffff01"),
-      hex("fb7ff8000000000000"), hex("f97c00"), hex("d9d9f7"), hex("ff"), hex("1c"), hex("5f5f"), hex("f8")};
+    hex("1bffffffffffffffff"),
+    hex("3bffffffffffffffff"),
+    hex("7b7fffffffffffffff"),
+    hex("5a7fffffff"),
+    hex("9b0000000100000000"),
+    hex("bb7fffffffffffffff"),
+    hex("c25a7fffffff"),
+    hex("c4821b7fffffffffffffff01"),
+    hex("fb7ff8000000000000"),
+    hex("f97c00"),
+    hex("d9d9f7"),
+    hex("ff"),
+    hex("1c"),
+    hex("5f5f"),
+    hex("f8")
+  };
 
   private final Random random;
   private final List<String> applied = new ArrayList<>();
@@ -181,7 +210,9 @@ final class FrameMutator {
     return out.toByteArray();
   }
 
-  /** JSON text of the tree with {@code type} first; sometimes one top-level field is written twice. */
+  /**
+   * JSON text of the tree with {@code type} first; sometimes one top-level field is written twice.
+   */
   byte[] json(String type, ObjectNode tree) {
     ObjectNode withType = NODES.objectNode();
     if (type != null) {
@@ -261,9 +292,19 @@ final class FrameMutator {
           }
         }
         case 5 -> b = insert(b, CBOR_BOMBS[random.nextInt(CBOR_BOMBS.length)], "a CBOR bomb");
-        case 6 -> b = insert(b, ("[".repeat(between(100, 400))).getBytes(StandardCharsets.US_ASCII), "brackets");
-        case 7 -> b = insert(b, ("9".repeat(between(19, 2000)) + (chance(0.5) ? "e999999999" : ""))
-            .getBytes(StandardCharsets.US_ASCII), "a huge number");
+        case 6 ->
+            b =
+                insert(
+                    b,
+                    ("[".repeat(between(100, 400))).getBytes(StandardCharsets.US_ASCII),
+                    "brackets");
+        case 7 ->
+            b =
+                insert(
+                    b,
+                    ("9".repeat(between(19, 2000)) + (chance(0.5) ? "e999999999" : ""))
+                        .getBytes(StandardCharsets.US_ASCII),
+                    "a huge number");
         case 8 -> {
           if (framed && b.length >= 5) {
             int type = chance(0.5) ? between(0, 12) : random.nextInt(256);
@@ -276,8 +317,16 @@ final class FrameMutator {
         }
         default -> { // framed only
           if (b.length >= 4) {
-            int[] choices = {0, -1, Integer.MAX_VALUE, Integer.MIN_VALUE, b.length - 4 + between(-8, 8),
-                random.nextInt(), EmbeddedServer.MAX_FRAME - 4, EmbeddedServer.MAX_FRAME - 3};
+            int[] choices = {
+              0,
+              -1,
+              Integer.MAX_VALUE,
+              Integer.MIN_VALUE,
+              b.length - 4 + between(-8, 8),
+              random.nextInt(),
+              EmbeddedServer.MAX_FRAME - 4,
+              EmbeddedServer.MAX_FRAME - 3
+            };
             int len = choices[random.nextInt(choices.length)];
             applied.add("length prefix " + len);
             ByteBuffer.wrap(b).putInt(0, len);

@@ -18,12 +18,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile input on the binary encoding, one rule per test, in the server's real pipeline
- * ({@link EmbeddedServer}): every bad input gets an {@code error} frame and a closed connection,
- * never an exception escaping the pipeline, and no buffer stays referenced after the disconnect
- * (checked after every test). Rules covered elsewhere: malformed CBOR, oversized frame, message
- * before hello, second hello, server message from a client in {@link SessionHandshakeTest};
- * random mutations of every message type in {@link DecoderMutationTest}.
+ * Hostile input on the binary encoding, one rule per test, in the server's real pipeline ({@link
+ * EmbeddedServer}): every bad input gets an {@code error} frame and a closed connection, never an
+ * exception escaping the pipeline, and no buffer stays referenced after the disconnect (checked
+ * after every test). Rules covered elsewhere: malformed CBOR, oversized frame, message before
+ * hello, second hello, server message from a client in {@link SessionHandshakeTest}; random
+ * mutations of every message type in {@link DecoderMutationTest}.
  */
 class HostileBinaryInputTest {
 
@@ -46,7 +46,9 @@ class HostileBinaryInputTest {
   }
 
   private void hello() {
-    server.send(MessageCodec.MAGIC, frame(new Message.Hello(Message.PROTOCOL_VERSION, "hostile", null, null, null)));
+    server.send(
+        MessageCodec.MAGIC,
+        frame(new Message.Hello(Message.PROTOCOL_VERSION, "hostile", null, null, null)));
     assertThat(server.readBinary()).isInstanceOf(Message.Welcome.class);
   }
 
@@ -74,7 +76,9 @@ class HostileBinaryInputTest {
 
   @Test
   void negativeLengthPrefixIsBadFrame() {
-    server.send(MessageCodec.MAGIC, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe, 1, 2, 3});
+    server.send(
+        MessageCodec.MAGIC,
+        new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe, 1, 2, 3});
     expectFatal(ErrorCode.BAD_FRAME);
   }
 
@@ -111,7 +115,9 @@ class HostileBinaryInputTest {
     assertThat((Object) server.ch.readOutbound()).isNull();
     assertThat(server.ch.isOpen()).isTrue();
     // the frame decoder holds the half frame: the check below can see a buffer nobody released
-    assertThat(server.allocator().unreleased()).as("the half frame, held by the frame decoder").isNotEmpty();
+    assertThat(server.allocator().unreleased())
+        .as("the half frame, held by the frame decoder")
+        .isNotEmpty();
     server.closeAndAssertNothingLeaked(); // released on close (tearDown checks again, harmlessly)
     assertThat(server.ch.isOpen()).isFalse();
   }
@@ -193,7 +199,10 @@ class HostileBinaryInputTest {
 
   @Test
   void framesAfterTheFatalErrorAreIgnored() {
-    server.send(MessageCodec.MAGIC, new byte[] {0, 0, 0, 0}, frame(new Message.Hello(Message.PROTOCOL_VERSION, "x", null, null, null)));
+    server.send(
+        MessageCodec.MAGIC,
+        new byte[] {0, 0, 0, 0},
+        frame(new Message.Hello(Message.PROTOCOL_VERSION, "x", null, null, null)));
     expectFatal(ErrorCode.BAD_FRAME);
     assertThat(server.readBinary()).as("no welcome after the error").isNull();
   }

@@ -19,12 +19,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile input on the WebSocket (JSON) encoding, one rule per test, in the server's real
- * pipeline ({@link EmbeddedServer}): every bad input gets an {@code error} text frame and a close
- * frame (or, for what the WebSocket layer refuses itself, a close frame with its status) and a
- * closed connection; no buffer stays referenced after the disconnect (checked after every
- * test). Malformed JSON is covered in {@link WebSocketSessionTest}, random mutations of every
- * message type in {@link DecoderMutationTest}.
+ * Hostile input on the WebSocket (JSON) encoding, one rule per test, in the server's real pipeline
+ * ({@link EmbeddedServer}): every bad input gets an {@code error} text frame and a close frame (or,
+ * for what the WebSocket layer refuses itself, a close frame with its status) and a closed
+ * connection; no buffer stays referenced after the disconnect (checked after every test). Malformed
+ * JSON is covered in {@link WebSocketSessionTest}, random mutations of every message type in {@link
+ * DecoderMutationTest}.
  */
 class HostileWebSocketInputTest {
 
@@ -80,10 +80,12 @@ class HostileWebSocketInputTest {
   private void expectClose(int status) {
     List<WebSocketFrame> frames = server.readWs();
     try {
-      assertThat(frames).anySatisfy(f -> {
-        assertThat(f).isInstanceOf(CloseWebSocketFrame.class);
-        assertThat(((CloseWebSocketFrame) f).statusCode()).isEqualTo(status);
-      });
+      assertThat(frames)
+          .anySatisfy(
+              f -> {
+                assertThat(f).isInstanceOf(CloseWebSocketFrame.class);
+                assertThat(((CloseWebSocketFrame) f).statusCode()).isEqualTo(status);
+              });
     } finally {
       frames.forEach(WebSocketFrame::release);
     }
@@ -101,7 +103,8 @@ class HostileWebSocketInputTest {
   @Test
   void fragmentedMessageIsReassembled() {
     hello();
-    server.sendWs(new TextWebSocketFrame(false, 0, "{\"type\":\"ping\","),
+    server.sendWs(
+        new TextWebSocketFrame(false, 0, "{\"type\":\"ping\","),
         new ContinuationWebSocketFrame(true, 0, "\"nonce\":42}"));
     List<WebSocketFrame> frames = server.readWs();
     assertThat(frames).hasSize(1);
@@ -121,8 +124,10 @@ class HostileWebSocketInputTest {
   void fragmentsAddingUpAboveTheLimitAreBadFrame() {
     hello();
     String half = "x".repeat(EmbeddedServer.MAX_FRAME / 2 + 10);
-    server.sendWs(new TextWebSocketFrame(false, 0, "{\"type\":\"ping\",\"pad\":\"" + half),
-        new ContinuationWebSocketFrame(false, 0, half), new ContinuationWebSocketFrame(true, 0, "\"}"));
+    server.sendWs(
+        new TextWebSocketFrame(false, 0, "{\"type\":\"ping\",\"pad\":\"" + half),
+        new ContinuationWebSocketFrame(false, 0, half),
+        new ContinuationWebSocketFrame(true, 0, "\"}"));
     // the aggregator refuses the message: an error BAD_FRAME and close 1007 (a single frame above
     // the limit is refused earlier, by the frame decoder, with 1009)
     expectFatal(ErrorCode.BAD_FRAME, 1007);
@@ -131,7 +136,11 @@ class HostileWebSocketInputTest {
   @Test
   void oversizedFrameIsClosedWith1009() {
     hello();
-    server.sendWs(text("{\"type\":\"ping\",\"nonce\":1,\"pad\":\"" + "x".repeat(EmbeddedServer.MAX_FRAME + 10) + "\"}"));
+    server.sendWs(
+        text(
+            "{\"type\":\"ping\",\"nonce\":1,\"pad\":\""
+                + "x".repeat(EmbeddedServer.MAX_FRAME + 10)
+                + "\"}"));
     expectClose(1009);
   }
 
@@ -167,8 +176,11 @@ class HostileWebSocketInputTest {
   @Test
   void hugeStringWithinTheLimitIsHandledWithoutCrash() {
     hello();
-    server.sendWs(text("{\"type\":\"subscribe\",\"tables\":[\"" + "y".repeat(EmbeddedServer.MAX_FRAME - 200)
-        + "\"],\"resumePosition\":-1}"));
+    server.sendWs(
+        text(
+            "{\"type\":\"subscribe\",\"tables\":[\""
+                + "y".repeat(EmbeddedServer.MAX_FRAME - 200)
+                + "\"],\"resumePosition\":-1}"));
     List<WebSocketFrame> frames = server.readWs();
     assertThat(frames).hasSize(1);
     assertThat(((Message.Error) json(frames.get(0))).code()).isEqualTo(ErrorCode.UNKNOWN_TABLE);
@@ -193,7 +205,9 @@ class HostileWebSocketInputTest {
   @Test
   void invalidUtf8IsClosed() {
     hello();
-    server.sendWs(new TextWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {'{', (byte) 0xc3, (byte) 0x28, '}'})));
+    server.sendWs(
+        new TextWebSocketFrame(
+            Unpooled.wrappedBuffer(new byte[] {'{', (byte) 0xc3, (byte) 0x28, '}'})));
     // the WebSocket layer (1007) or our JSON decoder (error + 1007): either way closed with 1007
     expectClose(1007);
   }
@@ -201,7 +215,8 @@ class HostileWebSocketInputTest {
   @Test
   void serverMessageFromClientIsProtocolViolation() {
     hello();
-    server.sendWs(text("{\"type\":\"change_batch\",\"position\":1,\"captureMillis\":0,\"changes\":[]}"));
+    server.sendWs(
+        text("{\"type\":\"change_batch\",\"position\":1,\"captureMillis\":0,\"changes\":[]}"));
     expectFatal(ErrorCode.PROTOCOL_VIOLATION, 1008);
   }
 

@@ -24,8 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** GET /health, /metrics and static files on the binary port, over loopback with raw requests. */
 class HttpEndpointsTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private TablecastServer server;
 
   @BeforeEach
@@ -39,10 +38,23 @@ class HttpEndpointsTest {
     Files.writeString(client.resolve("tablecast.mjs"), "export class C {}");
     Files.writeString(tmp.resolve("secret.txt"), "TOP SECRET");
     FakeChangeSource source = new FakeChangeSource().withTable(table("products"), 3);
-    server = TablecastServers.start(ServerConfig.builder().listen("127.0.0.1", 0)
-        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null, List.of("public.products"), false,
-            null, null))
-        .staticDir(web).staticClientDir(client).build(), source);
+    server =
+        TablecastServers.start(
+            ServerConfig.builder()
+                .listen("127.0.0.1", 0)
+                .source(
+                    new SourceConfig(
+                        "jdbc:postgresql://fake/app",
+                        null,
+                        null,
+                        List.of("public.products"),
+                        false,
+                        null,
+                        null))
+                .set("static_dir", web)
+                .set("static_client_dir", client)
+                .build(),
+            source);
   }
 
   @AfterEach
@@ -50,7 +62,9 @@ class HttpEndpointsTest {
     server.close();
   }
 
-  /** Sends a raw request (the path exactly as given, nothing normalized) and reads the whole reply. */
+  /**
+   * Sends a raw request (the path exactly as given, nothing normalized) and reads the whole reply.
+   */
   private String request(String method, String path) throws IOException {
     return request(method, path, "");
   }
@@ -58,8 +72,15 @@ class HttpEndpointsTest {
   /** A request with extra header lines, each ending in CRLF. */
   private String request(String method, String path, String headers) throws IOException {
     try (Socket s = new Socket("127.0.0.1", server.port())) {
-      s.getOutputStream().write((method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers
-          + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              (method
+                      + " "
+                      + path
+                      + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                      + headers
+                      + "\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
   }
@@ -71,7 +92,9 @@ class HttpEndpointsTest {
   @Test
   void healthSaysOnlyTheStatusToAnyone() throws Exception {
     String r = request("GET", "/health");
-    assertThat(r).startsWith("HTTP/1.1 200 ").containsIgnoringCase("content-type: application/json");
+    assertThat(r)
+        .startsWith("HTTP/1.1 200 ")
+        .containsIgnoringCase("content-type: application/json");
     // unauthenticated: no table names, positions or client counts
     assertThat(body(r)).isEqualTo("{\"status\":\"UP\"}\n");
   }
@@ -79,26 +102,51 @@ class HttpEndpointsTest {
   @Test
   void metricsArePrometheusText() throws Exception {
     String r = request("GET", "/metrics");
-    assertThat(r).startsWith("HTTP/1.1 200 ")
+    assertThat(r)
+        .startsWith("HTTP/1.1 200 ")
         .containsIgnoringCase("content-type: text/plain; version=0.0.4; charset=utf-8");
-    assertThat(body(r)).contains("# TYPE tablecast_clients gauge").contains("tablecast_clients 0.0")
-        .contains("tablecast_changes_total").contains("tablecast_batches_total")
-        .contains("tablecast_lag_seconds").contains("tablecast_tail_poll_changes")
-        .contains("tablecast_tail_caught_up_age_seconds");
+    assertThat(body(r))
+        .contains("# TYPE tablecast_clients gauge")
+        .contains("tablecast_clients 0.0")
+        .contains("tablecast_changes_total")
+        .contains("tablecast_batches_total")
+        .contains("tablecast_lag_seconds")
+        .contains("tablecast_tail_poll_changes")
+        .contains("tablecast_tail_caught_up_age_seconds")
+        .contains("tablecast_tail_reads_total")
+        .contains("tablecast_capture_lag_seconds{table=");
   }
 
   @Test
   void metricsTokenIsRequiredAsABearerTokenWhenConfigured() throws Exception {
     String token = "0123456789abcdef-metrics";
     server.close();
-    server = TablecastServers.start(ServerConfig.builder().listen("127.0.0.1", 0).metricsToken(token)
-        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null, List.of("public.products"), false,
-            null, null)).build(), new FakeChangeSource().withTable(table("products"), 3));
+    server =
+        TablecastServers.start(
+            ServerConfig.builder()
+                .listen("127.0.0.1", 0)
+                .set("metrics_token", token)
+                .source(
+                    new SourceConfig(
+                        "jdbc:postgresql://fake/app",
+                        null,
+                        null,
+                        List.of("public.products"),
+                        false,
+                        null,
+                        null))
+                .build(),
+            new FakeChangeSource().withTable(table("products"), 3));
     String none = request("GET", "/metrics");
     assertThat(none).startsWith("HTTP/1.1 401 ").containsIgnoringCase("www-authenticate: Bearer");
-    assertThat(body(none)).contains("metrics_token").doesNotContain("tablecast_").doesNotContain(token);
-    assertThat(request("GET", "/metrics", "Authorization: Bearer " + token + "x\r\n")).startsWith("HTTP/1.1 401 ");
-    assertThat(request("GET", "/metrics", "Authorization: Basic " + token + "\r\n")).startsWith("HTTP/1.1 401 ");
+    assertThat(body(none))
+        .contains("metrics_token")
+        .doesNotContain("tablecast_")
+        .doesNotContain(token);
+    assertThat(request("GET", "/metrics", "Authorization: Bearer " + token + "x\r\n"))
+        .startsWith("HTTP/1.1 401 ");
+    assertThat(request("GET", "/metrics", "Authorization: Basic " + token + "\r\n"))
+        .startsWith("HTTP/1.1 401 ");
     String ok = request("GET", "/metrics", "Authorization: bearer " + token + "\r\n");
     assertThat(ok).startsWith("HTTP/1.1 200 ");
     assertThat(body(ok)).contains("# TYPE tablecast_clients gauge");
@@ -108,14 +156,20 @@ class HttpEndpointsTest {
   @Test
   void staticFilesWithContentTypesAndIndex() throws Exception {
     String index = request("GET", "/");
-    assertThat(index).startsWith("HTTP/1.1 200 ").containsIgnoringCase("content-type: text/html; charset=utf-8");
+    assertThat(index)
+        .startsWith("HTTP/1.1 200 ")
+        .containsIgnoringCase("content-type: text/html; charset=utf-8");
     assertThat(body(index)).isEqualTo("<html>hello</html>");
-    assertThat(request("GET", "/app.js")).startsWith("HTTP/1.1 200 ")
+    assertThat(request("GET", "/app.js"))
+        .startsWith("HTTP/1.1 200 ")
         .containsIgnoringCase("content-type: text/javascript");
-    assertThat(request("GET", "/sub/style.css?v=1")).startsWith("HTTP/1.1 200 ")
+    assertThat(request("GET", "/sub/style.css?v=1"))
+        .startsWith("HTTP/1.1 200 ")
         .containsIgnoringCase("content-type: text/css");
     String client = request("GET", "/client/tablecast.mjs");
-    assertThat(client).startsWith("HTTP/1.1 200 ").containsIgnoringCase("content-type: text/javascript");
+    assertThat(client)
+        .startsWith("HTTP/1.1 200 ")
+        .containsIgnoringCase("content-type: text/javascript");
     assertThat(body(client)).isEqualTo("export class C {}");
     String head = request("HEAD", "/app.js");
     assertThat(head).startsWith("HTTP/1.1 200 ");
@@ -129,10 +183,22 @@ class HttpEndpointsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"/../etc/passwd", "/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
-      "/..%2f..%2f..%2fetc%2fpasswd", "/%2E%2E%2Fsecret.txt", "/../secret.txt", "/sub/../../secret.txt",
-      "/client/../secret.txt", "/client/%2e%2e/secret.txt", "/..%5csecret.txt", "/%252e%252e/secret.txt",
-      "/%00/../secret.txt", "//etc/passwd"})
+  @ValueSource(
+      strings = {
+        "/../etc/passwd",
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2f..%2fetc%2fpasswd",
+        "/%2E%2E%2Fsecret.txt",
+        "/../secret.txt",
+        "/sub/../../secret.txt",
+        "/client/../secret.txt",
+        "/client/%2e%2e/secret.txt",
+        "/..%5csecret.txt",
+        "/%252e%252e/secret.txt",
+        "/%00/../secret.txt",
+        "//etc/passwd"
+      })
   void pathTraversalIsRefused(String path) throws Exception {
     String r = request("GET", path);
     assertThat(r).matches("(?s)HTTP/1\\.1 (400|403|404) .*");
@@ -150,8 +216,11 @@ class HttpEndpointsTest {
   @Test
   void keepAliveServesSeveralRequestsOnOneConnection() throws Exception {
     try (Socket s = new Socket("127.0.0.1", server.port())) {
-      s.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
-          + "GET /app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              ("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                      + "GET /app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(all).contains("\"status\":\"UP\"").contains("export const x = 1;");
     }

@@ -8,8 +8,9 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
-import io.tablecast.server.Authenticator;
+import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.hub.ChangeHub;
+import io.tablecast.server.hub.TestHubSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -27,10 +28,15 @@ class SessionHandshakeTest {
 
   @BeforeEach
   void setUp() {
-    hub = new ChangeHub(Duration.ofHours(1), 10, 1 << 20, 64 << 20);
+    hub = new ChangeHub(TestHubSettings.of(Duration.ofHours(1), 10, 1 << 20, 64 << 20));
     hub.install(List.of());
-    ch = new EmbeddedChannel(NettyServer.detector(hub, Authenticator.allowAll(),
-        new ClientSessionHandler.Settings("test-server", 1000, 10_000), MAX_FRAME));
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub,
+                Authenticator.allowAll(),
+                new ClientSessionHandler.Settings("test-server", 1000, 10_000),
+                MAX_FRAME));
   }
 
   @AfterEach
@@ -211,9 +217,15 @@ class SessionHandshakeTest {
   @Test
   void rejectedCredentialsGetAuthenticationFailed() {
     ch.finishAndReleaseAll();
-    ch = new EmbeddedChannel(NettyServer.detector(hub, h -> {
-      throw new SecurityException("user u is not allowed");
-    }, new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub,
+                h -> {
+                  throw new SecurityException("user u is not allowed");
+                },
+                new ClientSessionHandler.Settings("s", 1000, 10_000),
+                MAX_FRAME));
     sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     Message.Error e = readError();
     assertThat(e.code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
@@ -221,10 +233,29 @@ class SessionHandshakeTest {
     assertThat(ch.isOpen()).isFalse();
   }
 
+  /**
+   * The handshake's continuation after the verdict fails (here on an authenticator that breaks its
+   * contract and names no principal): the session closes with INTERNAL instead of waiting forever,
+   * the failure lost in an unread future.
+   */
+  @Test
+  void failureAfterTheVerdictClosesWithInternalError() {
+    ch.finishAndReleaseAll();
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub, h -> null, new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    sendMagicAnd(hello(Message.PROTOCOL_VERSION));
+    Message.Error e = readError();
+    assertThat(e.code()).isEqualTo(ErrorCode.INTERNAL);
+    assertThat(ch.isOpen()).isFalse();
+  }
+
   /** An authenticator whose checks wait in a queue the test runs, counting the checks made. */
   private static final class QueuedAuthenticator implements Authenticator {
     final java.util.List<Runnable> queue = new java.util.ArrayList<>();
-    final java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger checks =
+        new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
     public io.tablecast.server.auth.Principal authenticate(Message.Hello hello) {
@@ -247,8 +278,10 @@ class SessionHandshakeTest {
   void checkStillQueuedWhenTheHandshakeDeadlineClosesTheConnectionIsSkipped() {
     ch.finishAndReleaseAll();
     QueuedAuthenticator auth = new QueuedAuthenticator();
-    ch = new EmbeddedChannel(NettyServer.detector(hub, auth,
-        new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub, auth, new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
     sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     assertThat(auth.queue).as("the check waits for the authenticator's pool").hasSize(1);
     ch.advanceTimeBy(11, TimeUnit.SECONDS);
@@ -267,8 +300,10 @@ class SessionHandshakeTest {
   void checkStillQueuedWhenTheClientDisconnectsIsSkipped() {
     ch.finishAndReleaseAll();
     QueuedAuthenticator auth = new QueuedAuthenticator();
-    ch = new EmbeddedChannel(NettyServer.detector(hub, auth,
-        new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub, auth, new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
     sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     ch.close();
     auth.runQueued();
@@ -280,8 +315,10 @@ class SessionHandshakeTest {
   void checkOfALiveConnectionRunsAndTheSessionIsWelcomed() {
     ch.finishAndReleaseAll();
     QueuedAuthenticator auth = new QueuedAuthenticator();
-    ch = new EmbeddedChannel(NettyServer.detector(hub, auth,
-        new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
+    ch =
+        new EmbeddedChannel(
+            NettyServer.detector(
+                hub, auth, new ClientSessionHandler.Settings("s", 1000, 10_000), MAX_FRAME));
     sendMagicAnd(hello(Message.PROTOCOL_VERSION));
     auth.runQueued();
     assertThat(auth.checks).hasValue(1);

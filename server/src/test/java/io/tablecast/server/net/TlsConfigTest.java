@@ -14,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The {@code tls:} configuration keys and the TABLECAST_TLS_* environment variables. */
 class TlsConfigTest {
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TlsTestCerts certs;
 
   @BeforeAll
@@ -25,7 +24,8 @@ class TlsConfigTest {
 
   private static ServerConfig load(String yaml, Map<String, String> env) throws Exception {
     Path f = Files.createTempFile(dir, "config", ".yaml");
-    Files.writeString(f, "source: { jdbc_url: 'jdbc:postgresql://h/db' }\ncached_tables: [public.t]\n" + yaml);
+    Files.writeString(
+        f, "source: { jdbc_url: 'jdbc:postgresql://h/db' }\ncached_tables: [public.t]\n" + yaml);
     return ServerConfig.load(f, env);
   }
 
@@ -36,8 +36,17 @@ class TlsConfigTest {
 
   @Test
   void yamlKeys() throws Exception {
-    TlsConfig tls = load("tls: { cert_chain: '" + certs.serverCert + "', private_key: '" + certs.serverKey
-        + "', client_ca: '" + certs.caCert + "', client_auth: optional, allow_plaintext: true }\n", Map.of()).tls();
+    TlsConfig tls =
+        load(
+                "tls: { cert_chain: '"
+                    + certs.serverCert
+                    + "', private_key: '"
+                    + certs.serverKey
+                    + "', client_ca: '"
+                    + certs.caCert
+                    + "', client_auth: optional, allow_plaintext: true }\n",
+                Map.of())
+            .tls();
     assertThat(tls.certChain()).isEqualTo(certs.serverCert);
     assertThat(tls.clientAuth()).isEqualTo(TlsConfig.ClientAuth.OPTIONAL);
     assertThat(tls.allowPlaintext()).isTrue();
@@ -45,16 +54,32 @@ class TlsConfigTest {
 
   @Test
   void clientCaAloneMeansRequire() throws Exception {
-    TlsConfig tls = load("tls: { cert_chain: '" + certs.serverCert + "', private_key: '" + certs.serverKey
-        + "', client_ca: '" + certs.caCert + "' }\n", Map.of()).tls();
+    TlsConfig tls =
+        load(
+                "tls: { cert_chain: '"
+                    + certs.serverCert
+                    + "', private_key: '"
+                    + certs.serverKey
+                    + "', client_ca: '"
+                    + certs.caCert
+                    + "' }\n",
+                Map.of())
+            .tls();
     assertThat(tls.clientAuth()).isEqualTo(TlsConfig.ClientAuth.REQUIRE);
     assertThat(tls.allowPlaintext()).isFalse();
   }
 
   @Test
   void environmentVariablesEnableAndOverride() throws Exception {
-    TlsConfig tls = load("", Map.of("TABLECAST_TLS_CERT_CHAIN", certs.serverCert.toString(),
-        "TABLECAST_TLS_PRIVATE_KEY", certs.serverKey.toString())).tls();
+    TlsConfig tls =
+        load(
+                "",
+                Map.of(
+                    "TABLECAST_TLS_CERT_CHAIN",
+                    certs.serverCert.toString(),
+                    "TABLECAST_TLS_PRIVATE_KEY",
+                    certs.serverKey.toString()))
+            .tls();
     assertThat(tls.privateKey()).isEqualTo(certs.serverKey);
     assertThat(tls.clientAuth()).isEqualTo(TlsConfig.ClientAuth.NONE);
   }
@@ -63,12 +88,34 @@ class TlsConfigTest {
   void badValuesAreNamed() {
     assertThatThrownBy(() -> load("tls: { cert_chain: '" + certs.serverCert + "' }\n", Map.of()))
         .hasMessageContaining("private_key");
-    assertThatThrownBy(() -> load("tls: { cert_chain: '" + certs.serverCert + "', private_key: '/nope.key' }\n",
-        Map.of())).hasMessageContaining("tls.private_key").hasMessageContaining("/nope.key");
-    assertThatThrownBy(() -> load("tls: { cert_chain: '" + certs.serverCert + "', private_key: '" + certs.serverKey
-        + "', client_auth: require }\n", Map.of())).hasMessageContaining("tls.client_ca");
-    assertThatThrownBy(() -> load("tls: { cert_chain: '" + certs.serverCert + "', private_key: '" + certs.serverKey
-        + "', client_auth: maybe }\n", Map.of())).hasMessageContaining("none, optional or require");
-    assertThatThrownBy(() -> load("tls: { certificate: x }\n", Map.of())).hasMessageContaining("tls.certificate");
+    assertThatThrownBy(
+            () ->
+                load(
+                    "tls: { cert_chain: '" + certs.serverCert + "', private_key: '/nope.key' }\n",
+                    Map.of()))
+        .hasMessageContaining("tls.private_key")
+        .hasMessageContaining("/nope.key");
+    assertThatThrownBy(
+            () ->
+                load(
+                    "tls: { cert_chain: '"
+                        + certs.serverCert
+                        + "', private_key: '"
+                        + certs.serverKey
+                        + "', client_auth: require }\n",
+                    Map.of()))
+        .hasMessageContaining("tls.client_ca");
+    assertThatThrownBy(
+            () ->
+                load(
+                    "tls: { cert_chain: '"
+                        + certs.serverCert
+                        + "', private_key: '"
+                        + certs.serverKey
+                        + "', client_auth: maybe }\n",
+                    Map.of()))
+        .hasMessageContaining("none, optional or require");
+    assertThatThrownBy(() -> load("tls: { certificate: x }\n", Map.of()))
+        .hasMessageContaining("tls.certificate");
   }
 }

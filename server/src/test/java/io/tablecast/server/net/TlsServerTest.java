@@ -41,6 +41,7 @@ import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
+import io.tablecast.server.testing.TestClient;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -61,13 +62,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * TLS on the single port: binary and WebSocket (wss) sessions over TLS, plaintext refused (or
- * allowed with {@code allow_plaintext}), client certificates required/optional and their
- * subject exposed as {@link TlsPeer#SUBJECT}. Certificates are made in-process (BouncyCastle).
+ * allowed with {@code allow_plaintext}), client certificates required/optional and their subject
+ * exposed as {@link TlsPeer#SUBJECT}. Certificates are made in-process (BouncyCastle).
  */
 class TlsServerTest {
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TlsTestCerts certs;
   static EventLoopGroup group;
 
@@ -93,16 +93,30 @@ class TlsServerTest {
   }
 
   private TablecastServer start(TlsConfig tls) throws InterruptedException {
-    server = TablecastServers.start(ServerConfig.builder().serverName("tls").listen("127.0.0.1", 0)
-        .heartbeat(Duration.ofMillis(500)).tls(tls)
-        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null, List.of("public.products"), false,
-            null, null))
-        .build(), source);
+    server =
+        TablecastServers.start(
+            ServerConfig.builder()
+                .set("server_name", "tls")
+                .listen("127.0.0.1", 0)
+                .set("heartbeat", Duration.ofMillis(500))
+                .set("tls", tls)
+                .source(
+                    new SourceConfig(
+                        "jdbc:postgresql://fake/app",
+                        null,
+                        null,
+                        List.of("public.products"),
+                        false,
+                        null,
+                        null))
+                .build(),
+            source);
     return server;
   }
 
   private static SslContext clientContext(Path trusted, Path chain, Path key) throws Exception {
-    SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(trusted.toFile());
+    SslContextBuilder b =
+        SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(trusted.toFile());
     if (chain != null) {
       b.keyManager(chain.toFile(), key.toFile());
     }
@@ -118,28 +132,40 @@ class TlsServerTest {
 
     TlsBinaryClient(SslContext ctx, int port) throws InterruptedException {
       ssl = ctx.newHandler(io.netty.buffer.ByteBufAllocator.DEFAULT, "localhost", port);
-      channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
-          .handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              ch.pipeline().addLast("tls", ssl);
-              BinaryFraming.addTo(ch.pipeline(), 1 << 20);
-              ch.pipeline().addLast(new SimpleChannelInboundHandler<Message>() {
-                @Override
-                protected void channelRead0(ChannelHandlerContext c, Message msg) {
-                  received.add(msg);
-                }
+      channel =
+          new Bootstrap()
+              .group(group)
+              .channel(NioSocketChannel.class)
+              .handler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline().addLast("tls", ssl);
+                      BinaryFraming.addTo(ch.pipeline(), 1 << 20);
+                      ch.pipeline()
+                          .addLast(
+                              new SimpleChannelInboundHandler<Message>() {
+                                @Override
+                                protected void channelRead0(ChannelHandlerContext c, Message msg) {
+                                  received.add(msg);
+                                }
 
-                @Override
-                public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
-                  failure.complete(cause);
-                  c.close();
-                }
-              });
-            }
-          }).connect("127.0.0.1", port).sync().channel();
-      channel.write(Unpooled.wrappedBuffer(MessageCodec.MAGIC)); // held back until the handshake is done
-      channel.writeAndFlush(new Message.Hello(Message.PROTOCOL_VERSION, "tls-test", null, null, null));
+                                @Override
+                                public void exceptionCaught(
+                                    ChannelHandlerContext c, Throwable cause) {
+                                  failure.complete(cause);
+                                  c.close();
+                                }
+                              });
+                    }
+                  })
+              .connect("127.0.0.1", port)
+              .sync()
+              .channel();
+      channel.write(
+          Unpooled.wrappedBuffer(MessageCodec.MAGIC)); // held back until the handshake is done
+      channel.writeAndFlush(
+          new Message.Hello(Message.PROTOCOL_VERSION, "tls-test", null, null, null));
     }
 
     Message next() throws InterruptedException {
@@ -151,7 +177,8 @@ class TlsServerTest {
     Message nextNonHeartbeat() throws InterruptedException {
       while (true) {
         Message m = next();
-        if (!(m instanceof Message.ChangeBatch b && b.changes().isEmpty()) && !(m instanceof Message.Ping)) {
+        if (!(m instanceof Message.ChangeBatch b && b.changes().isEmpty())
+            && !(m instanceof Message.Ping)) {
           return m;
         }
       }
@@ -166,7 +193,8 @@ class TlsServerTest {
   @Test
   void binarySessionOverTls() throws Exception {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
-    try (TlsBinaryClient c = new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+    try (TlsBinaryClient c =
+        new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
       Message.Welcome w = (Message.Welcome) c.next();
       assertThat(w.serverName()).isEqualTo("tls");
       assertThat(c.ssl.engine().getSession().getProtocol()).startsWith("TLSv1.");
@@ -187,40 +215,63 @@ class TlsServerTest {
     URI uri = URI.create("wss://localhost:" + server.port() + "/ws");
     LinkedBlockingQueue<String> texts = new LinkedBlockingQueue<>();
     CompletableFuture<Void> upgraded = new CompletableFuture<>();
-    Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(ctx.newHandler(ch.alloc(), uri.getHost(), uri.getPort()),
-                new HttpClientCodec(), new HttpObjectAggregator(65536),
-                new WebSocketClientProtocolHandler(WebSocketClientHandshakerFactory.newHandshaker(uri,
-                    WebSocketVersion.V13, null, false, new DefaultHttpHeaders(), 1 << 20), false),
-                new SimpleChannelInboundHandler<WebSocketFrame>() {
+    Channel ch =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
                   @Override
-                  public void userEventTriggered(ChannelHandlerContext c, Object evt) {
-                    if (evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
-                      upgraded.complete(null);
-                    }
-                  }
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            ctx.newHandler(ch.alloc(), uri.getHost(), uri.getPort()),
+                            new HttpClientCodec(),
+                            new HttpObjectAggregator(65536),
+                            new WebSocketClientProtocolHandler(
+                                WebSocketClientHandshakerFactory.newHandshaker(
+                                    uri,
+                                    WebSocketVersion.V13,
+                                    null,
+                                    false,
+                                    new DefaultHttpHeaders(),
+                                    1 << 20),
+                                false),
+                            new SimpleChannelInboundHandler<WebSocketFrame>() {
+                              @Override
+                              public void userEventTriggered(ChannelHandlerContext c, Object evt) {
+                                if (evt
+                                    == WebSocketClientProtocolHandler.ClientHandshakeStateEvent
+                                        .HANDSHAKE_COMPLETE) {
+                                  upgraded.complete(null);
+                                }
+                              }
 
-                  @Override
-                  protected void channelRead0(ChannelHandlerContext c, WebSocketFrame f) {
-                    if (f instanceof TextWebSocketFrame t) {
-                      texts.add(t.text());
-                    }
-                  }
+                              @Override
+                              protected void channelRead0(
+                                  ChannelHandlerContext c, WebSocketFrame f) {
+                                if (f instanceof TextWebSocketFrame t) {
+                                  texts.add(t.text());
+                                }
+                              }
 
-                  @Override
-                  public void exceptionCaught(ChannelHandlerContext c, Throwable cause) {
-                    upgraded.completeExceptionally(cause);
-                    c.close();
+                              @Override
+                              public void exceptionCaught(
+                                  ChannelHandlerContext c, Throwable cause) {
+                                upgraded.completeExceptionally(cause);
+                                c.close();
+                              }
+                            });
                   }
-                });
-          }
-        }).connect("127.0.0.1", server.port()).sync().channel();
+                })
+            .connect("127.0.0.1", server.port())
+            .sync()
+            .channel();
     try {
       upgraded.get(10, TimeUnit.SECONDS);
-      ch.writeAndFlush(new TextWebSocketFrame("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"wss\"}"));
+      ch.writeAndFlush(
+          new TextWebSocketFrame(
+              "{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"wss\"}"));
       String welcome = texts.poll(10, TimeUnit.SECONDS);
       assertThat(welcome).startsWith("{\"type\":\"welcome\"").contains("\"serverName\":\"tls\"");
     } finally {
@@ -231,12 +282,12 @@ class TlsServerTest {
   @Test
   void plaintextBinaryClientIsRefusedWithAnExplanation() throws Exception {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
-    try (io.tablecast.server.hub.TestClient c = io.tablecast.server.hub.TestClient.tcp(group,
-        new InetSocketAddress("127.0.0.1", server.port()))) {
+    try (TestClient c = TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()))) {
       // The server refuses on the magic alone, which TestClient.tcp already sent, and closes: the
       // hello may find the channel closed, so its write is not awaited (it failed the test when
       // it lost that race, as CI saw).
-      c.channel.writeAndFlush(new Message.Hello(Message.PROTOCOL_VERSION, "plain", null, null, null));
+      c.channel.writeAndFlush(
+          new Message.Hello(Message.PROTOCOL_VERSION, "plain", null, null, null));
       Message.Error e = c.next(Message.Error.class);
       assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
       assertThat(e.message()).contains("requires TLS");
@@ -254,11 +305,15 @@ class TlsServerTest {
   @Test
   void allowPlaintextServesBothOnTheSamePort() throws Exception {
     start(new TlsConfig(certs.serverCert, certs.serverKey, null, TlsConfig.ClientAuth.NONE, true));
-    assertThat(rawHttp(server.port(), "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
+    assertThat(
+            rawHttp(
+                server.port(),
+                "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
         .startsWith("HTTP/1.1 200");
-    try (io.tablecast.server.hub.TestClient plain = io.tablecast.server.hub.TestClient.tcp(group,
-        new InetSocketAddress("127.0.0.1", server.port()));
-        TlsBinaryClient tls = new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+    try (TestClient plain =
+            TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()));
+        TlsBinaryClient tls =
+            new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
       plain.send(new Message.Hello(Message.PROTOCOL_VERSION, "plain", null, null, null));
       assertThat(plain.next()).isInstanceOf(Message.Welcome.class);
       assertThat(tls.next()).isInstanceOf(Message.Welcome.class);
@@ -267,10 +322,14 @@ class TlsServerTest {
 
   @Test
   void requiredClientCertificateMissingFailsTheHandshake() throws Exception {
-    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
-    try (TlsBinaryClient c = new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+    start(
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    try (TlsBinaryClient c =
+        new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
       Throwable t = c.failure.get(10, TimeUnit.SECONDS);
-      assertThat(rootMessage(t)).containsAnyOf("certificate_required", "bad_certificate", "handshake_failure");
+      assertThat(rootMessage(t))
+          .containsAnyOf("certificate_required", "bad_certificate", "handshake_failure");
       await().atMost(Duration.ofSeconds(5)).until(() -> !c.channel.isActive());
       assertThat(c.received).isEmpty();
     }
@@ -278,10 +337,14 @@ class TlsServerTest {
 
   @Test
   void requiredClientCertificateFromAnotherCaIsRefused() throws Exception {
-    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    start(
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
     // a client certificate the server's client_ca did not sign: the rogue server's certificate
-    try (TlsBinaryClient c = new TlsBinaryClient(clientContext(certs.caCert, certs.rogueServerCert,
-        certs.rogueServerKey), server.port())) {
+    try (TlsBinaryClient c =
+        new TlsBinaryClient(
+            clientContext(certs.caCert, certs.rogueServerCert, certs.rogueServerKey),
+            server.port())) {
       assertThat(c.failure.get(10, TimeUnit.SECONDS)).isNotNull();
       assertThat(c.received).isEmpty();
     }
@@ -289,9 +352,12 @@ class TlsServerTest {
 
   @Test
   void requiredClientCertificatePresentSucceeds() throws Exception {
-    start(new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
-    try (TlsBinaryClient c = new TlsBinaryClient(clientContext(certs.caCert, certs.clientCert, certs.clientKey),
-        server.port())) {
+    start(
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
+    try (TlsBinaryClient c =
+        new TlsBinaryClient(
+            clientContext(certs.caCert, certs.clientCert, certs.clientKey), server.port())) {
       assertThat(c.next()).isInstanceOf(Message.Welcome.class);
     }
   }
@@ -299,43 +365,67 @@ class TlsServerTest {
   @Test
   void untrustedServerCertificateFailsOnTheClient() throws Exception {
     start(TlsConfig.of(certs.rogueServerCert, certs.rogueServerKey));
-    try (TlsBinaryClient c = new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
-      assertThat(rootMessage(c.failure.get(10, TimeUnit.SECONDS))).contains("unable to find valid certification path");
+    try (TlsBinaryClient c =
+        new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+      assertThat(rootMessage(c.failure.get(10, TimeUnit.SECONDS)))
+          .contains("unable to find valid certification path");
       assertThat(c.received).isEmpty();
     }
   }
 
-  /** The subject of the verified client certificate is a channel attribute before the first decrypted byte. */
+  /**
+   * The subject of the verified client certificate is a channel attribute before the first
+   * decrypted byte.
+   */
   @Test
   void clientCertificateSubjectIsAChannelAttribute() throws Exception {
-    TlsConfig tls = new TlsConfig(certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.OPTIONAL, false);
+    TlsConfig tls =
+        new TlsConfig(
+            certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.OPTIONAL, false);
     SslContext serverCtx = TlsDetector.serverContext(tls);
     LinkedBlockingQueue<String> subjects = new LinkedBlockingQueue<>();
-    Channel listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast("tls-detector", new TlsDetector(serverCtx, false, 5000));
-            ch.pipeline().addLast("detector", new SimpleChannelInboundHandler<ByteBuf>() {
-              @Override
-              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
-                subjects.add(String.valueOf(TlsPeer.subject(ctx.channel())) + " tls=" + TlsPeer.isTls(ctx.channel()));
-                ctx.close();
-              }
-            });
-          }
-        }).bind("127.0.0.1", 0).sync().channel();
+    Channel listener =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast("tls-detector", new TlsDetector(serverCtx, false, 5000));
+                    ch.pipeline()
+                        .addLast(
+                            "detector",
+                            new SimpleChannelInboundHandler<ByteBuf>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
+                                subjects.add(
+                                    String.valueOf(TlsPeer.subject(ctx.channel()))
+                                        + " tls="
+                                        + TlsPeer.isTls(ctx.channel()));
+                                ctx.close();
+                              }
+                            });
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
     int port = ((InetSocketAddress) listener.localAddress()).getPort();
     try {
-      try (TlsBinaryClient withCert = new TlsBinaryClient(clientContext(certs.caCert, certs.clientCert,
-          certs.clientKey), port)) {
-        assertThat(subjects.poll(10, TimeUnit.SECONDS)).isEqualTo(TlsTestCerts.CLIENT_SUBJECT + " tls=true");
+      try (TlsBinaryClient withCert =
+          new TlsBinaryClient(
+              clientContext(certs.caCert, certs.clientCert, certs.clientKey), port)) {
+        assertThat(subjects.poll(10, TimeUnit.SECONDS))
+            .isEqualTo(TlsTestCerts.CLIENT_SUBJECT + " tls=true");
       }
-      try (TlsBinaryClient without = new TlsBinaryClient(clientContext(certs.caCert, null, null), port)) {
+      try (TlsBinaryClient without =
+          new TlsBinaryClient(clientContext(certs.caCert, null, null), port)) {
         assertThat(subjects.poll(10, TimeUnit.SECONDS)).isEqualTo("null tls=true");
       }
-      try (TlsBinaryClient rogue = new TlsBinaryClient(clientContext(certs.caCert, certs.rogueServerCert,
-          certs.rogueServerKey), port)) {
+      try (TlsBinaryClient rogue =
+          new TlsBinaryClient(
+              clientContext(certs.caCert, certs.rogueServerCert, certs.rogueServerKey), port)) {
         // optional: a certificate client_ca did not sign is ignored, the connection has no subject
         assertThat(subjects.poll(10, TimeUnit.SECONDS)).isEqualTo("null tls=true");
       }
@@ -347,7 +437,8 @@ class TlsServerTest {
   @Test
   void badKeyFileFailsTheStartNamingTheFiles() {
     assertThatThrownBy(() -> start(TlsConfig.of(certs.serverCert, certs.caCert)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls.private_key");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tls.private_key");
   }
 
   private static String rootMessage(Throwable t) {

@@ -9,10 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An unpooled allocator that remembers every buffer it hands out, so a test can check that all
- * of them were released ({@code refCnt() == 0}) once a connection is closed: a deterministic
- * leak check, independent of garbage collection. Under {@code ResourceLeakDetector} PARANOID the
- * buffers are also leak-tracked as usual (the base class wraps them).
+ * An unpooled allocator that remembers every buffer it hands out, so a test can check that all of
+ * them were released ({@code refCnt() == 0}) once a connection is closed: a deterministic leak
+ * check, independent of garbage collection. Under {@code ResourceLeakDetector} PARANOID the buffers
+ * are also leak-tracked as usual (the base class wraps them).
  */
 final class TrackingAllocator extends AbstractByteBufAllocator {
   private final List<ByteBuf> allocated = new ArrayList<>();
@@ -62,8 +62,15 @@ final class TrackingAllocator extends AbstractByteBufAllocator {
     for (int i = 0; i < allocated.size(); i++) {
       ByteBuf b = allocated.get(i);
       if (b.refCnt() > 0) {
-        out.add("allocation #" + i + ": " + b.getClass().getSimpleName() + " refCnt=" + b.refCnt()
-            + " capacity=" + b.capacity());
+        out.add(
+            "allocation #"
+                + i
+                + ": "
+                + b.getClass().getSimpleName()
+                + " refCnt="
+                + b.refCnt()
+                + " capacity="
+                + b.capacity());
       }
     }
     return out;

@@ -13,11 +13,11 @@ import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.server.ServerConfig;
+import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
-import io.tablecast.server.hub.TestClient;
-import io.tablecast.server.TablecastServer;
+import io.tablecast.server.testing.TestClient;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -29,19 +29,31 @@ import org.junit.jupiter.api.Test;
 /** WebSocket sessions (JSON text frames on /ws) over loopback, next to binary ones. */
 class WebSocketSessionTest {
 
-  private final FakeChangeSource source = new FakeChangeSource()
-      .withTable(table("countries"), 1500).withTable(table("products"), 3);
+  private final FakeChangeSource source =
+      new FakeChangeSource().withTable(table("countries"), 1500).withTable(table("products"), 3);
   private EventLoopGroup group;
   private TablecastServer server;
 
   @BeforeEach
   void setUp() throws Exception {
     group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-    server = TablecastServers.start(ServerConfig.builder().serverName("ws").listen("127.0.0.1", 0)
-        .heartbeat(Duration.ofMillis(200))
-        .source(new SourceConfig("jdbc:postgresql://fake/app", null, null,
-            List.of("public.countries", "public.products"), false, null, null))
-        .build(), source);
+    server =
+        TablecastServers.start(
+            ServerConfig.builder()
+                .set("server_name", "ws")
+                .listen("127.0.0.1", 0)
+                .set("heartbeat", Duration.ofMillis(200))
+                .source(
+                    new SourceConfig(
+                        "jdbc:postgresql://fake/app",
+                        null,
+                        null,
+                        List.of("public.countries", "public.products"),
+                        false,
+                        null,
+                        null))
+                .build(),
+            source);
   }
 
   @AfterEach
@@ -52,18 +64,23 @@ class WebSocketSessionTest {
 
   @Test
   void helloWelcomeSubscribeSnapshotThenLiveBatchAsJson() throws Exception {
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
       c.sendText("{\"type\":\"hello\",\"protocolVersion\":2,\"clientName\":\"browser\"}");
       String welcome = c.nextText();
-      assertThat(welcome).startsWith("{\"type\":\"welcome\"").contains("\"epoch\":\"" + server.epoch() + "\"")
+      assertThat(welcome)
+          .startsWith("{\"type\":\"welcome\"")
+          .contains("\"epoch\":\"" + server.epoch() + "\"")
           .contains("\"serverName\":\"ws\"");
 
-      c.sendText("{\"type\":\"subscribe\",\"tables\":[\"public.products\",\"public.nope\"],\"resumePosition\":-1}");
+      c.sendText(
+          "{\"type\":\"subscribe\",\"tables\":[\"public.products\",\"public.nope\"],\"resumePosition\":-1}");
       Message.Error unknown = (Message.Error) MessageCodec.decodeJson(c.nextNonHeartbeatText());
       assertThat(unknown.code()).isEqualTo(ErrorCode.UNKNOWN_TABLE);
       assertThat(unknown.table()).isEqualTo("public.nope");
       String begin = c.nextNonHeartbeatText();
-      assertThat(begin).startsWith("{\"type\":\"snapshot_begin\"").contains("\"table\":\"public.products\"")
+      assertThat(begin)
+          .startsWith("{\"type\":\"snapshot_begin\"")
+          .contains("\"table\":\"public.products\"")
           .contains("\"rowCount\":3");
       Message.SnapshotRows rows = (Message.SnapshotRows) MessageCodec.decodeJson(c.nextText());
       assertThat(rows.rows()).hasSize(3);
@@ -71,7 +88,9 @@ class WebSocketSessionTest {
 
       source.commit(insert("public.products", 4, "new"));
       String batch = c.nextNonHeartbeatText();
-      assertThat(batch).startsWith("{\"type\":\"change_batch\"").contains("\"op\":\"INSERT\"")
+      assertThat(batch)
+          .startsWith("{\"type\":\"change_batch\"")
+          .contains("\"op\":\"INSERT\"")
           .contains("\"name\":\"new\"");
 
       c.sendText("{\"type\":\"ping\",\"nonce\":42}");
@@ -82,7 +101,7 @@ class WebSocketSessionTest {
 
   @Test
   void malformedJsonGetsBadFrameErrorThenCloseFrame() throws Exception {
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
       c.send(new Message.Hello(Message.PROTOCOL_VERSION, "bad", null, null, null));
       c.nextText(); // welcome
       c.sendText("{\"type\":\"subscribe\",\"tables\":");
@@ -96,7 +115,7 @@ class WebSocketSessionTest {
 
   @Test
   void messageBeforeHelloIsAProtocolViolation() throws Exception {
-    try (WsTestClient c = WsTestClient.connect(group, server.port())) {
+    try (TestClient c = TestClient.webSocket(group, server.port())) {
       c.send(Message.Subscribe.fresh(List.of("public.products")));
       Message.Error e = (Message.Error) c.next();
       assertThat(e.code()).isEqualTo(ErrorCode.PROTOCOL_VIOLATION);
@@ -106,7 +125,7 @@ class WebSocketSessionTest {
 
   @Test
   void binaryAndWebSocketClientsGetIdenticalChanges() throws Exception {
-    try (WsTestClient ws = WsTestClient.connect(group, server.port());
+    try (TestClient ws = TestClient.webSocket(group, server.port());
         TestClient bin = TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()))) {
       ws.send(new Message.Hello(Message.PROTOCOL_VERSION, "ws", null, null, null));
       ws.nextText();
@@ -120,7 +139,8 @@ class WebSocketSessionTest {
         Message b = bin.nextNonHeartbeat();
         assertThat(w).isEqualTo(MessageCodec.encodeJson(b));
       }
-      source.commit(insert("public.products", 4, "new"), update("public.countries", 1, "row1", "changed"));
+      source.commit(
+          insert("public.products", 4, "new"), update("public.countries", 1, "row1", "changed"));
       source.commit(insert("public.countries", 5000, "x"));
       for (int i = 0; i < 2; i++) {
         String w = ws.nextNonHeartbeatText();
@@ -133,9 +153,9 @@ class WebSocketSessionTest {
 
   @Test
   void twoWebSocketSessionsReceiveByteIdenticalBatches() throws Exception {
-    try (WsTestClient a = WsTestClient.connect(group, server.port());
-        WsTestClient b = WsTestClient.connect(group, server.port())) {
-      for (WsTestClient c : List.of(a, b)) {
+    try (TestClient a = TestClient.webSocket(group, server.port());
+        TestClient b = TestClient.webSocket(group, server.port())) {
+      for (TestClient c : List.of(a, b)) {
         c.send(new Message.Hello(Message.PROTOCOL_VERSION, "same", null, null, null));
         c.nextText();
         c.send(Message.Subscribe.fresh(List.of("public.products")));
@@ -152,7 +172,7 @@ class WebSocketSessionTest {
 
   @Test
   void shutdownSendsShuttingDownAndGoingAway() throws Exception {
-    WsTestClient c = WsTestClient.connect(group, server.port());
+    TestClient c = TestClient.webSocket(group, server.port());
     c.send(new Message.Hello(Message.PROTOCOL_VERSION, "bye", null, null, null));
     c.nextText();
     server.close();

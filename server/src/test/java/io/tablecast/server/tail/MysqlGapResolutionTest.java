@@ -3,8 +3,9 @@ package io.tablecast.server.tail;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tablecast.server.ServerMetrics;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.metrics.MicrometerServerMetrics;
+import io.tablecast.server.testing.Rows;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
@@ -30,8 +31,11 @@ class MysqlGapResolutionTest {
   @BeforeAll
   static void createUserWithoutProcess() {
     noProcessUser = "tc_noproc_" + ProcessHandle.current().pid();
-    Kind.MYSQL.isolated("gaps_user").execute("DROP USER IF EXISTS '" + noProcessUser + "'@'%'",
-        "CREATE USER '" + noProcessUser + "'@'%' IDENTIFIED BY 'np-pw'");
+    Kind.MYSQL
+        .isolated("gaps_user")
+        .execute(
+            "DROP USER IF EXISTS '" + noProcessUser + "'@'%'",
+            "CREATE USER '" + noProcessUser + "'@'%' IDENTIFIED BY 'np-pw'");
   }
 
   @AfterAll
@@ -39,7 +43,7 @@ class MysqlGapResolutionTest {
     Kind.MYSQL.isolated("gaps_user").execute("DROP USER IF EXISTS '" + noProcessUser + "'@'%'");
   }
 
-  private static double openGaps(ServerMetrics metrics) {
+  private static double openGaps(MicrometerServerMetrics metrics) {
     return metrics.registry().find("tablecast.outbox.gaps").gauge().value();
   }
 
@@ -56,13 +60,18 @@ class MysqlGapResolutionTest {
   void openReadOnlyTransactionsDoNotKeepARolledBackIdUnresolved() throws Exception {
     TestDatabases.Isolated db = Kind.MYSQL.isolated("gaps_readers"); // an outbox of its own
     db.execute("CREATE TABLE readers (id INT PRIMARY KEY, v INT)");
-    ServerMetrics metrics = ServerMetrics.inMemory();
-    SourceConfig config = new SourceConfig(db.jdbcUrl(), null, null, List.of("readers"), true, null, null);
-    try (ChangeSource source = ChangeSources.open(config, metrics); Connection reader = db.connect();
-        Connection writer = db.connect(); Statement r = reader.createStatement(); Statement w = writer.createStatement()) {
-      source.snapshot((t, row) -> { });
+    MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
+    SourceConfig config =
+        new SourceConfig(db.jdbcUrl(), null, null, List.of("readers"), true, null, null);
+    try (ChangeSource source = ChangeSources.open(config, metrics);
+        Connection reader = db.connect();
+        Connection writer = db.connect();
+        Statement r = reader.createStatement();
+        Statement w = writer.createStatement()) {
+      source.snapshot((t, row) -> {});
       reader.setAutoCommit(false);
-      try (ResultSet rs = r.executeQuery("SELECT COUNT(*) FROM readers")) { // stays open: listed in innodb_trx
+      try (ResultSet rs =
+          r.executeQuery("SELECT COUNT(*) FROM readers")) { // stays open: listed in innodb_trx
         rs.next();
       }
       writer.setAutoCommit(false);
@@ -70,37 +79,50 @@ class MysqlGapResolutionTest {
       writer.rollback(); // a permanent hole in the outbox ids
       db.execute("INSERT INTO readers VALUES (2, 1)");
       List<RowEvent> events = new ArrayList<>();
-      await().atMost(WAIT).until(() -> {
-        events.addAll(source.poll(Duration.ofMillis(50)).events());
-        return !events.isEmpty() && openGaps(metrics) == 0;
-      });
-      assertThat(events).extracting(e -> e.after().get("id").asInt()).containsExactly(2);
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                events.addAll(source.poll(Duration.ofMillis(50)).events());
+                return !events.isEmpty() && openGaps(metrics) == 0;
+              });
+      assertThat(events).extracting(e -> Rows.after(e).get("id").asInt()).containsExactly(2);
       reader.rollback();
     }
   }
 
   @Test
-  void anotherReaderFreezingTheTransactionCacheNeverMakesAnOpenTransactionsIdDropped() throws Exception {
+  void anotherReaderFreezingTheTransactionCacheNeverMakesAnOpenTransactionsIdDropped()
+      throws Exception {
     // InnoDB refreshes innodb_trx only after 100 ms without readers: a monitor polling it every
     // 10 ms freezes it, and a frozen cache never lists the transaction that holds the lower id
     TestDatabases.Isolated db = Kind.MYSQL.isolated("gaps_frozen");
     db.execute("CREATE TABLE frozen (id INT PRIMARY KEY, v INT)");
-    ServerMetrics metrics = ServerMetrics.inMemory();
-    SourceConfig config = new SourceConfig(db.jdbcUrl(), null, null, List.of("frozen"), true, null, null);
+    MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
+    SourceConfig config =
+        new SourceConfig(db.jdbcUrl(), null, null, List.of("frozen"), true, null, null);
     AtomicBoolean monitoring = new AtomicBoolean(true);
-    Thread monitor = new Thread(() -> {
-      try (Connection c = db.connect(); Statement s = c.createStatement()) {
-        while (monitoring.get()) {
-          s.executeQuery("SELECT COUNT(*) FROM information_schema.innodb_trx").close();
-          java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L); // the monitor's own pace
-        }
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    }, "innodb-trx-monitor");
-    try (ChangeSource source = ChangeSources.open(config, metrics); Connection slow = db.connect();
-        Connection doomed = db.connect(); Statement s = slow.createStatement(); Statement d = doomed.createStatement()) {
-      source.snapshot((t, row) -> { });
+    Thread monitor =
+        new Thread(
+            () -> {
+              try (Connection c = db.connect();
+                  Statement s = c.createStatement()) {
+                while (monitoring.get()) {
+                  s.executeQuery("SELECT COUNT(*) FROM information_schema.innodb_trx").close();
+                  java.util.concurrent.locks.LockSupport.parkNanos(
+                      10_000_000L); // the monitor's own pace
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "innodb-trx-monitor");
+    try (ChangeSource source = ChangeSources.open(config, metrics);
+        Connection slow = db.connect();
+        Connection doomed = db.connect();
+        Statement s = slow.createStatement();
+        Statement d = doomed.createStatement()) {
+      source.snapshot((t, row) -> {});
       monitor.start();
       pollFor(source, Duration.ofMillis(300)); // the cache is frozen from here on
       slow.setAutoCommit(false);
@@ -110,20 +132,28 @@ class MysqlGapResolutionTest {
       doomed.rollback();
       db.execute("INSERT INTO frozen VALUES (3, 1)");
       List<RowEvent> events = pollFor(source, Duration.ofSeconds(3));
-      assertThat(events).extracting(e -> e.after().get("id").asInt()).containsExactly(3);
-      assertThat(openGaps(metrics)).as("both skipped ids stay awaited while the cache is frozen").isEqualTo(2);
+      assertThat(events).extracting(e -> Rows.after(e).get("id").asInt()).containsExactly(3);
+      assertThat(openGaps(metrics))
+          .as("both skipped ids stay awaited while the cache is frozen")
+          .isEqualTo(2);
       slow.commit();
-      await().atMost(WAIT).until(() -> {
-        events.addAll(source.poll(Duration.ofMillis(50)).events());
-        return events.size() >= 2;
-      });
-      assertThat(events).extracting(e -> e.after().get("id").asInt()).containsExactly(3, 1);
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                events.addAll(source.poll(Duration.ofMillis(50)).events());
+                return events.size() >= 2;
+              });
+      assertThat(events).extracting(e -> Rows.after(e).get("id").asInt()).containsExactly(3, 1);
       monitoring.set(false);
       monitor.join();
-      await().atMost(WAIT).until(() -> {
-        source.poll(Duration.ofMillis(50));
-        return openGaps(metrics) == 0; // the rolled-back id, once a look is fresh again
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                source.poll(Duration.ofMillis(50));
+                return openGaps(metrics) == 0; // the rolled-back id, once a look is fresh again
+              });
     } finally {
       monitoring.set(false);
       monitor.join();
@@ -131,34 +161,45 @@ class MysqlGapResolutionTest {
   }
 
   @Test
-  void withoutProcessPrivilegeATransactionOpenLongerThanTheProbeWaitIsStillDelivered() throws Exception {
+  void withoutProcessPrivilegeATransactionOpenLongerThanTheProbeWaitIsStillDelivered()
+      throws Exception {
     TestDatabases.Isolated db = Kind.MYSQL.isolated("gaps_noproc");
     db.execute("GRANT ALL ON `" + db.schema() + "`.* TO '" + noProcessUser + "'@'%'");
     db.execute("CREATE TABLE noproc (id INT PRIMARY KEY, v INT)");
-    String url = db.jdbcUrl().replaceAll("user=[^&]*", "user=" + noProcessUser)
-        .replaceAll("password=[^&]*", "password=np-pw");
-    ServerMetrics metrics = ServerMetrics.inMemory();
+    String url =
+        db.jdbcUrl()
+            .replaceAll("user=[^&]*", "user=" + noProcessUser)
+            .replaceAll("password=[^&]*", "password=np-pw");
+    MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
     SourceConfig config = new SourceConfig(url, null, null, List.of("noproc"), true, null, null);
     Duration probeWait = Duration.ofMillis(500);
-    try (ChangeSource source = ChangeSources.open(config, metrics, probeWait); Connection slow = db.connect();
-        Connection doomed = db.connect(); Statement s = slow.createStatement(); Statement d = doomed.createStatement()) {
-      source.snapshot((t, row) -> { });
+    ChangeSources.Tuning tuning = ChangeSources.Tuning.DEFAULT.withProbeWait(probeWait);
+    try (ChangeSource source = ChangeSources.open(config, metrics, tuning);
+        Connection slow = db.connect();
+        Connection doomed = db.connect();
+        Statement s = slow.createStatement();
+        Statement d = doomed.createStatement()) {
+      source.snapshot((t, row) -> {});
       slow.setAutoCommit(false);
       s.execute("INSERT INTO noproc VALUES (1, 1)"); // takes the lowest id and holds it
       doomed.setAutoCommit(false);
       d.execute("INSERT INTO noproc VALUES (2, 1)");
       doomed.rollback(); // a permanent hole
       db.execute("INSERT INTO noproc VALUES (3, 1)");
-      List<RowEvent> events = pollFor(source, probeWait.multipliedBy(6)); // six times the probe wait
-      assertThat(events).extracting(e -> e.after().get("id").asInt()).containsExactly(3);
+      List<RowEvent> events =
+          pollFor(source, probeWait.multipliedBy(6)); // six times the probe wait
+      assertThat(events).extracting(e -> Rows.after(e).get("id").asInt()).containsExactly(3);
       assertThat(metrics.gapsExpired()).as("the rolled-back id, dropped on probes").isEqualTo(1);
       assertThat(openGaps(metrics)).as("the open transaction's id is still awaited").isEqualTo(1);
       slow.commit();
-      await().atMost(WAIT).until(() -> {
-        events.addAll(source.poll(Duration.ofMillis(50)).events());
-        return events.size() >= 2;
-      });
-      assertThat(events).extracting(e -> e.after().get("id").asInt()).containsExactly(3, 1);
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                events.addAll(source.poll(Duration.ofMillis(50)).events());
+                return events.size() >= 2;
+              });
+      assertThat(events).extracting(e -> Rows.after(e).get("id").asInt()).containsExactly(3, 1);
       assertThat(metrics.gapsExpired()).isEqualTo(1);
     }
   }

@@ -1,0 +1,46 @@
+package io.tablecast.cli;
+
+import io.tablecast.server.ServerConfig;
+import io.tablecast.server.stream.StreamCapture;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "capture",
+    mixinStandardHelpOptions = true,
+    description =
+        "Tail the database and publish every committed batch to its NATS JetStream stream "
+            + "(the nats: section), for servers started with nats: to serve (docs/SCALE-OUT.md).")
+final class CaptureCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--config",
+      required = true,
+      paramLabel = "FILE",
+      description = "YAML configuration with source: and nats: (see docs/SCALE-OUT.md)")
+  Path config;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    ServerConfig cfg = ServerConfig.load(config);
+    if (cfg.source() == null || cfg.nats() == null) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "capture needs both a source: section (the database) and a nats: section (the stream); "
+                  + config
+                  + " has "
+                  + (cfg.source() == null ? "no source" : "no nats"));
+      return 2;
+    }
+    StreamCapture capture = StreamCapture.start(cfg.source(), cfg.nats(), cfg.serverName());
+    Runtime.getRuntime().addShutdownHook(new Thread(capture::close, "tablecast-shutdown"));
+    capture.awaitTermination();
+    return capture.fenced() == null ? 0 : 3;
+  }
+}

@@ -1,0 +1,58 @@
+package io.tablecast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** A command this version lacks is an error, with or without --help after it. */
+class UnknownCommandTest {
+
+  record Run(int exitCode, String out, String err) {}
+
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = TablecastCommand.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void anUnknownCommandWithHelpIsAnErrorNamingItAndListingTheCommands() {
+    // a plausible command that does not exist, and one that surely never will
+    for (String name : new String[] {"replicate", "no-such-command-4f7c"}) {
+      for (String[] args :
+          new String[][] {{name, "--help"}, {name}, {name, "--config", "x.yaml"}}) {
+        Run r = run(args);
+        assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+        assertThat(r.err())
+            .as(String.join(" ", args))
+            .contains("tablecast: unknown command '" + name + "'")
+            .contains(
+                "Commands: serve, capture, check, print-sql, install, uninstall, watch, dump, demo");
+        assertThat(r.out()).as("no help printed as if it had worked").isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void helpAndKnownCommandsStillWork() {
+    assertThat(run("--help").exitCode()).isZero();
+    assertThat(run("--help").out()).contains("Commands:", "dump", "generate-completion");
+    assertThat(run("dump", "--help").exitCode()).isZero();
+    assertThat(run("capture", "--help").out()).contains("--config", "NATS JetStream");
+    assertThat(run("--version").out()).startsWith("tablecast ");
+  }
+
+  @Test
+  void anUnknownOptionKeepsPicocliMessage() {
+    Run r = run("--no-such-option");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("Unknown option: '--no-such-option'");
+  }
+}

@@ -1,0 +1,90 @@
+package io.tablecast.client;
+
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs user listeners on one dedicated thread per client, in the order batches were applied. A
+ * throwing listener is logged and skipped.
+ */
+final class ListenerDispatcher {
+  private static final Logger log = LoggerFactory.getLogger(ListenerDispatcher.class);
+
+  private final ExecutorService executor;
+
+  ListenerDispatcher(String clientName) {
+    this.executor =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "tablecast-listeners-" + clientName);
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  <V> void dispatch(List<ChangeEvent<V>> events, List<ChangeListener<V>> listeners) {
+    if (events.isEmpty() || listeners.isEmpty()) {
+      return;
+    }
+    try {
+      executor.execute(() -> deliver(events, listeners));
+    } catch (RejectedExecutionException e) {
+      log.debug("client closed; dropped {} change events", events.size());
+    }
+  }
+
+  private static <V> void deliver(List<ChangeEvent<V>> events, List<ChangeListener<V>> listeners) {
+    for (ChangeEvent<V> e : events) {
+      for (ChangeListener<V> l : listeners) {
+        try {
+          l.onChange(e);
+        } catch (RuntimeException | Error ex) {
+          if (ex instanceof VirtualMachineError fatal) {
+            throw fatal;
+          }
+          log.warn("listener {} failed on {} {} key {}", l, e.op(), e.table(), e.key(), ex);
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs {@code task} on the listener thread, after the events queued before it; a failure is
+   * logged.
+   */
+  void run(String what, Runnable task) {
+    try {
+      executor.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (RuntimeException | Error ex) {
+              if (ex instanceof VirtualMachineError fatal) {
+                throw fatal;
+              }
+              log.warn("{} failed", what, ex);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      log.debug("client closed; dropped {}", what);
+    }
+  }
+
+  /**
+   * Stops taking tasks; queued ones still run. No wait: close() may run on the listener thread
+   * itself.
+   *
+   * @return false when it was closed already
+   */
+  boolean close() {
+    if (executor.isShutdown()) {
+      return false;
+    }
+    executor.shutdown();
+    return true;
+  }
+}

@@ -1,0 +1,167 @@
+package io.tablecast.client;
+
+import io.tablecast.client.internal.MirrorSink;
+import io.tablecast.client.internal.RowKeys;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * A {@link TableMirror}: its rows ({@link MirrorRows}), layout, readiness and staleness, read from
+ * any thread. Its {@link MirrorWriter} applies what the session receives, on the connection's event
+ * loop.
+ *
+ * @param <V> the row type
+ */
+final class Mirror<V> implements TableMirror<V> {
+
+  private final String table;
+  final MirrorRows<V> rows = new MirrorRows<>();
+  final List<ChangeListener<V>> listeners = new CopyOnWriteArrayList<>();
+  final MirrorStaleness staleness;
+  final MirrorReadiness readiness;
+  volatile List<String> primaryKey = List.of();
+  volatile List<Column> columns = List.of();
+  volatile SnapshotProgress snapshotProgress = SnapshotProgress.NONE;
+
+  /** See {@link #lagMillis()}; written by the connection's event loop. */
+  volatile long lagMillis = -1;
+
+  private final MirrorWriter<V> writer;
+
+  /**
+   * @param mapping maps a row image to the row type (throws when it cannot) and reads rows back
+   * @param rowType the row type, named to {@link ErrorListener}s when a row cannot be mapped
+   */
+  Mirror(
+      String table,
+      Class<?> rowType,
+      RowMapping<V> mapping,
+      RowFit fit,
+      ListenerDispatcher dispatcher,
+      ClientListeners clientListeners) {
+    this.table = table;
+    this.staleness = new MirrorStaleness(table, fit, dispatcher);
+    this.readiness = new MirrorReadiness(table);
+    this.writer = new MirrorWriter<>(this, rowType, mapping, fit, dispatcher, clientListeners);
+  }
+
+  /** The side of the mirror the session writes to. */
+  MirrorSink sink() {
+    return writer;
+  }
+
+  @Override
+  public String table() {
+    return table;
+  }
+
+  @Override
+  public boolean awaitReady(Duration timeout) throws InterruptedException {
+    return readiness.await(timeout);
+  }
+
+  @Override
+  public boolean isReady() {
+    return readiness.isReady();
+  }
+
+  @Override
+  public V get(Object key) {
+    return rows.get(RowKeys.fromUser(key, primaryKey.size()));
+  }
+
+  @Override
+  public V get(Object first, Object... rest) {
+    return rows.get(RowKeys.fromUser(first, rest));
+  }
+
+  @Override
+  public int size() {
+    return rows.size();
+  }
+
+  @Override
+  public List<V> rows() {
+    return rows.values();
+  }
+
+  @Override
+  public Stream<V> stream() {
+    return rows.values().stream();
+  }
+
+  @Override
+  public void forEach(Consumer<? super V> action) {
+    rows.values().forEach(action);
+  }
+
+  @Override
+  public Map<Object, V> copyToMap() {
+    return rows.copy();
+  }
+
+  @Override
+  public List<String> primaryKey() {
+    return primaryKey;
+  }
+
+  @Override
+  public List<Column> columns() {
+    return columns;
+  }
+
+  @Override
+  public long position() {
+    return rows.position();
+  }
+
+  @Override
+  public long lagMillis() {
+    return lagMillis;
+  }
+
+  @Override
+  public SnapshotProgress snapshotProgress() {
+    return snapshotProgress;
+  }
+
+  @Override
+  public String staleReason() {
+    return staleness.reason();
+  }
+
+  @Override
+  public Subscription addStaleListener(StaleListener listener) {
+    return staleness.addListener(listener);
+  }
+
+  @Override
+  public Subscription addListener(ChangeListener<V> listener) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  /** The client closed: not ready any more, {@link #awaitReady} throws. */
+  void close() {
+    readiness.close();
+  }
+
+  @Override
+  public String toString() {
+    return "TableMirror["
+        + table
+        + ", rows="
+        + rows.size()
+        + ", ready="
+        + readiness.wasReady()
+        + ", position="
+        + rows.position()
+        + "]";
+  }
+}

@@ -1,0 +1,89 @@
+package io.tablecast.client;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tablecast.client.internal.ServerSession;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A client's mirrors, one per table and row type: creates each on first request, with the row
+ * mapping its type needs, and attaches it to the session, which subscribes its table.
+ */
+final class MirrorRegistry {
+
+  private record Key(String table, Class<?> rowType) {}
+
+  private final ServerSession session;
+  private final ObjectMapper objectMapper;
+  private final ListenerDispatcher dispatcher;
+  private final ClientListeners clientListeners;
+  private final Map<Key, Mirror<?>> mirrors = new ConcurrentHashMap<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  MirrorRegistry(
+      ServerSession session,
+      ObjectMapper objectMapper,
+      ListenerDispatcher dispatcher,
+      ClientListeners clientListeners) {
+    this.session = session;
+    this.objectMapper = objectMapper;
+    this.dispatcher = dispatcher;
+    this.clientListeners = clientListeners;
+  }
+
+  /**
+   * The mirror of {@code table} with rows of {@code rowType} ({@code Map} for generic rows). Any
+   * thread.
+   */
+  <V> Mirror<V> mirror(String table, Class<V> rowType) {
+    if (table == null || table.isBlank()) {
+      throw new IllegalArgumentException(
+          "table must be a qualified name like schema.table, was "
+              + (table == null ? null : "\"" + table + "\""));
+    }
+    if (rowType == null) {
+      throw new IllegalArgumentException("rowType must not be null");
+    }
+    if (closed.get()) {
+      throw new TablecastException(null, "client is closed; cannot mirror " + table);
+    }
+    @SuppressWarnings("unchecked")
+    Mirror<V> m =
+        (Mirror<V>)
+            mirrors.computeIfAbsent(
+                new Key(table, rowType),
+                k -> {
+                  boolean generic = rowType == Map.class;
+                  Mirror<V> created =
+                      new Mirror<>(
+                          table,
+                          rowType,
+                          rowMapper(rowType),
+                          generic
+                              ? RowFit.generic(table)
+                              : RowFit.typed(table, rowType, objectMapper),
+                          dispatcher,
+                          clientListeners);
+                  session.attach(created.sink());
+                  return created;
+                });
+    return m;
+  }
+
+  @SuppressWarnings("unchecked") // V is Map<String, Object> when rowType is Map.class
+  private <V> RowMapping<V> rowMapper(Class<V> rowType) {
+    return rowType == Map.class
+        ? (RowMapping<V>) new GenericRowMapping()
+        : new TypedRowMapping<>(rowType, objectMapper);
+  }
+
+  /** Makes every mirror not ready; no mirror can be created any more. Idempotent. */
+  void close() {
+    if (closed.compareAndSet(false, true)) {
+      for (Mirror<?> m : mirrors.values()) {
+        m.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.tablecast.client;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Why a mirror may differ from its table: what the server said ({@code table_status}) and what the
+ * mirror found itself ({@link RowFit}), as one reason its readers see and its stale listeners hear
+ * when it changes. Written on the event loop, read from any thread.
+ */
+final class MirrorStaleness {
+  private static final Logger log = LoggerFactory.getLogger(MirrorStaleness.class);
+
+  private final String table;
+  private final RowFit fit;
+  private final ListenerDispatcher dispatcher;
+  private final List<StaleListener> listeners = new CopyOnWriteArrayList<>();
+
+  /** What the server said (null: it follows the table). */
+  private volatile String server;
+
+  private volatile String reason;
+
+  MirrorStaleness(String table, RowFit fit, ListenerDispatcher dispatcher) {
+    this.table = table;
+    this.fit = fit;
+    this.dispatcher = dispatcher;
+  }
+
+  /** Why the mirror may differ from its table, or null. Any thread. */
+  String reason() {
+    return reason;
+  }
+
+  Subscription addListener(StaleListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  /** The server said whether the table is stale (reason) or followed (null). Event loop only. */
+  void server(String serverReason) {
+    server = serverReason;
+    refresh();
+  }
+
+  /**
+   * Tells readers and listeners when the server's reason or the row type's fit changed. Event loop
+   * only.
+   */
+  void refresh() {
+    String s = server;
+    String own = fit.reason();
+    String now = s == null ? own : own == null ? s : s + "; " + own;
+    if (Objects.equals(now, reason)) {
+      return;
+    }
+    reason = now;
+    if (now != null) {
+      log.warn("mirror of {} is stale: {}", table, now);
+    } else {
+      log.info("mirror of {} follows its table again", table);
+    }
+    for (StaleListener l : listeners) {
+      dispatcher.run("stale listener of " + table, () -> l.staleChanged(now));
+    }
+  }
+}

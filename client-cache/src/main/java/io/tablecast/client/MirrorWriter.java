@@ -1,0 +1,272 @@
+package io.tablecast.client;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.client.MirrorRows.Prepared;
+import io.tablecast.client.internal.MirrorSink;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ErrorCode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write side of a {@link Mirror}: turns what the session receives (JSON row images, wire
+ * columns) into rows of the mirror's type and applies them, one transaction at a time, then queues
+ * the change events for the mirror's listeners. A row that cannot be mapped to the row type is
+ * logged, told to the client's {@link ErrorListener}s and counted by the mirror's {@link RowFit}
+ * (its stale reason), and the mirror keeps the row's previous value. Runs on the connection's event
+ * loop only.
+ *
+ * @param <V> the row type
+ */
+final class MirrorWriter<V> implements MirrorSink {
+  private static final Logger log = LoggerFactory.getLogger(MirrorWriter.class);
+
+  private final Mirror<V> mirror;
+  private final MirrorRows<V> rows;
+  private final Class<?> rowType;
+  private final RowMapping<V> mapping;
+  private final RowFit fit;
+
+  /** The table's columns as the server sent them; event loop only. */
+  private List<ColumnInfo> wireColumns = List.of();
+
+  private final ListenerDispatcher dispatcher;
+  private final ClientListeners clientListeners;
+
+  MirrorWriter(
+      Mirror<V> mirror,
+      Class<?> rowType,
+      RowMapping<V> mapping,
+      RowFit fit,
+      ListenerDispatcher dispatcher,
+      ClientListeners clientListeners) {
+    this.mirror = mirror;
+    this.rows = mirror.rows;
+    this.rowType = rowType;
+    this.mapping = mapping;
+    this.fit = fit;
+    this.dispatcher = dispatcher;
+    this.clientListeners = clientListeners;
+  }
+
+  @Override
+  public String table() {
+    return mirror.table();
+  }
+
+  @Override
+  public boolean isReady() {
+    return mirror.isReady();
+  }
+
+  @Override
+  public void snapshotProgress(long rowsReceived, long rowsExpected) {
+    mirror.snapshotProgress = new SnapshotProgress(rowsReceived, rowsExpected);
+  }
+
+  /**
+   * Maps the image of {@code key}; null when it cannot be mapped (logged, told to the error
+   * listeners, and the mirror says it is stale until a later change of the row maps).
+   */
+  private V map(Object key, ObjectNode json) {
+    V value;
+    try {
+      value = mapping.map(json);
+    } catch (RuntimeException e) {
+      log.error(
+          "cannot map the row of {} with key {} to the mirror's row type {}; its previous value is kept",
+          mirror.table(),
+          key,
+          rowType.getName(),
+          e);
+      fit.failed(key, e.getMessage());
+      clientListeners.rowNotMapped(mirror.table(), key, rowType, e);
+      return null;
+    }
+    fit.mapped(key);
+    return value;
+  }
+
+  @Override
+  public String setSchema(List<ColumnInfo> columns, List<String> primaryKey) {
+    List<String> before = mirror.primaryKey;
+    List<Column> cols = WireTypes.columns(columns);
+    wireColumns = List.copyOf(columns);
+    mirror.columns = cols;
+    mirror.primaryKey = List.copyOf(primaryKey);
+    String cannot = null;
+    if (!before.isEmpty() && !before.equals(primaryKey)) {
+      cannot = rekey(mirror.primaryKey);
+    }
+    List<String> withoutColumn = fit.columns(cols);
+    if (withoutColumn != null) {
+      log.warn(
+          "the row type of the mirror of {} has properties no column provides: {} (they read null)",
+          mirror.table(),
+          withoutColumn);
+    }
+    mirror.staleness.refresh();
+    return cannot;
+  }
+
+  /**
+   * Keys every row by a new primary key, read from the row (a row lacking a new key column leaves,
+   * with a DELETE event: the server sends it again); returns why it could not (a typed row without
+   * a property for a new key column: the rows stay as they are), or null.
+   */
+  private String rekey(List<String> newKey) {
+    RowIndex<V> current = rows.current();
+    RowIndex<V> fresh = new RowIndex<>(current.size());
+    List<ChangeEvent<V>> events = new ArrayList<>();
+    try {
+      current.forEach(
+          (oldKey, row) -> {
+            Object key = mapping.keyOf(row, newKey);
+            if (key != null) {
+              fresh.put(key, row);
+            } else {
+              events.add(new ChangeEvent<>(mirror.table(), ChangeType.DELETE, oldKey, row, null));
+            }
+          });
+    } catch (RowMapping.CannotRead e) {
+      return "the rows of the mirror of "
+          + mirror.table()
+          + " cannot be keyed by the new primary key "
+          + newKey
+          + ": "
+          + e.getMessage();
+    }
+    rows.replace(fresh, -1);
+    log.info("mirror of {} re-keyed by its new primary key {}", mirror.table(), newKey);
+    dispatcher.dispatch(events, mirror.listeners);
+    return null;
+  }
+
+  @Override
+  public void advance(long position) {
+    rows.advance(position);
+  }
+
+  @Override
+  public void apply(List<RowChange> changes, long batchPosition, long captureMillis) {
+    List<Prepared<V>> prepared = new ArrayList<>(changes.size());
+    for (RowChange c : changes) {
+      if (c.after() == null) {
+        fit.mapped(c.key()); // deleted: no longer held wrong
+        prepared.add(new Prepared<>(c.key(), c.oldKey(), null));
+      } else {
+        V row = map(c.key(), c.after());
+        if (row != null) {
+          prepared.add(new Prepared<>(c.key(), c.oldKey(), row));
+        }
+      }
+    }
+    List<ChangeEvent<V>> events =
+        rows.apply(mirror.table(), prepared, batchPosition, !mirror.listeners.isEmpty());
+    mirror.staleness.refresh();
+    if (captureMillis > 0) {
+      mirror.lagMillis = Math.max(0, System.currentTimeMillis() - captureMillis);
+    }
+    dispatcher.dispatch(events, mirror.listeners);
+  }
+
+  /**
+   * Replaces all rows with a snapshot in one step. When the mirror already held data, an unchanged
+   * row ({@link RowMapping#sameImage}, else {@link RowMapping#sameValue}) keeps its value (the same
+   * object) and only the differences are sent to listeners.
+   */
+  @Override
+  public SnapshotDiff install(Map<Object, ObjectNode> snapshot, long snapshotPosition) {
+    RowIndex<V> fresh = new RowIndex<>(snapshot.size());
+    RowIndex<V> current = rows.current();
+    boolean diff = mirror.readiness.wasReady();
+    boolean wantEvents = diff && !mirror.listeners.isEmpty();
+    List<ChangeEvent<V>> events = wantEvents ? new ArrayList<>() : List.of();
+    fit.replacingAll();
+    int inserted = 0;
+    int updated = 0;
+    int deleted = 0;
+    for (Map.Entry<Object, ObjectNode> e : snapshot.entrySet()) {
+      V old = diff ? current.get(e.getKey()) : null;
+      Boolean same = old == null ? Boolean.FALSE : mapping.sameImage(old, e.getValue());
+      V row;
+      if (Boolean.TRUE.equals(same)) {
+        row = old;
+      } else {
+        row = map(e.getKey(), e.getValue());
+        if (row != null && same == null && mapping.sameValue(old, row)) {
+          row = old;
+        } else if (diff && row != null) {
+          if (old == null) {
+            inserted++;
+          } else {
+            updated++;
+          }
+          if (wantEvents) {
+            events.add(MirrorRows.event(mirror.table(), e.getKey(), old, row));
+          }
+        }
+      }
+      if (row != null) {
+        fresh.put(e.getKey(), row);
+      }
+    }
+    if (diff) {
+      List<ChangeEvent<V>> deletes = new ArrayList<>();
+      current.forEach(
+          (key, row) -> {
+            if (fresh.get(key) == null) {
+              deletes.add(new ChangeEvent<>(mirror.table(), ChangeType.DELETE, key, row, null));
+            }
+          });
+      deleted = deletes.size();
+      if (wantEvents) {
+        events.addAll(deletes);
+      }
+    }
+    rows.replace(fresh, snapshotPosition);
+    mirror.readiness.markReady();
+    mirror.staleness.refresh();
+    dispatcher.dispatch(events, mirror.listeners);
+    return diff ? new SnapshotDiff(inserted, updated, deleted) : SnapshotDiff.NONE;
+  }
+
+  @Override
+  public void stale(String reason) {
+    mirror.staleness.server(reason);
+  }
+
+  @Override
+  public void fail(ErrorCode code, String message) {
+    mirror.readiness.fail(new TablecastException(WireTypes.serverError(code), message));
+  }
+
+  @Override
+  public void tooLarge(String message) {
+    if (mirror.readiness.wasReady()) {
+      mirror.staleness.server(message);
+    } else {
+      mirror.readiness.fail(new TablecastException(null, message));
+    }
+    clientListeners.tableTooLarge(mirror.table(), message);
+  }
+
+  @Override
+  public Map<Object, ObjectNode> images() {
+    Map<Object, ObjectNode> out = new HashMap<>(Math.max(16, rows.current().size() * 4 / 3 + 1));
+    try {
+      rows.current().forEach((k, r) -> out.put(k, mapping.image(r, wireColumns)));
+    } catch (RowMapping.CannotRead e) {
+      log.info(
+          "the mirror of {} cannot seed another mirror of its table: {}",
+          mirror.table(),
+          e.getMessage());
+      return null;
+    }
+    return out;
+  }
+}

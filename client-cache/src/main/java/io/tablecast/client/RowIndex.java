@@ -1,0 +1,246 @@
+package io.tablecast.client;
+
+import java.util.function.BiConsumer;
+
+/**
+ * A mirror's rows by normalized key (see {@link TableMirror}): open addressing with linear probing
+ * and backward-shift deletion (no tombstones), keys that are {@code Long}s (a single integral key
+ * column, the common case) kept as primitive {@code long}s. Per row it holds a slot of 12 bytes (a
+ * {@code long} and a reference; 4 more once a key of another kind came), at a load factor of 3/8 to
+ * 3/4: no map entry and no boxed key per row, which a {@code ConcurrentHashMap} would add (about 48
+ * bytes a row).
+ *
+ * <p>One writer; readers may run beside it (the optimistic reads of {@link MirrorRows}): a reader
+ * takes the arrays once through {@link #slots}, never probes more slots than there are, and may
+ * then read a wrong value or fail with an index out of bounds while a change is being made, which
+ * the caller's lock validation discards. A well-kept primitive map (fastutil, HPPC) offers no such
+ * promise for reads beside a writer, hence this small one.
+ *
+ * @param <V> the row type
+ */
+final class RowIndex<V> {
+  private static final int MIN_CAPACITY = 16;
+
+  /** The arrays of one capacity; replaced as a whole on a resize. */
+  private static final class Slots {
+    /** The key of a slot whose key is a {@code Long}. */
+    final long[] longs;
+
+    /** Null while every key is a {@code Long}; else per slot the key object, or null. */
+    final Object[] keys;
+
+    /** The row of each slot; null marks an empty slot. */
+    final Object[] values;
+
+    Slots(long[] longs, Object[] keys, Object[] values) {
+      this.longs = longs;
+      this.keys = keys;
+      this.values = values;
+    }
+  }
+
+  private volatile Slots slots;
+  private int size;
+
+  /** An index sized for {@code expected} rows without growing. */
+  RowIndex(int expected) {
+    int capacity = MIN_CAPACITY;
+    while (capacity * 3L / 4 < expected) {
+      capacity <<= 1;
+    }
+    slots = new Slots(new long[capacity], null, new Object[capacity]);
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** The row of {@code key} (normalized, not null), or null. */
+  @SuppressWarnings("unchecked")
+  V get(Object key) {
+    Slots s = slots;
+    Object[] values = s.values;
+    int mask = values.length - 1;
+    if (key instanceof Long boxed) {
+      long k = boxed;
+      Object[] keys = s.keys;
+      long[] longs = s.longs;
+      for (int n = 0, i = hash(k) & mask; n <= mask; n++, i = (i + 1) & mask) {
+        Object v = values[i];
+        if (v == null) {
+          return null;
+        }
+        if (longs[i] == k && (keys == null || keys[i] == null)) {
+          return (V) v;
+        }
+      }
+      return null;
+    }
+    Object[] keys = s.keys;
+    if (keys == null) {
+      return null;
+    }
+    for (int n = 0, i = hash(key) & mask; n <= mask; n++, i = (i + 1) & mask) {
+      Object v = values[i];
+      if (v == null) {
+        return null;
+      }
+      if (key.equals(keys[i])) {
+        return (V) v;
+      }
+    }
+    return null;
+  }
+
+  /** Puts the row of {@code key}; returns the row it replaced, or null. Writer only. */
+  @SuppressWarnings("unchecked")
+  V put(Object key, V value) {
+    Slots s = slots;
+    if (!(key instanceof Long) && s.keys == null) {
+      s = new Slots(s.longs, new Object[s.values.length], s.values);
+      slots = s;
+    }
+    int i = find(s, key);
+    Object old = s.values[i];
+    if (old == null) {
+      if (key instanceof Long l) {
+        s.longs[i] = l;
+      } else {
+        s.keys[i] = key;
+      }
+      s.values[i] = value;
+      if (++size > s.values.length * 3L / 4) {
+        resize(s.values.length << 1);
+      }
+      return null;
+    }
+    s.values[i] = value;
+    return (V) old;
+  }
+
+  /** Removes the row of {@code key}; returns it, or null. Writer only. */
+  @SuppressWarnings("unchecked")
+  V remove(Object key) {
+    Slots s = slots;
+    int i = find(s, key);
+    Object old = s.values[i];
+    if (old != null) {
+      shiftBack(s, i);
+      size--;
+    }
+    return (V) old;
+  }
+
+  /** Calls {@code action} with every key (boxed) and row. Writer, or under the read lock. */
+  @SuppressWarnings("unchecked")
+  void forEach(BiConsumer<Object, V> action) {
+    Slots s = slots;
+    for (int i = 0; i < s.values.length; i++) {
+      Object v = s.values[i];
+      if (v != null) {
+        action.accept(keyAt(s, i), (V) v);
+      }
+    }
+  }
+
+  /** The slot of {@code key}, or the empty slot where it would go. */
+  private static int find(Slots s, Object key) {
+    int mask = s.values.length - 1;
+    int i = hash(key) & mask;
+    while (s.values[i] != null && !sameKey(s, i, key)) {
+      i = (i + 1) & mask;
+    }
+    return i;
+  }
+
+  private static boolean sameKey(Slots s, int i, Object key) {
+    Object stored = s.keys == null ? null : s.keys[i];
+    if (key instanceof Long l) {
+      return stored == null && s.longs[i] == l;
+    }
+    return key.equals(stored);
+  }
+
+  private static Object keyAt(Slots s, int i) {
+    Object k = s.keys == null ? null : s.keys[i];
+    return k != null ? k : (Object) s.longs[i];
+  }
+
+  private static int hashAt(Slots s, int i) {
+    Object k = s.keys == null ? null : s.keys[i];
+    return k != null ? mix(k.hashCode()) : hash(s.longs[i]);
+  }
+
+  private static int hash(Object key) {
+    return key instanceof Long l ? hash(l.longValue()) : mix(key.hashCode());
+  }
+
+  private static int hash(long key) {
+    return mix((int) (key ^ (key >>> 32)));
+  }
+
+  /** Murmur3's finalizer: consecutive keys spread over a power-of-two table. */
+  private static int mix(int h) {
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    return h ^ (h >>> 16);
+  }
+
+  /** Moves later slots of the probe run into the gap, so lookups never stop early. */
+  private static void shiftBack(Slots s, int gap) {
+    int mask = s.values.length - 1;
+    int i = gap;
+    while (true) {
+      i = (i + 1) & mask;
+      if (s.values[i] == null) {
+        clear(s, gap);
+        return;
+      }
+      int home = hashAt(s, i) & mask;
+      // the slot at i may move to gap when its home is not in (gap, i], cyclically
+      boolean movable = gap <= i ? (home <= gap || home > i) : (home <= gap && home > i);
+      if (movable) {
+        s.longs[gap] = s.longs[i];
+        if (s.keys != null) {
+          s.keys[gap] = s.keys[i];
+        }
+        s.values[gap] = s.values[i];
+        gap = i;
+      }
+    }
+  }
+
+  private static void clear(Slots s, int i) {
+    s.values[i] = null;
+    s.longs[i] = 0;
+    if (s.keys != null) {
+      s.keys[i] = null;
+    }
+  }
+
+  private void resize(int capacity) {
+    Slots old = slots;
+    Slots s =
+        new Slots(
+            new long[capacity],
+            old.keys == null ? null : new Object[capacity],
+            new Object[capacity]);
+    int mask = capacity - 1;
+    for (int j = 0; j < old.values.length; j++) {
+      if (old.values[j] != null) {
+        int i = hashAt(old, j) & mask;
+        while (s.values[i] != null) {
+          i = (i + 1) & mask;
+        }
+        s.longs[i] = old.longs[j];
+        if (s.keys != null) {
+          s.keys[i] = old.keys[j];
+        }
+        s.values[i] = old.values[j];
+      }
+    }
+    slots = s;
+  }
+}

@@ -1,0 +1,164 @@
+package io.tablecast.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tablecast.protocol.row.RowForm;
+import java.math.BigDecimal;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A row of a generic mirror as the server sent it in protocol version 3: its row-form bytes and its
+ * table version's layout, decoded on read. No map, no value objects are kept per row: each read
+ * decodes the one column it asks for (skipping those before it). As a {@code Map<String, Object>}
+ * (what {@link TablecastClient#mirror(String)} gives) it reads like the maps of earlier versions:
+ * every column in table order, the values Jackson would read from JSON (String,
+ * Integer/Long/BigInteger, Double, Boolean, null, nested maps and lists; decimals as strings),
+ * unmodifiable; equal to a map of the same entries. The typed getters read a column by name or
+ * index without boxing through the map. Immutable and thread-safe.
+ */
+public final class RowView extends AbstractMap<String, Object> {
+  private final RowForm form;
+  private final byte[] bytes;
+
+  RowView(RowForm form, byte[] bytes) {
+    this.form = form;
+    this.bytes = bytes;
+  }
+
+  /** The layout of the row's table version. */
+  RowForm form() {
+    return form;
+  }
+
+  /** The row's bytes in that layout (not copied: never changed). */
+  byte[] bytes() {
+    return bytes;
+  }
+
+  /**
+   * Whether {@code other} in the layout {@code otherForm} is this very row: the same columns and
+   * key and the same bytes (the row form has one encoding per value).
+   */
+  boolean sameRow(RowForm otherForm, byte[] other) {
+    return (otherForm == form
+            || (otherForm.columns().equals(form.columns())
+                && otherForm.primaryKey().equals(form.primaryKey())))
+        && Arrays.equals(bytes, other);
+  }
+
+  /** The columns of the row's table version, in table order. */
+  public List<Column> columns() {
+    return WireTypes.columns(form.columns());
+  }
+
+  /** The value of column {@code index} (table order), as the map gives it. */
+  public Object get(int index) {
+    return GenericRows.toJava(node(index));
+  }
+
+  @Override
+  public Object get(Object column) {
+    int index = column instanceof String name ? form.indexOf(name) : -1;
+    return index < 0 ? null : get(index);
+  }
+
+  @Override
+  public boolean containsKey(Object column) {
+    return column instanceof String name && form.indexOf(name) >= 0;
+  }
+
+  @Override
+  public int size() {
+    return form.columns().size();
+  }
+
+  /** A text column (STRING, DECIMAL, temporal kinds, BINARY as base64), or null for NULL. */
+  public String getString(String column) {
+    JsonNode n = node(indexOf(column));
+    return n.isNull() ? null : n.isTextual() ? n.textValue() : n.toString();
+  }
+
+  /** An integral column as a long, or null for NULL. */
+  public Long getLong(String column) {
+    JsonNode n = node(indexOf(column));
+    if (n.isNull()) {
+      return null;
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+      throw new IllegalStateException("column " + column + " holds " + n + ", not a long");
+    }
+    return n.longValue();
+  }
+
+  /** A DECIMAL (or integral) column as a BigDecimal with its scale, or null for NULL. */
+  public BigDecimal getDecimal(String column) {
+    JsonNode n = node(indexOf(column));
+    if (n.isNull()) {
+      return null;
+    }
+    return n.isTextual() ? new BigDecimal(n.textValue()) : n.decimalValue();
+  }
+
+  /** A FLOAT (or other numeric) column as a double, or null for NULL. */
+  public Double getDouble(String column) {
+    JsonNode n = node(indexOf(column));
+    return n.isNull() ? null : n.isTextual() ? Double.valueOf(n.textValue()) : n.doubleValue();
+  }
+
+  /** A BOOLEAN column, or null for NULL. */
+  public Boolean getBoolean(String column) {
+    JsonNode n = node(indexOf(column));
+    return n.isNull() ? null : n.booleanValue();
+  }
+
+  private int indexOf(String column) {
+    int index = form.indexOf(Objects.requireNonNull(column, "column"));
+    if (index < 0) {
+      throw new IllegalArgumentException(
+          "no column " + column + "; the columns are " + form.columns());
+    }
+    return index;
+  }
+
+  private JsonNode node(int index) {
+    return form.valueToNode(bytes, index);
+  }
+
+  @Override
+  public Set<Map.Entry<String, Object>> entrySet() {
+    return new AbstractSet<>() {
+      @Override
+      public Iterator<Map.Entry<String, Object>> iterator() {
+        return new Iterator<>() {
+          private int next;
+
+          @Override
+          public boolean hasNext() {
+            return next < size();
+          }
+
+          @Override
+          public Map.Entry<String, Object> next() {
+            if (!hasNext()) {
+              throw new NoSuchElementException();
+            }
+            int i = next++;
+            return new SimpleImmutableEntry<>(form.columns().get(i).name(), get(i));
+          }
+        };
+      }
+
+      @Override
+      public int size() {
+        return RowView.this.size();
+      }
+    };
+  }
+}

@@ -1,0 +1,95 @@
+package io.tablecast.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.client.internal.RowKeys;
+import io.tablecast.protocol.ColumnInfo;
+import java.util.List;
+
+/**
+ * Typed rows: one object of the row type per row, mapped by Jackson, and nothing beside it. A
+ * re-snapshot's row is unchanged when the object mapped from it {@code equals} the one held, if the
+ * row type overrides {@code equals} (records do); otherwise every row of a re-snapshot counts as
+ * updated. What is read back from a row (a new primary key, an image to seed another mirror) is
+ * read from the object as the mapper writes it; a column the row type has no property for cannot
+ * be, and the table's next snapshot has to give it ({@link CannotRead}).
+ *
+ * @param <V> the row type
+ */
+final class TypedRowMapping<V> implements RowMapping<V> {
+  private final Class<V> type;
+  private final ObjectMapper mapper;
+  private final boolean comparable;
+
+  TypedRowMapping(Class<V> type, ObjectMapper mapper) {
+    this.type = type;
+    this.mapper = mapper;
+    this.comparable = overridesEquals(type);
+  }
+
+  /** Whether {@code type} (or a superclass other than Object) declares {@code equals(Object)}. */
+  static boolean overridesEquals(Class<?> type) {
+    try {
+      return type.getMethod("equals", Object.class).getDeclaringClass() != Object.class;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public V map(ObjectNode json) {
+    try {
+      return mapper.treeToValue(json, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "cannot map row to " + type.getName() + ": " + e.getOriginalMessage(), e);
+    }
+  }
+
+  @Override
+  public Boolean sameImage(V old, ObjectNode json) {
+    return null;
+  }
+
+  @Override
+  public boolean sameValue(V old, V mapped) {
+    return comparable && old.equals(mapped);
+  }
+
+  @Override
+  public Object keyOf(V row, List<String> primaryKey) {
+    ObjectNode tree = tree(row);
+    for (String c : primaryKey) {
+      if (tree.get(c) == null) {
+        throw new CannotRead(
+            type.getSimpleName() + " has no property for the primary-key column " + c);
+      }
+    }
+    return RowKeys.fromRowOrNull(tree, primaryKey);
+  }
+
+  @Override
+  public ObjectNode image(V row, List<ColumnInfo> columns) {
+    ObjectNode tree = tree(row);
+    ObjectNode out = mapper.createObjectNode();
+    for (ColumnInfo c : columns) {
+      JsonNode v = tree.get(c.name());
+      if (v == null) {
+        throw new CannotRead(type.getSimpleName() + " has no property for the column " + c.name());
+      }
+      // a decimal's JSON form is its text, scale kept
+      out.set(c.name(), v.isBigDecimal() ? out.textNode(v.decimalValue().toPlainString()) : v);
+    }
+    return out;
+  }
+
+  private ObjectNode tree(V row) {
+    JsonNode tree = mapper.valueToTree(row);
+    if (!(tree instanceof ObjectNode o)) {
+      throw new CannotRead(type.getSimpleName() + " is not written as a JSON object");
+    }
+    return o;
+  }
+}

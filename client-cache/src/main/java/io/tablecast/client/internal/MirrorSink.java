@@ -1,0 +1,91 @@
+package io.tablecast.client.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ErrorCode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the session needs of one mirror: the stream's snapshots, batches and table news, in wire
+ * terms (JSON row images, {@link ColumnInfo}, {@link ErrorCode}). The API layer implements it and
+ * turns them into rows of the mirror's type. Every method but {@link #table()} and {@link
+ * #isReady()} is called on the connection's event loop only. Internal.
+ */
+public interface MirrorSink {
+
+  /**
+   * One change of a row within a batch, keyed already.
+   *
+   * @param key the row's normalized key
+   * @param oldKey the row's previous key when an update changed its primary key, else null
+   * @param after the row after the change, or null when it was deleted
+   */
+  record RowChange(Object key, Object oldKey, ObjectNode after) {}
+
+  /**
+   * What a snapshot changed in a mirror that held rows before (zero for a first snapshot).
+   *
+   * @param inserted rows whose key was new
+   * @param updated rows whose image changed
+   * @param deleted rows whose key the snapshot lacked
+   */
+  record SnapshotDiff(int inserted, int updated, int deleted) {
+
+    /** A first snapshot: nothing to compare with. */
+    public static final SnapshotDiff NONE = new SnapshotDiff(0, 0, 0);
+  }
+
+  /** The qualified table name. */
+  String table();
+
+  /** True once the mirror holds its table (and until its client is closed). */
+  boolean isReady();
+
+  /**
+   * The table's columns and primary key, at a snapshot or resume or when they change while served.
+   *
+   * @return null, or why the mirror's rows could not follow a new primary key (a typed row lacking
+   *     a property for a key column): the table needs a fresh snapshot
+   */
+  String setSchema(List<ColumnInfo> columns, List<String> primaryKey);
+
+  /** A snapshot of the table began or received rows: so many of the announced rows are in. */
+  void snapshotProgress(long rowsReceived, long rowsExpected);
+
+  /** Replaces every row with {@code rows} (by normalized key) at {@code position}, atomically. */
+  SnapshotDiff install(Map<Object, ObjectNode> rows, long position);
+
+  /**
+   * Applies one transaction's changes of this table atomically, at {@code position}; {@code
+   * captureMillis} is when the database wrote its newest change (epoch ms, the database's clock; 0
+   * when unknown).
+   */
+  void apply(List<RowChange> changes, long position, long captureMillis);
+
+  /** The stream moved to {@code position} without changing this table. */
+  void advance(long position);
+
+  /** The server said whether the table is stale ({@code reason}) or followed (null). */
+  void stale(String reason);
+
+  /**
+   * The server (or TLS) refused the table or the connection: {@code code} is null when not the
+   * server's.
+   */
+  void fail(ErrorCode code, String message);
+
+  /**
+   * The table's snapshot does not fit in this client's heap ({@code message} names the table, the
+   * memory and {@code -Xmx}): it was dropped; a mirror not ready fails, a ready one keeps its rows
+   * and is stale.
+   */
+  void tooLarge(String message);
+
+  /**
+   * The rows held, as JSON images by key, to seed another mirror of the same table; null when its
+   * rows do not hold every column (a typed row type without a property for one): the new mirror
+   * then needs a fresh snapshot of the table.
+   */
+  Map<Object, ObjectNode> images();
+}

@@ -1,0 +1,183 @@
+package io.tablecast.client.internal;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.tablecast.protocol.Message;
+import io.tablecast.protocol.netty.BinaryFraming;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one connection open: connects to the configured servers in turn, builds each connection's
+ * pipeline (TLS, liveness, framing, the {@link SessionHandler}) and, when a connection fails or
+ * ends, tries the next server after a capped exponential backoff with full jitter ({@link
+ * Backoff}), reset when a server welcomes the client. Owns the single event-loop thread every
+ * connection and stream state of the client is confined to. Knows nothing of the messages: the
+ * {@link ServerSession} speaks the protocol.
+ */
+final class Reconnector {
+  private static final Logger log = LoggerFactory.getLogger(Reconnector.class);
+
+  /** The pipeline handler named here is replaced by the heartbeat watch after the welcome. */
+  static final String IDLE = "idle";
+
+  private final ClientConfig config;
+  private final EventLoopGroup group;
+  private final Bootstrap bootstrap;
+  private final Backoff backoff;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final ServerSession session;
+  private int nextServer;
+
+  Reconnector(ClientConfig config, ServerSession session) {
+    this.config = config;
+    this.session = session;
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            1,
+            new DefaultThreadFactory("tablecast-client-" + config.clientName(), true),
+            NioIoHandler.newFactory());
+    this.backoff = new Backoff(config.backoffMin(), config.backoffMax());
+    Message.Hello hello =
+        new Message.Hello(
+            Message.PROTOCOL_VERSION,
+            config.clientName(),
+            config.user(),
+            config.password(),
+            config.token());
+    this.bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    if (config.tls() != null) { // TLS first: everything below is encrypted
+                      ch.pipeline()
+                          .addLast(
+                              "tls",
+                              config.tls().newHandler(ch.alloc(), ch.attr(ClientTls.TARGET).get()));
+                    }
+                    // before the framing: any bytes prove the server alive, also while one large
+                    // frame (a single huge row) takes longer than three heartbeats to arrive
+                    ch.pipeline().addLast(IDLE, handshakeIdle());
+                    BinaryFraming.addTo(ch.pipeline(), config.maxFrameBytes());
+                    ch.pipeline().addLast("session", new SessionHandler(session, hello));
+                  }
+                });
+  }
+
+  private IdleStateHandler handshakeIdle() {
+    long ms = Math.max(config.connectTimeout().toMillis(), 1000) * 2;
+    return new IdleStateHandler(ms, 0, 0, TimeUnit.MILLISECONDS);
+  }
+
+  /** Starts connecting in the background. */
+  void start() {
+    execute(this::connect);
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Runs {@code task} on the event loop; dropped once closed. */
+  void execute(Runnable task) {
+    try {
+      group.execute(task);
+    } catch (RejectedExecutionException e) {
+      log.debug("client closed; task dropped");
+    }
+  }
+
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // a close has nothing to report; a failed connect reschedules
+  private void connect() {
+    if (closed.get()) {
+      return;
+    }
+    List<InetSocketAddress> servers = config.servers();
+    InetSocketAddress address = servers.get(nextServer++ % servers.size());
+    log.debug("connecting to {}", address);
+    ChannelFuture connecting =
+        config.tls() == null
+            ? bootstrap.connect(address)
+            : bootstrap.clone().attr(ClientTls.TARGET, address).connect(address);
+    connecting.addListener(
+        f -> {
+          if (f.isSuccess()) {
+            if (closed.get()) {
+              connecting.channel().close();
+            } else {
+              session.connected(connecting.channel(), address);
+            }
+          } else {
+            log.info("cannot connect to {}: {}", address, f.cause().toString());
+            scheduleReconnect();
+          }
+        });
+  }
+
+  /** The connection ended or failed: try the next server after the backoff. Event loop only. */
+  void scheduleReconnect() {
+    if (closed.get()) {
+      return;
+    }
+    long delay = backoff.nextDelayNanos();
+    try {
+      group
+          .schedule(this::connect, delay, TimeUnit.NANOSECONDS)
+          .addListener(
+              f -> {
+                if (!f.isSuccess()
+                    && !f.isCancelled()) { // a throw here would end reconnecting without a word
+                  log.error("reconnecting failed; the client no longer reconnects", f.cause());
+                }
+              });
+    } catch (RejectedExecutionException e) {
+      log.debug("event loop shut down; not reconnecting");
+    }
+  }
+
+  /**
+   * A server welcomed the client: watch for silence from now on ({@link ServerLiveness}: 3 silent
+   * heartbeats, then a ping answered within one more), reset the backoff.
+   */
+  void welcomed(Channel ch, long heartbeatMillis) {
+    backoff.reset();
+    if (heartbeatMillis > 0) {
+      ch.pipeline().replace(IDLE, IDLE, new ServerLiveness(heartbeatMillis));
+    } else {
+      ch.pipeline().remove(IDLE);
+    }
+  }
+
+  /** Stops reconnecting, closes the connection and the event loop. Idempotent. */
+  void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    var shutdown = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    if (!group.next().inEventLoop()) {
+      shutdown.awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,285 @@
+package io.tablecast.client.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.Message;
+import java.net.InetSocketAddress;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client's session with its servers, in protocol terms: after each connection the {@link
+ * Reconnector} opens, the hello, the welcome, one subscribe for the tables to resume and one for
+ * those to start fresh, then the stream's messages (handed to the {@link MirrorStream}, which
+ * applies them to the mirrors), pings and errors. The entry point of the client's engine: the API
+ * layer attaches mirrors ({@link MirrorSink}) and hears what happens ({@link SessionEvents}).
+ * Connection and stream state is confined to the event loop. Internal.
+ */
+public final class ServerSession implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
+
+  /** Why a connection was refused: told to mirrors still waiting for their first snapshot. */
+  private record Refusal(ErrorCode code, String message) {}
+
+  private final SessionEvents events;
+  private final Reconnector reconnector;
+
+  /** Mirrors created by users, in creation order, not yet attached by the event loop. */
+  private final Queue<MirrorSink> unattached = new ConcurrentLinkedQueue<>();
+
+  // ---- event-loop confined
+  private final MirrorStream stream;
+  private final Set<String> subscribed = new HashSet<>();
+  private Channel channel;
+  private String server;
+  private boolean welcomed;
+  private long heartbeatMillis;
+
+  /** Why the connection is about to end, when the client ends it. */
+  private String endReason;
+
+  /** Why the last connection was refused (authentication, TLS); cleared by a welcome. */
+  private Refusal refusal;
+
+  /**
+   * A session that connects with {@code config} once {@link #start()}ed and tells {@code events}.
+   */
+  public ServerSession(ClientConfig config, SessionEvents events) {
+    this.events = events;
+    this.stream =
+        new MirrorStream(
+            events, new SnapshotSizing.Settings(config.heap(), config.heapReservePercent()));
+    this.reconnector = new Reconnector(config, this);
+  }
+
+  /** Starts connecting in the background. */
+  public void start() {
+    reconnector.start();
+  }
+
+  /**
+   * Adds a mirror to the session: it is subscribed at once when connected, else on the next
+   * connection. Any thread.
+   */
+  public void attach(MirrorSink mirror) {
+    unattached.add(mirror);
+    reconnector.execute(this::attachCreatedMirrors);
+  }
+
+  /** Closes the connection and stops reconnecting. Idempotent. */
+  @Override
+  public void close() {
+    reconnector.close();
+  }
+
+  /**
+   * Attaches the mirrors users created so far, in creation order. Runs as a task after each {@link
+   * #attach} call, and also before the loop acts on a welcome or a refusal: the socket read of that
+   * answer may be handled before the queued task, and the answer must cover every mirror created
+   * before it arrived.
+   */
+  private void attachCreatedMirrors() {
+    for (MirrorSink m; (m = unattached.poll()) != null; ) {
+      stream.attach(m);
+      if (refusal != null) { // a mirror created while the server refuses us learns why
+        m.fail(refusal.code(), refusal.message());
+      }
+      if (welcomed && channel != null && subscribed.add(m.table())) {
+        log.info("subscribing to {}", m.table());
+        // a subscribe that cannot be written would leave the mirror waiting: reconnecting
+        // resubscribes it
+        channel
+            .writeAndFlush(Message.Subscribe.fresh(List.of(m.table())))
+            .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      }
+    }
+    reconnectForFreshSnapshots();
+  }
+
+  /**
+   * A table subscribed on this connection needs a fresh snapshot (a mirror of typed rows cannot
+   * follow a new primary key or seed a new mirror): a table is subscribed once per connection, so
+   * the connection is closed and the next one subscribes that table fresh and resumes the others. A
+   * table not subscribed yet gets its snapshot from its first subscribe anyway.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
+  private void reconnectForFreshSnapshots() {
+    Map<String, String> needed = stream.takeFreshNeeded();
+    if (needed.isEmpty() || channel == null || !welcomed) {
+      return;
+    }
+    for (Map.Entry<String, String> e : needed.entrySet()) {
+      if (subscribed.contains(e.getKey())) {
+        String reason = e.getValue() + "; reconnecting for a fresh snapshot of " + e.getKey();
+        log.info("{}", reason);
+        ending(channel, reason);
+        channel.close();
+        return;
+      }
+    }
+  }
+
+  // -------------------------------------------------------- connection events (event loop)
+
+  /** The {@link Reconnector} opened {@code ch} to {@code address}; the handler sends the hello. */
+  void connected(Channel ch, InetSocketAddress address) {
+    channel = ch;
+    server = address.getHostString() + ":" + address.getPort();
+    endReason = null;
+  }
+
+  /** {@code ch} closed: mirrors keep their rows; the next connection resumes them. */
+  void disconnected(Channel ch) {
+    if (ch != channel) {
+      return;
+    }
+    log.info(
+        "disconnected from {} (last position {} of epoch {})",
+        ch.remoteAddress(),
+        stream.lastPosition(),
+        stream.lastEpoch());
+    if (welcomed) {
+      events.disconnected(
+          server,
+          endReason != null
+              ? endReason
+              : reconnector.isClosed() ? "client closed" : "connection closed");
+    }
+    channel = null;
+    welcomed = false;
+    subscribed.clear();
+    stream.disconnected();
+    reconnector.scheduleReconnect();
+  }
+
+  /** The client is about to close {@code ch} for {@code reason} (silence, a failure). */
+  void ending(Channel ch, String reason) {
+    if (ch == channel && endReason == null) {
+      endReason = reason;
+    }
+  }
+
+  /** A TLS failure on {@code ch}: logged, and mirrors not ready yet fail with the explanation. */
+  void tlsFailed(Channel ch, Throwable cause) {
+    InetSocketAddress target = ch.attr(ClientTls.TARGET).get();
+    String text =
+        ClientTls.explain(target != null ? target : (InetSocketAddress) ch.remoteAddress(), cause);
+    log.warn("{}; reconnecting", text);
+    ending(ch, text);
+    refuse(new Refusal(null, text));
+  }
+
+  /** Remembers a refused connection and reports it to every mirror still waiting for data. */
+  private void refuse(Refusal r) {
+    attachCreatedMirrors();
+    refusal = r;
+    stream.failIfNotReady(r.code(), r.message());
+  }
+
+  String idleDescription() {
+    return welcomed
+        ? 4 * heartbeatMillis + " ms (3 heartbeats, then a ping unanswered for one more)"
+        : "the handshake timeout";
+  }
+
+  // ------------------------------------------------------------------ messages (event loop)
+
+  @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
+  void onMessage(Channel ch, Message msg) {
+    if (ch != channel) {
+      ch.close();
+      return;
+    }
+    if (msg instanceof Message.ChangeBatch b) {
+      stream.batch(b);
+    } else if (msg instanceof Message.ChangePart p) {
+      stream.part(p);
+    } else if (msg instanceof Message.TableStatus t) {
+      stream.tableStatus(t);
+    } else if (msg instanceof Message.SchemaChanged c) {
+      stream.schemaChanged(c);
+      reconnectForFreshSnapshots();
+    } else if (msg instanceof Message.SnapshotRows r) {
+      stream.snapshotRows(r);
+    } else if (msg instanceof Message.SnapshotBegin b) {
+      stream.snapshotBegin(b);
+    } else if (msg instanceof Message.SnapshotEnd e) {
+      stream.snapshotEnd(e);
+    } else if (msg instanceof Message.Welcome w) {
+      onWelcome(ch, w);
+    } else if (msg instanceof Message.Resumed r) {
+      stream.resumed(r);
+      reconnectForFreshSnapshots();
+    } else if (msg instanceof Message.Ping p) {
+      ch.writeAndFlush(new Message.Pong(p.nonce()))
+          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    } else if (msg instanceof Message.Error e) {
+      onError(ch, e);
+    } else {
+      log.debug("ignoring unexpected {} from server", msg.type());
+    }
+  }
+
+  private void onWelcome(Channel ch, Message.Welcome w) {
+    attachCreatedMirrors();
+    welcomed = true;
+    refusal = null;
+    heartbeatMillis = w.heartbeatMillis();
+    reconnector.welcomed(ch, heartbeatMillis);
+    log.info(
+        "connected to {} ({}, epoch {}, position {}, heartbeat {} ms)",
+        ch.remoteAddress(),
+        w.serverName(),
+        w.epoch(),
+        w.position(),
+        w.heartbeatMillis());
+    events.connected(server);
+    MirrorStream.Subscriptions subscriptions = stream.welcomed(w.epoch());
+    List<String> resume = subscriptions.resume();
+    List<String> fresh = subscriptions.fresh();
+    if (!resume.isEmpty()) {
+      log.info(
+          "resuming {} after position {} of epoch {}",
+          resume,
+          stream.lastPosition(),
+          stream.lastEpoch());
+      ch.write(new Message.Subscribe(resume, stream.lastEpoch(), stream.lastPosition()))
+          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE); // as in attachCreatedMirrors
+    }
+    if (!fresh.isEmpty()) {
+      log.info("subscribing to {}", fresh);
+      ch.write(Message.Subscribe.fresh(fresh)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
+    subscribed.addAll(resume);
+    subscribed.addAll(fresh);
+    ch.flush();
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
+  private void onError(Channel ch, Message.Error e) {
+    String text = e.code() + ": " + e.message();
+    events.serverError(e.code(), e.message(), e.table());
+    if (e.table() != null) {
+      log.warn("server refused subscription to {}: {}", e.table(), text);
+      stream.fail(e.table(), e.code(), "server refused subscription to " + e.table() + ": " + text);
+      return;
+    }
+    log.warn("server {} reported {}; reconnecting", ch.remoteAddress(), text);
+    if (e.code() == ErrorCode.AUTHENTICATION_FAILED
+        || e.code() == ErrorCode.UNSUPPORTED_VERSION
+        || e.code() == ErrorCode.ACCESS_DENIED) {
+      refuse(
+          new Refusal(
+              e.code(), "server " + ch.remoteAddress() + " refused the connection: " + text));
+    }
+    ending(ch, "the server reported " + text);
+    ch.close();
+  }
+}

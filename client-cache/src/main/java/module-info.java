@@ -1,0 +1,21 @@
+/**
+ * Tablecast's Java client: live, in-memory mirrors of cached tables, kept current by a Tablecast
+ * server. The API is the package {@code io.tablecast.client}, entered through {@code
+ * TablecastClient.builder()}; the engine in {@code io.tablecast.client.internal} (connection,
+ * session protocol, stream) is not exported.
+ *
+ * <p>Typed rows are mapped by Jackson: on the module path, open the package of your row types to
+ * {@code com.fasterxml.jackson.databind}.
+ */
+module io.tablecast.client {
+  exports io.tablecast.client;
+
+  requires transitive com.fasterxml.jackson.databind; // Builder.objectMapper(ObjectMapper)
+  requires com.fasterxml.jackson.datatype.jsr310;
+  requires io.netty.buffer;
+  requires io.netty.common;
+  requires io.netty.handler;
+  requires io.netty.transport;
+  requires io.tablecast.protocol;
+  requires org.slf4j;
+}

@@ -1,0 +1,135 @@
+package io.tablecast.client;
+
+import static io.tablecast.client.FakeServer.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.client.internal.HeapRoom;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.Message;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A table whose snapshot does not fit in the client's heap is refused with the table, the memory
+ * and {@code -Xmx} named, to {@link TableMirror#awaitReady} and the {@link ErrorListener}s, instead
+ * of an {@code OutOfMemoryError}: from {@code snapshot_begin}'s row count and the bytes a row of
+ * the first chunk takes. A heap of the test's own (8 MiB, 2 MiB in use) makes it deterministic.
+ */
+class MirrorHeapTest {
+  private static final String T = "shop.items";
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private static final List<ColumnInfo> COLUMNS =
+      List.of(
+          new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+          new ColumnInfo("name", "text", ColumnKind.STRING));
+
+  /** A heap of 8 MiB with 2 MiB in use, whatever the test's JVM has. */
+  static final class SmallHeap implements HeapRoom {
+    int collections;
+
+    @Override
+    public long max() {
+      return 8L << 20;
+    }
+
+    @Override
+    public long used() {
+      return 2L << 20;
+    }
+
+    @Override
+    public long usedAfterCollection() {
+      collections++;
+      return used();
+    }
+  }
+
+  private FakeServer server;
+  private TablecastClient client;
+
+  @AfterEach
+  void stop() {
+    if (client != null) {
+      client.close();
+    }
+    server.close();
+  }
+
+  private static List<ObjectNode> chunk(int from, int n) {
+    List<ObjectNode> rows = new ArrayList<>();
+    for (int id = from; id < from + n; id++) {
+      rows.add(row("id", id, "name", "item number " + id));
+    }
+    return rows;
+  }
+
+  @Test
+  void aSnapshotBiggerThanTheHeapFailsTheMirrorNamingTheTableTheMemoryAndXmx() throws Exception {
+    server = new FakeServer();
+    List<String> told = new CopyOnWriteArrayList<>();
+    SmallHeap heap = new SmallHeap();
+    client =
+        TablecastClient.builder()
+            .servers(server.address())
+            .clientName("heap")
+            .heap(heap)
+            .errorListener(
+                new ErrorListener() {
+                  @Override
+                  public void tableTooLarge(String table, String message) {
+                    told.add(table + ": " + message);
+                  }
+                })
+            .build();
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    FakeServer.Conn conn = server.handshake(7);
+    conn.expect(Message.Subscribe.class);
+    conn.send(
+        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 7, 1_000_000),
+        new Message.SnapshotRows(T, chunk(1, 1000)),
+        new Message.SnapshotRows(T, chunk(1001, 1000)),
+        new Message.SnapshotEnd(T, 7));
+
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
+        .hasMessageContaining("the snapshot of " + T + " does not fit in this client's heap")
+        .hasMessageContaining("1,000,000 rows at about ")
+        .hasMessageContaining("maximum heap 8 MiB")
+        .hasMessageContaining("heapReservePercent")
+        .hasMessageContaining("at least -Xmx");
+    await().atMost(WAIT).until(() -> !told.isEmpty());
+    assertThat(told.get(0)).startsWith(T + ": the snapshot of " + T);
+    assertThat(m.size()).as("no row of the refused snapshot is served").isZero();
+    assertThat(heap.collections).as("a full collection confirmed the shortage").isEqualTo(1);
+  }
+
+  @Test
+  void aSnapshotThatFitsIsMirroredWhole() throws Exception {
+    server = new FakeServer();
+    client =
+        TablecastClient.builder()
+            .servers(server.address())
+            .clientName("heap")
+            .heap(new SmallHeap())
+            .build();
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    FakeServer.Conn conn = server.handshake(7);
+    conn.expect(Message.Subscribe.class);
+    conn.send(
+        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 7, 2000),
+        new Message.SnapshotRows(T, chunk(1, 1000)),
+        new Message.SnapshotRows(T, chunk(1001, 1000)),
+        new Message.SnapshotEnd(T, 7));
+    assertThat(m.awaitReady(WAIT)).isTrue();
+    assertThat(m.size()).isEqualTo(2000);
+  }
+}

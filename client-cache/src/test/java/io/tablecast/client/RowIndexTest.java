@@ -1,0 +1,67 @@
+package io.tablecast.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.math.BigInteger;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** {@link RowIndex} behaves as a map of normalized keys, whatever the order of its changes. */
+class RowIndexTest {
+
+  @Test
+  void randomChangesOfLongAndOtherKeysGiveWhatAMapGives() {
+    Random random = new Random(7);
+    RowIndex<String> index = new RowIndex<>(0);
+    Map<Object, String> model = new HashMap<>();
+    for (int step = 0; step < 200_000; step++) {
+      Object key = key(random);
+      int op = random.nextInt(3);
+      if (op == 0) {
+        String value = "v" + step;
+        assertThat(index.put(key, value)).isEqualTo(model.put(key, value));
+      } else if (op == 1) {
+        assertThat(index.remove(key)).isEqualTo(model.remove(key));
+      } else {
+        assertThat(index.get(key)).isEqualTo(model.get(key));
+      }
+      assertThat(index.size()).isEqualTo(model.size());
+    }
+    Map<Object, String> all = new HashMap<>();
+    index.forEach(all::put);
+    assertThat(all).isEqualTo(model);
+    for (Object k : model.keySet()) {
+      assertThat(index.get(k)).isEqualTo(model.get(k));
+    }
+  }
+
+  /** Mostly longs (a few clustered, to make long probe runs), some strings, lists, big integers. */
+  private static Object key(Random random) {
+    int kind = random.nextInt(10);
+    if (kind < 6) {
+      return (long) random.nextInt(2_000);
+    }
+    if (kind < 8) {
+      return "k" + random.nextInt(500);
+    }
+    if (kind < 9) {
+      return List.of((long) random.nextInt(20), "p" + random.nextInt(20));
+    }
+    return BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.valueOf(random.nextInt(50) + 1));
+  }
+
+  @Test
+  void aLongKeyAndTheSameNumberAsAnotherKindAreDifferentKeys() {
+    RowIndex<String> index = new RowIndex<>(4);
+    index.put(1L, "long");
+    index.put("1", "text");
+    assertThat(index.get(1L)).isEqualTo("long");
+    assertThat(index.get("1")).isEqualTo("text");
+    assertThat(index.remove(1L)).isEqualTo("long");
+    assertThat(index.get("1")).isEqualTo("text");
+    assertThat(index.get(1L)).isNull();
+  }
+}

@@ -1,0 +1,159 @@
+// The session protocol of the Tablecast JavaScript client (docs/PROTOCOL.md, JSON form): `hello`
+// on each new socket; on `welcome`, `subscribe`s that resume or start fresh; mirrors created
+// later subscribed in later `subscribe`s; snapshots, `resumed`, `change_part`s kept aside until
+// their `change_batch`, `table_status`, `schema_changed`, `ping`, and `error`s. It sends and
+// hangs up through its connection (a Reconnector) and applies what arrives to its MirrorRegistry.
+// Internal module (TablecastClient builds it); the Java client's counterpart is its session role.
+
+import { TablecastError } from './tablecast-error.js';
+
+const PROTOCOL_VERSION = 2;
+/** Errors without a table after which not-yet-ready mirrors learn that the server refused us. */
+const REFUSALS = new Set(['AUTHENTICATION_FAILED', 'UNSUPPORTED_VERSION', 'ACCESS_DENIED']);
+
+/**
+ * One client's conversation with the server, across connections. Per-connection state (what
+ * was subscribed, parts of a batch) is void after `disconnected()`.
+ */
+export class ServerSession {
+  #connection;
+  #registry;
+  #hello;
+  #reportError;
+  #subscribed = new Set();
+  #toSubscribe = [];
+  #flushQueued = false;
+  /** Changes of a batch arriving in `change_part`s, kept aside until its `change_batch`; null when none. */
+  #parts = null;
+  #partPosition = -1;
+
+  /**
+   * @param connection `send(msg)`, `drop(reason)`, `reconnect()`, `welcomed(heartbeatMillis)`
+   *   and `connected` (a Reconnector)
+   * @param registry the client's MirrorRegistry
+   * @param hello `{clientName, user, password, token}` for the `hello` message
+   * @param reportError called with a TablecastError for connection-level server errors
+   */
+  constructor(connection, registry, hello, reportError) {
+    this.#connection = connection;
+    this.#registry = registry;
+    this.#hello = hello;
+    this.#reportError = reportError;
+  }
+
+  /** A new socket opened: introduce ourselves. */
+  opened() {
+    const { clientName, user, password, token } = this.#hello;
+    this.#connection.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, clientName, user, password, token });
+  }
+
+  /** The socket is gone: what was subscribed on it and parts of an unfinished batch are void. */
+  disconnected() {
+    this.#parts = null;
+    this.#partPosition = -1;
+    this.#subscribed.clear();
+    this.#toSubscribe = [];
+    this.#registry.disconnected();
+  }
+
+  /**
+   * A mirror was created (`replaced`: in place of a failed one): subscribed with the next
+   * welcome, or, when welcomed already, together with the others created in the same task.
+   */
+  mirrorCreated(table, replaced) {
+    if (replaced) this.#subscribed.delete(table);
+    if (!this.#connection.connected) return;
+    this.#toSubscribe.push(table);
+    if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      queueMicrotask(() => this.#flushSubscribes());
+    }
+  }
+
+  /** One message from the server. */
+  received(msg) {
+    switch (msg.type) {
+      case 'change_batch': this.#onBatch(msg); break;
+      case 'change_part': this.#onPart(msg); break;
+      case 'table_status': this.#registry.get(msg.table)?._status(msg.stale, msg.reason); break;
+      case 'schema_changed': this.#registry.get(msg.table)?._schemaChanged(msg); break;
+      case 'snapshot_rows': this.#registry.get(msg.table)?._snapshotRows(msg.rows); break;
+      case 'snapshot_begin': this.#registry.get(msg.table)?._beginSnapshot(msg); break;
+      case 'snapshot_end': this.#registry.snapshotEnded(msg.table, msg.position); break;
+      case 'welcome': this.#onWelcome(msg); break;
+      case 'resumed': this.#registry.resumed(msg.tables ?? [], msg.schemas ?? [], msg.position); break;
+      case 'ping': this.#connection.send({ type: 'pong', nonce: msg.nonce }); break;
+      case 'error': this.#onError(msg); break;
+      default: break; // `pong` answers the connection's own liveness ping; unknown types are ignored
+    }
+  }
+
+  #onWelcome(w) {
+    this.#registry.beginSession(w.epoch);
+    this.#connection.welcomed(Number(w.heartbeatMillis) || 0);
+    const { resume, fresh } = this.#registry.subscriptions();
+    if (resume.length > 0) {
+      this.#connection.send({
+        type: 'subscribe', tables: resume,
+        resumeEpoch: this.#registry.lastEpoch, resumePosition: this.#registry.lastPosition,
+      });
+    }
+    if (fresh.length > 0) {
+      this.#connection.send({ type: 'subscribe', tables: fresh, resumePosition: -1 });
+    }
+    for (const t of [...resume, ...fresh]) this.#subscribed.add(t);
+  }
+
+  #flushSubscribes() {
+    this.#flushQueued = false;
+    const tables = this.#toSubscribe.filter((t) => !this.#subscribed.has(t));
+    this.#toSubscribe = [];
+    if (!this.#connection.connected || tables.length === 0) return;
+    const unique = [...new Set(tables)];
+    for (const t of unique) this.#subscribed.add(t);
+    this.#registry.subscribing(unique);
+    this.#connection.send({ type: 'subscribe', tables: unique, resumePosition: -1 });
+  }
+
+  /** A part of a batch too large for one frame: kept aside, applied with the batch's end. */
+  #onPart(p) {
+    if (this.#parts !== null && p.position !== this.#partPosition) {
+      this.#connection.drop(`protocol violation: a part of batch ${p.position} before batch ${this.#partPosition} ended`);
+      return;
+    }
+    if (this.#parts === null) {
+      this.#parts = [];
+      this.#partPosition = p.position;
+    }
+    for (const c of p.changes ?? []) this.#parts.push(c);
+  }
+
+  #onBatch(b) {
+    let all = b.changes ?? [];
+    if (this.#parts !== null) {
+      if (b.position !== this.#partPosition) {
+        this.#connection.drop(
+            `protocol violation: batch ${this.#partPosition} came in parts and did not end before batch ${b.position}`);
+        return;
+      }
+      for (const c of all) this.#parts.push(c);
+      all = this.#parts;
+      this.#parts = null;
+      this.#partPosition = -1;
+    }
+    this.#registry.applyBatch(b.position, all);
+  }
+
+  #onError(e) {
+    const text = `${e.code}: ${e.message}`;
+    if (e.table) {
+      this.#registry.fail(e.table, new TablecastError(`server refused subscription to ${e.table}: ${text}`,
+          { code: e.code, table: e.table }));
+      return;
+    }
+    const err = new TablecastError(`server reported ${text}; reconnecting`, { code: e.code });
+    this.#reportError(err);
+    if (REFUSALS.has(e.code)) this.#registry.failIfNotReady(err);
+    this.#connection.reconnect();
+  }
+}

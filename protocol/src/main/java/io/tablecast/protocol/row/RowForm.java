@@ -1,0 +1,363 @@
+package io.tablecast.protocol.row;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.MessageCodec;
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The row form of one version of a table: its rows as compact, positional, canonical bytes.
+ *
+ * <pre>
+ * row := key length (varint), then the key,
+ *        then the null bitmap of the other columns, ceil(others / 8) bytes: bit (j % 8) of byte
+ *        (j / 8) set = the j-th non-key column (in table order) is NULL,
+ *        then each non-null other column's value, in table order
+ * key := the primary-key columns' values, in key order (key columns are never NULL)
+ * value := the form of the column's kind ({@link ValueForm})
+ * </pre>
+ *
+ * The key comes first so that a row's key is a slice of it: an index hashes and compares it in
+ * place ({@link RowTable}), and an event carries it without computing it again. The column list is
+ * the table version's, sent once per table, never per row. Each value has exactly one encoding, so
+ * two rows are equal exactly when their bytes are, and the key of a whole row equals the key of a
+ * key-only image ({@link #encodeKey}). {@link #toNode} gives back the JSON form of {@code
+ * docs/TYPES.md} that {@link #encode} took, node for node. Immutable and thread-safe.
+ */
+public final class RowForm {
+  static final ObjectMapper JSON = MessageCodec.jsonMapper();
+
+  private final List<ColumnInfo> columns;
+  private final List<String> primaryKey;
+  private final ValueForm[] forms;
+  private final String[] names;
+
+  /** Column index of each key column, in key order. */
+  private final int[] keyColumns;
+
+  /** Column index of each other column, in table order. */
+  private final int[] otherColumns;
+
+  /** Per column: its place in the key, or -1. */
+  private final int[] keyPlace;
+
+  private final int bitmapBytes;
+
+  /**
+   * @param columns the table's columns in table order
+   * @param primaryKey the key's column names in key order, each one of {@code columns}
+   * @throws IllegalArgumentException when a key column is not a column
+   */
+  public RowForm(List<ColumnInfo> columns, List<String> primaryKey) {
+    this.columns = List.copyOf(columns);
+    this.primaryKey = List.copyOf(primaryKey);
+    this.forms = new ValueForm[columns.size()];
+    this.names = new String[columns.size()];
+    for (int i = 0; i < forms.length; i++) {
+      forms[i] = ValueForm.of(columns.get(i).kind());
+      names[i] = columns.get(i).name();
+    }
+    this.keyColumns = new int[primaryKey.size()];
+    this.keyPlace = new int[forms.length];
+    java.util.Arrays.fill(keyPlace, -1);
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyColumns[k] = indexOf(primaryKey.get(k));
+      if (keyColumns[k] < 0 || keyPlace[keyColumns[k]] >= 0) {
+        throw new IllegalArgumentException(
+            "primary-key column "
+                + primaryKey.get(k)
+                + " is not a column of "
+                + Objects.toString(List.of(names))
+                + " (or named twice)");
+      }
+      keyPlace[keyColumns[k]] = k;
+    }
+    this.otherColumns = new int[forms.length - keyColumns.length];
+    for (int i = 0, j = 0; i < forms.length; i++) {
+      if (keyPlace[i] < 0) {
+        otherColumns[j++] = i;
+      }
+    }
+    this.bitmapBytes = (otherColumns.length + 7) / 8;
+  }
+
+  public List<ColumnInfo> columns() {
+    return columns;
+  }
+
+  public List<String> primaryKey() {
+    return primaryKey;
+  }
+
+  /** The index of the column named {@code name}, or -1. */
+  public int indexOf(String name) {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The row form of a row given as a JSON object in the forms of {@code docs/TYPES.md}; a column
+   * missing from it, or JSON {@code null}, is NULL.
+   *
+   * @throws IllegalArgumentException naming the column when a value is not of its kind's form, or a
+   *     key column is missing or NULL
+   */
+  public byte[] encode(JsonNode row) {
+    byte[] key = encodeKey(row);
+    RowSink out = new RowSink(key.length + 2 + bitmapBytes + 8 * otherColumns.length);
+    Varints.writeUnsigned(out, key.length);
+    out.write(key);
+    int bitmap = out.size();
+    for (int i = 0; i < bitmapBytes; i++) {
+      out.write(0);
+    }
+    for (int j = 0; j < otherColumns.length; j++) {
+      JsonNode v = row.get(names[otherColumns[j]]);
+      if (v == null || v.isNull()) {
+        out.setBit(bitmap + (j >>> 3), j & 7);
+      } else {
+        encodeValue(otherColumns[j], v, out);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * The key of a row given as a JSON object holding at least the key columns (a whole row, or a
+   * key-only image such as a MySQL trigger records).
+   *
+   * @throws IllegalArgumentException naming the column when a key column is missing or NULL
+   */
+  public byte[] encodeKey(JsonNode image) {
+    RowSink out = new RowSink(8 * keyColumns.length);
+    for (int column : keyColumns) {
+      JsonNode v = image.get(names[column]);
+      if (v == null || v.isNull()) {
+        throw new IllegalArgumentException(
+            "primary-key column "
+                + names[column]
+                + " is "
+                + (v == null ? "missing" : "NULL")
+                + " in "
+                + abbreviated(image));
+      }
+      encodeValue(column, v, out);
+    }
+    return out.toByteArray();
+  }
+
+  /** The key of an encoded row: the same bytes as {@link #encodeKey} of the row's JSON form. */
+  public byte[] keyOf(byte[] row) {
+    RowSource in = new RowSource(row, 0, row.length);
+    int length = Varints.readLength(in);
+    int start = in.skip(length);
+    return java.util.Arrays.copyOfRange(row, start, start + length);
+  }
+
+  /**
+   * Where a row's key begins: its bytes are {@code [keyStart(row), keyStart(row) +
+   * keyLength(row))}.
+   */
+  public static int keyStart(byte[] row) {
+    int i = 0;
+    while ((row[i] & 0x80) != 0) {
+      i++;
+    }
+    return i + 1;
+  }
+
+  /** How many bytes a row's key takes (read without allocating: this is on every index probe). */
+  public static int keyLength(byte[] row) {
+    int value = 0;
+    for (int i = 0, shift = 0; ; i++, shift += 7) {
+      int b = row[i];
+      value |= (b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+    }
+  }
+
+  /** The JSON form of an encoded row: every column in table order, NULL as JSON null. */
+  public ObjectNode toNode(byte[] row) {
+    JsonNode[] values = new JsonNode[forms.length];
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = keyEnd(in);
+    for (int column : keyColumns) {
+      values[column] = forms[column].toNode(in);
+    }
+    expect(in, keyEnd, "the key");
+    int bitmap = in.skip(bitmapBytes);
+    for (int j = 0; j < otherColumns.length; j++) {
+      int column = otherColumns[j];
+      values[column] =
+          isNull(row, bitmap, j) ? ValueForm.NODES.nullNode() : forms[column].toNode(in);
+    }
+    end(in);
+    ObjectNode out = ValueForm.NODES.objectNode();
+    for (int i = 0; i < forms.length; i++) {
+      out.set(names[i], values[i]);
+    }
+    return out;
+  }
+
+  /** The key's values in key order, in their JSON forms. */
+  public ArrayNode keyToNode(byte[] key) {
+    ArrayNode out = ValueForm.NODES.arrayNode(keyColumns.length);
+    RowSource in = new RowSource(key, 0, key.length);
+    for (int column : keyColumns) {
+      out.add(forms[column].toNode(in));
+    }
+    end(in);
+    return out;
+  }
+
+  /**
+   * The JSON form of one column's value in an encoded row (JSON null for NULL), as {@link #toNode}
+   * gives it, without decoding the other columns: those before it are skipped.
+   *
+   * @param column the column's index in table order
+   */
+  public JsonNode valueToNode(byte[] row, int column) {
+    Objects.checkIndex(column, forms.length);
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = keyEnd(in);
+    if (keyPlace[column] >= 0) {
+      for (int k = 0; k < keyPlace[column]; k++) {
+        forms[keyColumns[k]].skip(in);
+      }
+      return forms[column].toNode(in);
+    }
+    in.position(keyEnd);
+    int bitmap = in.skip(bitmapBytes);
+    for (int j = 0; ; j++) {
+      int other = otherColumns[j];
+      boolean isNull = isNull(row, bitmap, j);
+      if (other == column) {
+        return isNull ? ValueForm.NODES.nullNode() : forms[other].toNode(in);
+      }
+      if (!isNull) {
+        forms[other].skip(in);
+      }
+    }
+  }
+
+  /**
+   * Checks that {@code row} has this form's shape: the key ends where its length says, each
+   * non-null value lies where the layout puts it, and nothing follows the last. Reads without
+   * allocating, so that a store of rows (the server's image) can refuse bytes of another layout or
+   * cut short before it keeps them, rather than hold a row its readers cannot decode.
+   *
+   * @throws MalformedRowException naming where the row breaks
+   */
+  public void check(byte[] row) {
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = keyEnd(in);
+    for (int column : keyColumns) {
+      forms[column].skip(in);
+    }
+    expect(in, keyEnd, "the key");
+    int bitmap = in.skip(bitmapBytes);
+    for (int j = 0; j < otherColumns.length; j++) {
+      if (!isNull(row, bitmap, j)) {
+        forms[otherColumns[j]].skip(in);
+      }
+    }
+    end(in);
+  }
+
+  /** Writes an encoded row as a JSON object: the same text as Jackson writes {@link #toNode}. */
+  public void writeJson(byte[] row, JsonGenerator g) throws IOException {
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = keyEnd(in);
+    int[] keyValueStarts = new int[keyColumns.length];
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyValueStarts[k] = in.position();
+      forms[keyColumns[k]].skip(in);
+    }
+    expect(in, keyEnd, "the key");
+    int bitmap = in.skip(bitmapBytes);
+    RowSource key = new RowSource(row, 0, keyEnd);
+    g.writeStartObject();
+    for (int i = 0, j = 0; i < forms.length; i++) {
+      g.writeFieldName(names[i]);
+      if (keyPlace[i] >= 0) {
+        key.position(keyValueStarts[keyPlace[i]]);
+        forms[i].write(key, g);
+      } else if (isNull(row, bitmap, j++)) {
+        g.writeNull();
+      } else {
+        forms[i].write(in, g);
+      }
+    }
+    g.writeEndObject();
+    end(in);
+  }
+
+  /** Writes an encoded key as a JSON array: the same text as Jackson writes {@link #keyToNode}. */
+  public void writeKeyJson(byte[] key, JsonGenerator g) throws IOException {
+    RowSource in = new RowSource(key, 0, key.length);
+    g.writeStartArray();
+    for (int column : keyColumns) {
+      forms[column].write(in, g);
+    }
+    g.writeEndArray();
+    end(in);
+  }
+
+  private static boolean isNull(byte[] row, int bitmap, int j) {
+    return (row[bitmap + (j >>> 3)] & (1 << (j & 7))) != 0;
+  }
+
+  private static int keyEnd(RowSource in) {
+    int length = Varints.readLength(in);
+    int start = in.position();
+    in.skip(length);
+    in.position(start);
+    return start + length;
+  }
+
+  private static void expect(RowSource in, int position, String what) {
+    if (in.position() != position) {
+      throw in.malformed(what + " should end at byte " + position);
+    }
+  }
+
+  private void encodeValue(int column, JsonNode v, RowSink out) {
+    try {
+      forms[column].encode(v, out);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "column "
+              + names[column]
+              + " ("
+              + columns.get(column).kind()
+              + "): "
+              + e.getMessage()
+              + ", was "
+              + abbreviated(v),
+          e);
+    }
+  }
+
+  private static void end(RowSource in) {
+    if (!in.atEnd()) {
+      throw in.malformed("bytes left after the last column");
+    }
+  }
+
+  private static String abbreviated(JsonNode v) {
+    String s = v.toString();
+    return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+  }
+}

@@ -1,0 +1,73 @@
+package io.tablecast.protocol.row;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** RowTable behaves as a map from key to row through any mix of puts, replaces and removes. */
+class RowTableTest {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  private static final RowForm FORM =
+      new RowForm(
+          List.of(
+              new ColumnInfo("v", "text", ColumnKind.STRING),
+              new ColumnInfo("region", "text", ColumnKind.STRING),
+              new ColumnInfo("id", "bigint", ColumnKind.INTEGER)),
+          List.of("region", "id"));
+
+  @Test
+  void behavesAsAMapThroughRandomPutsReplacesAndRemoves() {
+    Random random = new Random(3);
+    RowTable table = new RowTable();
+    Map<ByteBuffer, byte[]> model = new HashMap<>();
+    for (int i = 0; i < 100_000; i++) {
+      // few distinct keys at times (long probe runs, many replaces), many at others (growth)
+      long id = random.nextInt(i < 50_000 ? 5_000 : 60);
+      String region = random.nextBoolean() ? "eu" : "us";
+      byte[] key = FORM.encodeKey(NODES.objectNode().put("region", region).put("id", id));
+      ByteBuffer k = ByteBuffer.wrap(key);
+      if (random.nextInt(3) == 0) {
+        assertThat(table.remove(key)).isEqualTo(model.remove(k));
+      } else {
+        byte[] row =
+            FORM.encode(NODES.objectNode().put("v", "v" + i).put("region", region).put("id", id));
+        assertThat(table.put(row)).isEqualTo(model.put(k, row));
+      }
+      assertThat(table.size()).isEqualTo(model.size());
+      if (i % 10_000 == 0) {
+        for (Map.Entry<ByteBuffer, byte[]> e : model.entrySet()) {
+          assertThat(table.get(e.getKey().array())).isSameAs(e.getValue());
+        }
+        assertThat(table.rows()).containsExactlyInAnyOrderElementsOf(model.values());
+      }
+    }
+    for (int id = 0; id < 5_000; id++) { // absent keys are absent after every shift
+      byte[] key = FORM.encodeKey(NODES.objectNode().put("region", "eu").put("id", (long) id));
+      assertThat(table.get(key)).isEqualTo(model.get(ByteBuffer.wrap(key)));
+    }
+    table.clear();
+    assertThat(table.size()).isZero();
+    assertThat(table.rows()).isEmpty();
+  }
+
+  @Test
+  void consecutiveIntegerKeysHaveDistinctHashes() {
+    RowForm form =
+        new RowForm(List.of(new ColumnInfo("id", "bigint", ColumnKind.INTEGER)), List.of("id"));
+    java.util.Set<Integer> hashes = new java.util.HashSet<>();
+    int n = 1_000_000;
+    for (long id = 1; id <= n; id++) {
+      byte[] key = form.encodeKey(NODES.objectNode().put("id", id));
+      hashes.add(RowTable.hash(key, 0, key.length));
+    }
+    assertThat(hashes.size()).as("distinct hashes of %d keys", n).isGreaterThan(n - n / 1000);
+  }
+}

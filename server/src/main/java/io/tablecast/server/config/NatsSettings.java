@@ -1,0 +1,121 @@
+package io.tablecast.server.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The {@code nats:} section: the NATS JetStream stream that {@code tablecast capture} publishes the
+ * committed batches of one database to, and that {@code tablecast serve} builds its images from
+ * instead of reading the database (docs/SCALE-OUT.md).
+ *
+ * @param urls the NATS servers, {@code nats://host:port} (one is enough; the client fails over
+ *     between them)
+ * @param stream the JetStream stream; null = {@code TC_<database>} of the source's JDBC URL
+ * @param user user name for user/password authentication; null = none
+ * @param password that user's password
+ * @param token token authentication; null = none
+ * @param checkpointInterval how often a server writes a checkpoint of its images to the stream's
+ *     checkpoint bucket (and the stream is trimmed to the previous one); null = {@link
+ *     #DEFAULT_CHECKPOINT_INTERVAL}, zero = never (the stream then keeps every batch)
+ */
+public record NatsSettings(
+    List<String> urls,
+    String stream,
+    String user,
+    Secret password,
+    Secret token,
+    Duration checkpointInterval) {
+
+  /** Default of {@link #checkpointInterval()}: 15 minutes. */
+  public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(15);
+
+  /** The prefix of the default stream name, followed by the database's name. */
+  public static final String STREAM_PREFIX = "TC_";
+
+  /** Checks every value, naming its key. */
+  public NatsSettings {
+    urls = List.copyOf(Objects.requireNonNullElse(urls, List.of()));
+    if (urls.isEmpty()) {
+      throw new IllegalArgumentException(
+          "nats.urls must name at least one NATS server (nats://host:4222)");
+    }
+    for (String url : urls) {
+      if (!url.startsWith("nats://") && !url.startsWith("tls://")) {
+        throw new IllegalArgumentException(
+            "nats.urls entries must be nats://host:port or tls://host:port, was '" + url + "'");
+      }
+    }
+    if (stream != null && !stream.matches("[A-Za-z0-9_-]+")) {
+      throw new IllegalArgumentException(
+          "nats.stream must be letters, digits, '_' and '-' only (a JetStream stream name), was '"
+              + stream
+              + "'");
+    }
+    if ((user == null) != (password == null)) {
+      throw new IllegalArgumentException("nats.user and nats.password must be set together");
+    }
+    if (user != null && token != null) {
+      throw new IllegalArgumentException(
+          "nats.token and nats.user/password are two ways to authenticate; set one");
+    }
+    checkpointInterval =
+        Objects.requireNonNullElse(checkpointInterval, DEFAULT_CHECKPOINT_INTERVAL);
+    if (checkpointInterval.isNegative()) {
+      throw new IllegalArgumentException(
+          "nats.checkpoint_interval must be zero (no checkpoints) or positive, was "
+              + checkpointInterval);
+    }
+  }
+
+  /** Without a checkpoint interval: the default. */
+  public NatsSettings(
+      List<String> urls, String stream, String user, Secret password, Secret token) {
+    this(urls, stream, user, password, token, null);
+  }
+
+  /** These settings with another checkpoint interval. */
+  public NatsSettings withCheckpointInterval(Duration interval) {
+    return new NatsSettings(urls, stream, user, password, token, interval);
+  }
+
+  /**
+   * The stream's name: {@link #stream()}, else {@value #STREAM_PREFIX} and the database of {@code
+   * jdbcUrl} (the last path segment, characters a stream name cannot hold made '_').
+   *
+   * @throws IllegalArgumentException when neither is known
+   */
+  public String streamName(String jdbcUrl) {
+    if (stream != null) {
+      return stream;
+    }
+    if (jdbcUrl == null) {
+      throw new IllegalArgumentException(
+          "nats.stream must be set when the configuration has no source to name it after");
+    }
+    String path = jdbcUrl.replaceFirst("\\?.*$", "");
+    String db = path.substring(path.lastIndexOf('/') + 1);
+    if (db.isEmpty()) {
+      throw new IllegalArgumentException(
+          "nats.stream must be set: the JDBC URL names no database to name the stream after");
+    }
+    return STREAM_PREFIX + db.replaceAll("[^A-Za-z0-9_-]", "_");
+  }
+
+  @Override
+  public String toString() {
+    return "NatsSettings[urls="
+        + urls
+        + ", stream="
+        + stream
+        + ", user="
+        + user
+        + ", password="
+        + password
+        + ", token="
+        + token
+        + ", checkpointInterval="
+        + checkpointInterval
+        + "]";
+  }
+}

@@ -1,0 +1,326 @@
+package io.tablecast.server.image;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.Op;
+import io.tablecast.protocol.row.RowForm;
+import io.tablecast.protocol.row.RowTable;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.tail.RowEvent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The current rows of one cached table in the row form of its version ({@link RowForm}), found by
+ * key in a {@link RowTable}: one immutable byte array per row and a primitive index, no object
+ * graph per row. Rows are compared byte for byte (the row form has one encoding per value). Owned
+ * by the hub thread; a snapshot may share the rows with another thread after copying the row list.
+ */
+public final class TableImage {
+
+  private static final JsonNodeFactory NODES =
+      JsonNodeFactory.instance; // numberNode(BigDecimal) keeps the scale
+
+  private final TableSchema schema;
+
+  /** The column list's version in this run: 1 at start, one more at each ALTER TABLE followed. */
+  private final int version;
+
+  private final RowForm form;
+  private final RowTable rows;
+
+  /**
+   * The last description found equal to {@link #schema} though another instance (see {@link
+   * #holds}).
+   */
+  private TableSchema sameLayout;
+
+  /** An empty image of {@code schema}'s table (its column list's version 1). */
+  public TableImage(TableSchema schema) {
+    this(schema, 1, 0);
+  }
+
+  private TableImage(TableSchema schema, int version, int expectedRows) {
+    this.schema = schema;
+    this.version = version;
+    this.form = new RowForm(schema.columns(), schema.primaryKey());
+    this.rows = new RowTable(expectedRows);
+    this.sameLayout = schema;
+  }
+
+  /** The table as the image holds it: columns and primary key. */
+  public TableSchema schema() {
+    return schema;
+  }
+
+  /** The row form of the image's rows: the table version's columns and key. */
+  public RowForm form() {
+    return form;
+  }
+
+  /** The column list's version (see {@code schema_changed} in docs/PROTOCOL.md). */
+  public int version() {
+    return version;
+  }
+
+  /** The table's qualified name. */
+  public String name() {
+    return schema.id().qualified();
+  }
+
+  /** How many rows the image holds. */
+  public int size() {
+    return rows.size();
+  }
+
+  /** Bytes the image holds on the heap beside its rows' arrays: the key index. */
+  public long indexBytes() {
+    return rows.indexBytes();
+  }
+
+  /**
+   * Bytes the rows' arrays take on the heap: each row's length plus a 16-byte array header, rounded
+   * up to 8 bytes (a 64-bit JVM with compressed references). Walks every row: for the operations
+   * console, which asks at most every few seconds, not for a hot path.
+   */
+  public long rowBytes() {
+    long[] total = {0};
+    rows.forEach(row -> total[0] += (16L + row.length + 7) & ~7L);
+    return total[0];
+  }
+
+  /**
+   * Whether rows written in the row form of {@code layout} are rows of this image: the same
+   * description of the table (columns and primary key). Cheap for the instance the image was made
+   * from, or the one last found equal.
+   */
+  @SuppressWarnings("ReferenceEquality") // identity first: the fast path this method exists for
+  public boolean holds(TableSchema layout) {
+    if (layout == sameLayout || layout == schema) {
+      return true;
+    }
+    if (layout.equals(schema)) {
+      sameLayout = layout;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Adds a snapshot row, in this image's row form.
+   *
+   * @throws io.tablecast.protocol.row.MalformedRowException when the bytes are not a row of that
+   *     form
+   */
+  public void put(byte[] row) {
+    form.check(row);
+    rows.put(row);
+  }
+
+  /** The row with the given key (in the row form), or null. */
+  public byte[] get(byte[] key) {
+    return rows.get(key);
+  }
+
+  /** A copy of the row list; the rows themselves are shared and immutable. */
+  public List<byte[]> copyRows() {
+    return rows.rows();
+  }
+
+  /**
+   * Applies one event, written in this image's row form ({@link #holds}), and returns the change it
+   * makes, or null when it changes nothing. The operation and the old row come from the image, not
+   * the event: a MySQL/MariaDB source reports a changed row as its state now and a removed row by
+   * its key alone; an event that repeats the image's state changes nothing.
+   *
+   * @throws io.tablecast.protocol.row.MalformedRowException when the event's row is not a row of
+   *     the image's form (the image is left unchanged)
+   */
+  public RowChange apply(RowEvent event) {
+    if (event instanceof RowEvent.Upsert u) {
+      byte[] after = u.row();
+      form.check(after);
+      byte[] old = null;
+      if (u.before() != null
+          && !sameKey(u.before(), after)) { // an UPDATE that moved the row to another key
+        old = rows.remove(form.keyOf(u.before()));
+      }
+      byte[] replaced = rows.put(after);
+      if (old == null) {
+        old = replaced;
+      }
+      if (old == null) {
+        return new RowChange(name(), Op.INSERT, u.key(), null, after);
+      }
+      return Arrays.equals(old, after)
+          ? null
+          : new RowChange(name(), Op.UPDATE, u.key(), old, after);
+    }
+    if (event instanceof RowEvent.Delete d) {
+      byte[] old = rows.remove(d.key());
+      return old == null ? null : new RowChange(name(), Op.DELETE, d.key(), old, null);
+    }
+    throw new IllegalArgumentException(
+        "a "
+            + event.getClass().getSimpleName()
+            + " event is not applied row by row ("
+            + name()
+            + ")");
+  }
+
+  /** Applies a {@link RowEvent.Truncate}: removes every row and returns one DELETE per row. */
+  public List<RowChange> truncate() {
+    List<RowChange> out = new ArrayList<>(rows.size());
+    rows.forEach(row -> out.add(new RowChange(name(), Op.DELETE, form.keyOf(row), row, null)));
+    rows.clear();
+    return out;
+  }
+
+  /**
+   * A new image of the same rows under a new description of the table (after an ALTER TABLE), each
+   * row converted to the new row form through its JSON form: a column gone is dropped, a new one is
+   * NULL, a value that does not fit its column's new kind is NULL; a row whose key cannot be formed
+   * any more is left out. No row of the old layout is kept under the new form. The whole read of
+   * the table that follows compares with this image and repairs what the conversion could not know.
+   */
+  TableImage withSchema(TableSchema newSchema) {
+    TableImage copy = new TableImage(newSchema, version + 1, rows.size());
+    RowForm[] single =
+        new RowForm[newSchema.columns().size()]; // one column's form, made when first needed
+    rows.forEach(
+        row -> {
+          byte[] converted = copy.converted(form.toNode(row), single);
+          if (converted != null) {
+            copy.rows.put(converted);
+          }
+        });
+    return copy;
+  }
+
+  /**
+   * An event written in another layout of this table ({@code other}: a version the capture read
+   * earlier in the same batch, before it followed an ALTER TABLE), its rows converted to this
+   * image's form as {@link #withSchema} converts rows; null when its key cannot be formed here (the
+   * whole read of the table that follows the ALTER TABLE repairs the row).
+   */
+  public RowEvent converted(RowEvent event, RowForm other) {
+    RowForm[] single = new RowForm[schema.columns().size()];
+    if (event instanceof RowEvent.Upsert u) {
+      byte[] row = converted(other.toNode(u.row()), single);
+      byte[] before = u.before() == null ? null : converted(other.toNode(u.before()), single);
+      return row == null ? null : new RowEvent.Upsert(name(), schema, form.keyOf(row), row, before);
+    }
+    if (event instanceof RowEvent.Delete d) {
+      ObjectNode keyImage = NODES.objectNode();
+      JsonNode values = other.keyToNode(d.key());
+      for (int k = 0; k < other.primaryKey().size(); k++) {
+        keyImage.set(other.primaryKey().get(k), values.get(k));
+      }
+      try {
+        return new RowEvent.Delete(name(), schema, form.encodeKey(keyImage), null);
+      } catch (IllegalArgumentException keyGone) {
+        return null;
+      }
+    }
+    return event;
+  }
+
+  /**
+   * A row of another layout, in its JSON form, in this image's form; null when its key cannot be
+   * formed.
+   */
+  private byte[] converted(ObjectNode old, RowForm[] single) {
+    List<ColumnInfo> columns = schema.columns();
+    ObjectNode row = NODES.objectNode();
+    for (ColumnInfo c : columns) {
+      JsonNode v = old.get(c.name());
+      row.set(c.name(), v == null ? NODES.nullNode() : v);
+    }
+    try {
+      return form.encode(row);
+    } catch (IllegalArgumentException notAllFit) {
+      // below: NULL for each value of another kind; a key that cannot be formed leaves the row out
+    }
+    for (int i = 0; i < columns.size(); i++) {
+      ColumnInfo c = columns.get(i);
+      JsonNode v = row.get(c.name());
+      if (v.isNull() || schema.primaryKey().contains(c.name())) {
+        continue;
+      }
+      if (single[i] == null) {
+        single[i] = new RowForm(List.of(c), List.of());
+      }
+      try {
+        single[i].encode(NODES.objectNode().set(c.name(), v));
+      } catch (IllegalArgumentException otherKind) {
+        row.set(c.name(), NODES.nullNode());
+      }
+    }
+    try {
+      return form.encode(row);
+    } catch (IllegalArgumentException keyGone) {
+      return null;
+    }
+  }
+
+  /**
+   * The events that turn this image into exactly {@code actual} (every row of the table read at the
+   * image's position, in its row form): DELETE for keys only here, UPDATE for rows that differ,
+   * INSERT for keys only there. Does not change the image.
+   */
+  List<RowEvent> diff(List<byte[]> actual) {
+    RowTable keys = new RowTable(actual.size());
+    List<RowEvent> upserts = upserts(actual, keys);
+    List<RowEvent> out = deletesExcept(keys);
+    out.addAll(upserts);
+    return out;
+  }
+
+  /**
+   * INSERT for each row of {@code actual} (rows of the table read at the image's position, in its
+   * row form) whose key the image lacks, UPDATE for each it holds with other bytes; puts every row
+   * in {@code seen}, the set of keys a pass saw. Does not change the image.
+   */
+  List<RowEvent> upserts(List<byte[]> actual, RowTable seen) {
+    List<RowEvent> out = new ArrayList<>();
+    for (byte[] row : actual) {
+      form.check(row);
+      byte[] key = form.keyOf(row);
+      byte[] have = rows.get(key);
+      if (have == null
+          || !Arrays.equals(have, row)) { // an UPDATE carries the image's row before it
+        out.add(new RowEvent.Upsert(name(), schema, key, row, have));
+        seen.put(row);
+      } else {
+        seen.put(have); // the image's own array: the pass's set shares it
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A delete for each row of the image whose key is not in {@code seen}. Does not change the image.
+   */
+  List<RowEvent> deletesExcept(RowTable seen) {
+    List<RowEvent> out = new ArrayList<>();
+    rows.forEach(
+        row -> {
+          byte[] key = form.keyOf(row);
+          if (seen.get(key) == null) {
+            out.add(new RowEvent.Delete(name(), schema, key, null));
+          }
+        });
+    return out;
+  }
+
+  /** Whether two rows of this form have the same key, compared in place. */
+  private static boolean sameKey(byte[] a, byte[] b) {
+    int as = RowForm.keyStart(a);
+    int bs = RowForm.keyStart(b);
+    int length = RowForm.keyLength(a);
+    return length == RowForm.keyLength(b) && Arrays.equals(a, as, as + length, b, bs, bs + length);
+  }
+}

@@ -1,0 +1,100 @@
+package io.tablecast.server.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * One registration per meter of {@link MicrometerServerMetrics} that is created on demand (per
+ * table, per limit), shared by the eager registration at start ({@code tablesCached}) and the
+ * recording, so both give the same meter with the same description.
+ */
+final class Meters {
+  private final MeterRegistry registry;
+
+  Meters(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  Counter perTable(String name, String description, String table) {
+    return Counter.builder(name).description(description).tag("table", table).register(registry);
+  }
+
+  Counter snapshotsServed(String table) {
+    return perTable("tablecast.snapshots.served", "snapshots sent to clients", table);
+  }
+
+  Counter snapshotRows(String table) {
+    return perTable("tablecast.snapshot.rows", "rows sent in snapshots", table);
+  }
+
+  Timer snapshotTime(String table) {
+    return Timer.builder("tablecast.snapshot.time")
+        .description("time to write one table's snapshot")
+        .tag("table", table)
+        .register(registry);
+  }
+
+  Counter reconcileRepairs(String table) {
+    return perTable("tablecast.reconcile.repairs", "rows repaired by reconciliation", table);
+  }
+
+  Counter staleTriggerReports(String table) {
+    return perTable(
+        "tablecast.reconcile.stale.triggers",
+        "altered tables found with stale capture triggers",
+        table);
+  }
+
+  Counter rowsRefused(String table) {
+    return perTable(
+        "tablecast.rows.refused", "changed rows that could not be read, not delivered", table);
+  }
+
+  Counter imageErrors(String table) {
+    return perTable("tablecast.image.errors", "events a table's image could not take", table);
+  }
+
+  Counter resyncs(String table) {
+    return perTable("tablecast.resyncs", "tables re-read whole", table);
+  }
+
+  Counter resyncRows(String table) {
+    return perTable("tablecast.resync.rows", "row differences published by re-reads", table);
+  }
+
+  Counter reconcileRuns(String table) {
+    return perTable("tablecast.reconcile.runs", "table images compared with their table", table);
+  }
+
+  Counter limitRefusals(String limit) {
+    return Counter.builder("tablecast.limit.refusals")
+        .description("connections, subscriptions or sessions refused by a limit")
+        .tag("limit", limit)
+        .register(registry);
+  }
+
+  Counter outboxPrunedCounter() {
+    return Counter.builder("tablecast.outbox.pruned")
+        .description("outbox rows deleted after the retention")
+        .register(registry);
+  }
+
+  Counter tailRowsCounter() {
+    return Counter.builder("tablecast.tail.rows")
+        .description("outbox rows read by the tail")
+        .register(registry);
+  }
+
+  Counter tailReadsCounter() {
+    return Counter.builder("tablecast.tail.reads")
+        .description("reads of the outbox by the tail, empty or not")
+        .register(registry);
+  }
+
+  Counter coalescedCounter() {
+    return Counter.builder("tablecast.slow.coalesced.changes")
+        .description("changes folded into a slow session's pending image")
+        .register(registry);
+  }
+}

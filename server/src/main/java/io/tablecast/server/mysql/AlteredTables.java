@@ -1,0 +1,170 @@
+package io.tablecast.server.mysql;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.tail.DriftCheck;
+import io.tablecast.server.tail.UnfollowedTables;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/**
+ * MySQL/MariaDB: follows an ALTER TABLE of a cached table, which fires no trigger there. The
+ * table's catalog is compared with the plan when the capture check finds it changed ({@link
+ * MysqlCaptureWatch}, every {@code capture_check_interval}), when a read of its changed rows fails,
+ * and before each reconciliation pass over it ({@link DriftCheck}). Its triggers record only the
+ * primary key: after an ALTER TABLE that kept the key the plan takes the new columns and the table
+ * is re-read whole with the next batch. After one that changed the key, the triggers are
+ * reinstalled (with {@code install_triggers}) or found reinstalled by someone else before the plan
+ * takes the new key and the table is re-read; until then the table cannot be followed ({@link
+ * UnfollowedTables}). Owns the capture plan, which an ALTER TABLE replaces. Confined to the tail
+ * thread, except {@link #plan()}.
+ */
+final class AlteredTables implements DriftCheck.PassStart {
+  private static final Logger LOG = RecentEvents.logger(AlteredTables.class);
+
+  private volatile CapturePlan plan;
+  private final HikariDataSource pool;
+  private final SourceConfig config;
+  private final ServerMetrics metrics;
+
+  /** Re-reads a table whole with the next batch. */
+  private final MysqlCaptureWatch resyncs;
+
+  private final UnfollowedTables unfollowed;
+
+  /** Tables whose triggers are stale and were reported, with the column list reported. */
+  private final Map<String, TableSchema> staleReported = new HashMap<>();
+
+  AlteredTables(
+      CapturePlan plan,
+      HikariDataSource pool,
+      SourceConfig config,
+      ServerMetrics metrics,
+      MysqlCaptureWatch resyncs,
+      UnfollowedTables unfollowed) {
+    this.plan = plan;
+    this.pool = pool;
+    this.config = config;
+    this.metrics = metrics;
+    this.resyncs = resyncs;
+    this.unfollowed = unfollowed;
+  }
+
+  CapturePlan plan() {
+    return plan;
+  }
+
+  /**
+   * Compares the table's catalog with the plan and follows an ALTER TABLE (see above). Returns the
+   * description the reconciliation pass may read with: {@code known} when nothing changed (or the
+   * change cannot be followed yet), null when the pass gives way to a resync or the table cannot be
+   * described now (logged).
+   */
+  @Override
+  public TableSchema begin(TableSchema known) throws SQLException {
+    String name = known.id().qualified();
+    TableSchema current;
+    try (Connection c = pool.getConnection()) {
+      current = plan.describe(c, known.id());
+    } catch (RuntimeException e) {
+      LOG.error("Cannot reconcile {}: {}", name, e.getMessage());
+      return null;
+    }
+    if (current.equals(known)) {
+      staleReported.remove(name);
+      return known;
+    }
+    if (MysqlTriggers.sameKey(known, current)) {
+      plan = plan.withTable(current);
+      LOG.warn(
+          "Table {} was altered (columns {} -> {}): following its new columns and re-reading it",
+          name,
+          columnNames(known),
+          columnNames(current));
+      resyncs.resync(known.id()); // the new columns reach the mirrors as a resync, not as drift
+      return null; // this pass gives way to the resync; the next one compares with the new columns
+    }
+    String keys = known.primaryKey() + " -> " + current.primaryKey();
+    if (config.installTriggers() ? reinstall(name) : installedFor(current)) {
+      plan = plan.withTable(current);
+      staleReported.remove(name);
+      LOG.warn(
+          "Table {} was altered (primary key {}, columns {} -> {}): its capture triggers record the new key; "
+              + "re-reading it",
+          name,
+          keys,
+          columnNames(known),
+          columnNames(current));
+      resyncs.resyncAndFollow(known.id());
+      return null;
+    }
+    if (!current.equals(staleReported.get(name))) {
+      staleReported.put(name, current);
+      LOG.error(
+          "Table {} was altered (primary key {}) and its capture triggers record the old key. Run "
+              + "`tablecast install` (or set install_triggers: true): the server then follows it again.",
+          name,
+          keys);
+      metrics.reconcileStaleTriggers(name);
+    }
+    unfollowed.cannotFollow(
+        known.id(),
+        "its primary key changed ("
+            + keys
+            + ") and its capture triggers still "
+            + "record the old one"
+            + (config.installTriggers()
+                ? " (they could not be reinstalled: see the server's log)"
+                : ": run `tablecast install` (or set install_triggers: true)"));
+    return null;
+  }
+
+  /**
+   * A reconciliation range found the table altered: it is taken up at the next poll, outside any
+   * snapshot, as the capture check's findings are ({@link #begin}, which may reinstall triggers).
+   */
+  @Override
+  public void alteredDuringPass(TableSchema known) {
+    resyncs.altered(known.id());
+  }
+
+  /** Reinstalls the capture triggers (new before stale); true when done. */
+  private boolean reinstall(String name) throws SQLException {
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.describe();
+      installer.install();
+      return true;
+    } catch (RuntimeException e) {
+      LOG.error(
+          "Table {} was altered but its capture triggers cannot be reinstalled: {}",
+          name,
+          e.getMessage());
+      return false;
+    }
+  }
+
+  /** True when the installed capture of {@code table} is current for it (someone ran install). */
+  private boolean installedFor(TableSchema table) throws SQLException {
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      return installer.installProblems(List.of(table)).isEmpty();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static List<String> columnNames(TableSchema t) {
+    List<String> names = new ArrayList<>();
+    t.columns().forEach(col -> names.add(col.name()));
+    return names;
+  }
+}

@@ -1,0 +1,217 @@
+package io.tablecast.server.mysql;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.tail.OutboxRows;
+import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.tail.RowKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+
+/**
+ * MySQL/MariaDB: the outbox rows of one read name changed rows by primary key; this collects those
+ * keys and reads the rows in the same consistent snapshot as the outbox, so every transaction the
+ * read saw is applied whole and as of one moment. A key whose row is there becomes an event with
+ * the row as it is now (the hub tells an insert from an update by its image), a key whose row is
+ * gone a delete. Several changes of one row in one read become one event: its state at that moment.
+ * A row that is there but cannot be read (its JSON form is larger than {@code max_allowed_packet})
+ * is refused with its table and key named, never taken for a delete.
+ *
+ * <p>Each key image is parsed once and its key written once in the table version's row form ({@link
+ * RowNormalizer#key}); each row read is parsed, normalized and written once ({@link
+ * RowNormalizer#encode}) and found by the key slice at its start, which equals the key of the
+ * outbox image by design. The event carries that key and those bytes.
+ */
+final class ChangedRows {
+  /** Keys per statement. */
+  static final int KEYS_PER_READ = 500;
+
+  private static final Logger LOG = RecentEvents.logger(ChangedRows.class);
+
+  /** Marks a row that is there but could not be read (see {@link OutboxRows#tooLarge}). */
+  private static final byte[] TOO_LARGE = new byte[0];
+
+  /** A changed row that could not be read: its key's values as text (e.g. {@code [5]}), and why. */
+  record Refusal(String key, String why) {}
+
+  /**
+   * A changed key: the image as the trigger printed it (bound to the read), and its key in the row
+   * form.
+   */
+  private record Changed(JsonNode rawKey, RowKey key) {}
+
+  private final CapturePlan plan;
+
+  /** Told the table of each changed row that could not be read and was not delivered. */
+  private final Consumer<String> refused;
+
+  /** Per table, the keys of the rows that could not be read, and why; filled by {@link #read}. */
+  private final Map<String, Map<RowKey, Refusal>> refusals = new LinkedHashMap<>();
+
+  /**
+   * Tables with an outbox row whose key lacks a column of the table's primary key as the plan
+   * describes it: recorded by triggers made for an older key (the key changed, and the plan took it
+   * before those rows were read). Their rows cannot be addressed: the caller re-reads these tables
+   * whole in the same snapshot.
+   */
+  private final java.util.Set<String> unkeyed = new java.util.LinkedHashSet<>();
+
+  /** Per table, the changed keys, in first-seen order. */
+  private final Map<String, Map<RowKey, Changed>> byTable = new LinkedHashMap<>();
+
+  ChangedRows(CapturePlan plan, Consumer<String> refused) {
+    this.plan = plan;
+    this.refused = refused;
+  }
+
+  /**
+   * Records one outbox row's keys. Returns false when its table is not cached here (another
+   * server's table sharing this outbox).
+   */
+  boolean add(String table, String newKey, String oldKey) {
+    RowNormalizer n = plan.normalizer(table);
+    if (n == null) {
+      return false;
+    }
+    for (String image : new String[] {oldKey, newKey}) {
+      if (image != null) {
+        JsonNode raw = n.parse(image);
+        if (!n.table().primaryKey().stream().allMatch(raw::has)) {
+          unkeyed.add(table);
+          continue;
+        }
+        RowKey key = RowKey.of(n.key(raw));
+        byTable
+            .computeIfAbsent(table, t -> new LinkedHashMap<>())
+            .putIfAbsent(key, new Changed(raw, key));
+      }
+    }
+    return true;
+  }
+
+  boolean isEmpty() {
+    return byTable.isEmpty() && unkeyed.isEmpty();
+  }
+
+  /** The tables to re-read whole because some of their outbox rows carry an older primary key. */
+  java.util.Set<String> unkeyed() {
+    return unkeyed;
+  }
+
+  /** Per table, the rows {@link #read} found but could not read, by key, and why. */
+  Map<String, Map<RowKey, Refusal>> refusals() {
+    return refusals;
+  }
+
+  /** Whether {@link #read} delivered a change of the row of {@code table} with {@code key}. */
+  boolean delivered(String table, RowKey key) {
+    Map<RowKey, Changed> keys = byTable.get(table);
+    Map<RowKey, Refusal> refused = refusals.get(table);
+    return keys != null && keys.containsKey(key) && (refused == null || !refused.containsKey(key));
+  }
+
+  /** The tables with changed keys, as the plan of this read describes them. */
+  List<TableSchema> tables() {
+    List<TableSchema> out = new ArrayList<>();
+    for (String table : byTable.keySet()) {
+      out.add(plan.normalizer(table).table());
+    }
+    return out;
+  }
+
+  /**
+   * Reads the rows of the recorded keys on {@code c} (in the outbox read's snapshot) into events.
+   */
+  @SuppressWarnings(
+      "ReferenceEquality") // TOO_LARGE is a marker: identity is meant, an empty row would equal it
+  List<RowEvent> read(Connection c) throws SQLException {
+    List<RowEvent> events = new ArrayList<>();
+    for (Map.Entry<String, Map<RowKey, Changed>> e : byTable.entrySet()) {
+      List<Changed> keys = new ArrayList<>(e.getValue().values());
+      RowNormalizer n = plan.normalizer(e.getKey());
+      Map<RowKey, byte[]> rows = new HashMap<>();
+      for (int from = 0; from < keys.size(); from += KEYS_PER_READ) {
+        List<Changed> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_READ));
+        readChunk(c, n, chunk, rows);
+      }
+      for (Changed k : keys) {
+        byte[] row = rows.get(k.key());
+        if (row == TOO_LARGE) {
+          // neither the new row nor a delete: the mirrors keep the old row, and say so loudly
+          String key = n.form().keyToNode(k.key().bytes()).toString();
+          String why = OutboxRows.tooLarge(e.getKey(), key);
+          LOG.error(
+              "{}; this change is not delivered, the table's mirrors keep the row as it was", why);
+          refused.accept(e.getKey());
+          refusals
+              .computeIfAbsent(e.getKey(), t -> new LinkedHashMap<>())
+              .put(k.key(), new Refusal(key, why));
+          continue;
+        }
+        events.add(
+            row != null
+                ? new RowEvent.Upsert(e.getKey(), n.table(), k.key().bytes(), row, null)
+                : new RowEvent.Delete(e.getKey(), n.table(), k.key().bytes(), null));
+      }
+    }
+    return events;
+  }
+
+  private void readChunk(
+      Connection c, RowNormalizer n, List<Changed> chunk, Map<RowKey, byte[]> rows)
+      throws SQLException {
+    TableSchema t = n.table();
+    try (PreparedStatement ps = c.prepareStatement(MysqlTriggers.rowsByKey(t, chunk.size()))) {
+      int i = 1;
+      for (Changed k : chunk) {
+        for (String v : keyValues(t, k.rawKey())) {
+          ps.setString(i++, v);
+        }
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String json = rs.getString(1);
+          if (json == null) {
+            // the row is there, but JSON_OBJECT gave NULL: too large for max_allowed_packet
+            rows.put(RowKey.of(n.key(n.parse(rs.getString(2)))), TOO_LARGE);
+            continue;
+          }
+          byte[] row = n.encode(json);
+          rows.put(RowKey.ofRow(row), row);
+        }
+      }
+    }
+  }
+
+  /**
+   * The values to bind for one key image (as the triggers printed it) in {@link
+   * MysqlTriggers#rowsByKey}: key column after key column, as text.
+   */
+  static List<String> keyValues(TableSchema table, JsonNode keyImage) {
+    List<String> out = new ArrayList<>(table.primaryKey().size());
+    for (String column : table.primaryKey()) {
+      JsonNode v = keyImage.get(column);
+      if (v == null || v.isNull()) {
+        throw new IllegalStateException(
+            "key image of " + table.id() + " lacks key column " + column + ": " + keyImage);
+      }
+      out.add(
+          v.isNumber()
+              ? v.decimalValue().toPlainString()
+              : v.isBoolean() ? (v.asBoolean() ? "1" : "0") : v.asText());
+    }
+    return out;
+  }
+}

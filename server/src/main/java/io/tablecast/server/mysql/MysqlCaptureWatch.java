@@ -1,0 +1,318 @@
+package io.tablecast.server.mysql;
+
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.tail.UnfollowedTables;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+
+/**
+ * MySQL/MariaDB: every {@code capture_check_interval}, on a thread of its own, reads from the
+ * catalog which capture triggers the cached tables need now and whether they are there ({@link
+ * MysqlDialect#captureStatus}): their own triggers, and their parents' key-recording triggers for
+ * every foreign-key action into them, including foreign keys added while the server runs and
+ * parents it does not cache. Triggers record changes only from their creation on, so a missing one
+ * means changes may already have been lost:
+ *
+ * <ul>
+ *   <li>an ERROR names the cached table and the trigger (and its foreign keys), counted in {@code
+ *       tablecast.capture.problems{table, kind=missing_trigger}}, once per problem;
+ *   <li>with {@code install_triggers} the triggers are installed (idempotently, new before stale),
+ *       and each table whose capture is complete again is re-read in the stream's consistent
+ *       snapshot ({@link io.tablecast.server.tail.CommittedBatch.Purpose#RESYNC}: the differences
+ *       are the changes the missing trigger did not record, published as expected work, not as
+ *       repairs);
+ *   <li>otherwise, or when the install fails, the table cannot be followed until someone runs
+ *       {@code tablecast install}: it is stale for its clients ({@link UnfollowedTables}), and is
+ *       re-read and followed again once a check finds its capture complete.
+ * </ul>
+ *
+ * Each check also describes the cached tables again: one whose columns or primary key differ from
+ * the plan was altered (which fires no trigger here), and the tail takes it up at its next poll
+ * ({@link #takeAltered}, {@link AlteredTables}). Foreign-key actions that no trigger can capture (a
+ * new cycle of cascades) are logged the same way ({@code kind=not_capturable}). One check costs two
+ * indexed catalog lookups per cached table and per parent, and one per table carrying triggers
+ * (docs/CONFIGURATION.md gives a measurement).
+ */
+final class MysqlCaptureWatch implements AutoCloseable {
+  private static final Logger LOG = RecentEvents.logger(MysqlCaptureWatch.class);
+
+  private final MysqlDialect dialect;
+  private final Supplier<CapturePlan> plan;
+  private final SourceConfig config;
+  private final ServerMetrics metrics;
+  private final UnfollowedTables unfollowed;
+  private final ScheduledExecutorService timer;
+
+  /** Tables whose capture was completed by a check: re-read with the next batch. */
+  private final Set<TableId> resyncs = ConcurrentHashMap.newKeySet();
+
+  /** Tables that could not be followed and are followed again once their resync is read. */
+  private final Set<TableId> followAfterResync = ConcurrentHashMap.newKeySet();
+
+  /** Tables whose description differs from the plan's, for the tail to take up. */
+  private final Set<TableId> altered = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Problems already logged and counted; forgotten once solved, so a recurrence is reported again.
+   */
+  private final Set<String> reported = new HashSet<>();
+
+  MysqlCaptureWatch(
+      MysqlDialect dialect,
+      Supplier<CapturePlan> plan,
+      SourceConfig config,
+      ServerMetrics metrics,
+      UnfollowedTables unfollowed) {
+    this.dialect = dialect;
+    this.plan = plan;
+    this.config = config;
+    this.metrics = metrics;
+    this.unfollowed = unfollowed;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tablecast-capture-watch");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Starts the schedule (nothing when {@code capture_check_interval} is 0). */
+  @SuppressWarnings(
+      "FutureReturnValueIgnored") // checkQuietly() logs its own failures; close() ends the schedule
+  void start() {
+    long every = config.captureCheckInterval().toMillis();
+    if (every > 0) {
+      timer.scheduleWithFixedDelay(this::checkQuietly, every, every, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void checkQuietly() {
+    try {
+      check();
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn(
+          "Capture check failed, retrying in {}: {}", config.captureCheckInterval(), e.toString());
+    }
+  }
+
+  /**
+   * One check: reports what is missing, installs it when allowed and queues the tables whose
+   * capture became complete for a resync. Returns what the catalog showed before any install.
+   */
+  synchronized CaptureStatus check() throws SQLException {
+    CaptureStatus status = status();
+    Set<String> current = new HashSet<>();
+    Map<TableId, List<String>> incomplete = new LinkedHashMap<>();
+    for (RequiredTrigger t : status.missing()) {
+      String key = "trigger " + t.on() + "." + t.name() + " for " + t.cachedTable();
+      current.add(key);
+      String problem =
+          t.recordsCascades()
+              ? "trigger "
+                  + t.name()
+                  + " on "
+                  + t.on()
+                  + ", which records the rows the actions of foreign key(s) "
+                  + String.join(", ", t.foreignKeys())
+                  + " change, is missing (a foreign key added or changed, or "
+                  + "the trigger dropped); changes made by those actions since are not in the stream"
+              : "its trigger "
+                  + t.name()
+                  + " is missing (dropped, or the table altered); its changes since are not "
+                  + "in the stream";
+      incomplete.computeIfAbsent(t.cachedTable(), x -> new ArrayList<>()).add(problem);
+      if (reported.add(key)) {
+        metrics.captureProblem(t.cachedTable().qualified(), "missing_trigger");
+        LOG.error("Capture of cached table {} is incomplete: {}", t.cachedTable(), problem);
+      }
+    }
+    for (CaptureStatus.Problem p : status.problems()) {
+      current.add(p.message());
+      p.tables()
+          .forEach(t -> incomplete.computeIfAbsent(t, x -> new ArrayList<>()).add(p.message()));
+      if (reported.add(p.message())) {
+        p.tables().forEach(t -> metrics.captureProblem(t.qualified(), "not_capturable"));
+        LOG.error("Capture of cached table(s) {} is incomplete: {}", p.tables(), p.message());
+      }
+    }
+    reported.retainAll(current);
+    for (TableSchema t :
+        plan.get().tables()) { // complete again without us (someone ran install): re-read
+      if (unfollowed.isUnfollowed(t.id())
+          && !incomplete.containsKey(t.id())
+          && followAfterResync.add(t.id())) {
+        LOG.info(
+            "Capture of {} is complete again: re-reading it (changes made meanwhile were not captured)",
+            t.id());
+        resyncs.add(t.id());
+      }
+    }
+    Set<TableId> fixed = new LinkedHashSet<>();
+    if (config.installTriggers() && !status.missing().isEmpty()) {
+      fixed.addAll(install(incomplete.keySet()));
+    }
+    for (Map.Entry<TableId, List<String>> t : incomplete.entrySet()) {
+      if (fixed.contains(t.getKey())) {
+        resyncs.add(t.getKey());
+        followAfterResync.add(t.getKey());
+      } else {
+        unfollowed.cannotFollow(
+            t.getKey(),
+            String.join("; ", t.getValue())
+                + (config.installTriggers()
+                    ? " (and it could not be installed: see the server's log)"
+                    : ": run `tablecast install` (or set install_triggers: true)"));
+      }
+    }
+    lookForAlteredTables();
+    return status;
+  }
+
+  /**
+   * Describes every cached table again; one that differs from the plan is left for the tail to take
+   * up.
+   */
+  private void lookForAlteredTables() throws SQLException {
+    CapturePlan p = plan.get();
+    try (Connection c = p.connect()) {
+      for (TableSchema known : p.tables()) {
+        TableSchema now;
+        try {
+          now = p.describe(c, known.id());
+        } catch (RuntimeException e) {
+          continue; // cannot be described now (dropped?): the tail's own reads report it
+        }
+        if (!now.equals(known)) {
+          altered.add(known.id());
+        }
+      }
+    }
+  }
+
+  /**
+   * {@code table} was found altered elsewhere (a reconciliation range): the tail takes it up at its
+   * next poll.
+   */
+  void altered(TableId table) {
+    altered.add(table);
+  }
+
+  /**
+   * The tables found altered since the last call (their catalog differs from the plan), forgotten.
+   */
+  Set<TableId> takeAltered() {
+    if (altered.isEmpty()) {
+      return Set.of();
+    }
+    Set<TableId> out = new LinkedHashSet<>(altered);
+    altered.removeAll(out);
+    return out;
+  }
+
+  /**
+   * Installs the capture; returns the tables among {@code incomplete} whose capture is complete
+   * now.
+   */
+  private Set<TableId> install(Set<TableId> incomplete) throws SQLException {
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.describe();
+      installer.install();
+    } catch (RuntimeException e) {
+      LOG.error("Capture triggers of {} cannot be installed: {}", incomplete, e.getMessage());
+      return Set.of();
+    }
+    CaptureStatus after = status();
+    Set<TableId> fixed = new LinkedHashSet<>(incomplete);
+    after.missing().forEach(t -> fixed.remove(t.cachedTable()));
+    after.problems().forEach(p -> fixed.removeAll(p.tables()));
+    reported.clear(); // what is still wrong is reported again at the next check
+    if (!fixed.isEmpty()) {
+      LOG.warn(
+          "Capture triggers installed for {}; re-reading those tables in the stream's snapshot to publish "
+              + "the changes made while a trigger was missing",
+          fixed);
+    }
+    return fixed;
+  }
+
+  private CaptureStatus status() throws SQLException {
+    CapturePlan p = plan.get();
+    try (Connection c = p.connect()) {
+      return dialect.captureStatus(c, p.installation(), p.tables());
+    }
+  }
+
+  /** The cached tables to re-read with the next batch, as the plan describes them now. */
+  List<TableSchema> pendingResyncs(CapturePlan current) {
+    if (resyncs.isEmpty()) {
+      return List.of();
+    }
+    Map<TableId, TableSchema> byId = new LinkedHashMap<>();
+    current.tables().forEach(t -> byId.put(t.id(), t));
+    List<TableSchema> out = new ArrayList<>();
+    for (TableId id : resyncs) {
+      if (byId.containsKey(id)) {
+        out.add(byId.get(id));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Has {@code table} re-read with the next batch (its columns changed: see {@code
+   * MysqlChangeSource}).
+   */
+  void resync(TableId table) {
+    resyncs.add(table);
+  }
+
+  /**
+   * Has {@code table} re-read with the next batch and followed again after it (its capture was
+   * stale and is current now: see {@link AlteredTables}).
+   */
+  void resyncAndFollow(TableId table) {
+    followAfterResync.add(table);
+    resyncs.add(table);
+  }
+
+  /**
+   * These tables were re-read, or given up on after a failed read ({@code failed}, left to
+   * reconciliation). Those that could not be followed before and were re-read are followed again,
+   * said with the batch that re-read them; one given up on stays stale, and the next check queues
+   * it again.
+   */
+  void resynced(Collection<TableSchema> tables, Collection<TableId> failed) {
+    for (TableSchema t : tables) {
+      resyncs.remove(t.id());
+      if (followAfterResync.remove(t.id()) && !failed.contains(t.id())) {
+        unfollowed.followedAgain(t.id());
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

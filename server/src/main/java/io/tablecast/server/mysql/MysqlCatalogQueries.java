@@ -1,0 +1,146 @@
+package io.tablecast.server.mysql;
+
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.server.capture.Catalog;
+import io.tablecast.server.capture.CatalogColumn;
+import io.tablecast.server.capture.TableId;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How a MariaDB/MySQL table is described from {@code information_schema}: checked (a base table,
+ * InnoDB), its columns and kinds (a {@code json_valid} check makes MariaDB's LONGTEXT a JSON
+ * column), its key.
+ */
+final class MysqlCatalogQueries {
+  private static final Pattern JSON_VALID =
+      Pattern.compile("(?i)^\\s*json_valid\\(\\s*`((?:[^`]|``)+)`\\s*\\)\\s*$");
+
+  private final MysqlFlavor flavor;
+
+  MysqlCatalogQueries(MysqlFlavor flavor) {
+    this.flavor = flavor;
+  }
+
+  void checkTable(Connection c, TableId id) throws SQLException {
+    String tableType =
+        Catalog.single(
+            c,
+            "SELECT TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+            id);
+    Catalog.requireBaseTable(id, tableType);
+    // the row change and its outbox row must commit or roll back together, and the tail's gap
+    // rules rely on the row change being an InnoDB write of the same transaction
+    String engine =
+        Catalog.single(
+            c,
+            "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+            id);
+    if (!"InnoDB".equalsIgnoreCase(engine)) {
+      throw new IllegalArgumentException(
+          "table "
+              + id.qualified()
+              + " uses the "
+              + engine
+              + " engine; Tablecast "
+              + "captures only InnoDB tables (changes of a non-transactional table cannot be tied to their commit)");
+    }
+  }
+
+  List<CatalogColumn> columns(Connection c, TableId id) throws SQLException {
+    Set<String> jsonChecked = new HashSet<>();
+    try (PreparedStatement ps =
+            Catalog.prepare(
+                c,
+                "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS "
+                    + "WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ?",
+                id);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        Matcher m = JSON_VALID.matcher(rs.getString(1));
+        if (m.matches()) {
+          jsonChecked.add(m.group(1).replace("``", "`"));
+        }
+      }
+    } catch (SQLException e) {
+      // MySQL 8.0.15 and older have no CHECK_CONSTRAINTS; MySQL has a real JSON type anyway.
+      if (flavor.checkConstraintsRequired) {
+        throw e;
+      }
+    }
+    List<CatalogColumn> columns = new ArrayList<>();
+    try (PreparedStatement ps =
+            Catalog.prepare(
+                c,
+                "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE FROM "
+                    + "information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+                id);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String name = rs.getString(1);
+        String dataType = rs.getString(2);
+        String columnType = rs.getString(3);
+        ColumnKind kind = MysqlTypes.kind(dataType, columnType, jsonChecked.contains(name));
+        if (kind == null) {
+          throw MysqlTypes.unsupported(id, name, columnType);
+        }
+        columns.add(CatalogColumn.of(name, MysqlTypes.dbType(dataType, columnType, kind), kind));
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the column, when a spatial column is part of the key:
+   *     its GeoJSON form cannot be bound back to find the row by key
+   */
+  List<String> primaryKey(Connection c, TableId id) throws SQLException {
+    try (PreparedStatement ps =
+            Catalog.prepare(
+                c,
+                "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "
+                    + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_KEY = 'PRI'",
+                id);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        if (MysqlTypes.isSpatial(rs.getString(2))) {
+          throw new IllegalArgumentException(
+              "column "
+                  + id.qualified()
+                  + "."
+                  + rs.getString(1)
+                  + " has type "
+                  + rs.getString(2)
+                  + " and is part of the primary key, which Tablecast cannot read rows back by "
+                  + "(it sends spatial values as GeoJSON); give the table a key without spatial columns to cache it");
+        }
+      }
+    }
+    return Catalog.strings(
+        c,
+        "SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ? "
+            + "AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION",
+        id);
+  }
+
+  /**
+   * {@code information_schema.TABLES.TABLE_ROWS}: InnoDB's estimate from its sampled statistics
+   * (off by up to about half until {@code ANALYZE TABLE}); -1 when it has none.
+   */
+  long estimatedRows(Connection c, TableId id) throws SQLException {
+    String rows =
+        Catalog.single(
+            c,
+            "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+            id);
+    return rows == null ? -1 : Long.parseLong(rows);
+  }
+}

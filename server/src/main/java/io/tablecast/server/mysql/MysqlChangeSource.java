@@ -1,0 +1,389 @@
+package io.tablecast.server.mysql;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.DriftCheck;
+import io.tablecast.server.tail.OutboxRows;
+import io.tablecast.server.tail.PollingChangeSource;
+import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.tail.SourceContext;
+import io.tablecast.server.tail.UnfollowedTables;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/**
+ * MySQL/MariaDB: reads the outbox with single READ COMMITTED statements (one statement is one
+ * consistent read, so it returns whole committed transactions) and tracks the ids it skipped with a
+ * {@link GapTracker}, resolved from {@code information_schema.innodb_trx} (or, without the PROCESS
+ * privilege, from lock probes), never from a timer alone.
+ *
+ * <p>Why a late commit delivered in a later batch keeps per-row order: a transaction that holds a
+ * skipped id also holds the row locks of the rows it changed until it commits. Any other change of
+ * those rows waits for that commit, so it commits later (it is never in an earlier read) and takes
+ * its outbox id later (a higher id, so ORDER BY id puts it after). Changes of a row that were
+ * delivered before the late transaction committed to it happened before it took the lock.
+ */
+final class MysqlChangeSource extends PollingChangeSource {
+  private static final Logger LOG = RecentEvents.logger(MysqlChangeSource.class);
+
+  /**
+   * For the next transaction only: a consistent snapshot needs REPEATABLE READ, while the pool's
+   * sessions stay READ COMMITTED, so the pool has no session state to reset when one is given back.
+   */
+  private static final String REPEATABLE_READ_NEXT =
+      "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
+
+  private final AlteredTables alteredTables;
+  private final DriftCheck driftCheck;
+  private final MysqlCaptureWatch captureWatch;
+
+  /** Changed rows that could not be read, until they are (their tables are stale meanwhile). */
+  private final RefusedRows refusedRows = new RefusedRows();
+
+  private final UnfollowedTables unfollowed = new UnfollowedTables();
+  private final HikariDataSource pool;
+  private final ServerMetrics metrics;
+  private GapTracker gaps;
+  private final GapFacts facts;
+  private final MysqlOutboxPruning pruning;
+  private volatile int openGaps;
+
+  /**
+   * @param source its {@code probeWait}: without innodb_trx, how long lock probes must find a
+   *     skipped id neither present nor locked before it counts as rolled back; null = {@code
+   *     innodb_lock_wait_timeout} + 1 s, read from the database
+   */
+  MysqlChangeSource(MysqlDialect dialect, SourceContext source) {
+    super(source.pool(), source.config(), source.metrics(), source.pruneRest());
+    CapturePlan plan = source.plan();
+    HikariDataSource pool = source.pool();
+    SourceConfig config = source.config();
+    ServerMetrics metrics = source.metrics();
+    this.metrics = metrics;
+    this.captureWatch = new MysqlCaptureWatch(dialect, this::plan, config, metrics, unfollowed);
+    this.alteredTables = new AlteredTables(plan, pool, config, metrics, captureWatch, unfollowed);
+    this.driftCheck =
+        new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
+    this.pool = pool;
+    this.facts =
+        new GapFacts(pool, new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
+    this.pruning = new MysqlOutboxPruning(this::plan, config.outboxRetention());
+    metrics.outboxGapsGauge(() -> openGaps);
+  }
+
+  @Override
+  public List<TableSchema> tables() {
+    return plan().tables();
+  }
+
+  @Override
+  public void resync(String table) {
+    for (TableSchema t : plan().tables()) {
+      if (t.id().qualified().equals(table)) {
+        captureWatch.resync(t.id()); // re-read in the next poll's consistent snapshot
+      }
+    }
+  }
+
+  /** The capture check of this source (tests run it by hand). */
+  MysqlCaptureWatch captureWatch() {
+    return captureWatch;
+  }
+
+  /**
+   * The capture plan; replaced when reconciliation reinstalls the triggers after an ALTER TABLE.
+   */
+  private CapturePlan plan() {
+    return alteredTables.plan();
+  }
+
+  @Override
+  protected void readSnapshot(SnapshotSink sink) throws SQLException {
+    long start = System.nanoTime();
+    GapTracker.Look look;
+    Map<String, Long> counts = new LinkedHashMap<>();
+    long total;
+    long min;
+    long max;
+    List<Long> missing = new ArrayList<>();
+    Duration probeWait;
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(REPEATABLE_READ_NEXT); // this transaction only: nothing for the pool to reset
+      s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+      try {
+        // After the snapshot began: holders of ids the snapshot cannot see began before this look.
+        look = facts.look(c, false, gaps);
+        total = OutboxRows.readTables(plan(), c, sink, counts);
+        long count;
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0), COUNT(*) FROM "
+                    + plan().outboxTable())) {
+          rs.next();
+          min = rs.getLong(1);
+          max = rs.getLong(2);
+          count = rs.getLong(3);
+        }
+        if (count > 0 && count != max - min + 1) {
+          s.setFetchSize(10_000);
+          try (ResultSet rs =
+              s.executeQuery("SELECT id FROM " + plan().outboxTable() + " ORDER BY id")) {
+            long next = min;
+            while (rs.next()) {
+              long id = rs.getLong(1);
+              for (long g = next; g < id; g++) {
+                missing.add(g);
+              }
+              next = id + 1;
+            }
+          }
+        }
+        s.execute("COMMIT");
+        probeWait = facts.probeWait(c);
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(s);
+        throw e;
+      }
+    }
+    // Only now, the connection given back without error (closing it may fail on a killed session)
+    gaps = new GapTracker(probeWait.toNanos());
+    if (facts.probing()) {
+      gaps.useProbes();
+    }
+    gaps.start(min, max, missing, look);
+    publishProgress();
+    driftCheck.snapshotTaken();
+    captureWatch.start();
+    OutboxRows.logSnapshot(
+        LOG,
+        counts,
+        total,
+        start,
+        "outbox ids " + min + ".." + max + ", " + gaps.gapCount() + " unresolved gaps");
+  }
+
+  /**
+   * Takes up the tables the capture check found altered, then reads the outbox once, with the next
+   * reconciliation range when one is due.
+   */
+  @Override
+  protected CommittedBatch readOnce() throws SQLException {
+    for (TableId id : captureWatch.takeAltered()) { // found by the capture check: take it up now
+      for (TableSchema known : plan().tables()) {
+        if (known.id().equals(id)) {
+          alteredTables.begin(known);
+        }
+      }
+    }
+    boolean reconcile = driftCheck.prepare();
+    CommittedBatch batch = readBatch(reconcile);
+    if (reconcile) {
+      driftCheck.published(); // only after success: a failed read reads the same range again
+    }
+    return batch;
+  }
+
+  /** The wanted outbox rows of one read: their ids, and the changed keys they name. */
+  private final class OutboxRead {
+    final List<Long> ids = new ArrayList<>();
+    final ChangedRows changed = new ChangedRows(plan(), metrics::rowRefused);
+    long captureMillis;
+    int rows;
+  }
+
+  /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
+  private OutboxRead readOutbox(Statement s) throws SQLException {
+    OutboxRead read = new OutboxRead();
+    String sql =
+        "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) FROM "
+            + plan().outboxTable()
+            + " WHERE "
+            + gaps.whereClause()
+            + " ORDER BY id";
+    try (ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        long id = rs.getLong(1);
+        if (!gaps.wanted(id)) {
+          continue; // the id-range form of the gap list also returns delivered rows
+        }
+        read.ids.add(id);
+        if (read.changed.add(rs.getString(2), rs.getString(4), rs.getString(5))) {
+          read.captureMillis = Math.max(read.captureMillis, rs.getLong(6));
+          read.rows++;
+        }
+      }
+    }
+    return read;
+  }
+
+  /**
+   * Reads the outbox once. While idle a poll is one statement; when it finds rows, the outbox is
+   * read again inside a consistent snapshot and the changed rows are read in that same snapshot, so
+   * the batch is every transaction it saw, whole, as of one moment. With {@code reconcile}, the
+   * next key range of reconciliation is read in the snapshot too, so the image's rows of those keys
+   * after this batch must equal them.
+   */
+  private CommittedBatch readBatch(boolean reconcile) throws SQLException {
+    OutboxRead read = null;
+    List<RowEvent> events = List.of();
+    GapTracker.Look look = null;
+    List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
+    List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
+    List<TableId> failedResyncs = new ArrayList<>();
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      if (!reconcile && resyncs.isEmpty()) {
+        read = readOutbox(s); // READ COMMITTED: one statement, one consistent read
+      }
+      if (reconcile || !resyncs.isEmpty() || !read.ids.isEmpty()) {
+        s.execute(REPEATABLE_READ_NEXT);
+        s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+        try {
+          read = readOutbox(s); // again, in the snapshot the rows are read from (it may find more)
+          events = readChangedRows(read.changed, c);
+          for (String table :
+              read.changed.unkeyed()) { // rows recorded with an older key: read it all
+            TableSchema t = plan().normalizer(table).table();
+            if (resyncs.stream().noneMatch(r -> r.id().equals(t.id()))) {
+              LOG.warn(
+                  "Outbox rows of {} carry its former primary key: re-reading the table", table);
+              resyncs.add(t);
+            }
+          }
+          for (TableSchema t :
+              resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
+            CommittedBatch.TableRead resync = resyncRead(c, t);
+            if (resync != null) {
+              tableReads.add(resync);
+            } else {
+              failedResyncs.add(t.id());
+            }
+          }
+          if (reconcile) { // after the resyncs: a range compares against the image they leave
+            CommittedBatch.TableRead range = driftCheck.read(c);
+            if (range != null) {
+              tableReads.add(range);
+            }
+          }
+          s.execute("COMMIT");
+        } catch (SQLException | RuntimeException e) {
+          rollbackQuietly(s);
+          throw e;
+        }
+      }
+      // After the read (order matters): the stamp of a gap seen by this read follows its id's
+      // allocation.
+      if (gaps.needsLook() && facts.lookDue()) {
+        look = facts.look(c, true, gaps);
+      }
+    }
+    if (gaps.needsProbes()) {
+      facts.probeDueGaps(gaps);
+    }
+    int dropped =
+        gaps.apply(
+            read.ids,
+            look,
+            System.nanoTime()); // only now: errors above leave the position unchanged
+    publishProgress();
+    if (read.rows > 0) {
+      metrics.outboxRowsRead(read.rows);
+    }
+    if (facts.probing() && dropped > 0) {
+      metrics.gapsExpired(dropped); // dropped on lock probes, not on innodb_trx
+    }
+    if (!events.isEmpty() || dropped > 0) {
+      LOG.debug(
+          "Batch of {} events, max id {}, {} ids in flight, {} rolled-back ids dropped",
+          events.size(),
+          gaps.maxSeen(),
+          gaps.gapCount(),
+          dropped);
+    }
+    captureWatch.resynced(resyncs, failedResyncs);
+    return unfollowed.attachTo(
+        OutboxRows.batch(events, read.captureMillis, tableReads, refusedRows.after(read.changed)));
+  }
+
+  /**
+   * Reads the changed rows. When that fails, an ALTER TABLE may be why (a renamed or dropped column
+   * fails the read, a changed type fails the conversion, and neither fires a trigger on
+   * MySQL/MariaDB): the tables of the read are compared with the catalog at once, rather than at
+   * their next reconciliation pass, and each altered one takes its new columns and is re-read whole
+   * with the next batch. The failure stands (the poll is retried, with the new columns), but it no
+   * longer stops every table's changes until a restart.
+   */
+  private List<RowEvent> readChangedRows(ChangedRows changed, Connection c) throws SQLException {
+    try {
+      return changed.read(c);
+    } catch (SQLException
+        | IllegalStateException e) { // a column gone, or a value that no longer converts
+      for (TableSchema known : changed.tables()) {
+        alteredTables.begin(known); // an altered table is queued for its resync
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read
+   * now (e.g. the table was altered meanwhile: the outbox read stands; the resync is given up,
+   * logged, and left to reconciliation).
+   */
+  private CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) {
+    try {
+      return new CommittedBatch.TableRead(
+          table, OutboxRows.readTable(plan(), c, table), CommittedBatch.Purpose.RESYNC);
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn(
+          "Resync of {} skipped, left to reconciliation: {}",
+          table.id().qualified(),
+          e.getMessage());
+      return null;
+    }
+  }
+
+  private static void rollbackQuietly(Statement s) {
+    try {
+      s.execute("ROLLBACK");
+    } catch (SQLException ignored) {
+      // broken connection, the pool evicts it
+    }
+  }
+
+  private void publishProgress() {
+    pruning.progress(gaps.lowestUnresolved(), gaps.maxSeen());
+    openGaps = gaps.gapCount();
+  }
+
+  @Override
+  protected int pruneChunk(Connection c, int limit) throws SQLException {
+    return pruning.pruneChunk(c, limit);
+  }
+
+  @Override
+  protected long backlog(Connection c) throws SQLException {
+    return pruning.backlog(c);
+  }
+
+  @Override
+  public void close() {
+    captureWatch.close();
+    super.close();
+  }
+}

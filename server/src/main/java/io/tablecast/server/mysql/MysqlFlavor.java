@@ -1,0 +1,40 @@
+package io.tablecast.server.mysql;
+
+/**
+ * Where MariaDB and MySQL 8 differ for Tablecast, every difference in one place. The MySQL family's
+ * code reads these values and never asks which flavor it runs on. Only MariaDB runs in this
+ * project's tests and benchmarks (MySQL 8 runs where Testcontainers starts it, see DEVELOPERS.md);
+ * docs/TYPES.md lists the differences for users.
+ */
+enum MysqlFlavor {
+  MARIADB("LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", "LOCK IN SHARE MODE NOWAIT", true),
+  /** MySQL 8. */
+  MYSQL("JSON", "FOR SHARE NOWAIT", false);
+
+  /**
+   * The type of the outbox's key columns: MariaDB's JSON is a LONGTEXT alias whose comparisons
+   * follow the default collation, so the outbox says binary collation outright.
+   */
+  final String outboxKeyType;
+
+  /** How a locking read that fails at once on a locked row is written ({@link LockProbe}). */
+  final String lockNowait;
+
+  /**
+   * Whether {@code information_schema.CHECK_CONSTRAINTS} exists: always on MariaDB, where it tells
+   * a JSON column (a LONGTEXT with a {@code json_valid} check); missing on MySQL 8.0.15 and older,
+   * where JSON is a type of its own and the query's failure is ignored.
+   */
+  final boolean checkConstraintsRequired;
+
+  MysqlFlavor(String outboxKeyType, String lockNowait, boolean checkConstraintsRequired) {
+    this.outboxKeyType = outboxKeyType;
+    this.lockNowait = lockNowait;
+    this.checkConstraintsRequired = checkConstraintsRequired;
+  }
+
+  /** The flavor of a server whose {@code SELECT VERSION()} is {@code version}. */
+  static MysqlFlavor of(String version) {
+    return version != null && version.contains("MariaDB") ? MARIADB : MYSQL;
+  }
+}

@@ -1,0 +1,102 @@
+package io.tablecast.server.mysql;
+
+import io.tablecast.server.capture.CapturePlan;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * MySQL/MariaDB: what the outbox pruner deletes ({@link MysqlChangeSource#pruneChunk}), by the
+ * tail's progress. The tail publishes its progress after each read ({@link #progress}); the
+ * pruner's thread deletes below it and samples the backlog above it.
+ */
+final class MysqlOutboxPruning {
+
+  private final Supplier<CapturePlan> plan;
+  private final Duration retention;
+
+  /** Every outbox row below this id is delivered or rolled back. */
+  private volatile long pruneBelow = 1;
+
+  private volatile long maxDelivered;
+  private volatile boolean started;
+
+  MysqlOutboxPruning(Supplier<CapturePlan> plan, Duration retention) {
+    this.plan = plan;
+    this.retention = retention;
+  }
+
+  /**
+   * The tail's progress: every id below {@code lowestUnresolved} is settled; {@code maxSeen} is
+   * delivered.
+   */
+  void progress(long lowestUnresolved, long maxSeen) {
+    pruneBelow = lowestUnresolved;
+    maxDelivered = maxSeen;
+    started = true;
+  }
+
+  /**
+   * Deletes up to {@code limit} delivered rows older than the retention. Below the lowest
+   * unresolved id every row is delivered; the row holding the highest delivered id always stays
+   * (deleting the maximum id would let an auto-increment counter reset reuse it after a restart).
+   * Ids are picked with a non-locking read, then deleted by primary key: a range DELETE would also
+   * lock (and wait for) the first row beyond the range, which may belong to an open transaction.
+   */
+  int pruneChunk(Connection c, int limit) throws SQLException {
+    long below = pruneBelow;
+    if (below <= 1) {
+      return 0;
+    }
+    String select =
+        "SELECT id FROM "
+            + plan.get().outboxTable()
+            + " WHERE id < ? AND created_at < NOW(6) - INTERVAL ? "
+            + "MICROSECOND ORDER BY id LIMIT "
+            + limit;
+    StringJoiner ids =
+        new StringJoiner(", ", "DELETE FROM " + plan.get().outboxTable() + " WHERE id IN (", ")");
+    int n = 0;
+    try (PreparedStatement ps = c.prepareStatement(select)) {
+      ps.setLong(1, below);
+      ps.setLong(2, TimeUnit.MILLISECONDS.toMicros(retention.toMillis()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(Long.toString(rs.getLong(1)));
+          n++;
+        }
+      }
+    }
+    if (n == 0) {
+      return 0;
+    }
+    try (Statement delete = c.createStatement()) {
+      delete.executeUpdate(ids.toString());
+    }
+    return n;
+  }
+
+  /** Committed rows above the highest delivered id (capped: a sample, not an audit). */
+  long backlog(Connection c) throws SQLException {
+    if (!started) {
+      return -1; // no progress published yet
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT COUNT(*) FROM (SELECT id FROM "
+                + plan.get().outboxTable()
+                + " WHERE id > ? LIMIT 1000000) pending")) {
+      ps.setLong(1, maxDelivered);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package io.tablecast.server.mysql;
+
+import io.tablecast.server.capture.Catalog;
+import io.tablecast.server.capture.Dialect.Installation;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.capture.TriggerInstaller;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The MySQL family's capture check: every trigger the cached tables need now (their own, and their
+ * parents' key-recording triggers for every foreign-key action into them), found by name in {@code
+ * information_schema.TRIGGERS}, and what cannot be captured ({@link CaptureStatus}).
+ */
+final class RequiredTriggers {
+  private RequiredTriggers() {}
+
+  /** The error for a required trigger the catalog does not show. */
+  static IllegalStateException missing(RequiredTrigger t) {
+    if (!t.recordsCascades()) {
+      return TriggerInstaller.missing(t.cachedTable());
+    }
+    return new IllegalStateException(
+        "capture trigger "
+            + t.name()
+            + " on "
+            + t.on()
+            + ", which records the rows "
+            + "of cached table "
+            + t.cachedTable()
+            + " that the actions of foreign key(s) "
+            + String.join(", ", t.foreignKeys())
+            + " change, is missing or stale (was a foreign key added or changed?); run install (or set "
+            + "install_triggers: true)");
+  }
+
+  /**
+   * Every trigger the cached tables need, found by name on each table that carries them. A table
+   * without any visible {@code tablecast_*} trigger whose triggers this user may not see counts as
+   * {@link RequiredTrigger.Presence#NOT_VISIBLE}.
+   */
+  static CaptureStatus status(
+      MysqlDialect dialect, Connection c, Installation inst, List<TableSchema> tables)
+      throws SQLException {
+    List<RequiredTrigger> required = new ArrayList<>();
+    PresentTriggers present = new PresentTriggers(c);
+    for (TableSchema t : tables) {
+      for (MysqlTriggers.Trigger own : MysqlTriggers.triggers(t, inst.outbox())) {
+        required.add(new RequiredTrigger(t.id(), t.id(), own.name(), List.of(), present.of(own)));
+      }
+    }
+    ForeignKeyCheck.Result cascades = ForeignKeyCheck.check(dialect, c, tables, inst.outbox());
+    for (MysqlCascadeTriggers.CascadeTrigger ct : cascades.triggers()) {
+      RequiredTrigger.Presence presence = present.of(ct.trigger());
+      ct.serves()
+          .forEach(
+              (cached, keys) ->
+                  required.add(
+                      new RequiredTrigger(
+                          cached, ct.trigger().table(), ct.trigger().name(), keys, presence)));
+    }
+    return new CaptureStatus(required, cascades.problems());
+  }
+
+  /** The {@code tablecast_*} trigger names of each table, read once per table. */
+  private static final class PresentTriggers {
+    private final Connection c;
+    private final Map<TableId, Set<String>> names = new HashMap<>();
+    private final Set<TableId> invisible = new HashSet<>();
+
+    PresentTriggers(Connection c) {
+      this.c = c;
+    }
+
+    RequiredTrigger.Presence of(MysqlTriggers.Trigger trigger) throws SQLException {
+      TableId table = trigger.table();
+      if (!names.containsKey(table)) {
+        Set<String> found = new HashSet<>(names(c, table));
+        names.put(table, found);
+        if (found.isEmpty() && !TriggerPrivilege.holds(c, table)) {
+          invisible.add(table);
+        }
+      }
+      if (invisible.contains(table)) {
+        return RequiredTrigger.Presence.NOT_VISIBLE;
+      }
+      return names.get(table).contains(trigger.name())
+          ? RequiredTrigger.Presence.PRESENT
+          : RequiredTrigger.Presence.MISSING;
+    }
+  }
+
+  /** Names of the {@code tablecast_*} triggers on one table, whatever they write to. */
+  static List<String> names(Connection c, TableId id) throws SQLException {
+    return Catalog.strings(
+        c,
+        "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS "
+            + "WHERE EVENT_OBJECT_SCHEMA = ? AND EVENT_OBJECT_TABLE = ? AND TRIGGER_NAME LIKE 'tablecast\\_%'",
+        id);
+  }
+}

@@ -1,0 +1,120 @@
+package io.tablecast.server.postgresql;
+
+import io.tablecast.server.capture.Catalog;
+import io.tablecast.server.capture.CatalogColumn;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.postgresql.CaptureCheck.Member;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a PostgreSQL table is described from {@code pg_catalog}: checked, its columns and kinds, its
+ * key.
+ */
+final class PgCatalogQueries {
+  private PgCatalogQueries() {}
+
+  /** Besides being a base table: no partition or child of it may be a foreign table. */
+  static void checkTable(Connection c, TableId id) throws SQLException {
+    PgIdentifiers.refuseDollarTag("schema", id.schema());
+    PgIdentifiers.refuseDollarTag("table", id.name());
+    Catalog.requireBaseTable(
+        id,
+        Catalog.single(
+            c,
+            "SELECT table_type FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+            id));
+    PgCoverage.Snapshot tree = PgCoverage.read(c, id.schema(), List.of(id), List.of());
+    List<String> foreign = new ArrayList<>();
+    for (Member m : tree.members().get(id)) {
+      if (tree.foreign().contains(m.oid())) {
+        foreign.add(m.id().qualified());
+      }
+    }
+    if (!foreign.isEmpty()) {
+      throw new IllegalArgumentException(
+          "table "
+              + id
+              + " has the foreign table(s) "
+              + String.join(", ", foreign)
+              + " among its partitions or inheritance children: their rows change on another server, where no trigger "
+              + "of this database fires, so Tablecast cannot capture "
+              + id
+              + "; detach them or leave "
+              + id
+              + " out of cached_tables");
+    }
+  }
+
+  /** Every column with the kind of its type ({@link PgTypes}), or why it cannot be captured. */
+  static List<CatalogColumn> columns(Connection c, TableId id) throws SQLException {
+    PgTypes.Resolver types = new PgTypes.Resolver(c);
+    List<CatalogColumn> columns = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT a.attname, a.atttypid, a.atttypmod, t.typname, e.typname "
+                + "FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
+                + "LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
+                + "WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
+      ps.setString(1, PgIdentifiers.quote(id));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String name = rs.getString(1);
+          String dbType =
+              rs.getString(5) != null
+                  ? rs.getString(5) + "[]"
+                  : rs.getString(4) + PgTypes.modifier(rs.getString(4), rs.getInt(3));
+          PgTypes.Form form = types.form(rs.getLong(2));
+          columns.add(
+              form.kind() == null
+                  ? CatalogColumn.unsupported(
+                      name, dbType, "which Tablecast cannot capture: it " + form.refusal())
+                  : CatalogColumn.of(name, dbType, form.kind()));
+        }
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * From {@code pg_catalog}, not {@code information_schema}: the latter hides constraints from a
+   * user that only holds SELECT, and the server is meant to run as such a user (docs/SECURITY.md).
+   */
+  static List<String> primaryKey(Connection c, TableId id) throws SQLException {
+    return Catalog.strings(
+        c,
+        "SELECT a.attname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid "
+            + "JOIN pg_namespace n ON n.oid = t.relnamespace "
+            + "JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) ON true "
+            + "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
+            + "WHERE n.nspname = ? AND t.relname = ? AND i.indisprimary ORDER BY k.ord",
+        id);
+  }
+
+  /**
+   * {@code pg_class.reltuples} of the table, plus its partitions' for a partitioned table (whose
+   * own is 0 or -1); -1 when none was gathered yet (never vacuumed nor analyzed). Inheritance
+   * children are not counted: the load's own check sees their rows as they arrive.
+   */
+  static long estimatedRows(Connection c, TableId id) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT sum(reltuples) FILTER (WHERE reltuples >= 0) FROM pg_class WHERE oid IN "
+                + "(SELECT ?::regclass UNION SELECT relid FROM pg_partition_tree(?::regclass) "
+                + "WHERE isleaf)")) {
+      ps.setString(1, PgIdentifiers.quote(id));
+      ps.setString(2, PgIdentifiers.quote(id));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return -1;
+        }
+        double sum = rs.getDouble(1);
+        return rs.wasNull() ? -1 : Math.round(sum);
+      }
+    }
+  }
+}

@@ -1,0 +1,393 @@
+package io.tablecast.server.postgresql;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.DriftCheck;
+import io.tablecast.server.tail.OutboxRows;
+import io.tablecast.server.tail.PollingChangeSource;
+import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.tail.SourceContext;
+import io.tablecast.server.tail.UnfollowedTables;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * PostgreSQL, PgQ-style: a batch holds exactly the transactions that became visible between two
+ * snapshots ({@code pg_current_snapshot()}). Each outbox row carries its transaction's xid8; rows
+ * visible now but not in the previous snapshot are the new ones. Exact: no timeouts, no
+ * head-of-line blocking by long transactions. Polls adaptively: at once again after a read that
+ * found rows, pausing as {@code PollSchedule} says while idle. (No LISTEN/NOTIFY: a notifying
+ * writer takes a cluster-wide lock through its commit, which serializes all capturing writers; see
+ * {@code sql/triggers/postgresql/outbox.sql}.)
+ *
+ * <p>A read looks only at transactions that were in progress in the previous snapshot or began
+ * after it ({@code xip} and {@code >= xmax}, as PgQ does), so a long transaction does not make
+ * every read scan all rows committed since it began.
+ */
+final class PgChangeSource extends PollingChangeSource {
+  private static final Logger LOG = RecentEvents.logger(PgChangeSource.class);
+
+  /** Replaced when a cached table's columns change ({@link PgColumnChanges}). */
+  private volatile CapturePlan plan;
+
+  private final PgDialect dialect;
+  private final HikariDataSource pool;
+  private final SourceConfig config;
+  private final String readSql;
+  private final ServerMetrics metrics;
+  private final PgCaptureWatch watch;
+  private final DriftCheck driftCheck;
+  private final PgColumnChanges columnChanges;
+
+  /** Tables the watch asked to re-read, in the next read's snapshot. */
+  private final Set<String> pendingResyncs = new LinkedHashSet<>();
+
+  /**
+   * Tables whose catalog changed (found by {@link PgColumnChanges#alteredSinceLastLook}), described
+   * again at the next read.
+   */
+  private final Set<TableId> altered = new LinkedHashSet<>();
+
+  private final UnfollowedTables unfollowed = new UnfollowedTables();
+  private long watchFailedLoggedNanos;
+  private volatile String previousSnapshot;
+
+  /**
+   * The last snapshot a downstream stream acknowledged ({@link #acknowledged}); null = prune up to
+   * {@link #previousSnapshot}, what was read (one process serving its own images).
+   */
+  private volatile String acknowledgedSnapshot;
+
+  PgChangeSource(PgDialect dialect, SourceContext source) {
+    super(source.pool(), source.config(), source.metrics(), source.pruneRest());
+    CapturePlan plan = source.plan();
+    HikariDataSource pool = source.pool();
+    SourceConfig config = source.config();
+    ServerMetrics metrics = source.metrics();
+    this.dialect = dialect;
+    this.plan = plan;
+    this.pool = pool;
+    this.config = config;
+    this.readSql =
+        "SELECT id, table_name, op, new_row::text, old_row::text, "
+            + "(extract(epoch FROM created_at) * 1000)::bigint FROM "
+            + PgOutboxQueries.newRows(plan.outboxTable())
+            + " ORDER BY id";
+    this.metrics = metrics;
+    this.watch = new PgCaptureWatch(plan, pool, config, metrics, unfollowed);
+    this.columnChanges =
+        new PgColumnChanges(() -> this.plan, p -> this.plan = p, config.captureCheckInterval());
+    // this.plan, the field: ALTER TABLE replaces it
+    this.driftCheck =
+        new DriftCheck(
+            () -> this.plan,
+            config.reconcileInterval(),
+            new DriftCheck.PassStart() {
+              @Override
+              public TableSchema begin(TableSchema known) {
+                // the range's own snapshot is compared with the catalog (alteredDuringPass)
+                return known;
+              }
+
+              @Override
+              public void alteredDuringPass(TableSchema known) {
+                altered.add(
+                    known.id()); // described again at the next read, in its snapshot, and re-read
+              }
+            });
+  }
+
+  @Override
+  public List<TableSchema> tables() {
+    return plan.tables();
+  }
+
+  @Override
+  public void resync(String table) {
+    pendingResyncs.add(
+        table); // re-read in the next poll's snapshot; a name not cached is skipped there
+  }
+
+  @Override
+  protected void readSnapshot(SnapshotSink sink) throws SQLException {
+    long start = System.nanoTime();
+    String snapshot;
+    Map<String, Long> counts = new LinkedHashMap<>();
+    long total;
+    watch.check(); // learns the partitions and children first: any that come after are re-read
+    try (Connection c = pool.getConnection()) {
+      begin(c);
+      try {
+        snapshot = PgOutboxQueries.currentSnapshot(c);
+        readSettings(c);
+        total = OutboxRows.readTables(plan, c, sink, counts);
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
+      }
+    }
+    // Only now, the connection given back without error: closing it may fail too (a killed session)
+    previousSnapshot = snapshot;
+    driftCheck.snapshotTaken();
+    OutboxRows.logSnapshot(LOG, counts, total, start, "pg_snapshot " + snapshot);
+  }
+
+  /** The snapshot after the last read: the transactions visible in it were all read. */
+  @Override
+  public String cursor() {
+    return previousSnapshot;
+  }
+
+  /** Reads on from {@code cursor}, a {@code pg_snapshot} an earlier run read up to. */
+  @Override
+  protected void resumeAt(String cursor) throws SQLException {
+    watch.check(); // learns the partitions and children, as a snapshot does
+    previousSnapshot = cursor;
+    acknowledgedSnapshot = cursor;
+    driftCheck.snapshotTaken();
+    LOG.info("resuming after pg_snapshot {}", cursor);
+  }
+
+  @Override
+  public void acknowledged(String cursor) {
+    acknowledgedSnapshot = cursor;
+  }
+
+  /** Runs the capture watch when due, then reads once. */
+  @Override
+  protected CommittedBatch readOnce() throws SQLException {
+    followCapture();
+    return unfollowed.attachTo(readInSnapshot());
+  }
+
+  /**
+   * Runs the capture watch when due. Its failure (a catalog query) must not stop the changes from
+   * flowing: it is logged (at most once a minute) and tried again at the next poll.
+   */
+  private void followCapture() {
+    try {
+      pendingResyncs.addAll(watch.runIfDue());
+    } catch (SQLException | RuntimeException e) {
+      if (System.nanoTime() - watchFailedLoggedNanos > TimeUnit.MINUTES.toNanos(1)
+          || watchFailedLoggedNanos == 0) {
+        watchFailedLoggedNanos = System.nanoTime();
+        LOG.warn(
+            "Checking the capture triggers, partitions and children of the cached tables failed (changes keep "
+                + "flowing; retrying): {}",
+            e.toString());
+      }
+    }
+  }
+
+  private CommittedBatch readInSnapshot() throws SQLException {
+    String current;
+    List<RowEvent> events = new ArrayList<>();
+    Set<String> resync = new LinkedHashSet<>(pendingResyncs);
+    List<CommittedBatch.TableRead> reads = new ArrayList<>();
+    boolean checkDrift = driftCheck.prepare();
+    long captureMillis = 0;
+    try (Connection c = pool.getConnection()) {
+      begin(c);
+      try {
+        // The first statement fixes the transaction's snapshot: the read below runs in it.
+        current = PgOutboxQueries.currentSnapshot(c);
+        if (columnChanges.lookDue()) {
+          altered.addAll(columnChanges.alteredSinceLastLook(c));
+        }
+        for (TableId id :
+            altered) { // described in this read's transaction, before its rows are read
+          RowNormalizer n = plan.normalizer(id.qualified());
+          if (n != null && columnChanges.describedAgain(c, n.table())) {
+            resync.add(id.qualified());
+            pendingResyncs.add(
+                id.qualified()); // the plan changed: a failed read must still re-read it
+          }
+        }
+        altered.clear();
+        if (current.equals(previousSnapshot) && resync.isEmpty() && !checkDrift) {
+          c.commit();
+          return CommittedBatch.EMPTY; // same visible set of transactions: nothing new
+        }
+        try (PreparedStatement ps = c.prepareStatement(readSql)) {
+          for (int i = 1; i <= 3; i++) {
+            ps.setString(i, previousSnapshot);
+          }
+          ps.setFetchSize(1000);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              if (RowEvent.RESYNC_CODE.equals(rs.getString(3).trim())) {
+                if (plan.normalizer(rs.getString(2)) != null) {
+                  resync.add(rs.getString(2));
+                  captureMillis = Math.max(captureMillis, rs.getLong(6));
+                  // a partition or child truncated: its table may have changed shape too
+                  watch.suspectChange();
+                }
+                continue;
+              }
+              RowEvent e = event(c, rs, resync);
+              if (e != null) {
+                events.add(e);
+                captureMillis = Math.max(captureMillis, rs.getLong(6));
+              }
+            }
+          }
+        }
+        if (!resync.isEmpty() || checkDrift) {
+          readSettings(c);
+        }
+        for (String table :
+            resync) { // in the same snapshot: the image after the events must equal it
+          if (plan.normalizer(table) == null) {
+            continue;
+          }
+          TableSchema t = plan.normalizer(table).table();
+          reads.add(
+              new CommittedBatch.TableRead(
+                  t, OutboxRows.readTable(plan, c, t), CommittedBatch.Purpose.RESYNC));
+        }
+        if (checkDrift && !watch.unchangedSinceCheck(c, driftCheck.table().id())) {
+          // a partition or child joined or left, or a trigger changed, and the watch has not
+          // re-read the table yet: what the range would find is that resync's work, not drift. The
+          // watch looks at once; the same range is read at the next poll.
+          checkDrift = false;
+          watch.suspectChange();
+        }
+        if (checkDrift) { // after the resyncs: a chunk compares against the image they leave
+          CommittedBatch.TableRead chunk = driftCheck.read(c);
+          if (chunk != null) {
+            reads.add(chunk);
+          }
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
+      }
+    }
+    // Only after the connection was given back without error: closing it (the pool resets its
+    // session) fails on a killed session, and then this read must count as not done.
+    previousSnapshot = current;
+    pendingResyncs.clear();
+    if (checkDrift) {
+      driftCheck.published();
+    }
+    if (!events.isEmpty()) {
+      metrics.outboxRowsRead(events.size());
+      LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
+    }
+    return OutboxRows.batch(events, captureMillis, reads);
+  }
+
+  /** Deletes delivered outbox rows past the retention ({@link PgOutboxQueries#prune}). */
+  @Override
+  protected int pruneChunk(Connection c, int limit) throws SQLException {
+    String acked = acknowledgedSnapshot;
+    return PgOutboxQueries.prune(
+        c,
+        plan.outboxTable(),
+        acked == null ? previousSnapshot : acked,
+        config.outboxRetention(),
+        limit);
+  }
+
+  /** Committed rows the tail has not read yet (capped). */
+  @Override
+  protected long backlog(Connection c) throws SQLException {
+    return PgOutboxQueries.backlog(c, plan.outboxTable(), previousSnapshot);
+  }
+
+  /**
+   * The pool's connections are REPEATABLE READ already (see ChangeSources): nothing to reset on
+   * close.
+   */
+  private static void begin(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    c.setReadOnly(true);
+  }
+
+  /**
+   * The output settings the pinned capture function writes with (see PgTriggers): rows read print
+   * the same.
+   */
+  private void readSettings(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String sql : dialect.tableReadSettings()) {
+        s.execute(sql);
+      }
+    }
+  }
+
+  /**
+   * One outbox row as an event; null for a table another server caches. Its images are parsed once,
+   * and the parsed image also tells {@link PgColumnChanges} whether the table's columns changed
+   * (ALTER TABLE): then the table joins {@code resync} (re-read in this snapshot with the new
+   * columns) and the row is read with them.
+   */
+  private RowEvent event(Connection c, ResultSet rs, Set<String> resync) throws SQLException {
+    String table = rs.getString(2);
+    RowNormalizer n = plan.normalizer(table);
+    if (n == null) {
+      return null;
+    }
+    String code = rs.getString(3).trim();
+    JsonNode after = parse(n, rs.getString(4));
+    JsonNode before = parse(n, rs.getString(5));
+    if (columnChanges.changed(c, n.table(), after != null ? after : before)) {
+      resync.add(table);
+      n = plan.normalizer(table);
+    }
+    JsonNode image = after != null ? after : before;
+    if (image != null && !n.table().primaryKey().stream().allMatch(image::has)) {
+      // written before a primary-key column existed, read after the plan took the new key: the
+      // table is re-read whole in this snapshot instead
+      if (resync.add(table)) {
+        LOG.warn(
+            "Outbox rows of {} lack its primary key {}: re-reading the table",
+            table,
+            n.table().primaryKey());
+      }
+      return null;
+    }
+    try {
+      return OutboxRows.event(table, code, n, after, before);
+    } catch (IllegalStateException conversion) { // a value that no longer fits its column's type
+      if (!columnChanges.describedAgain(c, n.table())) {
+        throw conversion;
+      }
+      resync.add(table);
+      return OutboxRows.event(table, code, plan.normalizer(table), after, before);
+    }
+  }
+
+  private static JsonNode parse(RowNormalizer n, String image) {
+    return image == null ? null : n.parse(image);
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is broken; the pool evicts it
+    }
+  }
+}

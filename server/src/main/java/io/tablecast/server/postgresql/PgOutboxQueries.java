@@ -1,0 +1,81 @@
+package io.tablecast.server.postgresql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * The SQL of the PostgreSQL tail over its outbox, PgQ-style: which rows are new since a transaction
+ * snapshot, how many are waiting, which may be pruned.
+ */
+final class PgOutboxQueries {
+  private PgOutboxQueries() {}
+
+  /**
+   * The outbox rows of transactions not visible in the previous snapshot (parameters 1-3: it):
+   * begun after it, or in progress then. The statement's own snapshot hides those still in
+   * progress. Two index scans on txid joined by UNION ALL: an OR of the two would make the planner
+   * scan the whole outbox in id order.
+   */
+  static String newRows(String outbox) {
+    return "(SELECT * FROM "
+        + outbox
+        + " WHERE txid >= pg_snapshot_xmax(?::pg_snapshot) UNION ALL SELECT * FROM "
+        + outbox
+        + " WHERE txid = ANY(ARRAY(SELECT pg_snapshot_xip(?::pg_snapshot)))) fresh "
+        + "WHERE NOT pg_visible_in_snapshot(txid, ?::pg_snapshot)";
+  }
+
+  /** The transaction snapshot the statement runs in, as text ({@code pg_current_snapshot()}). */
+  static String currentSnapshot(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  /**
+   * Deletes up to {@code limit} rows of transactions older than {@code previousSnapshot}'s xmin
+   * (visible in it: delivered) and older than {@code retention}; returns how many.
+   */
+  static int prune(
+      Connection c, String outbox, String previousSnapshot, Duration retention, int limit)
+      throws SQLException {
+    String sql =
+        "DELETE FROM "
+            + outbox
+            + " WHERE id IN (SELECT id FROM "
+            + outbox
+            + " WHERE txid < pg_snapshot_xmin(?::pg_snapshot) AND created_at < clock_timestamp() - make_interval(secs => ?)"
+            + " ORDER BY id LIMIT "
+            + limit
+            + ")";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, previousSnapshot);
+      ps.setDouble(2, retention.toMillis() / 1000.0);
+      return ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Committed rows not visible in {@code previousSnapshot}: what the next read would return (capped
+   * at 1,000,000).
+   */
+  static long backlog(Connection c, String outbox, String previousSnapshot) throws SQLException {
+    String sql =
+        "SELECT COUNT(*) FROM (SELECT 1 FROM " + newRows(outbox) + " LIMIT 1000000) pending";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 1; i <= 3; i++) {
+        ps.setString(i, previousSnapshot);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.tablecast.server.stream;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
+import io.tablecast.server.config.NatsSettings;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * Connections to NATS and the stream of one database: its name, its one subject ({@code
+ * tablecast.<stream>}), created by capture when missing (file storage, no limits: this slice has no
+ * checkpoints, so a new server replays the stream from its first message).
+ */
+final class NatsStreams {
+
+  /** Error code of a JetStream request for a stream that does not exist. */
+  static final int STREAM_NOT_FOUND = 10059;
+
+  /** How long one connection attempt may take. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  private NatsStreams() {}
+
+  /** The subject the batches of {@code stream} are published on. */
+  static String subject(String stream) {
+    return "tablecast." + stream;
+  }
+
+  /**
+   * Connects to the configured servers, reconnecting for ever after a loss (a restarted NATS is
+   * waited for, never given up on).
+   *
+   * @throws IllegalStateException naming the servers when none can be reached at all
+   */
+  static Connection connect(NatsSettings nats, String connectionName) throws InterruptedException {
+    Options.Builder options =
+        new Options.Builder()
+            .servers(nats.urls().toArray(String[]::new))
+            .connectionName(connectionName)
+            .connectionTimeout(CONNECT_TIMEOUT)
+            .reconnectWait(Duration.ofMillis(250))
+            .maxReconnects(-1);
+    if (nats.user() != null) {
+      options.userInfo(nats.user().toCharArray(), nats.password().value().toCharArray());
+    }
+    if (nats.token() != null) {
+      options.token(nats.token().value().toCharArray());
+    }
+    try {
+      return Nats.connect(options.build());
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "cannot connect to NATS at " + nats.urls() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The stream's information, or null when it does not exist.
+   *
+   * @throws IllegalStateException naming the servers and the stream when NATS refuses (JetStream
+   *     not enabled, no permission)
+   */
+  static StreamInfo info(Connection c, String stream) throws IOException {
+    try {
+      return management(c, stream).getStreamInfo(stream);
+    } catch (JetStreamApiException e) {
+      if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
+        return null;
+      }
+      throw refused(c, stream, e);
+    }
+  }
+
+  /** The stream, created when it does not exist. */
+  static StreamInfo createIfMissing(Connection c, String stream) throws IOException {
+    StreamInfo info = info(c, stream);
+    if (info != null) {
+      return info;
+    }
+    try {
+      return management(c, stream)
+          .addStream(
+              StreamConfiguration.builder()
+                  .name(stream)
+                  .subjects(subject(stream))
+                  .storageType(StorageType.File)
+                  .build());
+    } catch (JetStreamApiException e) {
+      throw refused(c, stream, e);
+    }
+  }
+
+  private static JetStreamManagement management(Connection c, String stream) throws IOException {
+    try {
+      return c.jetStreamManagement();
+    } catch (IOException e) {
+      throw new IOException(
+          "JetStream is not available on " + c.getConnectedUrl() + " for stream " + stream, e);
+    }
+  }
+
+  static IllegalStateException refused(Connection c, String stream, JetStreamApiException e) {
+    return new IllegalStateException(
+        "NATS at "
+            + c.getConnectedUrl()
+            + " refused a request on stream "
+            + stream
+            + " (is JetStream enabled, -js?): "
+            + e.getMessage(),
+        e);
+  }
+}

@@ -1,0 +1,232 @@
+package io.tablecast.server.stream;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamInfo;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.tail.ChangeSource;
+import io.tablecast.server.tail.ChangeSources;
+import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.TailLoop;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+
+/**
+ * {@code tablecast capture}: tails one database with the server's own tail (gap resolution,
+ * snapshots, reconciliation reads) and publishes every committed batch to the database's NATS
+ * JetStream stream ({@link CaptureSink}), where any number of servers read it. At start it finds
+ * the source cursor recorded with the last whole batch in the stream and resumes after it, so a
+ * restarted capture neither loses nor repeats a change; without one (an empty stream, or a database
+ * whose source has no cursor) it takes a snapshot and publishes it. The outbox is pruned by capture
+ * alone, up to what the stream acknowledged.
+ */
+public final class StreamCapture implements AutoCloseable {
+  private static final Logger LOG = RecentEvents.logger(StreamCapture.class);
+
+  /** How many messages back from the stream's end capture looks for the last cursor. */
+  static final int CURSOR_LOOKBACK = 10_000;
+
+  private final Connection nats;
+  private final ChangeSource source;
+  private final GroupPublisher publisher;
+  private final TailLoop tail;
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private volatile RuntimeException fenced;
+  private volatile boolean resumed;
+  private boolean closed;
+
+  private StreamCapture(
+      Connection nats, ChangeSource source, GroupPublisher publisher, TailLoop tail) {
+    this.nats = nats;
+    this.source = source;
+    this.publisher = publisher;
+    this.tail = tail;
+  }
+
+  /**
+   * Connects to NATS, creates the stream when missing, opens the database and starts publishing.
+   *
+   * @throws IllegalStateException when NATS or the database cannot be reached or refuse
+   */
+  public static StreamCapture start(SourceConfig config, NatsSettings settings, String name)
+      throws InterruptedException {
+    String stream = settings.streamName(config.jdbcUrl());
+    Connection nats = NatsStreams.connect(settings, name + "-capture");
+    ChangeSource source = null;
+    try {
+      StreamInfo info = NatsStreams.createIfMissing(nats, stream);
+      long last = info.getStreamState().getLastSequence();
+      String cursor = lastCursor(nats, stream, info);
+      source = ChangeSources.open(config, ServerMetrics.NOOP, name + "-capture");
+      GroupPublisher publisher =
+          new GroupPublisher(nats, stream, last, UUID.randomUUID().toString());
+      StreamCapture[] self = new StreamCapture[1];
+      CaptureSink sink = new CaptureSink(publisher, source, e -> self[0].fence(e));
+      Resuming resuming = new Resuming(source, cursor, sink);
+      TailLoop tail = new TailLoop(resuming, sink);
+      self[0] = new StreamCapture(nats, source, publisher, tail);
+      tail.startAndAwaitSnapshot();
+      self[0].resumed = sink.resumed();
+      LOG.info(
+          "capture of {} publishing to NATS stream {} at {} after sequence {} ({})",
+          config,
+          stream,
+          nats.getConnectedUrl(),
+          last,
+          self[0].resumed ? "resumed after the cursor of the last batch" : "snapshot published");
+      return self[0];
+    } catch (IOException | SQLException | RuntimeException e) {
+      if (source != null) {
+        source.close();
+      }
+      nats.close();
+      throw new IllegalStateException("capture to NATS stream " + stream + " failed: " + e, e);
+    }
+  }
+
+  /** The cursor on the stream's last whole batch, or null (a snapshot is needed). */
+  private static String lastCursor(Connection nats, String stream, StreamInfo info)
+      throws IOException {
+    long first = info.getStreamState().getFirstSequence();
+    long last = info.getStreamState().getLastSequence();
+    for (long seq = last; seq >= Math.max(first, 1) && seq > last - CURSOR_LOOKBACK; seq--) {
+      MessageInfo m;
+      try {
+        m = nats.jetStreamManagement().getMessage(stream, seq);
+      } catch (JetStreamApiException e) {
+        continue; // deleted
+      }
+      String cursor = m.getHeaders() == null ? null : m.getHeaders().getFirst(StreamHeaders.CURSOR);
+      if (cursor != null) {
+        return cursor;
+      }
+    }
+    return null;
+  }
+
+  /** A publisher appended after this capture: it stops, and {@link #fenced()} says why. */
+  private void fence(RuntimeException e) {
+    fenced = e;
+    LOG.error("{}", e.getMessage());
+    Thread closer = new Thread(this::close, "tablecast-capture-fenced");
+    closer.setDaemon(true);
+    closer.start();
+  }
+
+  /** Why capture stopped on its own: another publisher appended to the stream; null otherwise. */
+  public RuntimeException fenced() {
+    return fenced;
+  }
+
+  /**
+   * True when this capture resumed after the cursor of the last batch in the stream; false when it
+   * published a snapshot (an empty stream, or a source without cursors).
+   */
+  public boolean resumed() {
+    return resumed;
+  }
+
+  /** The stream sequence of the last message this capture stored. */
+  public long lastSequence() {
+    return publisher.lastSequence();
+  }
+
+  /**
+   * True while a batch NATS did not acknowledge (NATS down or restarting) is being published again;
+   * the tail waits meanwhile, and the outbox keeps the changes.
+   */
+  public boolean waitingForNats() {
+    return publisher.retrying();
+  }
+
+  /** Blocks until {@link #close()} completed (the command line waits here). */
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  /** Stops publishing (a group in progress is left for the next capture), closes everything. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    try {
+      publisher.close();
+      tail.close();
+      source.close();
+      try {
+        nats.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      LOG.info("capture stopped");
+    } finally {
+      terminated.countDown();
+    }
+  }
+
+  /**
+   * The database source, whose snapshot is, when the stream holds a cursor, a resume after it
+   * (nothing to publish) instead of a read of every table.
+   */
+  private record Resuming(ChangeSource source, String cursor, CaptureSink sink)
+      implements ChangeSource {
+    @Override
+    public List<TableSchema> tables() {
+      return source.tables();
+    }
+
+    @Override
+    public void snapshot(SnapshotSink rows) throws SQLException {
+      if (cursor != null) {
+        try {
+          source.resumeAfter(cursor);
+          sink.resuming(true);
+          return;
+        } catch (UnsupportedOperationException e) {
+          LOG.info("{}: taking a snapshot", e.getMessage());
+        }
+      }
+      sink.resuming(false);
+      source.snapshot(rows);
+    }
+
+    @Override
+    public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+      return source.poll(maxWait);
+    }
+
+    @Override
+    public void resync(String table) {
+      source.resync(table);
+    }
+
+    @Override
+    public String cursor() {
+      return source.cursor();
+    }
+
+    @Override
+    public void acknowledged(String c) {
+      source.acknowledged(c);
+    }
+
+    @Override
+    public void close() {
+      source.close();
+    }
+  }
+}

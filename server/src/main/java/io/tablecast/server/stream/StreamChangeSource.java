@@ -1,0 +1,380 @@
+package io.tablecast.server.stream;
+
+import io.nats.client.Connection;
+import io.nats.client.api.StreamInfo;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.hub.ChangeHub;
+import io.tablecast.server.hub.ImageCopy;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.tail.ChangeSource;
+import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.TailSink;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * A server's change source when it serves from a NATS stream ({@code nats:} configured): the server
+ * never reads the database. Its snapshot is the snapshot capture published first in the stream
+ * (this slice has no checkpoints: a server reads the stream from its first message); its polls
+ * return the groups after it, each a {@link CommittedBatch} exactly as capture read it. The hub
+ * gives each batch the stream sequence of its group as position ({@link #into}), the same on every
+ * server of the stream, under an epoch named after the stream: a client resumes on any of them.
+ */
+public final class StreamChangeSource implements ChangeSource {
+  private static final Logger LOG = RecentEvents.logger(StreamChangeSource.class);
+
+  /** How long a server waits between looks for a stream capture has not created yet. */
+  static final Duration WAIT_FOR_STREAM = Duration.ofSeconds(1);
+
+  private final Connection nats;
+  private final String stream;
+  private final String epoch;
+  private final Duration checkpointInterval;
+  private GroupReader reader;
+  private final List<TableSchema> tables;
+  private Map<TableSchema, List<byte[]>> snapshotRows;
+  private final Set<String> refusedResyncs = new LinkedHashSet<>();
+  private volatile long sequence;
+
+  private StreamChangeSource(
+      Connection nats,
+      String stream,
+      String epoch,
+      Duration checkpointInterval,
+      GroupReader reader,
+      Map<TableSchema, List<byte[]>> snapshot,
+      long sequence) {
+    this.nats = nats;
+    this.stream = stream;
+    this.epoch = epoch;
+    this.checkpointInterval = checkpointInterval;
+    this.reader = reader;
+    this.snapshotRows = snapshot;
+    this.tables = List.copyOf(snapshot.keySet());
+    this.sequence = sequence;
+  }
+
+  /**
+   * Connects, waits for the stream and its first snapshot, and reads that snapshot.
+   *
+   * @param jdbcUrl the source's URL when configured (names the default stream), else null
+   * @throws IllegalStateException when NATS refuses, or the stream does not begin with a snapshot
+   */
+  public static StreamChangeSource open(NatsSettings settings, String jdbcUrl, String serverName)
+      throws InterruptedException {
+    String stream = settings.streamName(jdbcUrl);
+    Connection nats = NatsStreams.connect(settings, serverName);
+    try {
+      StreamInfo info = NatsStreams.info(nats, stream);
+      while (info == null || info.getStreamState().getMsgCount() == 0) {
+        if (info != null) {
+          checkRetention(stream, info, settings.checkpointInterval());
+        }
+        LOG.info("waiting for capture to create and fill NATS stream {}", stream);
+        TimeUnit.MILLISECONDS.sleep(WAIT_FOR_STREAM.toMillis());
+        info = NatsStreams.info(nats, stream);
+      }
+      String epoch = "nats:" + stream + "@" + info.getCreateTime().toInstant().toEpochMilli();
+      checkRetention(stream, info, settings.checkpointInterval());
+      Checkpoints.Checkpoint checkpoint = Checkpoints.read(nats, stream, epoch);
+      if (checkpoint != null) {
+        long from = checkpoint.info().sequence() + 1;
+        if (from >= info.getStreamState().getFirstSequence()) {
+          Map<TableSchema, List<byte[]>> snapshot = new LinkedHashMap<>();
+          checkpoint.tables().forEach(r -> snapshot.put(r.schema(), r.rows()));
+          LOG.info(
+              "checkpoint of {} tables at sequence {} read from bucket {}; the stream is read on"
+                  + " from sequence {}",
+              snapshot.size(),
+              checkpoint.info().sequence(),
+              Checkpoints.bucket(stream),
+              from);
+          return new StreamChangeSource(
+              nats,
+              stream,
+              epoch,
+              settings.checkpointInterval(),
+              new GroupReader(nats, stream, from),
+              snapshot,
+              checkpoint.info().sequence());
+        }
+        LOG.warn(
+            "the checkpoint of NATS stream {} at sequence {} is older than the stream's first"
+                + " message {}; reading the stream from its first message",
+            stream,
+            checkpoint.info().sequence(),
+            info.getStreamState().getFirstSequence());
+      }
+      GroupReader reader = new GroupReader(nats, stream, info.getStreamState().getFirstSequence());
+      Map<TableSchema, List<byte[]>> snapshot = new LinkedHashMap<>();
+      while (true) {
+        GroupReader.Group g = reader.next(Duration.ofSeconds(1));
+        if (g == null) {
+          LOG.info("waiting for the end of the snapshot in NATS stream {}", stream);
+          continue;
+        }
+        boolean end = StreamHeaders.KIND_SNAPSHOT_END.equals(g.kind());
+        if (!end && !StreamHeaders.KIND_SNAPSHOT.equals(g.kind())) {
+          throw new IllegalStateException(
+              "NATS stream "
+                  + stream
+                  + " does not begin with a snapshot (sequence "
+                  + g.sequence()
+                  + " holds a "
+                  + g.kind()
+                  + "): its first messages were removed and bucket "
+                  + Checkpoints.bucket(stream)
+                  + " holds no checkpoint of this stream to start from; delete the stream and"
+                  + " restart capture, or keep nats.checkpoint_interval above zero on the servers");
+        }
+        for (CommittedBatch.TableRead r : BatchCodec.decode(g.payload()).tableReads()) {
+          snapshot.keySet().removeIf(t -> t.id().equals(r.schema().id())); // the latest wins
+          snapshot.put(r.schema(), r.rows());
+        }
+        if (end) {
+          LOG.info(
+              "snapshot of {} tables read from NATS stream {} up to sequence {}",
+              snapshot.size(),
+              stream,
+              g.sequence());
+          return new StreamChangeSource(
+              nats, stream, epoch, settings.checkpointInterval(), reader, snapshot, g.sequence());
+        }
+      }
+    } catch (IOException | RuntimeException | InterruptedException e) {
+      nats.close();
+      if (e instanceof InterruptedException ie) {
+        throw ie;
+      }
+      throw e instanceof IllegalStateException ise
+          ? ise
+          : new IllegalStateException("cannot read NATS stream " + stream + ": " + e, e);
+    }
+  }
+
+  /** The epoch of every server of this stream: its name and creation time. */
+  public String epoch() {
+    return epoch;
+  }
+
+  /** The stream sequence of the last group read. */
+  public long sequence() {
+    return sequence;
+  }
+
+  /** The hub as this source's sink: each batch takes its group's stream sequence as position. */
+  public TailSink into(ChangeHub hub) {
+    return new TailSink() {
+      @Override
+      public SnapshotLoad snapshotLoad(List<TableSchema> t) {
+        SnapshotLoad load = hub.snapshotLoad(t);
+        return new SnapshotLoad() {
+          @Override
+          public void row(TableSchema table, byte[] row) {
+            load.row(table, row);
+          }
+
+          @Override
+          public void install() {
+            load.install();
+            hub.publishAt(sequence, CommittedBatch.EMPTY); // the images are at this sequence
+          }
+        };
+      }
+
+      @Override
+      public Set<String> publish(CommittedBatch batch) {
+        return hub.publishAt(sequence, batch);
+      }
+    };
+  }
+
+  @Override
+  public List<TableSchema> tables() {
+    return tables;
+  }
+
+  @Override
+  public void snapshot(SnapshotSink sink) {
+    if (snapshotRows == null) {
+      throw new IllegalStateException("the stream's snapshot was read already");
+    }
+    snapshotRows.forEach((t, rows) -> rows.forEach(r -> sink.row(t, r)));
+    snapshotRows = null;
+  }
+
+  /**
+   * The next whole group, as capture read it; fails while NATS is not connected, so the server says
+   * its tables are stale when that lasts.
+   */
+  @Override
+  public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+    GroupReader.Group g = reader.next(maxWait);
+    if (g == null) {
+      if (nats.getStatus() != Connection.Status.CONNECTED) {
+        throw new SQLTransientConnectionException(
+            "NATS stream " + stream + ": the connection is " + nats.getStatus());
+      }
+      return CommittedBatch.EMPTY;
+    }
+    if (GroupReader.GAP.equals(g.kind())) {
+      return afterGap(g.sequence());
+    }
+    sequence = g.sequence();
+    try {
+      return BatchCodec.decode(g.payload());
+    } catch (IllegalArgumentException e) {
+      // never skipped silently: every table is stale until a server that reads it is started
+      String reason =
+          "the batch at sequence "
+              + g.sequence()
+              + " of NATS stream "
+              + stream
+              + " could not be read ("
+              + e.getMessage()
+              + "); restart this server with the version capture runs";
+      LOG.error("{}", reason);
+      List<CommittedBatch.Staleness> all = new ArrayList<>();
+      tables.forEach(
+          t -> all.add(new CommittedBatch.Staleness(t.id().qualified(), UNREADABLE, reason)));
+      return new CommittedBatch(List.of(), 0, List.of(), all);
+    }
+  }
+
+  /** The cause of the staleness of every table after a group this server cannot read. */
+  static final String UNREADABLE = "stream";
+
+  /** The cause of the staleness of every table after messages it missed were removed. */
+  static final String GAP = "stream-gap";
+
+  /**
+   * Messages this server had not read were removed from the stream before {@code next} (it fell
+   * further behind than the stream keeps): its images are replaced by the latest checkpoint (a
+   * resync: clients receive only the rows that differ) and the stream is read on after it. Without
+   * a checkpoint that covers the gap, every table is stale: its mirrors miss what was removed.
+   */
+  private CommittedBatch afterGap(long next) throws SQLException, InterruptedException {
+    Checkpoints.Checkpoint checkpoint;
+    try {
+      checkpoint = Checkpoints.read(nats, stream, epoch);
+    } catch (IOException | RuntimeException e) {
+      throw new SQLTransientConnectionException(
+          "NATS stream " + stream + ": cannot read its checkpoint after a gap: " + e, e);
+    }
+    List<CommittedBatch.Staleness> staleness = new ArrayList<>();
+    if (checkpoint == null || checkpoint.info().sequence() + 1 < next) {
+      String reason =
+          "NATS stream "
+              + stream
+              + " no longer holds the messages before sequence "
+              + next
+              + " that this server had not read, and no checkpoint covers them; restart this"
+              + " server (it starts from the latest checkpoint)";
+      LOG.error("{}", reason);
+      tables.forEach(
+          t -> staleness.add(new CommittedBatch.Staleness(t.id().qualified(), GAP, reason)));
+      return new CommittedBatch(List.of(), 0, List.of(), staleness);
+    }
+    long from = checkpoint.info().sequence() + 1;
+    LOG.warn(
+        "NATS stream {} no longer holds the messages before sequence {} that this server had not"
+            + " read: its images are replaced by the checkpoint at sequence {}",
+        stream,
+        next,
+        checkpoint.info().sequence());
+    try {
+      GroupReader after = new GroupReader(nats, stream, from);
+      reader.close();
+      reader = after;
+    } catch (IOException | RuntimeException e) {
+      throw new SQLTransientConnectionException(
+          "NATS stream " + stream + ": cannot read on after its checkpoint: " + e, e);
+    }
+    sequence = checkpoint.info().sequence();
+    tables.forEach(t -> staleness.add(new CommittedBatch.Staleness(t.id().qualified(), GAP, null)));
+    return new CommittedBatch(List.of(), 0, checkpoint.tables(), staleness);
+  }
+
+  /**
+   * Refuses a stream whose age limit could remove the messages after a checkpoint before the next
+   * one is written: it must keep at least two intervals.
+   */
+  private static void checkRetention(String stream, StreamInfo info, Duration interval) {
+    Duration maxAge = info.getConfiguration().getMaxAge();
+    if (!interval.isZero()
+        && maxAge != null
+        && !maxAge.isZero()
+        && maxAge.compareTo(interval.multipliedBy(2)) < 0) {
+      throw new IllegalStateException(
+          "NATS stream "
+              + stream
+              + " keeps messages for "
+              + maxAge
+              + " (max_age), less than two checkpoint intervals ("
+              + interval
+              + " each): a server could lose the batches after a checkpoint; raise the stream's"
+              + " max_age or lower nats.checkpoint_interval");
+    }
+  }
+
+  /** The stream's latest checkpoint of this epoch, without its rows; null when none. */
+  Checkpoints.Info checkpointInfo() throws IOException {
+    return Checkpoints.info(nats, stream, epoch);
+  }
+
+  /** Writes {@code images} as the stream's checkpoint; returns its size in bytes. */
+  long writeCheckpoint(ImageCopy images, long previous) throws IOException {
+    return Checkpoints.write(nats, stream, epoch, images, previous);
+  }
+
+  /** Removes the stream's messages up to {@code checkpoint}, the sequence of a checkpoint. */
+  void trim(long checkpoint) throws IOException {
+    Checkpoints.trim(nats, stream, checkpoint + 1);
+  }
+
+  /** Starts writing this server's images as the stream's checkpoint every interval. */
+  public CheckpointWriter checkpoints(ChangeHub hub) {
+    return CheckpointWriter.start(this, hub, checkpointInterval);
+  }
+
+  /**
+   * A server reading a stream cannot have the database re-read a table: the table stays stale (said
+   * once per table) until capture re-reads it (a reconciliation pass, a restart).
+   */
+  @Override
+  public void resync(String table) {
+    if (refusedResyncs.add(table)) {
+      LOG.warn(
+          "the image of {} could not take a change from NATS stream {}: a server of a stream "
+              + "cannot re-read the table; it stays stale until capture's reconciliation reads it",
+          table,
+          stream);
+    }
+  }
+
+  @Override
+  public void close() {
+    reader.close();
+    try {
+      nats.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "NATS stream " + stream;
+  }
+}

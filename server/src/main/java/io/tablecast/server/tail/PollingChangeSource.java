@@ -1,0 +1,150 @@
+package io.tablecast.server.tail;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.metrics.ServerMetrics;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What every database's {@link ChangeSource} shares, written once: the snapshot comes before any
+ * poll; the outbox pruner starts once the snapshot is read (it then knows what was delivered); a
+ * poll reads the outbox until a read returns a batch or the poll's deadline has passed, pausing
+ * between empty reads as the {@link PollSchedule} says ({@code min_poll_interval} while changes
+ * keep arriving, doubling up to {@code max_poll_interval} once none came for {@code
+ * poll_idle_after}), and reading again at once after a read that found rows. A database family says
+ * how to read its snapshot ({@link #readSnapshot}) and the outbox once ({@link #readOnce}), and
+ * what the pruner deletes ({@link #pruneChunk}) and counts ({@link #backlog}).
+ *
+ * <p>Not thread-safe, like {@link ChangeSource}: one thread takes the snapshot, then polls; only
+ * {@link #pruneChunk} and {@link #backlog} run on the pruner's thread.
+ */
+public abstract class PollingChangeSource implements ChangeSource {
+  /** The tail's clock and sleep, replaced in tests to drive the schedule without waiting. */
+  interface Ticker {
+    Ticker SYSTEM =
+        new Ticker() {
+          @Override
+          public long nanoTime() {
+            return System.nanoTime();
+          }
+
+          @Override
+          public void sleep(long nanos) throws InterruptedException {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+          }
+        };
+
+    long nanoTime();
+
+    void sleep(long nanos) throws InterruptedException;
+  }
+
+  private final HikariDataSource pool;
+  private final PollSchedule schedule;
+  private final OutboxPruner pruner;
+  private final ServerMetrics metrics;
+  private Ticker ticker = Ticker.SYSTEM;
+  private boolean started;
+
+  /**
+   * @param pool the source's connections, closed with it
+   * @param config its {@code min_poll_interval}, {@code max_poll_interval} and {@code
+   *     poll_idle_after} set the pauses between empty reads
+   * @param pruneRest how long the pruner rests after a round that found less than a chunk
+   */
+  protected PollingChangeSource(
+      HikariDataSource pool, SourceConfig config, ServerMetrics metrics, Duration pruneRest) {
+    this.pool = pool;
+    this.metrics = metrics;
+    this.schedule =
+        new PollSchedule(
+            config.minPollInterval(), config.maxPollInterval(), config.pollIdleAfter());
+    // called on the pruner's thread, which starts only once the snapshot is read: after
+    // construction
+    this.pruner = new OutboxPruner(pool, this::pruneChunk, this::backlog, metrics, pruneRest);
+  }
+
+  /** Tests: the clock and sleep of {@link #poll}. */
+  void ticker(Ticker ticker) {
+    this.ticker = ticker;
+  }
+
+  @Override
+  public final void snapshot(SnapshotSink sink) throws SQLException {
+    readSnapshot(sink);
+    started = true;
+    pruner.start();
+  }
+
+  @Override
+  public final void resumeAfter(String cursor) throws SQLException {
+    resumeAt(cursor);
+    started = true;
+    pruner.start();
+  }
+
+  /**
+   * Positions the source after {@code cursor} ({@link ChangeSource#resumeAfter}); a family whose
+   * {@link #cursor()} is null does not override it.
+   */
+  protected void resumeAt(String cursor) throws SQLException {
+    throw new UnsupportedOperationException(
+        getClass().getSimpleName() + " cannot resume after a cursor; take a snapshot");
+  }
+
+  @Override
+  public final CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+    if (!started) {
+      throw new IllegalStateException("snapshot() must be called before poll()");
+    }
+    long deadline = ticker.nanoTime() + maxWait.toNanos();
+    while (true) {
+      CommittedBatch batch = readOnce();
+      metrics.outboxRead();
+      long now = ticker.nanoTime();
+      if (!batch.isEmpty()) {
+        schedule.foundRows(now); // the next poll reads again at once
+        return batch;
+      }
+      long remaining = deadline - now;
+      if (remaining <= 0) {
+        return CommittedBatch.EMPTY;
+      }
+      ticker.sleep(Math.min(remaining, schedule.pauseAfterEmptyRead(now)));
+    }
+  }
+
+  /**
+   * Reads every row of every cached table in one consistent read into {@code sink} and positions
+   * the source exactly after it ({@link ChangeSource#snapshot}).
+   */
+  protected abstract void readSnapshot(SnapshotSink sink) throws SQLException;
+
+  /**
+   * Reads the outbox once: the transactions committed since the last read, whole, or {@link
+   * CommittedBatch#EMPTY}. A database error must leave the position unchanged, so that the next
+   * read reads the same again.
+   */
+  protected abstract CommittedBatch readOnce() throws SQLException;
+
+  /**
+   * Deletes at most {@code limit} delivered outbox rows older than the retention; returns how many.
+   */
+  protected abstract int pruneChunk(Connection c, int limit) throws SQLException;
+
+  /** Counts committed outbox rows not read yet (capped), or -1 while that is not known. */
+  protected abstract long backlog(Connection c) throws SQLException;
+
+  /**
+   * Stops the pruner and closes the pool; a source with more to stop stops it first, then calls
+   * this.
+   */
+  @Override
+  public void close() {
+    pruner.close();
+    pool.close();
+  }
+}

@@ -1,0 +1,24 @@
+package io.tablecast.server.tail;
+
+import io.tablecast.server.capture.Dialect;
+
+/**
+ * A {@link Dialect} with what the tail needs of its database: the transaction isolation of the
+ * source's connections, and its {@link ChangeSource}. Every registered database's dialect
+ * implements it ({@link ChangeSources} opens the source through it).
+ */
+public interface TailDialect extends Dialect {
+
+  /**
+   * The isolation level of the source pool's connections, as {@code HikariConfig} names it ({@code
+   * TRANSACTION_READ_COMMITTED}, ...): the pool's default, so that nothing needs resetting when a
+   * connection is given back.
+   */
+  String poolIsolation();
+
+  /**
+   * The change source of {@code source.plan()}'s tables, reading from {@code source.pool()} (which
+   * it closes when closed). Call {@link ChangeSource#snapshot} next.
+   */
+  ChangeSource open(SourceContext source);
+}

@@ -1,0 +1,334 @@
+package io.tablecast.server.tail;
+
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.progress.Progress;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+
+/**
+ * The thread that reads the database: the source's snapshot once, then {@link ChangeSource#poll}
+ * forever, each handed to a {@link TailSink} (the hub, which keeps the images). Database errors,
+ * and any other exception of a poll, are logged and retried with capped exponential backoff; the
+ * source keeps its position, and the hub keeps serving its images. Only an {@link Error} (out of
+ * memory) ends the loop. A poll that keeps failing shows in {@code /health} (see {@link
+ * #failingSinceMillis()}), never as a loop that is gone for good while the database is fine. A poll
+ * that fails {@link #STALE_AFTER_MILLIS} or more after the last one that succeeded, or a loop that
+ * ended, makes every table stale for its clients (cause {@value #STALE_CAUSE}) until a poll
+ * succeeds again.
+ */
+public final class TailLoop implements AutoCloseable {
+
+  private static final Logger LOG = RecentEvents.logger(TailLoop.class);
+
+  /** Longest wait of one poll; also bounds how long {@link #close()} waits for the loop. */
+  static final Duration POLL_WAIT = Duration.ofMillis(250);
+
+  static final long FIRST_BACKOFF_MILLIS = 100;
+  static final long MAX_BACKOFF_MILLIS = 10_000;
+
+  /** How long after the last successful poll a failing one says every table is stale. */
+  static final long STALE_AFTER_MILLIS = 5_000;
+
+  /** The cause of that staleness, beside a table's own causes. */
+  static final String STALE_CAUSE = "database";
+
+  private final ChangeSource source;
+  private final TailSink sink;
+  private final Thread thread;
+  private final CompletableFuture<Void> loaded = new CompletableFuture<>();
+  private final CountDownLatch stop = new CountDownLatch(1);
+
+  /** Wall-clock millis of the first failure of the current run of failing polls; 0 = healthy. */
+  private volatile long failingSinceMillis;
+
+  /** The loop ended on an unexpected exception: no more changes will be read. */
+  private volatile boolean died;
+
+  /** Changes (row events) returned by the last successful poll. */
+  private volatile int lastPollChanges;
+
+  /**
+   * Wall-clock millis of the last poll that found nothing more to read (the loop was caught up).
+   */
+  private volatile long caughtUpMillis = System.currentTimeMillis();
+
+  /** The cached tables, as the snapshot read them (tail thread). */
+  private List<String> tableNames = List.of();
+
+  /** Every table was said stale because polls kept failing (tail thread). */
+  private boolean saidStale;
+
+  /** Wall-clock millis of the last successful poll (tail thread). */
+  private long lastSuccessMillis = System.currentTimeMillis();
+
+  /** The share of the heap the images may not take by default: kept for serving. */
+  public static final int DEFAULT_HEAP_RESERVE_PERCENT = 20;
+
+  /** The heap the snapshot's images are sized against, and the share kept for serving. */
+  private final HeapRoom heap;
+
+  private final int heapReservePercent;
+
+  /**
+   * The sizing of the snapshot being loaded, to name its table if the heap runs out all the same.
+   */
+  private volatile ImageSizeCheck sizing;
+
+  /**
+   * A loop, not started yet, that reads {@code source} into {@code sink}, sizing the snapshot's
+   * images against the JVM's heap with the default reserve.
+   */
+  public TailLoop(ChangeSource source, TailSink sink) {
+    this(source, sink, HeapRoom.runtime(), DEFAULT_HEAP_RESERVE_PERCENT);
+  }
+
+  /**
+   * A loop, not started yet, that reads {@code source} into {@code sink}; the initial snapshot is
+   * refused ({@link HeapTooSmallException}) when its images would take {@code heap} into its last
+   * {@code heapReservePercent} percent.
+   */
+  public TailLoop(ChangeSource source, TailSink sink, HeapRoom heap, int heapReservePercent) {
+    this.source = source;
+    this.sink = sink;
+    this.heap = heap;
+    this.heapReservePercent = heapReservePercent;
+    this.thread = new Thread(this::run, "tablecast-tail");
+    this.thread.setDaemon(true);
+  }
+
+  /**
+   * Starts the thread and waits until the initial snapshot is installed in the sink.
+   *
+   * @throws IllegalStateException when the snapshot failed with anything but a database error
+   */
+  public void startAndAwaitSnapshot() throws InterruptedException {
+    thread.start();
+    try {
+      loaded.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "initial snapshot failed: " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  private void run() {
+    long backoff = FIRST_BACKOFF_MILLIS;
+    try {
+      while (!loaded.isDone() && !stopped()) {
+        try {
+          snapshot();
+          lastSuccessMillis = System.currentTimeMillis();
+          loaded.complete(null);
+        } catch (SQLException e) {
+          LOG.warn("initial snapshot failed, retrying in {} ms: {}", backoff, e.toString());
+          if (pause(backoff)) {
+            return;
+          }
+          backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+      }
+      backoff = FIRST_BACKOFF_MILLIS;
+      while (!stopped()) {
+        try {
+          long pollStartMillis = System.currentTimeMillis();
+          CommittedBatch batch = source.poll(POLL_WAIT);
+          lastPollChanges = batch.events().size();
+          if (!batch.isEmpty()) {
+            sink.publish(batch)
+                .forEach(source::resync); // images that could not take an event: re-read
+          }
+          // a read is never cut short: it returned all the outbox held when it began
+          caughtUpMillis = pollStartMillis;
+          if (saidStale) { // after the batch that brought the mirrors up to date
+            sayStale(null);
+          }
+          lastSuccessMillis = System.currentTimeMillis();
+          failingSinceMillis = 0;
+          backoff = FIRST_BACKOFF_MILLIS;
+        } catch (SQLException | RuntimeException e) {
+          if (stopped()) {
+            return; // closing: the hub was shut down under the poll
+          }
+          boolean first = failingSinceMillis == 0;
+          if (first) {
+            failingSinceMillis = System.currentTimeMillis();
+          }
+          if (e instanceof SQLException) {
+            LOG.warn(
+                "reading changes failed (clients keep being served from memory), retrying in {} ms: {}",
+                backoff,
+                e.toString());
+          } else if (first) {
+            // not a database error: a bug or data the server cannot handle; the trace once
+            LOG.error(
+                "reading changes failed on an unexpected error (clients keep being served from memory), "
+                    + "retrying in {} ms",
+                backoff,
+                e);
+          } else {
+            LOG.error("reading changes failed again, retrying in {} ms: {}", backoff, e.toString());
+          }
+          if (!saidStale && System.currentTimeMillis() - lastSuccessMillis >= STALE_AFTER_MILLIS) {
+            sayStale(
+                "the server has read no changes from the database since "
+                    + Instant.ofEpochMilli(lastSuccessMillis)
+                    + " ("
+                    + e.getMessage()
+                    + "); the mirror keeps the rows it has and catches up when the database is back");
+          }
+          if (pause(backoff)) {
+            return;
+          }
+          backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException
+        | Error e) { // a RuntimeException here is the snapshot's; the polls retry theirs
+      if (!loaded.isDone()) {
+        ImageSizeCheck s = sizing;
+        sizing = null;
+        loaded.completeExceptionally(
+            e instanceof OutOfMemoryError oom && s != null ? s.outOfMemory(oom) : e);
+      } else if (!stopped()) {
+        died = true;
+        LOG.error(
+            "the tail loop stopped; clients are served from memory but receive no more changes", e);
+        try {
+          sayStale(
+              "the server stopped reading changes on an unexpected error (" + e + "); restart it");
+        } catch (RuntimeException | Error ignored) {
+          // out of memory, or the hub is gone: /health says DOWN in any case
+        }
+      }
+    } finally {
+      loaded.completeExceptionally(new IllegalStateException("the tail loop was stopped"));
+    }
+  }
+
+  /**
+   * Says every table stale ({@code reason}) or followed again (null), through the sink. Tail
+   * thread.
+   */
+  private void sayStale(String reason) {
+    List<CommittedBatch.Staleness> all = new ArrayList<>();
+    for (String table : tableNames) {
+      all.add(new CommittedBatch.Staleness(table, STALE_CAUSE, reason));
+    }
+    sink.publish(new CommittedBatch(List.of(), 0, List.of(), all));
+    saidStale = reason != null;
+  }
+
+  /**
+   * Since when (epoch millis) polls have been failing without a success in between; 0 = not
+   * failing.
+   */
+  public long failingSinceMillis() {
+    return failingSinceMillis;
+  }
+
+  /** True when the loop ended on an unexpected error: clients get no more changes. */
+  public boolean died() {
+    return died;
+  }
+
+  /** Row events the last successful poll returned (a full poll hints at an outbox backlog). */
+  public int lastPollChanges() {
+    return lastPollChanges;
+  }
+
+  /**
+   * Epoch millis when the last successful poll began: a poll reads all the outbox holds, so the
+   * loop was caught up with every change committed before then. It falls behind while one poll
+   * reads a large backlog (a million-row transaction) or while polls fail.
+   */
+  public long caughtUpMillis() {
+    return caughtUpMillis;
+  }
+
+  private void snapshot() throws SQLException {
+    List<TableSchema> tables = source.tables();
+    TailSink.SnapshotLoad load = sink.snapshotLoad(tables);
+    ImageSizeCheck check = new ImageSizeCheck(heap, heapReservePercent, tables, load);
+    sizing = check;
+    Map<String, Long> started = new HashMap<>();
+    Map<String, Long> finished = new HashMap<>();
+    Map<String, Integer> rows = new HashMap<>();
+    long start = System.nanoTime();
+    try (Progress progress = Progress.start("snapshot", "rows", -1, LOG)) {
+      source.snapshot(
+          new ChangeSource.SnapshotSink() {
+            @Override
+            public void sizes(List<TableSize> sizes) {
+              check.sizes(sizes);
+            }
+
+            @Override
+            public void row(TableSchema table, byte[] row) {
+              String name = table.id().qualified();
+              long now = System.nanoTime();
+              if (started.putIfAbsent(name, now) == null) {
+                progress.detail(name + " (" + started.size() + " of " + tables.size() + " tables)");
+              }
+              finished.put(name, now);
+              rows.merge(name, 1, Integer::sum);
+              progress.advance(1);
+              check.row(table, row);
+            }
+          });
+    }
+    sizing = null;
+    long end = System.nanoTime();
+    List<String> names = new ArrayList<>();
+    for (TableSchema t : tables) {
+      String name = t.id().qualified();
+      names.add(name);
+      long from = started.getOrDefault(name, start);
+      long to = finished.getOrDefault(name, from);
+      LOG.info(
+          "snapshot of {} rows of {} in {} ms",
+          rows.getOrDefault(name, 0),
+          name,
+          TimeUnit.NANOSECONDS.toMillis(to - from));
+    }
+    LOG.info(
+        "initial snapshot of {} tables loaded in {} ms",
+        tables.size(),
+        TimeUnit.NANOSECONDS.toMillis(end - start));
+    load.install();
+    tableNames = List.copyOf(names);
+  }
+
+  private boolean stopped() {
+    return stop.getCount() == 0;
+  }
+
+  /** Sleeps for the backoff; true when the loop was stopped meanwhile. */
+  private boolean pause(long millis) throws InterruptedException {
+    return stop.await(millis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the loop and waits for it to end (the source is closed by its owner). */
+  @Override
+  public void close() {
+    stop.countDown();
+    thread.interrupt();
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

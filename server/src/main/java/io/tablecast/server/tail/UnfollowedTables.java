@@ -1,0 +1,78 @@
+package io.tablecast.server.tail;
+
+import io.tablecast.server.capture.TableId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The cached tables whose capture is found incomplete while serving (a trigger missing or disabled
+ * that could not be repaired, a primary key changed while {@code install_triggers} is off): their
+ * changes may not reach the outbox, so their mirrors may differ from them. The capture watches (and
+ * MySQL/MariaDB's {@code AlteredTables}) say when a table cannot be followed and when it is
+ * followed again (as it is re-read); the change source hands each transition to the hub with its
+ * next batch ({@link CommittedBatch.Staleness}, cause {@value #CAUSE}), which tells the table's
+ * clients, {@code /health} and the metrics. Thread-safe: the MySQL/MariaDB capture watch runs on a
+ * thread of its own.
+ */
+public final class UnfollowedTables {
+
+  /**
+   * The cause of this staleness, beside other causes of the same table (a row that could not be
+   * read).
+   */
+  static final String CAUSE = "capture";
+
+  /** Per table, the reason last reported. */
+  private final Map<String, String> reasons = new ConcurrentHashMap<>();
+
+  /** Transitions not yet handed to the hub, in the order they happened. */
+  private final List<CommittedBatch.Staleness> pending = new ArrayList<>();
+
+  /**
+   * {@code table} cannot be followed now, because of {@code reason} (said again only when it
+   * changes).
+   */
+  public void cannotFollow(TableId table, String reason) {
+    Objects.requireNonNull(reason, "reason");
+    String name = table.qualified();
+    if (!reason.equals(reasons.put(name, reason))) {
+      queue(new CommittedBatch.Staleness(name, CAUSE, reason));
+    }
+  }
+
+  /**
+   * {@code table}'s capture is complete again and it is being re-read: its mirrors will follow it.
+   */
+  public void followedAgain(TableId table) {
+    if (reasons.remove(table.qualified()) != null) {
+      queue(new CommittedBatch.Staleness(table.qualified(), CAUSE, null));
+    }
+  }
+
+  /** True while {@code table} cannot be followed. */
+  public boolean isUnfollowed(TableId table) {
+    return reasons.containsKey(table.qualified());
+  }
+
+  private synchronized void queue(CommittedBatch.Staleness s) {
+    pending.add(s);
+  }
+
+  /**
+   * {@code batch} with the transitions not handed over yet (and forgets them); a batch of only
+   * those when {@code batch} is empty. The transitions that make a table followed again come with,
+   * or after, the batch that re-reads it.
+   */
+  public synchronized CommittedBatch attachTo(CommittedBatch batch) {
+    if (pending.isEmpty()) {
+      return batch;
+    }
+    List<CommittedBatch.Staleness> staleness = new ArrayList<>(batch.staleness());
+    staleness.addAll(pending);
+    pending.clear();
+    return new CommittedBatch(batch.events(), batch.captureMillis(), batch.tableReads(), staleness);
+  }
+}

@@ -1,0 +1,87 @@
+package io.tablecast.server.image;
+
+import static io.tablecast.server.hub.FakeChangeSource.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.hub.FakeChangeSource;
+import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.testing.Rows;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The hub's side of the chunked drift check: what one key range, and the end of a pass, repair. */
+class DriftPassesTest {
+  private static final TableSchema ITEMS = FakeChangeSource.table("items");
+
+  private static TableImage image(ObjectNode... rows) {
+    TableImage image = new TableImage(ITEMS);
+    for (ObjectNode r : rows) {
+      image.put(Rows.bytes(ITEMS, r));
+    }
+    return image;
+  }
+
+  private static CommittedBatch.TableRead chunk(boolean first, boolean last, ObjectNode... rows) {
+    return new CommittedBatch.TableRead(
+        ITEMS,
+        FakeChangeSource.bytes(ITEMS, List.of(rows)),
+        CommittedBatch.Purpose.RECONCILE,
+        new CommittedBatch.Chunk(first, last));
+  }
+
+  private static List<String> described(List<RowEvent> events) {
+    return events.stream()
+        .map(e -> e.op() + " " + (Rows.after(e) != null ? Rows.after(e) : Rows.before(e)).get("id"))
+        .toList();
+  }
+
+  @Test
+  void aPassThatSawEveryRowRepairsNothing() {
+    TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
+    DriftPasses passes = new DriftPasses();
+    assertThat(passes.compare(image, chunk(true, false, row(1, "a"), row(2, "b")))).isEmpty();
+    assertThat(passes.inPass("public.items")).isTrue();
+    assertThat(passes.compare(image, chunk(false, true, row(3, "c")))).isEmpty();
+    assertThat(passes.inPass("public.items")).isFalse();
+  }
+
+  @Test
+  void rowsMissingOrDifferentInARangeAreRepairedAtOnceAndRowsNoPassSawAreDeletedAtItsEnd() {
+    TableImage image = image(row(1, "a"), row(2, "stale"), row(4, "deleted unseen"), row(5, "e"));
+    DriftPasses passes = new DriftPasses();
+    assertThat(
+            described(
+                passes.compare(image, chunk(true, false, row(1, "a"), row(2, "b"), row(3, "c")))))
+        .containsExactly("UPDATE 2", "INSERT 3");
+    assertThat(described(passes.compare(image, chunk(false, true, row(5, "e")))))
+        .containsExactly("DELETE 4");
+  }
+
+  @Test
+  void aRowAChangePutInTheImageDuringThePassIsNotTakenForDeleted() {
+    TableImage image = image(row(1, "a"), row(2, "b"));
+    DriftPasses passes = new DriftPasses();
+    passes.compare(image, chunk(true, false, row(1, "a"), row(2, "b")));
+    // inserted after its range was read: only the change saw it
+    RowChange inserted = image.apply(FakeChangeSource.upsert(ITEMS, null, row(0, "new")));
+    assertThat(inserted).isNotNull();
+    passes.touched("public.items", inserted.after());
+    assertThat(passes.compare(image, chunk(false, true))).isEmpty();
+  }
+
+  @Test
+  void withoutTheStartOfAPassRangesAreComparedButNothingIsDeleted() {
+    TableImage image = image(row(1, "a"), row(9, "gone?"));
+    DriftPasses passes = new DriftPasses();
+    passes.compare(image, chunk(true, false, row(1, "a")));
+    passes.reset(); // a new snapshot replaced the images: the pass under way is void
+    assertThat(described(passes.compare(image, chunk(false, true, row(2, "b")))))
+        .containsExactly("INSERT 2");
+    // the next pass is whole again
+    passes.compare(image, chunk(true, false, row(1, "a")));
+    assertThat(described(passes.compare(image, chunk(false, true)))).containsExactly("DELETE 9");
+  }
+}

@@ -1,0 +1,156 @@
+package io.tablecast.server.image;
+
+import static io.tablecast.server.hub.FakeChangeSource.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.Op;
+import io.tablecast.protocol.row.MalformedRowException;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.hub.FakeChangeSource;
+import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.testing.Rows;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A table's image in the row form: rows compared byte for byte, refused when not of its form,
+ * converted at ALTER TABLE.
+ */
+class TableImageTest {
+  private static final TableSchema ITEMS = FakeChangeSource.table("items");
+
+  private static TableImage image(ObjectNode... rows) {
+    TableImage image = new TableImage(ITEMS);
+    for (ObjectNode r : rows) {
+      image.put(Rows.bytes(ITEMS, r));
+    }
+    return image;
+  }
+
+  private static ObjectNode json(TableImage image, byte[] row) {
+    return row == null ? null : image.form().toNode(row);
+  }
+
+  @Test
+  void theImageDecidesInsertOrUpdateAndAnEventThatRepeatsARowChangesNothing() {
+    TableImage image = image(row(1, "a"), row(2, "b"));
+    assertThat(image.apply(FakeChangeSource.upsert(ITEMS, null, row(1, "a"))))
+        .as("the same bytes")
+        .isNull();
+    RowChange update = image.apply(FakeChangeSource.upsert(ITEMS, null, row(1, "changed")));
+    assertThat(update.op()).isEqualTo(Op.UPDATE);
+    assertThat(json(image, update.before())).isEqualTo(row(1, "a"));
+    assertThat(json(image, update.after())).isEqualTo(row(1, "changed"));
+    RowChange insert = image.apply(FakeChangeSource.upsert(ITEMS, null, row(3, "c")));
+    assertThat(insert.op()).isEqualTo(Op.INSERT);
+    assertThat(insert.before()).isNull();
+
+    RowChange moved = image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(7, "b")));
+    assertThat(moved.op())
+        .as("an UPDATE that moved the row: the old key's row goes")
+        .isEqualTo(Op.UPDATE);
+    assertThat(image.form().keyToNode(moved.key()).get(0).longValue()).isEqualTo(7);
+    assertThat(json(image, moved.before())).isEqualTo(row(2, "b"));
+    assertThat(image.get(FakeChangeSource.key(2))).isNull();
+
+    RowChange delete =
+        image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(1), null));
+    assertThat(delete.op()).isEqualTo(Op.DELETE);
+    assertThat(json(image, delete.before()))
+        .as("the row the image held")
+        .isEqualTo(row(1, "changed"));
+    assertThat(
+            image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(1), null)))
+        .isNull();
+    assertThat(image.size()).isEqualTo(2);
+    assertThat(image.truncate()).extracting(RowChange::op).containsOnly(Op.DELETE).hasSize(2);
+    assertThat(image.size()).isZero();
+  }
+
+  @Test
+  void bytesThatAreNotARowOfTheImagesFormAreRefusedAndTheImageKeepsItsRow() {
+    TableImage image = image(row(1, "a"));
+    byte[] good = FakeChangeSource.bytes(1, "b");
+    for (byte[] bad :
+        List.of(Arrays.copyOf(good, good.length - 1), Arrays.copyOf(good, good.length + 1))) {
+      assertThatThrownBy(
+              () ->
+                  image.apply(
+                      new RowEvent.Upsert(
+                          "public.items", ITEMS, FakeChangeSource.key(1), bad, null)))
+          .isInstanceOf(MalformedRowException.class);
+    }
+    assertThatThrownBy(() -> image.put(new byte[] {5})).isInstanceOf(MalformedRowException.class);
+    assertThat(json(image, image.get(FakeChangeSource.key(1)))).isEqualTo(row(1, "a"));
+    assertThat(image.size()).isEqualTo(1);
+  }
+
+  @Test
+  void aWholeReadIsComparedByteForByte() {
+    TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
+    List<RowEvent> diff =
+        image.diff(FakeChangeSource.bytes(ITEMS, List.of(row(1, "a"), row(2, "B"), row(4, "d"))));
+    assertThat(diff)
+        .extracting(
+            e ->
+                e.op()
+                    + " "
+                    + (e instanceof RowEvent.Upsert u
+                        ? json(image, u.row())
+                        : image.form().keyToNode(((RowEvent.Delete) e).key())))
+        .containsExactly(
+            "DELETE [3]", "UPDATE {\"id\":2,\"name\":\"B\"}", "INSERT {\"id\":4,\"name\":\"d\"}");
+    assertThat(image.size()).as("the image is not changed").isEqualTo(3);
+  }
+
+  @Test
+  void afterAnAlterTableEveryRowIsInTheNewFormWithWhatCannotBeKnownNull() {
+    TableSchema before =
+        schema(
+            List.of("id"),
+            column("id", ColumnKind.INTEGER),
+            column("name", ColumnKind.STRING),
+            column("qty", ColumnKind.INTEGER),
+            column("gone", ColumnKind.STRING));
+    TableImage image = new TableImage(before);
+    ObjectNode old = row(1, "a").put("qty", 5L).put("gone", "x");
+    image.put(Rows.bytes(before, old));
+    // qty became text (its number does not fit), gone was dropped, note was added
+    TableSchema after =
+        schema(
+            List.of("id"),
+            column("id", ColumnKind.INTEGER),
+            column("note", ColumnKind.STRING),
+            column("name", ColumnKind.STRING),
+            column("qty", ColumnKind.STRING));
+    assertThat(image.holds(after)).isFalse();
+    TableImage altered = image.withSchema(after);
+    assertThat(altered.version()).isEqualTo(2);
+    assertThat(altered.holds(after)).isTrue();
+    byte[] row = altered.get(altered.form().encodeKey(row(1, "any")));
+    altered.form().check(row);
+    assertThat(altered.form().toNode(row).toString())
+        .isEqualTo("{\"id\":1,\"note\":null,\"name\":\"a\",\"qty\":null}");
+
+    TableSchema newKey =
+        schema(
+            List.of("code"), column("code", ColumnKind.STRING), column("name", ColumnKind.STRING));
+    assertThat(image.withSchema(newKey).size())
+        .as("a row without a value for the new key cannot be addressed")
+        .isZero();
+  }
+
+  private static ColumnInfo column(String name, ColumnKind kind) {
+    return new ColumnInfo(name, kind.name().toLowerCase(), kind);
+  }
+
+  private static TableSchema schema(List<String> key, ColumnInfo... columns) {
+    return new TableSchema(new TableId("public", "items"), List.of(columns), key);
+  }
+}

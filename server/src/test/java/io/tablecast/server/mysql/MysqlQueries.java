@@ -1,0 +1,13 @@
+package io.tablecast.server.mysql;
+
+import io.tablecast.server.capture.TableSchema;
+
+/** The MySQL family's package-private read SQL, for the tests of other packages. */
+public final class MysqlQueries {
+  private MysqlQueries() {}
+
+  /** {@link MysqlDialect#rowsByKeyQuery}. */
+  public static String rowsByKey(TableSchema table, int keys) {
+    return MysqlTriggers.rowsByKey(table, keys);
+  }
+}

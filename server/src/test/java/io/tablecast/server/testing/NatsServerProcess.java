@@ -1,0 +1,130 @@
+package io.tablecast.server.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code nats-server -js} for one test, on a free port, its JetStream store in a temporary
+ * directory; it can be stopped and started again on the same port and store (NATS restarted while
+ * capture and servers run). Fails with an install hint when {@code nats-server} is missing: tests
+ * that need NATS never skip.
+ */
+public final class NatsServerProcess implements AutoCloseable {
+
+  /** Where Debian's package installs it; another path via the {@code NATS_SERVER} variable. */
+  static final String DEFAULT_BINARY = "/usr/sbin/nats-server";
+
+  private final String binary;
+  private final Path dir;
+  private final int port;
+  private final long maxPayload;
+  private Process process;
+
+  private NatsServerProcess(String binary, Path dir, int port, long maxPayload) {
+    this.binary = binary;
+    this.dir = dir;
+    this.port = port;
+    this.maxPayload = maxPayload;
+  }
+
+  /**
+   * Starts one whose {@code max_payload} is {@code maxPayload} bytes (NATS's default is 1 MiB; a
+   * small one makes tests split batches into parts with little data).
+   */
+  public static NatsServerProcess start(long maxPayload) throws IOException {
+    String binary = System.getenv().getOrDefault("NATS_SERVER", DEFAULT_BINARY);
+    if (!new File(binary).canExecute()) {
+      throw new IllegalStateException(
+          "nats-server not found at "
+              + binary
+              + ": the scale-out tests need a real NATS server with JetStream; install it "
+              + "(apt-get install nats-server) or set NATS_SERVER to its path");
+    }
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    NatsServerProcess n =
+        new NatsServerProcess(binary, Files.createTempDirectory("nats-js"), port, maxPayload);
+    n.startProcess();
+    return n;
+  }
+
+  /** {@code nats://127.0.0.1:PORT}. */
+  public String url() {
+    return "nats://127.0.0.1:" + port;
+  }
+
+  private void startProcess() throws IOException {
+    Path conf = dir.resolve("nats.conf");
+    Files.writeString(conf, "max_payload: " + maxPayload + "\n");
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                binary,
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                Integer.toString(port),
+                "-sd",
+                dir.resolve("store").toString(),
+                "-c",
+                conf.toString()));
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("nats.log").toFile())
+            .start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(
+            "nats-server exited: " + Files.readString(dir.resolve("nats.log")));
+      }
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+        return;
+      } catch (IOException notYet) {
+        try {
+          Thread.sleep(50); // the process is starting; nothing to wait on but the port
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted", e);
+        }
+      }
+    }
+    throw new IllegalStateException("nats-server did not listen on " + port + " within 20 s");
+  }
+
+  /** Kills the process (the store stays). */
+  public void stop() throws InterruptedException {
+    if (process != null) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+      process = null;
+    }
+  }
+
+  /** Starts it again on the same port and store. */
+  public void restart() throws IOException {
+    startProcess();
+  }
+
+  @Override
+  public void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package io.tablecast.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.AvailabilityState;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Readiness through a whole {@code SpringApplication} (runners and availability events are its):
+ * mirrors that never become ready keep the application from reporting ready and fail its start,
+ * naming every table. The ready path runs against a real server in the Spring Boot example's test.
+ */
+class MirrorsReadinessTest {
+
+  /** Availability changes published while the application started. */
+  static final List<AvailabilityState> STATES = new CopyOnWriteArrayList<>();
+
+  @Test
+  void mirrorsThatAreNotReadyInTimeFailStartupNamingTheirTablesAndNeverReportReady()
+      throws Exception {
+    STATES.clear();
+    try (SilentServer server = new SilentServer()) {
+      SpringApplicationBuilder app =
+          new SpringApplicationBuilder(App.class)
+              .web(WebApplicationType.NONE)
+              .listeners(
+                  event -> {
+                    if (event instanceof AvailabilityChangeEvent<?> change) {
+                      STATES.add(change.getState());
+                    }
+                  })
+              .properties(
+                  "tablecast.client.servers=" + server.address(),
+                  "tablecast.client.ready-timeout=300ms",
+                  "tablecast.client.mirrors.products.table=shop.products");
+      // Spring Boot wraps what a runner throws; its failure analyzers look through the causes, and
+      // so does this
+      MirrorsNotReadyException failure =
+          causeOfType(catchThrowable(app::run), MirrorsNotReadyException.class);
+
+      assertThat(failure.notReady())
+          .isEqualTo(
+              Map.of(
+                  "shop.products",
+                  "no snapshot yet",
+                  "shop.countries",
+                  "no snapshot yet")); // from the properties and from a @Bean
+      assertThat(failure)
+          .hasMessageStartingWith(
+              "Tablecast mirrors not ready within 300ms " + "(tablecast.client.ready-timeout): ")
+          .hasMessageContaining("shop.products (no snapshot yet)")
+          .hasMessageContaining("shop.countries (no snapshot yet)")
+          .hasMessageContaining("; connection: no server welcomed the client yet");
+      assertThat(STATES).doesNotContain(ReadinessState.ACCEPTING_TRAFFIC);
+
+      FailureAnalysis analysis = new MirrorsNotReadyFailureAnalyzer().analyze(failure);
+      assertThat(analysis.getDescription()).isEqualTo(failure.getMessage());
+      assertThat(analysis.getAction())
+          .contains("tablecast.client.servers", "tablecast.client.ready-timeout");
+    }
+  }
+
+  @Test
+  void withoutMirrorsStartupDoesNotWait() throws Exception {
+    STATES.clear();
+    try (SilentServer server = new SilentServer();
+        ConfigurableApplicationContext context =
+            new SpringApplicationBuilder(NoMirrors.class)
+                .web(WebApplicationType.NONE)
+                .listeners(
+                    event -> {
+                      if (event instanceof AvailabilityChangeEvent<?> change) {
+                        STATES.add(change.getState());
+                      }
+                    })
+                .properties(
+                    "tablecast.client.servers=" + server.address(),
+                    "tablecast.client.ready-timeout=1h")
+                .run()) {
+      assertThat(context.getBean(TablecastClient.class)).isNotNull();
+      assertThat(STATES).contains(ReadinessState.ACCEPTING_TRAFFIC);
+    }
+  }
+
+  private static <T extends Throwable> T causeOfType(Throwable thrown, Class<T> type) {
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    throw new AssertionError(
+        "expected a " + type.getSimpleName() + " among the causes of " + thrown, thrown);
+  }
+
+  /** An application with one mirror declared as a bean (and one in the properties). */
+  @Configuration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  static class App {
+    @Bean
+    TableMirror<Map<String, Object>> countries(TablecastClient client) {
+      return client.mirror("shop.countries");
+    }
+  }
+
+  /** An application with a client and no mirror. */
+  @Configuration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  static class NoMirrors {}
+}

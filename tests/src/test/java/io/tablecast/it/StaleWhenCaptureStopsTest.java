@@ -1,0 +1,180 @@
+package io.tablecast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * When the server cannot follow a table, its mirrors say so (the reader's {@code staleReason()}, a
+ * stale listener, {@code /health}) instead of serving old rows as current, and say when they follow
+ * it again, with the changes made meanwhile applied:
+ *
+ * <ul>
+ *   <li>the database goes away: every table, once the server has read nothing for a few seconds;
+ *   <li>a table's capture trigger is dropped (PostgreSQL: disabled) while {@code install_triggers}
+ *       is off: that table, until someone runs {@code tablecast install}.
+ * </ul>
+ *
+ * Before, both showed only in the server's log and metrics; the mirrors looked current.
+ */
+class StaleWhenCaptureStopsTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final List<String> DDL =
+      List.of(
+          "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
+          "CREATE TABLE notes (id int PRIMARY KEY, v int NOT NULL)",
+          "INSERT INTO items VALUES (1, 'a'), (2, 'b')",
+          "INSERT INTO notes VALUES (1, 0)");
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aDatabaseOutageMakesEveryMirrorStaleUntilTheServerReadsAgain(Kind kind) throws Exception {
+    Pipeline p = Pipeline.create(kind, "stale_outage", DDL, "items", "notes");
+    int port = kind == Kind.POSTGRESQL ? 5432 : 3306;
+    try (p;
+        CuttableProxy db = CuttableProxy.raw("127.0.0.1", port)) {
+      String viaProxy = p.db.jdbcUrl().replace("127.0.0.1:" + port, db.address());
+      p.startServer(
+          b ->
+              b.source(
+                  new SourceConfig(
+                      viaProxy, null, null, p.sourceConfig().tableNames(), true, null, null)));
+      TablecastClient client = p.client("outage");
+      TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
+      TableMirror<Map<String, Object>> notes = p.readyMirror(client, "notes");
+      List<String> heard = Collections.synchronizedList(new ArrayList<>());
+      items.addStaleListener(reason -> heard.add(String.valueOf(reason)));
+
+      db.block(true);
+      db.cut();
+      p.sql("INSERT INTO items VALUES (3, 'written while the server cannot read')");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(items.staleReason()).contains("has read no changes from the database");
+                assertThat(notes.staleReason()).contains("has read no changes from the database");
+              });
+      assertThat(health(p)).contains("\"staleTables\":2");
+
+      db.block(false);
+      await().atMost(WAIT).until(() -> items.staleReason() == null && notes.staleReason() == null);
+      assertThat(items.get(3)).containsEntry("name", "written while the server cannot read");
+      p.awaitMirrorEqualsTable(items, "items");
+      assertThat(health(p)).doesNotContain("staleTables");
+      await().atMost(WAIT).until(() -> heard.size() == 2);
+      assertThat(heard.get(0)).contains("has read no changes");
+      assertThat(heard.get(1)).isEqualTo("null");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aTableWhoseTriggerIsGoneIsStaleUntilTheCaptureIsInstalledAgain(Kind kind) throws Exception {
+    Pipeline p = Pipeline.create(kind, "stale_trigger", DDL, "items", "notes");
+    SourceConfig installing = p.sourceConfig();
+    try (TriggerInstaller installer = TriggerInstaller.connect(installing)) {
+      installer.describe();
+      installer.install();
+    }
+    SourceConfig checking =
+        new SourceConfig(
+            installing.jdbcUrl(),
+            null,
+            null,
+            p.sourceConfig().tableNames(),
+            false,
+            null,
+            null,
+            Duration.ZERO,
+            Pipeline.CAPTURE_CHECK_EVERY); // no reconciliation: only the capture check may tell
+    try (p) {
+      p.startServer(b -> b.source(checking));
+      TablecastClient client = p.client("trigger");
+      TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
+      TableMirror<Map<String, Object>> notes = p.readyMirror(client, "notes");
+
+      if (kind == Kind.POSTGRESQL) {
+        p.sql("ALTER TABLE items DISABLE TRIGGER USER");
+      } else {
+        for (String trigger : triggersOf(p, "items")) {
+          p.sql("DROP TRIGGER " + trigger);
+        }
+      }
+      p.sql(
+          "UPDATE items SET name = 'changed without capture' WHERE id = 1",
+          "UPDATE notes SET v = 1");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(items.staleReason())
+                      .contains("tablecast install")
+                      .contains("trigger"));
+      assertThat(items.get(1)).containsEntry("name", "a");
+      await().atMost(WAIT).until(() -> ((Number) notes.get(1).get("v")).intValue() == 1);
+      assertThat(notes.staleReason()).as("the other table is followed").isNull();
+      assertThat(health(p)).contains("\"staleTables\":1");
+
+      try (TriggerInstaller installer =
+          TriggerInstaller.connect(checking)) { // the operator runs install
+        installer.describe();
+        installer.install();
+      }
+      await().atMost(WAIT).until(() -> items.staleReason() == null);
+      assertThat(items.get(1))
+          .as("re-read when followed again")
+          .containsEntry("name", "changed without capture");
+      p.sql("INSERT INTO items VALUES (5, 'captured again')");
+      p.awaitMirrorEqualsTable(items, "items");
+    }
+  }
+
+  private static List<String> triggersOf(Pipeline p, String table) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (Connection c = p.db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT trigger_name FROM information_schema.triggers WHERE trigger_schema = '"
+                    + p.db.schema()
+                    + "' AND event_object_table = '"
+                    + table
+                    + "'")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    assertThat(out).as("capture triggers of " + table).isNotEmpty();
+    return out;
+  }
+
+  private static String health(Pipeline p) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://" + p.address() + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    return r.body();
+  }
+}
