@@ -1,19 +1,22 @@
 package io.tablecast.server;
 
+import static io.tablecast.server.config.SettingsTree.dropNulls;
+import static io.tablecast.server.config.SettingsTree.get;
+import static io.tablecast.server.config.SettingsTree.merge;
+import static io.tablecast.server.config.SettingsTree.move;
+import static io.tablecast.server.config.SettingsTree.put;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.POJONode;
 import io.tablecast.server.auth.AuthConfigReader;
 import io.tablecast.server.config.ConfigMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,57 +144,12 @@ final class ConfigLoader {
     return tree;
   }
 
-  /** Sets the dotted {@code key} of {@code tree} to {@code value}; null removes it. */
-  static void put(ObjectNode tree, String key, Object value) {
-    int dot = key.indexOf('.');
-    if (dot >= 0) {
-      String section = key.substring(0, dot);
-      JsonNode node = tree.get(section);
-      if (node instanceof POJONode pojo) {
-        node =
-            ConfigMapper.toTree(
-                pojo.getPojo()); // a settings record, taken apart to set one of its keys
-      }
-      ObjectNode inner = node instanceof ObjectNode o ? o : JsonNodeFactory.instance.objectNode();
-      tree.set(section, inner);
-      put(inner, key.substring(dot + 1), value);
-    } else if (value == null) {
-      tree.remove(key);
-    } else if (value instanceof JsonNode n) {
-      tree.set(key, n);
-    } else if (value instanceof String s) {
-      tree.put(key, s);
-    } else if (value instanceof Boolean b) {
-      tree.put(key, b);
-    } else if (value instanceof Integer || value instanceof Long) {
-      tree.put(key, ((Number) value).longValue());
-    } else {
-      tree.putPOJO(key, value);
-    }
-  }
-
   private static Map<String, String> ordered(String... keysAndValues) {
     Map<String, String> map = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {
       map.put(keysAndValues[i], keysAndValues[i + 1]);
     }
     return Collections.unmodifiableMap(map);
-  }
-
-  /** Moves a top-level key to {@code to}, unless that is set already (which wins). */
-  private static void move(ObjectNode tree, String from, String to) {
-    JsonNode value = tree.remove(from);
-    if (value != null && get(tree, to) == null) {
-      put(tree, to, value);
-    }
-  }
-
-  private static JsonNode get(ObjectNode tree, String key) {
-    JsonNode node = tree;
-    for (String part : key.split("\\.", -1)) {
-      node = node == null ? null : node.get(part);
-    }
-    return node;
   }
 
   private static void require(ObjectNode tree, String key, String problem) {
@@ -214,31 +172,5 @@ final class ConfigLoader {
       }
     }
     return tables;
-  }
-
-  /** A key written without a value ({@code heartbeat:}) is as if absent. */
-  private static void dropNulls(ObjectNode tree) {
-    for (Iterator<JsonNode> it = tree.elements(); it.hasNext(); ) {
-      JsonNode value = it.next();
-      if (value.isNull()) {
-        it.remove();
-      } else if (value instanceof ObjectNode o) {
-        dropNulls(o);
-      }
-    }
-  }
-
-  /** {@code over} merged into {@code base}, mapping by mapping. */
-  private static ObjectNode merge(ObjectNode base, ObjectNode over) {
-    List<String> keys = new ArrayList<>();
-    over.fieldNames().forEachRemaining(keys::add);
-    for (String key : keys) {
-      if (base.get(key) instanceof ObjectNode b && over.get(key) instanceof ObjectNode o) {
-        merge(b, o);
-      } else {
-        base.set(key, over.get(key));
-      }
-    }
-    return base;
   }
 }

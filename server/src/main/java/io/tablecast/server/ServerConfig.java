@@ -11,6 +11,7 @@ import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.config.ResumeBufferSettings;
 import io.tablecast.server.config.Secret;
+import io.tablecast.server.config.SettingsTree;
 import io.tablecast.server.config.SlowConsumerSettings;
 import io.tablecast.server.config.WriteBufferSettings;
 import io.tablecast.server.net.TlsConfig;
@@ -242,7 +243,7 @@ public record ServerConfig(
      * An unknown key is refused by {@link #build()}.
      */
     public Builder set(String key, Object value) {
-      ConfigLoader.put(settings, key, value);
+      SettingsTree.put(settings, key, value);
       return this;
     }
 
