@@ -1,7 +1,7 @@
 package io.tablecast.cli;
 
 import io.tablecast.server.ServerConfig;
-import io.tablecast.server.stream.StreamCapture;
+import io.tablecast.server.stream.CaptureStandby;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Tail the database and publish every committed batch to its NATS JetStream stream "
-            + "(the nats: section), for servers started with nats: to serve (docs/SCALE-OUT.md).")
+            + "(the nats: section), for servers started with nats: to serve (docs/SCALE-OUT.md). "
+            + "Run several for one database: one publishes, the others wait and take over.")
 final class CaptureCommand implements Callable<Integer> {
 
   @Option(
@@ -38,9 +39,13 @@ final class CaptureCommand implements Callable<Integer> {
                   + (cfg.source() == null ? "no source" : "no nats"));
       return 2;
     }
-    StreamCapture capture = StreamCapture.start(cfg.source(), cfg.nats(), cfg.serverName());
+    CaptureStandby capture = CaptureStandby.start(cfg.source(), cfg.nats(), cfg.serverName());
     Runtime.getRuntime().addShutdownHook(new Thread(capture::close, "tablecast-shutdown"));
     capture.awaitTermination();
-    return capture.fenced() == null ? 0 : 3;
+    if (capture.failure() != null) {
+      spec.commandLine().getErr().println(capture.failure().getMessage());
+      return 1;
+    }
+    return 0;
   }
 }

@@ -42,7 +42,13 @@ final class ServeCommand implements Callable<Integer> {
                   nats == null
                       ? new NatsSettings(List.of(from), null, null, null, null)
                       : new NatsSettings(
-                          List.of(from), nats.stream(), nats.user(), nats.password(), nats.token()))
+                          List.of(from),
+                          nats.stream(),
+                          nats.user(),
+                          nats.password(),
+                          nats.token(),
+                          nats.checkpointInterval(),
+                          nats.captureTakeover()))
               .build();
     }
     TablecastServer server = TablecastServer.start(cfg);

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param checkpointInterval how often a server writes a checkpoint of its images to the stream's
  *     checkpoint bucket (and the stream is trimmed to the previous one); null = {@link
  *     #DEFAULT_CHECKPOINT_INTERVAL}, zero = never (the stream then keeps every batch)
+ * @param captureTakeover how long a {@code capture} leader's lease lasts without being renewed: a
+ *     standby capture takes over at most this long (plus its start) after the leader stopped
+ *     renewing; null = {@link #DEFAULT_CAPTURE_TAKEOVER}
  */
 public record NatsSettings(
     List<String> urls,
@@ -25,10 +28,17 @@ public record NatsSettings(
     String user,
     Secret password,
     Secret token,
-    Duration checkpointInterval) {
+    Duration checkpointInterval,
+    Duration captureTakeover) {
 
   /** Default of {@link #checkpointInterval()}: 15 minutes. */
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(15);
+
+  /** Default of {@link #captureTakeover()}: 10 seconds. */
+  public static final Duration DEFAULT_CAPTURE_TAKEOVER = Duration.ofSeconds(10);
+
+  /** Shortest {@link #captureTakeover()}: a lease renewed three times a second at most. */
+  public static final Duration MIN_CAPTURE_TAKEOVER = Duration.ofSeconds(1);
 
   /** The prefix of the default stream name, followed by the database's name. */
   public static final String STREAM_PREFIX = "TC_";
@@ -66,17 +76,27 @@ public record NatsSettings(
           "nats.checkpoint_interval must be zero (no checkpoints) or positive, was "
               + checkpointInterval);
     }
+    captureTakeover = Objects.requireNonNullElse(captureTakeover, DEFAULT_CAPTURE_TAKEOVER);
+    if (captureTakeover.compareTo(MIN_CAPTURE_TAKEOVER) < 0) {
+      throw new IllegalArgumentException(
+          "nats.capture_takeover must be at least 1s, was " + captureTakeover);
+    }
   }
 
   /** Without a checkpoint interval: the default. */
   public NatsSettings(
       List<String> urls, String stream, String user, Secret password, Secret token) {
-    this(urls, stream, user, password, token, null);
+    this(urls, stream, user, password, token, null, null);
   }
 
   /** These settings with another checkpoint interval. */
   public NatsSettings withCheckpointInterval(Duration interval) {
-    return new NatsSettings(urls, stream, user, password, token, interval);
+    return new NatsSettings(urls, stream, user, password, token, interval, captureTakeover);
+  }
+
+  /** These settings with another capture takeover time. */
+  public NatsSettings withCaptureTakeover(Duration takeover) {
+    return new NatsSettings(urls, stream, user, password, token, checkpointInterval, takeover);
   }
 
   /**
@@ -116,6 +136,8 @@ public record NatsSettings(
         + token
         + ", checkpointInterval="
         + checkpointInterval
+        + ", captureTakeover="
+        + captureTakeover
         + "]";
   }
 }

@@ -149,6 +149,19 @@ public final class StreamCapture implements AutoCloseable {
     return publisher.retrying();
   }
 
+  /**
+   * True when the tail stopped on an unexpected error (logged): this capture publishes no more
+   * until it is started again.
+   */
+  public boolean tailDied() {
+    return tail.died();
+  }
+
+  /** True once this capture stopped: closed, or fenced by another publisher. */
+  public boolean stopped() {
+    return terminated.getCount() == 0;
+  }
+
   /** Blocks until {@link #close()} completed (the command line waits here). */
   public void awaitTermination() throws InterruptedException {
     terminated.await();

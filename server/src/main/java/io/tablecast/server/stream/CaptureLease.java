@@ -1,0 +1,154 @@
+package io.tablecast.server.stream;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.KeyValue;
+import io.nats.client.KeyValueManagement;
+import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.KeyValueEntry;
+import io.nats.client.api.KeyValueStatus;
+import io.nats.client.api.StorageType;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Who of several {@code capture} processes of one database should publish: the holder of the key
+ * {@value #KEY} in the KV bucket {@code <stream>_LEADER}, whose values live {@code
+ * nats.capture_takeover} (the bucket's TTL). The holder creates the key, then renews it with a
+ * compare-and-set on its revision; a holder that stops renewing (killed, cut off) loses it when its
+ * last value expires, and a standby's create then succeeds. The lease says who should publish, not
+ * who can: a former holder that still publishes (paused past its lease, then awake) is refused by
+ * the stream itself ({@code Nats-Expected-Last-Sequence}, see {@link GroupPublisher}).
+ *
+ * <p>Not thread-safe: one thread acquires, renews and releases.
+ */
+final class CaptureLease {
+
+  /** The one key of the bucket. */
+  static final String KEY = "leader";
+
+  private final KeyValue bucket;
+  private final String holder;
+  private final Duration ttl;
+
+  /** The revision of this holder's last value; 0 while it does not hold the lease. */
+  private long revision;
+
+  /** When the lease last was created or renewed ({@link System#nanoTime()}). */
+  private long renewedNanos;
+
+  private CaptureLease(KeyValue bucket, String holder, Duration ttl) {
+    this.bucket = bucket;
+    this.holder = holder;
+    this.ttl = ttl;
+  }
+
+  /**
+   * The lease of {@code stream}, its bucket created when missing and given {@code ttl} when it had
+   * another.
+   *
+   * @param holder names this process in the value (for operators reading the bucket)
+   */
+  static CaptureLease open(Connection nats, String stream, Duration ttl, String holder)
+      throws IOException {
+    String name = stream + "_LEADER";
+    KeyValueConfiguration config =
+        KeyValueConfiguration.builder()
+            .name(name)
+            .maxHistoryPerKey(1)
+            .ttl(ttl)
+            .storageType(StorageType.File)
+            .build();
+    try {
+      KeyValueManagement kvm = nats.keyValueManagement();
+      KeyValueStatus status;
+      try {
+        status = kvm.getStatus(name);
+      } catch (JetStreamApiException e) {
+        status = null;
+      }
+      if (status == null) {
+        kvm.create(config);
+      } else if (!ttl.equals(status.getTtl())) {
+        kvm.update(config);
+      }
+      return new CaptureLease(nats.keyValue(name), holder, ttl);
+    } catch (JetStreamApiException e) {
+      throw NatsStreams.refused(nats, name, e);
+    }
+  }
+
+  /**
+   * Takes the lease when nobody holds it; true when this holder has it now, false when another does
+   * or NATS cannot be reached (try again later).
+   */
+  boolean tryAcquire() {
+    try {
+      long now = System.nanoTime();
+      revision = bucket.create(KEY, holder.getBytes(StandardCharsets.UTF_8));
+      renewedNanos = now;
+      return true;
+    } catch (JetStreamApiException e) {
+      return false; // held by someone (wrong last sequence)
+    } catch (IOException | RuntimeException e) {
+      return false; // NATS unreachable or restarting
+    }
+  }
+
+  /**
+   * Renews the lease. False when it is lost: another holder has the key, or renewals failed (NATS
+   * unreachable) for longer than the lease lasts, so a standby may have it by now.
+   */
+  boolean renew() {
+    if (revision == 0) {
+      return false;
+    }
+    long now = System.nanoTime();
+    try {
+      revision = bucket.update(KEY, holder.getBytes(StandardCharsets.UTF_8), revision);
+      renewedNanos = now;
+      return true;
+    } catch (JetStreamApiException e) {
+      revision = 0; // the key moved on: expired and taken, or deleted
+      return false;
+    } catch (IOException | RuntimeException e) {
+      // NATS unreachable or restarting: still ours until our last value expires
+      if (now - renewedNanos >= ttl.toNanos()) {
+        revision = 0;
+        return false;
+      }
+      return true;
+    }
+  }
+
+  /** True while this holder has the lease (as far as it knows). */
+  boolean held() {
+    return revision != 0;
+  }
+
+  /** The holder named in the key now, or null when nobody holds it. */
+  String currentHolder() throws IOException {
+    try {
+      KeyValueEntry e = bucket.get(KEY);
+      return e == null || e.getValue() == null
+          ? null
+          : new String(e.getValue(), StandardCharsets.UTF_8);
+    } catch (JetStreamApiException e) {
+      return null;
+    }
+  }
+
+  /** Gives the lease up at once when this holder still has it, so a standby need not wait. */
+  void release() {
+    if (revision == 0) {
+      return;
+    }
+    try {
+      bucket.delete(KEY, revision); // only our own value: a newer holder's stays
+    } catch (IOException | JetStreamApiException | RuntimeException e) {
+      // expired instead, within the lease's time
+    }
+    revision = 0;
+  }
+}

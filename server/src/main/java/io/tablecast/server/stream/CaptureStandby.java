@@ -1,0 +1,176 @@
+package io.tablecast.server.stream;
+
+import io.nats.client.Connection;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.log.RecentEvents;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+
+/**
+ * {@code tablecast capture} with high availability: run one per machine, as many as wanted per
+ * database; the one holding the {@link CaptureLease} publishes ({@link StreamCapture}), the others
+ * wait and take over within {@code nats.capture_takeover} of the leader stopping. A new leader
+ * resumes after the cursor recorded with the last whole batch in the stream, so nothing is lost or
+ * published twice; a leader that loses its lease, is fenced by the stream because another publisher
+ * appended, or whose tail stopped on an unexpected error, stops publishing, gives the lease up and
+ * competes for it again.
+ *
+ * <p>One thread ({@code tablecast-capture-standby}) acquires, renews and runs the capture.
+ */
+public final class CaptureStandby implements AutoCloseable {
+  private static final Logger LOG = RecentEvents.logger(CaptureStandby.class);
+
+  private final SourceConfig source;
+  private final NatsSettings settings;
+  private final String name;
+  private final String holder;
+  private final Thread thread;
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private volatile StreamCapture capture;
+  private final AtomicInteger terms = new AtomicInteger();
+  private volatile boolean closed;
+  private volatile RuntimeException failure;
+
+  private CaptureStandby(SourceConfig source, NatsSettings settings, String name) {
+    this.source = source;
+    this.settings = settings;
+    this.name = name;
+    this.holder = name + "@" + UUID.randomUUID();
+    this.thread = new Thread(this::run, "tablecast-capture-standby");
+    this.thread.setDaemon(true);
+  }
+
+  /** Starts competing for the lease of the database's stream; returns at once. */
+  public static CaptureStandby start(SourceConfig source, NatsSettings settings, String name) {
+    CaptureStandby standby = new CaptureStandby(source, settings, name);
+    standby.thread.start();
+    return standby;
+  }
+
+  private void run() {
+    String stream = settings.streamName(source.jdbcUrl());
+    Duration ttl = settings.captureTakeover();
+    long pauseMillis = Math.max(100, ttl.toMillis() / 4);
+    CaptureLease lease = null;
+    Connection nats = null;
+    try {
+      nats = NatsStreams.connect(settings, name + "-lease");
+      lease = CaptureLease.open(nats, stream, ttl, holder);
+      LOG.info("capture {} waiting for the lease of stream {} ({})", holder, stream, ttl);
+      while (!closed) {
+        if (lease.tryAcquire()) {
+          lead(lease, stream, Math.max(100, ttl.toMillis() / 3));
+        } else {
+          TimeUnit.MILLISECONDS.sleep(pauseMillis);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      failure = new IllegalStateException("capture standby of " + stream + " failed: " + e, e);
+      LOG.error("{}", failure.getMessage(), e);
+    } finally {
+      StreamCapture c = capture;
+      if (c != null) {
+        c.close();
+      }
+      if (lease != null) {
+        lease.release();
+      }
+      closeQuietly(nats);
+      terminated.countDown();
+    }
+  }
+
+  private static void closeQuietly(Connection nats) {
+    if (nats == null) {
+      return;
+    }
+    try {
+      nats.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Publishes while the lease holds, renewing it; returns when it is lost, fenced or closed. */
+  private void lead(CaptureLease lease, String stream, long renewMillis)
+      throws InterruptedException {
+    terms.incrementAndGet();
+    LOG.info("capture {} holds the lease of stream {}: publishing", holder, stream);
+    StreamCapture c;
+    try {
+      c = StreamCapture.start(source, settings, name);
+    } catch (IllegalStateException e) {
+      // the database or NATS refused: give the lease up for another process to try
+      LOG.error("capture {} could not start, giving up the lease: {}", holder, e.getMessage());
+      lease.release();
+      TimeUnit.MILLISECONDS.sleep(renewMillis);
+      return;
+    }
+    capture = c;
+    try {
+      while (!closed && c.fenced() == null && !c.stopped() && !c.tailDied()) {
+        if (!lease.renew()) {
+          LOG.warn("capture {} lost the lease of stream {}: stops publishing", holder, stream);
+          return;
+        }
+        TimeUnit.MILLISECONDS.sleep(renewMillis);
+      }
+      if (c.fenced() != null) {
+        LOG.warn("capture {} was fenced by the stream: waits as a standby", holder);
+      } else if (c.tailDied()) {
+        LOG.warn("capture {}: its tail stopped; gives the lease up and starts again", holder);
+      }
+    } finally {
+      capture = null;
+      c.close();
+      lease.release(); // held or not: a no-op when lost
+    }
+  }
+
+  /** True while this process publishes. */
+  public boolean leading() {
+    return capture != null;
+  }
+
+  /** How many times this process took the lease and started publishing. */
+  public int terms() {
+    return terms.get();
+  }
+
+  /** The capture publishing now, or null while this process waits. */
+  public StreamCapture capture() {
+    return capture;
+  }
+
+  /** Why this standby stopped on its own (NATS refused the lease bucket); null otherwise. */
+  public RuntimeException failure() {
+    return failure;
+  }
+
+  /** Blocks until {@link #close()} completed or the standby failed. */
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  /** Stops publishing or waiting, and gives the lease up so that a standby takes over at once. */
+  @Override
+  public void close() {
+    closed = true;
+    thread.interrupt();
+    try {
+      if (!terminated.await(30, TimeUnit.SECONDS)) {
+        LOG.warn("capture standby did not stop within 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
