@@ -34,26 +34,23 @@ final class ServeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ServerConfig cfg = ServerConfig.load(config);
     if (from != null) {
-      NatsSettings nats = cfg.nats();
-      cfg =
-          cfg.toBuilder()
-              .set(
-                  "nats",
-                  nats == null
-                      ? new NatsSettings(List.of(from), null, null, null, null)
-                      : new NatsSettings(
-                          List.of(from),
-                          nats.stream(),
-                          nats.user(),
-                          nats.password(),
-                          nats.token(),
-                          nats.checkpointInterval(),
-                          nats.captureTakeover()))
-              .build();
+      cfg = servedFrom(cfg, from);
     }
     TablecastServer server = TablecastServer.start(cfg);
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tablecast-shutdown"));
     server.awaitTermination();
     return 0;
+  }
+
+  /** {@code cfg} with its {@code nats.urls} replaced by {@code from}, its other NATS keys kept. */
+  static ServerConfig servedFrom(ServerConfig cfg, String from) {
+    NatsSettings nats = cfg.nats();
+    return cfg.toBuilder()
+        .set(
+            "nats",
+            nats == null
+                ? new NatsSettings(List.of(from), null, null, null, null)
+                : nats.withUrls(List.of(from)))
+        .build();
   }
 }

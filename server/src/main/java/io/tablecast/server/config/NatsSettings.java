@@ -94,6 +94,12 @@ public record NatsSettings(
     return new NatsSettings(urls, stream, user, password, token, interval, captureTakeover);
   }
 
+  /** These settings with other NATS servers. */
+  public NatsSettings withUrls(List<String> servers) {
+    return new NatsSettings(
+        servers, stream, user, password, token, checkpointInterval, captureTakeover);
+  }
+
   /** These settings with another capture takeover time. */
   public NatsSettings withCaptureTakeover(Duration takeover) {
     return new NatsSettings(urls, stream, user, password, token, checkpointInterval, takeover);
