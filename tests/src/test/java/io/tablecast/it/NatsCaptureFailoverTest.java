@@ -3,6 +3,9 @@ package io.tablecast.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Nats;
 import io.tablecast.client.ChangeType;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
@@ -26,119 +29,197 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Capture high availability (docs/SCALE-OUT.md): two {@code capture} candidates per database, the
- * leader in a JVM of its own killed with SIGKILL while rows are inserted; the standby takes over
- * within the takeover time, and the client sees every insert exactly once.
+ * leader in a JVM of its own killed with SIGKILL; the standby takes over within the takeover time,
+ * and the client sees every inserted row exactly once.
  */
 class NatsCaptureFailoverTest {
   static final Duration TAKEOVER = Duration.ofSeconds(2);
-  static final Duration CONVERGE = Duration.ofSeconds(60);
+  static final Duration CONVERGE = Duration.ofSeconds(90);
 
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aKilledCaptureLeaderIsReplacedByTheStandbyLosingAndRepeatingNothing(Kind kind)
       throws Exception {
-    try (Pipeline p = Pipeline.create(kind, "natsfailover", TransferWorkload.ddl(), "accounts");
-        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD)) {
-      String stream = "TC_" + p.db.schema();
-      Process leader = startCandidate(p, n, stream, "first");
-      ExecutorService writer = Executors.newSingleThreadExecutor();
-      CaptureStandby standby = null;
+    try (Rig rig = new Rig(kind, "natsfailover")) {
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicInteger written = new AtomicInteger();
+      Future<?> writes =
+          rig.writer.submit(
+              () -> {
+                for (int id = 1000; !stop.get(); id++) {
+                  rig.p.sql("INSERT INTO wide VALUES (" + id + ", 'row " + id + "')");
+                  written.incrementAndGet();
+                  TimeUnit.MILLISECONDS.sleep(5);
+                }
+                return null;
+              });
+      await().atMost(CONVERGE).until(() -> rig.inserts.size() >= 20);
+      assertThat(rig.standby.leading()).as("the standby waits while the leader runs").isFalse();
+
+      rig.leader.destroyForcibly().waitFor(); // SIGKILL: no lease released, nothing closed
+      long killedAt = System.nanoTime();
+      await().atMost(CONVERGE).until(rig.standby::leading);
+      Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
+      System.out.printf(
+          "%s: the standby published %d ms after the kill%n", kind, takeover.toMillis());
+      int before = rig.inserts.size();
+      await().atMost(CONVERGE).until(() -> rig.inserts.size() >= before + 20);
+      stop.set(true);
+      writes.get();
+
+      rig.awaitEveryRowOnce(written.get());
+      assertThat(takeover)
+          .as("the standby took over within the takeover time and its start")
+          .isLessThan(TAKEOVER.plusSeconds(10));
+      assertThat(rig.standby.terms()).isEqualTo(1);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aLeaderKilledBetweenThePartsOfATransactionIsReplacedAndTheTransactionArrivesWhole(Kind kind)
+      throws Exception {
+    try (Rig rig = new Rig(kind, "natsparts");
+        Connection watch = Nats.connect(rig.nats.url())) {
+      AtomicReference<String> killedInGroup = new AtomicReference<>();
+      AtomicBoolean groupCompletedAnyway = new AtomicBoolean();
+      Dispatcher d =
+          watch.createDispatcher(
+              m -> {
+                String part = m.getHeaders().getFirst("Tablecast-Part");
+                String group = m.getHeaders().getFirst("Tablecast-Group");
+                if (killedInGroup.get() == null && part.startsWith("1/") && !part.equals("1/1")) {
+                  killedInGroup.set(group);
+                  rig.leader.destroyForcibly(); // SIGKILL after the first of many parts
+                } else if (group.equals(killedInGroup.get())
+                    && part.substring(0, part.indexOf('/'))
+                        .equals(part.substring(part.indexOf('/') + 1))) {
+                  groupCompletedAnyway.set(true);
+                }
+              });
+      d.subscribe("tablecast." + rig.stream);
+      watch.flush(Duration.ofSeconds(5));
+
+      int rows = 20_000; // about 21 MB: some 330 parts of 64 KiB
+      rig.p.sql(
+          kind == Kind.POSTGRESQL
+              ? "INSERT INTO wide SELECT g, repeat('x', 1000) FROM generate_series(1, "
+                  + rows
+                  + ") g"
+              : "INSERT INTO wide SELECT seq, REPEAT('x', 1000) FROM seq_1_to_" + rows);
+      await().atMost(CONVERGE).until(() -> killedInGroup.get() != null);
+      rig.leader.waitFor();
+      await().atMost(CONVERGE).until(rig.standby::leading);
+
+      rig.awaitEveryRowOnce(rows);
+      assertThat(groupCompletedAnyway)
+          .as("the leader was killed between the parts of the transaction's group")
+          .isFalse();
+    }
+  }
+
+  /** NATS, the leader (its own JVM), a standby, a server of the stream and a client's mirror. */
+  private static final class Rig implements AutoCloseable {
+    final Pipeline p;
+    final NatsServerProcess nats;
+    final String stream;
+    final Process leader;
+    final ExecutorService writer = Executors.newSingleThreadExecutor();
+    final Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
+    CaptureStandby standby;
+    TablecastServer server;
+    TablecastClient client;
+    TableMirror<Map<String, Object>> mirror;
+
+    Rig(Kind kind, String name) throws Exception {
+      p =
+          Pipeline.create(
+              kind, name, List.of("CREATE TABLE wide (id int PRIMARY KEY, pad text)"), "wide");
+      nats = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+      stream = "TC_" + p.db.schema();
+      leader = startCandidate();
       try {
         assertThat(firstLine(leader)).isEqualTo("LEADING");
         standby =
             CaptureStandby.start(
-                p.sourceConfig(),
-                new NatsSettings(List.of(n.url()), stream, null, null, null)
-                    .withCaptureTakeover(TAKEOVER),
-                "second");
-        try (TablecastServer server =
-                TablecastServer.start(
-                    ServerConfig.builder()
-                        .set("server_name", "edge")
-                        .listen("127.0.0.1", 0)
-                        .set("nats", new NatsSettings(List.of(n.url()), stream, null, null, null))
-                        .build());
-            TablecastClient client =
-                NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
-          TableMirror<Map<String, Object>> m = p.readyMirror(client, "accounts");
-          Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
-          m.addListener(
-              e -> {
-                if (e.op() == ChangeType.INSERT) {
-                  inserts.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet();
-                }
-              });
-          AtomicBoolean stop = new AtomicBoolean();
-          AtomicInteger written = new AtomicInteger();
-          Future<?> writes =
-              writer.submit(
-                  () -> {
-                    for (int id = 1000; !stop.get(); id++) {
-                      p.sql("INSERT INTO accounts VALUES (" + id + ", 'row " + id + "', 0)");
-                      written.incrementAndGet();
-                      TimeUnit.MILLISECONDS.sleep(5);
-                    }
-                    return null;
-                  });
-          await().atMost(CONVERGE).until(() -> inserts.size() >= 20);
-          assertThat(standby.leading()).as("the standby waits while the leader runs").isFalse();
+                p.sourceConfig(), settings().withCaptureTakeover(TAKEOVER), "second");
+        server =
+            TablecastServer.start(
+                ServerConfig.builder()
+                    .set("server_name", "edge")
+                    .listen("127.0.0.1", 0)
+                    .set("nats", settings())
+                    .build());
+        client = NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port());
+        mirror = p.readyMirror(client, "wide");
+        mirror.addListener(
+            e -> {
+              if (e.op() == ChangeType.INSERT) {
+                inserts.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet();
+              }
+            });
+      } catch (Exception | AssertionError e) {
+        close();
+        throw e;
+      }
+    }
 
-          leader.destroyForcibly().waitFor(); // SIGKILL: no lease released, nothing closed
-          long killedAt = System.nanoTime();
-          await().atMost(CONVERGE).until(standby::leading);
-          Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
-          System.out.printf(
-              "%s: the standby published %d ms after the kill%n", kind, takeover.toMillis());
-          int before = inserts.size();
-          await().atMost(CONVERGE).until(() -> inserts.size() >= before + 20);
-          stop.set(true);
-          writes.get();
+    NatsSettings settings() {
+      return new NatsSettings(List.of(nats.url()), stream, null, null, null);
+    }
 
-          TransferWorkload.awaitConverged(p, m, CONVERGE);
-          await().atMost(CONVERGE).until(() -> inserts.size() == written.get());
-          assertThat(inserts.values())
-              .as("every insert reached the client exactly once across the takeover")
-              .allMatch(c -> c.get() == 1);
-          assertThat(takeover)
-              .as("the standby took over within the takeover time and its start")
-              .isLessThan(TAKEOVER.plusSeconds(10));
-          assertThat(standby.terms()).isEqualTo(1);
-        }
-      } finally {
-        leader.destroyForcibly();
-        writer.shutdownNow();
-        if (standby != null) {
-          standby.close();
+    /** The mirror equals the table, and each of its {@code rows} rows was inserted once. */
+    void awaitEveryRowOnce(int rows) throws Exception {
+      await().atMost(CONVERGE).until(() -> inserts.size() == rows && mirror.size() == rows);
+      try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
+        tables.awaitEqual("after the takeover", Map.of("wide", mirror), CONVERGE);
+      }
+      assertThat(inserts.values())
+          .as("every insert reached the client exactly once across the takeover")
+          .allMatch(c -> c.get() == 1);
+    }
+
+    private Process startCandidate() throws Exception {
+      return new ProcessBuilder(
+              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+              "-cp",
+              System.getProperty("java.class.path"),
+              CaptureProcessMain.class.getName(),
+              p.db.jdbcUrl(),
+              p.db.table("wide"),
+              nats.url(),
+              stream,
+              Long.toString(TAKEOVER.toMillis()),
+              "first")
+          .redirectError(ProcessBuilder.Redirect.INHERIT)
+          .start();
+    }
+
+    private static String firstLine(Process process) throws Exception {
+      return new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
+          .readLine();
+    }
+
+    @Override
+    public void close() {
+      leader.destroyForcibly();
+      writer.shutdownNow();
+      for (AutoCloseable c : new AutoCloseable[] {client, server, standby, nats, p}) {
+        try {
+          if (c != null) {
+            c.close();
+          }
+        } catch (Exception e) {
+          // closing the rest
         }
       }
     }
-  }
-
-  private static Process startCandidate(Pipeline p, NatsServerProcess n, String stream, String name)
-      throws Exception {
-    return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            CaptureProcessMain.class.getName(),
-            p.db.jdbcUrl(),
-            "accounts",
-            n.url(),
-            stream,
-            Long.toString(TAKEOVER.toMillis()),
-            name)
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
-  }
-
-  private static String firstLine(Process process) throws Exception {
-    BufferedReader out =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    return out.readLine();
   }
 }
