@@ -1,5 +1,7 @@
 package io.tablecast.server.config;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -21,6 +23,14 @@ import java.util.Objects;
  * @param captureTakeover how long a {@code capture} leader's lease lasts without being renewed: a
  *     standby capture takes over at most this long (plus its start) after the leader stopped
  *     renewing; null = {@link #DEFAULT_CAPTURE_TAKEOVER}
+ * @param nkeySeedFile a file holding the NKey seed ({@code SU...}) to authenticate with; null =
+ *     none
+ * @param tls TLS to NATS: the CAs to trust and, for mutual TLS, this client's certificate; null =
+ *     the JVM's trust store when a URL is {@code tls://}, plaintext otherwise
+ * @param replicas the replicas of the stream and of its buckets when capture creates them (1 to 5;
+ *     0 = 1): 3 on a 3-node JetStream cluster survives the loss of one node
+ * @param storage {@code file} or {@code memory}: where NATS keeps the stream and its buckets when
+ *     capture creates them; null = {@code file}
  */
 public record NatsSettings(
     List<String> urls,
@@ -29,7 +39,11 @@ public record NatsSettings(
     Secret password,
     Secret token,
     Duration checkpointInterval,
-    Duration captureTakeover) {
+    Duration captureTakeover,
+    Path nkeySeedFile,
+    NatsTls tls,
+    int replicas,
+    String storage) {
 
   /** Default of {@link #checkpointInterval()}: 15 minutes. */
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(15);
@@ -81,28 +95,126 @@ public record NatsSettings(
       throw new IllegalArgumentException(
           "nats.capture_takeover must be at least 1s, was " + captureTakeover);
     }
+    if (nkeySeedFile != null && !Files.isReadable(nkeySeedFile)) {
+      throw new IllegalArgumentException(
+          "nats.nkey_seed_file must be a readable file, was '" + nkeySeedFile + "'");
+    }
+    if (nkeySeedFile != null && (user != null || token != null)) {
+      throw new IllegalArgumentException(
+          "nats.nkey_seed_file and nats.user/password or nats.token are ways to authenticate; set"
+              + " one");
+    }
+    replicas = replicas == 0 ? 1 : replicas;
+    if (replicas < 1 || replicas > 5) {
+      throw new IllegalArgumentException("nats.replicas must be 1 to 5, was " + replicas);
+    }
+    storage = Objects.requireNonNullElse(storage, "file");
+    if (!storage.equals("file") && !storage.equals("memory")) {
+      throw new IllegalArgumentException(
+          "nats.storage must be file or memory, was '" + storage + "'");
+    }
   }
 
   /** Without a checkpoint interval: the default. */
   public NatsSettings(
       List<String> urls, String stream, String user, Secret password, Secret token) {
-    this(urls, stream, user, password, token, null, null);
+    this(urls, stream, user, password, token, null, null, null, null, 0, null);
   }
 
   /** These settings with another checkpoint interval. */
   public NatsSettings withCheckpointInterval(Duration interval) {
-    return new NatsSettings(urls, stream, user, password, token, interval, captureTakeover);
+    return new NatsSettings(
+        urls,
+        stream,
+        user,
+        password,
+        token,
+        interval,
+        captureTakeover,
+        nkeySeedFile,
+        tls,
+        replicas,
+        storage);
+  }
+
+  /** These settings with NKey authentication by the seed in {@code seedFile}. */
+  public NatsSettings withNkeySeedFile(Path seedFile) {
+    return new NatsSettings(
+        urls,
+        stream,
+        user,
+        password,
+        token,
+        checkpointInterval,
+        captureTakeover,
+        seedFile,
+        tls,
+        replicas,
+        storage);
+  }
+
+  /** These settings with TLS to NATS. */
+  public NatsSettings withTls(NatsTls natsTls) {
+    return new NatsSettings(
+        urls,
+        stream,
+        user,
+        password,
+        token,
+        checkpointInterval,
+        captureTakeover,
+        nkeySeedFile,
+        natsTls,
+        replicas,
+        storage);
+  }
+
+  /** These settings with another placement of the stream and its buckets. */
+  public NatsSettings withPlacement(int streamReplicas, String streamStorage) {
+    return new NatsSettings(
+        urls,
+        stream,
+        user,
+        password,
+        token,
+        checkpointInterval,
+        captureTakeover,
+        nkeySeedFile,
+        tls,
+        streamReplicas,
+        streamStorage);
   }
 
   /** These settings with other NATS servers. */
   public NatsSettings withUrls(List<String> servers) {
     return new NatsSettings(
-        servers, stream, user, password, token, checkpointInterval, captureTakeover);
+        servers,
+        stream,
+        user,
+        password,
+        token,
+        checkpointInterval,
+        captureTakeover,
+        nkeySeedFile,
+        tls,
+        replicas,
+        storage);
   }
 
   /** These settings with another capture takeover time. */
   public NatsSettings withCaptureTakeover(Duration takeover) {
-    return new NatsSettings(urls, stream, user, password, token, checkpointInterval, takeover);
+    return new NatsSettings(
+        urls,
+        stream,
+        user,
+        password,
+        token,
+        checkpointInterval,
+        takeover,
+        nkeySeedFile,
+        tls,
+        replicas,
+        storage);
   }
 
   /**
@@ -144,6 +256,14 @@ public record NatsSettings(
         + checkpointInterval
         + ", captureTakeover="
         + captureTakeover
+        + ", nkeySeedFile="
+        + nkeySeedFile
+        + ", tls="
+        + tls
+        + ", replicas="
+        + replicas
+        + ", storage="
+        + storage
         + "]";
   }
 }

@@ -45,8 +45,8 @@ final class CaptureLease {
   }
 
   /**
-   * The lease of {@code stream}, its bucket created when missing and given {@code ttl} when it had
-   * another.
+   * The lease of {@code stream}, its bucket created when missing (with the stream's replicas) and
+   * given {@code ttl} when it had another.
    *
    * @param holder names this process in the value (for operators reading the bucket)
    */
@@ -59,6 +59,7 @@ final class CaptureLease {
             .maxHistoryPerKey(1)
             .ttl(ttl)
             .storageType(StorageType.File)
+            .replicas(NatsStreams.replicas(nats, stream))
             .build();
     try {
       KeyValueManagement kvm = nats.keyValueManagement();

@@ -61,6 +61,7 @@ public final class CaptureStandby implements AutoCloseable {
     Connection nats = null;
     try {
       nats = NatsStreams.connect(settings, name + "-lease");
+      NatsStreams.createIfMissing(nats, stream, settings); // its buckets take its replicas
       lease = CaptureLease.open(nats, stream, ttl, holder);
       LOG.info("capture {} waiting for the lease of stream {} ({})", holder, stream, ttl);
       while (!closed) {

@@ -161,6 +161,7 @@ final class Checkpoints {
             .create(
                 ObjectStoreConfiguration.builder(bucket)
                     .storageType(StorageType.File)
+                    .replicas(NatsStreams.replicas(c, stream))
                     .description("Tablecast checkpoints of NATS stream " + stream)
                     .build());
       } catch (JetStreamApiException created) {

@@ -1,8 +1,10 @@
 package io.tablecast.server.stream;
 
+import io.nats.client.AuthHandler;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.NKey;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
@@ -10,7 +12,11 @@ import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import io.tablecast.server.config.NatsSettings;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Connections to NATS and the stream of one database: its name, its one subject ({@code
@@ -52,11 +58,28 @@ final class NatsStreams {
     if (nats.token() != null) {
       options.token(nats.token().value().toCharArray());
     }
+    if (nats.nkeySeedFile() != null) {
+      options.authHandler(nkey(nats.nkeySeedFile()));
+    }
+    if (nats.tls() != null) {
+      options.sslContext(NatsTlsContext.of(nats.tls()));
+    }
     try {
       return Nats.connect(options.build());
     } catch (IOException e) {
       throw new IllegalStateException(
           "cannot connect to NATS at " + nats.urls() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static AuthHandler nkey(Path seedFile) {
+    try {
+      char[] seed = Files.readString(seedFile, StandardCharsets.US_ASCII).strip().toCharArray();
+      NKey.fromSeed(seed); // refuses what is not a seed here, not in the handshake
+      return Nats.staticCredentials(null, seed);
+    } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+      throw new IllegalArgumentException(
+          "nats.nkey_seed_file: " + seedFile + " holds no NKey seed (SU...): " + e.getMessage(), e);
     }
   }
 
@@ -77,10 +100,35 @@ final class NatsStreams {
     }
   }
 
-  /** The stream, created when it does not exist. */
-  static StreamInfo createIfMissing(Connection c, String stream) throws IOException {
+  /**
+   * The stream, created when it does not exist with the configured {@code nats.replicas} and {@code
+   * nats.storage}.
+   *
+   * @throws IllegalStateException naming the stream, both placements and the way out when it exists
+   *     with another
+   */
+  static StreamInfo createIfMissing(Connection c, String stream, NatsSettings settings)
+      throws IOException {
+    StorageType storage =
+        settings.storage().equals("memory") ? StorageType.Memory : StorageType.File;
     StreamInfo info = info(c, stream);
     if (info != null) {
+      StreamConfiguration has = info.getConfiguration();
+      if (has.getReplicas() != settings.replicas() || has.getStorageType() != storage) {
+        throw new IllegalStateException(
+            "NATS stream "
+                + stream
+                + " exists with replicas "
+                + has.getReplicas()
+                + " and storage "
+                + has.getStorageType().toString().toLowerCase(Locale.ROOT)
+                + "; the configuration asks for replicas "
+                + settings.replicas()
+                + " and storage "
+                + settings.storage()
+                + ": set nats.replicas and nats.storage to the stream's, or change the stream "
+                + "(nats stream edit; storage needs a new stream)");
+      }
       return info;
     }
     try {
@@ -89,11 +137,18 @@ final class NatsStreams {
               StreamConfiguration.builder()
                   .name(stream)
                   .subjects(subject(stream))
-                  .storageType(StorageType.File)
+                  .storageType(storage)
+                  .replicas(settings.replicas())
                   .build());
     } catch (JetStreamApiException e) {
       throw refused(c, stream, e);
     }
+  }
+
+  /** The replicas of {@code stream}, which its buckets take too; 1 when it does not exist. */
+  static int replicas(Connection c, String stream) throws IOException {
+    StreamInfo info = info(c, stream);
+    return info == null ? 1 : info.getConfiguration().getReplicas();
   }
 
   private static JetStreamManagement management(Connection c, String stream) throws IOException {

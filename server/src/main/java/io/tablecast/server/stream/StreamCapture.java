@@ -64,7 +64,7 @@ public final class StreamCapture implements AutoCloseable {
     Connection nats = NatsStreams.connect(settings, name + "-capture");
     ChangeSource source = null;
     try {
-      StreamInfo info = NatsStreams.createIfMissing(nats, stream);
+      StreamInfo info = NatsStreams.createIfMissing(nats, stream, settings);
       long last = info.getStreamState().getLastSequence();
       String cursor = lastCursor(nats, stream, info);
       source = ChangeSources.open(config, ServerMetrics.NOOP, name + "-capture");

@@ -26,13 +26,16 @@ public final class NatsServerProcess implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final long maxPayload;
+  private final String extraConfig;
   private Process process;
 
-  private NatsServerProcess(String binary, Path dir, int port, long maxPayload) {
+  private NatsServerProcess(
+      String binary, Path dir, int port, long maxPayload, String extraConfig) {
     this.binary = binary;
     this.dir = dir;
     this.port = port;
     this.maxPayload = maxPayload;
+    this.extraConfig = extraConfig;
   }
 
   /**
@@ -40,6 +43,14 @@ public final class NatsServerProcess implements AutoCloseable {
    * small one makes tests split batches into parts with little data).
    */
   public static NatsServerProcess start(long maxPayload) throws IOException {
+    return start(maxPayload, "");
+  }
+
+  /**
+   * Starts one with {@code extraConfig} added to its configuration file ({@code authorization { ...
+   * }}, {@code tls { ... }}).
+   */
+  public static NatsServerProcess start(long maxPayload, String extraConfig) throws IOException {
     String binary = System.getenv().getOrDefault("NATS_SERVER", DEFAULT_BINARY);
     if (!new File(binary).canExecute()) {
       throw new IllegalStateException(
@@ -53,7 +64,8 @@ public final class NatsServerProcess implements AutoCloseable {
       port = s.getLocalPort();
     }
     NatsServerProcess n =
-        new NatsServerProcess(binary, Files.createTempDirectory("nats-js"), port, maxPayload);
+        new NatsServerProcess(
+            binary, Files.createTempDirectory("nats-js"), port, maxPayload, extraConfig);
     n.startProcess();
     return n;
   }
@@ -65,7 +77,7 @@ public final class NatsServerProcess implements AutoCloseable {
 
   private void startProcess() throws IOException {
     Path conf = dir.resolve("nats.conf");
-    Files.writeString(conf, "max_payload: " + maxPayload + "\n");
+    Files.writeString(conf, "max_payload: " + maxPayload + "\n" + extraConfig + "\n");
     List<String> cmd =
         new ArrayList<>(
             List.of(

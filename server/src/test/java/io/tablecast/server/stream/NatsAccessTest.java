@@ -1,0 +1,124 @@
+package io.tablecast.server.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nats.client.Connection;
+import io.nats.client.NKey;
+import io.nats.client.api.StorageType;
+import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.config.NatsTls;
+import io.tablecast.server.net.TlsTestCerts;
+import io.tablecast.server.testing.NatsServerProcess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * NATS as operators run it, against real {@code nats-server -js} processes: NKey authentication,
+ * TLS with client certificates, and the stream's placement (replicas, storage) checked at start.
+ */
+class NatsAccessTest {
+
+  private static NatsSettings settings(NatsServerProcess n, String stream) {
+    return new NatsSettings(List.of(n.url()), stream, null, null, null);
+  }
+
+  @Test
+  void anNkeySeedFileAuthenticatesAndWithoutItTheServerIsRefusedByName(@TempDir Path dir)
+      throws Exception {
+    NKey user = NKey.createUser(null);
+    Path seed = dir.resolve("capture.nk");
+    Files.writeString(seed, new String(user.getSeed()) + "\n", StandardCharsets.US_ASCII);
+    String auth = "authorization { users = [ { nkey: " + new String(user.getPublicKey()) + " } ] }";
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20, auth)) {
+      Connection c = NatsStreams.connect(settings(n, "TC_nkey").withNkeySeedFile(seed), "test");
+      try {
+        assertThat(NatsStreams.createIfMissing(c, "TC_nkey", settings(n, "TC_nkey"))).isNotNull();
+      } finally {
+        c.close();
+      }
+      assertThatThrownBy(() -> NatsStreams.connect(settings(n, "TC_nkey"), "test"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cannot connect to NATS at [" + n.url() + "]");
+    }
+  }
+
+  @Test
+  void aFileThatHoldsNoSeedIsRefusedNamingTheKey(@TempDir Path dir) throws Exception {
+    Path seed = dir.resolve("not-a-seed");
+    Files.writeString(seed, "hello\n");
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20)) {
+      assertThatThrownBy(
+              () -> NatsStreams.connect(settings(n, "TC_x").withNkeySeedFile(seed), "test"))
+          .hasMessageContaining("nats.nkey_seed_file")
+          .hasMessageContaining(seed.toString());
+    }
+  }
+
+  @Test
+  void tlsWithAClientCertificateConnectsAndWithoutOneTheVerifyingServerRefuses(@TempDir Path dir)
+      throws Exception {
+    TlsTestCerts certs = TlsTestCerts.create(dir);
+    String tls =
+        "tls { cert_file: \""
+            + certs.serverCert
+            + "\", key_file: \""
+            + certs.serverKey
+            + "\", ca_file: \""
+            + certs.caCert
+            + "\", verify: true }";
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20, tls)) {
+      NatsSettings mutual =
+          settings(n, "TC_tls")
+              .withTls(new NatsTls(certs.caCert, certs.clientCert, certs.clientKey));
+      Connection c = NatsStreams.connect(mutual, "test");
+      try {
+        assertThat(NatsStreams.createIfMissing(c, "TC_tls", mutual)).isNotNull();
+      } finally {
+        c.close();
+      }
+      NatsSettings noClientCert =
+          settings(n, "TC_tls").withTls(new NatsTls(certs.caCert, null, null));
+      assertThatThrownBy(() -> NatsStreams.connect(noClientCert, "test"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cannot connect to NATS");
+      NatsSettings rogueCa =
+          settings(n, "TC_tls").withTls(new NatsTls(certs.rogueCaCert, null, null));
+      assertThatThrownBy(() -> NatsStreams.connect(rogueCa, "test"))
+          .as("a server certificate no configured CA signed")
+          .isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  @Test
+  void aStreamPlacedOtherwiseIsRefusedNamingBothPlacements() throws Exception {
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20)) {
+      NatsSettings memory = settings(n, "TC_placed").withPlacement(1, "memory");
+      Connection c = NatsStreams.connect(memory, "test");
+      try {
+        assertThat(
+                NatsStreams.createIfMissing(c, "TC_placed", memory)
+                    .getConfiguration()
+                    .getStorageType())
+            .isEqualTo(StorageType.Memory);
+        assertThatThrownBy(
+                () -> NatsStreams.createIfMissing(c, "TC_placed", settings(n, "TC_placed")))
+            .hasMessageContaining("NATS stream TC_placed exists with replicas 1 and storage memory")
+            .hasMessageContaining("asks for replicas 1 and storage file")
+            .hasMessageContaining("nats.storage");
+        assertThatThrownBy(
+                () ->
+                    NatsStreams.createIfMissing(
+                        c, "TC_three", settings(n, "TC_three").withPlacement(3, "file")))
+            .as("3 replicas on a single NATS server")
+            .hasMessageContaining("TC_three");
+      } finally {
+        c.close();
+      }
+    }
+  }
+}
