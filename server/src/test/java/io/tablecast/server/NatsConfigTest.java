@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.config.NatsTls;
+import io.tablecast.server.config.Secret;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code nats:} section as docs/SCALE-OUT.md describes it. */
 class NatsConfigTest {
@@ -70,5 +73,47 @@ class NatsConfigTest {
                 new NatsSettings(List.of("nats://h"), "S", null, null, null)
                     .withCheckpointInterval(Duration.ofSeconds(-1)))
         .hasMessageContaining("nats.checkpoint_interval");
+  }
+
+  @Test
+  void theHighlyAvailableCaptureOfTheDocsReads(@TempDir Path dir) throws Exception {
+    Path doc =
+        Path.of(System.getenv().getOrDefault("TABLECAST_REPO_ROOT", ".."), "docs/SCALE-OUT.md");
+    String text = Files.readString(doc);
+    int start = text.indexOf("# capture-ha.yaml");
+    String yaml = text.substring(start, text.indexOf("```", start));
+    for (String file : List.of("capture.nk", "ca.pem", "client.pem", "client-key.pem")) {
+      Files.writeString(dir.resolve(file), "x");
+      yaml = yaml.replace("/etc/tablecast/" + file, dir.resolve(file).toString());
+    }
+    NatsSettings n = ConfigLoader.parse(yaml, Map.of()).nats();
+    assertThat(n.urls()).hasSize(3);
+    assertThat(n.replicas()).isEqualTo(3);
+    assertThat(n.storage()).isEqualTo("file");
+    assertThat(n.captureTakeover()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(n.nkeySeedFile()).isEqualTo(dir.resolve("capture.nk"));
+    assertThat(n.tls().certChain()).isEqualTo(dir.resolve("client.pem"));
+  }
+
+  @Test
+  void badPlacementTakeoverAndAuthenticationAreRefusedNamingTheKey(@TempDir Path dir)
+      throws Exception {
+    NatsSettings n = new NatsSettings(List.of("nats://h"), "S", null, null, null);
+    assertThatThrownBy(() -> n.withPlacement(6, "file")).hasMessageContaining("nats.replicas");
+    assertThatThrownBy(() -> n.withPlacement(1, "disk")).hasMessageContaining("nats.storage");
+    assertThatThrownBy(() -> n.withCaptureTakeover(Duration.ofMillis(500)))
+        .hasMessageContaining("nats.capture_takeover");
+    assertThatThrownBy(() -> n.withNkeySeedFile(dir.resolve("missing.nk")))
+        .hasMessageContaining("nats.nkey_seed_file");
+    Path seed = Files.writeString(dir.resolve("seed.nk"), "x");
+    assertThatThrownBy(
+            () ->
+                new NatsSettings(List.of("nats://h"), "S", null, null, Secret.of("a-token"))
+                    .withNkeySeedFile(seed))
+        .hasMessageContaining("set one");
+    assertThatThrownBy(() -> new NatsTls(null, seed, null))
+        .hasMessageContaining("nats.tls.cert_chain and nats.tls.private_key");
+    assertThat(n.replicas()).isEqualTo(1);
+    assertThat(n.captureTakeover()).isEqualTo(NatsSettings.DEFAULT_CAPTURE_TAKEOVER);
   }
 }
