@@ -11,6 +11,7 @@ import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.stream.CaptureStandby;
 import io.tablecast.server.testing.NatsServerProcess;
@@ -121,6 +122,94 @@ class NatsCaptureFailoverTest {
       assertThat(groupCompletedAnyway)
           .as("the leader was killed between the parts of the transaction's group")
           .isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void natsUnreachableLongerThanTheTakeoverAndTheOutboxRetentionLosesNothing(Kind kind)
+      throws Exception {
+    ExecutorService writer = Executors.newSingleThreadExecutor();
+    try (Pipeline p =
+            Pipeline.create(
+                kind,
+                "natsaway",
+                List.of("CREATE TABLE wide (id int PRIMARY KEY, pad text)"),
+                "wide");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD)) {
+      NatsSettings nats =
+          new NatsSettings(List.of(n.url()), "TC_" + p.db.schema(), null, null, null)
+              .withCaptureTakeover(TAKEOVER);
+      SourceConfig source =
+          new SourceConfig(
+              p.db.jdbcUrl(),
+              null,
+              null,
+              List.of(p.db.table("wide")),
+              true,
+              Duration.ofSeconds(1), // outbox retention far below the outage
+              null,
+              Pipeline.RECONCILE_EVERY,
+              Pipeline.CAPTURE_CHECK_EVERY);
+      Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
+      try (CaptureStandby capture = CaptureStandby.start(source, nats, "capture");
+          TablecastServer server =
+              TablecastServer.start(
+                  ServerConfig.builder()
+                      .set("server_name", "edge")
+                      .listen("127.0.0.1", 0)
+                      .set("nats", nats)
+                      .build());
+          TablecastClient client =
+              NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
+        await().atMost(CONVERGE).until(capture::leading);
+        TableMirror<Map<String, Object>> m = p.readyMirror(client, "wide");
+        m.addListener(
+            e -> {
+              if (e.op() == ChangeType.INSERT) {
+                inserts.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet();
+              }
+            });
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger written = new AtomicInteger();
+        Future<?> writes =
+            writer.submit(
+                () -> {
+                  for (int id = 1; !stop.get(); id++) {
+                    p.sql("INSERT INTO wide VALUES (" + id + ", 'row " + id + "')");
+                    written.incrementAndGet();
+                    TimeUnit.MILLISECONDS.sleep(5);
+                  }
+                  return null;
+                });
+        await().atMost(CONVERGE).until(() -> inserts.size() >= 20);
+
+        n.stop();
+        await()
+            .atMost(CONVERGE)
+            .alias("the leader gives up once its lease is a takeover period old")
+            .until(() -> !capture.leading());
+        TimeUnit.MILLISECONDS.sleep(TAKEOVER.toMillis() * 2); // rows older than the retention
+        n.restart();
+        await().atMost(CONVERGE).until(capture::leading);
+        int before = inserts.size();
+        await().atMost(CONVERGE).until(() -> inserts.size() >= before + 20);
+        stop.set(true);
+        writes.get();
+
+        await()
+            .atMost(CONVERGE)
+            .until(() -> inserts.size() == written.get() && m.size() == written.get());
+        try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
+          tables.awaitEqual("after NATS came back", Map.of("wide", m), CONVERGE);
+        }
+        assertThat(inserts.values())
+            .as("every insert reached the client exactly once across the outage")
+            .allMatch(c -> c.get() == 1);
+        assertThat(capture.terms()).as("the capture stopped and took the lease again").isEqualTo(2);
+      }
+    } finally {
+      writer.shutdownNow();
     }
   }
 
