@@ -14,6 +14,7 @@ import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -101,6 +102,60 @@ class NatsScaleOutTest {
         assertThat(second.metrics().reconcileRepairs()).isZero();
       } finally {
         first.close();
+      }
+    }
+  }
+
+  @Test
+  void clientsOfAnEdgeServerThatDiesResumeOnAnotherWithoutASnapshot() throws Exception {
+    try (Pipeline p =
+            Pipeline.create(Kind.POSTGRESQL, "natsdies", TransferWorkload.ddl(), "accounts");
+        NatsServerProcess n = NatsServerProcess.start(MAX_PAYLOAD);
+        StreamCapture capture = capture(n, p);
+        TablecastServer first = serve(n, p, "first");
+        TablecastServer second = serve(n, p, "second");
+        CuttableProxy toFirst = new CuttableProxy("127.0.0.1", first.port());
+        CuttableProxy toSecond = new CuttableProxy("127.0.0.1", second.port())) {
+      List<TablecastClient> clients = new ArrayList<>();
+      List<List<String>> events = new ArrayList<>();
+      List<TableMirror<Map<String, Object>>> mirrors = new ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          TablecastClient c = client("client-" + i, toFirst.address(), toSecond.address());
+          clients.add(c);
+          TableMirror<Map<String, Object>> m = p.readyMirror(c, "accounts");
+          List<String> seen = new CopyOnWriteArrayList<>();
+          m.addListener(e -> seen.add(e.op() + " " + e.key()));
+          mirrors.add(m);
+          events.add(seen);
+        }
+        p.sql("UPDATE accounts SET balance = 1 WHERE id = 1");
+        for (TableMirror<Map<String, Object>> m : mirrors) {
+          TransferWorkload.awaitConverged(p, m, CONVERGE);
+        }
+        long seen = first.position();
+        await().atMost(CONVERGE).until(() -> second.position() == seen);
+
+        toFirst.block(true); // the first server dies: its connections drop, no goodbye
+        toFirst.cut();
+        p.sql("UPDATE accounts SET balance = 2 WHERE id = 2");
+        p.sql("INSERT INTO accounts VALUES (40, 'while moving', 0)");
+        for (int i = 0; i < 3; i++) {
+          TransferWorkload.awaitConverged(p, mirrors.get(i), CONVERGE);
+          assertThat(events.get(i))
+              .as("client %d: each change once", i)
+              .containsExactly("UPDATE 1", "UPDATE 2", "INSERT 40");
+        }
+        assertThat(toSecond.frames(MessageType.RESUMED))
+            .as("every client resumed its position on the second server")
+            .isEqualTo(3);
+        assertThat(toSecond.frames(MessageType.SNAPSHOT_BEGIN))
+            .as("no snapshot on the second server")
+            .isZero();
+      } finally {
+        for (TablecastClient c : clients) {
+          c.close();
+        }
       }
     }
   }
