@@ -1,6 +1,7 @@
 package io.tablecast.cli;
 
 import io.tablecast.server.ServerConfig;
+import io.tablecast.server.stream.CaptureEndpoints;
 import io.tablecast.server.stream.CaptureStandby;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -40,8 +41,22 @@ final class CaptureCommand implements Callable<Integer> {
       return 2;
     }
     CaptureStandby capture = CaptureStandby.start(cfg.source(), cfg.nats(), cfg.serverName());
-    Runtime.getRuntime().addShutdownHook(new Thread(capture::close, "tablecast-shutdown"));
+    CaptureEndpoints endpoints =
+        CaptureEndpoints.start(
+            cfg.listen().host(),
+            cfg.listen().port(),
+            capture,
+            cfg.metricsToken() == null ? null : cfg.metricsToken().value());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  capture.close();
+                  endpoints.close();
+                },
+                "tablecast-shutdown"));
     capture.awaitTermination();
+    endpoints.close();
     if (capture.failure() != null) {
       spec.commandLine().getErr().println(capture.failure().getMessage());
       return 1;

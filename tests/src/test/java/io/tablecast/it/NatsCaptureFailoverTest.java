@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Nats;
+import io.tablecast.cli.TablecastCommand;
 import io.tablecast.client.ChangeType;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
@@ -16,9 +17,13 @@ import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.stream.CaptureStandby;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,8 +41,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Capture high availability (docs/SCALE-OUT.md): two {@code capture} candidates per database, the
- * leader in a JVM of its own killed with SIGKILL; the standby takes over within the takeover time,
- * and the client sees every inserted row exactly once.
+ * leader a {@code tablecast capture --config} process of its own (its {@code /health} read) killed
+ * with SIGKILL; the standby takes over within the takeover time, and the client sees every inserted
+ * row exactly once.
  */
 class NatsCaptureFailoverTest {
   static final Duration TAKEOVER = Duration.ofSeconds(2);
@@ -219,6 +225,8 @@ class NatsCaptureFailoverTest {
     final NatsServerProcess nats;
     final String stream;
     final Process leader;
+    final int healthPort;
+    final Path leaderLog;
     final ExecutorService writer = Executors.newSingleThreadExecutor();
     final Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
     CaptureStandby standby;
@@ -232,9 +240,16 @@ class NatsCaptureFailoverTest {
               kind, name, List.of("CREATE TABLE wide (id int PRIMARY KEY, pad text)"), "wide");
       nats = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
       stream = "TC_" + p.db.schema();
+      try (ServerSocket free = new ServerSocket(0)) {
+        healthPort = free.getLocalPort();
+      }
+      leaderLog = Files.createTempFile("capture", ".log");
       leader = startCandidate();
       try {
-        assertThat(firstLine(leader)).isEqualTo("LEADING");
+        await()
+            .atMost(CONVERGE)
+            .alias("tablecast capture answers /health as the leader (its log: " + leaderLog + ")")
+            .until(() -> "{\"status\":\"UP\",\"role\":\"leader\"}\n".equals(leaderHealth()));
         standby =
             CaptureStandby.start(
                 p.sourceConfig(), settings().withCaptureTakeover(TAKEOVER), "second");
@@ -274,26 +289,58 @@ class NatsCaptureFailoverTest {
           .allMatch(c -> c.get() == 1);
     }
 
+    /** {@code tablecast capture --config} in a JVM of its own, /health on {@link #healthPort}. */
     private Process startCandidate() throws Exception {
+      Path yaml = Files.createTempFile("capture", ".yaml");
+      Files.writeString(
+          yaml,
+          "server_name: first\n"
+              + "listen: { host: 127.0.0.1, port: "
+              + healthPort
+              + " }\n"
+              + "source:\n  jdbc_url: \""
+              + p.db.jdbcUrl()
+              + "\"\n  install_triggers: true\n  reconcile_interval: 1s\n"
+              + "  capture_check_interval: 1s\n"
+              + "cached_tables: ["
+              + p.db.table("wide")
+              + "]\n"
+              + "nats:\n  urls: ["
+              + nats.url()
+              + "]\n  stream: "
+              + stream
+              + "\n  capture_takeover: "
+              + TAKEOVER.toMillis()
+              + "ms\n");
       return new ProcessBuilder(
               Path.of(System.getProperty("java.home"), "bin", "java").toString(),
               "-cp",
               System.getProperty("java.class.path"),
-              CaptureProcessMain.class.getName(),
-              p.db.jdbcUrl(),
-              p.db.table("wide"),
-              nats.url(),
-              stream,
-              Long.toString(TAKEOVER.toMillis()),
-              "first")
-          .redirectError(ProcessBuilder.Redirect.INHERIT)
+              TablecastCommand.class.getName(),
+              "capture",
+              "--config",
+              yaml.toString())
+          .redirectErrorStream(true)
+          .redirectOutput(leaderLog.toFile())
           .start();
     }
 
-    private static String firstLine(Process process) throws Exception {
-      return new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
-          .readLine();
+    /** The leader's GET /health, or null while it does not answer. */
+    String leaderHealth() {
+      try {
+        HttpResponse<String> r =
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/health"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        return r.body();
+      } catch (IOException e) {
+        return null;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
     }
 
     @Override

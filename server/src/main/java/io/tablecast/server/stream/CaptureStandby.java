@@ -23,7 +23,7 @@ import org.slf4j.Logger;
  *
  * <p>One thread ({@code tablecast-capture-standby}) acquires, renews and runs the capture.
  */
-public final class CaptureStandby implements AutoCloseable {
+public final class CaptureStandby implements CaptureState, AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(CaptureStandby.class);
 
   private final SourceConfig source;
@@ -36,6 +36,7 @@ public final class CaptureStandby implements AutoCloseable {
   private final AtomicInteger terms = new AtomicInteger();
   private volatile boolean closed;
   private volatile RuntimeException failure;
+  private volatile long lastSequence;
 
   private CaptureStandby(SourceConfig source, NatsSettings settings, String name) {
     this.source = source;
@@ -130,6 +131,7 @@ public final class CaptureStandby implements AutoCloseable {
         LOG.warn("capture {}: its tail stopped; gives the lease up and starts again", holder);
       }
     } finally {
+      lastSequence = c.lastSequence();
       capture = null;
       c.close();
       lease.release(); // held or not: a no-op when lost
@@ -137,13 +139,39 @@ public final class CaptureStandby implements AutoCloseable {
   }
 
   /** True while this process publishes. */
+  @Override
   public boolean leading() {
     return capture != null;
   }
 
   /** How many times this process took the lease and started publishing. */
+  @Override
   public int terms() {
     return terms.get();
+  }
+
+  @Override
+  public long lastSequence() {
+    StreamCapture c = capture;
+    if (c != null) {
+      lastSequence = c.lastSequence();
+    }
+    return lastSequence;
+  }
+
+  @Override
+  public boolean waitingForNats() {
+    StreamCapture c = capture;
+    return c != null && c.waitingForNats();
+  }
+
+  @Override
+  public String problem() {
+    if (failure != null) {
+      return "the capture stopped on an error (see its log); restart it";
+    }
+    StreamCapture c = capture;
+    return c != null && c.tailDied() ? "the capture's tail stopped on an unexpected error" : null;
   }
 
   /** The capture publishing now, or null while this process waits. */
