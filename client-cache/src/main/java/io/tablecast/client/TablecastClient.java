@@ -97,6 +97,28 @@ public final class TablecastClient implements AutoCloseable {
   }
 
   /**
+   * The mirror of {@code table} with rows of {@code rowType} and the secondary {@code indexes}
+   * (those it lacks are added, filled from its rows; see {@link IndexDefinition}).
+   *
+   * @throws IllegalArgumentException when an index has the name of one declared differently
+   */
+  public <V> TableMirror<V> mirror(
+      String table, Class<V> rowType, List<IndexDefinition<V>> indexes) {
+    Mirror<V> m = mirrors.mirror(table, rowType);
+    m.declare(indexes);
+    return m;
+  }
+
+  /** The mirror of {@code table} with generic rows and the secondary {@code indexes}. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public TableMirror<Map<String, Object>> mirror(
+      String table, List<IndexDefinition<Map<String, Object>>> indexes) {
+    Mirror<Map<String, Object>> m = (Mirror) mirrors.mirror(table, Map.class);
+    m.declare(indexes);
+    return m;
+  }
+
+  /**
    * The mirror of {@code table} with generic rows: unmodifiable maps of column name to the value
    * Jackson would read from JSON (String, Integer/Long/BigInteger, Double, Boolean, null, nested
    * maps and lists). Decimals are strings.
