@@ -3,7 +3,7 @@ package io.tablecast.client;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -21,9 +21,9 @@ import java.util.function.Consumer;
  */
 final class SecondaryIndex<V> {
 
-  /** The primary keys of several rows with one index key, in insertion order. */
+  /** The primary keys of several rows with one index key, in no particular order. */
   private static final class Many {
-    final LinkedHashSet<Object> keys = new LinkedHashSet<>(4);
+    final HashSet<Object> keys = new HashSet<>(4);
   }
 
   final IndexDefinition<V> definition;

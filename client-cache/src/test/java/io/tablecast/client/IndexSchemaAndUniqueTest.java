@@ -95,9 +95,9 @@ class IndexSchemaAndUniqueTest {
       assertThat(id(byEmail.getOne("c@x"))).isEqualTo(2L);
       assertThat(byEmail.get("b@x"))
           .extracting(IndexSchemaAndUniqueTest::id)
-          .containsExactly(3L, 6L);
+          .containsExactlyInAnyOrder(3L, 6L);
       await().atMost(WAIT).until(() -> clashes.size() == 2);
-      assertThat(clashes.get(1)).isEqualTo(T + " by_email b@x [3, 6]");
+      assertThat(clashes.get(1)).isIn(T + " by_email b@x [3, 6]", T + " by_email b@x [6, 3]");
     }
   }
 
