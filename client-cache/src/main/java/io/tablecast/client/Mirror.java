@@ -157,8 +157,10 @@ final class Mirror<V> implements TableMirror<V> {
   /**
    * Declares {@code definitions} not declared yet (each filled from the rows held); throws when one
    * has the name of an index declared differently.
+   *
+   * @return this mirror
    */
-  void declare(List<IndexDefinition<V>> definitions) {
+  Mirror<V> declare(List<IndexDefinition<V>> definitions) {
     for (IndexDefinition<V> d : definitions) {
       Objects.requireNonNull(d, "index definition");
       synchronized (rows.indexes) {
@@ -178,6 +180,7 @@ final class Mirror<V> implements TableMirror<V> {
         }
       }
     }
+    return this;
   }
 
   @Override

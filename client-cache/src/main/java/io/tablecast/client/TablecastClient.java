@@ -97,25 +97,19 @@ public final class TablecastClient implements AutoCloseable {
   }
 
   /**
-   * The mirror of {@code table} with rows of {@code rowType} and the secondary {@code indexes}
-   * (those it lacks are added, filled from its rows; see {@link IndexDefinition}).
-   *
-   * @throws IllegalArgumentException when an index has the name of one declared differently
+   * Like {@link #mirror(String, Class)}, with the secondary indexes it lacks added (see {@link
+   * IndexDefinition}).
    */
   public <V> TableMirror<V> mirror(
       String table, Class<V> rowType, List<IndexDefinition<V>> indexes) {
-    Mirror<V> m = mirrors.mirror(table, rowType);
-    m.declare(indexes);
-    return m;
+    return mirrors.mirror(table, rowType).declare(indexes);
   }
 
-  /** The mirror of {@code table} with generic rows and the secondary {@code indexes}. */
+  /** Like {@link #mirror(String)}, with the secondary indexes it lacks added. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public TableMirror<Map<String, Object>> mirror(
       String table, List<IndexDefinition<Map<String, Object>>> indexes) {
-    Mirror<Map<String, Object>> m = (Mirror) mirrors.mirror(table, Map.class);
-    m.declare(indexes);
-    return m;
+    return ((Mirror) mirrors.mirror(table, Map.class)).declare(indexes);
   }
 
   /**
