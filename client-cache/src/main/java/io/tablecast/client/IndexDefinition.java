@@ -106,18 +106,25 @@ public final class IndexDefinition<V> {
     return new IndexDefinition<>(name, sorted, false, cols, new ColumnsKey(cols));
   }
 
-  /** The key of a generic row by column names: a column's value, or the list of their values. */
+  /**
+   * The key of a generic row by column names: a column's value, or the list of their values; a
+   * DECIMAL column's as a {@code BigDecimal} (a {@link RowView} knows its columns' kinds).
+   */
   private record ColumnsKey(List<String> columns) implements Function<Map<String, Object>, Object> {
     @Override
     public Object apply(Map<String, Object> row) {
       if (columns.size() == 1) {
-        return row.get(columns.get(0));
+        return value(row, columns.get(0));
       }
       Object[] parts = new Object[columns.size()];
       for (int i = 0; i < parts.length; i++) {
-        parts[i] = row.get(columns.get(i));
+        parts[i] = value(row, columns.get(i));
       }
       return Arrays.asList(parts);
+    }
+
+    private static Object value(Map<String, Object> row, String column) {
+      return row instanceof RowView view ? view.indexValue(column) : row.get(column);
     }
   }
 

@@ -11,8 +11,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.Message;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -200,6 +207,39 @@ class IndexedMirrorTest {
       assertThat(m.index("by_region_total").ordered())
           .extracting(Order::id)
           .containsExactly(2L, 3L);
+    }
+  }
+
+  @Test
+  void aGenericSortedIndexOrdersADecimalColumnByValue() throws Exception {
+    List<ColumnInfo> columns =
+        List.of(
+            new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+            new ColumnInfo("price", "decimal(10,2)", ColumnKind.DECIMAL));
+    RowForm form = new RowForm(columns, List.of("id"));
+    List<ObjectNode> rows = new ArrayList<>();
+    String[] prices = {"100.25", "9.50", "10.00", null};
+    for (int i = 0; i < prices.length; i++) {
+      rows.add(PackedRow.of(form, form.encode(row("id", i + 1, "price", prices[i]))));
+    }
+    try (FakeServer server = new FakeServer();
+        TablecastClient client = TablecastClient.builder().servers(server.address()).build()) {
+      TableMirror<Map<String, Object>> m = client.mirror(T, List.of(sorted("by_price", "price")));
+      FakeServer.Conn conn = server.handshake(0);
+      conn.expect(Message.Subscribe.class);
+      conn.send(
+          new Message.SnapshotBegin(T, columns, List.of("id"), 1, rows.size()),
+          new Message.SnapshotRows(T, rows),
+          new Message.SnapshotEnd(T, 1));
+      assertThat(m.awaitReady(WAIT)).isTrue();
+      assertThat(m.get(1L)).isInstanceOf(RowView.class);
+      MirrorIndex<Map<String, Object>> byPrice = m.index("by_price");
+      assertThat(ids(byPrice.ordered())).containsExactly(2L, 3L, 1L);
+      assertThat(ids(byPrice.get(new BigDecimal("9.5")))).containsExactly(2L);
+      assertThat(ids(byPrice.get(10))).containsExactly(3L);
+      assertThat(ids(byPrice.range(new BigDecimal("9.99"), true, null, true)))
+          .containsExactly(3L, 1L);
+      assertThat(ids(byPrice.get(null))).containsExactly(4L);
     }
   }
 }
