@@ -72,6 +72,14 @@ public final class IndexDefinition<V> {
    * whatever the row type then reads (null). An index by column names checks its own.
    */
   public IndexDefinition<V> columns(String... columns) {
+    if (key instanceof ColumnsKey) {
+      throw new IllegalArgumentException(
+          "index "
+              + name
+              + " is by the columns "
+              + this.columns
+              + "; columns(...) is for a key function");
+    }
     return new IndexDefinition<>(name, sorted, unique, checkColumns(name, columns), key);
   }
 

@@ -156,6 +156,15 @@ class IndexedMirrorTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("already has an index named by_region");
       assertThat(client.mirror(T, List.of(hash("by_region", "region")))).isSameAs(m);
+      assertThatThrownBy(() -> hash("by_region", "region").columns("area"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("index by_region is by the columns [region]");
+      assertThatThrownBy(() -> hash("by_nothing"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("index by_nothing needs at least one column");
+      assertThatThrownBy(() -> sorted(" ", "region"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("index name must not be blank, was \" \"");
     }
   }
 
