@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -59,35 +60,7 @@ class AtomicIndexTest {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong reads = new AtomicLong();
       List<String> violations = new ArrayList<>();
-      List<Thread> readers = new ArrayList<>();
-      for (int r = 0; r < 2; r++) {
-        Thread reader =
-            new Thread(
-                () -> {
-                  int k = 0;
-                  while (!stop.get()) {
-                    k = (k + 1) % KEYS;
-                    check("get", k, m.index("by_slot").get(k), violations);
-                    check("range", k, m.index("slot_order").range(k, true, k, true), violations);
-                    check("query", k, m.query().where("by_slot", k).list(), violations);
-                    List<Slot> inOrder = m.index("slot_order").ordered();
-                    long last = -1;
-                    for (Slot s : inOrder) {
-                      if (s.slot() < last) {
-                        violation(violations, "ordered() out of order: " + inOrder);
-                      }
-                      last = s.slot();
-                    }
-                    if (inOrder.size() != ROWS) {
-                      violation(violations, "ordered() has " + inOrder.size() + " rows");
-                    }
-                    reads.incrementAndGet();
-                  }
-                },
-                "index-reader-" + r);
-        reader.start();
-        readers.add(reader);
-      }
+      List<Thread> readers = startReaders(m, stop, reads, violations);
 
       Random random = new Random(16);
       List<Message> batches = new ArrayList<>();
@@ -131,6 +104,99 @@ class AtomicIndexTest {
                 m.stream().filter(s -> s.slot() == key).map(Slot::id).toList());
       }
     }
+  }
+
+  /** Two threads reading the indexes until {@code stop}, noting what disagrees with the rows. */
+  private static List<Thread> startReaders(
+      TableMirror<Slot> m, AtomicBoolean stop, AtomicLong reads, List<String> violations) {
+    List<Thread> readers = new ArrayList<>();
+    for (int r = 0; r < 2; r++) {
+      Thread reader =
+          new Thread(
+              () -> {
+                int k = 0;
+                while (!stop.get()) {
+                  k = (k + 1) % KEYS;
+                  check("get", k, m.index("by_slot").get(k), violations);
+                  check("range", k, m.index("slot_order").range(k, true, k, true), violations);
+                  check("query", k, m.query().where("by_slot", k).list(), violations);
+                  List<Slot> inOrder = m.index("slot_order").ordered();
+                  long last = -1;
+                  for (Slot s : inOrder) {
+                    if (s.slot() < last) {
+                      violation(violations, "ordered() out of order: " + inOrder);
+                    }
+                    last = s.slot();
+                  }
+                  if (inOrder.size() != ROWS) {
+                    violation(violations, "ordered() has " + inOrder.size() + " rows");
+                  }
+                  reads.incrementAndGet();
+                }
+              },
+              "index-reader-" + r);
+      reader.start();
+      readers.add(reader);
+    }
+    return readers;
+  }
+
+  /**
+   * A re-snapshot (a reconnect to a server of another epoch) whose rows sit in other slots than the
+   * mirror's is swapped in with indexes built for it, never beside the old ones.
+   */
+  @Test
+  void readersNeverSeeAnIndexAndTheRowsDisagreeAcrossReSnapshots() throws Exception {
+    try (FakeServer server = new FakeServer();
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers(server.address())
+                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(5))
+                .build()) {
+      TableMirror<Slot> m =
+          client.mirror(
+              T,
+              Slot.class,
+              List.of(
+                  IndexDefinition.hash("by_slot", Slot::slot),
+                  IndexDefinition.sorted("slot_order", Slot::slot)));
+      FakeServer.Conn conn = server.handshake(0);
+      conn.expect(Message.Subscribe.class);
+      conn.snapshot(T, List.of("id"), 0, slots(0, 0));
+      assertThat(m.awaitReady(Duration.ofSeconds(10))).isTrue();
+
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong reads = new AtomicLong();
+      List<String> violations = new ArrayList<>();
+      List<Thread> readers = startReaders(m, stop, reads, violations);
+      for (int round = 1; round <= 20; round++) {
+        conn.close();
+        conn = server.handshake("epoch-" + round, round * 10L, 10_000);
+        conn.expect(Message.Subscribe.class);
+        conn.snapshot(T, List.of("id"), round * 10L, slots(round, round));
+        final long position = round * 10L;
+        await().atMost(Duration.ofSeconds(10)).until(() -> m.position() == position);
+      }
+      stop.set(true);
+      for (Thread t : readers) {
+        t.join();
+      }
+      assertThat(violations).isEmpty();
+      assertThat(reads.get()).isPositive();
+      assertThat(m.index("by_slot").get(0))
+          .extracting(Slot::id)
+          .containsExactlyInAnyOrderElementsOf(
+              m.stream().filter(s -> s.slot() == 0).map(Slot::id).toList());
+    }
+  }
+
+  /** Every row, row {@code id} in slot {@code (id + shift) % KEYS}: ROWS / KEYS rows a slot. */
+  private static ObjectNode[] slots(int shift, long version) {
+    ObjectNode[] rows = new ObjectNode[ROWS];
+    for (int id = 1; id <= ROWS; id++) {
+      rows[id - 1] = row("id", id, "slot", (id + shift) % KEYS, "version", version);
+    }
+    return rows;
   }
 
   /** The update of row {@code id} from slot {@code from} to {@code to}. */
