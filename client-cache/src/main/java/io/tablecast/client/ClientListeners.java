@@ -76,6 +76,11 @@ final class ClientListeners implements SessionEvents {
     tell(error, "tableTooLarge", l -> l.tableTooLarge(table, message));
   }
 
+  /** Several rows of {@code table} have one key of the unique index {@code index}. */
+  void uniqueIndexClash(String table, String index, Object key, List<Object> primaryKeys) {
+    tell(error, "uniqueIndexClash", l -> l.uniqueIndexClash(table, index, key, primaryKeys));
+  }
+
   /** A row of {@code table} could not be mapped to {@code rowType}. */
   void rowNotMapped(String table, Object key, Class<?> rowType, RuntimeException cause) {
     tell(error, "rowNotMapped", l -> l.rowNotMapped(table, key, rowType, cause));

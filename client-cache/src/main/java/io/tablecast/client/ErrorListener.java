@@ -1,5 +1,7 @@
 package io.tablecast.client;
 
+import java.util.List;
+
 /**
  * Told of failures a {@link TablecastClient} survives but its user should know about: registered
  * with {@link TablecastClient.Builder#errorListener} (before the first connection) or {@link
@@ -48,4 +50,17 @@ public interface ErrorListener {
    * @param message names the table, the rows, the memory they need, the heap and {@code -Xmx}
    */
   default void tableTooLarge(String table, String message) {}
+
+  /**
+   * A unique secondary index found several rows with one (non-null) key: the table holds duplicates
+   * the index was declared not to expect. No row is dropped: the index holds them all, {@link
+   * MirrorIndex#get} returns them and {@link MirrorIndex#getOne} of that key throws. Told when a
+   * row joins the key (so again for a third row), and for each such key of a snapshot.
+   *
+   * @param table the qualified table name
+   * @param index the index's name
+   * @param key the index key (normalized) several rows have
+   * @param primaryKeys the primary keys (normalized) of those rows
+   */
+  default void uniqueIndexClash(String table, String index, Object key, List<Object> primaryKeys) {}
 }

@@ -20,7 +20,8 @@ import java.util.stream.Stream;
 final class Mirror<V> implements TableMirror<V> {
 
   private final String table;
-  final MirrorRows<V> rows = new MirrorRows<>();
+  final MirrorRows<V> rows;
+  private final IndexReads<V> indexReads;
   final List<ChangeListener<V>> listeners = new CopyOnWriteArrayList<>();
   final MirrorStaleness staleness;
   final MirrorReadiness readiness;
@@ -45,6 +46,12 @@ final class Mirror<V> implements TableMirror<V> {
       ListenerDispatcher dispatcher,
       ClientListeners clientListeners) {
     this.table = table;
+    this.rows =
+        new MirrorRows<>(
+            new MirrorIndexes<>(
+                table,
+                (index, key, pks) -> clientListeners.uniqueIndexClash(table, index, key, pks)));
+    this.indexReads = new IndexReads<>(table, rows);
     this.staleness = new MirrorStaleness(table, fit, dispatcher);
     this.readiness = new MirrorReadiness(table);
     this.writer = new MirrorWriter<>(this, rowType, mapping, fit, dispatcher, clientListeners);
@@ -145,6 +152,45 @@ final class Mirror<V> implements TableMirror<V> {
     Objects.requireNonNull(listener, "listener");
     listeners.add(listener);
     return () -> listeners.remove(listener);
+  }
+
+  /**
+   * Declares {@code definitions} not declared yet (each filled from the rows held); throws when one
+   * has the name of an index declared differently.
+   *
+   * @return this mirror
+   */
+  Mirror<V> declare(List<IndexDefinition<V>> definitions) {
+    for (IndexDefinition<V> d : definitions) {
+      Objects.requireNonNull(d, "index definition");
+      synchronized (rows.indexes) {
+        SecondaryIndex<V> held = rows.indexes.named(d.name());
+        if (held == null) {
+          rows.addIndex(d);
+        } else if (!held.definition.sameAs(d)) {
+          throw new IllegalArgumentException(
+              "the mirror of "
+                  + table
+                  + " already has an index named "
+                  + d.name()
+                  + ": "
+                  + held.definition
+                  + ", not "
+                  + d);
+        }
+      }
+    }
+    return this;
+  }
+
+  @Override
+  public MirrorIndex<V> index(String name) {
+    return indexReads.index(name);
+  }
+
+  @Override
+  public MirrorQuery<V> query() {
+    return indexReads.query();
   }
 
   /** The client closed: not ready any more, {@link #awaitReady} throws. */

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.StampedLock;
+import java.util.function.Supplier;
 
 /**
  * The rows of one mirror: the row type's values by key in a {@link RowIndex}, nothing beside them.
@@ -13,7 +14,10 @@ import java.util.concurrent.locks.StampedLock;
  * reader sees half a transaction. Readers of one row use an optimistic stamp and take the read lock
  * only when a batch was being applied at that instant (the index tolerates a read beside its
  * writer: what such a read finds, or fails on, is discarded by the stamp's validation); readers of
- * all rows copy them under the read lock. Written on the connection's event loop only.
+ * all rows copy them under the read lock. Its secondary indexes ({@link MirrorIndexes}) change in
+ * the same write-locked steps as the rows, and are read under the read lock with them ({@link
+ * #read}), so that an index and the rows never disagree for a reader. Written on the connection's
+ * event loop only (and under the write lock by a thread declaring an index).
  *
  * @param <V> the row type
  */
@@ -25,6 +29,11 @@ final class MirrorRows<V> {
   private final StampedLock lock = new StampedLock();
   private volatile RowIndex<V> rows = new RowIndex<>(0);
   private volatile long position = -1;
+  final MirrorIndexes<V> indexes;
+
+  MirrorRows(MirrorIndexes<V> indexes) {
+    this.indexes = indexes;
+  }
 
   // ---------------------------------------------------------------- any thread
 
@@ -98,9 +107,32 @@ final class MirrorRows<V> {
     return position;
   }
 
+  /**
+   * What {@code read} returns, computed under the read lock: the rows ({@link #current}) and the
+   * indexes as of one transaction boundary. {@code read} must not take this lock again.
+   */
+  <R> R read(Supplier<R> read) {
+    long stamp = lock.readLock();
+    try {
+      return read.get();
+    } finally {
+      lock.unlockRead(stamp);
+    }
+  }
+
+  /** Adds an index filled from the rows as they are; any thread. */
+  void addIndex(IndexDefinition<V> definition) {
+    long stamp = lock.writeLock();
+    try {
+      indexes.add(definition, rows);
+    } finally {
+      lock.unlockWrite(stamp);
+    }
+  }
+
   // ---------------------------------------------------------------- the writer (event loop only)
 
-  /** The rows as they are; read by the writer only, who alone changes them. */
+  /** The rows as they are; read by the writer, who alone changes them, or under the lock. */
   RowIndex<V> current() {
     return rows;
   }
@@ -121,14 +153,26 @@ final class MirrorRows<V> {
     RowIndex<V> m = rows;
     long stamp = lock.writeLock();
     try {
+      MirrorIndexes<V> ix = indexes.isEmpty() ? null : indexes; // an index may come meanwhile
       for (Prepared<V> p : changes) {
         if (p.oldKey() != null) {
           V gone = m.remove(p.oldKey());
+          if (ix != null && gone != null) {
+            ix.removed(p.oldKey(), gone);
+          }
           if (wantEvents && gone != null) {
             events.add(new ChangeEvent<>(table, ChangeType.DELETE, p.oldKey(), gone, null));
           }
         }
         V before = p.row() == null ? m.remove(p.key()) : m.put(p.key(), p.row());
+        if (ix != null) {
+          if (before != null) {
+            ix.removed(p.key(), before);
+          }
+          if (p.row() != null) {
+            ix.added(p.key(), p.row());
+          }
+        }
         if (wantEvents) {
           ChangeEvent<V> e = event(table, p.key(), before, p.row());
           if (e != null) {
@@ -145,9 +189,11 @@ final class MirrorRows<V> {
 
   /** Replaces every row with {@code fresh} (an index no reader has seen) in one step. */
   void replace(RowIndex<V> fresh, long newPosition) {
+    List<SecondaryIndex<V>> built = indexes.buildFor(fresh);
     long stamp = lock.writeLock();
     try {
       rows = fresh;
+      indexes.install(built, fresh);
       if (newPosition >= 0) {
         position = newPosition;
       }

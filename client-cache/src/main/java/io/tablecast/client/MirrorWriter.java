@@ -7,8 +7,10 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,6 +100,11 @@ final class MirrorWriter<V> implements MirrorSink {
     wireColumns = List.copyOf(columns);
     mirror.columns = cols;
     mirror.primaryKey = List.copyOf(primaryKey);
+    Set<String> names = new HashSet<>();
+    for (Column c : cols) {
+      names.add(c.name());
+    }
+    rows.indexes.columns(names);
     String cannot = null;
     if (!before.isEmpty() && !before.equals(primaryKey)) {
       cannot = rekey(mirror.primaryKey);

@@ -1,6 +1,7 @@
 package io.tablecast.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.row.RowForm;
 import java.math.BigDecimal;
 import java.util.AbstractMap;
@@ -67,6 +68,24 @@ public final class RowView extends AbstractMap<String, Object> {
   public Object get(Object column) {
     int index = column instanceof String name ? form.indexOf(name) : -1;
     return index < 0 ? null : get(index);
+  }
+
+  /**
+   * The value of {@code column} as a secondary index keys it: a DECIMAL as a {@code BigDecimal}
+   * (numeric order, {@code 10.5} equal to {@code 10.50}), anything else as {@link #get(Object)}.
+   */
+  Object indexValue(String column) {
+    int index = form.indexOf(column);
+    if (index < 0) {
+      return null;
+    }
+    if (form.columns().get(index).kind() == ColumnKind.DECIMAL) {
+      JsonNode n = node(index);
+      return n == null || n.isNull()
+          ? null
+          : n.isTextual() ? new BigDecimal(n.textValue()) : n.decimalValue();
+    }
+    return get(index);
   }
 
   @Override

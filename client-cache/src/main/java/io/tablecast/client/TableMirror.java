@@ -97,6 +97,17 @@ public interface TableMirror<V> {
   Subscription addStaleListener(StaleListener listener);
 
   /**
+   * The secondary index {@code name}, declared with {@link TablecastClient#mirror(String, Class,
+   * List)}.
+   *
+   * @throws IllegalArgumentException when the mirror has no index of that name (names those it has)
+   */
+  MirrorIndex<V> index(String name);
+
+  /** A new query over this mirror's indexes: intersected lookups, then filters. */
+  MirrorQuery<V> query();
+
+  /**
    * Registers a listener for changes applied from now on. The initial snapshot fires no events; a
    * re-snapshot after a failed resume fires only the real differences.
    */

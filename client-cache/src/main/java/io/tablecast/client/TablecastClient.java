@@ -97,6 +97,22 @@ public final class TablecastClient implements AutoCloseable {
   }
 
   /**
+   * Like {@link #mirror(String, Class)}, with the secondary indexes it lacks added (see {@link
+   * IndexDefinition}).
+   */
+  public <V> TableMirror<V> mirror(
+      String table, Class<V> rowType, List<IndexDefinition<V>> indexes) {
+    return mirrors.mirror(table, rowType).declare(indexes);
+  }
+
+  /** Like {@link #mirror(String)}, with the secondary indexes it lacks added. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public TableMirror<Map<String, Object>> mirror(
+      String table, List<IndexDefinition<Map<String, Object>>> indexes) {
+    return ((Mirror) mirrors.mirror(table, Map.class)).declare(indexes);
+  }
+
+  /**
    * The mirror of {@code table} with generic rows: unmodifiable maps of column name to the value
    * Jackson would read from JSON (String, Integer/Long/BigInteger, Double, Boolean, null, nested
    * maps and lists). Decimals are strings.
