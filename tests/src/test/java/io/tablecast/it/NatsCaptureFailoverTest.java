@@ -7,7 +7,6 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.Nats;
 import io.tablecast.cli.TablecastCommand;
-import io.tablecast.client.ChangeType;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.ServerConfig;
@@ -28,13 +27,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,19 +48,8 @@ class NatsCaptureFailoverTest {
   void aKilledCaptureLeaderIsReplacedByTheStandbyLosingAndRepeatingNothing(Kind kind)
       throws Exception {
     try (Rig rig = new Rig(kind, "natsfailover")) {
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicInteger written = new AtomicInteger();
-      Future<?> writes =
-          rig.writer.submit(
-              () -> {
-                for (int id = 1000; !stop.get(); id++) {
-                  rig.p.sql("INSERT INTO wide VALUES (" + id + ", 'row " + id + "')");
-                  written.incrementAndGet();
-                  TimeUnit.MILLISECONDS.sleep(5);
-                }
-                return null;
-              });
-      await().atMost(CONVERGE).until(() -> rig.inserts.size() >= 20);
+      rig.load.start(rig.p, 1);
+      await().atMost(CONVERGE).until(() -> rig.load.seen() >= 20);
       assertThat(rig.standby.leading()).as("the standby waits while the leader runs").isFalse();
 
       rig.leader.destroyForcibly().waitFor(); // SIGKILL: no lease released, nothing closed
@@ -75,12 +58,10 @@ class NatsCaptureFailoverTest {
       Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
       System.out.printf(
           "%s: the standby published %d ms after the kill%n", kind, takeover.toMillis());
-      int before = rig.inserts.size();
-      await().atMost(CONVERGE).until(() -> rig.inserts.size() >= before + 20);
-      stop.set(true);
-      writes.get();
+      rig.load.awaitMore(20, CONVERGE);
+      int written = rig.load.stop();
 
-      rig.awaitEveryRowOnce(written.get());
+      rig.load.awaitEveryRowOnce(rig.p, rig.mirror, written, CONVERGE, "across the takeover");
       assertThat(takeover)
           .as("the standby took over within the takeover time and its start")
           .isLessThan(TAKEOVER.plusSeconds(10));
@@ -124,7 +105,7 @@ class NatsCaptureFailoverTest {
       rig.leader.waitFor();
       await().atMost(CONVERGE).until(rig.standby::leading);
 
-      rig.awaitEveryRowOnce(rows);
+      rig.load.awaitEveryRowOnce(rig.p, rig.mirror, rows, CONVERGE, "across the takeover");
       assertThat(groupCompletedAnyway)
           .as("the leader was killed between the parts of the transaction's group")
           .isFalse();
@@ -135,14 +116,9 @@ class NatsCaptureFailoverTest {
   @EnumSource(Kind.class)
   void natsUnreachableLongerThanTheTakeoverAndTheOutboxRetentionLosesNothing(Kind kind)
       throws Exception {
-    ExecutorService writer = Executors.newSingleThreadExecutor();
-    try (Pipeline p =
-            Pipeline.create(
-                kind,
-                "natsaway",
-                List.of("CREATE TABLE wide (id int PRIMARY KEY, pad text)"),
-                "wide");
-        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD)) {
+    try (Pipeline p = Pipeline.create(kind, "natsaway", List.of(InsertsOnce.DDL), "wide");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+        InsertsOnce load = new InsertsOnce()) {
       NatsSettings nats =
           new NatsSettings(List.of(n.url()), "TC_" + p.db.schema(), null, null, null)
               .withCaptureTakeover(TAKEOVER);
@@ -157,7 +133,6 @@ class NatsCaptureFailoverTest {
               null,
               Pipeline.RECONCILE_EVERY,
               Pipeline.CAPTURE_CHECK_EVERY);
-      Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
       try (CaptureStandby capture = CaptureStandby.start(source, nats, "capture");
           TablecastServer server =
               TablecastServer.start(
@@ -170,25 +145,9 @@ class NatsCaptureFailoverTest {
               NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
         await().atMost(CONVERGE).until(capture::leading);
         TableMirror<Map<String, Object>> m = p.readyMirror(client, "wide");
-        m.addListener(
-            e -> {
-              if (e.op() == ChangeType.INSERT) {
-                inserts.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet();
-              }
-            });
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger written = new AtomicInteger();
-        Future<?> writes =
-            writer.submit(
-                () -> {
-                  for (int id = 1; !stop.get(); id++) {
-                    p.sql("INSERT INTO wide VALUES (" + id + ", 'row " + id + "')");
-                    written.incrementAndGet();
-                    TimeUnit.MILLISECONDS.sleep(5);
-                  }
-                  return null;
-                });
-        await().atMost(CONVERGE).until(() -> inserts.size() >= 20);
+        load.listen(m);
+        load.start(p, 1);
+        await().atMost(CONVERGE).until(() -> load.seen() >= 20);
 
         n.stop();
         await()
@@ -198,24 +157,10 @@ class NatsCaptureFailoverTest {
         TimeUnit.MILLISECONDS.sleep(TAKEOVER.toMillis() * 2); // rows older than the retention
         n.restart();
         await().atMost(CONVERGE).until(capture::leading);
-        int before = inserts.size();
-        await().atMost(CONVERGE).until(() -> inserts.size() >= before + 20);
-        stop.set(true);
-        writes.get();
-
-        await()
-            .atMost(CONVERGE)
-            .until(() -> inserts.size() == written.get() && m.size() == written.get());
-        try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
-          tables.awaitEqual("after NATS came back", Map.of("wide", m), CONVERGE);
-        }
-        assertThat(inserts.values())
-            .as("every insert reached the client exactly once across the outage")
-            .allMatch(c -> c.get() == 1);
+        load.awaitMore(20, CONVERGE);
+        load.awaitEveryRowOnce(p, m, load.stop(), CONVERGE, "across the outage");
         assertThat(capture.terms()).as("the capture stopped and took the lease again").isEqualTo(2);
       }
-    } finally {
-      writer.shutdownNow();
     }
   }
 
@@ -227,17 +172,14 @@ class NatsCaptureFailoverTest {
     final Process leader;
     final int healthPort;
     final Path leaderLog;
-    final ExecutorService writer = Executors.newSingleThreadExecutor();
-    final Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
+    final InsertsOnce load = new InsertsOnce();
     CaptureStandby standby;
     TablecastServer server;
     TablecastClient client;
     TableMirror<Map<String, Object>> mirror;
 
     Rig(Kind kind, String name) throws Exception {
-      p =
-          Pipeline.create(
-              kind, name, List.of("CREATE TABLE wide (id int PRIMARY KEY, pad text)"), "wide");
+      p = Pipeline.create(kind, name, List.of(InsertsOnce.DDL), "wide");
       nats = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
       stream = "TC_" + p.db.schema();
       try (ServerSocket free = new ServerSocket(0)) {
@@ -262,12 +204,7 @@ class NatsCaptureFailoverTest {
                     .build());
         client = NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port());
         mirror = p.readyMirror(client, "wide");
-        mirror.addListener(
-            e -> {
-              if (e.op() == ChangeType.INSERT) {
-                inserts.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet();
-              }
-            });
+        load.listen(mirror);
       } catch (Exception | AssertionError e) {
         close();
         throw e;
@@ -276,17 +213,6 @@ class NatsCaptureFailoverTest {
 
     NatsSettings settings() {
       return new NatsSettings(List.of(nats.url()), stream, null, null, null);
-    }
-
-    /** The mirror equals the table, and each of its {@code rows} rows was inserted once. */
-    void awaitEveryRowOnce(int rows) throws Exception {
-      await().atMost(CONVERGE).until(() -> inserts.size() == rows && mirror.size() == rows);
-      try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
-        tables.awaitEqual("after the takeover", Map.of("wide", mirror), CONVERGE);
-      }
-      assertThat(inserts.values())
-          .as("every insert reached the client exactly once across the takeover")
-          .allMatch(c -> c.get() == 1);
     }
 
     /** {@code tablecast capture --config} in a JVM of its own, /health on {@link #healthPort}. */
@@ -346,7 +272,7 @@ class NatsCaptureFailoverTest {
     @Override
     public void close() {
       leader.destroyForcibly();
-      writer.shutdownNow();
+      load.close();
       for (AutoCloseable c : new AutoCloseable[] {client, server, standby, nats, p}) {
         try {
           if (c != null) {

@@ -9,7 +9,6 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
-import io.tablecast.client.ChangeType;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.ServerConfig;
@@ -21,13 +20,6 @@ import io.tablecast.server.testing.TestDatabases.Kind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -42,17 +34,12 @@ class NatsClusterTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void losingTheStreamsLeaderNodeWhileWritesGoOnLosesAndRepeatsNothing(Kind kind) throws Exception {
-    ExecutorService writer = Executors.newSingleThreadExecutor();
-    try (Pipeline p =
-            Pipeline.create(
-                kind,
-                "natscluster",
-                List.of("CREATE TABLE wide (id int PRIMARY KEY, pad text)"),
-                "wide");
+    try (Pipeline p = Pipeline.create(kind, "natscluster", List.of(InsertsOnce.DDL), "wide");
         NatsCluster cluster = NatsCluster.start(3, NatsScaleOutTest.MAX_PAYLOAD);
         Connection admin =
             Nats.connect(
-                new Options.Builder().servers(cluster.urls().toArray(String[]::new)).build())) {
+                new Options.Builder().servers(cluster.urls().toArray(String[]::new)).build());
+        InsertsOnce load = new InsertsOnce()) {
       String stream = "TC_" + p.db.schema();
       JetStreamManagement jsm = admin.jetStreamManagement();
       // a new cluster elects its JetStream meta leader first: create the stream once it can
@@ -71,7 +58,6 @@ class NatsClusterTest {
                       != null);
       NatsSettings nats =
           new NatsSettings(cluster.urls(), stream, null, null, null).withPlacement(3, "file");
-      Map<Object, AtomicInteger> inserts = new ConcurrentHashMap<>();
       try (CaptureStandby capture = CaptureStandby.start(p.sourceConfig(), nats, "capture");
           TablecastServer server =
               TablecastServer.start(
@@ -84,48 +70,18 @@ class NatsClusterTest {
               NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
         await().atMost(CONVERGE).until(capture::leading);
         TableMirror<Map<String, Object>> m = p.readyMirror(client, "wide");
-        m.addListener(
-            e -> {
-              if (e.op() == ChangeType.INSERT) {
-                inserts.computeIfAbsent(e.key(), k -> new AtomicInteger()).incrementAndGet();
-              }
-            });
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger written = new AtomicInteger();
-        Future<?> writes =
-            writer.submit(
-                () -> {
-                  for (int id = 1; !stop.get(); id++) {
-                    p.sql("INSERT INTO wide VALUES (" + id + ", 'row " + id + "')");
-                    written.incrementAndGet();
-                    TimeUnit.MILLISECONDS.sleep(5);
-                  }
-                  return null;
-                });
-        await().atMost(CONVERGE).until(() -> inserts.size() >= 20);
+        load.listen(m);
+        load.start(p, 1);
+        await().atMost(CONVERGE).until(() -> load.seen() >= 20);
 
         String leader = jsm.getStreamInfo(stream).getClusterInfo().getLeader();
         cluster.node(leader).stop(); // SIGKILL the node that leads the stream
-        int before = inserts.size();
-        await().atMost(CONVERGE).until(() -> inserts.size() >= before + 50);
+        load.awaitMore(50, CONVERGE);
         assertThat(jsm.getStreamInfo(stream).getClusterInfo().getLeader())
             .as("another node leads the stream")
             .isNotEqualTo(leader);
-        stop.set(true);
-        writes.get();
-
-        await()
-            .atMost(CONVERGE)
-            .until(() -> inserts.size() == written.get() && m.size() == written.get());
-        try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
-          tables.awaitEqual("after losing a node", Map.of("wide", m), CONVERGE);
-        }
-        assertThat(inserts.values())
-            .as("every insert reached the client exactly once across the node's loss")
-            .allMatch(c -> c.get() == 1);
+        load.awaitEveryRowOnce(p, m, load.stop(), CONVERGE, "across the node's loss");
       }
-    } finally {
-      writer.shutdownNow();
     }
   }
 }

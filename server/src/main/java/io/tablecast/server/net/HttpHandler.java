@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.server.auth.Authenticator;
+import io.tablecast.server.auth.BearerToken;
 import io.tablecast.server.console.Console;
 import io.tablecast.server.hub.ChangeHub;
 import io.tablecast.server.hub.Encoding;
@@ -31,7 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -179,18 +179,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
    * constant time).
    */
   private boolean authorizedForMetrics(FullHttpRequest req) {
-    String token = settings.metricsToken();
-    if (token == null) {
-      return true;
-    }
-    String header = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-    String prefix = "Bearer ";
-    if (header == null || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
-      return false;
-    }
-    return MessageDigest.isEqual(
-        header.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8),
-        token.getBytes(StandardCharsets.UTF_8));
+    return BearerToken.allows(
+        req.headers().get(HttpHeaderNames.AUTHORIZATION), settings.metricsToken());
   }
 
   private static FullHttpResponse metricsUnauthorized() {

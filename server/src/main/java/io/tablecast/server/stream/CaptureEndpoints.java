@@ -6,12 +6,12 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tablecast.server.auth.BearerToken;
 import io.tablecast.server.log.RecentEvents;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import org.slf4j.Logger;
 
 /**
@@ -82,7 +82,7 @@ public final class CaptureEndpoints implements AutoCloseable {
 
   private static void metrics(HttpExchange exchange, PrometheusMeterRegistry registry, String token)
       throws IOException {
-    if (token != null && !bearer(exchange, token)) {
+    if (!BearerToken.allows(exchange.getRequestHeaders().getFirst("Authorization"), token)) {
       exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"tablecast metrics\"");
       send(
           exchange,
@@ -92,17 +92,6 @@ public final class CaptureEndpoints implements AutoCloseable {
       return;
     }
     send(exchange, 200, PROMETHEUS, registry.scrape());
-  }
-
-  private static boolean bearer(HttpExchange exchange, String token) {
-    String header = exchange.getRequestHeaders().getFirst("Authorization");
-    String prefix = "Bearer ";
-    if (header == null || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
-      return false;
-    }
-    return MessageDigest.isEqual(
-        header.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8),
-        token.getBytes(StandardCharsets.UTF_8));
   }
 
   private static String quoted(String text) {
