@@ -39,6 +39,7 @@ final class Pipeline implements AutoCloseable {
   private TablecastServer server;
   private final List<TablecastClient> clients = new ArrayList<>();
   private double expectedRepairs;
+  private double allowedRepairs;
 
   private Pipeline(TestDatabases.Isolated db, List<String> tables) {
     this.db = db;
@@ -119,8 +120,19 @@ final class Pipeline implements AutoCloseable {
       server = null;
       Assertions.assertThat(repairs)
           .as("rows repaired by reconciliation: the stream lost or doubled a change")
-          .isEqualTo(expectedRepairs);
+          .isBetween(expectedRepairs, expectedRepairs + allowedRepairs);
     }
+  }
+
+  /**
+   * The test moves at most {@code rows} rows in or out of a cached table by DDL (ATTACH or DETACH
+   * PARTITION, INHERIT, NO INHERIT, a new child written before its triggers): the capture check
+   * re-reads the table for them within {@code capture_check_interval}, but a reconciliation pass
+   * that reads the table first repairs them instead (GUARANTEES.md, Limits), so up to {@code rows}
+   * repairs are not a lost change.
+   */
+  void allowRepairs(int rows) {
+    allowedRepairs = rows;
   }
 
   /**
