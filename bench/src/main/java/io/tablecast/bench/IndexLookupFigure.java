@@ -4,13 +4,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
-import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * Secondary-index lookups on a mirror against the same indexed {@code SELECT ... WHERE col = ?}:
@@ -26,34 +21,17 @@ public final class IndexLookupFigure implements Figure {
     return "indexreads";
   }
 
-  private static int[] iterations(Options o) {
-    return o.quick() ? new int[] {3, 5} : new int[] {5, 10}; // warm-up, measured; 1 s each
-  }
-
   @Override
   public double estimateSeconds(Options o) {
-    int[] it = iterations(o);
+    int[] it = JmhRuns.iterations(o);
     return 4 * (it[0] + it[1]) + 20;
   }
 
   @Override
   public void run(Options o, Db db, Progress progress, Report report) throws Exception {
-    int[] it = iterations(o);
+    int[] it = JmhRuns.iterations(o);
     progress.update(db.label() + " index lookups: JMH fork running (its own output follows)", 0);
-    var opts =
-        new OptionsBuilder()
-            .include(IndexLookupBenchmark.class.getName() + "\\.")
-            .param("db", db.name().toLowerCase(Locale.ROOT))
-            .forks(1)
-            .warmupIterations(it[0])
-            .warmupTime(TimeValue.seconds(1))
-            .measurementIterations(it[1])
-            .measurementTime(TimeValue.seconds(1))
-            .jvmArgsAppend("-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-            .verbosity(VerboseMode.NORMAL)
-            .shouldFailOnError(true)
-            .build();
-    Collection<RunResult> run = new Runner(opts).run();
+    Collection<RunResult> run = JmhRuns.run(IndexLookupBenchmark.class, db, it);
     Map<String, double[]> scores = new HashMap<>();
     for (RunResult r : run) {
       String label = r.getParams().getBenchmark();
@@ -83,7 +61,7 @@ public final class IndexLookupFigure implements Figure {
     if (results.isEmpty()) {
       return;
     }
-    int[] it = iterations(o);
+    int[] it = JmhRuns.iterations(o);
     Report.Section s =
         report.section("Secondary-index lookup on a mirror vs the same indexed JDBC SELECT");
     s.text(

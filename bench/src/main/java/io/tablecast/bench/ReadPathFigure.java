@@ -3,14 +3,9 @@ package io.tablecast.bench;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
-import org.openjdk.jmh.runner.options.VerboseMode;
 
 /** Figure 5: runs {@link ReadPathBenchmark} with JMH (one fork) and reports the ratio. */
 public final class ReadPathFigure implements Figure {
@@ -30,36 +25,17 @@ public final class ReadPathFigure implements Figure {
     return "reads";
   }
 
-  private static int[] iterations(Options o) {
-    return o.quick()
-        ? new int[] {3, 5}
-        : new int[] {5, 10}; // warm-up, measurement iterations of 1 s
-  }
-
   @Override
   public double estimateSeconds(Options o) {
-    int[] it = iterations(o);
+    int[] it = JmhRuns.iterations(o);
     return 2 * (it[0] + it[1]) + 15;
   }
 
   @Override
   public void run(Options o, Db db, Progress progress, Report report) throws Exception {
-    int[] it = iterations(o);
+    int[] it = JmhRuns.iterations(o);
     progress.update(db.label() + " read path: JMH fork running (its own output follows)", 0);
-    var opts =
-        new OptionsBuilder()
-            .include(ReadPathBenchmark.class.getName() + "\\.")
-            .param("db", db.name().toLowerCase(Locale.ROOT))
-            .forks(1)
-            .warmupIterations(it[0])
-            .warmupTime(TimeValue.seconds(1))
-            .measurementIterations(it[1])
-            .measurementTime(TimeValue.seconds(1))
-            .jvmArgsAppend("-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-            .verbosity(VerboseMode.NORMAL)
-            .shouldFailOnError(true)
-            .build();
-    Collection<RunResult> run = new Runner(opts).run();
+    Collection<RunResult> run = JmhRuns.run(ReadPathBenchmark.class, db, it);
     double mirror = Double.NaN;
     double mirrorErr = Double.NaN;
     double jdbc = Double.NaN;
@@ -94,7 +70,7 @@ public final class ReadPathFigure implements Figure {
     if (results.isEmpty()) {
       return;
     }
-    int[] it = iterations(o);
+    int[] it = JmhRuns.iterations(o);
     Report.Section s = report.section("5. Read path: TableMirror.get vs a JDBC primary-key SELECT");
     s.text(
         "JMH, average time per operation, 1 fork, 1 thread, "

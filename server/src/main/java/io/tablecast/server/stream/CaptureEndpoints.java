@@ -1,11 +1,13 @@
 package io.tablecast.server.stream;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.tablecast.protocol.MessageCodec;
 import io.tablecast.server.auth.BearerToken;
 import io.tablecast.server.log.RecentEvents;
 import java.io.IOException;
@@ -68,16 +70,13 @@ public final class CaptureEndpoints implements AutoCloseable {
 
   private static void health(HttpExchange exchange, CaptureState state) throws IOException {
     String problem = state.problem();
-    String role = state.leading() ? "leader" : "standby";
-    String body =
-        problem == null
-            ? "{\"status\":\"UP\",\"role\":\"" + role + "\"}\n"
-            : "{\"status\":\"DOWN\",\"role\":\""
-                + role
-                + "\",\"reason\":"
-                + quoted(problem)
-                + "}\n";
-    send(exchange, problem == null ? 200 : 503, "application/json", body);
+    ObjectNode json = MessageCodec.jsonMapper().createObjectNode();
+    json.put("status", problem == null ? "UP" : "DOWN");
+    json.put("role", state.leading() ? "leader" : "standby");
+    if (problem != null) {
+      json.put("reason", problem);
+    }
+    send(exchange, problem == null ? 200 : 503, "application/json", json + "\n");
   }
 
   private static void metrics(HttpExchange exchange, PrometheusMeterRegistry registry, String token)
@@ -92,10 +91,6 @@ public final class CaptureEndpoints implements AutoCloseable {
       return;
     }
     send(exchange, 200, PROMETHEUS, registry.scrape());
-  }
-
-  private static String quoted(String text) {
-    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", " ") + "\"";
   }
 
   private static void send(HttpExchange exchange, int status, String type, String body)

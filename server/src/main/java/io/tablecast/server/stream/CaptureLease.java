@@ -45,12 +45,13 @@ final class CaptureLease {
   }
 
   /**
-   * The lease of {@code stream}, its bucket created when missing (with the stream's replicas) and
-   * given {@code ttl} when it had another.
+   * The lease of {@code stream}, its bucket created when missing (with {@code replicas}, the
+   * stream's) and given {@code ttl} when it had another.
    *
    * @param holder names this process in the value (for operators reading the bucket)
    */
-  static CaptureLease open(Connection nats, String stream, Duration ttl, String holder)
+  static CaptureLease open(
+      Connection nats, String stream, Duration ttl, int replicas, String holder)
       throws IOException {
     String name = stream + "_LEADER";
     KeyValueConfiguration config =
@@ -59,7 +60,7 @@ final class CaptureLease {
             .maxHistoryPerKey(1)
             .ttl(ttl)
             .storageType(StorageType.File)
-            .replicas(NatsStreams.replicas(nats, stream))
+            .replicas(replicas)
             .build();
     try {
       KeyValueManagement kvm = nats.keyValueManagement();

@@ -62,8 +62,9 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
     Connection nats = null;
     try {
       nats = NatsStreams.connect(settings, name + "-lease");
-      NatsStreams.createIfMissing(nats, stream, settings); // its buckets take its replicas
-      lease = CaptureLease.open(nats, stream, ttl, holder);
+      int replicas = // the lease bucket takes the stream's replicas
+          NatsStreams.createIfMissing(nats, stream, settings).getConfiguration().getReplicas();
+      lease = CaptureLease.open(nats, stream, ttl, replicas, holder);
       LOG.info("capture {} waiting for the lease of stream {} ({})", holder, stream, ttl);
       while (!closed) {
         if (lease.tryAcquire()) {

@@ -17,8 +17,8 @@ class CaptureLeaseTest {
   void oneHolderAtATimeAndAHolderThatStopsRenewingLosesTheLeaseToTheStandby() throws Exception {
     try (NatsServerProcess n = NatsServerProcess.start(1 << 20);
         Connection nats = Nats.connect(n.url())) {
-      CaptureLease first = CaptureLease.open(nats, "TC_lease", TTL, "first");
-      CaptureLease second = CaptureLease.open(nats, "TC_lease", TTL, "second");
+      CaptureLease first = CaptureLease.open(nats, "TC_lease", TTL, 1, "first");
+      CaptureLease second = CaptureLease.open(nats, "TC_lease", TTL, 1, "second");
       assertThat(first.tryAcquire()).isTrue();
       assertThat(second.tryAcquire()).as("held by the first").isFalse();
       for (int i = 0; i < 4; i++) { // renewed past its TTL: still the first's
@@ -40,8 +40,9 @@ class CaptureLeaseTest {
   void aReleasedLeaseIsTakenAtOnceAndAReleaseNeverRemovesAnotherHoldersLease() throws Exception {
     try (NatsServerProcess n = NatsServerProcess.start(1 << 20);
         Connection nats = Nats.connect(n.url())) {
-      CaptureLease first = CaptureLease.open(nats, "TC_release", Duration.ofMinutes(1), "first");
-      CaptureLease second = CaptureLease.open(nats, "TC_release", Duration.ofMinutes(1), "second");
+      CaptureLease first = CaptureLease.open(nats, "TC_release", Duration.ofMinutes(1), 1, "first");
+      CaptureLease second =
+          CaptureLease.open(nats, "TC_release", Duration.ofMinutes(1), 1, "second");
       assertThat(first.tryAcquire()).isTrue();
       first.release();
       assertThat(second.tryAcquire()).as("no wait for the TTL after a release").isTrue();
