@@ -125,6 +125,30 @@ final class Pipeline implements AutoCloseable {
   }
 
   /**
+   * Waits until the server's capture check has dropped its triggers from {@code table}
+   * (unqualified), a partition or child that left the cached table: until then the table's changes
+   * still reach the cached table's mirrors (GUARANTEES.md, Limits).
+   */
+  void awaitCaptureTriggersDropped(String table) {
+    String sql =
+        "SELECT count(*) FROM pg_trigger WHERE tgrelid = '"
+            + db.table(table)
+            + "'::regclass AND NOT tgisinternal AND tgname LIKE 'tablecast\\_%'";
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .alias("the capture triggers of " + table + " dropped")
+        .until(
+            () -> {
+              try (Connection c = db.connect();
+                  Statement s = c.createStatement();
+                  ResultSet rs = s.executeQuery(sql)) {
+                rs.next();
+                return rs.getLong(1) == 0;
+              }
+            });
+  }
+
+  /**
    * The test moves at most {@code rows} rows in or out of a cached table by DDL (ATTACH or DETACH
    * PARTITION, INHERIT, NO INHERIT, a new child written before its triggers): the capture check
    * re-reads the table for them within {@code capture_check_interval}, but a reconciliation pass
