@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.RowKeys;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.JavaValues;
 import io.tablecast.protocol.row.PackedRow;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,7 @@ final class GenericRowMapping implements RowMapping<Map<String, Object>> {
   public Map<String, Object> map(ObjectNode json) {
     return json instanceof PackedRow packed && packed.form() != null
         ? new RowView(packed.form(), packed.bytes())
-        : GenericRows.toMap(json);
+        : JavaValues.toMap(json);
   }
 
   @Override

@@ -61,7 +61,7 @@ public final class RowView extends AbstractMap<String, Object> {
 
   /** The value of column {@code index} (table order), as the map gives it. */
   public Object get(int index) {
-    return GenericRows.toJava(node(index));
+    return form.valueToJava(bytes, index);
   }
 
   @Override
@@ -79,13 +79,10 @@ public final class RowView extends AbstractMap<String, Object> {
     if (index < 0) {
       return null;
     }
-    if (form.columns().get(index).kind() == ColumnKind.DECIMAL) {
-      JsonNode n = node(index);
-      return n == null || n.isNull()
-          ? null
-          : n.isTextual() ? new BigDecimal(n.textValue()) : n.decimalValue();
-    }
-    return get(index);
+    Object v = get(index);
+    return v instanceof String text && form.columns().get(index).kind() == ColumnKind.DECIMAL
+        ? new BigDecimal(text)
+        : v;
   }
 
   @Override
@@ -100,41 +97,49 @@ public final class RowView extends AbstractMap<String, Object> {
 
   /** A text column (STRING, DECIMAL, temporal kinds, BINARY as base64), or null for NULL. */
   public String getString(String column) {
-    JsonNode n = node(indexOf(column));
-    return n.isNull() ? null : n.isTextual() ? n.textValue() : n.toString();
+    int index = indexOf(column);
+    Object v = get(index);
+    return (v == null || v instanceof String) ? (String) v : node(index).toString();
   }
 
   /** An integral column as a long, or null for NULL. */
   public Long getLong(String column) {
-    JsonNode n = node(indexOf(column));
-    if (n.isNull()) {
-      return null;
+    int index = indexOf(column);
+    Object v = get(index);
+    if (v == null || v instanceof Long) {
+      return (Long) v;
     }
-    if (!n.isIntegralNumber() || !n.canConvertToLong()) {
-      throw new IllegalStateException("column " + column + " holds " + n + ", not a long");
+    if (v instanceof Integer i) {
+      return Long.valueOf(i);
     }
-    return n.longValue();
+    throw new IllegalStateException("column " + column + " holds " + node(index) + ", not a long");
   }
 
   /** A DECIMAL (or integral) column as a BigDecimal with its scale, or null for NULL. */
   public BigDecimal getDecimal(String column) {
-    JsonNode n = node(indexOf(column));
-    if (n.isNull()) {
+    int index = indexOf(column);
+    Object v = get(index);
+    if (v == null) {
       return null;
     }
-    return n.isTextual() ? new BigDecimal(n.textValue()) : n.decimalValue();
+    return v instanceof String text ? new BigDecimal(text) : node(index).decimalValue();
   }
 
   /** A FLOAT (or other numeric) column as a double, or null for NULL. */
   public Double getDouble(String column) {
-    JsonNode n = node(indexOf(column));
-    return n.isNull() ? null : n.isTextual() ? Double.valueOf(n.textValue()) : n.doubleValue();
+    int index = indexOf(column);
+    Object v = get(index);
+    if (v == null || v instanceof Double) {
+      return (Double) v;
+    }
+    return v instanceof String text ? Double.valueOf(text) : node(index).doubleValue();
   }
 
   /** A BOOLEAN column, or null for NULL. */
   public Boolean getBoolean(String column) {
-    JsonNode n = node(indexOf(column));
-    return n.isNull() ? null : n.booleanValue();
+    int index = indexOf(column);
+    Object v = get(index);
+    return (v == null || v instanceof Boolean) ? (Boolean) v : node(index).booleanValue();
   }
 
   private int indexOf(String column) {

@@ -229,14 +229,30 @@ public final class RowForm {
    * @param column the column's index in table order
    */
   public JsonNode valueToNode(byte[] row, int column) {
-    Objects.checkIndex(column, forms.length);
     RowSource in = new RowSource(row, 0, row.length);
+    return seek(in, row, column) ? forms[column].toNode(in) : ValueForm.NODES.nullNode();
+  }
+
+  /**
+   * One column's value in an encoded row as the Java value {@link JavaValues#toJava} makes of
+   * {@link #valueToNode}'s node (null for NULL), decoded straight from the bytes: no node.
+   *
+   * @param column the column's index in table order
+   */
+  public Object valueToJava(byte[] row, int column) {
+    RowSource in = new RowSource(row, 0, row.length);
+    return seek(in, row, column) ? forms[column].toJava(in) : null;
+  }
+
+  /** Moves {@code in} to the start of a column's value; false when the value is NULL. */
+  private boolean seek(RowSource in, byte[] row, int column) {
+    Objects.checkIndex(column, forms.length);
     int keyEnd = keyEnd(in);
     if (keyPlace[column] >= 0) {
       for (int k = 0; k < keyPlace[column]; k++) {
         forms[keyColumns[k]].skip(in);
       }
-      return forms[column].toNode(in);
+      return true;
     }
     in.position(keyEnd);
     int bitmap = in.skip(bitmapBytes);
@@ -244,7 +260,7 @@ public final class RowForm {
       int other = otherColumns[j];
       boolean isNull = isNull(row, bitmap, j);
       if (other == column) {
-        return isNull ? ValueForm.NODES.nullNode() : forms[other].toNode(in);
+        return !isNull;
       }
       if (!isNull) {
         forms[other].skip(in);

@@ -55,6 +55,18 @@ enum ValueForm {
     }
 
     @Override
+    Object toJava(RowSource in) {
+      if (!Varints.fitsLong(in)) {
+        return Varints.readSignedAnySize(in); // a BigInteger
+      }
+      long v = Varints.readSigned(in);
+      if (v == (int) v) {
+        return Integer.valueOf((int) v);
+      }
+      return Long.valueOf(v);
+    }
+
+    @Override
     void write(RowSource in, JsonGenerator g) throws IOException {
       Number n = Varints.readSignedAnySize(in);
       if (n instanceof Long l) {
@@ -88,9 +100,11 @@ enum ValueForm {
       if (scale < 0 || scale > MAX_DECIMAL_SCALE) {
         throw in.malformed("decimal scale " + scale);
       }
-      Number unscaled = Varints.readSignedAnySize(in);
-      BigInteger u = unscaled instanceof Long l ? BigInteger.valueOf(l) : (BigInteger) unscaled;
-      return new BigDecimal(u, (int) scale).toPlainString();
+      if (Varints.fitsLong(in)) {
+        return DecimalText.plain(Varints.readSigned(in), (int) scale);
+      }
+      BigInteger unscaled = (BigInteger) Varints.readSignedAnySize(in);
+      return new BigDecimal(unscaled, (int) scale).toPlainString();
     }
 
     @Override
@@ -123,6 +137,13 @@ enum ValueForm {
       return parameter == 1
           ? NODES.numberNode(Float.intBitsToFloat((int) in.readFixed(4)))
           : NODES.numberNode(Double.longBitsToDouble(in.readFixed(8)));
+    }
+
+    @Override
+    Object compactJava(long parameter, RowSource in) {
+      return parameter == 1 // a float as Jackson's FloatNode.doubleValue() widens it
+          ? Double.valueOf(Float.intBitsToFloat((int) in.readFixed(4)))
+          : Double.valueOf(Double.longBitsToDouble(in.readFixed(8)));
     }
 
     @Override
@@ -161,6 +182,11 @@ enum ValueForm {
     }
 
     @Override
+    Object toJava(RowSource in) {
+      return Boolean.valueOf(readBoolean(in));
+    }
+
+    @Override
     void write(RowSource in, JsonGenerator g) throws IOException {
       g.writeBoolean(readBoolean(in));
     }
@@ -189,6 +215,11 @@ enum ValueForm {
     @Override
     JsonNode toNode(RowSource in) {
       return NODES.textNode(readUtf8(in));
+    }
+
+    @Override
+    Object toJava(RowSource in) {
+      return readUtf8(in);
     }
 
     @Override
@@ -380,6 +411,11 @@ enum ValueForm {
     }
 
     @Override
+    Object toJava(RowSource in) {
+      return JavaValues.toJava(toNode(in));
+    }
+
+    @Override
     void write(RowSource in, JsonGenerator g) throws IOException {
       int length = Varints.readLength(in);
       int start = in.skip(length);
@@ -435,6 +471,18 @@ enum ValueForm {
     return compactNode(header >>> 1, in);
   }
 
+  /**
+   * Reads one value as the Java value {@link JavaValues#toJava} makes of {@link #toNode}'s node,
+   * without the node: a String for the kinds whose JSON form is text.
+   */
+  Object toJava(RowSource in) {
+    long header = Varints.readUnsigned(in);
+    if ((header & 1) == 1) {
+      return text(header, in);
+    }
+    return compactJava(header >>> 1, in);
+  }
+
   /** Writes one value as JSON, as Jackson writes the node {@link #toNode} returns. */
   void write(RowSource in, JsonGenerator g) throws IOException {
     long header = Varints.readUnsigned(in);
@@ -449,6 +497,10 @@ enum ValueForm {
 
   JsonNode compactNode(long parameter, RowSource in) {
     return NODES.textNode(checkedText(parameter, in));
+  }
+
+  Object compactJava(long parameter, RowSource in) {
+    return checkedText(parameter, in);
   }
 
   void writeCompact(long parameter, RowSource in, JsonGenerator g) throws IOException {

@@ -84,18 +84,28 @@ final class Varints {
     return (zigzag >>> 1) ^ -(zigzag & 1);
   }
 
-  /**
-   * Reads a zig-zag varint of any size; a value that fits a long is returned as one (boxed), others
-   * as BigInteger.
-   */
-  static Number readSignedAnySize(RowSource in) {
+  /** Whether the zig-zag varint at the source's position fits a long (read without moving). */
+  static boolean fitsLong(RowSource in) {
     int start = in.position();
     int bytes = 1;
     while ((in.byteAt(start + bytes - 1) & 0x80) != 0) {
       bytes++;
     }
-    if (bytes < 10 || (bytes == 10 && (in.byteAt(start + 9) & 0xfe) == 0)) {
+    return bytes < 10 || (bytes == 10 && (in.byteAt(start + 9) & 0xfe) == 0);
+  }
+
+  /**
+   * Reads a zig-zag varint of any size; a value that fits a long is returned as one (boxed), others
+   * as BigInteger.
+   */
+  static Number readSignedAnySize(RowSource in) {
+    if (fitsLong(in)) {
       return readSigned(in);
+    }
+    int start = in.position();
+    int bytes = 1;
+    while ((in.byteAt(start + bytes - 1) & 0x80) != 0) {
+      bytes++;
     }
     BigInteger zigzag = BigInteger.ZERO;
     for (int i = 0; i < bytes; i++) {

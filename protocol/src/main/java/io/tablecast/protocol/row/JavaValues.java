@@ -1,4 +1,4 @@
-package io.tablecast.client;
+package io.tablecast.protocol.row;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
@@ -11,13 +11,15 @@ import java.util.Map;
 /**
  * Converts JSON rows to plain Java values the way Jackson maps JSON text to {@code Object}:
  * strings, {@code Integer}/{@code Long}/{@code BigInteger}, {@code Double}, booleans, null, and
- * nested maps and lists. The results are unmodifiable because every reader shares them.
+ * nested maps and lists. The results are unmodifiable because every reader shares them. What a
+ * generic mirror's rows give ({@link RowForm#valueToJava} decodes straight to the same values).
  */
-final class GenericRows {
+public final class JavaValues {
 
-  private GenericRows() {}
+  private JavaValues() {}
 
-  static Map<String, Object> toMap(JsonNode row) {
+  /** A JSON object as an unmodifiable map of its fields' Java values, in the object's order. */
+  public static Map<String, Object> toMap(JsonNode row) {
     Map<String, Object> m = new LinkedHashMap<>(Math.max(4, row.size() * 4 / 3 + 1));
     for (Map.Entry<String, JsonNode> e : row.properties()) {
       m.put(e.getKey(), toJava(e.getValue()));
@@ -25,7 +27,8 @@ final class GenericRows {
     return Collections.unmodifiableMap(m);
   }
 
-  static Object toJava(JsonNode n) {
+  /** A JSON value as Java: see the class comment. */
+  public static Object toJava(JsonNode n) {
     switch (n.getNodeType()) {
       case STRING:
         return n.textValue();

@@ -1,0 +1,91 @@
+package io.tablecast.protocol.row;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** A column decoded straight to Java gives what the JSON node of the same column converts to. */
+class ValueToJavaTest {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  @Test
+  void everyKindDecodesToTheValueAndClassOfItsJsonNode() {
+    Random random = new Random(11);
+    List<ColumnInfo> columns = new ArrayList<>();
+    for (ColumnKind kind : ColumnKind.values()) {
+      columns.add(new ColumnInfo("c_" + kind.name().toLowerCase(), "t", kind));
+    }
+    RowForm form = new RowForm(columns, List.of("c_string", "c_integer"));
+    int[] compared = new int[ColumnKind.values().length];
+    for (int i = 0; i < 2_000; i++) {
+      ObjectNode row = NODES.objectNode();
+      for (ColumnInfo c : columns) {
+        List<JsonNode> values = RowFormTest.VALUES.get(c.kind());
+        if (random.nextInt(4) == 0 && !form.primaryKey().contains(c.name())) {
+          row.putNull(c.name());
+        } else {
+          row.set(c.name(), values.get(random.nextInt(values.size())));
+        }
+      }
+      byte[] bytes = form.encode(row);
+      for (int c = 0; c < columns.size(); c++) {
+        Object expected = JavaValues.toJava(form.valueToNode(bytes, c));
+        Object actual = form.valueToJava(bytes, c);
+        assertThat(actual).as("column %s of %s", columns.get(c).name(), row).isEqualTo(expected);
+        if (expected != null) {
+          assertThat(actual).hasSameClassAs(expected);
+          compared[columns.get(c).kind().ordinal()]++;
+        }
+      }
+    }
+    assertThat(java.util.Arrays.stream(compared).min().orElseThrow())
+        .as("non-null values compared of the rarest kind")
+        .isGreaterThan(100);
+  }
+
+  @Test
+  void integersTakeTheSmallestOfIntegerLongAndBigInteger() {
+    RowForm form =
+        new RowForm(List.of(new ColumnInfo("n", "bigint", ColumnKind.INTEGER)), List.of());
+    for (long n : new long[] {7, -70_000, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+      assertThat(form.valueToJava(form.encode(NODES.objectNode().put("n", n)), 0))
+          .isEqualTo((int) n);
+    }
+    assertThat(form.valueToJava(form.encode(NODES.objectNode().put("n", 1L << 31)), 0))
+        .isEqualTo(1L << 31);
+    assertThat(form.valueToJava(form.encode(NODES.objectNode().put("n", 1L << 40)), 0))
+        .isEqualTo(1L << 40);
+    BigInteger huge = BigInteger.TWO.pow(64);
+    assertThat(form.valueToJava(form.encode(NODES.objectNode().put("n", huge)), 0)).isEqualTo(huge);
+  }
+
+  @Test
+  void aDecimalPrintsAsBigDecimalsPlainText() {
+    Random random = new Random(5);
+    List<Long> unscaled =
+        new ArrayList<>(
+            List.of(
+                0L, 1L, -1L, 5L, -5L, 10L, 99L, Long.MAX_VALUE, Long.MIN_VALUE, -Long.MAX_VALUE));
+    for (int i = 0; i < 5_000; i++) {
+      long v = random.nextLong() >> random.nextInt(64);
+      unscaled.add(v);
+    }
+    for (long u : unscaled) {
+      for (int scale : new int[] {0, 1, 2, 3, 9, 18, 19, 20, 40}) {
+        assertThat(DecimalText.plain(u, scale))
+            .as("%d scale %d", u, scale)
+            .isEqualTo(new BigDecimal(BigInteger.valueOf(u), scale).toPlainString());
+      }
+    }
+  }
+}
