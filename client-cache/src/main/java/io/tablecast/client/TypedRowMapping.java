@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.RowKeys;
 import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.row.PackedRow;
 import java.util.List;
 
 /**
@@ -41,7 +42,13 @@ final class TypedRowMapping<V> implements RowMapping<V> {
   @Override
   public V map(ObjectNode json) {
     try {
-      return mapper.treeToValue(json, type);
+      // a row in the row form: a tree of its own, garbage once mapped, rather than the row's
+      // cached one, which a snapshot's pending rows would keep alive until the last is mapped
+      ObjectNode tree =
+          json instanceof PackedRow packed && packed.form() != null && !packed.decoded()
+              ? packed.form().toNode(packed.bytes())
+              : json;
+      return mapper.treeToValue(tree, type);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException(
           "cannot map row to " + type.getName() + ": " + e.getOriginalMessage(), e);

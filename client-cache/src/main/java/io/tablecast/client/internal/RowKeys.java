@@ -3,6 +3,8 @@ package io.tablecast.client.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -44,6 +46,12 @@ public final class RowKeys {
     if (primaryKey.isEmpty()) {
       throw new IllegalArgumentException("table has no primary key; cannot key row " + row);
     }
+    if (row instanceof PackedRow packed && packed.form() != null) {
+      Object key = fromPacked(packed.form(), packed.bytes(), primaryKey);
+      if (key != null) {
+        return key;
+      }
+    }
     if (primaryKey.size() == 1) {
       return part(column(row, primaryKey.get(0)));
     }
@@ -57,11 +65,49 @@ public final class RowKeys {
   /** As {@link #fromRow}, or null when the row lacks a primary-key column. */
   public static Object fromRowOrNull(ObjectNode row, List<String> primaryKey) {
     for (String c : primaryKey) {
-      if (row.get(c) == null) {
+      boolean missing =
+          (row instanceof PackedRow packed && packed.form() != null)
+              ? packed.form().indexOf(c) < 0
+              : row.get(c) == null;
+      if (missing) {
         return null;
       }
     }
     return primaryKey.isEmpty() ? null : fromRow(row, primaryKey);
+  }
+
+  /**
+   * The key of a row in the row form read from its bytes, without building its JSON tree (a
+   * snapshot of a million rows keys a million rows); null when a part is of a kind whose key form
+   * is its JSON text (a float, a JSON value) or a column is missing: the tree then decides.
+   */
+  private static Object fromPacked(RowForm form, byte[] bytes, List<String> primaryKey) {
+    if (primaryKey.size() == 1) {
+      return packedPart(form, bytes, primaryKey.get(0));
+    }
+    List<Object> parts = new ArrayList<>(primaryKey.size());
+    for (String c : primaryKey) {
+      Object part = packedPart(form, bytes, c);
+      if (part == null) {
+        return null;
+      }
+      parts.add(part);
+    }
+    return Collections.unmodifiableList(parts);
+  }
+
+  private static Object packedPart(RowForm form, byte[] bytes, String column) {
+    int index = form.indexOf(column);
+    Object v = index < 0 ? null : form.valueToJava(bytes, index);
+    if (v instanceof Integer n) {
+      return Long.valueOf(n);
+    }
+    return v instanceof Long
+            || v instanceof BigInteger
+            || v instanceof String
+            || v instanceof Boolean
+        ? v
+        : null;
   }
 
   private static JsonNode column(ObjectNode row, String name) {

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.math.BigInteger;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -42,5 +46,41 @@ class RowKeysTest {
     ObjectNode row =
         (ObjectNode) MessageCodec.jsonMapper().readTree("{\"b\":\"x\",\"a\":7,\"c\":1}");
     assertThat(RowKeys.fromRow(row, List.of("a", "b"))).isEqualTo(wire);
+  }
+
+  @Test
+  void aRowInTheRowFormIsKeyedFromItsBytesWithoutBuildingItsTree() throws Exception {
+    List<ColumnInfo> columns =
+        List.of(
+            new ColumnInfo("name", "text", ColumnKind.STRING),
+            new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+            new ColumnInfo("big", "numeric", ColumnKind.INTEGER),
+            new ColumnInfo("ok", "boolean", ColumnKind.BOOLEAN),
+            new ColumnInfo("ratio", "double", ColumnKind.FLOAT));
+    ObjectNode tree =
+        (ObjectNode)
+            MessageCodec.jsonMapper()
+                .readTree("{\"name\":\"x\",\"id\":7,\"big\":18446744073709551615,\"ok\":true}");
+    tree.put("ratio", 1.5d); // a FLOAT as the server reads it: a double
+    for (List<String> key :
+        List.of(
+            List.of("id"),
+            List.of("name"),
+            List.of("big"),
+            List.of("id", "name", "ok"),
+            List.of("big", "id"))) {
+      RowForm form = new RowForm(columns, key);
+      PackedRow packed = PackedRow.of(form, form.encode(tree));
+      assertThat(RowKeys.fromRow(packed, key))
+          .as("key %s", key)
+          .isEqualTo(RowKeys.fromRow(tree, key));
+      assertThat(RowKeys.fromRowOrNull(packed, key)).isEqualTo(RowKeys.fromRow(tree, key));
+      assertThat(packed.decoded()).as("tree built for key %s", key).isFalse();
+    }
+    RowForm byRatio = new RowForm(columns, List.of("ratio")); // a float part: its JSON text
+    assertThat(RowKeys.fromRow(PackedRow.of(byRatio, byRatio.encode(tree)), List.of("ratio")))
+        .isEqualTo("1.5");
+    assertThat(RowKeys.fromRowOrNull(PackedRow.of(byRatio, byRatio.encode(tree)), List.of("no")))
+        .isNull();
   }
 }
