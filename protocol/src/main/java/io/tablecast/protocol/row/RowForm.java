@@ -113,16 +113,54 @@ public final class RowForm {
    *     key column is missing or NULL
    */
   public byte[] encode(JsonNode row) {
-    byte[] key = encodeKey(row);
-    RowSink out = new RowSink(key.length + 2 + bitmapBytes + 8 * otherColumns.length);
-    Varints.writeUnsigned(out, key.length);
-    out.write(key);
+    JsonNode[] values = new JsonNode[names.length];
+    for (int i = 0; i < names.length; i++) {
+      values[i] = row.get(names[i]);
+    }
+    return encode(values, row);
+  }
+
+  /**
+   * The row form of a row given as its columns' values in table order, each in the form of {@code
+   * docs/TYPES.md} (null or JSON {@code null} for NULL): {@link #encode(JsonNode)} without the
+   * object around the values.
+   *
+   * @throws IllegalArgumentException as {@link #encode(JsonNode)}
+   */
+  public byte[] encode(JsonNode[] valuesInTableOrder) {
+    if (valuesInTableOrder.length != names.length) {
+      throw new IllegalArgumentException(
+          valuesInTableOrder.length + " values for the " + names.length + " columns " + columns);
+    }
+    return encode(valuesInTableOrder, null);
+  }
+
+  /** {@code row}: the object the values came from, for messages (null: print the values). */
+  private byte[] encode(JsonNode[] values, JsonNode row) {
+    RowSink key = new RowSink(8 * keyColumns.length);
+    for (int column : keyColumns) {
+      JsonNode v = values[column];
+      if (v == null || v.isNull()) {
+        throw new IllegalArgumentException(
+            "primary-key column "
+                + names[column]
+                + " is "
+                + (v == null ? "missing" : "NULL")
+                + " in "
+                + abbreviated(row != null ? row : valuesNode(values)));
+      }
+      encodeValue(column, v, key);
+    }
+    byte[] keyBytes = key.toByteArray();
+    RowSink out = new RowSink(keyBytes.length + 2 + bitmapBytes + 8 * otherColumns.length);
+    Varints.writeUnsigned(out, keyBytes.length);
+    out.write(keyBytes);
     int bitmap = out.size();
     for (int i = 0; i < bitmapBytes; i++) {
       out.write(0);
     }
     for (int j = 0; j < otherColumns.length; j++) {
-      JsonNode v = row.get(names[otherColumns[j]]);
+      JsonNode v = values[otherColumns[j]];
       if (v == null || v.isNull()) {
         out.setBit(bitmap + (j >>> 3), j & 7);
       } else {
@@ -130,6 +168,16 @@ public final class RowForm {
       }
     }
     return out.toByteArray();
+  }
+
+  private ObjectNode valuesNode(JsonNode[] values) {
+    ObjectNode out = ValueForm.NODES.objectNode();
+    for (int i = 0; i < names.length; i++) {
+      if (values[i] != null) {
+        out.set(names[i], values[i]);
+      }
+    }
+    return out;
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.tablecast.server.capture;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -8,11 +10,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.row.RowForm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Turns the JSON a database generated for one row (trigger image or snapshot row: both use the same
@@ -30,11 +36,19 @@ public final class RowNormalizer {
   private final TableSchema table;
   private final Dialect dialect;
   private final RowForm form;
+  private final ColumnInfo[] columns;
+
+  /** Each column's index in table order, by name. */
+  private final Map<String, Integer> columnIndex = new HashMap<>();
 
   public RowNormalizer(TableSchema table, Dialect dialect) {
     this.table = table;
     this.dialect = dialect;
     this.form = new RowForm(table.columns(), table.primaryKey());
+    this.columns = table.columns().toArray(new ColumnInfo[0]);
+    for (int i = 0; i < columns.length; i++) {
+      columnIndex.put(columns[i].name(), i);
+    }
   }
 
   public TableSchema table() {
@@ -53,7 +67,70 @@ public final class RowNormalizer {
    * @throws IllegalStateException naming the column when a value does not convert to its kind
    */
   public byte[] encode(String json) {
-    return json == null ? null : encode(parse(json));
+    if (json == null) {
+      return null;
+    }
+    JsonNode[] values = new JsonNode[columns.length];
+    try (JsonParser p = JSON.getFactory().createParser(json)) {
+      JsonToken token = p.nextToken();
+      if (token != JsonToken.START_OBJECT) {
+        return encode(parse(json)); // JSON null is no row; anything else fails as before
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        Integer column = columnIndex.get(p.currentName());
+        token = p.nextToken();
+        if (column == null) {
+          p.skipChildren();
+        } else {
+          values[column] = node(p, token);
+        }
+      }
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(
+          "image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a String has no I/O to fail
+    }
+    for (int i = 0; i < columns.length; i++) {
+      JsonNode v = values[i];
+      values[i] = v == null || v.isNull() ? NODES.nullNode() : converted(columns[i], v);
+    }
+    try {
+      return form.encode(values);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "cannot write a row of " + table.id() + " in its row form: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The node {@code readTree} makes of the value at the parser's {@code token}: scalars built here
+   * (a row's values are nearly all scalars), objects and arrays (JSON columns) read as trees.
+   */
+  private static JsonNode node(JsonParser p, JsonToken token) throws IOException {
+    switch (token) {
+      case VALUE_STRING:
+        return NODES.textNode(p.getText());
+      case VALUE_NUMBER_INT:
+        switch (p.getNumberType()) {
+          case INT:
+            return NODES.numberNode(p.getIntValue());
+          case LONG:
+            return NODES.numberNode(p.getLongValue());
+          default:
+            return NODES.numberNode(p.getBigIntegerValue());
+        }
+      case VALUE_NUMBER_FLOAT: // as USE_BIG_DECIMAL_FOR_FLOATS reads it: scale kept
+        return NODES.numberNode(p.getDecimalValue());
+      case VALUE_TRUE:
+        return NODES.booleanNode(true);
+      case VALUE_FALSE:
+        return NODES.booleanNode(false);
+      case VALUE_NULL:
+        return NODES.nullNode();
+      default:
+        return JSON.readTree(p);
+    }
   }
 
   /**
@@ -134,28 +211,33 @@ public final class RowNormalizer {
       return null;
     }
     ObjectNode out = NODES.objectNode();
-    for (ColumnInfo c : table.columns()) {
+    for (ColumnInfo c : columns) {
       JsonNode v = raw.get(c.name());
-      try {
-        out.set(c.name(), v == null || v.isNull() ? NODES.nullNode() : value(c, v));
-      } catch (RuntimeException e) {
-        throw new IllegalStateException(
-            "cannot convert "
-                + table.id()
-                + "."
-                + c.name()
-                + " ("
-                + c.dbType()
-                + ") value "
-                + v
-                + " to "
-                + c.kind()
-                + ": "
-                + e.getMessage(),
-            e);
-      }
+      out.set(c.name(), v == null || v.isNull() ? NODES.nullNode() : converted(c, v));
     }
     return out;
+  }
+
+  /** {@link #value}, failing with the table, column, type and value named. */
+  private JsonNode converted(ColumnInfo c, JsonNode v) {
+    try {
+      return value(c, v);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "cannot convert "
+              + table.id()
+              + "."
+              + c.name()
+              + " ("
+              + c.dbType()
+              + ") value "
+              + v
+              + " to "
+              + c.kind()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
   }
 
   private JsonNode value(ColumnInfo c, JsonNode v) {
