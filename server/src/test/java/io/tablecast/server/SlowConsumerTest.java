@@ -260,6 +260,20 @@ class SlowConsumerTest {
               assertThat(sessions.get("stalled").path("coalescedKeys").asInt()).isPositive();
               assertThat(sessions.get("healthy-0").path("state").asText()).isEqualTo("ok");
             });
+    // its delivery lag: the age of the oldest batch stuck before its socket, growing while it
+    // does not read; a client that reads has its batches in its socket within the probe interval
+    long lag = consoleSessions().get("stalled").path("deliveryLagMillis").asLong();
+    assertThat(lag).isPositive();
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(consoleSessions().get("stalled").path("deliveryLagMillis").asLong())
+                    .isGreaterThan(lag));
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(consoleSessions().get("healthy-0").path("deliveryLagMillis").asLong())
+                    .isLessThan(lag));
 
     stalled.startReading();
     awaitConverged(stalled);

@@ -91,6 +91,9 @@ public record HubView(
    * @param connectedMillis when it completed its hello (epoch ms)
    * @param lastWriteAgoMillis ms since the hub last wrote it a batch or heartbeat: below the
    *     heartbeat for a session that reads; it grows while its changes wait (coalesced or held)
+   * @param deliveryLagMillis how long the oldest batch written to it has waited to reach its socket
+   *     (0 when every one has): grows while the client does not read, after the socket's own buffer
+   *     filled; measured one write at a time, to within 10 ms
    */
   public record SessionView(
       String clientName,
@@ -106,7 +109,8 @@ public record HubView(
       boolean catchingUp,
       String state,
       long connectedMillis,
-      long lastWriteAgoMillis) {
+      long lastWriteAgoMillis,
+      long deliveryLagMillis) {
 
     public SessionView {
       tables = List.copyOf(tables);

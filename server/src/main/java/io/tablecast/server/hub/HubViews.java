@@ -145,6 +145,7 @@ final class HubViews {
         s.catchingUp(),
         state,
         s.connectedMillis,
-        TimeUnit.NANOSECONDS.toMillis(Math.max(0, nowNanos - s.lastWriteNanos)));
+        TimeUnit.NANOSECONDS.toMillis(Math.max(0, nowNanos - s.lastWriteNanos)),
+        s.deliveryLagMillis(nowNanos));
   }
 }

@@ -47,6 +47,21 @@ public final class Subscriber {
   /** When the hub registered the session (epoch ms), for the operations console. */
   final long connectedMillis = System.currentTimeMillis();
 
+  /** Delivery lag: at most one live write in flight carries a listener, at most this often. */
+  static final long LAG_PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /**
+   * When (nanoTime) the oldest live batch written to the channel and not yet handed to its socket
+   * was written; 0 when all were. The first write after the previous probe reached the socket (and
+   * {@link #LAG_PROBE_INTERVAL_NANOS} passed) carries a listener: writes leave the channel in
+   * order, so every write before it has reached the socket, and it is the oldest still waiting (to
+   * within the interval). Set on the hub thread, cleared on the event loop.
+   */
+  private volatile long probeWriteNanos;
+
+  /** When the last probe reached the socket; written on the event loop. */
+  private volatile long probeDoneNanos;
+
   /** When the catch-up sender last wrote a frame; written by the catch-up executor. */
   volatile long catchUpWriteNanos = lastWriteNanos;
 
@@ -172,8 +187,32 @@ public final class Subscriber {
               + ")");
       return;
     }
-    channel.writeAndFlush(buf, channel.voidPromise());
-    lastWriteNanos = System.nanoTime();
+    long now = System.nanoTime();
+    if (probeWriteNanos == 0 && now - probeDoneNanos >= LAG_PROBE_INTERVAL_NANOS) {
+      probeWriteNanos = now;
+      channel
+          .writeAndFlush(buf)
+          .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE)
+          .addListener(
+              f -> {
+                probeDoneNanos = System.nanoTime();
+                probeWriteNanos = 0;
+              });
+    } else {
+      channel.writeAndFlush(buf, channel.voidPromise());
+    }
+    lastWriteNanos = now;
+  }
+
+  /**
+   * How long the oldest live batch written to this session has waited to reach its socket (ms; 0
+   * when every batch has): the session's delivery lag, to within {@link #LAG_PROBE_INTERVAL_NANOS}.
+   * Bytes in the socket's kernel buffer that the client has not read count as delivered. Any
+   * thread.
+   */
+  long deliveryLagMillis(long nowNanos) {
+    long since = probeWriteNanos;
+    return since == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, nowNanos - since));
   }
 
   /**

@@ -169,6 +169,7 @@ function renderSessions(body) {
     cell(tr, bytes(s.queuedBytes), { col: 'queued', cls: 'num' });
     cell(tr, s.coalescedKeys ? `${integer.format(s.coalescedKeys)} keys, ${bytes(s.coalescedBytes)}` : '–', { col: 'coalesced', cls: 'num' });
     cell(tr, duration(s.lastWriteAgoMillis), { col: 'lastWrite', cls: 'num' });
+    cell(tr, duration(s.deliveryLagMillis), { col: 'lag', cls: `num ${s.deliveryLagMillis >= 1000 ? 'bad' : ''}` });
     cell(tr, s.state, { col: 'state', cls: `state ${s.state === 'ok' ? 'good' : 'bad'}` });
     cell(tr, ago(s.connectedMillis, now), { col: 'connected' });
     tbody.append(tr);
