@@ -12,11 +12,13 @@ import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import io.tablecast.server.config.NatsSettings;
 import java.io.IOException;
+import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Connections to NATS and the stream of one database: its name, its one subject ({@code
@@ -27,6 +29,10 @@ final class NatsStreams {
 
   /** Error code of a JetStream request for a stream that does not exist. */
   static final int STREAM_NOT_FOUND = 10059;
+
+  /** A JWT: header, claims and signature, base64url each. */
+  private static final Pattern JWT =
+      Pattern.compile("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+");
 
   /** How long one connection attempt may take. */
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -61,6 +67,9 @@ final class NatsStreams {
     if (nats.nkeySeedFile() != null) {
       options.authHandler(nkey(nats.nkeySeedFile()));
     }
+    if (nats.credentialsFile() != null) {
+      options.authHandler(credentials(nats.credentialsFile()));
+    }
     if (nats.tls() != null) {
       options.sslContext(NatsTlsContext.of(nats.tls()));
     }
@@ -80,6 +89,30 @@ final class NatsStreams {
     } catch (IOException | IllegalArgumentException | IllegalStateException e) {
       throw new IllegalArgumentException(
           "nats.nkey_seed_file: " + seedFile + " holds no NKey seed (SU...): " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * jnats' handler of a {@code .creds} file, tried once here: jnats reads the file at each connect
+   * and would otherwise send a file that holds no JWT as one, or fail to sign in the handshake.
+   */
+  private static AuthHandler credentials(Path credsFile) {
+    AuthHandler handler = Nats.credentials(credsFile.toString());
+    try {
+      char[] jwt = handler.getJWT();
+      if (jwt == null || !JWT.matcher(CharBuffer.wrap(jwt)).matches()) {
+        throw new IllegalArgumentException("no -----BEGIN NATS USER JWT----- block with a JWT");
+      }
+      handler.sign(new byte[] {0}); // reads the seed: refused here when missing or not one
+      return handler;
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new IllegalArgumentException(
+          "nats.credentials_file: "
+              + credsFile
+              + " is not a NATS credentials file (a user JWT and its NKey seed, as nsc writes"
+              + " them): "
+              + e.getMessage(),
+          e);
     }
   }
 
