@@ -1,6 +1,7 @@
 package io.tablecast.server.stream;
 
 import io.nats.client.AuthHandler;
+import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -191,6 +192,28 @@ final class NatsStreams {
       throw new IOException(
           "JetStream is not available on " + c.getConnectedUrl() + " for stream " + stream, e);
     }
+  }
+
+  /**
+   * True when {@code e}, thrown while connecting to NATS or setting the stream up, may pass by
+   * itself: NATS not reachable yet, a request that timed out, JetStream answering 503 (not ready,
+   * temporarily unavailable while a cluster elects its meta leader). False for what only an
+   * operator can fix: authorization refused, a setting that names a bad file, a stream placed
+   * otherwise.
+   */
+  static boolean retryable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof AuthenticationException || t instanceof IllegalArgumentException) {
+        return false;
+      }
+      if (t instanceof JetStreamApiException api) {
+        return api.getErrorCode() == 503;
+      }
+      if (t instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static IllegalStateException refused(Connection c, String stream, JetStreamApiException e) {
