@@ -126,6 +126,15 @@ final class NatsStreams {
   static StreamInfo info(Connection c, String stream) throws IOException {
     try {
       return management(c, stream).getStreamInfo(stream);
+    } catch (IOException e) {
+      throw new IOException(
+          "NATS at "
+              + c.getConnectedUrl()
+              + " did not answer a JetStream request on stream "
+              + stream
+              + " (is JetStream enabled, -js, and ready?): "
+              + e.getMessage(),
+          e);
     } catch (JetStreamApiException e) {
       if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
         return null;

@@ -13,9 +13,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A capture standby facing a NATS that is away or refuses, against real {@code nats-server -js}
@@ -72,6 +75,19 @@ class CaptureStandbyTest {
   }
 
   @Test
+  void natsWithoutJetStreamIsWaitedForNamingTheServerAndTheStream() throws Exception {
+    try (NatsServerProcess n = NatsServerProcess.startWithoutJetStream();
+        CaptureStandby standby = CaptureStandby.start(SOURCE, settings(n, "TC_nojs"), "standby")) {
+      await().atMost(WITHIN).until(standby::waitingForNats);
+      assertThat(standby.natsProblem())
+          .contains("NATS at " + n.url())
+          .contains("stream TC_nojs")
+          .contains("-js");
+      assertThat(standby.failure()).isNull();
+    }
+  }
+
+  @Test
   void aWrongPasswordEndsTheStandbyAtOnceWithTheServersAnswer() throws Exception {
     String auth = "authorization { user: capture, password: right }";
     try (NatsServerProcess n = NatsServerProcess.start(1 << 20, auth);
@@ -84,6 +100,22 @@ class CaptureStandbyTest {
       assertThat(standby.failure())
           .hasMessageContaining("cannot connect to NATS at [" + n.url() + "]")
           .hasMessageContaining("Authorization Violation");
+      assertThat(standby.waitingForNats()).isFalse();
+    }
+  }
+
+  @Test
+  void aFileThatIsNoCredentialsFileEndsTheStandbyAtOnceNamingIt(@TempDir Path dir)
+      throws Exception {
+    Path creds = Files.writeString(dir.resolve("capture.creds"), "not a credentials file\n");
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20);
+        CaptureStandby standby =
+            CaptureStandby.start(
+                SOURCE, settings(n, "TC_creds").withCredentialsFile(creds), "standby")) {
+      await().atMost(WITHIN).until(() -> standby.failure() != null);
+      assertThat(standby.failure())
+          .hasMessageContaining("nats.credentials_file")
+          .hasMessageContaining(creds.toString());
       assertThat(standby.waitingForNats()).isFalse();
     }
   }
