@@ -116,4 +116,35 @@ class NatsConfigTest {
     assertThat(n.replicas()).isEqualTo(1);
     assertThat(n.captureTakeover()).isEqualTo(NatsSettings.DEFAULT_CAPTURE_TAKEOVER);
   }
+
+  @Test
+  void aCredentialsFileIsReadAndRefusedWhenUnreadableOrCombinedWithAnotherWay(@TempDir Path dir)
+      throws Exception {
+    Path creds = Files.writeString(dir.resolve("capture.creds"), "x");
+    NatsSettings n =
+        ConfigLoader.parse(
+                "nats:\n  urls: [nats://h:4222]\n  stream: S\n  credentials_file: " + creds + "\n",
+                Map.of())
+            .nats();
+    assertThat(n.credentialsFile()).isEqualTo(creds);
+
+    NatsSettings plain = new NatsSettings(List.of("nats://h"), "S", null, null, null);
+    assertThatThrownBy(() -> plain.withCredentialsFile(dir.resolve("missing.creds")))
+        .hasMessageContaining("nats.credentials_file must be a readable file")
+        .hasMessageContaining("missing.creds");
+    assertThatThrownBy(
+            () ->
+                new NatsSettings(List.of("nats://h"), "S", "u", Secret.of("p"), null)
+                    .withCredentialsFile(creds))
+        .hasMessageContaining("nats.credentials_file")
+        .hasMessageContaining("set one");
+    assertThatThrownBy(
+            () ->
+                new NatsSettings(List.of("nats://h"), "S", null, null, Secret.of("t"))
+                    .withCredentialsFile(creds))
+        .hasMessageContaining("set one");
+    Path seed = Files.writeString(dir.resolve("seed.nk"), "x");
+    assertThatThrownBy(() -> plain.withNkeySeedFile(seed).withCredentialsFile(creds))
+        .hasMessageContaining("set one");
+  }
 }

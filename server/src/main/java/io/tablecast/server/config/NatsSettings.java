@@ -27,6 +27,8 @@ import java.util.Objects;
  *     none
  * @param tls TLS to NATS: the CAs to trust and, for mutual TLS, this client's certificate; null =
  *     the JVM's trust store when a URL is {@code tls://}, plaintext otherwise
+ * @param credentialsFile a NATS credentials file ({@code .creds}: a user JWT and its NKey seed, as
+ *     {@code nsc} writes it) for decentralized (operator mode) authentication; null = none
  * @param replicas the replicas of the stream and of its buckets when capture creates them (1 to 5;
  *     0 = 1): 3 on a 3-node JetStream cluster survives the loss of one node
  * @param storage {@code file} or {@code memory}: where NATS keeps the stream and its buckets when
@@ -42,6 +44,7 @@ public record NatsSettings(
     Duration captureTakeover,
     Path nkeySeedFile,
     NatsTls tls,
+    Path credentialsFile,
     int replicas,
     String storage) {
 
@@ -104,6 +107,15 @@ public record NatsSettings(
           "nats.nkey_seed_file and nats.user/password or nats.token are ways to authenticate; set"
               + " one");
     }
+    if (credentialsFile != null && !Files.isReadable(credentialsFile)) {
+      throw new IllegalArgumentException(
+          "nats.credentials_file must be a readable file, was '" + credentialsFile + "'");
+    }
+    if (credentialsFile != null && (user != null || token != null || nkeySeedFile != null)) {
+      throw new IllegalArgumentException(
+          "nats.credentials_file and nats.user/password, nats.token or nats.nkey_seed_file are ways"
+              + " to authenticate; set one");
+    }
     replicas = replicas == 0 ? 1 : replicas;
     if (replicas < 1 || replicas > 5) {
       throw new IllegalArgumentException("nats.replicas must be 1 to 5, was " + replicas);
@@ -118,7 +130,7 @@ public record NatsSettings(
   /** Without a checkpoint interval: the default. */
   public NatsSettings(
       List<String> urls, String stream, String user, Secret password, Secret token) {
-    this(urls, stream, user, password, token, null, null, null, null, 0, null);
+    this(urls, stream, user, password, token, null, null, null, null, null, 0, null);
   }
 
   /** These settings with another checkpoint interval. */
@@ -133,6 +145,7 @@ public record NatsSettings(
         captureTakeover,
         nkeySeedFile,
         tls,
+        credentialsFile,
         replicas,
         storage);
   }
@@ -149,6 +162,24 @@ public record NatsSettings(
         captureTakeover,
         seedFile,
         tls,
+        credentialsFile,
+        replicas,
+        storage);
+  }
+
+  /** These settings with decentralized authentication by the credentials file {@code creds}. */
+  public NatsSettings withCredentialsFile(Path creds) {
+    return new NatsSettings(
+        urls,
+        stream,
+        user,
+        password,
+        token,
+        checkpointInterval,
+        captureTakeover,
+        nkeySeedFile,
+        tls,
+        creds,
         replicas,
         storage);
   }
@@ -165,6 +196,7 @@ public record NatsSettings(
         captureTakeover,
         nkeySeedFile,
         natsTls,
+        credentialsFile,
         replicas,
         storage);
   }
@@ -181,6 +213,7 @@ public record NatsSettings(
         captureTakeover,
         nkeySeedFile,
         tls,
+        credentialsFile,
         streamReplicas,
         streamStorage);
   }
@@ -197,6 +230,7 @@ public record NatsSettings(
         captureTakeover,
         nkeySeedFile,
         tls,
+        credentialsFile,
         replicas,
         storage);
   }
@@ -213,6 +247,7 @@ public record NatsSettings(
         takeover,
         nkeySeedFile,
         tls,
+        credentialsFile,
         replicas,
         storage);
   }
@@ -260,6 +295,8 @@ public record NatsSettings(
         + nkeySeedFile
         + ", tls="
         + tls
+        + ", credentialsFile="
+        + credentialsFile
         + ", replicas="
         + replicas
         + ", storage="

@@ -52,7 +52,9 @@ public final class CaptureEndpoints implements AutoCloseable {
         .description("stream sequence of the last message this capture stored")
         .register(registry);
     Gauge.builder("tablecast.capture.waiting.for.nats", state, s -> s.waitingForNats() ? 1 : 0)
-        .description("1 while a batch NATS did not acknowledge is being published again")
+        .description(
+            "1 while NATS cannot be reached or JetStream is not ready, or while a batch NATS did"
+                + " not acknowledge is being published again")
         .register(registry);
     HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
     http.createContext("/health", exchange -> health(exchange, state));
@@ -73,6 +75,9 @@ public final class CaptureEndpoints implements AutoCloseable {
     ObjectNode json = MessageCodec.jsonMapper().createObjectNode();
     json.put("status", problem == null ? "UP" : "DOWN");
     json.put("role", state.leading() ? "leader" : "standby");
+    if (state.waitingForNats()) {
+      json.put("waiting_for_nats", true); // not a problem of this process: it retries
+    }
     if (problem != null) {
       json.put("reason", problem);
     }

@@ -6,6 +6,7 @@ import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.log.RecentEvents;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,11 @@ import org.slf4j.Logger;
  * published twice; a leader that loses its lease, is fenced by the stream because another publisher
  * appended, or whose tail stopped on an unexpected error, stops publishing, gives the lease up and
  * competes for it again.
+ *
+ * <p>NATS that cannot be reached, or whose JetStream is not ready, is waited for: the standby tries
+ * again after {@link #FIRST_RETRY}, doubling the pause up to {@link #LAST_RETRY}, says so in one
+ * WARN per cause and in {@link #waitingForNats()}. What retrying cannot fix ends it ({@link
+ * #failure()}): credentials refused, a stream placed otherwise, a setting naming a bad file.
  *
  * <p>One thread ({@code tablecast-capture-standby}) acquires, renews and runs the capture.
  */
@@ -37,6 +43,15 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
   private volatile boolean closed;
   private volatile RuntimeException failure;
   private volatile long lastSequence;
+
+  /** Why NATS cannot be used right now (not reachable, JetStream not ready); null when it can. */
+  private volatile String natsProblem;
+
+  /** The first pause before connecting to NATS again; it doubles up to {@link #LAST_RETRY}. */
+  static final Duration FIRST_RETRY = Duration.ofMillis(250);
+
+  /** The longest pause between two attempts to reach NATS. */
+  static final Duration LAST_RETRY = Duration.ofSeconds(5);
 
   private CaptureStandby(SourceConfig source, NatsSettings settings, String name) {
     this.source = source;
@@ -57,20 +72,35 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
   private void run() {
     String stream = settings.streamName(source.jdbcUrl());
     Duration ttl = settings.captureTakeover();
-    long pauseMillis = Math.max(100, ttl.toMillis() / 4);
-    CaptureLease lease = null;
-    Connection nats = null;
+    long backoffMillis = FIRST_RETRY.toMillis();
     try {
-      nats = NatsStreams.connect(settings, name + "-lease");
-      int replicas = // the lease bucket takes the stream's replicas
-          NatsStreams.createIfMissing(nats, stream, settings).getConfiguration().getReplicas();
-      lease = CaptureLease.open(nats, stream, ttl, replicas, holder);
-      LOG.info("capture {} waiting for the lease of stream {} ({})", holder, stream, ttl);
       while (!closed) {
-        if (lease.tryAcquire()) {
-          lead(lease, stream, Math.max(100, ttl.toMillis() / 3));
-        } else {
-          TimeUnit.MILLISECONDS.sleep(pauseMillis);
+        Connection nats = null;
+        CaptureLease lease = null;
+        try {
+          nats = NatsStreams.connect(settings, name + "-lease");
+          int replicas = // the lease bucket takes the stream's replicas
+              NatsStreams.createIfMissing(nats, stream, settings).getConfiguration().getReplicas();
+          lease = CaptureLease.open(nats, stream, ttl, replicas, holder);
+          reached(stream);
+          backoffMillis = FIRST_RETRY.toMillis();
+          compete(nats, lease, stream, ttl);
+        } catch (IOException | RuntimeException e) {
+          if (!NatsStreams.retryable(e)) {
+            throw e;
+          }
+          waiting(stream, e, backoffMillis);
+          TimeUnit.MILLISECONDS.sleep(backoffMillis);
+          backoffMillis = Math.min(backoffMillis * 2, LAST_RETRY.toMillis());
+        } finally {
+          StreamCapture c = capture;
+          if (c != null) {
+            c.close();
+          }
+          if (lease != null) {
+            lease.release();
+          }
+          closeQuietly(nats);
         }
       }
     } catch (InterruptedException e) {
@@ -79,15 +109,52 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
       failure = new IllegalStateException("capture standby of " + stream + " failed: " + e, e);
       LOG.error("{}", failure.getMessage(), e);
     } finally {
-      StreamCapture c = capture;
-      if (c != null) {
-        c.close();
-      }
-      if (lease != null) {
-        lease.release();
-      }
-      closeQuietly(nats);
       terminated.countDown();
+    }
+  }
+
+  /** Takes the lease whenever nobody holds it and publishes while it holds; returns when closed. */
+  private void compete(Connection nats, CaptureLease lease, String stream, Duration ttl)
+      throws InterruptedException {
+    long pauseMillis = Math.max(100, ttl.toMillis() / 4);
+    LOG.info("capture {} waiting for the lease of stream {} ({})", holder, stream, ttl);
+    while (!closed) {
+      if (nats.getStatus() != Connection.Status.CONNECTED) {
+        waiting(stream, new IOException("the connection is " + nats.getStatus()), pauseMillis);
+        TimeUnit.MILLISECONDS.sleep(pauseMillis);
+      } else if (lease.tryAcquire()) {
+        reached(stream);
+        lead(lease, stream, Math.max(100, ttl.toMillis() / 3));
+      } else {
+        reached(stream);
+        TimeUnit.MILLISECONDS.sleep(pauseMillis);
+      }
+    }
+  }
+
+  /** NATS cannot be used for now: said once per cause, not at every attempt. */
+  private void waiting(String stream, Exception cause, long retryMillis) {
+    String why = Objects.requireNonNullElse(cause.getMessage(), cause.toString());
+    if (!why.equals(natsProblem)) {
+      LOG.warn(
+          "capture {} cannot use NATS at {} for stream {}: {}; tries again in {} ms, then at"
+              + " most every {} s, until NATS answers",
+          holder,
+          settings.urls(),
+          stream,
+          why,
+          retryMillis,
+          LAST_RETRY.toSeconds());
+    }
+    natsProblem = why;
+  }
+
+  /** NATS answers (again). */
+  private void reached(String stream) {
+    if (natsProblem != null) {
+      LOG.info(
+          "capture {} reached NATS at {} for stream {} again", holder, settings.urls(), stream);
+      natsProblem = null;
     }
   }
 
@@ -160,10 +227,19 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
     return lastSequence;
   }
 
+  /**
+   * True while NATS cannot be reached or JetStream is not ready (this standby retries), or while a
+   * batch NATS did not acknowledge is being published again.
+   */
   @Override
   public boolean waitingForNats() {
     StreamCapture c = capture;
-    return c != null && c.waitingForNats();
+    return natsProblem != null || (c != null && c.waitingForNats());
+  }
+
+  /** Why NATS cannot be used right now, or null when it can. */
+  public String natsProblem() {
+    return natsProblem;
   }
 
   @Override
@@ -180,7 +256,10 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
     return capture;
   }
 
-  /** Why this standby stopped on its own (NATS refused the lease bucket); null otherwise. */
+  /**
+   * Why this standby stopped on its own: what retrying cannot fix (NATS refused its credentials,
+   * the stream exists placed otherwise, a setting names a bad file); null otherwise.
+   */
   public RuntimeException failure() {
     return failure;
   }

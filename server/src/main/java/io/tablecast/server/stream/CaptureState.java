@@ -12,7 +12,10 @@ public interface CaptureState {
   /** The stream sequence of the last message this process stored; 0 before any. */
   long lastSequence();
 
-  /** True while a batch NATS did not acknowledge is being published again. */
+  /**
+   * True while NATS cannot be reached or JetStream is not ready (a standby retries with a bounded
+   * back-off), or while a batch NATS did not acknowledge is being published again.
+   */
   boolean waitingForNats();
 
   /**

@@ -1,6 +1,7 @@
 package io.tablecast.server.stream;
 
 import io.nats.client.AuthHandler;
+import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -12,11 +13,13 @@ import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import io.tablecast.server.config.NatsSettings;
 import java.io.IOException;
+import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Connections to NATS and the stream of one database: its name, its one subject ({@code
@@ -27,6 +30,10 @@ final class NatsStreams {
 
   /** Error code of a JetStream request for a stream that does not exist. */
   static final int STREAM_NOT_FOUND = 10059;
+
+  /** A JWT: header, claims and signature, base64url each. */
+  private static final Pattern JWT =
+      Pattern.compile("[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+");
 
   /** How long one connection attempt may take. */
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -61,6 +68,9 @@ final class NatsStreams {
     if (nats.nkeySeedFile() != null) {
       options.authHandler(nkey(nats.nkeySeedFile()));
     }
+    if (nats.credentialsFile() != null) {
+      options.authHandler(credentials(nats.credentialsFile()));
+    }
     if (nats.tls() != null) {
       options.sslContext(NatsTlsContext.of(nats.tls()));
     }
@@ -84,6 +94,30 @@ final class NatsStreams {
   }
 
   /**
+   * jnats' handler of a {@code .creds} file, tried once here: jnats reads the file at each connect
+   * and would otherwise send a file that holds no JWT as one, or fail to sign in the handshake.
+   */
+  private static AuthHandler credentials(Path credsFile) {
+    AuthHandler handler = Nats.credentials(credsFile.toString());
+    try {
+      char[] jwt = handler.getJWT();
+      if (jwt == null || !JWT.matcher(CharBuffer.wrap(jwt)).matches()) {
+        throw new IllegalArgumentException("no -----BEGIN NATS USER JWT----- block with a JWT");
+      }
+      handler.sign(new byte[] {0}); // reads the seed: refused here when missing or not one
+      return handler;
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new IllegalArgumentException(
+          "nats.credentials_file: "
+              + credsFile
+              + " is not a NATS credentials file (a user JWT and its NKey seed, as nsc writes"
+              + " them): "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
    * The stream's information, or null when it does not exist.
    *
    * @throws IllegalStateException naming the servers and the stream when NATS refuses (JetStream
@@ -92,6 +126,15 @@ final class NatsStreams {
   static StreamInfo info(Connection c, String stream) throws IOException {
     try {
       return management(c, stream).getStreamInfo(stream);
+    } catch (IOException e) {
+      throw new IOException(
+          "NATS at "
+              + c.getConnectedUrl()
+              + " did not answer a JetStream request on stream "
+              + stream
+              + " (is JetStream enabled, -js, and ready?): "
+              + e.getMessage(),
+          e);
     } catch (JetStreamApiException e) {
       if (e.getApiErrorCode() == STREAM_NOT_FOUND) {
         return null;
@@ -158,6 +201,28 @@ final class NatsStreams {
       throw new IOException(
           "JetStream is not available on " + c.getConnectedUrl() + " for stream " + stream, e);
     }
+  }
+
+  /**
+   * True when {@code e}, thrown while connecting to NATS or setting the stream up, may pass by
+   * itself: NATS not reachable yet, a request that timed out, JetStream answering 503 (not ready,
+   * temporarily unavailable while a cluster elects its meta leader). False for what only an
+   * operator can fix: authorization refused, a setting that names a bad file, a stream placed
+   * otherwise.
+   */
+  static boolean retryable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof AuthenticationException || t instanceof IllegalArgumentException) {
+        return false;
+      }
+      if (t instanceof JetStreamApiException api) {
+        return api.getErrorCode() == 503;
+      }
+      if (t instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static IllegalStateException refused(Connection c, String stream, JetStreamApiException e) {

@@ -9,6 +9,7 @@ import io.nats.client.api.StorageType;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.config.NatsTls;
 import io.tablecast.server.net.TlsTestCerts;
+import io.tablecast.server.testing.NatsOperator;
 import io.tablecast.server.testing.NatsServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,6 +57,55 @@ class NatsAccessTest {
               () -> NatsStreams.connect(settings(n, "TC_x").withNkeySeedFile(seed), "test"))
           .hasMessageContaining("nats.nkey_seed_file")
           .hasMessageContaining(seed.toString());
+    }
+  }
+
+  @Test
+  void aCredentialsFileAuthenticatesWithAnOperatorModeServer(@TempDir Path dir) throws Exception {
+    NatsOperator operator = NatsOperator.create();
+    Path creds = operator.userCredentials(dir.resolve("capture.creds"), "capture");
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20, operator.serverConfig())) {
+      NatsSettings withCreds = settings(n, "TC_creds").withCredentialsFile(creds);
+      Connection c = NatsStreams.connect(withCreds, "test");
+      try {
+        assertThat(NatsStreams.createIfMissing(c, "TC_creds", withCreds)).isNotNull();
+      } finally {
+        c.close();
+      }
+      assertThatThrownBy(() -> NatsStreams.connect(settings(n, "TC_creds"), "test"))
+          .as("no credentials: the operator-mode server refuses")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("cannot connect to NATS at [" + n.url() + "]");
+      Path stranger =
+          NatsOperator.create().userCredentials(dir.resolve("stranger.creds"), "stranger");
+      assertThatThrownBy(
+              () -> NatsStreams.connect(settings(n, "TC_creds").withCredentialsFile(stranger), "t"))
+          .as("a user of an account this server does not know")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("Authorization Violation");
+    }
+  }
+
+  @Test
+  void aFileThatIsNoCredentialsFileIsRefusedNamingTheKeyAndTheFile(@TempDir Path dir)
+      throws Exception {
+    NatsOperator operator = NatsOperator.create();
+    String good = Files.readString(operator.userCredentials(dir.resolve("u.creds"), "u"));
+    Path seedOnly = Files.writeString(dir.resolve("seed-only.creds"), "SUAMLK2ZNL35WSMW\n");
+    Path jwtOnly =
+        Files.writeString(
+            dir.resolve("jwt-only.creds"),
+            good.substring(0, good.indexOf("-----BEGIN USER NKEY SEED-----")));
+    Path badSeed =
+        Files.writeString(dir.resolve("bad-seed.creds"), good.replaceAll("\nSU[A-Z0-9]+", "\nSUX"));
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20, operator.serverConfig())) {
+      for (Path file : List.of(seedOnly, jwtOnly, badSeed)) {
+        assertThatThrownBy(
+                () -> NatsStreams.connect(settings(n, "TC_x").withCredentialsFile(file), "test"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("nats.credentials_file")
+            .hasMessageContaining(file.toString());
+      }
     }
   }
 

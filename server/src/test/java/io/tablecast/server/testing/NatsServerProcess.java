@@ -27,15 +27,17 @@ public final class NatsServerProcess implements AutoCloseable {
   private final int port;
   private final long maxPayload;
   private final String extraConfig;
+  private final boolean jetStream;
   private Process process;
 
   private NatsServerProcess(
-      String binary, Path dir, int port, long maxPayload, String extraConfig) {
+      String binary, Path dir, int port, long maxPayload, String extraConfig, boolean jetStream) {
     this.binary = binary;
     this.dir = dir;
     this.port = port;
     this.maxPayload = maxPayload;
     this.extraConfig = extraConfig;
+    this.jetStream = jetStream;
   }
 
   /**
@@ -51,6 +53,16 @@ public final class NatsServerProcess implements AutoCloseable {
    * }}, {@code tls { ... }}).
    */
   public static NatsServerProcess start(long maxPayload, String extraConfig) throws IOException {
+    return start(maxPayload, extraConfig, true);
+  }
+
+  /** Starts one without JetStream: core NATS only, as a server started without {@code -js}. */
+  public static NatsServerProcess startWithoutJetStream() throws IOException {
+    return start(1 << 20, "", false);
+  }
+
+  private static NatsServerProcess start(long maxPayload, String extraConfig, boolean jetStream)
+      throws IOException {
     String binary = System.getenv().getOrDefault("NATS_SERVER", DEFAULT_BINARY);
     if (!new File(binary).canExecute()) {
       throw new IllegalStateException(
@@ -65,7 +77,7 @@ public final class NatsServerProcess implements AutoCloseable {
     }
     NatsServerProcess n =
         new NatsServerProcess(
-            binary, Files.createTempDirectory("nats-js"), port, maxPayload, extraConfig);
+            binary, Files.createTempDirectory("nats-js"), port, maxPayload, extraConfig, jetStream);
     n.startProcess();
     return n;
   }
@@ -81,16 +93,10 @@ public final class NatsServerProcess implements AutoCloseable {
     List<String> cmd =
         new ArrayList<>(
             List.of(
-                binary,
-                "-js",
-                "-a",
-                "127.0.0.1",
-                "-p",
-                Integer.toString(port),
-                "-sd",
-                dir.resolve("store").toString(),
-                "-c",
-                conf.toString()));
+                binary, "-a", "127.0.0.1", "-p", Integer.toString(port), "-c", conf.toString()));
+    if (jetStream) {
+      cmd.addAll(List.of("-js", "-sd", dir.resolve("store").toString()));
+    }
     process =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
