@@ -9,14 +9,16 @@ import java.nio.charset.StandardCharsets;
  * BigDecimal(unscaled, scale).toPlainString()} prints, written straight into the string's bytes (a
  * generic mirror's DECIMAL read, and every DECIMAL the server writes as JSON, goes through it).
  */
-final class DecimalText {
+public final class DecimalText {
   private DecimalText() {}
 
   /**
+   * The plain text of {@code unscaled} &times; 10<sup>-scale</sup>.
+   *
    * @param unscaled the decimal's unscaled value
    * @param scale digits after the point, at least 0
    */
-  static String plain(long unscaled, int scale) {
+  public static String plain(long unscaled, int scale) {
     if (scale == 0) {
       return Long.toString(unscaled);
     }
@@ -43,6 +45,69 @@ final class DecimalText {
       out[--i] = '-';
     }
     return new String(out, StandardCharsets.ISO_8859_1);
+  }
+
+  /** Most digits of a plain decimal read without a BigDecimal: any 18 digits fit a long. */
+  private static final int MAX_COMPACT_DIGITS = 18;
+
+  /**
+   * Whether {@code text} is a plain decimal that {@code new BigDecimal(text).toPlainString()}
+   * prints back exactly, with at most 18 digits: an optional minus, an integer part without a
+   * leading zero (or just "0"), an optional point and fraction, and not a negative zero (which a
+   * BigDecimal prints without its sign). Such a text is read by {@link #unscaled} and {@link
+   * #scale} without a BigDecimal.
+   */
+  public static boolean isCompactPlain(String text) {
+    int n = text.length();
+    int i = text.startsWith("-") ? 1 : 0;
+    int digits = 0;
+    boolean nonZero = false;
+    int intStart = i;
+    while (i < n && isDigit(text.charAt(i))) {
+      nonZero |= text.charAt(i) != '0';
+      i++;
+      digits++;
+    }
+    int intDigits = i - intStart;
+    if (intDigits == 0 || (intDigits > 1 && text.charAt(intStart) == '0')) {
+      return false;
+    }
+    if (i < n) {
+      if (text.charAt(i) != '.' || i == n - 1) {
+        return false;
+      }
+      for (i++; i < n; i++) {
+        if (!isDigit(text.charAt(i))) {
+          return false;
+        }
+        nonZero |= text.charAt(i) != '0';
+        digits++;
+      }
+    }
+    return digits <= MAX_COMPACT_DIGITS && (nonZero || intStart == 0);
+  }
+
+  /** The unscaled value of a text {@link #isCompactPlain} accepted. */
+  public static long unscaled(String text) {
+    long v = 0;
+    int start = text.startsWith("-") ? 1 : 0;
+    for (int i = start; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c != '.') {
+        v = v * 10 + (c - '0');
+      }
+    }
+    return start == 1 ? -v : v;
+  }
+
+  /** The scale (digits after the point) of a text {@link #isCompactPlain} accepted. */
+  public static int scale(String text) {
+    int point = text.indexOf('.');
+    return point < 0 ? 0 : text.length() - point - 1;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 
   private static int digits(long positive) {

@@ -85,6 +85,11 @@ enum ValueForm {
     @Override
     void encode(JsonNode v, RowSink out) {
       String text = textOf(v);
+      if (DecimalText.isCompactPlain(text)) { // nearly every value: no BigDecimal needed
+        writeParameter(out, (long) DecimalText.scale(text) << 1);
+        Varints.writeSigned(out, DecimalText.unscaled(text));
+        return;
+      }
       BigDecimal d = decimal(text);
       if (d == null) {
         writeText(out, text);

@@ -88,4 +88,63 @@ class ValueToJavaTest {
       }
     }
   }
+
+  @Test
+  void aPlainDecimalIsReadWithoutABigDecimalExactlyWhenItPrintsBackTheSame() {
+    Random random = new Random(9);
+    List<String> texts =
+        new ArrayList<>(
+            List.of(
+                "0",
+                "-0",
+                "0.00",
+                "-0.00",
+                "00",
+                "01.5",
+                ".5",
+                "5.",
+                "-",
+                "",
+                "1.2.3",
+                "+1",
+                "1e5",
+                "12.30",
+                "-0.5",
+                "999999999999999999",
+                "9999999999999999999",
+                "-99999999999999999.9",
+                "0.00000000000000001",
+                "0.000000000000000001"));
+    String alphabet = "0123456789.-";
+    for (int i = 0; i < 50_000; i++) {
+      StringBuilder t = new StringBuilder(random.nextBoolean() ? "-" : "");
+      for (int n = 1 + random.nextInt(22); n > 0; n--) {
+        t.append(alphabet.charAt(random.nextInt(random.nextInt(8) == 0 ? 12 : 10)));
+      }
+      if (random.nextInt(3) == 0) {
+        t.insert(t.length() / 2, '.');
+      }
+      texts.add(t.toString());
+    }
+    int accepted = 0;
+    for (String text : texts) {
+      boolean printsBack;
+      try {
+        printsBack = new BigDecimal(text).toPlainString().equals(text);
+      } catch (NumberFormatException notADecimal) {
+        printsBack = false;
+      }
+      long digits = text.chars().filter(Character::isDigit).count();
+      assertThat(DecimalText.isCompactPlain(text)).as(text).isEqualTo(printsBack && digits <= 18);
+      if (DecimalText.isCompactPlain(text)) {
+        accepted++;
+        BigDecimal d = new BigDecimal(text);
+        assertThat(DecimalText.unscaled(text))
+            .as(text)
+            .isEqualTo(d.unscaledValue().longValueExact());
+        assertThat(DecimalText.scale(text)).as(text).isEqualTo(d.scale());
+      }
+    }
+    assertThat(accepted).isGreaterThan(1_000);
+  }
 }

@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.DecimalText;
 import io.tablecast.protocol.row.RowForm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -71,6 +73,7 @@ public final class RowNormalizer {
       return null;
     }
     JsonNode[] values = new JsonNode[columns.length];
+    boolean[] normalized = new boolean[columns.length];
     try (JsonParser p = JSON.getFactory().createParser(json)) {
       JsonToken token = p.nextToken();
       if (token != JsonToken.START_OBJECT) {
@@ -82,7 +85,13 @@ public final class RowNormalizer {
         if (column == null) {
           p.skipChildren();
         } else {
-          values[column] = node(p, token);
+          String plain =
+              token.isNumeric() && columns[column].kind() == ColumnKind.DECIMAL
+                  ? p.getText()
+                  : null;
+          // a decimal printed plain is its own normal form: what its BigDecimal would print
+          normalized[column] = plain != null && DecimalText.isCompactPlain(plain);
+          values[column] = normalized[column] ? NODES.textNode(plain) : node(p, token);
         }
       }
     } catch (JsonProcessingException e) {
@@ -93,7 +102,9 @@ public final class RowNormalizer {
     }
     for (int i = 0; i < columns.length; i++) {
       JsonNode v = values[i];
-      values[i] = v == null || v.isNull() ? NODES.nullNode() : converted(columns[i], v);
+      if (!normalized[i]) {
+        values[i] = v == null || v.isNull() ? NODES.nullNode() : converted(columns[i], v);
+      }
     }
     try {
       return form.encode(values);
