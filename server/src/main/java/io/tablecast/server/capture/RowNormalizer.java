@@ -21,6 +21,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Turns the JSON a database generated for one row (trigger image or snapshot row: both use the same
@@ -69,20 +70,38 @@ public final class RowNormalizer {
    * @throws IllegalStateException naming the column when a value does not convert to its kind
    */
   public byte[] encode(String json) {
-    if (json == null) {
-      return null;
-    }
+    return json == null ? null : encode(json, false);
+  }
+
+  /**
+   * {@link #encode(String)} of an image whose fields are exactly this table version's columns (the
+   * common case of a trigger's image); null when the image has a field that is not a column or
+   * lacks one, so that the caller looks at it as a tree ({@code ALTER TABLE}, columns left out).
+   *
+   * @throws IllegalStateException as {@link #encode(String)}
+   */
+  public byte[] encodeExact(String json) {
+    return encode(Objects.requireNonNull(json, "json"), true);
+  }
+
+  private byte[] encode(String json, boolean exact) {
     JsonNode[] values = new JsonNode[columns.length];
+    int fields = 0;
     boolean[] normalized = new boolean[columns.length];
     try (JsonParser p = JSON.getFactory().createParser(json)) {
       JsonToken token = p.nextToken();
       if (token != JsonToken.START_OBJECT) {
-        return encode(parse(json)); // JSON null is no row; anything else fails as before
+        // JSON null is no row; anything else fails as before
+        return exact ? null : encode(parse(json));
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         Integer column = columnIndex.get(p.currentName());
         token = p.nextToken();
+        fields++;
         if (column == null) {
+          if (exact) {
+            return null;
+          }
           p.skipChildren();
         } else {
           String plain =
@@ -102,6 +121,9 @@ public final class RowNormalizer {
     }
     for (int i = 0; i < columns.length; i++) {
       JsonNode v = values[i];
+      if (exact && (v == null || fields != columns.length)) {
+        return null; // a column missing (or a field twice)
+      }
       if (!normalized[i]) {
         values[i] = v == null || v.isNull() ? NODES.nullNode() : converted(columns[i], v);
       }

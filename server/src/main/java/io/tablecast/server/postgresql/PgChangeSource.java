@@ -350,8 +350,14 @@ final class PgChangeSource extends PollingChangeSource {
       return null;
     }
     String code = rs.getString(3).trim();
-    JsonNode after = parse(n, rs.getString(4));
-    JsonNode before = parse(n, rs.getString(5));
+    String afterText = rs.getString(4);
+    String beforeText = rs.getString(5);
+    RowEvent exact = exactEvent(table, code, n, afterText, beforeText);
+    if (exact != null) {
+      return exact;
+    }
+    JsonNode after = parse(n, afterText);
+    JsonNode before = parse(n, beforeText);
     if (columnChanges.changed(c, n.table(), after != null ? after : before)) {
       resync.add(table);
       n = plan.normalizer(table);
@@ -376,6 +382,30 @@ final class PgChangeSource extends PollingChangeSource {
       }
       resync.add(table);
       return OutboxRows.event(table, code, plan.normalizer(table), after, before);
+    }
+  }
+
+  /**
+   * The event of an outbox row whose images hold exactly the table's current columns, encoded
+   * straight from their text (no tree: the common case); null for anything else (an image of other
+   * columns, a truncate or re-read, a value that does not convert), which {@link #event} then looks
+   * at as trees.
+   */
+  private static RowEvent exactEvent(
+      String table, String code, RowNormalizer n, String afterText, String beforeText) {
+    if (code.length() != 1 || "IUD".indexOf(code.charAt(0)) < 0) {
+      return null;
+    }
+    try {
+      byte[] after = afterText == null ? null : n.encodeExact(afterText);
+      byte[] before = beforeText == null ? null : n.encodeExact(beforeText);
+      boolean exact =
+          (afterText == null || after != null)
+              && (beforeText == null || before != null)
+              && (after != null || before != null);
+      return exact ? OutboxRows.event(table, code, n, after, before) : null;
+    } catch (IllegalStateException conversion) {
+      return null; // the tree path decides: the columns may have changed
     }
   }
 

@@ -31,8 +31,17 @@ public final class OutboxRows {
     if (code.equals(RowEvent.TRUNCATE_CODE)) {
       return new RowEvent.Truncate(table);
     }
-    byte[] row = n.encode(after);
-    byte[] old = n.encode(before);
+    return event(table, code, n, n.encode(after), n.encode(before));
+  }
+
+  /**
+   * An outbox row's event from its images already in the row form ({@code row} the new one, null
+   * for a delete; {@code old} the old one, if recorded).
+   */
+  public static RowEvent event(String table, String code, RowNormalizer n, byte[] row, byte[] old) {
+    if (code.equals(RowEvent.TRUNCATE_CODE)) {
+      return new RowEvent.Truncate(table);
+    }
     byte[] image = row != null ? row : old;
     if (image == null) {
       throw new IllegalStateException(

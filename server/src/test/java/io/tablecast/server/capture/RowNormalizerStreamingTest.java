@@ -126,13 +126,16 @@ class RowNormalizerStreamingTest {
     Random random = new Random(3);
     int compared = 0;
     int failed = 0;
+    int exact = 0;
     for (int i = 0; i < 20_000; i++) {
       StringBuilder json = new StringBuilder("{");
+      boolean exactColumns = true; // every column once, nothing else
       List<ColumnInfo> order = new ArrayList<>(columns);
       java.util.Collections.shuffle(order, random); // generators print columns in any order
       for (ColumnInfo c : order) {
         int pick = random.nextInt(12);
         if (pick == 0) {
+          exactColumns = false;
           continue; // a column missing from the image
         }
         String value;
@@ -149,6 +152,7 @@ class RowNormalizerStreamingTest {
         json.append(value);
         if (random.nextInt(20) == 0) { // a column the table does not cache
           json.append(", \"dropped\": {\"x\": [1, {\"y\": 2}]}");
+          exactColumns = false;
         }
       }
       String text = json.append('}').toString();
@@ -164,10 +168,17 @@ class RowNormalizerStreamingTest {
         continue;
       }
       assertThat(n.encode(text)).as(text).isEqualTo(expected);
+      if (exactColumns) {
+        assertThat(n.encodeExact(text)).as(text).isEqualTo(expected);
+        exact++;
+      } else {
+        assertThat(n.encodeExact(text)).as("not exact: %s", text).isNull();
+      }
       compared++;
     }
     assertThat(compared).isGreaterThan(1_000);
     assertThat(failed).isGreaterThan(1_000);
+    assertThat(exact).isGreaterThan(100);
   }
 
   @Test
