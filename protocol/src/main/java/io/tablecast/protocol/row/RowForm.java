@@ -137,21 +137,7 @@ public final class RowForm {
 
   /** {@code row}: the object the values came from, for messages (null: print the values). */
   private byte[] encode(JsonNode[] values, JsonNode row) {
-    RowSink key = new RowSink(8 * keyColumns.length);
-    for (int column : keyColumns) {
-      JsonNode v = values[column];
-      if (v == null || v.isNull()) {
-        throw new IllegalArgumentException(
-            "primary-key column "
-                + names[column]
-                + " is "
-                + (v == null ? "missing" : "NULL")
-                + " in "
-                + abbreviated(row != null ? row : valuesNode(values)));
-      }
-      encodeValue(column, v, key);
-    }
-    byte[] keyBytes = key.toByteArray();
+    byte[] keyBytes = encodeKey(values, row);
     RowSink out = new RowSink(keyBytes.length + 2 + bitmapBytes + 8 * otherColumns.length);
     Varints.writeUnsigned(out, keyBytes.length);
     out.write(keyBytes);
@@ -187,9 +173,18 @@ public final class RowForm {
    * @throws IllegalArgumentException naming the column when a key column is missing or NULL
    */
   public byte[] encodeKey(JsonNode image) {
+    JsonNode[] values = new JsonNode[names.length];
+    for (int column : keyColumns) {
+      values[column] = image.get(names[column]);
+    }
+    return encodeKey(values, image);
+  }
+
+  /** The key of values in table order; {@code shown}: what a message prints (null: the values). */
+  private byte[] encodeKey(JsonNode[] values, JsonNode shown) {
     RowSink out = new RowSink(8 * keyColumns.length);
     for (int column : keyColumns) {
-      JsonNode v = image.get(names[column]);
+      JsonNode v = values[column];
       if (v == null || v.isNull()) {
         throw new IllegalArgumentException(
             "primary-key column "
@@ -197,7 +192,7 @@ public final class RowForm {
                 + " is "
                 + (v == null ? "missing" : "NULL")
                 + " in "
-                + abbreviated(image));
+                + abbreviated(shown != null ? shown : valuesNode(values)));
       }
       encodeValue(column, v, out);
     }

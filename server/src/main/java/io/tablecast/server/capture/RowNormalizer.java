@@ -199,25 +199,7 @@ public final class RowNormalizer {
     for (String column : table.primaryKey()) {
       JsonNode v = raw.get(column);
       if (v != null && !v.isNull()) {
-        ColumnInfo c = table.column(column);
-        try {
-          key.set(column, value(c, v));
-        } catch (RuntimeException e) {
-          throw new IllegalStateException(
-              "cannot convert "
-                  + table.id()
-                  + "."
-                  + column
-                  + " ("
-                  + c.dbType()
-                  + ") value "
-                  + v
-                  + " to "
-                  + c.kind()
-                  + ": "
-                  + e.getMessage(),
-              e);
-        }
+        key.set(column, converted(table.column(column), v));
       }
     }
     try {
