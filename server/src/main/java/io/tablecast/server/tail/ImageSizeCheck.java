@@ -87,7 +87,9 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
 
   /** Slots of an image's key index holding {@code rows} rows (as {@code RowTable} sizes it). */
   static long indexSlots(long rows) {
-    long slots = 16;
+    // no smaller power of two can do (it is at most rows / 2): one or two doublings from here,
+    // rather than twenty per row of a million-row table
+    long slots = Math.max(16, Long.highestOneBit(rows));
     while (slots * 3 / 4 < rows) {
       slots <<= 1;
     }

@@ -47,6 +47,18 @@ class ImageSizeCheckTest {
   }
 
   @Test
+  void theIndexSizeIsTheSmallestPowerOfTwoFromSixteenThatHoldsTheRowsAtThreeQuarters() {
+    for (long rows = 0; rows < 200_000; rows++) {
+      long slots = ImageSizeCheck.indexSlots(rows);
+      assertThat(Long.bitCount(slots)).isEqualTo(1);
+      assertThat(slots).isGreaterThanOrEqualTo(16);
+      assertThat(slots * 3 / 4).as("%d rows", rows).isGreaterThanOrEqualTo(rows);
+      assertThat(slots == 16 || slots / 2 * 3 / 4 < rows).as("smallest for %d rows", rows).isTrue();
+    }
+    assertThat(ImageSizeCheck.indexSlots(1L << 40)).isEqualTo(1L << 41);
+  }
+
+  @Test
   void tablesTooBigForTheHeapAreRefusedTogetherBeforeTheirFirstRow() {
     TableSchema items = table("items");
     TableSchema orders = table("orders");
