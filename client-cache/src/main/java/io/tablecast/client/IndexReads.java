@@ -1,5 +1,6 @@
 package io.tablecast.client;
 
+import io.tablecast.client.internal.RowIndex;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;

@@ -3,6 +3,7 @@ package io.tablecast.client;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.MirrorRows.Prepared;
 import io.tablecast.client.internal.MirrorSink;
+import io.tablecast.client.internal.RowIndex;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
 import java.util.ArrayList;
@@ -186,6 +187,11 @@ final class MirrorWriter<V> implements MirrorSink {
    * row ({@link RowMapping#sameImage}, else {@link RowMapping#sameValue}) keeps its value (the same
    * object) and only the differences are sent to listeners.
    */
+  @Override
+  public boolean keepsRowBytes() {
+    return mapping instanceof GenericRowMapping;
+  }
+
   @Override
   public SnapshotDiff install(Map<Object, ObjectNode> snapshot, long snapshotPosition) {
     RowIndex<V> fresh = new RowIndex<>(snapshot.size());

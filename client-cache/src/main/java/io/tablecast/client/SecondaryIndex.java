@@ -12,10 +12,11 @@ import java.util.function.Consumer;
 
 /**
  * One secondary index's entries: per normalized key, the primary keys of its rows (one key held as
- * itself, several in a {@link Many}); rows are read from the mirror's {@link RowIndex} by those
- * keys, so an index never holds a row value of its own. A hash index keeps a {@link HashMap}, a
- * sorted one a {@link TreeMap} in {@link IndexKeys#ORDER}; null keys are kept apart in both.
- * Changed by the mirror's writer under {@link MirrorRows}'s write lock, read under its read lock.
+ * itself, several in a {@link Many}); rows are read from the mirror's {@link
+ * io.tablecast.client.internal.RowIndex} by those keys, so an index never holds a row value of its
+ * own. A hash index keeps a {@link HashMap}, a sorted one a {@link TreeMap} in {@link
+ * IndexKeys#ORDER}; null keys are kept apart in both. Changed by the mirror's writer under {@link
+ * MirrorRows}'s write lock, read under its read lock.
  *
  * @param <V> the row type
  */

@@ -2,6 +2,7 @@ package io.tablecast.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tablecast.client.internal.RowIndex;
 import java.math.BigDecimal;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -10,6 +10,8 @@ import io.tablecast.client.internal.HeapRoom;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.Message;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,5 +133,76 @@ class MirrorHeapTest {
         new Message.SnapshotEnd(T, 7));
     assertThat(m.awaitReady(WAIT)).isTrue();
     assertThat(m.size()).isEqualTo(2000);
+  }
+
+  private static final RowForm FORM = new RowForm(COLUMNS, List.of("id"));
+
+  private static List<ObjectNode> packedChunk(int from, int n) {
+    List<ObjectNode> rows = new ArrayList<>();
+    for (ObjectNode row : chunk(from, n)) {
+      rows.add(PackedRow.of(FORM, FORM.encode(row)));
+    }
+    return rows;
+  }
+
+  /**
+   * Rows of the row form are sized by what the client keeps of them: their bytes while the snapshot
+   * arrives, then a view of the same bytes in a generic mirror. 20,000 such rows take about 2 MiB
+   * and are mirrored in a heap with 4.4 MiB to give; sized as trees (about 800 bytes a row), they
+   * were refused.
+   */
+  @Test
+  void aSnapshotInTheRowFormIsSizedByItsBytesNotByTrees() throws Exception {
+    server = new FakeServer();
+    List<String> told = new CopyOnWriteArrayList<>();
+    client =
+        TablecastClient.builder()
+            .servers(server.address())
+            .clientName("heap")
+            .heap(new SmallHeap())
+            .errorListener(
+                new ErrorListener() {
+                  @Override
+                  public void tableTooLarge(String table, String message) {
+                    told.add(message);
+                  }
+                })
+            .build();
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    FakeServer.Conn conn = server.handshake(7);
+    conn.expect(Message.Subscribe.class);
+    int rows = 20_000;
+    List<Message> messages = new ArrayList<>();
+    messages.add(new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 7, rows));
+    for (int id = 1; id <= rows; id += 1000) {
+      messages.add(new Message.SnapshotRows(T, packedChunk(id, 1000)));
+    }
+    messages.add(new Message.SnapshotEnd(T, 7));
+    conn.send(messages.toArray(Message[]::new));
+    assertThat(m.awaitReady(WAIT)).as("refusals: %s", told).isTrue();
+    assertThat(m.size()).isEqualTo(rows);
+    assertThat(m.get(20_000L)).containsEntry("name", "item number 20000");
+  }
+
+  @Test
+  void aSnapshotInTheRowFormTooBigForTheHeapIsStillRefused() throws Exception {
+    server = new FakeServer();
+    client =
+        TablecastClient.builder()
+            .servers(server.address())
+            .clientName("heap")
+            .heap(new SmallHeap())
+            .build();
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    FakeServer.Conn conn = server.handshake(7);
+    conn.expect(Message.Subscribe.class);
+    conn.send(
+        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 7, 1_000_000),
+        new Message.SnapshotRows(T, packedChunk(1, 1000)),
+        new Message.SnapshotEnd(T, 7));
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
+        .hasMessageContaining("1,000,000 rows at about ")
+        .hasMessageContaining("at least -Xmx");
   }
 }

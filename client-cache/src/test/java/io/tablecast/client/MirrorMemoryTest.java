@@ -4,6 +4,7 @@ import static io.tablecast.client.FakeServer.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.client.internal.RowIndex;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.row.PackedRow;

@@ -1,13 +1,14 @@
 package io.tablecast.client.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
- * Approximate heap bytes of a row as the client holds it today (a 64-bit JVM with compressed
- * references): the Jackson tree of a snapshot row while the snapshot is in flight, and the JSON
- * text of its image once installed. Field names are shared by every row (Jackson canonicalizes
- * them) and not counted. An estimate for {@link SnapshotSizing}, not a measurement. Internal.
+ * Approximate heap bytes of what the client holds of a row (a 64-bit JVM with compressed
+ * references): a byte array, a key, a Jackson tree (a version-2 server's rows), an object holding
+ * the row's values (a typed row). Field names are shared by every row (Jackson canonicalizes them)
+ * and not counted. Estimates for {@link SnapshotSizing}, not measurements: {@code MirrorMemoryTest}
+ * measures the mirrors with JOL. Internal.
  */
 final class JsonRowBytes {
   private JsonRowBytes() {}
@@ -17,8 +18,56 @@ final class JsonRowBytes {
   }
 
   /** Bytes of a {@code byte[]} or Latin-1 {@code String}'s array of {@code n} bytes. */
-  private static long array(long n) {
+  static long bytes(long n) {
     return align(16 + n);
+  }
+
+  private static long array(long n) {
+    return bytes(n);
+  }
+
+  /**
+   * Bytes of a normalized key held beside its row in a {@code RowIndex}: nothing for a {@code Long}
+   * (kept as a primitive), else its reference and its object.
+   */
+  static long key(Object key) {
+    if (key instanceof Long) {
+      return 0;
+    }
+    if (key instanceof String text) {
+      return 4 + 24 + array(text.length());
+    }
+    if (key instanceof List<?> parts) {
+      long bytes = 4 + 16 + array(4L * parts.size());
+      for (Object part : parts) {
+        bytes += key(part) + (part instanceof Long ? 16 : 0);
+      }
+      return bytes;
+    }
+    return 4 + 24;
+  }
+
+  /**
+   * Bytes of an object holding the row's values, as a typed row does: a header and a field of up to
+   * 8 bytes per column, and beside it each value that is an object of its own (text, a decimal,
+   * binary).
+   */
+  static long values(JsonNode row) {
+    long bytes = align(12 + 8L * row.size());
+    for (JsonNode value : row) {
+      if (value.isTextual()) {
+        bytes += 24 + array(value.textValue().length());
+      } else if (value.isBigDecimal()) { // its unscaled value inline when it fits a long
+        bytes += 40 + (value.decimalValue().unscaledValue().bitLength() > 63 ? 40 : 0);
+      } else if (value.isBigInteger()) {
+        bytes += 40 + array(value.bigIntegerValue().bitLength() / 8 + 1);
+      } else if (value.isBinary()) {
+        bytes += tree(value);
+      } else if (value.isContainerNode()) {
+        bytes += tree(value);
+      }
+    }
+    return bytes;
   }
 
   /** Heap bytes of the tree of {@code node}. */
@@ -59,10 +108,5 @@ final class JsonRowBytes {
       default: // null and booleans are shared singletons
         return 0;
     }
-  }
-
-  /** Bytes of the row's JSON text (its image in the mirror), approximated from the tree. */
-  static long json(JsonNode node) {
-    return node.toString().getBytes(StandardCharsets.UTF_8).length;
   }
 }

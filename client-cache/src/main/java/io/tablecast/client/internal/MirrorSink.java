@@ -50,6 +50,13 @@ public interface MirrorSink {
    */
   String setSchema(List<ColumnInfo> columns, List<String> primaryKey);
 
+  /**
+   * True when the mirror keeps a row of the row form as a view of the row's own bytes (a generic
+   * mirror), false when it maps each row to an object of its own (a typed mirror): what a snapshot
+   * costs this client's heap ({@code SnapshotSizing}).
+   */
+  boolean keepsRowBytes();
+
   /** A snapshot of the table began or received rows: so many of the announced rows are in. */
   void snapshotProgress(long rowsReceived, long rowsExpected);
 

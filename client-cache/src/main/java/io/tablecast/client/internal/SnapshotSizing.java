@@ -1,6 +1,7 @@
 package io.tablecast.client.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.row.PackedRow;
 import java.util.List;
 import java.util.Locale;
 
@@ -8,29 +9,42 @@ import java.util.Locale;
  * Sizes one table's snapshot against the heap as its rows arrive, so that a table too big for the
  * client's heap ends in a refusal naming it, the memory it needs and {@code -Xmx}, never in an
  * {@link OutOfMemoryError}. The rows come from {@code snapshot_begin.rowCount}; the bytes per row
- * from the first {@link #MEASURED_ROWS} rows: each is held twice at the snapshot's end, as the
- * pending tree and as the mirror's row (its value, its JSON image, the map's entry). Checked at the
- * first chunk, then every {@link #CHECK_BYTES} of rows: when what the snapshot still needs is more
- * than the heap's maximum less the reserve less what is live, a full collection settles it, then
- * the snapshot is refused. Confined to the connection's event loop. Internal.
+ * from the first {@link #MEASURED_ROWS} rows, as the client holds them: while the snapshot arrives,
+ * in {@link PendingRows} (a row-form row as its bytes and a slot of the key index; a JSON tree
+ * whole); at its end, beside them, what each mirror builds: a generic mirror a view of the same
+ * bytes and a slot, a typed one its object and a slot. Checked at the first chunk, then every
+ * {@link #CHECK_BYTES} of rows: when what the snapshot still needs is more than the heap's maximum
+ * less the reserve less what is live, a full collection settles it, then the snapshot is refused.
+ * Confined to the connection's event loop. Internal.
  */
 final class SnapshotSizing {
 
   /** How the client sizes snapshots: against which heap, keeping which share of it free. */
   public record Settings(HeapRoom heap, int reservePercent) {}
 
+  /**
+   * The mirrors of the table: so many keep a row in the row form as a view of its bytes (generic
+   * mirrors), so many an object of their own (typed mirrors, and any mirror of JSON rows).
+   */
+  record Mirrors(int rowViews, int objects) {}
+
   static final int MEASURED_ROWS = 1000;
   static final long CHECK_BYTES = 1 << 20;
 
-  /** Beside a pending row's tree: its entry in the pending map and its key. */
-  private static final long PENDING_ENTRY_BYTES = 40 + 24;
+  /** A generic mirror's {@code RowView}: header, two inherited fields, the layout, the bytes. */
+  static final long ROW_VIEW_BYTES = 32;
 
-  /** Beside an installed row's value and image: the map's node and the row's record. */
-  private static final long INSTALLED_ENTRY_BYTES = 32 + 24 + 24;
+  /** A JSON row held pending or by a version-2 mirror: beside its tree, its map's node. */
+  private static final long TREE_ENTRY_BYTES = 32;
 
   private final String table;
   private final long rowCount;
   private final Settings settings;
+  private final Mirrors mirrors;
+
+  /** Bytes of one key slot of an index sized for the snapshot (see {@link RowIndex}). */
+  private final double slotBytes;
+
   private long measuredRows;
   private long measuredPending;
   private long measuredInstalled;
@@ -39,26 +53,26 @@ final class SnapshotSizing {
   private long sinceCheck;
   private boolean checkedOnce;
 
-  SnapshotSizing(String table, long rowCount, Settings settings) {
+  SnapshotSizing(String table, long rowCount, Settings settings, Mirrors mirrors) {
     this.table = table;
     this.rowCount = rowCount;
     this.settings = settings;
+    this.mirrors = mirrors;
     this.live = settings.heap().used();
+    long capacity = 16;
+    while (capacity * 3 / 4 < rowCount) {
+      capacity <<= 1;
+    }
+    this.slotBytes = 12.0 * capacity / Math.max(1, rowCount);
   }
 
   /**
-   * Counts a chunk of rows; returns why the snapshot must be refused, or null when it still fits.
+   * Counts a chunk of rows and their keys; returns why the snapshot must be refused, or null when
+   * it still fits.
    */
-  String rows(List<ObjectNode> rows) {
-    for (ObjectNode row : rows) {
-      if (measuredRows < MEASURED_ROWS) {
-        long tree = JsonRowBytes.tree(row);
-        measuredRows++;
-        measuredPending += tree + PENDING_ENTRY_BYTES;
-        // the value is counted like the tree: a typed row holds the same values
-        measuredInstalled +=
-            tree + JsonRowBytes.align(16 + JsonRowBytes.json(row)) + INSTALLED_ENTRY_BYTES;
-      }
+  String rows(List<ObjectNode> rows, List<Object> keys) {
+    for (int i = 0; i < rows.size() && measuredRows < MEASURED_ROWS; i++) {
+      measure(rows.get(i), keys.get(i));
     }
     received += rows.size();
     long added = rows.size() * pendingPerRow();
@@ -75,6 +89,22 @@ final class SnapshotSizing {
     }
     live = settings.heap().usedAfterCollection();
     return live + need <= limit() ? null : refusal(need);
+  }
+
+  private void measure(ObjectNode row, Object key) {
+    measuredRows++;
+    double slot = slotBytes + JsonRowBytes.key(key);
+    if (row instanceof PackedRow packed && packed.form() != null) {
+      measuredPending += JsonRowBytes.bytes(packed.bytes().length) + Math.round(slot);
+      long objects = mirrors.objects() == 0 ? 0 : JsonRowBytes.values(row);
+      measuredInstalled +=
+          Math.round(
+              mirrors.rowViews() * (ROW_VIEW_BYTES + slot) + mirrors.objects() * (objects + slot));
+    } else { // a version-2 server's JSON: the tree pending, a map or an object per mirror
+      measuredPending += JsonRowBytes.tree(row) + TREE_ENTRY_BYTES + Math.round(slot);
+      long each = JsonRowBytes.values(row) + Math.round(slot);
+      measuredInstalled += (long) (mirrors.rowViews() + mirrors.objects()) * each;
+    }
   }
 
   private long pendingPerRow() {
@@ -110,7 +140,7 @@ final class SnapshotSizing {
         + (pendingPerRow() + installedPerRow())
         + " bytes a row (measured on the first "
         + String.format(Locale.ROOT, "%,d", measuredRows)
-        + ": its tree while the snapshot arrives, its row in the mirror) need "
+        + ": the row while the snapshot arrives, its row in each mirror) need "
         + bytes(need)
         + " more, the heap can give "
         + bytes(Math.max(0, limit() - live))

@@ -8,7 +8,6 @@ import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message.Change;
 import io.tablecast.protocol.Message.SnapshotBegin;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -44,7 +43,7 @@ final class TableFeed {
   private boolean inStream;
 
   /** Rows of a snapshot in flight, swapped into the mirrors at its end; null otherwise. */
-  private Map<Object, ObjectNode> pending;
+  private PendingRows pending;
 
   private long pendingPosition;
   private long pendingStartNanos;
@@ -155,12 +154,18 @@ final class TableFeed {
   void beginSnapshot(SnapshotBegin b) {
     columns = b.columns();
     primaryKey = b.primaryKey();
-    pending = new LinkedHashMap<>((int) Math.min(1 << 20, Math.max(16, b.rowCount() * 4 / 3 + 1)));
+    pending = new PendingRows(b.rowCount());
     pendingPosition = b.position();
     pendingStartNanos = System.nanoTime();
     pendingExpected = b.rowCount();
     pendingReceived = 0;
-    sizing = new SnapshotSizing(table, b.rowCount(), sizingSettings);
+    int views = (int) mirrors.stream().filter(MirrorSink::keepsRowBytes).count();
+    sizing =
+        new SnapshotSizing(
+            table,
+            b.rowCount(),
+            sizingSettings,
+            new SnapshotSizing.Mirrors(views, mirrors.size() - views));
     refused = false;
     synced = false;
     inStream = false;
@@ -177,21 +182,27 @@ final class TableFeed {
     if (refused) {
       return;
     }
-    String tooLarge = pending == null ? null : sizing.rows(rows);
-    if (tooLarge != null) {
-      refuse(tooLarge);
-      return;
-    }
     if (pending == null) {
       log.warn("snapshot rows for {} without a snapshot begin; ignored", table);
       return;
     }
+    List<Object> keys = new ArrayList<>(rows.size());
+    List<ObjectNode> keyed = new ArrayList<>(rows.size());
     for (ObjectNode row : rows) {
       try {
-        pending.put(RowKeys.fromRow(row, primaryKey), row);
+        keys.add(RowKeys.fromRow(row, primaryKey));
+        keyed.add(row);
       } catch (IllegalArgumentException e) {
         log.error("snapshot row of {} ignored: {}", table, e.getMessage());
       }
+    }
+    String tooLarge = sizing.rows(keyed, keys);
+    if (tooLarge != null) {
+      refuse(tooLarge);
+      return;
+    }
+    for (int i = 0; i < keyed.size(); i++) {
+      pending.put(keys.get(i), keyed.get(i));
     }
     pendingReceived += rows.size();
     tellProgress();
@@ -264,7 +275,7 @@ final class TableFeed {
   void schemaChanged(List<ColumnInfo> cols, List<String> pk, int version) {
     if (pending != null
         && !pk.equals(primaryKey)) { // a snapshot in flight is keyed anew, as the mirrors
-      Map<Object, ObjectNode> rekeyed = new LinkedHashMap<>();
+      PendingRows rekeyed = new PendingRows(pending.size());
       pending
           .values()
           .forEach(

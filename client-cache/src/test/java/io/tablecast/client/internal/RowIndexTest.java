@@ -1,4 +1,4 @@
-package io.tablecast.client;
+package io.tablecast.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

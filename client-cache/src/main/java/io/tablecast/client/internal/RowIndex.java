@@ -1,16 +1,20 @@
-package io.tablecast.client;
+package io.tablecast.client.internal;
 
+import java.util.AbstractMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.function.BiConsumer;
 
 /**
- * A mirror's rows by normalized key (see {@link TableMirror}): open addressing with linear probing
+ * A mirror's rows by normalized key (see {@code TableMirror}): open addressing with linear probing
  * and backward-shift deletion (no tombstones), keys that are {@code Long}s (a single integral key
  * column, the common case) kept as primitive {@code long}s. Per row it holds a slot of 12 bytes (a
  * {@code long} and a reference; 4 more once a key of another kind came), at a load factor of 3/8 to
  * 3/4: no map entry and no boxed key per row, which a {@code ConcurrentHashMap} would add (about 48
  * bytes a row).
  *
- * <p>One writer; readers may run beside it (the optimistic reads of {@link MirrorRows}): a reader
+ * <p>One writer; readers may run beside it (the optimistic reads of {@code MirrorRows}): a reader
  * takes the arrays once through {@link #slots}, never probes more slots than there are, and may
  * then read a wrong value or fail with an index out of bounds while a change is being made, which
  * the caller's lock validation discards. A well-kept primitive map (fastutil, HPPC) offers no such
@@ -18,7 +22,7 @@ import java.util.function.BiConsumer;
  *
  * @param <V> the row type
  */
-final class RowIndex<V> {
+public final class RowIndex<V> {
   private static final int MIN_CAPACITY = 16;
 
   /** The arrays of one capacity; replaced as a whole on a resize. */
@@ -43,7 +47,7 @@ final class RowIndex<V> {
   private int size;
 
   /** An index sized for {@code expected} rows without growing. */
-  RowIndex(int expected) {
+  public RowIndex(int expected) {
     int capacity = MIN_CAPACITY;
     while (capacity * 3L / 4 < expected) {
       capacity <<= 1;
@@ -51,13 +55,13 @@ final class RowIndex<V> {
     slots = new Slots(new long[capacity], null, new Object[capacity]);
   }
 
-  int size() {
+  public int size() {
     return size;
   }
 
   /** The row of {@code key} (normalized, not null), or null. */
   @SuppressWarnings("unchecked")
-  V get(Object key) {
+  public V get(Object key) {
     Slots s = slots;
     Object[] values = s.values;
     int mask = values.length - 1;
@@ -94,7 +98,7 @@ final class RowIndex<V> {
 
   /** Puts the row of {@code key}; returns the row it replaced, or null. Writer only. */
   @SuppressWarnings("unchecked")
-  V put(Object key, V value) {
+  public V put(Object key, V value) {
     Slots s = slots;
     if (!(key instanceof Long) && s.keys == null) {
       s = new Slots(s.longs, new Object[s.values.length], s.values);
@@ -120,7 +124,7 @@ final class RowIndex<V> {
 
   /** Removes the row of {@code key}; returns it, or null. Writer only. */
   @SuppressWarnings("unchecked")
-  V remove(Object key) {
+  public V remove(Object key) {
     Slots s = slots;
     int i = find(s, key);
     Object old = s.values[i];
@@ -133,7 +137,7 @@ final class RowIndex<V> {
 
   /** Calls {@code action} with every key (boxed) and row. Writer, or under the read lock. */
   @SuppressWarnings("unchecked")
-  void forEach(BiConsumer<Object, V> action) {
+  public void forEach(BiConsumer<Object, V> action) {
     Slots s = slots;
     for (int i = 0; i < s.values.length; i++) {
       Object v = s.values[i];
@@ -141,6 +145,41 @@ final class RowIndex<V> {
         action.accept(keyAt(s, i), (V) v);
       }
     }
+  }
+
+  /**
+   * Every key (boxed) and row, in slot order; the index must not change while the iterator is in
+   * use. Writer, or under the read lock.
+   */
+  public Iterator<Map.Entry<Object, V>> entries() {
+    Slots s = slots;
+    return new Iterator<>() {
+      private int next = advance(0);
+
+      private int advance(int from) {
+        int i = from;
+        while (i < s.values.length && s.values[i] == null) {
+          i++;
+        }
+        return i;
+      }
+
+      @Override
+      public boolean hasNext() {
+        return next < s.values.length;
+      }
+
+      @Override
+      @SuppressWarnings("unchecked")
+      public Map.Entry<Object, V> next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        int i = next;
+        next = advance(i + 1);
+        return new AbstractMap.SimpleImmutableEntry<>(keyAt(s, i), (V) s.values[i]);
+      }
+    };
   }
 
   /** The slot of {@code key}, or the empty slot where it would go. */

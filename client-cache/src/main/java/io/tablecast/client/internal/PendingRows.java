@@ -1,0 +1,91 @@
+package io.tablecast.client.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A snapshot's rows while it arrives, by normalized key, holding per row only what the mirrors will
+ * keep: a row in the row form of the table's layout is held as its bytes (a {@link PackedRow} is
+ * made again, around the same bytes, when the mirrors read it), in a {@link RowIndex} (an integral
+ * key as a primitive {@code long}). About the row's bytes plus 12-24 bytes a row, against about 130
+ * more for a map entry, a boxed key and the row's two wrapper objects: what lets a table of several
+ * million rows arrive beside the mirror it replaces. Rows of another form (a version-2 server's
+ * JSON trees) are held as they came. Read by {@link MirrorSink#install} through the {@link Map}
+ * view; confined to the connection's event loop. Internal.
+ */
+final class PendingRows extends AbstractMap<Object, ObjectNode> {
+  private final RowIndex<Object> rows;
+
+  /** The layout of the rows held as bytes; null until the first such row. */
+  private RowForm form;
+
+  PendingRows(long expectedRows) {
+    this.rows = new RowIndex<>((int) Math.min(1 << 24, Math.max(0, expectedRows)));
+  }
+
+  /** Adds or replaces the row of {@code key}; returns the row it replaced, or null. */
+  @Override
+  public ObjectNode put(Object key, ObjectNode row) {
+    if (row instanceof PackedRow packed && packed.form() != null) {
+      if (form == null) {
+        form = packed.form();
+      }
+      if (packed.form() == form) {
+        return row(rows.put(key, packed.bytes()));
+      }
+    }
+    return row(rows.put(key, row));
+  }
+
+  @Override
+  public ObjectNode remove(Object key) {
+    return key == null ? null : row(rows.remove(key));
+  }
+
+  @Override
+  public int size() {
+    return rows.size();
+  }
+
+  @Override
+  public ObjectNode get(Object key) {
+    return key == null ? null : row(rows.get(key));
+  }
+
+  private ObjectNode row(Object held) {
+    return held instanceof byte[] bytes ? PackedRow.of(form, bytes) : (ObjectNode) held; // or null
+  }
+
+  @Override
+  public Set<Map.Entry<Object, ObjectNode>> entrySet() {
+    return new AbstractSet<>() {
+      @Override
+      public int size() {
+        return rows.size();
+      }
+
+      @Override
+      public Iterator<Map.Entry<Object, ObjectNode>> iterator() {
+        Iterator<Map.Entry<Object, Object>> held = rows.entries();
+        return new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return held.hasNext();
+          }
+
+          @Override
+          public Map.Entry<Object, ObjectNode> next() {
+            Map.Entry<Object, Object> e = held.next();
+            return new AbstractMap.SimpleImmutableEntry<>(e.getKey(), row(e.getValue()));
+          }
+        };
+      }
+    };
+  }
+}
