@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# A table of ten million rows with 2 GiB heaps (docs/BENCHMARKS.md, "Ten million rows in 2 GiB").
+#
+# For each database: the benchmark table (bench_rows: id bigint key, version bigint, name
+# varchar(32), price decimal(10,2), qty int) with ROWS rows in a schema/database tc_big; a real
+# server (`tablecast serve`, -Xmx$HEAP) loads its image of it; then, one after the other, a client
+# with a generic mirror and one with a typed mirror (io.tablecast.bench.MirrorOnce, each in a JVM of
+# its own with -Xmx$HEAP) mirror it. Reported: the table's size in the database, the server's start
+# and heap after a full GC, and each client's time to a ready mirror and heap after a full GC, or
+# the client's refusal (a snapshot that does not fit its heap is refused with the -Xmx it needs).
+#
+# Usage: bench/scripts/big-table.sh [--db mariadb|postgresql|both] [--rows 10000000] [--heap 2g]
+#          [--mysql-port 3306] [--pg-port 5432] [--out bench-results/big-table.md]
+# Environment: TABLECAST_JAR (default cli/target/tablecast.jar), BENCH_JAR (default
+#   bench/target/tablecast-bench.jar); build both: ./mvnw -q -o -DskipTests package
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DBS=both; ROWS=10000000; HEAP=2g; MYSQL_PORT=3306; PG_PORT=5432; OUT=bench-results/big-table.md
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --db) DBS=$2; shift 2;; --rows) ROWS=$2; shift 2;; --heap) HEAP=$2; shift 2;;
+    --mysql-port) MYSQL_PORT=$2; shift 2;; --pg-port) PG_PORT=$2; shift 2;; --out) OUT=$2; shift 2;;
+    -h|--help) sed -n 2,15p "$0"; exit 0;;
+    *) echo "big-table: unknown option $1" >&2; exit 2;;
+  esac
+done
+[ "$DBS" = both ] && DBS="mariadb postgresql"
+JAR=${TABLECAST_JAR:-cli/target/tablecast.jar}
+BJAR=${BENCH_JAR:-bench/target/tablecast-bench.jar}
+for j in "$JAR" "$BJAR"; do
+  [ -f "$j" ] || { echo "big-table: $j not found: ./mvnw -q -o -DskipTests package" >&2; exit 1; }
+done
+WORK=$(mktemp -d /tmp/tc-big-table.XXXXXX)
+mkdir -p "$(dirname "$OUT")"
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+my() { mariadb -h127.0.0.1 -P"$MYSQL_PORT" -uroot --protocol=tcp -N "$@"; }
+pg() { PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d test -qAt "$@"; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+mib() { echo $(( $1 / 1048576 )); }
+per_row() { awk -v b="$1" -v r="$ROWS" 'BEGIN { printf "%.0f", b / r }'; }
+heap_after_full_gc() {
+  jcmd "$1" GC.run >/dev/null
+  jcmd "$1" GC.heap_info | sed -n 's/.*total [0-9]*K, used \([0-9]*\)K.*/\1/p' | head -1 | awk '{print $1 * 1024}'
+}
+progress() { printf '[big-table] %s\n' "$*" >&2; }
+
+echo "| database | rows | table in the database | server start | server heap after full GC | generic mirror: ready, heap after full GC | typed mirror: ready, heap after full GC |" >"$WORK/rows.md"
+echo "|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
+
+for db in $DBS; do
+  progress "$db: creating tc_big.bench_rows with $ROWS rows"
+  cols="id BIGINT NOT NULL PRIMARY KEY, version BIGINT NOT NULL, name VARCHAR(32) NOT NULL, price DECIMAL(10,2) NOT NULL, qty INT NOT NULL"
+  if [ "$db" = mariadb ]; then
+    my -e "DROP DATABASE IF EXISTS tc_big; CREATE DATABASE tc_big"
+    my tc_big -e "CREATE TABLE bench_rows ($cols);
+      INSERT INTO bench_rows SELECT seq, 0, CONCAT('row-', seq), seq % 1000 + 0.99, seq % 100 FROM seq_1_to_$ROWS; ANALYZE TABLE bench_rows" >/dev/null
+    url="jdbc:mariadb://127.0.0.1:$MYSQL_PORT/tc_big?user=root"
+    size=$(my -e "SELECT data_length + index_length FROM information_schema.tables WHERE table_schema = 'tc_big' AND table_name = 'bench_rows'")
+  else
+    pg -c "DROP SCHEMA IF EXISTS tc_big CASCADE" -c "CREATE SCHEMA tc_big" -c "CREATE TABLE tc_big.bench_rows ($cols)" \
+      -c "INSERT INTO tc_big.bench_rows SELECT i, 0, 'row-' || i, i % 1000 + 0.99, i % 100 FROM generate_series(1, $ROWS) i" \
+      -c "VACUUM ANALYZE tc_big.bench_rows"
+    url="jdbc:postgresql://127.0.0.1:$PG_PORT/test?user=postgres"
+    size=$(pg -c "SELECT pg_total_relation_size('tc_big.bench_rows')")
+  fi
+  port=$(free_port)
+  printf 'server_name: big-table\nlisten: { host: 127.0.0.1, port: %s }\nsource:\n  jdbc_url: "%s"\n  install_triggers: true\ncached_tables: [tc_big.bench_rows]\n' \
+    "$port" "$url" >"$WORK/$db.yaml"
+  progress "$db: starting the server (-Xmx$HEAP) on port $port"
+  t0=$(date +%s%N)
+  java -Xmx"$HEAP" -jar "$JAR" serve --config "$WORK/$db.yaml" >"$WORK/$db-server.log" 2>&1 &
+  server=$!; PIDS+=("$server")
+  until curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
+    kill -0 "$server" 2>/dev/null || { tail -30 "$WORK/$db-server.log" >&2; exit 1; }
+    sleep 0.5
+  done
+  start=$(awk -v t="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.1f s", t / 1e9 }')
+  server_heap=$(heap_after_full_gc "$server")
+  progress "$db: server ready in $start, heap $(mib "$server_heap") MiB"
+  clients=()
+  for kind in generic typed; do
+    progress "$db: $kind mirror (-Xmx$HEAP)"
+    flag=""; [ "$kind" = typed ] && flag=--typed
+    out=$(java -Xmx"$HEAP" -cp "$BJAR" io.tablecast.bench.MirrorOnce "127.0.0.1:$port" tc_big.bench_rows $flag \
+      2>"$WORK/$db-$kind.err" | tail -1)
+    progress "$db: $kind: $out"
+    if [[ "$out" == ready* ]]; then
+      clients+=("$(echo "$out" | sed -E 's/ready [0-9]+ rows in ([0-9.]+ s), heap after full GC ([0-9]+ MiB) \(([0-9]+) bytes a row\)/\1, \2 (\3 B\/row)/')")
+    else
+      clients+=("refused: $(echo "$out" | grep -o 'at about [0-9]* bytes a row' || true), $(echo "$out" | grep -o 'at least -Xmx[0-9]*m' || echo "$out")")
+    fi
+  done
+  line="| $db | $ROWS | $(mib "$size") MiB | $start | $(mib "$server_heap") MiB ($(per_row "$server_heap") B/row) | ${clients[0]} | ${clients[1]} |"
+  echo "$line" >>"$WORK/rows.md"
+  progress "$line"
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  if [ "$db" = mariadb ]; then my -e "DROP DATABASE tc_big"; else pg -c "DROP SCHEMA tc_big CASCADE"; fi
+done
+
+{
+  echo "# $ROWS rows, -Xmx$HEAP: server and clients"
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1), G1; logs in $WORK"
+  echo
+  cat "$WORK/rows.md"
+} >"$OUT"
+cat "$OUT"
