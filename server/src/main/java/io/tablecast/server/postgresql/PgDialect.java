@@ -324,7 +324,7 @@ final class PgDialect implements TailDialect {
 
   @Override
   public String snapshotQuery(TableSchema table) {
-    return "SELECT to_jsonb(t)::text FROM " + PgIdentifiers.quote(table.id()) + " t";
+    return "SELECT " + PgTypes.rowJson(table) + " FROM " + PgIdentifiers.quote(table.id()) + " t";
   }
 
   /**
@@ -346,7 +346,8 @@ final class PgDialect implements TailDialect {
       order[i] = i;
     }
     String sql =
-        "SELECT to_jsonb(t)::text"
+        "SELECT "
+            + PgTypes.rowJson(table)
             + keyTexts
             + " FROM "
             + PgIdentifiers.quote(table.id())

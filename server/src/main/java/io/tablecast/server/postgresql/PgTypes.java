@@ -1,10 +1,12 @@
 package io.tablecast.server.postgresql;
 
 import io.tablecast.protocol.ColumnKind;
+import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +62,36 @@ final class PgTypes {
   private static final Set<String> SESSION_DEPENDENT_NESTED = Set.of("timestamptz", "bytea");
 
   private PgTypes() {}
+
+  /**
+   * Kinds whose values {@code row_to_json} prints exactly as {@code to_jsonb} (the capture
+   * function's form) does: both use each type's output function or the same JSON number, boolean
+   * and date-time forms. Not floats ({@code to_jsonb} goes through {@code numeric}), not JSON
+   * (arrays, composites, {@code json} columns, types cast to JSON).
+   */
+  private static final Set<ColumnKind> SAME_IN_ROW_TO_JSON =
+      EnumSet.of(
+          ColumnKind.INTEGER,
+          ColumnKind.DECIMAL,
+          ColumnKind.BOOLEAN,
+          ColumnKind.STRING,
+          ColumnKind.BINARY,
+          ColumnKind.DATE,
+          ColumnKind.TIME,
+          ColumnKind.TIMESTAMP,
+          ColumnKind.TIMESTAMP_TZ);
+
+  /**
+   * A row as JSON text for whole-table reads: {@code row_to_json} when every cached column is of a
+   * kind it prints as {@code to_jsonb} does (about twice as fast to produce, measured on the
+   * benchmark table: docs/BENCHMARKS.md), else {@code to_jsonb}. Either way the row form is the
+   * same bytes as the capture function's images ({@code TypeFidelityTest}).
+   */
+  static String rowJson(TableSchema table) {
+    boolean plain = table.columns().stream().allMatch(c -> SAME_IN_ROW_TO_JSON.contains(c.kind()));
+    // t.*, not t: a column named t would be taken for the row
+    return plain ? "row_to_json(t.*)::text" : "to_jsonb(t.*)::text";
+  }
 
   /**
    * How one column's values are captured.

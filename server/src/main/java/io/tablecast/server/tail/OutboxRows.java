@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /** Reading helpers shared by every database's change source. */
@@ -64,17 +65,7 @@ public final class OutboxRows {
     sink.sizes(sizes(plan, c));
     long total = 0;
     for (TableSchema t : plan.tables()) {
-      RowNormalizer n = plan.normalizer(t.id().qualified());
-      long rows = 0;
-      try (Statement s = c.createStatement()) {
-        s.setFetchSize(1000);
-        try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
-          while (rs.next()) {
-            sink.row(t, present(n, rs.getString(1)));
-            rows++;
-          }
-        }
-      }
+      long rows = eachRow(plan, c, t, row -> sink.row(t, row));
       counts.put(t.id().qualified(), rows);
       total += rows;
     }
@@ -126,17 +117,24 @@ public final class OutboxRows {
    */
   public static List<byte[]> readTable(CapturePlan plan, Connection c, TableSchema t)
       throws SQLException {
-    RowNormalizer n = plan.normalizer(t.id().qualified());
     List<byte[]> rows = new ArrayList<>();
-    try (Statement s = c.createStatement()) {
-      s.setFetchSize(1000);
-      try (ResultSet rs = s.executeQuery(plan.snapshotQuery(t))) {
-        while (rs.next()) {
-          rows.add(present(n, rs.getString(1)));
-        }
-      }
-    }
+    eachRow(plan, c, t, rows::add);
     return rows;
+  }
+
+  /**
+   * Reads every row of {@code t} in the connection's transaction, each in the row form; the
+   * database produces the next rows while this thread encodes the last ({@link ReadAhead}).
+   */
+  private static long eachRow(CapturePlan plan, Connection c, TableSchema t, Consumer<byte[]> each)
+      throws SQLException {
+    RowNormalizer n = plan.normalizer(t.id().qualified());
+    try {
+      return ReadAhead.forEach(c, plan.snapshotQuery(t), text -> each.accept(present(n, text)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("reading " + t.id().qualified() + " was interrupted", e);
+    }
   }
 
   public static void logSnapshot(

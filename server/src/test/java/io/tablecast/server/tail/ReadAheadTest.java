@@ -1,0 +1,108 @@
+package io.tablecast.server.tail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tablecast.server.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link ReadAhead}: every row in order, whatever the chunking; a failure of the caller or of the
+ * query ends the reader before the connection is handed back, usable, to the caller's transaction.
+ */
+class ReadAheadTest {
+
+  private static Connection open(TestDatabases.Kind kind) throws SQLException {
+    Connection c = kind.isolated("readahead").connect();
+    c.setAutoCommit(false); // a snapshot reads in its transaction
+    return c;
+  }
+
+  private static String numbers(TestDatabases.Kind kind, int n) {
+    return kind == TestDatabases.Kind.POSTGRESQL
+        ? "SELECT s.g::text FROM generate_series(1, " + n + ") AS s(g) ORDER BY s.g"
+        : "SELECT CAST(seq AS CHAR) FROM seq_1_to_" + n + " ORDER BY seq";
+  }
+
+  private static List<Thread> readers() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("tablecast-read-ahead"))
+        .toList();
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void everyRowArrivesInOrderAcrossChunks(TestDatabases.Kind kind) throws Exception {
+    try (Connection c = open(kind)) {
+      List<String> seen = new ArrayList<>();
+      long n = ReadAhead.forEach(c, numbers(kind, 10_500), seen::add);
+      assertThat(n).isEqualTo(10_500);
+      assertThat(seen).hasSize(10_500);
+      for (int i = 0; i < seen.size(); i++) {
+        assertThat(seen.get(i)).isEqualTo(Integer.toString(i + 1));
+      }
+      assertThat(readers()).isEmpty();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void aFailingCallerStopsTheReaderAndKeepsTheConnection(TestDatabases.Kind kind) throws Exception {
+    try (Connection c = open(kind)) {
+      List<String> seen = new ArrayList<>();
+      assertThatThrownBy(
+              () ->
+                  ReadAhead.forEach(
+                      c,
+                      numbers(kind, 200_000),
+                      text -> {
+                        if (seen.size() == 1_500) {
+                          throw new IllegalStateException("row 1501 does not convert");
+                        }
+                        seen.add(text);
+                      }))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("row 1501 does not convert");
+      assertThat(readers()).as("the reader is finished when forEach throws").isEmpty();
+      c.rollback(); // the cancelled read may have failed the transaction (PostgreSQL)
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT 41 + 1")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getInt(1)).isEqualTo(42);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void aFailingQueryFailsWithTheDatabasesError(TestDatabases.Kind kind) throws Exception {
+    try (Connection c = open(kind)) {
+      assertThatThrownBy(() -> ReadAhead.forEach(c, "SELECT nope FROM no_such_table", t -> {}))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("no_such_table");
+      assertThat(readers()).isEmpty();
+    }
+  }
+
+  @Test
+  void rowsOfAMegabyteEachAreReadWhole() throws Exception {
+    try (Connection c = open(TestDatabases.Kind.POSTGRESQL)) {
+      long[] chars = {0};
+      long n =
+          ReadAhead.forEach(
+              c,
+              "SELECT repeat('x', 1 << 20) || g FROM generate_series(1, 12) g ORDER BY g",
+              t -> chars[0] += t.length());
+      assertThat(n).isEqualTo(12);
+      assertThat(chars[0]).isGreaterThan(12L << 20);
+    }
+  }
+}
