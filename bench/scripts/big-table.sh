@@ -32,19 +32,9 @@ for j in "$JAR" "$BJAR"; do
 done
 WORK=$(mktemp -d /tmp/tc-big-table.XXXXXX)
 mkdir -p "$(dirname "$OUT")"
-PIDS=()
-cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-my() { mariadb -h127.0.0.1 -P"$MYSQL_PORT" -uroot --protocol=tcp -N "$@"; }
-pg() { PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d test -qAt "$@"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-mib() { echo $(( $1 / 1048576 )); }
+# shellcheck source=bench/scripts/processes.sh
+. bench/scripts/processes.sh
 per_row() { awk -v b="$1" -v r="$ROWS" 'BEGIN { printf "%.0f", b / r }'; }
-heap_after_full_gc() {
-  jcmd "$1" GC.run >/dev/null
-  jcmd "$1" GC.heap_info | sed -n 's/.*total [0-9]*K, used \([0-9]*\)K.*/\1/p' | head -1 | awk '{print $1 * 1024}'
-}
 progress() { printf '[big-table] %s\n' "$*" >&2; }
 
 echo "| database | rows | table in the database | server start | server heap after full GC | generic mirror: ready, heap after full GC | typed mirror: ready, heap after full GC |" >"$WORK/rows.md"

@@ -29,20 +29,8 @@ JAR=${TABLECAST_JAR:-cli/target/tablecast.jar}
 [ -f "$JAR" ] || { echo "bulk-transaction-memory: $JAR not found: ./mvnw -q -o -DskipTests package" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/tc-bulk-memory.XXXXXX)
 mkdir -p "$(dirname "$OUT")"
-PIDS=()
-cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-my() { mariadb -h127.0.0.1 -P"$MYSQL_PORT" -uroot --protocol=tcp -N "$@"; }
-pg() { PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d test -qAt "$@"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-mib() { echo $(( $1 / 1048576 )); }
-
-# heap in use after a full GC, in bytes (jcmd GC.run, then GC.heap_info's "used")
-heap_after_full_gc() {
-  jcmd "$1" GC.run >/dev/null
-  jcmd "$1" GC.heap_info | sed -n 's/.*total [0-9]*K, used \([0-9]*\)K.*/\1/p' | head -1 | awk '{print $1 * 1024}'
-}
+# shellcheck source=bench/scripts/processes.sh
+. bench/scripts/processes.sh
 
 # the largest "after" of the collections logged from line $2 on, in bytes (-Xlog:gc: "...M->123M(456M)")
 peak_after_gc() {

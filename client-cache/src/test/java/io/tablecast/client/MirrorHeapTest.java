@@ -74,11 +74,9 @@ class MirrorHeapTest {
     return rows;
   }
 
-  @Test
-  void aSnapshotBiggerThanTheHeapFailsTheMirrorNamingTheTableTheMemoryAndXmx() throws Exception {
+  /** A fake server and a client on {@code heap} whose refusals go to {@code told}. */
+  private void start(SmallHeap heap, List<String> told) throws Exception {
     server = new FakeServer();
-    List<String> told = new CopyOnWriteArrayList<>();
-    SmallHeap heap = new SmallHeap();
     client =
         TablecastClient.builder()
             .servers(server.address())
@@ -92,6 +90,13 @@ class MirrorHeapTest {
                   }
                 })
             .build();
+  }
+
+  @Test
+  void aSnapshotBiggerThanTheHeapFailsTheMirrorNamingTheTableTheMemoryAndXmx() throws Exception {
+    List<String> told = new CopyOnWriteArrayList<>();
+    SmallHeap heap = new SmallHeap();
+    start(heap, told);
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
@@ -116,13 +121,7 @@ class MirrorHeapTest {
 
   @Test
   void aSnapshotThatFitsIsMirroredWhole() throws Exception {
-    server = new FakeServer();
-    client =
-        TablecastClient.builder()
-            .servers(server.address())
-            .clientName("heap")
-            .heap(new SmallHeap())
-            .build();
+    start(new SmallHeap(), new CopyOnWriteArrayList<>());
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
@@ -153,21 +152,8 @@ class MirrorHeapTest {
    */
   @Test
   void aSnapshotInTheRowFormIsSizedByItsBytesNotByTrees() throws Exception {
-    server = new FakeServer();
     List<String> told = new CopyOnWriteArrayList<>();
-    client =
-        TablecastClient.builder()
-            .servers(server.address())
-            .clientName("heap")
-            .heap(new SmallHeap())
-            .errorListener(
-                new ErrorListener() {
-                  @Override
-                  public void tableTooLarge(String table, String message) {
-                    told.add(message);
-                  }
-                })
-            .build();
+    start(new SmallHeap(), told);
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
@@ -186,13 +172,7 @@ class MirrorHeapTest {
 
   @Test
   void aSnapshotInTheRowFormTooBigForTheHeapIsStillRefused() throws Exception {
-    server = new FakeServer();
-    client =
-        TablecastClient.builder()
-            .servers(server.address())
-            .clientName("heap")
-            .heap(new SmallHeap())
-            .build();
+    start(new SmallHeap(), new CopyOnWriteArrayList<>());
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
