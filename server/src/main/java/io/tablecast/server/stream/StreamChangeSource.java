@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.api.StreamInfo;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.hub.BatchHistory;
 import io.tablecast.server.hub.ChangeHub;
 import io.tablecast.server.hub.ImageCopy;
 import io.tablecast.server.log.RecentEvents;
@@ -166,6 +167,14 @@ public final class StreamChangeSource implements ChangeSource {
   /** The epoch of every server of this stream: its name and creation time. */
   public String epoch() {
     return epoch;
+  }
+
+  /**
+   * The stream as the hub's history: a client older than the resume buffer is replayed from it
+   * (docs/SCALE-OUT.md).
+   */
+  public BatchHistory history() {
+    return new StreamHistory(nats, stream);
   }
 
   /** The stream sequence of the last group read. */
