@@ -20,13 +20,16 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * A client whose position is older than its server's resume buffer (docs/SCALE-OUT.md): replayed
- * from the NATS stream while the stream holds it, re-snapshotted when it does not. Real {@code
- * nats-server -js} processes on free ports; the servers keep two batches in their resume buffer.
+ * from the NATS stream while the stream holds it, re-snapshotted when it does not; and a server
+ * started while NATS is away waits for it. Real {@code nats-server -js} processes on free ports;
+ * the servers keep two batches in their resume buffer.
  */
 class NatsStreamResumeTest {
   static final Duration CONVERGE = Duration.ofSeconds(60);
@@ -153,6 +156,49 @@ class NatsStreamResumeTest {
           .containsExactlyInAnyOrderElementsOf(expected);
       assertThat(proxy.frames(MessageType.RESUMED)).isZero();
       assertThat(server.metrics().resumesFromStream()).isZero();
+    }
+  }
+
+  @Test
+  void aServerStartedWhileNatsIsAwayWaitsForItAndServesOnceItIsBack() throws Exception {
+    try (Pipeline p =
+            Pipeline.create(Kind.POSTGRESQL, "natsserveaway", List.of(InsertsOnce.DDL), "wide");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+        StreamCapture capture = NatsScaleOutTest.capture(n, p)) {
+      p.sql("INSERT INTO wide VALUES (1, 'before')");
+      n.stop();
+      CompletableFuture<TablecastServer> starting =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return serve(n, p);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new IllegalStateException(e);
+                }
+              });
+      try {
+        await()
+            .during(Duration.ofSeconds(3))
+            .atMost(Duration.ofSeconds(10))
+            .alias("the server waits for NATS instead of failing")
+            .until(() -> !starting.isDone());
+        p.sql("INSERT INTO wide VALUES (2, 'while NATS is away')");
+        n.restart();
+        try (TablecastServer server = starting.get(CONVERGE.toSeconds(), TimeUnit.SECONDS);
+            TablecastClient client =
+                NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
+          TableMirror<Map<String, Object>> m = p.readyMirror(client, "wide");
+          p.sql("INSERT INTO wide VALUES (3, 'after')");
+          try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
+            tables.awaitEqual("a server started while NATS was away", Map.of("wide", m), CONVERGE);
+          }
+          assertThat(m.size()).isEqualTo(3);
+        }
+      } finally {
+        starting.cancel(true);
+        starting.thenAccept(TablecastServer::close);
+      }
     }
   }
 }
