@@ -22,8 +22,10 @@ import java.util.Set;
  * skipped. What only the image of that time could tell is {@link Refused}: a TRUNCATE (the rows it
  * removed), a table read that changed an image or that this server did not apply itself, an event
  * in another layout than the table's now (an ALTER TABLE since the position), and, for a session
- * with a row filter, a change without its old row (MySQL/MariaDB), which the filter cannot place.
- * Any thread: it reads only what the hub handed it.
+ * with a row filter, a change without its old row that the filter cannot place: a delete by key
+ * (MySQL/MariaDB), a row outside the filter that may have been inside before (any insert, since the
+ * stream does not say the key was new, and MySQL/MariaDB updates). Any thread: it reads only what
+ * the hub handed it.
  */
 final class HistoryChanges {
 
