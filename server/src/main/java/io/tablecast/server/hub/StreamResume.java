@@ -41,6 +41,9 @@ final class StreamResume implements CatchUpSender.Frames, AutoCloseable {
   private final SnapshotFrames snapshot;
   private final ServerMetrics metrics;
 
+  /** The changes kept after the first read; {@link #RETAINED_BYTES} but in tests. */
+  private final long retainedBytes;
+
   /** What is written: the replay or the snapshot; null until decided. */
   private CatchUpSender.Frames frames;
 
@@ -56,6 +59,29 @@ final class StreamResume implements CatchUpSender.Frames, AutoCloseable {
       Map<String, List<String>> primaryKeys,
       SnapshotFrames snapshot,
       ServerMetrics metrics) {
+    this(
+        session,
+        resumed,
+        through,
+        history,
+        changes,
+        primaryKeys,
+        snapshot,
+        metrics,
+        RETAINED_BYTES);
+  }
+
+  StreamResume(
+      Subscriber session,
+      Message.Resumed resumed,
+      long through,
+      BatchHistory history,
+      HistoryChanges changes,
+      Map<String, List<String>> primaryKeys,
+      SnapshotFrames snapshot,
+      ServerMetrics metrics,
+      long retainedBytes) {
+    this.retainedBytes = retainedBytes;
     this.session = session;
     this.resumed = resumed;
     this.through = through;
@@ -88,7 +114,7 @@ final class StreamResume implements CatchUpSender.Frames, AutoCloseable {
         batches++;
         if (kept != null && !r.changes().isEmpty()) {
           bytes += r.approxBytes();
-          kept = bytes > RETAINED_BYTES ? null : kept;
+          kept = bytes > retainedBytes ? null : kept;
           if (kept != null) {
             kept.add(r);
           }

@@ -10,13 +10,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tablecast.protocol.Message;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
+import io.tablecast.server.testing.Rows;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -150,6 +153,62 @@ class StreamResumeTest {
     long next = publish(insert(T, 13, "mine"));
     Message.ChangeBatch live = s.client().next(Message.ChangeBatch.class);
     assertThat(live.position()).isEqualTo(next).isGreaterThan(last);
+  }
+
+  @Test
+  void aReplayTooLargeToKeepIsReadAgainAsTheClientTakesItWithTheSameFrames() throws Exception {
+    start();
+    long resumeAt = publish(insert(T, 10, "x"));
+    for (int i = 11; i < 40; i++) {
+      publish(insert(T, i, "row" + i), update(T, 10, "x", "x" + i));
+    }
+    long through = publish(delete(T, 10, "x39"));
+    history.open.countDown();
+    HubHarness.Session s = h.connect("large");
+    Message.Resumed resumed = new Message.Resumed(List.of(T), List.of(), resumeAt);
+    HistoryChanges changes =
+        new HistoryChanges(
+            Map.of(T, new HistoryChanges.Layout(A, Rows.form(A))),
+            SessionPolicy.ALLOW_ALL,
+            Set.of());
+    Map<String, List<String>> keys = Map.of(T, List.of("id"));
+    List<Message> kept =
+        frames(
+            new StreamResume(
+                s.subscriber(),
+                resumed,
+                through,
+                history,
+                changes,
+                keys,
+                null,
+                ServerMetrics.NOOP));
+    StreamResume readAgain =
+        new StreamResume(
+            s.subscriber(), resumed, through, history, changes, keys, null, ServerMetrics.NOOP, 0);
+    List<Message> again = frames(readAgain);
+    readAgain.close();
+    assertThat(kept).hasSize(31); // resumed, then 30 batches
+    assertThat(again).hasSameSizeAs(kept);
+    for (int i = 1; i < kept.size(); i++) {
+      Message.ChangeBatch a = (Message.ChangeBatch) kept.get(i);
+      Message.ChangeBatch b = (Message.ChangeBatch) again.get(i);
+      assertThat(b.position()).isEqualTo(a.position());
+      assertThat(b.changes())
+          .extracting(Message.Change::op)
+          .isEqualTo(a.changes().stream().map(Message.Change::op).toList());
+      assertThat(b.changes())
+          .extracting(c -> c.key().get(0).asLong())
+          .isEqualTo(a.changes().stream().map(c -> c.key().get(0).asLong()).toList());
+    }
+  }
+
+  private static List<Message> frames(CatchUpSender.Frames f) {
+    List<Message> out = new ArrayList<>();
+    for (Message m; (m = f.next()) != null; ) {
+      out.add(m);
+    }
+    return out;
   }
 
   @Test
