@@ -144,7 +144,7 @@ public final class TablecastServer implements AutoCloseable {
     ChangeHub hub =
         stream == null
             ? new ChangeHub(hubSettings(config), metrics)
-            : new ChangeHub(hubSettings(config), metrics, stream.epoch());
+            : new ChangeHub(hubSettings(config), metrics, stream.epoch(), stream.history());
     TailLoop tail =
         new TailLoop(
             source, stream == null ? hub : stream.into(hub), heap, config.heapReservePercent());

@@ -210,6 +210,13 @@ final class CatchUpSender {
       if (d != null) {
         d.cancel(false);
       }
+      if (frames instanceof AutoCloseable c) {
+        try {
+          c.close(); // what the frames read from (a stream replay's consumer)
+        } catch (Exception e) {
+          LOG.warn("closing the catch-up of {} failed", session, e);
+        }
+      }
       onDone.accept(this, ok);
     }
   }

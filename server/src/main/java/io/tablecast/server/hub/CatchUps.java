@@ -81,7 +81,7 @@ final class CatchUps {
   }
 
   private static String what(CatchUpSender.Frames frames) {
-    if (frames instanceof ResumeReplay) {
+    if (frames instanceof ResumeReplay || frames instanceof StreamResume) {
       return "resume replay";
     }
     if (frames instanceof BatchParts p) {

@@ -66,6 +66,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   private final FanOut fanOut;
   private final Subscriptions subscriptions;
   private final HubViews views;
+  private final TableReadPositions readPositions = new TableReadPositions();
   private volatile long position;
 
   /**
@@ -95,6 +96,16 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    */
   @SuppressWarnings("FutureReturnValueIgnored") // as above
   public ChangeHub(HubSettings settings, ServerMetrics metrics, String epoch) {
+    this(settings, metrics, epoch, null);
+  }
+
+  /**
+   * A hub of {@code epoch} that replays a resume older than its resume buffer from {@code history}
+   * (the stream its batches come from, whose sequences are its positions); null: it re-snapshots.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // as above
+  public ChangeHub(
+      HubSettings settings, ServerMetrics metrics, String epoch, BatchHistory history) {
     this.epoch = epoch;
     this.metrics = metrics;
     this.resume =
@@ -124,7 +135,9 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             slow,
             metrics,
             catchUpStarts,
-            stale);
+            stale,
+            history,
+            readPositions);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
     hub.scheduleWithFixedDelay(
         () -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
@@ -305,6 +318,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
     return await(
         () -> {
           nextPositionFloor = position;
+          readPositions.started(position);
           return applyAndSend(batch);
         });
   }
@@ -353,6 +367,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
     List<RowEvent> differences = tableReads.differences(r);
     if (!differences.isEmpty()) {
       apply(new CommittedBatch(differences, 0));
+      readPositions.applied(position); // a replay from the stream cannot compute them
     }
     if (r.chunk() == null) {
       imageErrors.reread(r.schema().id().qualified(), wasInvalid);

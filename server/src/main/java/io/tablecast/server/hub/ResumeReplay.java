@@ -1,6 +1,7 @@
 package io.tablecast.server.hub;
 
 import io.tablecast.protocol.Message;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +22,11 @@ final class ResumeReplay implements CatchUpSender.Frames {
 
   private final Subscriber session;
   private final Message.Resumed resumed;
-  private final List<ResumeBuffer.Retained> batches;
+  private final Iterator<ResumeBuffer.Retained> batches;
+
+  /** Where the batches come from, for the log: the resume buffer or the stream. */
+  private final String from;
+
   private final Set<String> tables;
 
   /** Primary keys of the session's tables, taken on the hub thread (the images are its own). */
@@ -32,7 +37,6 @@ final class ResumeReplay implements CatchUpSender.Frames {
   /** The retained batch being written in parts, or null. */
   private BatchParts parts;
 
-  private int next;
   private int sent;
 
   ResumeReplay(
@@ -40,9 +44,23 @@ final class ResumeReplay implements CatchUpSender.Frames {
       Message.Resumed resumed,
       List<ResumeBuffer.Retained> batches,
       Map<String, List<String>> primaryKeys) {
+    this(session, resumed, batches.iterator(), primaryKeys, "retained batches");
+  }
+
+  /**
+   * A replay of {@code batches}, taken one by one as the channel takes them ({@code from} names
+   * them in the log).
+   */
+  ResumeReplay(
+      Subscriber session,
+      Message.Resumed resumed,
+      Iterator<ResumeBuffer.Retained> batches,
+      Map<String, List<String>> primaryKeys,
+      String from) {
     this.session = session;
     this.resumed = resumed;
     this.batches = batches;
+    this.from = from;
     this.tables = Set.copyOf(resumed.tables());
     this.primaryKeys = primaryKeys;
   }
@@ -60,8 +78,8 @@ final class ResumeReplay implements CatchUpSender.Frames {
       }
       parts = null;
     }
-    while (next < batches.size()) {
-      ResumeBuffer.Retained r = batches.get(next++);
+    while (batches.hasNext()) {
+      ResumeBuffer.Retained r = batches.next();
       List<Message.Change> mine =
           PolicyFilter.apply(
               session.policy(),
@@ -77,11 +95,12 @@ final class ResumeReplay implements CatchUpSender.Frames {
       }
     }
     LOG.info(
-        "{} resumed {} from position {} ({} retained batches replayed)",
+        "{} resumed {} from position {} ({} {} replayed)",
         session,
         resumed.tables(),
         resumed.position(),
-        sent);
+        sent,
+        from);
     return null;
   }
 }

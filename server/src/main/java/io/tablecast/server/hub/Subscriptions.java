@@ -35,6 +35,11 @@ final class Subscriptions {
   private final CatchUps catchUps;
   private final StaleTables stale;
 
+  /** Where batches older than the resume buffer are read again; null for a single server. */
+  private final BatchHistory history;
+
+  private final TableReadPositions readPositions;
+
   Subscriptions(
       String epoch,
       TableImages images,
@@ -44,8 +49,12 @@ final class Subscriptions {
       SlowConsumerPolicy slow,
       ServerMetrics metrics,
       CatchUps catchUps,
-      StaleTables stale) {
+      StaleTables stale,
+      BatchHistory history,
+      TableReadPositions readPositions) {
     this.stale = stale;
+    this.history = history;
+    this.readPositions = readPositions;
     this.epoch = epoch;
     this.images = images;
     this.resume = resume;
@@ -147,14 +156,7 @@ final class Subscriptions {
         && s.tables().isEmpty()
         && resume.covers(sub.resumePosition(), at)
         && (s.encoding() != Encoding.BINARY || layoutsKept(known, sub.resumePosition()))) {
-      List<Message.TableSchemaInfo> schemas = new ArrayList<>();
-      known.forEach(
-          i ->
-              schemas.add(
-                  new Message.TableSchemaInfo(
-                      i.name(),
-                      s.policy().project(i.schema().columns(), i.schema().primaryKey()),
-                      i.schema().primaryKey())));
+      List<Message.TableSchemaInfo> schemas = schemas(s, known);
       s.addTables(names);
       metrics.resumed();
       catchUps.start(
@@ -164,6 +166,19 @@ final class Subscriptions {
               new Message.Resumed(names, schemas, sub.resumePosition()),
               resume.after(sub.resumePosition()),
               images.primaryKeys(names)));
+      tellStale(s, names);
+      return;
+    }
+    if (history != null
+        && sub.resumeEpoch() != null
+        && sub.resumeEpoch().equals(epoch)
+        && s.tables().isEmpty()
+        && !known.isEmpty()
+        && sub.resumePosition() > 0
+        && sub.resumePosition() < at) {
+      slow.flush(s);
+      s.addTables(names);
+      catchUps.start(s, streamResume(s, known, names, sub.resumePosition(), at));
       tellStale(s, names);
       return;
     }
@@ -187,6 +202,42 @@ final class Subscriptions {
     s.addTables(names);
     catchUps.start(s, new SnapshotFrames(s, copies, at, metrics));
     tellStale(s, names);
+  }
+
+  /**
+   * A resume from a position the resume buffer no longer holds, read from the {@link BatchHistory}
+   * up to {@code at}; the snapshot at {@code at} is taken now, in case the history cannot replay.
+   */
+  private StreamResume streamResume(
+      Subscriber s, List<TableImage> known, List<String> names, long from, long at) {
+    List<SnapshotFrames.TableRows> copies = new ArrayList<>();
+    Map<String, HistoryChanges.Layout> layouts = new HashMap<>();
+    for (TableImage image : known) {
+      copies.add(new SnapshotFrames.TableRows(image.schema(), image.form(), image.copyRows()));
+      layouts.put(image.name(), new HistoryChanges.Layout(image.schema(), image.form()));
+    }
+    return new StreamResume(
+        s,
+        new Message.Resumed(names, schemas(s, known), from),
+        at,
+        history,
+        new HistoryChanges(layouts, s.policy(), readPositions.after(from)),
+        images.primaryKeys(names),
+        new SnapshotFrames(s, copies, at, metrics),
+        metrics);
+  }
+
+  /** The tables' columns as the session may see them. */
+  private static List<Message.TableSchemaInfo> schemas(Subscriber s, List<TableImage> known) {
+    List<Message.TableSchemaInfo> schemas = new ArrayList<>();
+    known.forEach(
+        i ->
+            schemas.add(
+                new Message.TableSchemaInfo(
+                    i.name(),
+                    s.policy().project(i.schema().columns(), i.schema().primaryKey()),
+                    i.schema().primaryKey())));
+    return schemas;
   }
 
   /**

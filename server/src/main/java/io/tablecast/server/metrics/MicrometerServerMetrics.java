@@ -36,6 +36,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
   private final Counter changes;
   private final Timer lag;
   private final Counter resumes;
+  private final Counter streamResumes;
   private final Counter slowConsumers;
   private final Counter gapsExpired;
   private final AtomicLong outboxBacklog = new AtomicLong();
@@ -68,6 +69,12 @@ public final class MicrometerServerMetrics implements ServerMetrics {
     resumes =
         Counter.builder("tablecast.resumes")
             .description("subscriptions resumed without a snapshot")
+            .register(registry);
+    streamResumes =
+        Counter.builder("tablecast.resumes.stream")
+            .description(
+                "subscriptions older than the resume buffer replayed from the stream, without a"
+                    + " snapshot")
             .register(registry);
     slowConsumers =
         Counter.builder("tablecast.slow.consumers")
@@ -202,6 +209,11 @@ public final class MicrometerServerMetrics implements ServerMetrics {
   @Override
   public void resumed() {
     resumes.increment();
+  }
+
+  @Override
+  public void resumedFromStream() {
+    streamResumes.increment();
   }
 
   @Override
@@ -389,6 +401,11 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   public double resumesServed() {
     return resumes.count();
+  }
+
+  /** Subscriptions replayed from the stream ({@link #resumedFromStream}). */
+  public double resumesFromStream() {
+    return streamResumes.count();
   }
 
   /** Committed outbox rows not read by the tail yet, as last sampled. */

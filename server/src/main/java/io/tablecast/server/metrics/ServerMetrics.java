@@ -44,6 +44,12 @@ public interface ServerMetrics {
   /** A subscription was served from the resume buffer, without a snapshot. */
   default void resumed() {}
 
+  /**
+   * A subscription older than the resume buffer was replayed from the stream (NATS), without a
+   * snapshot.
+   */
+  default void resumedFromStream() {}
+
   /** A session was closed because it did not read fast enough. */
   default void slowConsumerClosed() {}
 

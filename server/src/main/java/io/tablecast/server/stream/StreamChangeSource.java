@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.api.StreamInfo;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.hub.BatchHistory;
 import io.tablecast.server.hub.ChangeHub;
 import io.tablecast.server.hub.ImageCopy;
 import io.tablecast.server.log.RecentEvents;
@@ -66,17 +67,35 @@ public final class StreamChangeSource implements ChangeSource {
   }
 
   /**
-   * Connects, waits for the stream and its first snapshot, and reads that snapshot.
+   * Connects, waits for the stream and its first snapshot, and reads that snapshot. NATS that
+   * cannot be reached or whose JetStream is not ready is waited for ({@link NatsWait}: one WARN per
+   * cause, pauses from 250 ms doubling to 5 s).
    *
    * @param jdbcUrl the source's URL when configured (names the default stream), else null
-   * @throws IllegalStateException when NATS refuses, or the stream does not begin with a snapshot
+   * @throws IllegalStateException when NATS refuses what retrying cannot fix (credentials,
+   *     certificates), or the stream does not begin with a snapshot
+   * @throws IllegalArgumentException when a setting names a bad seed, credentials or TLS file
    */
   public static StreamChangeSource open(NatsSettings settings, String jdbcUrl, String serverName)
       throws InterruptedException {
     String stream = settings.streamName(jdbcUrl);
+    NatsWait wait = new NatsWait("server " + serverName, settings.urls(), stream);
+    while (true) {
+      try {
+        return open(settings, stream, serverName, wait);
+      } catch (RuntimeException e) {
+        wait.after(e);
+      }
+    }
+  }
+
+  private static StreamChangeSource open(
+      NatsSettings settings, String stream, String serverName, NatsWait wait)
+      throws InterruptedException {
     Connection nats = NatsStreams.connect(settings, serverName);
     try {
       StreamInfo info = NatsStreams.info(nats, stream);
+      wait.reached();
       while (info == null || info.getStreamState().getMsgCount() == 0) {
         if (info != null) {
           checkRetention(stream, info, settings.checkpointInterval());
@@ -166,6 +185,14 @@ public final class StreamChangeSource implements ChangeSource {
   /** The epoch of every server of this stream: its name and creation time. */
   public String epoch() {
     return epoch;
+  }
+
+  /**
+   * The stream as the hub's history: a client older than the resume buffer is replayed from it
+   * (docs/SCALE-OUT.md).
+   */
+  public BatchHistory history() {
+    return new StreamHistory(nats, stream);
   }
 
   /** The stream sequence of the last group read. */

@@ -60,7 +60,19 @@ final class HubHarness implements AutoCloseable {
   }
 
   HubHarness(HubSettings settings, TableSchema... tables) {
-    hub = new ChangeHub(settings);
+    this(new ChangeHub(settings), tables);
+  }
+
+  /** A hub of a stream: it replays resumes older than its buffer from {@code history}. */
+  HubHarness(HubSettings settings, BatchHistory history, TableSchema... tables) {
+    this(
+        new ChangeHub(
+            settings, io.tablecast.server.metrics.ServerMetrics.NOOP, "stream-epoch", history),
+        tables);
+  }
+
+  private HubHarness(ChangeHub hub, TableSchema... tables) {
+    this.hub = hub;
     List<TableImage> images = new ArrayList<>();
     for (TableSchema t : tables) {
       images.add(new TableImage(t));
