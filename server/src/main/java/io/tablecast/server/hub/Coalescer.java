@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
 /**
@@ -63,6 +64,10 @@ final class Coalescer {
   private int keys;
   private long bytes;
   private long position = -1;
+
+  /** When (nanoTime) the first batch since the last drain was added; 0 while empty. */
+  private long firstAddedNanos;
+
   private long captureMillis;
 
   Coalescer(BiFunction<String, ObjectNode, ArrayNode> keyOf) {
@@ -84,6 +89,14 @@ final class Coalescer {
     return bytes;
   }
 
+  /**
+   * How long the oldest change held here has waited (ms at {@code nowNanos}; 0 while empty): a
+   * coalescing session's delivery lag, since nothing of it is written to the channel meanwhile.
+   */
+  long heldMillis(long nowNanos) {
+    return isEmpty() ? 0 : TimeUnit.NANOSECONDS.toMillis(Math.max(0, nowNanos - firstAddedNanos));
+  }
+
   /** Position of the newest batch added. */
   long position() {
     return position;
@@ -96,6 +109,9 @@ final class Coalescer {
 
   /** Folds the changes of one batch (already filtered to the session's tables) into the state. */
   void add(long batchPosition, long batchCaptureMillis, List<Message.Change> changes) {
+    if (isEmpty()) {
+      firstAddedNanos = System.nanoTime();
+    }
     for (Message.Change c : changes) {
       switch (c.op()) {
         case INSERT:
@@ -196,6 +212,7 @@ final class Coalescer {
     keys = 0;
     bytes = 0;
     position = -1;
+    firstAddedNanos = 0;
     captureMillis = 0;
     return out;
   }

@@ -93,7 +93,8 @@ public record HubView(
    *     heartbeat for a session that reads; it grows while its changes wait (coalesced or held)
    * @param deliveryLagMillis how long the oldest batch written to it has waited to reach its socket
    *     (0 when every one has): grows while the client does not read, after the socket's own buffer
-   *     filled; measured one write at a time, to within 10 ms
+   *     filled; measured one write at a time, to within 10 ms. While the session is coalescing
+   *     (nothing is written to it), the age of the oldest change held back, if that is longer
    */
   public record SessionView(
       String clientName,

@@ -146,6 +146,7 @@ final class HubViews {
         state,
         s.connectedMillis,
         TimeUnit.NANOSECONDS.toMillis(Math.max(0, nowNanos - s.lastWriteNanos)),
-        s.deliveryLagMillis(nowNanos));
+        // a coalescing session is written nothing: its lag is its oldest change held back
+        Math.max(s.deliveryLagMillis(nowNanos), coalescing ? c.heldMillis(nowNanos) : 0));
   }
 }

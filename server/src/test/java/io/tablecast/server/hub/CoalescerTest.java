@@ -50,6 +50,23 @@ class CoalescerTest {
     return c.drain().stream().map(CoalescerTest::describe).toList();
   }
 
+  /** A coalescing session is written nothing: its lag is how long its oldest change was held. */
+  @Test
+  void theHeldTimeRunsFromTheFirstChangeSinceTheLastDrain() throws InterruptedException {
+    assertThat(c.heldMillis(System.nanoTime())).isZero();
+    long before = System.nanoTime();
+    c.add(1, 0, List.of(insert(1, "a")));
+    Thread.sleep(20);
+    c.add(2, 0, List.of(update(1, "a", "b")));
+    long now = System.nanoTime();
+    assertThat(c.heldMillis(now))
+        .isBetween(20L, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(now - before));
+    c.drain();
+    assertThat(c.heldMillis(System.nanoTime())).isZero();
+    c.add(3, 0, List.of(update(1, "b", "c")));
+    assertThat(c.heldMillis(System.nanoTime())).isLessThan(20);
+  }
+
   @Test
   void insertThenUpdatesIsOneInsertOfTheLatestImage() {
     c.add(1, 0, List.of(insert(1, "a")));
