@@ -1,12 +1,18 @@
 package io.tablecast.bench;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
  * One measurement of figure 1: an {@link OpenLoopWriter} updates single rows (autocommit) at a
  * fixed rate on the subject's schema; the subject reports when each version became visible in its
- * in-JVM copy. The same code measures Tablecast and Debezium, so their rows compare.
+ * in-JVM copy. The same code measures Tablecast and Debezium, so their rows compare. Each run's
+ * samples are written to {@code OUT/latency-samples/}.
  */
 final class LatencyRun {
   static final int KEYS = 10_000;
@@ -122,6 +128,7 @@ final class LatencyRun {
       fromIntended.recordValue(Math.max(0, visible[i] - w.intended[i]));
       fromCommit.recordValue(Math.max(0, visible[i] - w.committed[i]));
     }
+    writeSamples(o, subject, rate, w, visible, (int) warmupOps, (int) total);
     double achieved = measuredCommitted / Math.max(1e-9, (lastCommit - firstDue) / 1e9);
     progress.note(
         String.format(
@@ -147,5 +154,37 @@ final class LatencyRun {
         fromCommit,
         write,
         usage);
+  }
+
+  /**
+   * Every measured change as a CSV line, for looking at when the slow ones happened (a periodic
+   * pause, a GC): {@code OUT/latency-samples/DB-SYSTEM-RATE.csv}, seconds since the writers started
+   * at commit, and commit to visible in ms.
+   */
+  private static void writeSamples(
+      Options o,
+      LatencySubject subject,
+      int rate,
+      OpenLoopWriter w,
+      long[] visible,
+      int from,
+      int to)
+      throws IOException {
+    Path dir = o.out().resolve("latency-samples");
+    Files.createDirectories(dir);
+    String name = subject.schema().db().label() + "-" + subject.system() + "-" + rate + ".csv";
+    try (BufferedWriter out = Files.newBufferedWriter(dir.resolve(name.replace(' ', '_')))) {
+      out.write("committed_s,commit_to_visible_ms\n");
+      for (int i = from; i < to; i++) {
+        if (w.committed[i] != 0 && visible[i] != 0) {
+          out.write(
+              String.format(
+                  Locale.ROOT,
+                  "%.6f,%.3f%n",
+                  (w.committed[i] - w.t0) / 1e9,
+                  (visible[i] - w.committed[i]) / 1e6));
+        }
+      }
+    }
   }
 }
