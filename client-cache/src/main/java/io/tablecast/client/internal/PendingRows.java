@@ -25,8 +25,12 @@ final class PendingRows extends AbstractMap<Object, ObjectNode> {
   /** The layout of the rows held as bytes; null until the first such row. */
   private RowForm form;
 
+  /**
+   * Sized for at most a million rows up front, growing past that as rows arrive: the announced
+   * count is not trusted with the heap before {@link SnapshotSizing} has priced the first rows.
+   */
   PendingRows(long expectedRows) {
-    this.rows = new RowIndex<>((int) Math.min(1 << 24, Math.max(0, expectedRows)));
+    this.rows = new RowIndex<>((int) Math.min(1 << 20, Math.max(0, expectedRows)));
   }
 
   /** Adds or replaces the row of {@code key}; returns the row it replaced, or null. */
