@@ -137,6 +137,7 @@ final class PgChangeSource extends PollingChangeSource {
     try (Connection c = pool.getConnection()) {
       begin(c);
       try {
+        PgOutboxQueries.lockBeforeSnapshot(c, plan.tables().stream().map(TableSchema::id).toList());
         snapshot = PgOutboxQueries.currentSnapshot(c);
         readSettings(c);
         total = OutboxRows.readTables(plan, c, sink, counts);
@@ -209,7 +210,19 @@ final class PgChangeSource extends PollingChangeSource {
     try (Connection c = pool.getConnection()) {
       begin(c);
       try {
-        // The first statement fixes the transaction's snapshot: the read below runs in it.
+        List<TableId> toRead = new ArrayList<>();
+        if (checkDrift) {
+          toRead.add(driftCheck.table().id());
+        }
+        for (String table : resync) {
+          RowNormalizer n = plan.normalizer(table);
+          if (n != null) {
+            toRead.add(n.table().id());
+          }
+        }
+        PgOutboxQueries.lockBeforeSnapshot(c, toRead);
+        // The first statement that reads fixes the transaction's snapshot: the read below runs in
+        // it.
         current = PgOutboxQueries.currentSnapshot(c);
         if (columnChanges.lookDue()) {
           altered.addAll(columnChanges.alteredSinceLastLook(c));

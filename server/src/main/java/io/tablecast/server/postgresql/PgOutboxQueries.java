@@ -1,11 +1,13 @@
 package io.tablecast.server.postgresql;
 
+import io.tablecast.server.capture.TableId;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The SQL of the PostgreSQL tail over its outbox, PgQ-style: which rows are new since a transaction
@@ -27,6 +29,30 @@ final class PgOutboxQueries {
         + outbox
         + " WHERE txid = ANY(ARRAY(SELECT pg_snapshot_xip(?::pg_snapshot)))) fresh "
         + "WHERE NOT pg_visible_in_snapshot(txid, ?::pg_snapshot)";
+  }
+
+  /**
+   * TRUNCATE (like a table-rewriting ALTER TABLE) is not MVCC-safe on PostgreSQL: a transaction
+   * whose snapshot predates its commit and that reads the table only afterwards finds it empty. A
+   * read of tables in a snapshot (the whole snapshot, a resync, a range of reconciliation) so takes
+   * their ACCESS SHARE locks first: {@code LOCK} does not fix the snapshot, and once it holds the
+   * locks such a command either committed before the snapshot (which sees it and its outbox row) or
+   * waits until the read is over. Without the locks the read saw the rows gone before the
+   * TRUNCATE's own batch, and published that as drift: mirrors empty for a moment, a state the
+   * table never had. Descendants (partitions, inheritance children) are locked with their table.
+   * The wait is the one the read itself would have had behind such a command.
+   */
+  static void lockBeforeSnapshot(Connection c, List<TableId> tables) throws SQLException {
+    if (tables.isEmpty()) {
+      return;
+    }
+    StringBuilder sql = new StringBuilder("LOCK TABLE ");
+    for (int i = 0; i < tables.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append(PgIdentifiers.quote(tables.get(i)));
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute(sql.append(" IN ACCESS SHARE MODE").toString());
+    }
   }
 
   /** The transaction snapshot the statement runs in, as text ({@code pg_current_snapshot()}). */
