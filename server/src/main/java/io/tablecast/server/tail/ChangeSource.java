@@ -66,6 +66,16 @@ public interface ChangeSource extends AutoCloseable {
    */
   default void acknowledged(String cursor) {}
 
+  /**
+   * The longest pause between two attempts after reads failed: the tail doubles its pause from 100
+   * ms up to this. A database is spared a storm of connection attempts while it recovers (10 s); a
+   * source whose failed reads cost the remote side nothing may retry sooner, and so follows sooner
+   * once it is back.
+   */
+  default Duration longestRetryPause() {
+    return Duration.ofMillis(TailLoop.MAX_BACKOFF_MILLIS);
+  }
+
   @Override
   void close();
 

@@ -135,7 +135,7 @@ public final class TailLoop implements AutoCloseable {
           if (pause(backoff)) {
             return;
           }
-          backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+          backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
         }
       }
       backoff = FIRST_BACKOFF_MILLIS;
@@ -190,7 +190,7 @@ public final class TailLoop implements AutoCloseable {
           if (pause(backoff)) {
             return;
           }
-          backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+          backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
         }
       }
     } catch (InterruptedException e) {
