@@ -173,7 +173,7 @@ public final class MessageCodec {
     int start = out.writerIndex();
     out.writeInt(0);
     out.writeByte(message.type().code());
-    try (ByteBufOutputStream stream = new ByteBufOutputStream(out)) {
+    try (ByteBufOutputStream stream = new DoublingOutputStream(out)) {
       (protocolVersion >= 3 ? CBOR_ROWS : CBOR_TREES)
           .writeValue((java.io.OutputStream) stream, message);
     } catch (IOException e) {
@@ -222,7 +222,7 @@ public final class MessageCodec {
    * the row form from their bytes): the same text as {@link #encodeJson}.
    */
   public static void encodeJson(Message message, ByteBuf out) {
-    try (ByteBufOutputStream stream = new ByteBufOutputStream(out)) {
+    try (ByteBufOutputStream stream = new DoublingOutputStream(out)) {
       JSON_TYPED.writeValue((java.io.OutputStream) stream, message);
     } catch (IOException e) {
       throw new ProtocolException(ErrorCode.INTERNAL, "cannot encode " + message.type(), e);

@@ -30,6 +30,53 @@ class BinaryFramingTest {
     ch.finishAndReleaseAll();
   }
 
+  /**
+   * A frame of 48 MiB arriving in reads of 64 KiB: the buffers the decoder allocates to gather it
+   * add up to about twice the frame (measured: 1.97 times). Netty's own growth past 4 MiB (4 MiB at
+   * a time, a new buffer and a copy each) allocated 4 + 8 + ... + 48 = 312 MiB, six and a half
+   * frames; a 190 MiB change took 48 copies and kept a client busy for half a minute.
+   */
+  @Test
+  void aLargeFrameIsGatheredInBuffersThatDoubleNotInFourMebibyteSteps() {
+    CountingAllocator counting = new CountingAllocator();
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setAllocator(counting);
+    BinaryFraming.addTo(ch.pipeline(), 64 << 20);
+    int body = 48 << 20;
+    byte[] read = new byte[64 << 10];
+    ByteBuf first = counting.heapBuffer(read.length);
+    first.writeInt(body).writeBytes(read, 0, read.length - 4);
+    ch.writeInbound(first);
+    long sent = read.length;
+    while (sent + read.length < body) { // all but the end: nothing is decoded, nothing is wrong
+      ch.writeInbound(counting.heapBuffer(read.length).writeBytes(read));
+      sent += read.length;
+    }
+    assertThat((Object) ch.readInbound()).isNull();
+    assertThat(counting.allocated.get() - sent) // the reads' own buffers aside
+        .as("bytes allocated to gather %d bytes of a %d-byte frame", sent, body + 4)
+        .isLessThan(5L * body / 2);
+    ch.finishAndReleaseAll();
+  }
+
+  /**
+   * Encoding a 48 MB frame into a small buffer: the arrays it grows through add up to less than
+   * four frames (doubling), where Netty's steps of 4 MiB allocated 6.9 (and ever more, the larger
+   * the frame: 48 copies for a 190 MiB change).
+   */
+  @Test
+  void aLargeFrameIsEncodedIntoABufferThatDoubles() {
+    CountingAllocator counting = new CountingAllocator();
+    String reason = "x".repeat(48_000_000);
+    ByteBuf out = counting.buffer(256);
+    MessageCodec.encodeFrame(new Message.TableStatus("t", true, reason), out);
+    assertThat(out.readableBytes()).isGreaterThan(48_000_000);
+    assertThat(counting.allocated.get())
+        .as("bytes allocated to encode a %d-byte frame", out.readableBytes())
+        .isLessThan(4L * out.readableBytes()); // doubling: under 4 (2.8 here); before, 6.9
+    out.release();
+  }
+
   @Test
   void encoderWritesMessagesAndPassesPreEncodedFramesThrough() {
     EmbeddedChannel ch = channel(1 << 20);
