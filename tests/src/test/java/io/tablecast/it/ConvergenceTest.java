@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ConvergenceTest {
 
   private static final long SEED = Long.getLong("tablecast.seed", 20240611L);
-  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 20L);
+  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 12L);
   private static final int WRITERS = 3;
   private static final int MAX_ID = 300;
 

@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RealisticSchemaTest {
   private static final long SEED = Long.getLong("tablecast.seed", 20261123L);
-  private static final long SECONDS = Long.getLong("tablecast.realistic.seconds", 20L);
+  private static final long SECONDS = Long.getLong("tablecast.realistic.seconds", 12L);
   private static final int WRITERS = Integer.getInteger("tablecast.realistic.writers", 4);
   private static final String ONLY = System.getProperty("tablecast.realistic.tables", "");
   private static final Duration CONVERGENCE = Duration.ofSeconds(30);
