@@ -96,6 +96,8 @@ class BulkTransactionTest {
                   if (notesOnly.get(1) != null) {
                     reads.incrementAndGet();
                   }
+                  // a service reading often, not a spinning core: the machine has two
+                  java.util.concurrent.locks.LockSupport.parkNanos(50_000);
                 }
               },
               "notes-reader");
