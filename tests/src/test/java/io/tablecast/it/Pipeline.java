@@ -119,9 +119,23 @@ final class Pipeline implements AutoCloseable {
       server.close();
       server = null;
       Assertions.assertThat(repairs)
-          .as("rows repaired by reconciliation: the stream lost or doubled a change")
+          .as(
+              "rows repaired by reconciliation on %s: the stream lost or doubled a change; %s",
+              db.kind(), repairsLogged())
           .isBetween(expectedRepairs, expectedRepairs + allowedRepairs);
     }
+  }
+
+  /**
+   * The server's WARN lines of this pipeline's repairs, newest first (they name the table and the
+   * first keys): what a failed {@link #stopServer} shows, so that a CI log says what drifted.
+   */
+  private List<String> repairsLogged() {
+    return io.tablecast.server.log.RecentEvents.global().newestFirst().stream()
+        .map(io.tablecast.server.log.RecentEvents.Event::message)
+        .filter(m -> m.startsWith("reconciliation repaired") && m.contains(db.schema() + "."))
+        .limit(5)
+        .toList();
   }
 
   /**
