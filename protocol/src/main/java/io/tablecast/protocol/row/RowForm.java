@@ -293,7 +293,7 @@ public final class RowForm {
     int keyEnd = keyEnd(in);
     if (keyPlace[column] >= 0) {
       for (int k = 0; k < keyPlace[column]; k++) {
-        forms[keyColumns[k]].skip(in);
+        ValueForm.skipOne(forms[keyColumns[k]], in);
       }
       return true;
     }
@@ -306,7 +306,7 @@ public final class RowForm {
         return !isNull;
       }
       if (!isNull) {
-        forms[other].skip(in);
+        ValueForm.skipOne(forms[other], in);
       }
     }
   }

@@ -457,6 +457,29 @@ enum ValueForm {
   /** Writes a non-null value given in its JSON form. */
   abstract void encode(JsonNode value, RowSink out);
 
+  /**
+   * Moves past one value of {@code form}, as {@code form.skip(in)} does, with one call site per
+   * kind. A row's walk to the column it reads skips columns of several kinds from one place, where
+   * {@code form.skip} would be a megamorphic call the JIT cannot inline; each site here sees one
+   * kind only.
+   */
+  static void skipOne(ValueForm form, RowSource in) {
+    switch (form) {
+      case INTEGER -> INTEGER.skip(in);
+      case DECIMAL -> DECIMAL.skip(in);
+      case FLOAT -> FLOAT.skip(in);
+      case BOOLEAN -> BOOLEAN.skip(in);
+      case STRING -> STRING.skip(in);
+      case BINARY -> BINARY.skip(in);
+      case DATE -> DATE.skip(in);
+      case TIME -> TIME.skip(in);
+      case TIMESTAMP -> TIMESTAMP.skip(in);
+      case TIMESTAMP_TZ -> TIMESTAMP_TZ.skip(in);
+      case JSON -> JSON.skip(in);
+      default -> form.skip(in); // a kind added later: correct, only not inlined
+    }
+  }
+
   /** Moves past one value. */
   void skip(RowSource in) {
     long header = Varints.readUnsigned(in);
