@@ -27,25 +27,7 @@ class TailLoopTest {
     TableSchema items = table("items");
     FakeChangeSource source = new FakeChangeSource().withTable(items, 1);
     AtomicInteger published = new AtomicInteger();
-    TailSink sink =
-        new TailSink() {
-          @Override
-          public SnapshotLoad snapshotLoad(List<TableSchema> tables) {
-            return new SnapshotLoad() {
-              @Override
-              public void row(TableSchema table, byte[] row) {}
-
-              @Override
-              public void install() {}
-            };
-          }
-
-          @Override
-          public Set<String> publish(CommittedBatch batch) {
-            published.incrementAndGet();
-            return Set.of();
-          }
-        };
+    TailSink sink = countingSink(published);
     try (TailLoop loop = new TailLoop(source, sink)) {
       loop.startAndAwaitSnapshot();
       long start = System.currentTimeMillis();
@@ -107,27 +89,7 @@ class TailLoopTest {
           }
         };
     AtomicInteger published = new AtomicInteger();
-    TailSink sink =
-        new TailSink() {
-          @Override
-          public SnapshotLoad snapshotLoad(List<TableSchema> tables) {
-            return new SnapshotLoad() {
-              @Override
-              public void row(TableSchema table, byte[] row) {}
-
-              @Override
-              public void install() {}
-            };
-          }
-
-          @Override
-          public Set<String> publish(CommittedBatch batch) {
-            if (!batch.events().isEmpty()) { // not the staleness the failures bring
-              published.incrementAndGet();
-            }
-            return Set.of();
-          }
-        };
+    TailSink sink = countingSink(published);
     try (TailLoop loop = new TailLoop(source, sink)) {
       loop.startAndAwaitSnapshot();
       for (int i = 0; i < 12; i++) {
@@ -138,5 +100,29 @@ class TailLoopTest {
           .atMost(Duration.ofSeconds(15))
           .until(() -> published.get() == 1);
     }
+  }
+
+  /** A sink that drops the snapshot and counts the batches that carry changes. */
+  private static TailSink countingSink(AtomicInteger withChanges) {
+    return new TailSink() {
+      @Override
+      public SnapshotLoad snapshotLoad(List<TableSchema> tables) {
+        return new SnapshotLoad() {
+          @Override
+          public void row(TableSchema table, byte[] row) {}
+
+          @Override
+          public void install() {}
+        };
+      }
+
+      @Override
+      public Set<String> publish(CommittedBatch batch) {
+        if (!batch.events().isEmpty()) { // not the staleness that failed reads bring
+          withChanges.incrementAndGet();
+        }
+        return Set.of();
+      }
+    };
   }
 }
