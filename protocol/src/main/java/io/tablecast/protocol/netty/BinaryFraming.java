@@ -43,9 +43,10 @@ public final class BinaryFraming {
    * Gathers a frame's reads as Netty's merging cumulator does, but grows the buffer towards the
    * frame's announced length by doubling. Netty grows a buffer past 4 MiB in steps of 4 MiB, each a
    * new buffer and a copy of all that arrived: a 190 MiB change (a 200 MB value) took 48 copies,
-   * about 4.5 GB copied and zeroed, and kept a client busy for most of half a minute. Doubling
-   * copies a frame about twice, and never holds more than twice what arrived (a peer that announces
-   * a large frame and sends nothing costs nothing).
+   * about 4.5 GB copied and zeroed, and kept a client busy for most of half a minute. Doubling, and
+   * the frame's whole size once a quarter of it is here, allocates about twice the frame in all,
+   * and never more than four times what arrived (a peer that announces a large frame and sends
+   * nothing costs nothing).
    */
   static final ByteToMessageDecoder.Cumulator FRAME_SIZED =
       (alloc, cumulation, in) -> {

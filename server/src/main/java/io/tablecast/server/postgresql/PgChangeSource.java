@@ -221,8 +221,7 @@ final class PgChangeSource extends PollingChangeSource {
           }
         }
         PgOutboxQueries.lockBeforeSnapshot(c, toRead);
-        // The first statement that reads fixes the transaction's snapshot: the read below runs in
-        // it.
+        // LOCK fixes no snapshot; the first query does, and the read below runs in it
         current = PgOutboxQueries.currentSnapshot(c);
         if (columnChanges.lookDue()) {
           altered.addAll(columnChanges.alteredSinceLastLook(c));

@@ -287,10 +287,8 @@ public final class StreamChangeSource implements ChangeSource {
    */
   @Override
   public Duration longestRetryPause() {
-    return LONGEST_RETRY_PAUSE;
+    return Duration.ofSeconds(1);
   }
-
-  static final Duration LONGEST_RETRY_PAUSE = Duration.ofSeconds(1);
 
   /** The cause of the staleness of every table after a group this server cannot read. */
   static final String UNREADABLE = "stream";
