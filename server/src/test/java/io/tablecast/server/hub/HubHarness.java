@@ -96,7 +96,12 @@ final class HubHarness implements AutoCloseable {
                                   throws Exception {
                                 if (msg instanceof ByteBuf && ((ByteBuf) msg).readableBytes() > 4) {
                                   ByteBuf b = (ByteBuf) msg;
-                                  Object shared = b.unwrap() != null ? b.unwrap() : b;
+                                  // beneath the duplicate (and the leak detector's wrapper,
+                                  // when it samples the buffer): the encoded buffer
+                                  ByteBuf shared = b;
+                                  while (shared.unwrap() != null) {
+                                    shared = shared.unwrap();
+                                  }
                                   written.add(
                                       new Written(
                                           ctx.channel(),
