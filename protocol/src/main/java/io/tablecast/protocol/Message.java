@@ -17,9 +17,10 @@ public sealed interface Message {
    * ChangePart}: a client of version 1 would apply each part as a whole batch. Version 3 carries
    * rows and keys on the binary transport in the row form (CBOR byte strings, read with the layout
    * of the table's last {@link SnapshotBegin}, {@link Resumed} or {@link SchemaChanged}) instead of
-   * maps; the WebSocket transport's JSON is the same in both.
+   * maps; the WebSocket transport's JSON is the same in both. Version 4 adds {@link Sync} and
+   * {@link Synced} (read-your-writes); rows travel as in version 3.
    */
-  int PROTOCOL_VERSION = 3;
+  int PROTOCOL_VERSION = 4;
 
   /**
    * The oldest version a server still serves: a client of version 2 gets rows as maps, as before.
@@ -286,4 +287,25 @@ public sealed interface Message {
 
   /** Answer to a {@link Ping}. */
   record Pong(long nonce) implements Message {}
+
+  /**
+   * Read-your-writes (version 4): asks the server to answer with a {@link Synced} once every change
+   * committed in the database before the server received this request has been sent on this
+   * connection.
+   *
+   * @param id chosen by the client, echoed in the answer
+   */
+  record Sync(long id) implements Message {}
+
+  /**
+   * The answer to a {@link Sync}. Without {@code failure}: every change committed before the
+   * request arrived, to the session's tables, was sent on this connection before this message (a
+   * snapshot or resume still being written included).
+   *
+   * @param id the request's id
+   * @param position the server's position when it answered (informational); -1 with a failure
+   * @param failure why the server cannot answer (it serves from a NATS stream, too many requests
+   *     are open), or null
+   */
+  record Synced(long id, long position, String failure) implements Message {}
 }

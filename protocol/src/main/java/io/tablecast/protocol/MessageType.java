@@ -15,9 +15,11 @@ public enum MessageType {
   PONG(11, "pong", Message.Pong.class),
   CHANGE_PART(12, "change_part", Message.ChangePart.class),
   TABLE_STATUS(13, "table_status", Message.TableStatus.class),
-  SCHEMA_CHANGED(14, "schema_changed", Message.SchemaChanged.class);
+  SCHEMA_CHANGED(14, "schema_changed", Message.SchemaChanged.class),
+  SYNC(15, "sync", Message.Sync.class),
+  SYNCED(16, "synced", Message.Synced.class);
 
-  private static final MessageType[] BY_CODE = new MessageType[16];
+  private static final MessageType[] BY_CODE = new MessageType[17];
 
   static {
     for (MessageType t : values()) {

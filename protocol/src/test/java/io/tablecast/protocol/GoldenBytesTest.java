@@ -22,7 +22,7 @@ class GoldenBytesTest {
       Map.ofEntries(
           Map.entry(
               MessageType.HELLO,
-              "0000003a01bf6f70726f746f636f6c56657273696f6e036a636c69656e744e616d6563737663647573657265616c6963656870617373776f7264627077ff"),
+              "0000003a01bf6f70726f746f636f6c56657273696f6e046a636c69656e744e616d6563737663647573657265616c6963656870617373776f7264627077ff"),
           Map.entry(
               MessageType.WELCOME,
               "0000005002bf6f70726f746f636f6c56657273696f6e026a7365727665724e616d65697461626c65636173746565706f636862653168706f736974696f6e182a6f6865617274626561744d696c6c69731903e8ff"),
@@ -49,6 +49,8 @@ class GoldenBytesTest {
               "0000003f09bf64636f64656d554e4b4e4f574e5f5441424c45676d657373616765716e6f207461626c65206170702e6e6f7065657461626c65686170702e6e6f7065ff"),
           Map.entry(MessageType.PING, "0000000a0abf656e6f6e636507ff"),
           Map.entry(MessageType.PONG, "0000000a0bbf656e6f6e636507ff"),
+          Map.entry(MessageType.SYNC, "000000070fbf62696403ff"),
+          Map.entry(MessageType.SYNCED, "0000001210bf6269640368706f736974696f6e182cff"),
           Map.entry(
               MessageType.SCHEMA_CHANGED,
               "000000840ebf657461626c65696170702e6974656d736776657273696f6e0267636f6c756d6e7382bf646e616d656269646664625479706566626967696e74646b696e6467494e5445474552ffbf646e616d65646e616d65666462547970656b7661726368617228343029646b696e6466535452494e47ff6a7072696d6172794b657981626964ff"),
@@ -63,7 +65,7 @@ class GoldenBytesTest {
       Map.ofEntries(
           Map.entry(
               MessageType.HELLO,
-              "{\"type\":\"hello\",\"protocolVersion\":3,\"clientName\":\"svc\",\"user\":\"alice\",\"password\":\"pw\"}"),
+              "{\"type\":\"hello\",\"protocolVersion\":4,\"clientName\":\"svc\",\"user\":\"alice\",\"password\":\"pw\"}"),
           Map.entry(
               MessageType.WELCOME,
               "{\"type\":\"welcome\",\"protocolVersion\":2,\"serverName\":\"tablecast\",\"epoch\":\"e1\",\"position\":42,\"heartbeatMillis\":1000}"),
@@ -90,6 +92,8 @@ class GoldenBytesTest {
               "{\"type\":\"error\",\"code\":\"UNKNOWN_TABLE\",\"message\":\"no table app.nope\",\"table\":\"app.nope\"}"),
           Map.entry(MessageType.PING, "{\"type\":\"ping\",\"nonce\":7}"),
           Map.entry(MessageType.PONG, "{\"type\":\"pong\",\"nonce\":7}"),
+          Map.entry(MessageType.SYNC, "{\"type\":\"sync\",\"id\":3}"),
+          Map.entry(MessageType.SYNCED, "{\"type\":\"synced\",\"id\":3,\"position\":44}"),
           Map.entry(
               MessageType.SCHEMA_CHANGED,
               "{\"type\":\"schema_changed\",\"table\":\"app.items\",\"version\":2,\"columns\":[{\"name\":\"id\",\"dbType\":\"bigint\",\"kind\":\"INTEGER\"},{\"name\":\"name\",\"dbType\":\"varchar(40)\",\"kind\":\"STRING\"}],\"primaryKey\":[\"id\"]}"),

@@ -158,7 +158,12 @@ class ProtocolDocTest {
     assertThat(lines.get(0)).isEqualTo("# Tablecast wire protocol (version " + version + ")");
     assertThat(String.join("\n", lines))
         .contains("`Message.PROTOCOL_VERSION` = " + version + ",")
-        .contains("Version ≠ " + version + " → `UNSUPPORTED_VERSION`");
+        .contains(
+            "the server serves versions "
+                + version
+                + ", 3 and "
+                + Message.OLDEST_PROTOCOL_VERSION
+                + "\n(`Message.OLDEST_PROTOCOL_VERSION`)");
   }
 
   @Test

@@ -129,6 +129,8 @@ public final class SampleMessages {
         new Message.Error(ErrorCode.UNKNOWN_TABLE, "no table app.nope", "app.nope"));
     m.put(MessageType.PING, new Message.Ping(7));
     m.put(MessageType.PONG, new Message.Pong(7));
+    m.put(MessageType.SYNC, new Message.Sync(3));
+    m.put(MessageType.SYNCED, new Message.Synced(3, 44, null));
     m.put(
         MessageType.SCHEMA_CHANGED, new Message.SchemaChanged("app.items", 2, cols, List.of("id")));
     m.put(

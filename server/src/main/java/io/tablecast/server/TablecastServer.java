@@ -145,6 +145,7 @@ public final class TablecastServer implements AutoCloseable {
         stream == null
             ? new ChangeHub(hubSettings(config), metrics)
             : new ChangeHub(hubSettings(config), metrics, stream.epoch(), stream.history());
+    source.readBarrier().ifPresent(hub::answerSyncsThrough);
     TailLoop tail =
         new TailLoop(
             source, stream == null ? hub : stream.into(hub), heap, config.heapReservePercent());

@@ -154,12 +154,12 @@ class TablecastServerLoopbackTest {
   }
 
   @Test
-  void aVersionNeitherTwoNorThreeIsRefused() throws Exception {
+  void aVersionOutsideTwoToFourIsRefused() throws Exception {
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(4, "future", null, null, null));
+      c.send(new Message.Hello(5, "future", null, null, null));
       Message.Error e = c.next(Message.Error.class);
       assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
-      assertThat(e.message()).contains("version 2 or 3").contains("version 4");
+      assertThat(e.message()).contains("versions 2 to 4").contains("version 5");
     }
   }
 

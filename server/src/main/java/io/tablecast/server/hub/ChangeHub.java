@@ -11,6 +11,7 @@ import io.tablecast.server.image.TableReads;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.ReadBarrier;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.TailSink;
 import java.util.ArrayList;
@@ -66,6 +67,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   private final FanOut fanOut;
   private final Subscriptions subscriptions;
   private final HubViews views;
+  private final SyncAnswers syncs;
   private final TableReadPositions readPositions = new TableReadPositions();
   private volatile long position;
 
@@ -138,6 +140,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             stale,
             history,
             readPositions);
+    this.syncs = new SyncAnswers(hub, slow, () -> position);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
     hub.scheduleWithFixedDelay(
         () -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
@@ -405,6 +408,20 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   /** Handles a subscription (see {@link Subscriptions}). Any thread. */
   public void subscribe(Subscriber s, Message.Subscribe subscribe) {
     runOnHub(() -> subscriptions.subscribe(s, subscribe));
+  }
+
+  /**
+   * Answers {@code sync} requests through the tail's {@code barrier} (read-your-writes); until
+   * called, or for a hub fed from a NATS stream, they are answered with a failure saying why. Any
+   * thread.
+   */
+  public void answerSyncsThrough(ReadBarrier barrier) {
+    syncs.readThrough(barrier);
+  }
+
+  /** Handles a {@code sync} request (see {@link SyncAnswers}). Any thread. */
+  public void sync(Subscriber s, long id) {
+    runOnHub(() -> syncs.request(s, id));
   }
 
   /** Forgets a session whose channel closed. Any thread. */

@@ -92,6 +92,9 @@ public final class Subscriber {
 
   int queuedNames;
 
+  /** Its {@code sync} requests not answered yet ({@link SyncAnswers}). Hub thread only. */
+  int openSyncs;
+
   Subscriber(
       Channel channel,
       String clientName,

@@ -148,6 +148,8 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
     }
     if (msg instanceof Message.Subscribe subscribe) {
       hub.subscribe(subscriber, subscribe);
+    } else if (msg instanceof Message.Sync sync) {
+      hub.sync(subscriber, sync.id());
     } else if (msg instanceof Message.Ping ping) {
       // a pong that cannot be written fails the session like a hub write (exceptionCaught)
       ctx.writeAndFlush(new Message.Pong(ping.nonce()))
@@ -162,7 +164,7 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
           ctx,
           ErrorCode.PROTOCOL_VIOLATION,
           msg.type().jsonName()
-              + " is a server message; clients may send hello, subscribe, ping and pong");
+              + " is a server message; clients may send hello, subscribe, sync, ping and pong");
     }
   }
 
@@ -172,9 +174,9 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
       fail(
           ctx,
           ErrorCode.UNSUPPORTED_VERSION,
-          "this server speaks protocol version "
+          "this server speaks protocol versions "
               + Message.OLDEST_PROTOCOL_VERSION
-              + " or "
+              + " to "
               + Message.PROTOCOL_VERSION
               + ", the client sent version "
               + hello.protocolVersion());

@@ -12,6 +12,7 @@ import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.ReadBarrier;
 import io.tablecast.server.tail.TailLoop;
 import java.io.IOException;
 import java.sql.SQLException;
@@ -235,6 +236,16 @@ public final class StreamCapture implements AutoCloseable {
     @Override
     public void acknowledged(String c) {
       source.acknowledged(c);
+    }
+
+    @Override
+    public java.util.Optional<ReadBarrier> readBarrier() {
+      return source.readBarrier();
+    }
+
+    @Override
+    public Duration longestRetryPause() {
+      return source.longestRetryPause();
     }
 
     @Override

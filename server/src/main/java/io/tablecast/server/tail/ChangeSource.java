@@ -4,6 +4,7 @@ import io.tablecast.server.capture.TableSchema;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The database side of the server: a consistent snapshot of the cached tables, then the committed
@@ -74,6 +75,16 @@ public interface ChangeSource extends AutoCloseable {
    */
   default Duration longestRetryPause() {
     return Duration.ofMillis(TailLoop.MAX_BACKOFF_MILLIS);
+  }
+
+  /**
+   * Read-your-writes: the barrier whose requests the next read that begins after them answers (the
+   * tail completes them once that read's batch is in the sink); empty when this source does not
+   * read the database itself (a NATS stream: what the capture process has not published yet is
+   * beyond its sight).
+   */
+  default Optional<ReadBarrier> readBarrier() {
+    return Optional.empty();
   }
 
   @Override

@@ -196,6 +196,16 @@ public final class ChangeSources {
     }
 
     @Override
+    public java.util.Optional<ReadBarrier> readBarrier() {
+      return source.readBarrier();
+    }
+
+    @Override
+    public Duration longestRetryPause() {
+      return source.longestRetryPause();
+    }
+
+    @Override
     public void close() {
       registry.close(); // before the pool closes
       source.close();

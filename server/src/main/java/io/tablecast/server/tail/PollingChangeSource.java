@@ -6,7 +6,7 @@ import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 
 /**
  * What every database's {@link ChangeSource} shares, written once: the snapshot comes before any
@@ -32,20 +32,22 @@ public abstract class PollingChangeSource implements ChangeSource {
           }
 
           @Override
-          public void sleep(long nanos) throws InterruptedException {
-            TimeUnit.NANOSECONDS.sleep(nanos);
+          public void sleep(long nanos, ReadBarrier wake) throws InterruptedException {
+            wake.await(nanos);
           }
         };
 
     long nanoTime();
 
-    void sleep(long nanos) throws InterruptedException;
+    /** Waits {@code nanos}, or less when {@code wake} gets a request the last read missed. */
+    void sleep(long nanos, ReadBarrier wake) throws InterruptedException;
   }
 
   private final HikariDataSource pool;
   private final PollSchedule schedule;
   private final OutboxPruner pruner;
   private final ServerMetrics metrics;
+  private final ReadBarrier barrier = new ReadBarrier();
   private Ticker ticker = Ticker.SYSTEM;
   private boolean started;
 
@@ -102,6 +104,7 @@ public abstract class PollingChangeSource implements ChangeSource {
     }
     long deadline = ticker.nanoTime() + maxWait.toNanos();
     while (true) {
+      barrier.beforeRead();
       CommittedBatch batch = readOnce();
       metrics.outboxRead();
       long now = ticker.nanoTime();
@@ -110,11 +113,17 @@ public abstract class PollingChangeSource implements ChangeSource {
         return batch;
       }
       long remaining = deadline - now;
-      if (remaining <= 0) {
-        return CommittedBatch.EMPTY;
+      if (remaining <= 0 || barrier.lastReadAnswers()) {
+        return CommittedBatch.EMPTY; // (a sync request: its answer is this empty read)
       }
-      ticker.sleep(Math.min(remaining, schedule.pauseAfterEmptyRead(now)));
+      ticker.sleep(Math.min(remaining, schedule.pauseAfterEmptyRead(now)), barrier);
     }
+  }
+
+  /** Reads that begin after a request answer it; a request cuts the pause between reads short. */
+  @Override
+  public final Optional<ReadBarrier> readBarrier() {
+    return Optional.of(barrier);
   }
 
   /**

@@ -148,6 +148,8 @@ public final class TailLoop implements AutoCloseable {
             sink.publish(batch)
                 .forEach(source::resync); // images that could not take an event: re-read
           }
+          // sync requests the read covered: their writes are in the images and sent
+          source.readBarrier().ifPresent(ReadBarrier::delivered);
           // a read is never cut short: it returned all the outbox held when it began
           caughtUpMillis = pollStartMillis;
           if (saidStale) { // after the batch that brought the mirrors up to date

@@ -15,6 +15,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -125,6 +126,32 @@ class PollScheduleTest {
     }
   }
 
+  /**
+   * Read-your-writes: a poll returns after the first empty read that began after a sync request,
+   * instead of waiting out its time (the tail then completes the request), and a request made while
+   * it pauses between reads is answered by the read that follows the pause.
+   */
+  @Test
+  void pollReturnsAfterTheFirstReadThatBeganAfterASyncRequest() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    try (ScriptedSource source = new ScriptedSource(ticker, 1, 10, seconds(1))) {
+      ReadBarrier barrier = source.readBarrier().orElseThrow();
+      CompletableFuture<Void> before = barrier.request();
+      assertThat(source.poll(Duration.ofMillis(50)).isEmpty()).isTrue();
+      assertThat(ticker.slept).as("the first read answers it: no pause").isEmpty();
+      barrier.delivered();
+      assertThat(before).isCompleted();
+
+      CompletableFuture<Void>[] during = new CompletableFuture[1];
+      ticker.onSleep = () -> during[0] = during[0] == null ? barrier.request() : during[0];
+      assertThat(source.poll(Duration.ofMillis(50)).isEmpty()).isTrue();
+      assertThat(ticker.sleptMillis()).as("one pause, then the read that answers").hasSize(1);
+      assertThat(during[0]).isNotDone();
+      barrier.delivered();
+      assertThat(during[0]).isCompleted();
+    }
+  }
+
   /** The schedule of before (poll_idle_after 0): after a change the pauses double again. */
   @Test
   void pollWithIdleAfterZeroBacksOffRightAfterAChange() throws Exception {
@@ -169,6 +196,7 @@ class PollScheduleTest {
   static final class FakeTicker implements PollingChangeSource.Ticker {
     long now = 1_000_000 * MS;
     final List<Long> slept = new ArrayList<>();
+    Runnable onSleep = () -> {};
 
     @Override
     public long nanoTime() {
@@ -176,7 +204,8 @@ class PollScheduleTest {
     }
 
     @Override
-    public void sleep(long nanos) {
+    public void sleep(long nanos, ReadBarrier wake) {
+      onSleep.run();
       slept.add(nanos);
       now += nanos;
     }

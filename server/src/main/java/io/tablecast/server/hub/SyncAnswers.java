@@ -1,0 +1,87 @@
+package io.tablecast.server.hub;
+
+import io.tablecast.protocol.Message;
+import io.tablecast.server.tail.ReadBarrier;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
+
+/**
+ * Answers the clients' {@code sync} requests (read-your-writes): each asks the tail's {@link
+ * ReadBarrier} for a read of the outbox that begins after it, and once that read's batch has been
+ * applied and sent, a {@code synced} follows it on the session. Written like any other message, the
+ * answer waits behind a snapshot, resume replay or large batch being written ({@link
+ * Subscriber#send}); changes coalesced for a slow reader are sent before it. Hub thread, except
+ * where said.
+ */
+final class SyncAnswers {
+
+  /** Requests one session may have open at once; more are answered with a failure. */
+  static final int MAX_OPEN_PER_SESSION = 64;
+
+  static final String NO_DATABASE =
+      "this server reads its changes from a NATS stream (serve --from), not from the database, so"
+          + " it cannot tell which changes the database has committed: sync is answered only by a"
+          + " server that reads the database itself";
+
+  private final Executor hub;
+  private final SlowConsumerPolicy slow;
+  private final LongSupplier position;
+
+  /** The tail's barrier; null while none is known (a hub without a database, tests). */
+  private volatile ReadBarrier barrier;
+
+  SyncAnswers(Executor hub, SlowConsumerPolicy slow, LongSupplier position) {
+    this.hub = hub;
+    this.slow = slow;
+    this.position = position;
+  }
+
+  /** Answers requests through {@code barrier} from now on. Any thread. */
+  void readThrough(ReadBarrier barrier) {
+    this.barrier = barrier;
+  }
+
+  /** Handles a request of {@code s}. */
+  @SuppressWarnings("FutureReturnValueIgnored") // the answer is the reaction; it cannot fail
+  void request(Subscriber s, long id) {
+    ReadBarrier b = barrier;
+    if (b == null) {
+      s.sendMessage(new Message.Synced(id, -1, NO_DATABASE));
+      return;
+    }
+    if (s.openSyncs >= MAX_OPEN_PER_SESSION) {
+      s.sendMessage(
+          new Message.Synced(
+              id,
+              -1,
+              "this session has "
+                  + MAX_OPEN_PER_SESSION
+                  + " sync requests open, the most the server keeps for one connection"));
+      return;
+    }
+    s.openSyncs++;
+    // completed on the tail thread once the covering read is applied and sent: answer on the hub
+    // thread, behind that batch
+    b.request().thenRun(() -> onHub(() -> answer(s, id)));
+  }
+
+  private void answer(Subscriber s, long id) {
+    s.openSyncs--;
+    if (s.closed) {
+      return;
+    }
+    if (!s.catchingUp()) {
+      slow.flush(s); // what was coalesced for it goes first
+    }
+    s.sendMessage(new Message.Synced(id, position.getAsLong(), null));
+  }
+
+  private void onHub(Runnable task) {
+    try {
+      hub.execute(task);
+    } catch (RejectedExecutionException e) {
+      // the hub closed: its sessions are gone
+    }
+  }
+}
