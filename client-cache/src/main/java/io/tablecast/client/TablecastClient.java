@@ -14,6 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -137,6 +141,54 @@ public final class TablecastClient implements AutoCloseable {
    */
   public Subscription addErrorListener(ErrorListener listener) {
     return listeners.add(listener);
+  }
+
+  /**
+   * Read-your-writes: returns once every mirror of this client holds every change committed in the
+   * database before the call (write through JDBC, commit, {@code sync}, then read the mirror). The
+   * server answers after its next read of the outbox, which it starts at once; across a reconnect
+   * the request is asked again. See {@code docs/CLIENT.md}.
+   *
+   * @throws TablecastException when no answer came within {@code timeout} (the message says whether
+   *     the client was connected), or the server cannot answer (it serves from a NATS stream, or is
+   *     of a version without sync)
+   */
+  public void sync(Duration timeout) throws InterruptedException {
+    CompletableFuture<Void> done = session.sync();
+    try {
+      done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw new TablecastException(null, e.getCause().getMessage());
+    } catch (TimeoutException e) {
+      done.cancel(false);
+      String server = session.connectedServer();
+      throw new TablecastException(
+          null,
+          "sync: no answer within "
+              + timeout.toMillis()
+              + " ms ("
+              + (server != null
+                  ? "connected to " + server + ", which has not read the database since the call"
+                  : "not connected to a server; reconnecting")
+              + ")");
+    }
+  }
+
+  /** As {@link #sync(Duration)}, without waiting: the future fails as that method throws. */
+  @SuppressWarnings("FutureReturnValueIgnored") // its reaction completes the future returned
+  public CompletableFuture<Void> syncAsync() {
+    CompletableFuture<Void> answered = new CompletableFuture<>();
+    session
+        .sync()
+        .whenComplete(
+            (ok, failure) -> {
+              if (failure == null) {
+                answered.complete(null);
+              } else {
+                answered.completeExceptionally(new TablecastException(null, failure.getMessage()));
+              }
+            });
+    return answered;
   }
 
   /** Closes the connection and stops all threads; mirrors become not ready. Idempotent. */

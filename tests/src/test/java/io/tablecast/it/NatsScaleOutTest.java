@@ -1,11 +1,13 @@
 package io.tablecast.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.ChangeEvent;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
+import io.tablecast.client.TablecastException;
 import io.tablecast.protocol.MessageType;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
@@ -85,6 +87,12 @@ class NatsScaleOutTest {
         TransferWorkload.awaitConverged(p, m, CONVERGE);
         long seen = first.position();
         await().atMost(CONVERGE).until(() -> second.position() == seen);
+        // read-your-writes needs a server that reads the database: an edge server says so, and
+        // the session goes on
+        assertThatThrownBy(() -> clients.get(0).sync(CONVERGE))
+            .isInstanceOf(TablecastException.class)
+            .hasMessageContaining("cannot answer sync")
+            .hasMessageContaining("NATS stream (serve --from)");
 
         first.close();
         p.sql("UPDATE accounts SET balance = 2 WHERE id = 2");

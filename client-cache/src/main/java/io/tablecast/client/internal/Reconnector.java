@@ -16,6 +16,8 @@ import io.tablecast.protocol.Message;
 import io.tablecast.protocol.netty.BinaryFraming;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,6 +46,12 @@ final class Reconnector {
   private final ServerSession session;
   private int nextServer;
 
+  /** The version said to servers that refused {@link Message#PROTOCOL_VERSION}: no sync in it. */
+  static final int OLDER_VERSION = 3;
+
+  /** Servers that refused {@link Message#PROTOCOL_VERSION} (an older release); any thread. */
+  private final Set<InetSocketAddress> olderServers = ConcurrentHashMap.newKeySet();
+
   Reconnector(ClientConfig config, ServerSession session) {
     this.config = config;
     this.session = session;
@@ -60,6 +68,9 @@ final class Reconnector {
             config.user(),
             config.password(),
             config.token());
+    Message.Hello olderHello =
+        new Message.Hello(
+            OLDER_VERSION, config.clientName(), config.user(), config.password(), config.token());
     this.bootstrap =
         new Bootstrap()
             .group(group)
@@ -80,7 +91,10 @@ final class Reconnector {
                     // frame (a single huge row) takes longer than three heartbeats to arrive
                     ch.pipeline().addLast(IDLE, handshakeIdle());
                     BinaryFraming.addTo(ch.pipeline(), config.maxFrameBytes());
-                    ch.pipeline().addLast("session", new SessionHandler(session, hello));
+                    boolean older = olderServers.contains(ch.attr(ClientTls.TARGET).get());
+                    ch.pipeline()
+                        .addLast(
+                            "session", new SessionHandler(session, older ? olderHello : hello));
                   }
                 });
   }
@@ -93,6 +107,14 @@ final class Reconnector {
   /** Starts connecting in the background. */
   void start() {
     execute(this::connect);
+  }
+
+  /**
+   * {@code server} refused this client's protocol version: say {@link #OLDER_VERSION} to it from
+   * now on. False when it already was (the refusal has another reason). Any thread.
+   */
+  boolean speakOlderVersionTo(InetSocketAddress server) {
+    return olderServers.add(server);
   }
 
   boolean isClosed() {
@@ -117,10 +139,8 @@ final class Reconnector {
     List<InetSocketAddress> servers = config.servers();
     InetSocketAddress address = servers.get(nextServer++ % servers.size());
     log.debug("connecting to {}", address);
-    ChannelFuture connecting =
-        config.tls() == null
-            ? bootstrap.connect(address)
-            : bootstrap.clone().attr(ClientTls.TARGET, address).connect(address);
+    // the target names the server to TLS and to the choice of protocol version
+    ChannelFuture connecting = bootstrap.clone().attr(ClientTls.TARGET, address).connect(address);
     connecting.addListener(
         f -> {
           if (f.isSuccess()) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,11 +37,15 @@ public final class ServerSession implements AutoCloseable {
 
   // ---- event-loop confined
   private final MirrorStream stream;
+  private final SyncRequests syncs = new SyncRequests();
   private final Set<String> subscribed = new HashSet<>();
   private Channel channel;
   private String server;
   private boolean welcomed;
   private long heartbeatMillis;
+
+  /** The protocol version of the current session (its welcome's). */
+  private int version;
 
   /** Why the connection is about to end, when the client ends it. */
   private String endReason;
@@ -73,9 +78,52 @@ public final class ServerSession implements AutoCloseable {
     reconnector.execute(this::attachCreatedMirrors);
   }
 
+  /**
+   * Read-your-writes: completes once every mirror holds every change committed in the database
+   * before this call, as far as the server can see (see {@code Message.Sync}); fails with an {@link
+   * IllegalStateException} saying why when the server cannot answer (it serves from a NATS stream,
+   * or speaks a protocol without sync). Survives reconnections: the request is asked again on the
+   * next connection. Any thread.
+   */
+  public CompletableFuture<Void> sync() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    reconnector.execute(
+        () -> {
+          attachCreatedMirrors(); // mirrors created before the call are subscribed before it
+          long id = syncs.add(done);
+          if (welcomed && channel != null) {
+            if (version < SyncRequests.FIRST_VERSION) {
+              syncs.failAll(noSync());
+            } else {
+              SyncRequests.send(channel, id);
+            }
+          }
+        });
+    if (reconnector.isClosed()) {
+      done.completeExceptionally(new IllegalStateException("client is closed"));
+    }
+    return done;
+  }
+
+  /** The server the client is connected to and welcomed by, or null. Any thread (racy). */
+  public String connectedServer() {
+    return welcomed ? server : null;
+  }
+
+  private String noSync() {
+    return "server "
+        + server
+        + " speaks protocol version "
+        + version
+        + ", which has no sync (version "
+        + SyncRequests.FIRST_VERSION
+        + "): upgrade the server to use sync()";
+  }
+
   /** Closes the connection and stops reconnecting. Idempotent. */
   @Override
   public void close() {
+    reconnector.execute(() -> syncs.failAll("client is closed"));
     reconnector.close();
   }
 
@@ -217,6 +265,8 @@ public final class ServerSession implements AutoCloseable {
     } else if (msg instanceof Message.Resumed r) {
       stream.resumed(r);
       reconnectForFreshSnapshots();
+    } else if (msg instanceof Message.Synced s) {
+      syncs.answered(s, server);
     } else if (msg instanceof Message.Ping p) {
       ch.writeAndFlush(new Message.Pong(p.nonce()))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
@@ -232,6 +282,7 @@ public final class ServerSession implements AutoCloseable {
     welcomed = true;
     refusal = null;
     heartbeatMillis = w.heartbeatMillis();
+    version = w.protocolVersion();
     reconnector.welcomed(ch, heartbeatMillis);
     log.info(
         "connected to {} ({}, epoch {}, position {}, heartbeat {} ms)",
@@ -260,6 +311,11 @@ public final class ServerSession implements AutoCloseable {
     subscribed.addAll(resume);
     subscribed.addAll(fresh);
     ch.flush();
+    if (version >= SyncRequests.FIRST_VERSION) {
+      syncs.sendAll(ch); // behind the subscribes: answered after their snapshots or replays
+    } else {
+      syncs.failAll(noSync());
+    }
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
@@ -269,6 +325,22 @@ public final class ServerSession implements AutoCloseable {
     if (e.table() != null) {
       log.warn("server refused subscription to {}: {}", e.table(), text);
       stream.fail(e.table(), e.code(), "server refused subscription to " + e.table() + ": " + text);
+      return;
+    }
+    InetSocketAddress target = ch.attr(ClientTls.TARGET).get();
+    if (e.code() == ErrorCode.UNSUPPORTED_VERSION
+        && !welcomed
+        && target != null
+        && reconnector.speakOlderVersionTo(target)) {
+      log.warn(
+          "server {} does not speak protocol version {} ({}); reconnecting with version {}, in"
+              + " which sync() is not available",
+          target,
+          Message.PROTOCOL_VERSION,
+          text,
+          Reconnector.OLDER_VERSION);
+      ending(ch, "the server speaks an older protocol version");
+      ch.close();
       return;
     }
     log.warn("server {} reported {}; reconnecting", ch.remoteAddress(), text);
