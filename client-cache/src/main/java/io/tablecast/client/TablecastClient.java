@@ -139,6 +139,11 @@ public final class TablecastClient implements AutoCloseable {
     return listeners.add(listener);
   }
 
+  /** What this client did, for {@link TablecastClientMetrics}. */
+  ClientActivity activity() {
+    return listeners.activity();
+  }
+
   /** Closes the connection and stops all threads; mirrors become not ready. Idempotent. */
   @Override
   public void close() {
