@@ -7,6 +7,8 @@
  * <p>Typed rows are mapped by Jackson: on the module path, open the package of your row types to
  * {@code com.fasterxml.jackson.databind}.
  */
+// micrometer-core is an automatic module (it has no module-info of its own)
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.tablecast.client {
   exports io.tablecast.client;
 
@@ -18,4 +20,6 @@ module io.tablecast.client {
   requires io.netty.transport;
   requires io.tablecast.protocol;
   requires org.slf4j;
+  // TablecastClientMetrics only (its API names MeterBinder, MeterRegistry): optional
+  requires static transitive micrometer.core;
 }

@@ -16,12 +16,14 @@ final class ClientListeners implements SessionEvents {
   private final ListenerDispatcher dispatcher;
   private final List<ConnectionListener> connection = new CopyOnWriteArrayList<>();
   private final List<ErrorListener> error = new CopyOnWriteArrayList<>();
+  private final ClientActivity activity;
 
   ClientListeners(
       ListenerDispatcher dispatcher,
       List<ConnectionListener> connection,
       List<ErrorListener> error) {
     this.dispatcher = dispatcher;
+    this.activity = new ClientActivity(dispatcher.clientName());
     this.connection.addAll(connection);
     this.error.addAll(error);
   }
@@ -38,6 +40,11 @@ final class ClientListeners implements SessionEvents {
     return () -> error.remove(listener);
   }
 
+  /** What the client did, counted for {@link TablecastClientMetrics}. */
+  ClientActivity activity() {
+    return activity;
+  }
+
   private <L> void tell(List<L> listeners, String what, Consumer<L> call) {
     for (L l : listeners) {
       dispatcher.run(what + " of " + l, () -> call.accept(l));
@@ -46,28 +53,35 @@ final class ClientListeners implements SessionEvents {
 
   @Override
   public void connected(String server) {
+    activity.connected();
     tell(connection, "connected", l -> l.connected(server));
   }
 
   @Override
   public void disconnected(String server, String reason) {
+    activity.disconnected();
     tell(connection, "disconnected", l -> l.disconnected(server, reason));
   }
 
   @Override
   public void resumed(List<String> tables, long position) {
     List<String> resumed = List.copyOf(tables);
+    activity.resumed(resumed);
     tell(connection, "resumed", l -> l.resumed(resumed, position));
   }
 
   @Override
   public void resnapshotted(String table, int inserted, int updated, int deleted) {
+    activity.table(table).resnapshotted();
     tell(connection, "resnapshotted", l -> l.resnapshotted(table, inserted, updated, deleted));
   }
 
   @Override
   public void serverError(ErrorCode code, String message, String table) {
     ServerError e = WireTypes.serverError(code);
+    if (e != null) {
+      activity.serverError(e);
+    }
     tell(error, "serverError", l -> l.serverError(e, message, table));
   }
 
@@ -83,6 +97,7 @@ final class ClientListeners implements SessionEvents {
 
   /** A row of {@code table} could not be mapped to {@code rowType}. */
   void rowNotMapped(String table, Object key, Class<?> rowType, RuntimeException cause) {
+    activity.table(table).rowNotMapped();
     tell(error, "rowNotMapped", l -> l.rowNotMapped(table, key, rowType, cause));
   }
 }

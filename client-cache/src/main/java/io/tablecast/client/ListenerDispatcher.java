@@ -15,8 +15,10 @@ final class ListenerDispatcher {
   private static final Logger log = LoggerFactory.getLogger(ListenerDispatcher.class);
 
   private final ExecutorService executor;
+  private final String clientName;
 
   ListenerDispatcher(String clientName) {
+    this.clientName = clientName;
     this.executor =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -24,6 +26,11 @@ final class ListenerDispatcher {
               t.setDaemon(true);
               return t;
             });
+  }
+
+  /** The name of the client whose listeners run here. */
+  String clientName() {
+    return clientName;
   }
 
   <V> void dispatch(List<ChangeEvent<V>> events, List<ChangeListener<V>> listeners) {

@@ -65,6 +65,7 @@ final class MirrorRegistry {
                               : RowFit.typed(table, rowType, objectMapper),
                           dispatcher,
                           clientListeners);
+                  clientListeners.activity().table(table).attach(created);
                   session.attach(created.sink());
                   return created;
                 });

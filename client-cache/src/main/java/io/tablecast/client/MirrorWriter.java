@@ -40,6 +40,9 @@ final class MirrorWriter<V> implements MirrorSink {
   private final ListenerDispatcher dispatcher;
   private final ClientListeners clientListeners;
 
+  /** The table's activity, looked up at the first transaction; event loop only. */
+  private TableActivity activity;
+
   MirrorWriter(
       Mirror<V> mirror,
       Class<?> rowType,
@@ -176,8 +179,12 @@ final class MirrorWriter<V> implements MirrorSink {
     List<ChangeEvent<V>> events =
         rows.apply(mirror.table(), prepared, batchPosition, !mirror.listeners.isEmpty());
     mirror.staleness.refresh();
-    if (captureMillis > 0) {
-      mirror.lagMillis = Math.max(0, System.currentTimeMillis() - captureMillis);
+    if (activity == null) {
+      activity = clientListeners.activity().table(mirror.table());
+    }
+    long lag = activity.applied(mirror, changes.size(), captureMillis);
+    if (lag >= 0) {
+      mirror.lagMillis = lag;
     }
     dispatcher.dispatch(events, mirror.listeners);
   }

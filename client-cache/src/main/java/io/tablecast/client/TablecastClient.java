@@ -191,6 +191,11 @@ public final class TablecastClient implements AutoCloseable {
     return answered;
   }
 
+  /** What this client did, for {@link TablecastClientMetrics}. */
+  ClientActivity activity() {
+    return listeners.activity();
+  }
+
   /** Closes the connection and stops all threads; mirrors become not ready. Idempotent. */
   @Override
   public void close() {

@@ -41,7 +41,8 @@ class ClientDocTest {
           ChangeType.class,
           ColumnType.class,
           ServerError.class,
-          RowView.class);
+          RowView.class,
+          TablecastClientMetrics.class);
   private static final Pattern CALL = Pattern.compile("\\b([a-zA-Z]\\w*)\\(");
 
   @Test

@@ -4,19 +4,15 @@ import io.tablecast.client.ConnectionListener;
 import io.tablecast.client.ErrorListener;
 import io.tablecast.client.ServerError;
 import io.tablecast.client.TablecastClient;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiConsumer;
 
 /**
  * What the client's {@link ConnectionListener} and {@link ErrorListener} told: whether it is
- * connected, and counts of reconnects, re-snapshots, unmapped rows and server errors. Health and
- * metrics read it. The client built by the auto-configuration hears it from the first connection
- * on; an application's own client is attached when the context starts.
+ * connected, to which server, the last disconnection and the server's refusals. Health and
+ * readiness read it (the meters are the client's own {@code TablecastClientMetrics}). The client
+ * built by the auto-configuration hears it from the first connection on; an application's own
+ * client is attached when the context starts.
  */
 final class ClientActivity {
   private volatile Boolean connected; // null: not known yet
@@ -24,12 +20,6 @@ final class ClientActivity {
   private volatile String lastDisconnect;
   private volatile String lastConnectionError;
   private volatile boolean attached;
-  private final AtomicLong connects = new AtomicLong();
-  private final AtomicLong disconnects = new AtomicLong();
-  private final AtomicLong reconnects = new AtomicLong();
-  private final Counts resnapshots = new Counts();
-  private final Counts unmappedRows = new Counts();
-  private final Counts serverErrors = new Counts();
   private final Map<String, String> refusedTables = new ConcurrentHashMap<>();
 
   private final ConnectionListener connectionListener =
@@ -38,35 +28,19 @@ final class ClientActivity {
         public void connected(String server) {
           ClientActivity.this.server = server;
           connected = true;
-          if (connects.incrementAndGet() > 1) {
-            reconnects.incrementAndGet();
-          }
         }
 
         @Override
         public void disconnected(String server, String reason) {
           connected = false;
           lastDisconnect = server + ": " + reason;
-          disconnects.incrementAndGet();
-        }
-
-        @Override
-        public void resnapshotted(String table, int inserted, int updated, int deleted) {
-          resnapshots.increment(table);
         }
       };
 
   private final ErrorListener errorListener =
       new ErrorListener() {
         @Override
-        public void rowNotMapped(
-            String table, Object key, Class<?> rowType, RuntimeException cause) {
-          unmappedRows.increment(table);
-        }
-
-        @Override
         public void serverError(ServerError code, String message, String table) {
-          serverErrors.increment(code.name());
           if (table != null) {
             refusedTables.put(table, code + ": " + message);
           } else {
@@ -122,63 +96,5 @@ final class ClientActivity {
   /** What the server said when it refused {@code table}, "CODE: message", or null. */
   String refusal(String table) {
     return refusedTables.get(table);
-  }
-
-  AtomicLong reconnects() {
-    return reconnects;
-  }
-
-  AtomicLong disconnects() {
-    return disconnects;
-  }
-
-  /** Re-snapshots by table. */
-  Counts resnapshots() {
-    return resnapshots;
-  }
-
-  /** Rows not mapped to a typed mirror's row type, by table. */
-  Counts unmappedRows() {
-    return unmappedRows;
-  }
-
-  /** Server errors by code. */
-  Counts serverErrors() {
-    return serverErrors;
-  }
-
-  /** Counters by key (a table, an error code), created on first use; watchers hear of new keys. */
-  static final class Counts {
-    private final ConcurrentMap<String, AtomicLong> counts = new ConcurrentHashMap<>();
-    private final List<BiConsumer<String, AtomicLong>> watchers = new CopyOnWriteArrayList<>();
-
-    void increment(String key) {
-      AtomicLong count = counts.get(key);
-      if (count == null) {
-        AtomicLong created = new AtomicLong();
-        count = counts.putIfAbsent(key, created);
-        if (count == null) {
-          count = created;
-          for (BiConsumer<String, AtomicLong> watcher :
-              watchers) { // after the put: one added meanwhile sees it in watch()
-            watcher.accept(key, created);
-          }
-        }
-      }
-      count.incrementAndGet();
-    }
-
-    long get(String key) {
-      AtomicLong count = counts.get(key);
-      return count == null ? 0 : count.get();
-    }
-
-    /** Tells {@code watcher} of every key so far and of every later new key (some maybe twice). */
-    void watch(BiConsumer<String, AtomicLong> watcher) {
-      watchers.add(watcher);
-      for (Map.Entry<String, AtomicLong> e : List.copyOf(counts.entrySet())) {
-        watcher.accept(e.getKey(), e.getValue());
-      }
-    }
   }
 }

@@ -2,7 +2,7 @@ package io.tablecast.spring.boot;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tablecast.client.TablecastClient;
-import org.springframework.beans.factory.ListableBeanFactory;
+import io.tablecast.client.TablecastClientMetrics;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -10,18 +10,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link TablecastClientMetrics} when Micrometer is on the class path and the application has a
- * client; Spring Boot Actuator binds it to every {@code MeterRegistry}.
+ * The client's own {@link TablecastClientMetrics} when Micrometer is on the class path and the
+ * application has a client (built by the starter or its own): Spring Boot Actuator binds every
+ * {@code MeterBinder} bean to every {@code MeterRegistry}.
  */
 @AutoConfiguration(after = TablecastClientAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)
-@ConditionalOnBean({TablecastClient.class, ClientActivity.class})
+@ConditionalOnBean(TablecastClient.class)
 public class TablecastMetricsAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  TablecastClientMetrics tablecastClientMetrics(
-      ListableBeanFactory beans, ClientActivity activity) {
-    return new TablecastClientMetrics(new MirrorBeans(beans), activity);
+  TablecastClientMetrics tablecastClientMetrics(TablecastClient client) {
+    return new TablecastClientMetrics(client);
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tablecast.client.ServerError;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.client.TablecastClientMetrics;
 import java.io.IOException;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -18,6 +20,8 @@ import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /** The health indicator and the meters: there only with Actuator / Micrometer and a client. */
 class HealthAndMetricsAutoConfigurationTest {
@@ -151,83 +155,77 @@ class HealthAndMetricsAutoConfigurationTest {
   }
 
   @Test
-  void metersFollowTheMirrorsAndTheClientsEvents() {
+  void theClientsOwnMetersAreBoundToTheApplicationsRegistry() {
     runner
-        .withPropertyValues(servers, "tablecast.client.mirrors.products.table=shop.products")
+        .withPropertyValues(
+            servers,
+            "tablecast.client.name=shop-service",
+            "tablecast.client.mirrors.products.table=shop.products")
         .run(
             context -> {
+              assertThat(context).hasSingleBean(TablecastClientMetrics.class);
               MeterRegistry registry = context.getBean(MeterRegistry.class);
-              ClientActivity activity = context.getBean(ClientActivity.class);
-              assertThat(registry.get("tablecast.client.connected").gauge().value()).isNaN();
+              // the silent server never welcomes the client: not connected, nothing in the mirror
+              assertThat(
+                      registry
+                          .get("tablecast.client.connected")
+                          .tag("client", "shop-service")
+                          .gauge()
+                          .value())
+                  .isZero();
+              assertThat(registry.get("tablecast.client.reconnects").functionCounter().count())
+                  .isZero();
               assertThat(
                       registry
                           .get("tablecast.client.mirror.rows")
-                          .tag("mirror", "products")
-                          .tag("table", "shop.products")
+                          .tags("client", "shop-service", "table", "shop.products")
                           .gauge()
                           .value())
                   .isZero();
               assertThat(
                       registry
                           .get("tablecast.client.mirror.ready")
-                          .tag("mirror", "products")
+                          .tag("table", "shop.products")
                           .gauge()
                           .value())
                   .isZero();
-              assertThat(
-                      registry
-                          .get("tablecast.client.mirror.stale")
-                          .tag("mirror", "products")
-                          .gauge()
-                          .value())
-                  .isZero();
-              assertThat(
-                      registry
-                          .get("tablecast.client.mirror.position")
-                          .tag("mirror", "products")
-                          .gauge()
-                          .value())
-                  .isEqualTo(-1);
-
-              activity.connectionListener().connected("cache1:7070");
-              activity.connectionListener().disconnected("cache1:7070", "connection closed");
-              activity.connectionListener().connected("cache2:7070");
-              activity.connectionListener().resnapshotted("shop.products", 1, 2, 3);
-              activity
-                  .errorListener()
-                  .rowNotMapped(
-                      "shop.products", 7L, String.class, new IllegalArgumentException("no"));
-              activity
-                  .errorListener()
-                  .rowNotMapped(
-                      "shop.products", 8L, String.class, new IllegalArgumentException("no"));
-              activity.errorListener().serverError(ServerError.SLOW_CONSUMER, "too slow", null);
-              assertThat(registry.get("tablecast.client.connected").gauge().value()).isEqualTo(1);
-              assertThat(registry.get("tablecast.client.reconnects").functionCounter().count())
-                  .isEqualTo(1);
-              assertThat(registry.get("tablecast.client.disconnects").functionCounter().count())
-                  .isEqualTo(1);
-              assertThat(
-                      registry
-                          .get("tablecast.client.resnapshots")
-                          .tag("table", "shop.products")
-                          .functionCounter()
-                          .count())
-                  .isEqualTo(1);
-              assertThat(
-                      registry
-                          .get("tablecast.client.rows.unmapped")
-                          .tag("table", "shop.products")
-                          .functionCounter()
-                          .count())
-                  .isEqualTo(2);
+              assertThat(registry.get("tablecast.client.lag").tag("table", "shop.products").timer())
+                  .isNotNull();
               assertThat(
                       registry
                           .get("tablecast.client.server.errors")
                           .tag("code", "SLOW_CONSUMER")
                           .functionCounter()
                           .count())
-                  .isEqualTo(1);
+                  .isZero();
             });
+  }
+
+  @Test
+  void anApplicationsOwnClientGetsItsMetersToo() {
+    runner
+        .withUserConfiguration(OwnClient.class)
+        .run(
+            context -> {
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(
+                      registry
+                          .get("tablecast.client.mirror.rows")
+                          .tags("client", "own", "table", "shop.own")
+                          .gauge()
+                          .value())
+                  .isZero();
+            });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class OwnClient {
+    @Bean(destroyMethod = "close")
+    TablecastClient ownClient() {
+      TablecastClient client =
+          TablecastClient.builder().servers("127.0.0.1:9").clientName("own").build();
+      client.mirror("shop.own");
+      return client;
+    }
   }
 }
