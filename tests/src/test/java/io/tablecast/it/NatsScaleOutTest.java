@@ -89,7 +89,7 @@ class NatsScaleOutTest {
         await().atMost(CONVERGE).until(() -> second.position() == seen);
         // read-your-writes needs a server that reads the database: an edge server says so, and
         // the session goes on
-        assertThatThrownBy(() -> clients.get(0).sync(CONVERGE))
+        assertThatThrownBy(() -> client.sync(CONVERGE))
             .isInstanceOf(TablecastException.class)
             .hasMessageContaining("cannot answer sync")
             .hasMessageContaining("NATS stream (serve --from)");
