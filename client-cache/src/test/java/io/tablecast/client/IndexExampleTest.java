@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tablecast.protocol.Message;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,24 +94,7 @@ class IndexExampleTest {
 
   @Test
   void theDocumentShowsThisExample() throws IOException {
-    String doc = Files.readString(docs());
-    int section = doc.indexOf("\n## Secondary indexes\n");
-    assertThat(section).as("a \"Secondary indexes\" section in docs/CLIENT.md").isPositive();
-    int start = doc.indexOf("```java\n", section);
-    String block = doc.substring(start, doc.indexOf("\n```\n", start));
-    String source =
-        Files.readString(Path.of("src/test/java/io/tablecast/client/IndexExampleTest.java"));
-    String example =
-        source.substring(
-            source.indexOf("// --- index example start"),
-            source.indexOf("// --- index example end"));
-    List<String> missing = new ArrayList<>();
-    for (String line : example.lines().skip(1).map(String::strip).toList()) {
-      if (!line.isEmpty() && !block.contains(line)) {
-        missing.add(line);
-      }
-    }
-    assertThat(missing).as("lines of the example missing from docs/CLIENT.md").isEmpty();
+    DocExamples.assertDocumentShows("\n## Secondary indexes\n", IndexExampleTest.class, "index");
   }
 
   private static List<Long> ids(Object rows) {
@@ -122,14 +103,5 @@ class IndexExampleTest {
       out.add(r instanceof Account a ? a.id() : ((Number) ((Map<?, ?>) r).get("id")).longValue());
     }
     return out;
-  }
-
-  private static Path docs() {
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.isRegularFile(d.resolve("docs/CLIENT.md"))) {
-        return d.resolve("docs/CLIENT.md");
-      }
-    }
-    throw new AssertionError("no docs/CLIENT.md above " + Path.of("").toAbsolutePath());
   }
 }

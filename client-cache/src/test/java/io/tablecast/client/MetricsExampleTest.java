@@ -12,9 +12,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tablecast.protocol.Message;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -70,20 +68,7 @@ class MetricsExampleTest {
 
   @Test
   void theDocumentShowsThisExample() throws IOException {
-    String block = javaBlockAfter("\n## Metrics\n");
-    String source =
-        Files.readString(Path.of("src/test/java/io/tablecast/client/MetricsExampleTest.java"));
-    String example =
-        source.substring(
-            source.indexOf("// --- metrics example start"),
-            source.indexOf("// --- metrics example end"));
-    List<String> missing = new ArrayList<>();
-    for (String line : example.lines().skip(1).map(String::strip).toList()) {
-      if (!line.isEmpty() && !block.contains(line)) {
-        missing.add(line);
-      }
-    }
-    assertThat(missing).as("lines of the example missing from docs/CLIENT.md").isEmpty();
+    DocExamples.assertDocumentShows("\n## Metrics\n", MetricsExampleTest.class, "metrics");
   }
 
   /** A row of the table: `name` | `prometheus`, ... | type | `tag`, ... | meaning. */
@@ -102,7 +87,7 @@ class MetricsExampleTest {
       for (Meter m : registry.getMeters()) {
         registered.add(describe(m.getId().getName(), type(m), tagKeys(m)));
       }
-      String doc = Files.readString(docs());
+      String doc = Files.readString(DocExamples.clientDoc());
       assertThat(doc).as("a section ## Metrics in docs/CLIENT.md").contains("\n## Metrics\n");
       String section = doc.substring(doc.indexOf("\n## Metrics\n"));
       section = section.substring(0, section.indexOf("\n## ", 1));
@@ -155,22 +140,5 @@ class MetricsExampleTest {
     return m.getId().getTags().stream()
         .map(Tag::getKey)
         .collect(Collectors.toCollection(TreeSet::new));
-  }
-
-  private static String javaBlockAfter(String heading) throws IOException {
-    String doc = Files.readString(docs());
-    int section = doc.indexOf(heading);
-    assertThat(section).as("a section %s in docs/CLIENT.md", heading.strip()).isPositive();
-    int start = doc.indexOf("```java\n", section);
-    return doc.substring(start, doc.indexOf("\n```\n", start));
-  }
-
-  private static Path docs() {
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.isRegularFile(d.resolve("docs/CLIENT.md"))) {
-        return d.resolve("docs/CLIENT.md");
-      }
-    }
-    throw new AssertionError("no docs/CLIENT.md above " + Path.of("").toAbsolutePath());
   }
 }

@@ -9,10 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -96,31 +93,7 @@ class SyncTest {
         new Message.Synced(asked.id(), 11, null));
     assertThat(read.get(10, TimeUnit.SECONDS).balance()).isEqualByComparingTo("90.00");
 
-    String doc = Files.readString(docs());
-    int section = doc.indexOf("\n## Read your writes\n");
-    assertThat(section).as("a \"Read your writes\" section in docs/CLIENT.md").isPositive();
-    int start = doc.indexOf("```java\n", section);
-    String block = doc.substring(start, doc.indexOf("\n```\n", start));
-    String source = Files.readString(Path.of("src/test/java/io/tablecast/client/SyncTest.java"));
-    String example =
-        source.substring(
-            source.indexOf("// --- sync example start"), source.indexOf("// --- sync example end"));
-    List<String> missing = new ArrayList<>();
-    for (String line : example.lines().skip(1).map(String::strip).toList()) {
-      if (!line.isEmpty() && !block.contains(line)) {
-        missing.add(line);
-      }
-    }
-    assertThat(missing).as("lines of the example missing from docs/CLIENT.md").isEmpty();
-  }
-
-  private static Path docs() {
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.isRegularFile(d.resolve("docs/CLIENT.md"))) {
-        return d.resolve("docs/CLIENT.md");
-      }
-    }
-    throw new AssertionError("no docs/CLIENT.md above " + Path.of("").toAbsolutePath());
+    DocExamples.assertDocumentShows("\n## Read your writes\n", SyncTest.class, "sync");
   }
 
   @Test
