@@ -7,7 +7,12 @@
 
 import { TablecastError } from './tablecast-error.js';
 
-const PROTOCOL_VERSION = 2;
+/** Version 4 adds `sync`/`synced` (read-your-writes); the JSON of every other message is as in 2. */
+const PROTOCOL_VERSION = 4;
+/** Said to a server that refused version 4 (a release before `sync`): its JSON is the same. */
+const OLDER_VERSION = 2;
+/** The first version whose servers answer `sync`. */
+const SYNC_VERSION = 4;
 /** Errors without a table after which not-yet-ready mirrors learn that the server refused us. */
 const REFUSALS = new Set(['AUTHENTICATION_FAILED', 'UNSUPPORTED_VERSION', 'ACCESS_DENIED']);
 
@@ -26,6 +31,13 @@ export class ServerSession {
   /** Changes of a batch arriving in `change_part`s, kept aside until its `change_batch`; null when none. */
   #parts = null;
   #partPosition = -1;
+  /** The version said in `hello`: PROTOCOL_VERSION, or OLDER_VERSION once a server refused it. */
+  #version = PROTOCOL_VERSION;
+  /** The version of the current session (its `welcome`'s); 0 while not welcomed. */
+  #sessionVersion = 0;
+  /** Open `sync` requests by id: `{resolve, reject, timer}`; asked again on each new session. */
+  #syncs = new Map();
+  #lastSyncId = 0;
 
   /**
    * @param connection `send(msg)`, `drop(reason)`, `reconnect()`, `welcomed(heartbeatMillis)`
@@ -44,11 +56,66 @@ export class ServerSession {
   /** A new socket opened: introduce ourselves. */
   opened() {
     const { clientName, user, password, token } = this.#hello;
-    this.#connection.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, clientName, user, password, token });
+    this.#connection.send({ type: 'hello', protocolVersion: this.#version, clientName, user, password, token });
+  }
+
+  /**
+   * Read-your-writes: resolves once every mirror holds every change committed in the database
+   * before the call (the server answers after a read of its outbox that began after the request,
+   * behind the changes that read found). Asked again on each new session until answered; rejects
+   * with a TablecastError when the server cannot answer, after `timeoutMs`, or when closed.
+   */
+  sync(timeoutMs) {
+    const id = ++this.#lastSyncId;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#syncs.delete(id);
+        reject(new TablecastError(`sync: no answer within ${timeoutMs} ms (${this.#sessionVersion > 0
+          ? 'connected, and the server has not read the database since the call'
+          : 'not connected; reconnecting'})`));
+      }, timeoutMs);
+      this.#syncs.set(id, { resolve, reject, timer });
+      if (this.#sessionVersion === 0) return; // sent with the next welcome
+      if (this.#flushQueued) this.#flushSubscribes(); // mirrors created before the call go first
+      this.#sendSyncs([id]);
+    });
+  }
+
+  /** The client closed: open `sync` requests fail. */
+  closed() {
+    this.#failSyncs('client closed');
+  }
+
+  #sendSyncs(ids) {
+    if (this.#sessionVersion < SYNC_VERSION) {
+      this.#failSyncs(`the server speaks protocol version ${this.#sessionVersion}, which has no sync `
+        + `(version ${SYNC_VERSION}): upgrade it to use sync()`);
+      return;
+    }
+    for (const id of ids) this.#connection.send({ type: 'sync', id });
+  }
+
+  #failSyncs(reason) {
+    const open = [...this.#syncs.values()];
+    this.#syncs.clear();
+    for (const { reject, timer } of open) {
+      clearTimeout(timer);
+      reject(new TablecastError(reason));
+    }
+  }
+
+  #onSynced(s) {
+    const open = this.#syncs.get(s.id);
+    if (!open) return; // given up by its caller
+    this.#syncs.delete(s.id);
+    clearTimeout(open.timer);
+    if (s.failure) open.reject(new TablecastError(`the server cannot answer sync: ${s.failure}`));
+    else open.resolve();
   }
 
   /** The socket is gone: what was subscribed on it and parts of an unfinished batch are void. */
   disconnected() {
+    this.#sessionVersion = 0;
     this.#parts = null;
     this.#partPosition = -1;
     this.#subscribed.clear();
@@ -82,6 +149,7 @@ export class ServerSession {
       case 'snapshot_end': this.#registry.snapshotEnded(msg.table, msg.position); break;
       case 'welcome': this.#onWelcome(msg); break;
       case 'resumed': this.#registry.resumed(msg.tables ?? [], msg.schemas ?? [], msg.position); break;
+      case 'synced': this.#onSynced(msg); break;
       case 'ping': this.#connection.send({ type: 'pong', nonce: msg.nonce }); break;
       case 'error': this.#onError(msg); break;
       default: break; // `pong` answers the connection's own liveness ping; unknown types are ignored
@@ -102,6 +170,8 @@ export class ServerSession {
       this.#connection.send({ type: 'subscribe', tables: fresh, resumePosition: -1 });
     }
     for (const t of [...resume, ...fresh]) this.#subscribed.add(t);
+    this.#sessionVersion = Number(w.protocolVersion) || OLDER_VERSION;
+    if (this.#syncs.size > 0) this.#sendSyncs([...this.#syncs.keys()]); // behind the subscribes
   }
 
   #flushSubscribes() {
@@ -146,6 +216,13 @@ export class ServerSession {
 
   #onError(e) {
     const text = `${e.code}: ${e.message}`;
+    if (e.code === 'UNSUPPORTED_VERSION' && !e.table && this.#sessionVersion === 0
+        && this.#version !== OLDER_VERSION) {
+      // a server of a release before version 4: say 2 to it from now on (no sync there)
+      this.#version = OLDER_VERSION;
+      this.#connection.reconnect();
+      return;
+    }
     if (e.table) {
       this.#registry.fail(e.table, new TablecastError(`server refused subscription to ${e.table}: ${text}`,
           { code: e.code, table: e.table }));

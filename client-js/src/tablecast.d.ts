@@ -189,6 +189,11 @@ export class TablecastClient extends EventTarget {
    * automatically on `visibilitychange` (visible), `pageshow`, `resume` and `online`; `offline`
    * drops the connection. */
   checkLiveness(): void;
+  /** Read-your-writes: resolves once every mirror holds every change committed in the database
+   * before the call. Rejects with a TablecastError when the server cannot answer (it serves from
+   * a NATS stream, or is of a release without sync), after `timeoutMs` (default 10,000), or on
+   * close. */
+  sync(options?: { timeoutMs?: number }): Promise<void>;
   /** Closes for good: mirrors keep their rows but stop updating. */
   close(): void;
 

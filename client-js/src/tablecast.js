@@ -19,6 +19,7 @@ export { TableMirror, TablecastError, rowKey };
 
 const DEFAULT_BACKOFF = { minMs: 500, maxMs: 30_000 };
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+const DEFAULT_SYNC_TIMEOUT_MS = 10_000;
 
 /**
  * Connects to a Tablecast server over WebSocket and keeps mirrors of tables up to date,
@@ -97,9 +98,21 @@ export class TablecastClient extends EventTarget {
     this.#reconnector.checkLiveness();
   }
 
+  /**
+   * Read-your-writes: resolves once every mirror holds every change committed in the database
+   * before the call (write through your backend, then `await client.sync()`, then read the
+   * mirror). Rejects with a TablecastError when the server cannot answer (it serves from a NATS
+   * stream, or is of a release without sync), after `timeoutMs` (default 10 s), or on close.
+   */
+  sync({ timeoutMs = DEFAULT_SYNC_TIMEOUT_MS } = {}) {
+    if (this.#reconnector.closed) return Promise.reject(new TablecastError('client is closed'));
+    return this.#session.sync(timeoutMs);
+  }
+
   /** Closes the connection for good; mirrors keep their rows but stop updating. */
   close() {
     if (this.#reconnector.closed) return;
+    this.#session.closed();
     this.#reconnector.close();
     this.#registry.failIfNotReady(new TablecastError('client closed'));
     this.#setState('closed');

@@ -53,6 +53,10 @@ async function tour(client: TablecastClient): Promise<void> {
     void s;
   });
   client.checkLiveness();
+  await client.sync(); // read-your-writes
+  await client.sync({ timeoutMs: 2_000 });
+  // @ts-expect-error the timeout is a number of milliseconds
+  await client.sync({ timeoutMs: '2s' });
   void [name, keys, items.size, items.columns[0]?.kind, items.primaryKey, items.position, items.epoch];
   // @ts-expect-error rows are read-only
   items.rows.set('[1]', {});

@@ -38,7 +38,7 @@ test('hello, subscribe, snapshot then batches: rows and change events', async ()
   const events = recordChanges(items);
   const conn = await server.nextConnection();
   const hello = await conn.handshake({ epoch: 'e1', position: 3 });
-  assert.deepEqual(hello, { type: 'hello', protocolVersion: 2, clientName: 'test', token: 'tok' });
+  assert.deepEqual(hello, { type: 'hello', protocolVersion: 4, clientName: 'test', token: 'tok' });
   const sub = await conn.next('subscribe');
   assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumePosition: -1 });
 

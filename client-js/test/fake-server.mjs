@@ -43,7 +43,7 @@ export class FakeConnection {
   /** Reads hello, answers welcome, returns the hello. */
   async handshake({ epoch = 'epoch-1', position = 0, heartbeatMillis = 60_000 } = {}) {
     const hello = await this.next('hello');
-    this.send({ type: 'welcome', protocolVersion: 2, serverName: 'fake', epoch, position, heartbeatMillis });
+    this.send({ type: 'welcome', protocolVersion: 4, serverName: 'fake', epoch, position, heartbeatMillis });
     return hello;
   }
 

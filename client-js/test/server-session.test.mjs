@@ -51,10 +51,10 @@ function newSession(tables = [T]) {
   return { connection, registry, session, errors };
 }
 
-function welcome(session, connection, epoch = 'E', heartbeatMillis = 500) {
+function welcome(session, connection, epoch = 'E', heartbeatMillis = 500, protocolVersion = 4) {
   connection.connected = false;
   session.opened();
-  session.received({ type: 'welcome', protocolVersion: 2, serverName: 'x', epoch, position: 0, heartbeatMillis });
+  session.received({ type: 'welcome', protocolVersion, serverName: 'x', epoch, position: 0, heartbeatMillis });
 }
 
 function snapshot(session, table, position, rows) {
@@ -66,7 +66,7 @@ function snapshot(session, table, position, rows) {
 test('hello on each socket; a welcome resumes the tables at the last position and subscribes the others fresh', () => {
   const { connection, registry, session } = newSession();
   welcome(session, connection);
-  assert.deepEqual(connection.take('hello'), [{ type: 'hello', protocolVersion: 2, clientName: 'unit', user: undefined, password: undefined, token: 't' }]);
+  assert.deepEqual(connection.take('hello'), [{ type: 'hello', protocolVersion: 4, clientName: 'unit', user: undefined, password: undefined, token: 't' }]);
   assert.equal(connection.heartbeat, 500);
   assert.deepEqual(connection.take('subscribe'), [{ type: 'subscribe', tables: [T], resumePosition: -1 }]);
   snapshot(session, T, 3, [{ id: 1, name: 'a' }]);
@@ -150,4 +150,47 @@ test('an error for a table fails only its mirror; a refusal is reported, fails m
   await assert.rejects(registry.get('s.waiting').ready, (e) => e === errors[1]);
   assert.equal(registry.get('s.waiting').failed, false, 'a connection error never fails a mirror for good');
   assert.equal(registry.get(T).isReady, true);
+});
+
+test('sync: sent behind the subscribes, answered after the batches before it, asked again on the next session', async () => {
+  const { connection, registry, session } = newSession();
+  const early = session.sync(5000); // before any session: sent with the welcome, behind the subscribe
+  welcome(session, connection);
+  assert.deepEqual(connection.sent.map((m) => m.type), ['hello', 'subscribe', 'sync']);
+  const [{ id: first }] = connection.take('sync');
+  snapshot(session, T, 3, [{ id: 1, name: 'a' }]);
+  session.received({ type: 'change_batch', position: 4, changes: [ins(T, [2], { id: 2, name: 'b' })] });
+  session.received({ type: 'synced', id: first, position: 4 });
+  await early;
+  assert.equal(registry.get(T).get(2).name, 'b', 'the batch before the answer is applied');
+
+  const dropped = session.sync(5000);
+  const [{ id: second }] = connection.take('sync');
+  session.disconnected(); // its answer is lost with the connection: asked again
+  welcome(session, connection);
+  assert.deepEqual(connection.take('sync'), [{ type: 'sync', id: second }]);
+  session.received({ type: 'synced', id: second, position: 5 });
+  await dropped;
+
+  const refused = session.sync(5000);
+  const [{ id: third }] = connection.take('sync');
+  session.received({ type: 'synced', id: third, position: -1, failure: 'it serves from a NATS stream' });
+  await assert.rejects(refused, (e) => e.message === 'the server cannot answer sync: it serves from a NATS stream');
+  await assert.rejects(session.sync(20), (e) => /^sync: no answer within 20 ms \(connected/.test(e.message));
+  const open = session.sync(5000);
+  session.closed();
+  await assert.rejects(open, (e) => e.message === 'client closed');
+});
+
+test('a server that refuses version 4 is spoken to in version 2; sync then rejects naming its version', async () => {
+  const { connection, registry, session, errors } = newSession();
+  session.opened();
+  assert.equal(connection.take('hello')[0].protocolVersion, 4);
+  session.received({ type: 'error', code: 'UNSUPPORTED_VERSION', message: 'this server speaks protocol version 2 or 3' });
+  assert.deepEqual([connection.reconnects, errors.length], [1, 0], 'a quiet fallback, no refusal');
+  welcome(session, connection, 'E', 500, 2);
+  assert.equal(connection.take('hello')[0].protocolVersion, 2);
+  snapshot(session, T, 3, [{ id: 1, name: 'a' }]);
+  assert.equal(registry.get(T).isReady, true);
+  await assert.rejects(session.sync(5000), (e) => e.message.startsWith('the server speaks protocol version 2, which has no sync'));
 });
