@@ -239,6 +239,11 @@ public final class StreamCapture implements AutoCloseable {
     }
 
     @Override
+    public void resumeAfter(String c) throws SQLException {
+      source.resumeAfter(c); // (the tail resumes through snapshot() above; passed on all the same)
+    }
+
+    @Override
     public java.util.Optional<ReadBarrier> readBarrier() {
       return source.readBarrier();
     }
