@@ -163,7 +163,7 @@ public final class Subscriber {
   @SuppressWarnings(
       "FutureReturnValueIgnored") // the void promise: a failed write fires exceptionCaught
   void send(ByteBuf buf) {
-    if (closed) {
+    if (closed || !channel.isActive()) { // closed, and the hub has not heard yet: nothing to send
       buf.release();
       return;
     }
