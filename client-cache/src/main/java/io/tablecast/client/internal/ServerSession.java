@@ -40,8 +40,9 @@ public final class ServerSession implements AutoCloseable {
   private final SyncRequests syncs = new SyncRequests();
   private final Set<String> subscribed = new HashSet<>();
   private Channel channel;
-  private String server;
-  private boolean welcomed;
+  // written on the event loop; volatile for connectedServer(), which any thread may call
+  private volatile String server;
+  private volatile boolean welcomed;
   private long heartbeatMillis;
 
   /** The protocol version of the current session (its welcome's). */
@@ -105,7 +106,7 @@ public final class ServerSession implements AutoCloseable {
     return done;
   }
 
-  /** The server the client is connected to and welcomed by, or null. Any thread (racy). */
+  /** The server the client is connected to and welcomed by, or null. Any thread. */
   public String connectedServer() {
     return welcomed ? server : null;
   }

@@ -49,8 +49,8 @@ public final class ReadBarrier {
     return done;
   }
 
-  /** Requests not answered yet (for the console and tests). Any thread. */
-  public int waiting() {
+  /** Requests not answered yet (tests). Any thread. */
+  int waiting() {
     lock.lock();
     try {
       return pending.size();
