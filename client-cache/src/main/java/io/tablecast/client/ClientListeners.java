@@ -2,6 +2,7 @@ package io.tablecast.client;
 
 import io.tablecast.client.internal.SessionEvents;
 import io.tablecast.protocol.ErrorCode;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -99,5 +100,10 @@ final class ClientListeners implements SessionEvents {
   void rowNotMapped(String table, Object key, Class<?> rowType, RuntimeException cause) {
     activity.table(table).rowNotMapped();
     tell(error, "rowNotMapped", l -> l.rowNotMapped(table, key, rowType, cause));
+  }
+
+  /** A mirror file of {@code table} could not be read or written. */
+  void mirrorFileFailed(String table, Path file, String problem) {
+    tell(error, "mirrorFileFailed", l -> l.mirrorFileFailed(table, file, problem));
   }
 }

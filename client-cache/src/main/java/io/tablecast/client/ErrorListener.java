@@ -1,5 +1,6 @@
 package io.tablecast.client;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -63,4 +64,16 @@ public interface ErrorListener {
    * @param primaryKeys the primary keys (normalized) of those rows
    */
   default void uniqueIndexClash(String table, String index, Object key, List<Object> primaryKeys) {}
+
+  /**
+   * A mirror file of the warm restart ({@link TablecastClient.Builder#warmRestart}) could not be
+   * used: when read (corrupt, truncated, of another table or row type, rows that do not map) it was
+   * ignored and the mirror starts from the server as without it; when written (the disk is full, no
+   * right to write) the previous file, if any, is kept.
+   *
+   * @param table the qualified table name
+   * @param file the mirror file
+   * @param problem what is wrong, and what was done instead
+   */
+  default void mirrorFileFailed(String table, Path file, String problem) {}
 }

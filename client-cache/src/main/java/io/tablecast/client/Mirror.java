@@ -2,6 +2,7 @@ package io.tablecast.client;
 
 import io.tablecast.client.internal.MirrorSink;
 import io.tablecast.client.internal.RowKeys;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ final class Mirror<V> implements TableMirror<V> {
   /**
    * @param mapping maps a row image to the row type (throws when it cannot) and reads rows back
    * @param rowType the row type, named to {@link ErrorListener}s when a row cannot be mapped
+   * @param file where the mirror is saved for a warm restart; null when it is not
    */
   Mirror(
       String table,
@@ -44,7 +46,8 @@ final class Mirror<V> implements TableMirror<V> {
       RowMapping<V> mapping,
       RowFit fit,
       ListenerDispatcher dispatcher,
-      ClientListeners clientListeners) {
+      ClientListeners clientListeners,
+      Path file) {
     this.table = table;
     this.rows =
         new MirrorRows<>(
@@ -54,7 +57,17 @@ final class Mirror<V> implements TableMirror<V> {
     this.indexReads = new IndexReads<>(table, rows);
     this.staleness = new MirrorStaleness(table, fit, dispatcher);
     this.readiness = new MirrorReadiness(table);
-    this.writer = new MirrorWriter<>(this, rowType, mapping, fit, dispatcher, clientListeners);
+    MirrorPersistence<V> persistence =
+        file == null
+            ? null
+            : new MirrorPersistence<>(this, rowType, mapping, fit, clientListeners, file);
+    this.writer =
+        new MirrorWriter<>(this, rowType, mapping, fit, dispatcher, clientListeners, persistence);
+  }
+
+  /** Reads the mirror's saved rows, when it is saved and has a file, before it is attached. */
+  void readSaved() {
+    writer.readSaved();
   }
 
   /** The side of the mirror the session writes to. */

@@ -21,12 +21,17 @@ final class MirrorRegistry {
   private final Map<Key, Mirror<?>> mirrors = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /** Where mirrors are saved for a warm restart; null when they are not. */
+  private final WarmRestart warmRestart;
+
   MirrorRegistry(
       ServerSession session,
       ObjectMapper objectMapper,
       ListenerDispatcher dispatcher,
-      ClientListeners clientListeners) {
+      ClientListeners clientListeners,
+      WarmRestart warmRestart) {
     this.session = session;
+    this.warmRestart = warmRestart;
     this.objectMapper = objectMapper;
     this.dispatcher = dispatcher;
     this.clientListeners = clientListeners;
@@ -64,9 +69,19 @@ final class MirrorRegistry {
                               ? RowFit.generic(table)
                               : RowFit.typed(table, rowType, objectMapper),
                           dispatcher,
-                          clientListeners);
+                          clientListeners,
+                          warmRestart == null ? null : warmRestart.file(table, rowType));
                   clientListeners.activity().table(table).attach(created);
-                  session.attach(created.sink());
+                  if (warmRestart == null) {
+                    session.attach(created.sink());
+                    return created;
+                  }
+                  session.restoring();
+                  try {
+                    created.readSaved();
+                  } finally {
+                    session.attachRestored(created.sink());
+                  }
                   return created;
                 });
     return m;

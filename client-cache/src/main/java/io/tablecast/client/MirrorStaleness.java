@@ -22,6 +22,12 @@ final class MirrorStaleness {
   /** What the server said (null: it follows the table). */
   private volatile String server;
 
+  /**
+   * The rows came from a mirror file and no server has brought them up to date yet (null: they did,
+   * or they did not come from a file).
+   */
+  private volatile String restored;
+
   private volatile String reason;
 
   MirrorStaleness(String table, RowFit fit, ListenerDispatcher dispatcher) {
@@ -48,13 +54,20 @@ final class MirrorStaleness {
   }
 
   /**
+   * The rows came from a mirror file ({@code why} says which), or a server has now brought them up
+   * to date (null). Before the mirror is attached, or on the event loop.
+   */
+  void restored(String why) {
+    restored = why;
+    refresh();
+  }
+
+  /**
    * Tells readers and listeners when the server's reason or the row type's fit changed. Event loop
    * only.
    */
   void refresh() {
-    String s = server;
-    String own = fit.reason();
-    String now = s == null ? own : own == null ? s : s + "; " + own;
+    String now = join(join(restored, server), fit.reason());
     if (Objects.equals(now, reason)) {
       return;
     }
@@ -67,5 +80,9 @@ final class MirrorStaleness {
     for (StaleListener l : listeners) {
       dispatcher.run("stale listener of " + table, () -> l.staleChanged(now));
     }
+  }
+
+  private static String join(String a, String b) {
+    return a == null ? b : b == null ? a : a + "; " + b;
   }
 }

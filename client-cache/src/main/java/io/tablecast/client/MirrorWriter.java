@@ -2,10 +2,12 @@ package io.tablecast.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.MirrorRows.Prepared;
+import io.tablecast.client.internal.MirrorFile;
 import io.tablecast.client.internal.MirrorSink;
 import io.tablecast.client.internal.RowIndex;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,13 +45,18 @@ final class MirrorWriter<V> implements MirrorSink {
   /** The table's activity, looked up at the first transaction; event loop only. */
   private TableActivity activity;
 
+  /** Where the mirror is saved for a warm restart; null when it is not. */
+  private final MirrorPersistence<V> persistence;
+
   MirrorWriter(
       Mirror<V> mirror,
       Class<?> rowType,
       RowMapping<V> mapping,
       RowFit fit,
       ListenerDispatcher dispatcher,
-      ClientListeners clientListeners) {
+      ClientListeners clientListeners,
+      MirrorPersistence<V> persistence) {
+    this.persistence = persistence;
     this.mirror = mirror;
     this.rows = mirror.rows;
     this.rowType = rowType;
@@ -288,5 +295,39 @@ final class MirrorWriter<V> implements MirrorSink {
       return null;
     }
     return out;
+  }
+
+  /** Reads the mirror's file and installs its rows; before the mirror is attached. */
+  void readSaved() {
+    MirrorFile.Header saved = persistence == null ? null : persistence.read();
+    if (saved != null) {
+      setSchema(saved.columns(), saved.primaryKey());
+      persistence.install();
+    }
+  }
+
+  @Override
+  public MirrorFile.Header takeRestored() {
+    return persistence == null ? null : persistence.takeRestored();
+  }
+
+  @Override
+  public void caughtUp() {
+    mirror.staleness.restored(null);
+  }
+
+  @Override
+  public Path file() {
+    return persistence == null ? null : persistence.file();
+  }
+
+  @Override
+  public String rowTypeName() {
+    return rowType.getName();
+  }
+
+  @Override
+  public MirrorFile.Rows rowsToSave() {
+    return persistence == null ? null : persistence.rowsToSave(wireColumns);
   }
 }

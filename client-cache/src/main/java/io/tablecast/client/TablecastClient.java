@@ -62,6 +62,9 @@ public final class TablecastClient implements AutoCloseable {
    */
   public static final int DEFAULT_HEAP_RESERVE_PERCENT = 20;
 
+  /** Default interval of {@link Builder#warmRestart(Path)}: saved every 5 minutes. */
+  public static final Duration DEFAULT_WARM_RESTART_INTERVAL = Duration.ofMinutes(5);
+
   /** Default {@link Builder#clientName(String)}. */
   public static final String DEFAULT_CLIENT_NAME = "tablecast-java";
 
@@ -70,17 +73,23 @@ public final class TablecastClient implements AutoCloseable {
   private final ClientListeners listeners;
   private final ServerSession session;
   private final MirrorRegistry mirrors;
+  private final WarmRestart warmRestart;
 
   private TablecastClient(
       ClientConfig config,
       ObjectMapper mapper,
       List<ConnectionListener> connectionListeners,
-      List<ErrorListener> errorListeners) {
+      List<ErrorListener> errorListeners,
+      WarmRestart warmRestart) {
+    this.warmRestart = warmRestart;
     this.clientName = config.clientName();
     this.dispatcher = new ListenerDispatcher(config.clientName());
     this.listeners = new ClientListeners(dispatcher, connectionListeners, errorListeners);
     this.session = new ServerSession(config, listeners);
-    this.mirrors = new MirrorRegistry(session, mapper, dispatcher, listeners);
+    this.mirrors = new MirrorRegistry(session, mapper, dispatcher, listeners, warmRestart);
+    if (warmRestart != null) {
+      warmRestart.start(session, listeners, clientName);
+    }
   }
 
   /** A builder with the defaults above and no servers. */
@@ -199,6 +208,9 @@ public final class TablecastClient implements AutoCloseable {
   /** Closes the connection and stops all threads; mirrors become not ready. Idempotent. */
   @Override
   public void close() {
+    if (warmRestart != null) {
+      warmRestart.close(); // while the session can still hand over the rows
+    }
     mirrors.close();
     session.close();
     if (dispatcher.close()) {
@@ -225,6 +237,8 @@ public final class TablecastClient implements AutoCloseable {
     private Path tlsTrusted;
     private Path tlsClientCertChain;
     private Path tlsClientKey;
+    private Path warmRestartDirectory;
+    private Duration warmRestartInterval = DEFAULT_WARM_RESTART_INTERVAL;
     private final List<ConnectionListener> connectionListeners = new ArrayList<>();
     private final List<ErrorListener> errorListeners = new ArrayList<>();
 
@@ -238,6 +252,35 @@ public final class TablecastClient implements AutoCloseable {
      */
     public Builder tls() {
       return tls(null, null, null);
+    }
+
+    /**
+     * Warm restart: every mirror is saved to a file of its own in {@code directory} (created if
+     * missing) when the client closes and every {@link #DEFAULT_WARM_RESTART_INTERVAL}, and a
+     * mirror created later, by this or a restarted client, starts from its file: ready at once with
+     * the saved rows ({@link TableMirror#staleReason} says so until a server brings it up to date),
+     * then resumed from the saved position, or compared with a fresh snapshot when the server
+     * cannot resume it (its {@link ChangeListener}s hear the differences). A file that is corrupt
+     * or not the mirror's is reported ({@link ErrorListener#mirrorFileFailed}) and never loaded.
+     * Typed rows must not be changed by the application (they never should). See {@code
+     * docs/CLIENT.md}.
+     */
+    public Builder warmRestart(Path directory) {
+      return warmRestart(directory, DEFAULT_WARM_RESTART_INTERVAL);
+    }
+
+    /** As {@link #warmRestart(Path)}, saving every {@code saveEvery} (at least 1 second). */
+    public Builder warmRestart(Path directory, Duration saveEvery) {
+      if (directory == null) {
+        throw new IllegalArgumentException("warmRestart directory must not be null");
+      }
+      if (saveEvery == null || saveEvery.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException(
+            "warmRestart interval must be at least 1 second, was " + saveEvery);
+      }
+      this.warmRestartDirectory = directory;
+      this.warmRestartInterval = saveEvery;
+      return this;
     }
 
     /**
@@ -433,7 +476,10 @@ public final class TablecastClient implements AutoCloseable {
                   heapReservePercent),
               mapper,
               connectionListeners,
-              errorListeners);
+              errorListeners,
+              warmRestartDirectory == null
+                  ? null
+                  : new WarmRestart(warmRestartDirectory, warmRestartInterval));
       client.session.start();
       return client;
     }

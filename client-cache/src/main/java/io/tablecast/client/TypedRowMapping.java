@@ -55,6 +55,16 @@ final class TypedRowMapping<V> implements RowMapping<V> {
     }
   }
 
+  /** The row as its type's JSON, written by the mapper without a tree (a mirror file's row). */
+  byte[] toJson(V row) throws JsonProcessingException {
+    return mapper.writeValueAsBytes(row);
+  }
+
+  /** A row from its type's JSON, as {@link #toJson} wrote it. */
+  V fromJson(byte[] bytes, int offset, int length) throws java.io.IOException {
+    return mapper.readValue(bytes, offset, length, type);
+  }
+
   @Override
   public Boolean sameImage(V old, ObjectNode json) {
     return null;

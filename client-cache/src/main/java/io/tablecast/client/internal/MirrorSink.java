@@ -3,6 +3,7 @@ package io.tablecast.client.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -95,4 +96,37 @@ public interface MirrorSink {
    * then needs a fresh snapshot of the table.
    */
   Map<Object, ObjectNode> images();
+
+  /**
+   * Where the rows a mirror holds from its file stand (a warm restart: read and installed when the
+   * mirror was created, before it was attached), handed over once; null when none.
+   */
+  default MirrorFile.Header takeRestored() {
+    return null;
+  }
+
+  /**
+   * A snapshot or resume brought the mirror up to date: rows it holds from its file are current now
+   * (their staleness ends; what the server says of the table is told by {@link #stale}).
+   */
+  default void caughtUp() {}
+
+  /** The file the mirror is saved to; null when it is not saved. Any thread. */
+  default Path file() {
+    return null;
+  }
+
+  /** The name of the mirror's row type, written in its file. */
+  default String rowTypeName() {
+    return Map.class.getName();
+  }
+
+  /**
+   * The rows as they are now, to be written to {@link #file()} by another thread (the rows are
+   * immutable); null when there is nothing to save that would be right to load later (rows that
+   * could not be mapped). Event loop only.
+   */
+  default MirrorFile.Rows rowsToSave() {
+    return null;
+  }
 }

@@ -48,7 +48,22 @@ final class MirrorStream {
 
   /** Adds a mirror to its table's feed (seeded from a sibling when the table is in sync). */
   void attach(MirrorSink m) {
-    feeds.computeIfAbsent(m.table(), t -> new TableFeed(t, sizing, freshNeeded::put)).addMirror(m);
+    TableFeed f = feeds.computeIfAbsent(m.table(), t -> new TableFeed(t, sizing, freshNeeded::put));
+    if (f.addMirror(m) && lastEpoch == null) {
+      // restored from a file before any connection: the stream resumes from the file's position
+      lastEpoch = f.epoch();
+      lastPosition = f.position();
+    }
+  }
+
+  /** What every saved mirror holds now, to be written by another thread. */
+  List<MirrorFile.ToWrite> toSave() {
+    List<MirrorFile.ToWrite> out = new ArrayList<>();
+    long now = System.currentTimeMillis();
+    for (TableFeed f : feeds.values()) {
+      f.collectSaves(out, now);
+    }
+    return out;
   }
 
   /** The tables whose mirrors need a fresh snapshot to go on, with why, since the last call. */

@@ -12,6 +12,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,16 @@ public final class ServerSession implements AutoCloseable {
   private final MirrorStream stream;
   private final SyncRequests syncs = new SyncRequests();
   private final Set<String> subscribed = new HashSet<>();
+
+  /** Mirrors being read from their files, not attached yet; any thread. */
+  private final AtomicInteger restoring = new AtomicInteger();
+
+  /**
+   * The epoch of the welcome whose subscribes wait for mirrors being read from their files; null
+   * when none waits.
+   */
+  private String deferredEpoch;
+
   private Channel channel;
   // written on the event loop; volatile for connectedServer(), which any thread may call
   private volatile String server;
@@ -80,6 +91,39 @@ public final class ServerSession implements AutoCloseable {
   }
 
   /**
+   * A mirror is being read from its file (warm restart) and will be {@link #attachRestored
+   * attached}: a connection welcomed meanwhile waits for it before it subscribes, so that it
+   * resumes with the others instead of taking a snapshot. Any thread.
+   */
+  public void restoring() {
+    restoring.incrementAndGet();
+  }
+
+  /** Attaches a mirror announced by {@link #restoring()}, read or not. Any thread. */
+  public void attachRestored(MirrorSink mirror) {
+    unattached.add(mirror);
+    restoring.decrementAndGet();
+    reconnector.execute(this::attachCreatedMirrors);
+  }
+
+  /**
+   * What every saved mirror holds, taken on the event loop so that each mirror's rows and position
+   * agree; to be written by the caller. Fails when the session is closed.
+   */
+  public CompletableFuture<List<MirrorFile.ToWrite>> mirrorsToSave() {
+    CompletableFuture<List<MirrorFile.ToWrite>> out = new CompletableFuture<>();
+    reconnector.execute(
+        () -> {
+          attachCreatedMirrors();
+          out.complete(stream.toSave());
+        });
+    if (reconnector.isClosed()) {
+      out.completeExceptionally(new IllegalStateException("client is closed"));
+    }
+    return out;
+  }
+
+  /**
    * Read-your-writes: completes once every mirror holds every change committed in the database
    * before this call, as far as the server can see (see {@code Message.Sync}); fails with an {@link
    * IllegalStateException} saying why when the server cannot answer (it serves from a NATS stream,
@@ -92,7 +136,7 @@ public final class ServerSession implements AutoCloseable {
         () -> {
           attachCreatedMirrors(); // mirrors created before the call are subscribed before it
           long id = syncs.add(done);
-          if (welcomed && channel != null) {
+          if (welcomed && channel != null && deferredEpoch == null) {
             if (version < SyncRequests.FIRST_VERSION) {
               syncs.failAll(noSync());
             } else {
@@ -140,7 +184,7 @@ public final class ServerSession implements AutoCloseable {
       if (refusal != null) { // a mirror created while the server refuses us learns why
         m.fail(refusal.code(), refusal.message());
       }
-      if (welcomed && channel != null && subscribed.add(m.table())) {
+      if (welcomed && channel != null && deferredEpoch == null && subscribed.add(m.table())) {
         log.info("subscribing to {}", m.table());
         // a subscribe that cannot be written would leave the mirror waiting: reconnecting
         // resubscribes it
@@ -148,6 +192,12 @@ public final class ServerSession implements AutoCloseable {
             .writeAndFlush(Message.Subscribe.fresh(List.of(m.table())))
             .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
       }
+    }
+    if (deferredEpoch != null && restoring.get() == 0 && welcomed && channel != null) {
+      String epoch = deferredEpoch;
+      deferredEpoch = null;
+      log.info("the saved mirrors are read; subscribing");
+      subscribeAll(channel, epoch);
     }
     reconnectForFreshSnapshots();
   }
@@ -203,6 +253,7 @@ public final class ServerSession implements AutoCloseable {
     }
     channel = null;
     welcomed = false;
+    deferredEpoch = null;
     subscribed.clear();
     stream.disconnected();
     reconnector.scheduleReconnect();
@@ -293,7 +344,17 @@ public final class ServerSession implements AutoCloseable {
         w.position(),
         w.heartbeatMillis());
     events.connected(server);
-    MirrorStream.Subscriptions subscriptions = stream.welcomed(w.epoch());
+    if (restoring.get() > 0) {
+      log.info("waiting for saved mirrors being read before subscribing");
+      deferredEpoch = w.epoch();
+      return;
+    }
+    subscribeAll(ch, w.epoch());
+  }
+
+  /** Subscribes every mirrored table: resumes those that can, the others from a snapshot. */
+  private void subscribeAll(Channel ch, String epoch) {
+    MirrorStream.Subscriptions subscriptions = stream.welcomed(epoch);
     List<String> resume = subscriptions.resume();
     List<String> fresh = subscriptions.fresh();
     if (!resume.isEmpty()) {

@@ -31,6 +31,9 @@ final class TableFeed {
 
   private long position = -1;
 
+  /** The mirrors hold the table as a mirror file had it; no snapshot or resume came since. */
+  private boolean fromFile;
+
   /** The server epoch {@link #position} belongs to; null before the first snapshot. */
   private String epoch;
 
@@ -81,6 +84,16 @@ final class TableFeed {
     return synced;
   }
 
+  /** The server epoch of {@link #position()}; null before the first snapshot or restore. */
+  String epoch() {
+    return epoch;
+  }
+
+  /** The position the mirrors hold the table at (when {@link #synced()}). */
+  long position() {
+    return position;
+  }
+
   /**
    * Whether the mirrors hold exactly the table as of {@code position} in {@code epoch}, so a
    * subscribe may resume it from there: either it followed the stream up to the connection's end,
@@ -121,7 +134,17 @@ final class TableFeed {
    * Adds a mirror; when the table is already in sync, seeds it from a sibling's rows, or, when no
    * sibling's rows hold every column (typed rows), asks for a fresh snapshot of the table.
    */
-  void addMirror(MirrorSink m) {
+  boolean addMirror(MirrorSink m) {
+    MirrorFile.Header restored = m.takeRestored();
+    if (restored != null && !synced) {
+      return addRestored(m, restored);
+    }
+    if (restored != null) {
+      log.info(
+          "{} is followed already: a new mirror of it starts from the rows held, not from {}",
+          table,
+          m.file());
+    }
     if (synced && !mirrors.isEmpty()) {
       Map<Object, ObjectNode> images = null;
       for (int i = 0; i < mirrors.size() && images == null; i++) {
@@ -130,6 +153,9 @@ final class TableFeed {
       if (images != null) {
         m.setSchema(columns, primaryKey);
         m.install(images, position);
+        if (!fromFile) {
+          m.caughtUp(); // its rows from a file are replaced by rows the stream keeps current
+        }
       } else {
         needFresh(
             "a new mirror of "
@@ -138,6 +164,52 @@ final class TableFeed {
       }
     }
     mirrors.add(m);
+    return false;
+  }
+
+  /**
+   * A mirror restored from its file (warm restart) holds its rows already. The first mirror of a
+   * table that is not followed yet brings the table to the file's position, from which it may
+   * resume (returns true); for any other the stream's next snapshot compares with its rows.
+   */
+  private boolean addRestored(MirrorSink m, MirrorFile.Header h) {
+    boolean first = mirrors.isEmpty() && epoch == null;
+    mirrors.add(m);
+    if (first) {
+      columns = h.columns();
+      primaryKey = h.primaryKey();
+      epoch = h.epoch();
+      position = h.position();
+      synced = true;
+      inStream = false;
+      fromFile = true;
+    }
+    return first;
+  }
+
+  /**
+   * Adds what to write for each saved mirror of this table, the rows as they are now at {@link
+   * #position}; nothing while the table is not held whole (before its first snapshot, during a
+   * resnapshot, when it needs a fresh one).
+   */
+  void collectSaves(List<MirrorFile.ToWrite> out, long nowMillis) {
+    if (!synced || pending != null || epoch == null) {
+      return;
+    }
+    for (MirrorSink m : mirrors) {
+      if (m.file() == null) {
+        continue;
+      }
+      MirrorFile.Rows rows = m.rowsToSave();
+      if (rows != null) {
+        out.add(
+            new MirrorFile.ToWrite(
+                m.file(),
+                new MirrorFile.Header(
+                    table, m.rowTypeName(), epoch, position, nowMillis, columns, primaryKey),
+                rows));
+      }
+    }
   }
 
   /**
@@ -226,7 +298,9 @@ final class TableFeed {
     for (MirrorSink m : mirrors) {
       m.setSchema(columns, primaryKey);
       diff = m.install(pending, snapshotPosition);
+      m.caughtUp();
     }
+    fromFile = false;
     long ms = (System.nanoTime() - pendingStartNanos) / 1_000_000;
     int rows = pending.size();
     pending = null;
@@ -268,7 +342,9 @@ final class TableFeed {
     position = resumedPosition;
     for (MirrorSink m : mirrors) {
       m.advance(resumedPosition);
+      m.caughtUp();
     }
+    fromFile = false;
   }
 
   /** The table's column list changed while serving: the batches that follow use it. */
