@@ -40,6 +40,15 @@ final class ClientSettings {
       builder.token(properties.getToken());
     }
     tls(properties.getTls(), builder);
+    TablecastClientProperties.WarmRestart warm = properties.getWarmRestart();
+    if (warm.getDirectory() != null) {
+      try {
+        builder.warmRestart(warm.getDirectory(), warm.getInterval());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            PREFIX + "warm-restart.interval must be at least 1s, was " + warm.getInterval(), e);
+      }
+    }
     return builder;
   }
 

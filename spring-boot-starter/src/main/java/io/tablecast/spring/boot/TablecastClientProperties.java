@@ -70,6 +70,8 @@ public class TablecastClientProperties {
   /** TLS to the servers. */
   private final Tls tls = new Tls();
 
+  private final WarmRestart warmRestart = new WarmRestart();
+
   public List<String> getServers() {
     return servers;
   }
@@ -154,6 +156,10 @@ public class TablecastClientProperties {
     return reconnectBackoff;
   }
 
+  public WarmRestart getWarmRestart() {
+    return warmRestart;
+  }
+
   public Tls getTls() {
     return tls;
   }
@@ -184,6 +190,35 @@ public class TablecastClientProperties {
 
     public void setMax(Duration max) {
       this.max = max;
+    }
+  }
+
+  /** Mirrors saved to files and started from them (see docs/CLIENT.md, "Warm restart"). */
+  public static class WarmRestart {
+
+    /**
+     * Directory of the mirror files, one per mirror, created if missing. Without it mirrors are not
+     * saved.
+     */
+    private Path directory;
+
+    /** How often the mirrors are saved, besides when the client closes; at least 1s. */
+    private Duration interval = Duration.ofMinutes(5);
+
+    public Path getDirectory() {
+      return directory;
+    }
+
+    public void setDirectory(Path directory) {
+      this.directory = directory;
+    }
+
+    public Duration getInterval() {
+      return interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
     }
   }
 

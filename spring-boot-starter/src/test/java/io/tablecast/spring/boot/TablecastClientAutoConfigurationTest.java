@@ -150,6 +150,12 @@ class TablecastClientAutoConfigurationTest {
             "tablecast.client.tls.client-cert=/etc/client.pem"),
         "tablecast.client.tls.client-cert and tablecast.client.tls.client-key go together");
     assertStartupFails(
+        runner.withPropertyValues(
+            servers,
+            "tablecast.client.warm-restart.directory=/tmp/mirrors",
+            "tablecast.client.warm-restart.interval=10ms"),
+        "tablecast.client.warm-restart.interval must be at least 1s, was PT0.01S");
+    assertStartupFails(
         runner.withPropertyValues(servers, "tablecast.client.connect-timeout=0s"),
         "invalid tablecast.client.* settings: connectTimeout must be positive");
     assertStartupFails(

@@ -50,6 +50,11 @@ class TablecastClientPropertiesTest {
                   "tablecast.client.tls.client-cert",
                   "tablecast.client.tls.client-key")),
           Map.entry("tlsVerifyHostname", List.of("tablecast.client.tls.verify-hostname")),
+          Map.entry(
+              "warmRestart",
+              List.of(
+                  "tablecast.client.warm-restart.directory",
+                  "tablecast.client.warm-restart.interval")),
           Map.entry("objectMapper", List.of("the application's ObjectMapper bean")),
           Map.entry("connectionListener", List.of("the application's ConnectionListener beans")),
           Map.entry("errorListener", List.of("the application's ErrorListener beans")),
@@ -93,6 +98,8 @@ class TablecastClientPropertiesTest {
             "tablecast.client.tls.client-cert",
             "tablecast.client.tls.client-key",
             "tablecast.client.tls.verify-hostname",
+            "tablecast.client.warm-restart.directory",
+            "tablecast.client.warm-restart.interval",
             "tablecast.client.ready-timeout",
             "tablecast.client.mirrors");
     properties.forEach(
@@ -105,6 +112,9 @@ class TablecastClientPropertiesTest {
         .isEqualTo("5s");
     assertThat(properties.get("tablecast.client.ready-timeout").path("defaultValue").asText())
         .isEqualTo("30s");
+    assertThat(
+            properties.get("tablecast.client.warm-restart.interval").path("defaultValue").asText())
+        .isEqualTo("5m");
     assertThat(
             properties.get("tablecast.client.reconnect-backoff.min").path("defaultValue").asText())
         .isEqualTo("100ms");
@@ -131,6 +141,9 @@ class TablecastClientPropertiesTest {
     assertThat(p.getMaxFrameSize().toBytes()).isEqualTo(TablecastClient.DEFAULT_MAX_FRAME_BYTES);
     assertThat(p.getTls().isVerifyHostname()).isTrue();
     assertThat(p.getTls().isEnabled()).isFalse();
+    assertThat(p.getWarmRestart().getDirectory()).isNull();
+    assertThat(p.getWarmRestart().getInterval())
+        .isEqualTo(TablecastClient.DEFAULT_WARM_RESTART_INTERVAL);
   }
 
   @Test
