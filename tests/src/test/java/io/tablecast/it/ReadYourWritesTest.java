@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.testing.TestDatabases.Kind;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
@@ -18,6 +22,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -140,6 +146,24 @@ class ReadYourWritesTest {
           watched[WATCHED / 2] / 1e6,
           watched[WATCHED * 99 / 100] / 1e6,
           watched[WATCHED - 1] / 1e6);
+      assertThat(syncsAnswered(p))
+          .as("tablecast_syncs_seconds_count{outcome=answered} on /metrics")
+          .isGreaterThanOrEqualTo(WRITES);
     }
+  }
+
+  /** The server's count of answered sync requests, read from its /metrics. */
+  private static long syncsAnswered(Pipeline p) throws Exception {
+    String metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://" + p.address() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    Matcher m =
+        Pattern.compile("tablecast_syncs_seconds_count\\{outcome=\"answered\",?\\} ([0-9.E]+)")
+            .matcher(metrics);
+    assertThat(m.find()).as("the sync timer on /metrics:%n%s", metrics).isTrue();
+    return (long) Double.parseDouble(m.group(1));
   }
 }

@@ -140,7 +140,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             stale,
             history,
             readPositions);
-    this.syncs = new SyncAnswers(hub, slow, () -> position);
+    this.syncs = new SyncAnswers(hub, slow, () -> position, metrics);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
     hub.scheduleWithFixedDelay(
         () -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);

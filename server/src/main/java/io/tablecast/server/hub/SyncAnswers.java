@@ -1,7 +1,9 @@
 package io.tablecast.server.hub;
 
 import io.tablecast.protocol.Message;
+import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.ReadBarrier;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
@@ -27,11 +29,13 @@ final class SyncAnswers {
   private final Executor hub;
   private final SlowConsumerPolicy slow;
   private final LongSupplier position;
+  private final ServerMetrics metrics;
 
   /** The tail's barrier; null while none is known (a hub without a database, tests). */
   private volatile ReadBarrier barrier;
 
-  SyncAnswers(Executor hub, SlowConsumerPolicy slow, LongSupplier position) {
+  SyncAnswers(Executor hub, SlowConsumerPolicy slow, LongSupplier position, ServerMetrics metrics) {
+    this.metrics = metrics;
     this.hub = hub;
     this.slow = slow;
     this.position = position;
@@ -45,9 +49,11 @@ final class SyncAnswers {
   /** Handles a request of {@code s}. */
   @SuppressWarnings("FutureReturnValueIgnored") // the answer is the reaction; it cannot fail
   void request(Subscriber s, long id) {
+    long asked = System.nanoTime();
     ReadBarrier b = barrier;
     if (b == null) {
       s.sendMessage(new Message.Synced(id, -1, NO_DATABASE));
+      metrics.syncAnswered("no_database", Duration.ofNanos(System.nanoTime() - asked));
       return;
     }
     if (s.openSyncs >= MAX_OPEN_PER_SESSION) {
@@ -58,15 +64,16 @@ final class SyncAnswers {
               "this session has "
                   + MAX_OPEN_PER_SESSION
                   + " sync requests open, the most the server keeps for one connection"));
+      metrics.syncAnswered("too_many", Duration.ofNanos(System.nanoTime() - asked));
       return;
     }
     s.openSyncs++;
     // completed on the tail thread once the covering read is applied and sent: answer on the hub
     // thread, behind that batch
-    b.request().thenRun(() -> onHub(() -> answer(s, id)));
+    b.request().thenRun(() -> onHub(() -> answer(s, id, asked)));
   }
 
-  private void answer(Subscriber s, long id) {
+  private void answer(Subscriber s, long id, long asked) {
     s.openSyncs--;
     if (s.closed) {
       return;
@@ -75,6 +82,7 @@ final class SyncAnswers {
       slow.flush(s); // what was coalesced for it goes first
     }
     s.sendMessage(new Message.Synced(id, position.getAsLong(), null));
+    metrics.syncAnswered("answered", Duration.ofNanos(System.nanoTime() - asked));
   }
 
   private void onHub(Runnable task) {

@@ -35,6 +35,13 @@ final class Meters {
         .register(registry);
   }
 
+  Timer syncs(String outcome) {
+    return Timer.builder("tablecast.syncs")
+        .description("sync requests (read-your-writes), from the request to its answer")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
   Counter reconcileRepairs(String table) {
     return perTable("tablecast.reconcile.repairs", "rows repaired by reconciliation", table);
   }

@@ -170,6 +170,9 @@ public final class MicrometerServerMetrics implements ServerMetrics {
         List.of("max_connections", "max_subscriptions_per_connection", "idle_timeout")) {
       meters.limitRefusals(limit);
     }
+    for (String outcome : List.of("answered", "no_database", "too_many")) {
+      meters.syncs(outcome);
+    }
     meters.outboxPrunedCounter();
     meters.tailRowsCounter();
     meters.tailReadsCounter();
@@ -204,6 +207,11 @@ public final class MicrometerServerMetrics implements ServerMetrics {
     meters.snapshotsServed(table).increment();
     meters.snapshotRows(table).increment(rows);
     meters.snapshotTime(table).record(took);
+  }
+
+  @Override
+  public void syncAnswered(String outcome, Duration took) {
+    meters.syncs(outcome).record(took);
   }
 
   @Override

@@ -41,6 +41,13 @@ public interface ServerMetrics {
   /** A snapshot of {@code rows} rows of {@code table} was written to a session in {@code took}. */
   default void snapshotServed(String table, int rows, Duration took) {}
 
+  /**
+   * A session's {@code sync} request (read-your-writes) was answered, {@code took} after it came;
+   * {@code outcome}: {@code answered}, {@code no_database} (a server that serves from a NATS
+   * stream), {@code too_many} (the session had the most requests open).
+   */
+  default void syncAnswered(String outcome, Duration took) {}
+
   /** A subscription was served from the resume buffer, without a snapshot. */
   default void resumed() {}
 
