@@ -32,6 +32,8 @@ public final class SnapshotFigure implements Figure {
       double typedBytesPerRow) {}
 
   private final List<Result> results = new ArrayList<>();
+  private final List<String> warmLabels = new ArrayList<>();
+  private final List<WarmRestartRun.Result> warm = new ArrayList<>();
 
   @Override
   public String name() {
@@ -40,7 +42,7 @@ public final class SnapshotFigure implements Figure {
 
   @Override
   public double estimateSeconds(Options o) {
-    return 20 + o.snapshotRows() / 1_000_000.0 * 90;
+    return 20 + o.snapshotRows() / 1_000_000.0 * 120;
   }
 
   @Override
@@ -81,6 +83,12 @@ public final class SnapshotFigure implements Figure {
               generic[1] / rows,
               typed[1] / rows);
       results.add(r);
+      for (Class<?> type : new Class<?>[] {null, BenchTable.Row.class}) {
+        String kind = type == null ? "generic" : "typed";
+        progress.update(label + ": " + kind + " mirror restarted from its file", 0.95);
+        warm.add(WarmRestartRun.measure(rig, kind, type, rows, progress, label));
+        warmLabels.add(db.label());
+      }
       progress.note(
           String.format(
               "%s: server start %.1f s, generic mirror ready in %.1f s, typed in %.1f s; bytes/row: "
@@ -233,5 +241,44 @@ public final class SnapshotFigure implements Figure {
     chart.addSeries("generic mirror", x, gen);
     chart.addSeries("typed mirror", x, typ);
     s.chart("snapshot-memory", chart);
+    warmTable(report);
+  }
+
+  private void warmTable(Report report) {
+    if (warm.isEmpty()) {
+      return;
+    }
+    Report.Section s = report.section("4b. Warm restart of a client against a fresh snapshot");
+    s.text(
+        "The same table and server. A client with `warmRestart(dir)` takes a fresh snapshot (timed"
+            + " from `mirror(...)` to ready) and is closed (timed: it writes its mirror file); 100 rows"
+            + " change; a new client with the same directory creates the mirror: **ready** when"
+            + " `mirror(...)` returns (the file read and mapped), **current** once the server resumed"
+            + " it and its staleness cleared.");
+    List<List<String>> rows = new ArrayList<>();
+    for (int i = 0; i < warm.size(); i++) {
+      WarmRestartRun.Result w = warm.get(i);
+      rows.add(
+          List.of(
+              warmLabels.get(i),
+              w.kind(),
+              Report.fmt(w.freshSeconds()),
+              Report.fmt(w.closeSeconds()),
+              String.format("%,d", w.fileBytes()),
+              Report.fmt(w.readySeconds()),
+              Report.fmt(w.currentSeconds()),
+              w.how()));
+    }
+    s.table(
+        List.of(
+            "database",
+            "mirror",
+            "fresh snapshot: ready s",
+            "close with save s",
+            "file bytes",
+            "from the file: ready s",
+            "current s",
+            "server"),
+        rows);
   }
 }
