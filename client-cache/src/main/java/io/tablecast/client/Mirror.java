@@ -2,7 +2,6 @@ package io.tablecast.client;
 
 import io.tablecast.client.internal.MirrorSink;
 import io.tablecast.client.internal.RowKeys;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +37,7 @@ final class Mirror<V> implements TableMirror<V> {
   /**
    * @param mapping maps a row image to the row type (throws when it cannot) and reads rows back
    * @param rowType the row type, named to {@link ErrorListener}s when a row cannot be mapped
-   * @param file where the mirror is saved for a warm restart; null when it is not
+   * @param saved where the mirror is saved for a warm restart; null when it is not
    */
   Mirror(
       String table,
@@ -47,7 +46,7 @@ final class Mirror<V> implements TableMirror<V> {
       RowFit fit,
       ListenerDispatcher dispatcher,
       ClientListeners clientListeners,
-      Path file) {
+      MirrorPersistence.Place saved) {
     this.table = table;
     this.rows =
         new MirrorRows<>(
@@ -58,9 +57,9 @@ final class Mirror<V> implements TableMirror<V> {
     this.staleness = new MirrorStaleness(table, fit, dispatcher);
     this.readiness = new MirrorReadiness(table);
     MirrorPersistence<V> persistence =
-        file == null
+        saved == null
             ? null
-            : new MirrorPersistence<>(this, rowType, mapping, fit, clientListeners, file);
+            : new MirrorPersistence<>(this, rowType, mapping, fit, clientListeners, saved);
     this.writer =
         new MirrorWriter<>(this, rowType, mapping, fit, dispatcher, clientListeners, persistence);
   }

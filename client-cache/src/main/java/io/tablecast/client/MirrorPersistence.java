@@ -1,5 +1,6 @@
 package io.tablecast.client;
 
+import io.tablecast.client.internal.HeapRoom;
 import io.tablecast.client.internal.KeyBytes;
 import io.tablecast.client.internal.MirrorFile;
 import io.tablecast.client.internal.RowIndex;
@@ -38,6 +39,17 @@ final class MirrorPersistence<V> {
   private final RowFit fit;
   private final ClientListeners clientListeners;
   private final Path file;
+  private final HeapRoom heap;
+  private final int reservePercent;
+
+  /**
+   * Where a mirror is saved, and the heap its file is read into.
+   *
+   * @param file the mirror's file
+   * @param heap the client's heap
+   * @param reservePercent the share of the heap kept for the application
+   */
+  record Place(Path file, HeapRoom heap, int reservePercent) {}
 
   /** Where the rows read from the file stand, until taken by the table's stream. */
   private MirrorFile.Header restored;
@@ -51,13 +63,15 @@ final class MirrorPersistence<V> {
       RowMapping<V> mapping,
       RowFit fit,
       ClientListeners clientListeners,
-      Path file) {
+      Place place) {
     this.mirror = mirror;
     this.rowType = rowType;
     this.mapping = mapping;
     this.fit = fit;
     this.clientListeners = clientListeners;
-    this.file = file;
+    this.file = place.file();
+    this.heap = place.heap();
+    this.reservePercent = place.reservePercent();
   }
 
   Path file() {
@@ -75,6 +89,11 @@ final class MirrorPersistence<V> {
     }
     long start = System.nanoTime();
     try {
+      String tooLarge = MirrorFile.tooLargeFor(file, heap, reservePercent);
+      if (tooLarge != null) {
+        ignored(tooLarge);
+        return null;
+      }
       MirrorFile.Contents contents = MirrorFile.read(file, mirror.table(), rowType.getName());
       MirrorFile.Header header = contents.header();
       RowIndex<V> rows =

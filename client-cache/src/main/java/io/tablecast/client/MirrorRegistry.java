@@ -70,7 +70,7 @@ final class MirrorRegistry {
                               : RowFit.typed(table, rowType, objectMapper),
                           dispatcher,
                           clientListeners,
-                          warmRestart == null ? null : warmRestart.file(table, rowType));
+                          warmRestart == null ? null : warmRestart.place(table, rowType));
                   clientListeners.activity().table(table).attach(created);
                   if (warmRestart == null) {
                     session.attach(created.sink());

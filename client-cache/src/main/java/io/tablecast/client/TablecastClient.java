@@ -479,7 +479,8 @@ public final class TablecastClient implements AutoCloseable {
               errorListeners,
               warmRestartDirectory == null
                   ? null
-                  : new WarmRestart(warmRestartDirectory, warmRestartInterval));
+                  : new WarmRestart(
+                      warmRestartDirectory, warmRestartInterval, heap, heapReservePercent));
       client.session.start();
       return client;
     }

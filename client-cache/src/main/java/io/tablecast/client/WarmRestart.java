@@ -1,5 +1,6 @@
 package io.tablecast.client;
 
+import io.tablecast.client.internal.HeapRoom;
 import io.tablecast.client.internal.MirrorFile;
 import io.tablecast.client.internal.ServerSession;
 import java.nio.file.Path;
@@ -29,19 +30,25 @@ final class WarmRestart implements AutoCloseable {
 
   private final Path directory;
   private final Duration saveEvery;
+  private final HeapRoom heap;
+  private final int reservePercent;
   private ServerSession session;
   private ClientListeners listeners;
   private ScheduledExecutorService saver;
 
-  WarmRestart(Path directory, Duration saveEvery) {
+  /** {@code heap} less {@code reservePercent} of it: what a file may take when it is read. */
+  WarmRestart(Path directory, Duration saveEvery, HeapRoom heap, int reservePercent) {
     this.directory = directory;
     this.saveEvery = saveEvery;
+    this.heap = heap;
+    this.reservePercent = reservePercent;
   }
 
-  /** The file of the mirror of {@code table} with rows of {@code rowType}. */
-  Path file(String table, Class<?> rowType) {
+  /** Where the mirror of {@code table} with rows of {@code rowType} is saved. */
+  MirrorPersistence.Place place(String table, Class<?> rowType) {
     String type = rowType == Map.class ? "rows" : rowType.getName();
-    return directory.resolve(safe(table) + "@" + safe(type) + ".mirror");
+    return new MirrorPersistence.Place(
+        directory.resolve(safe(table) + "@" + safe(type) + ".mirror"), heap, reservePercent);
   }
 
   /** A file name part: letters, digits, {@code . _ -} kept, anything else {@code _}. */

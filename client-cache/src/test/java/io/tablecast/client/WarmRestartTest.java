@@ -274,6 +274,52 @@ class WarmRestartTest {
     assertThat(m.isReady()).isTrue();
   }
 
+  @Test
+  void aFileTheHeapCannotHoldIsReportedWithTheFiguresAndNotRead() throws Exception {
+    server = new FakeServer();
+    saveAtEleven();
+    client =
+        TablecastClient.builder()
+            .servers(server.address())
+            .clientName("warm-small-heap")
+            .heap(new TinyHeap())
+            .warmRestart(dir)
+            .errorListener(
+                new ErrorListener() {
+                  @Override
+                  public void mirrorFileFailed(String table, Path file, String problem) {
+                    fileProblems.add(table + ": " + problem);
+                  }
+                })
+            .build();
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    assertThat(m.isReady()).isFalse();
+    await().atMost(WAIT).until(() -> !fileProblems.isEmpty());
+    assertThat(fileProblems)
+        .singleElement()
+        .asString()
+        .contains("reading it takes about", "of heap (three times its", "the heap can give")
+        .contains("maximum heap 1 KiB", "20 % kept for the application", "-Xmx");
+  }
+
+  /** A heap of 1 KiB, half of it in use: no mirror file fits. */
+  static final class TinyHeap implements io.tablecast.client.internal.HeapRoom {
+    @Override
+    public long max() {
+      return 1024;
+    }
+
+    @Override
+    public long used() {
+      return 512;
+    }
+
+    @Override
+    public long usedAfterCollection() {
+      return 512;
+    }
+  }
+
   private void assertFreshStart(String problem) throws Exception {
     client = connect();
     TableMirror<Map<String, Object>> m = client.mirror(T);

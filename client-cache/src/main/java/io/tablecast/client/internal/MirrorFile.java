@@ -199,6 +199,46 @@ public final class MirrorFile {
   }
 
   /**
+   * Why {@code file} cannot be read into {@code heap}, or null when it can: reading takes about
+   * three times its size at its peak (the file read whole, each row's bytes, the rows and their
+   * index kept), checked against the heap less {@code reservePercent} of it less what is live, as a
+   * snapshot is ({@link SnapshotSizing}), so that a file too large is refused with the figures
+   * instead of running out of memory.
+   */
+  public static String tooLargeFor(Path file, HeapRoom heap, int reservePercent)
+      throws IOException {
+    if (!Files.isRegularFile(file)) {
+      return null;
+    }
+    long size = Files.size(file);
+    long need = 3 * size;
+    long max = heap.max();
+    long limit = max - max / 100 * reservePercent;
+    long live = heap.used();
+    if (live + need <= limit) {
+      return null;
+    }
+    live = heap.usedAfterCollection();
+    if (live + need <= limit) {
+      return null;
+    }
+    return "reading it takes about "
+        + SnapshotSizing.bytes(need)
+        + " of heap (three times its "
+        + SnapshotSizing.bytes(size)
+        + "), the heap can give "
+        + SnapshotSizing.bytes(Math.max(0, limit - live))
+        + " (maximum heap "
+        + SnapshotSizing.bytes(max)
+        + ", "
+        + SnapshotSizing.bytes(live)
+        + " in use, "
+        + reservePercent
+        + " % kept for the application: TablecastClient.Builder.heapReservePercent); give the"
+        + " application more -Xmx";
+  }
+
+  /**
    * Reads {@code file} whole and checks it: its checksum, that it holds {@code table} in rows of
    * {@code rowType}, and every row against the header's columns.
    *
