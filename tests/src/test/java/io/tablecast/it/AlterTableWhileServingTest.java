@@ -189,6 +189,50 @@ class AlterTableWhileServingTest {
    * key saw two rows of key 7 and counted a repair (seen in CI), and the mirrors kept the old key.
    * The range is now compared with the catalog in the snapshot it was read in.
    */
+  /**
+   * A column added and not written, or retyped with values that still fit, changes no value the
+   * server could compare, yet every row the mirrors hold must take the new layout: the new column
+   * (NULL) in every generic row, a retyped value in its new type. Before, only rows that differed
+   * from the server's converted image were sent, and the others kept their old layout (no key for
+   * the new column, an integer where the column is now text).
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void everyRowTakesTheNewLayoutWhenNoValueChanged(Kind kind) throws Exception {
+    List<String> ddl = List.of("CREATE TABLE quiet (id int PRIMARY KEY, n int NOT NULL)");
+    try (Pipeline p = Pipeline.create(kind, "alter_quiet", ddl, "quiet")) {
+      for (int i = 1; i <= ROWS; i++) {
+        p.sql("INSERT INTO quiet VALUES (" + i + ", " + i + ")");
+      }
+      p.startServer();
+      TableMirror<Map<String, Object>> quiet = p.readyMirror(p.client("q"), "quiet");
+
+      p.sql("ALTER TABLE quiet ADD COLUMN extra int NULL");
+      await().atMost(Duration.ofSeconds(30)).until(() -> columnNames(quiet).contains("extra"));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(quiet.rows())
+                      .allSatisfy(r -> assertThat(r).containsEntry("extra", null)));
+
+      p.sql(
+          kind == Kind.POSTGRESQL
+              ? "ALTER TABLE quiet ALTER COLUMN n TYPE varchar(20)"
+              : "ALTER TABLE quiet MODIFY COLUMN n varchar(20) NOT NULL");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(quiet.rows())
+                      .allSatisfy(
+                          r -> assertThat(r.get("n")).isEqualTo(String.valueOf(r.get("id")))));
+      try (MirrorsVersusTables tables = new MirrorsVersusTables(p.db)) {
+        tables.awaitEqual("after both", Map.of("quiet", quiet), Duration.ofSeconds(30));
+      }
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void primaryKeyChangeFoundByReconciliationIsFollowedNotRepaired(Kind kind) throws Exception {

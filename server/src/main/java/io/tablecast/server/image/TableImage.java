@@ -33,6 +33,13 @@ public final class TableImage {
   private final RowTable rows;
 
   /**
+   * Its rows were converted from another layout ({@link #withSchema}) and the sessions still hold
+   * them in that one: the next whole read of the table sends every row, not only those whose
+   * converted bytes differ. Written and read by the hub thread.
+   */
+  private boolean converted;
+
+  /**
    * The last description found equal to {@link #schema} though another instance (see {@link
    * #holds}).
    */
@@ -134,7 +141,9 @@ public final class TableImage {
    * Applies one event, written in this image's row form ({@link #holds}), and returns the change it
    * makes, or null when it changes nothing. The operation and the old row come from the image, not
    * the event: a MySQL/MariaDB source reports a changed row as its state now and a removed row by
-   * its key alone; an event that repeats the image's state changes nothing.
+   * its key alone; an event that repeats the image's state changes nothing, unless its row before
+   * is the image's own row ({@link #diff} with every row: the sessions hold the row in an older
+   * layout).
    *
    * @throws io.tablecast.protocol.row.MalformedRowException when the event's row is not a row of
    *     the image's form (the image is left unchanged)
@@ -155,9 +164,12 @@ public final class TableImage {
       if (old == null) {
         return new RowChange(name(), Op.INSERT, u.key(), null, after);
       }
-      return Arrays.equals(old, after)
-          ? null
-          : new RowChange(name(), Op.UPDATE, u.key(), old, after);
+      if (Arrays.equals(old, after) && u.before() != old) {
+        return null;
+      }
+      // an event whose row before is the image's own (made by a whole read after an ALTER TABLE,
+      // diff with everyRow) is sent even when equal: it brings the sessions' row into this layout
+      return new RowChange(name(), Op.UPDATE, u.key(), old, after);
     }
     if (event instanceof RowEvent.Delete d) {
       byte[] old = rows.remove(d.key());
@@ -188,6 +200,7 @@ public final class TableImage {
    */
   TableImage withSchema(TableSchema newSchema) {
     TableImage copy = new TableImage(newSchema, version + 1, rows.size());
+    copy.converted = true;
     RowForm[] single =
         new RowForm[newSchema.columns().size()]; // one column's form, made when first needed
     rows.forEach(
@@ -268,15 +281,29 @@ public final class TableImage {
 
   /**
    * The events that turn this image into exactly {@code actual} (every row of the table read at the
-   * image's position, in its row form): DELETE for keys only here, UPDATE for rows that differ,
-   * INSERT for keys only there. Does not change the image.
+   * image's position, in its row form): DELETE for keys only here, UPDATE for rows that differ (for
+   * every row, with {@code everyRow}), INSERT for keys only there. Does not change the image.
    */
-  List<RowEvent> diff(List<byte[]> actual) {
+  List<RowEvent> diff(List<byte[]> actual, boolean everyRow) {
     RowTable keys = new RowTable(actual.size());
-    List<RowEvent> upserts = upserts(actual, keys);
+    List<RowEvent> upserts = upserts(actual, keys, everyRow);
     List<RowEvent> out = deletesExcept(keys);
     out.addAll(upserts);
     return out;
+  }
+
+  /**
+   * Whether its rows were converted from another layout and not yet sent in this one: the sessions
+   * hold them as they were (a new column missing, a retyped value in its old type), and a read that
+   * sends the table must send every row.
+   */
+  boolean converted() {
+    return converted;
+  }
+
+  /** Every row was sent in this layout. */
+  void sentInLayout() {
+    converted = false;
   }
 
   /**
@@ -285,12 +312,18 @@ public final class TableImage {
    * in {@code seen}, the set of keys a pass saw. Does not change the image.
    */
   List<RowEvent> upserts(List<byte[]> actual, RowTable seen) {
+    return upserts(actual, seen, false);
+  }
+
+  /** As {@link #upserts(List, RowTable)}; {@code everyRow}: an UPDATE for equal rows too. */
+  private List<RowEvent> upserts(List<byte[]> actual, RowTable seen, boolean everyRow) {
     List<RowEvent> out = new ArrayList<>();
     for (byte[] row : actual) {
       form.check(row);
       byte[] key = form.keyOf(row);
       byte[] have = rows.get(key);
       if (have == null
+          || everyRow
           || !Arrays.equals(have, row)) { // an UPDATE carries the image's row before it
         out.add(new RowEvent.Upsert(name(), schema, key, row, have));
         seen.put(row);

@@ -87,9 +87,13 @@ public final class TableReads {
       return List.of();
     }
     image = inLayout(image, r.schema());
+    boolean resync = r.purpose() == CommittedBatch.Purpose.RESYNC;
+    // after an ALTER TABLE: the sessions hold the rows in the old layout, which the image's
+    // converted rows compare equal to; the re-read sends every row, in the new one
+    boolean everyRow = resync && r.chunk() == null && image.converted();
     List<RowEvent> repairs;
     try {
-      repairs = r.chunk() == null ? image.diff(r.rows()) : driftPasses.compare(image, r);
+      repairs = r.chunk() == null ? image.diff(r.rows(), everyRow) : driftPasses.compare(image, r);
     } catch (RuntimeException e) {
       LOG.error("cannot compare table {} with its image: {}", name, e.getMessage());
       return List.of();
@@ -98,11 +102,18 @@ public final class TableReads {
       images.validated(
           name); // the whole table: its differences, published, make the image equal to it
     }
-    boolean resync = r.purpose() == CommittedBatch.Purpose.RESYNC;
+    if (everyRow) {
+      image.sentInLayout();
+    }
     if (resync) {
       metrics.resynced(name, repairs.size());
       LOG.info(
-          "resync of {} ({} rows read): {} rows differed", name, r.rows().size(), repairs.size());
+          everyRow
+              ? "resync of {} ({} rows read): its columns changed, {} rows sent in the new layout"
+              : "resync of {} ({} rows read): {} rows differed",
+          name,
+          r.rows().size(),
+          repairs.size());
     } else {
       if (r.chunk() == null || r.chunk().last()) {
         metrics.reconciled(name); // the whole table was compared

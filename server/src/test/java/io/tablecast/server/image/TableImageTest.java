@@ -95,7 +95,8 @@ class TableImageTest {
   void aWholeReadIsComparedByteForByte() {
     TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
     List<RowEvent> diff =
-        image.diff(FakeChangeSource.bytes(ITEMS, List.of(row(1, "a"), row(2, "B"), row(4, "d"))));
+        image.diff(
+            FakeChangeSource.bytes(ITEMS, List.of(row(1, "a"), row(2, "B"), row(4, "d"))), false);
     assertThat(diff)
         .extracting(
             e ->
