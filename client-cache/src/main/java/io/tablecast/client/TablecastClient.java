@@ -15,9 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -163,41 +160,12 @@ public final class TablecastClient implements AutoCloseable {
    *     of a version without sync)
    */
   public void sync(Duration timeout) throws InterruptedException {
-    CompletableFuture<Void> done = session.sync();
-    try {
-      done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException e) {
-      throw new TablecastException(null, e.getCause().getMessage());
-    } catch (TimeoutException e) {
-      done.cancel(false);
-      String server = session.connectedServer();
-      throw new TablecastException(
-          null,
-          "sync: no answer within "
-              + timeout.toMillis()
-              + " ms ("
-              + (server != null
-                  ? "connected to " + server + ", which has not read the database since the call"
-                  : "not connected to a server; reconnecting")
-              + ")");
-    }
+    SyncCalls.await(session, timeout);
   }
 
   /** As {@link #sync(Duration)}, without waiting: the future fails as that method throws. */
-  @SuppressWarnings("FutureReturnValueIgnored") // its reaction completes the future returned
   public CompletableFuture<Void> syncAsync() {
-    CompletableFuture<Void> answered = new CompletableFuture<>();
-    session
-        .sync()
-        .whenComplete(
-            (ok, failure) -> {
-              if (failure == null) {
-                answered.complete(null);
-              } else {
-                answered.completeExceptionally(new TablecastException(null, failure.getMessage()));
-              }
-            });
-    return answered;
+    return SyncCalls.async(session);
   }
 
   /** What this client did, for {@link TablecastClientMetrics}. */
@@ -413,47 +381,9 @@ public final class TablecastClient implements AutoCloseable {
      * @throws IllegalArgumentException naming the first bad value
      */
     public TablecastClient build() {
-      if (servers.isEmpty()) {
-        throw new IllegalArgumentException("servers must not be empty");
-      }
-      List<InetSocketAddress> addresses = new ArrayList<>(servers.size());
-      for (String s : servers) {
-        addresses.add(parse(s));
-      }
-      if (clientName == null || clientName.isBlank()) {
-        throw new IllegalArgumentException(
-            "clientName must not be blank, was "
-                + (clientName == null ? null : "\"" + clientName + "\""));
-      }
-      if (connectTimeout == null
-          || connectTimeout.isNegative()
-          || connectTimeout.isZero()
-          || connectTimeout.toMillis() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            "connectTimeout must be positive (at most "
-                + Integer.MAX_VALUE
-                + " ms), was "
-                + connectTimeout);
-      }
-      if (backoffMin == null || backoffMax == null || backoffMin.isNegative()) {
-        throw new IllegalArgumentException(
-            "reconnectBackoff min and max must be non-negative, was "
-                + backoffMin
-                + " and "
-                + backoffMax);
-      }
-      if (backoffMin.compareTo(backoffMax) > 0) {
-        throw new IllegalArgumentException(
-            "reconnectBackoff min must be <= max, was " + backoffMin + " > " + backoffMax);
-      }
-      if (maxFrameBytes < 1024) {
-        throw new IllegalArgumentException(
-            "maxFrameBytes must be at least 1024, was " + maxFrameBytes);
-      }
-      if (heapReservePercent < 0 || heapReservePercent > 90) {
-        throw new IllegalArgumentException(
-            "heapReservePercent must be 0..90, was " + heapReservePercent);
-      }
+      List<InetSocketAddress> addresses = BuilderValues.addresses(servers);
+      BuilderValues.check(
+          clientName, connectTimeout, backoffMin, backoffMax, maxFrameBytes, heapReservePercent);
       ObjectMapper mapper = objectMapper != null ? objectMapper : defaultObjectMapper();
       ClientTls clientTls =
           tls
@@ -491,31 +421,6 @@ public final class TablecastClient implements AutoCloseable {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
           .registerModule(new JavaTimeModule());
-    }
-
-    private static InetSocketAddress parse(String hostPort) {
-      if (hostPort == null) {
-        throw new IllegalArgumentException("server must be host:port, was null");
-      }
-      int colon = hostPort.lastIndexOf(':');
-      if (colon <= 0 || colon == hostPort.length() - 1) {
-        throw new IllegalArgumentException("server must be host:port, was \"" + hostPort + "\"");
-      }
-      String host = hostPort.substring(0, colon);
-      if (host.startsWith("[") && host.endsWith("]")) {
-        host = host.substring(1, host.length() - 1);
-      }
-      int port;
-      try {
-        port = Integer.parseInt(hostPort.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        port = -1;
-      }
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException(
-            "server port must be 1..65535, was \"" + hostPort + "\"");
-      }
-      return InetSocketAddress.createUnresolved(host, port);
     }
   }
 }

@@ -48,6 +48,11 @@ class WarmRestartTest {
   }
 
   private TablecastClient connect() {
+    return builder().build();
+  }
+
+  /** A client saving to {@link #dir} whose file problems go to {@link #fileProblems}. */
+  private TablecastClient.Builder builder() {
     return TablecastClient.builder()
         .servers(server.address())
         .clientName("warm-test")
@@ -59,8 +64,7 @@ class WarmRestartTest {
               public void mirrorFileFailed(String table, Path file, String problem) {
                 fileProblems.add(table + ": " + problem);
               }
-            })
-        .build();
+            });
   }
 
   private static Message.Resumed resumed(long position) {
@@ -278,20 +282,7 @@ class WarmRestartTest {
   void aFileTheHeapCannotHoldIsReportedWithTheFiguresAndNotRead() throws Exception {
     server = new FakeServer();
     saveAtEleven();
-    client =
-        TablecastClient.builder()
-            .servers(server.address())
-            .clientName("warm-small-heap")
-            .heap(new TinyHeap())
-            .warmRestart(dir)
-            .errorListener(
-                new ErrorListener() {
-                  @Override
-                  public void mirrorFileFailed(String table, Path file, String problem) {
-                    fileProblems.add(table + ": " + problem);
-                  }
-                })
-            .build();
+    client = builder().heap(new TinyHeap()).build();
     TableMirror<Map<String, Object>> m = client.mirror(T);
     assertThat(m.isReady()).isFalse();
     await().atMost(WAIT).until(() -> !fileProblems.isEmpty());
