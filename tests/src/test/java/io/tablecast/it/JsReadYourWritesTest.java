@@ -11,8 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -29,15 +27,6 @@ class JsReadYourWritesTest {
   private static final int WRITES = 300;
   private static final int ROWS = 20;
 
-  private static List<String> ddl() {
-    List<String> ddl = new ArrayList<>();
-    ddl.add("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)");
-    for (int id = 1; id <= ROWS; id++) {
-      ddl.add("INSERT INTO accounts VALUES (" + id + ", 0)");
-    }
-    return ddl;
-  }
-
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aWriteCommittedBeforeSyncIsInTheJavaScriptMirrorWhenSyncResolves(Kind kind)
@@ -46,7 +35,7 @@ class JsReadYourWritesTest {
     assertThat(root.resolve("client-js/node_modules/ws"))
         .as("client-js dependencies (cd client-js && npm ci)")
         .exists();
-    try (Pipeline p = Pipeline.start(kind, "jsryw", ddl(), "accounts")) {
+    try (Pipeline p = Pipeline.start(kind, "jsryw", ReadYourWritesTest.ddl(ROWS), "accounts")) {
       String table = p.db.table("accounts");
       Process node =
           new ProcessBuilder(

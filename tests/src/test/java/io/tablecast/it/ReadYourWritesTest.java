@@ -43,10 +43,11 @@ class ReadYourWritesTest {
   private static final int ROWS = 100;
   private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(30);
 
-  private static List<String> ddl() {
+  /** {@code accounts (id, balance)} with {@code rows} rows of balance 0. */
+  static List<String> ddl(int rows) {
     List<String> ddl = new ArrayList<>();
     ddl.add("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)");
-    for (int id = 1; id <= ROWS; id++) {
+    for (int id = 1; id <= rows; id++) {
       ddl.add("INSERT INTO accounts VALUES (" + id + ", 0)");
     }
     return ddl;
@@ -55,7 +56,7 @@ class ReadYourWritesTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aWriteCommittedBeforeSyncIsInTheMirrorWhenSyncReturns(Kind kind) throws Exception {
-    try (Pipeline p = Pipeline.start(kind, "ryw", ddl(), "accounts")) {
+    try (Pipeline p = Pipeline.start(kind, "ryw", ddl(ROWS), "accounts")) {
       String table = p.db.table("accounts");
       TablecastClient client = p.client("ryw");
       TableMirror<Map<String, Object>> m = p.readyMirror(client, "accounts");

@@ -212,8 +212,7 @@ public final class MirrorFile {
     }
     long size = Files.size(file);
     long need = 3 * size;
-    long max = heap.max();
-    long limit = max - max / 100 * reservePercent;
+    long limit = SnapshotSizing.limit(heap, reservePercent);
     long live = heap.used();
     if (live + need <= limit) {
       return null;
@@ -229,7 +228,7 @@ public final class MirrorFile {
         + "), the heap can give "
         + SnapshotSizing.bytes(Math.max(0, limit - live))
         + " (maximum heap "
-        + SnapshotSizing.bytes(max)
+        + SnapshotSizing.bytes(heap.max())
         + ", "
         + SnapshotSizing.bytes(live)
         + " in use, "

@@ -122,8 +122,13 @@ final class SnapshotSizing {
   }
 
   private long limit() {
-    long max = settings.heap().max();
-    return max - max / 100 * settings.reservePercent();
+    return limit(settings.heap(), settings.reservePercent());
+  }
+
+  /** What the mirrors may fill of {@code heap}: its maximum less {@code reservePercent} of it. */
+  static long limit(HeapRoom heap, int reservePercent) {
+    long max = heap.max();
+    return max - max / 100 * reservePercent;
   }
 
   private String refusal(long need) {

@@ -53,7 +53,7 @@ final class SyncAnswers {
     ReadBarrier b = barrier;
     if (b == null) {
       s.sendMessage(new Message.Synced(id, -1, NO_DATABASE));
-      metrics.syncAnswered("no_database", Duration.ofNanos(System.nanoTime() - asked));
+      answered("no_database", asked);
       return;
     }
     if (s.openSyncs >= MAX_OPEN_PER_SESSION) {
@@ -64,7 +64,7 @@ final class SyncAnswers {
               "this session has "
                   + MAX_OPEN_PER_SESSION
                   + " sync requests open, the most the server keeps for one connection"));
-      metrics.syncAnswered("too_many", Duration.ofNanos(System.nanoTime() - asked));
+      answered("too_many", asked);
       return;
     }
     s.openSyncs++;
@@ -82,7 +82,12 @@ final class SyncAnswers {
       slow.flush(s); // what was coalesced for it goes first
     }
     s.sendMessage(new Message.Synced(id, position.getAsLong(), null));
-    metrics.syncAnswered("answered", Duration.ofNanos(System.nanoTime() - asked));
+    answered("answered", asked);
+  }
+
+  /** Times a request {@code asked} at (nanoTime) answered now with {@code outcome}. */
+  private void answered(String outcome, long asked) {
+    metrics.syncAnswered(outcome, Duration.ofNanos(System.nanoTime() - asked));
   }
 
   private void onHub(Runnable task) {
