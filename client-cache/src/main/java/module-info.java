@@ -20,6 +20,7 @@ module io.tablecast.client {
   requires io.netty.transport;
   requires io.tablecast.protocol;
   requires org.slf4j;
+  requires transitive com.github.benmanes.caffeine; // NearCache.stats() returns its CacheStats
   // TablecastClientMetrics only (its API names MeterBinder, MeterRegistry): optional
   requires static transitive micrometer.core;
 }

@@ -24,6 +24,8 @@ final class ClientActivity {
   // guarded by this: tables are added rarely (a mirror of a new table), read per event
   private final Map<String, TableActivity> tables = new LinkedHashMap<>();
   private final List<Consumer<TableActivity>> tableWatchers = new ArrayList<>();
+  private final List<NearCacheMirror<?>> nearCaches = new ArrayList<>();
+  private final List<Consumer<NearCacheMirror<?>>> nearCacheWatchers = new ArrayList<>();
 
   ClientActivity(String clientName) {
     this.clientName = clientName;
@@ -108,6 +110,30 @@ final class ClientActivity {
     }
     for (TableActivity t : known) {
       watcher.accept(t);
+    }
+  }
+
+  /** A near cache was created: its watchers hear of it. */
+  void nearCache(NearCacheMirror<?> created) {
+    List<Consumer<NearCacheMirror<?>>> watchers;
+    synchronized (this) {
+      nearCaches.add(created);
+      watchers = List.copyOf(nearCacheWatchers);
+    }
+    for (Consumer<NearCacheMirror<?>> w : watchers) {
+      w.accept(created);
+    }
+  }
+
+  /** Tells {@code watcher} of every near cache so far and of each later one, once each. */
+  void watchNearCaches(Consumer<NearCacheMirror<?>> watcher) {
+    List<NearCacheMirror<?>> known;
+    synchronized (this) {
+      nearCacheWatchers.add(watcher);
+      known = List.copyOf(nearCaches);
+    }
+    for (NearCacheMirror<?> n : known) {
+      watcher.accept(n);
     }
   }
 }

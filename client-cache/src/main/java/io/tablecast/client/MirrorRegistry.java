@@ -19,6 +19,7 @@ final class MirrorRegistry {
   private final ListenerDispatcher dispatcher;
   private final ClientListeners clientListeners;
   private final Map<Key, Mirror<?>> mirrors = new ConcurrentHashMap<>();
+  private final Map<Key, NearCacheMirror<?>> nearCaches = new ConcurrentHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Where mirrors are saved for a warm restart; null when they are not. */
@@ -42,17 +43,7 @@ final class MirrorRegistry {
    * thread.
    */
   <V> Mirror<V> mirror(String table, Class<V> rowType) {
-    if (table == null || table.isBlank()) {
-      throw new IllegalArgumentException(
-          "table must be a qualified name like schema.table, was "
-              + (table == null ? null : "\"" + table + "\""));
-    }
-    if (rowType == null) {
-      throw new IllegalArgumentException("rowType must not be null");
-    }
-    if (closed.get()) {
-      throw new TablecastException(null, "client is closed; cannot mirror " + table);
-    }
+    checkArguments(table, rowType);
     @SuppressWarnings("unchecked")
     Mirror<V> m =
         (Mirror<V>)
@@ -87,6 +78,57 @@ final class MirrorRegistry {
     return m;
   }
 
+  /**
+   * The near cache of {@code table} with rows of {@code rowType}, bounded by {@code options}. Any
+   * thread.
+   *
+   * @throws IllegalArgumentException when it exists already with other options
+   */
+  <V> NearCache<V> nearCache(String table, Class<V> rowType, NearCacheOptions options) {
+    checkArguments(table, rowType);
+    if (options == null) {
+      throw new IllegalArgumentException("options must not be null");
+    }
+    @SuppressWarnings("unchecked")
+    NearCacheMirror<V> n =
+        (NearCacheMirror<V>)
+            nearCaches.computeIfAbsent(
+                new Key(table, rowType),
+                k -> {
+                  NearCacheMirror<V> created =
+                      new NearCacheMirror<>(table, rowType, rowMapper(rowType), options, session);
+                  session.attach(created.sink());
+                  clientListeners.activity().nearCache(created);
+                  return created;
+                });
+    if (!n.options().toString().equals(options.toString())) {
+      throw new IllegalArgumentException(
+          "the near cache of "
+              + table
+              + " with rows of "
+              + rowType.getName()
+              + " exists already with "
+              + n.options()
+              + ", not "
+              + options);
+    }
+    return n;
+  }
+
+  private void checkArguments(String table, Class<?> rowType) {
+    if (table == null || table.isBlank()) {
+      throw new IllegalArgumentException(
+          "table must be a qualified name like schema.table, was "
+              + (table == null ? null : "\"" + table + "\""));
+    }
+    if (rowType == null) {
+      throw new IllegalArgumentException("rowType must not be null");
+    }
+    if (closed.get()) {
+      throw new TablecastException(null, "client is closed; cannot mirror " + table);
+    }
+  }
+
   @SuppressWarnings("unchecked") // V is Map<String, Object> when rowType is Map.class
   private <V> RowMapping<V> rowMapper(Class<V> rowType) {
     return rowType == Map.class
@@ -100,6 +142,7 @@ final class MirrorRegistry {
       for (Mirror<?> m : mirrors.values()) {
         m.close();
       }
+      nearCaches.values().forEach(NearCacheMirror::close);
     }
   }
 }

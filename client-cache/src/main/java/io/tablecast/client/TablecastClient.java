@@ -133,6 +133,24 @@ public final class TablecastClient implements AutoCloseable {
   }
 
   /**
+   * The near cache of {@code table} with rows of {@code rowType}: the hot rows of a table that
+   * should not be held whole, loaded by key from the server and kept current (see {@link
+   * NearCache}). One per table and row type.
+   *
+   * @throws IllegalArgumentException when it exists already with other options
+   * @throws TablecastException if the client is closed
+   */
+  public <V> NearCache<V> nearCache(String table, Class<V> rowType, NearCacheOptions options) {
+    return mirrors.nearCache(table, rowType, options);
+  }
+
+  /** Like {@link #nearCache(String, Class, NearCacheOptions)}, with generic rows. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public NearCache<Map<String, Object>> nearCache(String table, NearCacheOptions options) {
+    return (NearCache) mirrors.nearCache(table, Map.class, options);
+  }
+
+  /**
    * Registers a listener told how the connection goes from now on (to hear the first connection
    * too, register it with {@link Builder#connectionListener}).
    */

@@ -29,7 +29,11 @@ import java.util.function.ToDoubleFunction;
  *       second, then 0); the timer {@code tablecast.client.lag} (every transaction, from its
  *       capture in the database to the mirror); counters {@code tablecast.client.changes}, {@code
  *       tablecast.client.resnapshots}, {@code tablecast.client.resumes}, {@code
- *       tablecast.client.rows.unmapped}.
+ *       tablecast.client.rows.unmapped};
+ *   <li>per near cache (tags {@code table} and {@code row_type}), from its creation on: the gauge
+ *       {@code tablecast.client.near.rows} and counters {@code tablecast.client.near.hits}, {@code
+ *       .misses}, {@code .loads}, {@code .load.failures}, {@code .evictions} (Caffeine's
+ *       statistics).
  * </ul>
  *
  * <p>The client counts from its start whether or not it is bound, so the counters bound later miss
@@ -87,6 +91,50 @@ public final class TablecastClientMetrics implements MeterBinder {
           a -> a.serverErrors(code));
     }
     activity.watchTables(table -> bindTable(registry, table));
+    activity.watchNearCaches(near -> bindNearCache(registry, near));
+  }
+
+  private void bindNearCache(MeterRegistry registry, NearCacheMirror<?> near) {
+    Tags t = tags.and("table", near.table()).and("row_type", near.rowTypeName());
+    Gauge.builder("tablecast.client.near.rows", near, NearCache::estimatedSize)
+        .description("keys the near cache holds (rows and known absences), approximately")
+        .tags(t)
+        .register(registry);
+    counter(
+        registry,
+        "tablecast.client.near.hits",
+        "reads the near cache answered from what it holds",
+        t,
+        near,
+        n -> n.stats().hitCount());
+    counter(
+        registry,
+        "tablecast.client.near.misses",
+        "reads the near cache loaded from the server",
+        t,
+        near,
+        n -> n.stats().missCount());
+    counter(
+        registry,
+        "tablecast.client.near.loads",
+        "loads completed, with or without a row",
+        t,
+        near,
+        n -> n.stats().loadSuccessCount());
+    counter(
+        registry,
+        "tablecast.client.near.load.failures",
+        "loads that failed (refused, unmappable, closed)",
+        t,
+        near,
+        n -> n.stats().loadFailureCount());
+    counter(
+        registry,
+        "tablecast.client.near.evictions",
+        "rows the bound or the expiry removed",
+        t,
+        near,
+        n -> n.stats().evictionCount());
   }
 
   private void bindTable(MeterRegistry registry, TableActivity table) {

@@ -26,6 +26,8 @@ class ClientDocTest {
           TablecastClient.class,
           TablecastClient.Builder.class,
           TableMirror.class,
+          NearCache.class,
+          NearCacheOptions.class,
           IndexDefinition.class,
           MirrorIndex.class,
           MirrorQuery.class,

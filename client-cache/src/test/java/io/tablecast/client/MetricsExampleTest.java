@@ -84,6 +84,7 @@ class MetricsExampleTest {
     Set<String> registered = new TreeSet<>();
     try (FakeServer server = new FakeServer();
         TablecastClient client = billingClient(server.address(), registry)) {
+      client.nearCache("shop.prices", NearCacheOptions.maximumRows(10)); // and its meters
       for (Meter m : registry.getMeters()) {
         registered.add(describe(m.getId().getName(), type(m), tagKeys(m)));
       }

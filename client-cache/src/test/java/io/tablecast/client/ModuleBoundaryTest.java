@@ -49,7 +49,8 @@ class ModuleBoundaryTest {
           || name.startsWith("tablecast-protocol")
           || name.startsWith("netty-")
           || name.startsWith("jackson-")
-          || name.startsWith("slf4j-")) {
+          || name.startsWith("slf4j-")
+          || name.startsWith("caffeine-")) {
         modulePath.add(entry);
       }
     }

@@ -160,15 +160,21 @@ class SyncTest {
             .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
             .build();
     TableMirror<Map<String, Object>> m = client.mirror(T);
-    FakeServer.Conn first = server.accept();
-    assertThat(first.expect(Message.Hello.class).protocolVersion()).isEqualTo(4);
-    first.send(
-        Message.Error.fatal(
-            ErrorCode.UNSUPPORTED_VERSION, "unsupported protocol version 4; server speaks 2..3"));
+    // the client steps down one version per refusal: 5, 4, then 3
+    for (int refused = Message.PROTOCOL_VERSION; refused > 3; refused--) {
+      FakeServer.Conn c = server.accept();
+      assertThat(c.expect(Message.Hello.class).protocolVersion()).isEqualTo(refused);
+      c.send(
+          Message.Error.fatal(
+              ErrorCode.UNSUPPORTED_VERSION,
+              "unsupported protocol version " + refused + "; server speaks 2..3"));
+    }
     FakeServer.Conn older = welcome(server.accept(), 3, 10);
     older.expect(Message.Subscribe.class);
     older.snapshot(T, List.of("id"), 10, row("id", 1, "v", "a"));
-    assertThat(m.awaitReady(WAIT)).as("the refusal of version 4 did not fail the mirror").isTrue();
+    assertThat(m.awaitReady(WAIT))
+        .as("the refusals of versions 5 and 4 did not fail the mirror")
+        .isTrue();
     assertThatThrownBy(() -> client.sync(WAIT))
         .isInstanceOf(TablecastException.class)
         .hasMessageContaining("speaks protocol version 3, which has no sync");

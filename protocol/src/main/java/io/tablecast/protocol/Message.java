@@ -18,9 +18,10 @@ public sealed interface Message {
    * rows and keys on the binary transport in the row form (CBOR byte strings, read with the layout
    * of the table's last {@link SnapshotBegin}, {@link Resumed} or {@link SchemaChanged}) instead of
    * maps; the WebSocket transport's JSON is the same in both. Version 4 adds {@link Sync} and
-   * {@link Synced} (read-your-writes); rows travel as in version 3.
+   * {@link Synced} (read-your-writes); rows travel as in version 3. Version 5 adds {@link Fetch}
+   * and {@link Fetched} and the {@code withoutRows} of a {@link Subscribe} (near caches).
    */
-  int PROTOCOL_VERSION = 4;
+  int PROTOCOL_VERSION = 5;
 
   /**
    * The oldest version a server still serves: a client of version 2 gets rows as maps, as before.
@@ -81,16 +82,31 @@ public sealed interface Message {
    * @param tables qualified table names ({@code schema.table})
    * @param resumeEpoch the epoch of the last {@link ChangeBatch} applied, or null for a fresh start
    * @param resumePosition the position of the last batch applied, or -1 for a fresh start
+   * @param withoutRows tables among {@code tables} whose snapshot carries no rows, only their
+   *     columns and position (version 5: a near cache, which loads rows by key with {@link Fetch});
+   *     null or empty: every snapshot carries its rows
    */
-  record Subscribe(List<String> tables, String resumeEpoch, long resumePosition)
+  record Subscribe(
+      List<String> tables, String resumeEpoch, long resumePosition, List<String> withoutRows)
       implements Message {
     public Subscribe {
       tables = List.copyOf(Objects.requireNonNull(tables, "tables"));
+      withoutRows = withoutRows == null || withoutRows.isEmpty() ? null : List.copyOf(withoutRows);
+    }
+
+    /** A subscription whose snapshots carry their rows. */
+    public Subscribe(List<String> tables, String resumeEpoch, long resumePosition) {
+      this(tables, resumeEpoch, resumePosition, null);
     }
 
     /** A subscription that starts from a snapshot. */
     public static Subscribe fresh(List<String> tables) {
       return new Subscribe(tables, null, -1);
+    }
+
+    /** Whether the snapshot of {@code table} carries no rows. */
+    public boolean withoutRows(String table) {
+      return withoutRows != null && withoutRows.contains(table);
     }
   }
 
@@ -308,4 +324,38 @@ public sealed interface Message {
    *     are open), or null
    */
   record Synced(long id, long position, String failure) implements Message {}
+
+  /**
+   * Near cache (version 5): asks for the rows of a subscribed table with these keys, as the
+   * server's image holds them when it answers. The answer, {@link Fetched}, is written in the
+   * session's stream: every change before it is on the wire before it, every change after it behind
+   * it.
+   *
+   * @param id chosen by the client, echoed in the answer
+   * @param table a table this connection subscribed
+   * @param keys primary keys, each the array of its values in primary-key order (as a change's key)
+   */
+  record Fetch(long id, String table, List<ArrayNode> keys) implements Message {
+    public Fetch {
+      keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
+    }
+  }
+
+  /**
+   * The answer to a {@link Fetch}: the rows of the asked keys that exist and that the session may
+   * see, as of {@code position}; a key without a row has none (or none the session may see).
+   *
+   * @param id the request's id
+   * @param table the request's table
+   * @param position the position of the last batch sent before this answer; -1 with a failure
+   * @param rows the rows found, in the session's columns
+   * @param failure why the server cannot answer (the table is not subscribed on this connection,
+   *     too many keys, a key that does not fit the primary key), or null
+   */
+  record Fetched(long id, String table, long position, List<ObjectNode> rows, String failure)
+      implements Message {
+    public Fetched {
+      rows = rows == null ? List.of() : List.copyOf(rows);
+    }
+  }
 }

@@ -17,9 +17,11 @@ public enum MessageType {
   TABLE_STATUS(13, "table_status", Message.TableStatus.class),
   SCHEMA_CHANGED(14, "schema_changed", Message.SchemaChanged.class),
   SYNC(15, "sync", Message.Sync.class),
-  SYNCED(16, "synced", Message.Synced.class);
+  SYNCED(16, "synced", Message.Synced.class),
+  FETCH(17, "fetch", Message.Fetch.class),
+  FETCHED(18, "fetched", Message.Fetched.class);
 
-  private static final MessageType[] BY_CODE = new MessageType[17];
+  private static final MessageType[] BY_CODE = new MessageType[19];
 
   static {
     for (MessageType t : values()) {

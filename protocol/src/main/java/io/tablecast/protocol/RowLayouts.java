@@ -54,6 +54,10 @@ public final class RowLayouts {
       bindChanges(batch.changes());
     } else if (m instanceof Message.ChangePart part) {
       bindChanges(part.changes());
+    } else if (m instanceof Message.Fetched fetched) {
+      for (ObjectNode row : fetched.rows()) {
+        bindRow(fetched.table(), row);
+      }
     }
     return m;
   }

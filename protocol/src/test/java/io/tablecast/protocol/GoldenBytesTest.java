@@ -22,13 +22,13 @@ class GoldenBytesTest {
       Map.ofEntries(
           Map.entry(
               MessageType.HELLO,
-              "0000003a01bf6f70726f746f636f6c56657273696f6e046a636c69656e744e616d6563737663647573657265616c6963656870617373776f7264627077ff"),
+              "0000003a01bf6f70726f746f636f6c56657273696f6e056a636c69656e744e616d6563737663647573657265616c6963656870617373776f7264627077ff"),
           Map.entry(
               MessageType.WELCOME,
               "0000005002bf6f70726f746f636f6c56657273696f6e026a7365727665724e616d65697461626c65636173746565706f636862653168706f736974696f6e182a6f6865617274626561744d696c6c69731903e8ff"),
           Map.entry(
               MessageType.SUBSCRIBE,
-              "0000003503bf667461626c657381696170702e6974656d736b726573756d6545706f63686265316e726573756d65506f736974696f6e1829ff"),
+              "0000004c03bf667461626c657381696170702e6974656d736b726573756d6545706f63686265316e726573756d65506f736974696f6e18296b776974686f7574526f777381696170702e6974656d73ff"),
           Map.entry(
               MessageType.SNAPSHOT_BEGIN,
               "0000009004bf657461626c65696170702e6974656d7367636f6c756d6e7382bf646e616d656269646664625479706566626967696e74646b696e6467494e5445474552ffbf646e616d65646e616d65666462547970656b7661726368617228343029646b696e6466535452494e47ff6a7072696d6172794b65798162696468706f736974696f6e182a68726f77436f756e7401ff"),
@@ -52,6 +52,12 @@ class GoldenBytesTest {
           Map.entry(MessageType.SYNC, "000000070fbf62696403ff"),
           Map.entry(MessageType.SYNCED, "0000001210bf6269640368706f736974696f6e182cff"),
           Map.entry(
+              MessageType.FETCH,
+              "0000001f11bf62696405657461626c65696170702e6974656d73646b657973818107ff"),
+          Map.entry(
+              MessageType.FETCHED,
+              "0000006912bf62696405657461626c65696170702e6974656d7368706f736974696f6e182c64726f777381a662696407646e616d65695a6fc3ab20f09f8e896570726963656731322e3334303063626967c24900ffffffffffffffff65726174696fc4822005646e6f7465f6ff"),
+          Map.entry(
               MessageType.SCHEMA_CHANGED,
               "000000840ebf657461626c65696170702e6974656d736776657273696f6e0267636f6c756d6e7382bf646e616d656269646664625479706566626967696e74646b696e6467494e5445474552ffbf646e616d65646e616d65666462547970656b7661726368617228343029646b696e6466535452494e47ff6a7072696d6172794b657981626964ff"),
           Map.entry(
@@ -65,13 +71,13 @@ class GoldenBytesTest {
       Map.ofEntries(
           Map.entry(
               MessageType.HELLO,
-              "{\"type\":\"hello\",\"protocolVersion\":4,\"clientName\":\"svc\",\"user\":\"alice\",\"password\":\"pw\"}"),
+              "{\"type\":\"hello\",\"protocolVersion\":5,\"clientName\":\"svc\",\"user\":\"alice\",\"password\":\"pw\"}"),
           Map.entry(
               MessageType.WELCOME,
               "{\"type\":\"welcome\",\"protocolVersion\":2,\"serverName\":\"tablecast\",\"epoch\":\"e1\",\"position\":42,\"heartbeatMillis\":1000}"),
           Map.entry(
               MessageType.SUBSCRIBE,
-              "{\"type\":\"subscribe\",\"tables\":[\"app.items\"],\"resumeEpoch\":\"e1\",\"resumePosition\":41}"),
+              "{\"type\":\"subscribe\",\"tables\":[\"app.items\"],\"resumeEpoch\":\"e1\",\"resumePosition\":41,\"withoutRows\":[\"app.items\"]}"),
           Map.entry(
               MessageType.SNAPSHOT_BEGIN,
               "{\"type\":\"snapshot_begin\",\"table\":\"app.items\",\"columns\":[{\"name\":\"id\",\"dbType\":\"bigint\",\"kind\":\"INTEGER\"},{\"name\":\"name\",\"dbType\":\"varchar(40)\",\"kind\":\"STRING\"}],\"primaryKey\":[\"id\"],\"position\":42,\"rowCount\":1}"),
@@ -94,6 +100,12 @@ class GoldenBytesTest {
           Map.entry(MessageType.PONG, "{\"type\":\"pong\",\"nonce\":7}"),
           Map.entry(MessageType.SYNC, "{\"type\":\"sync\",\"id\":3}"),
           Map.entry(MessageType.SYNCED, "{\"type\":\"synced\",\"id\":3,\"position\":44}"),
+          Map.entry(
+              MessageType.FETCH,
+              "{\"type\":\"fetch\",\"id\":5,\"table\":\"app.items\",\"keys\":[[7]]}"),
+          Map.entry(
+              MessageType.FETCHED,
+              "{\"type\":\"fetched\",\"id\":5,\"table\":\"app.items\",\"position\":44,\"rows\":[{\"id\":7,\"name\":\"Zoë 🎉\",\"price\":\"12.3400\",\"big\":18446744073709551615,\"ratio\":0.5,\"note\":null}]}"),
           Map.entry(
               MessageType.SCHEMA_CHANGED,
               "{\"type\":\"schema_changed\",\"table\":\"app.items\",\"version\":2,\"columns\":[{\"name\":\"id\",\"dbType\":\"bigint\",\"kind\":\"INTEGER\"},{\"name\":\"name\",\"dbType\":\"varchar(40)\",\"kind\":\"STRING\"}],\"primaryKey\":[\"id\"]}"),

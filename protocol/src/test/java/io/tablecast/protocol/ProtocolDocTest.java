@@ -156,14 +156,14 @@ class ProtocolDocTest {
   void theDocumentedProtocolVersionIsTheCodes() {
     String version = String.valueOf(Message.PROTOCOL_VERSION);
     assertThat(lines.get(0)).isEqualTo("# Tablecast wire protocol (version " + version + ")");
+    StringBuilder served = new StringBuilder(version);
+    for (int v = Message.PROTOCOL_VERSION - 1; v > Message.OLDEST_PROTOCOL_VERSION; v--) {
+      served.append(", ").append(v);
+    }
+    served.append(" and ").append(Message.OLDEST_PROTOCOL_VERSION);
     assertThat(String.join("\n", lines))
         .contains("`Message.PROTOCOL_VERSION` = " + version + ",")
-        .contains(
-            "the server serves versions "
-                + version
-                + ", 3 and "
-                + Message.OLDEST_PROTOCOL_VERSION
-                + "\n(`Message.OLDEST_PROTOCOL_VERSION`)");
+        .contains("the server serves versions " + served + "\n(`Message.OLDEST_PROTOCOL_VERSION`)");
   }
 
   @Test

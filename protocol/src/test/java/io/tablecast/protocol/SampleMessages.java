@@ -104,7 +104,9 @@ public final class SampleMessages {
     m.put(
         MessageType.HELLO, new Message.Hello(Message.PROTOCOL_VERSION, "svc", "alice", "pw", null));
     m.put(MessageType.WELCOME, new Message.Welcome(2, "tablecast", "e1", 42, 1000));
-    m.put(MessageType.SUBSCRIBE, new Message.Subscribe(List.of("app.items"), "e1", 41));
+    m.put(
+        MessageType.SUBSCRIBE,
+        new Message.Subscribe(List.of("app.items"), "e1", 41, List.of("app.items")));
     m.put(
         MessageType.SNAPSHOT_BEGIN,
         new Message.SnapshotBegin("app.items", cols, List.of("id"), 42, 1));
@@ -131,6 +133,8 @@ public final class SampleMessages {
     m.put(MessageType.PONG, new Message.Pong(7));
     m.put(MessageType.SYNC, new Message.Sync(3));
     m.put(MessageType.SYNCED, new Message.Synced(3, 44, null));
+    m.put(MessageType.FETCH, new Message.Fetch(5, "app.items", List.of(key)));
+    m.put(MessageType.FETCHED, new Message.Fetched(5, "app.items", 44, List.of(row()), null));
     m.put(
         MessageType.SCHEMA_CHANGED, new Message.SchemaChanged("app.items", 2, cols, List.of("id")));
     m.put(

@@ -154,12 +154,15 @@ class TablecastServerLoopbackTest {
   }
 
   @Test
-  void aVersionOutsideTwoToFourIsRefused() throws Exception {
+  void aVersionAboveTheCurrentIsRefused() throws Exception {
+    int future = Message.PROTOCOL_VERSION + 1;
     try (TestClient c = connect()) {
-      c.send(new Message.Hello(5, "future", null, null, null));
+      c.send(new Message.Hello(future, "future", null, null, null));
       Message.Error e = c.next(Message.Error.class);
       assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
-      assertThat(e.message()).contains("versions 2 to 4").contains("version 5");
+      assertThat(e.message())
+          .contains("versions 2 to " + Message.PROTOCOL_VERSION)
+          .contains("version " + future);
     }
   }
 

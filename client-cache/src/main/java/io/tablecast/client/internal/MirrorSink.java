@@ -58,6 +58,15 @@ public interface MirrorSink {
    */
   boolean keepsRowBytes();
 
+  /**
+   * True for a mirror that holds the whole table; false for a near cache, which holds the rows it
+   * loaded with {@link ServerSession#fetch} and keeps them current from the batches (its table is
+   * subscribed without rows when no other mirror needs them).
+   */
+  default boolean holdsWholeTable() {
+    return true;
+  }
+
   /** A snapshot of the table began or received rows: so many of the announced rows are in. */
   void snapshotProgress(long rowsReceived, long rowsExpected);
 

@@ -76,6 +76,27 @@ final class MirrorStream {
     return out;
   }
 
+  /**
+   * For a subscribe of {@code tables} about to be sent: those whose mirrors are all near caches, to
+   * be subscribed without rows.
+   */
+  List<String> withoutRows(List<String> tables) {
+    List<String> out = new ArrayList<>();
+    for (String t : tables) {
+      TableFeed f = feeds.get(t);
+      if (f != null && f.subscribeWithoutRows()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  /** The position the mirrors of {@code table} are at; -1 when none. */
+  long position(String table) {
+    TableFeed f = feeds.get(table);
+    return f == null ? -1 : f.position();
+  }
+
   String lastEpoch() {
     return lastEpoch;
   }

@@ -16,7 +16,7 @@ import io.tablecast.protocol.Message;
 import io.tablecast.protocol.netty.BinaryFraming;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,11 +46,17 @@ final class Reconnector {
   private final ServerSession session;
   private int nextServer;
 
-  /** The version said to servers that refused {@link Message#PROTOCOL_VERSION}: no sync in it. */
-  static final int OLDER_VERSION = 3;
+  /**
+   * The oldest version said to servers that refused newer ones: rows in the row form, no sync (4)
+   * and no fetch (5).
+   */
+  static final int OLDEST_VERSION = 3;
 
-  /** Servers that refused {@link Message#PROTOCOL_VERSION} (an older release); any thread. */
-  private final Set<InetSocketAddress> olderServers = ConcurrentHashMap.newKeySet();
+  /**
+   * Servers that refused a version (an older release), with the version said to them now, one less
+   * at each refusal; any thread.
+   */
+  private final Map<InetSocketAddress, Integer> olderServers = new ConcurrentHashMap<>();
 
   Reconnector(ClientConfig config, ServerSession session) {
     this.config = config;
@@ -61,16 +67,6 @@ final class Reconnector {
             new DefaultThreadFactory("tablecast-client-" + config.clientName(), true),
             NioIoHandler.newFactory());
     this.backoff = new Backoff(config.backoffMin(), config.backoffMax());
-    Message.Hello hello =
-        new Message.Hello(
-            Message.PROTOCOL_VERSION,
-            config.clientName(),
-            config.user(),
-            config.password(),
-            config.token());
-    Message.Hello olderHello =
-        new Message.Hello(
-            OLDER_VERSION, config.clientName(), config.user(), config.password(), config.token());
     this.bootstrap =
         new Bootstrap()
             .group(group)
@@ -91,10 +87,20 @@ final class Reconnector {
                     // frame (a single huge row) takes longer than three heartbeats to arrive
                     ch.pipeline().addLast(IDLE, handshakeIdle());
                     BinaryFraming.addTo(ch.pipeline(), config.maxFrameBytes());
-                    boolean older = olderServers.contains(ch.attr(ClientTls.TARGET).get());
+                    int version =
+                        olderServers.getOrDefault(
+                            ch.attr(ClientTls.TARGET).get(), Message.PROTOCOL_VERSION);
                     ch.pipeline()
                         .addLast(
-                            "session", new SessionHandler(session, older ? olderHello : hello));
+                            "session",
+                            new SessionHandler(
+                                session,
+                                new Message.Hello(
+                                    version,
+                                    config.clientName(),
+                                    config.user(),
+                                    config.password(),
+                                    config.token())));
                   }
                 });
   }
@@ -110,11 +116,21 @@ final class Reconnector {
   }
 
   /**
-   * {@code server} refused this client's protocol version: say {@link #OLDER_VERSION} to it from
-   * now on. False when it already was (the refusal has another reason). Any thread.
+   * {@code server} refused the protocol version said to it: say the version before from now on.
+   *
+   * @return that version, or -1 when the oldest was refused already (the refusal has another
+   *     reason). Any thread.
    */
-  boolean speakOlderVersionTo(InetSocketAddress server) {
-    return olderServers.add(server);
+  int speakOlderVersionTo(InetSocketAddress server) {
+    int[] said = {-1};
+    olderServers.compute(
+        server,
+        (k, v) -> {
+          int now = v == null ? Message.PROTOCOL_VERSION : v;
+          said[0] = now > OLDEST_VERSION ? now - 1 : -1;
+          return now > OLDEST_VERSION ? now - 1 : now;
+        });
+    return said[0];
   }
 
   boolean isClosed() {

@@ -39,6 +39,7 @@ public final class ServerSession implements AutoCloseable {
   // ---- event-loop confined
   private final MirrorStream stream;
   private final SyncRequests syncs = new SyncRequests();
+  private final FetchRequests fetches = new FetchRequests();
   private final Set<String> subscribed = new HashSet<>();
 
   /** Mirrors being read from their files, not attached yet; any thread. */
@@ -150,6 +151,32 @@ public final class ServerSession implements AutoCloseable {
     return done;
   }
 
+  /**
+   * Near cache: asks the server for the rows of {@code table} with the normalized {@code keys}, as
+   * its image holds them when it answers; {@code handler} hears the answer on the event loop, in
+   * the stream's order, so that no batch it must see is applied after it. Sent once the table is
+   * subscribed on a connection, again on the next connection when the answer was lost; an answer
+   * older than a batch applied already is asked for again. Any thread.
+   */
+  public void fetch(String table, List<Object> keys, FetchHandler handler) {
+    if (reconnector.isClosed()) {
+      handler.failed("client is closed");
+      return;
+    }
+    reconnector.execute(
+        () -> {
+          attachCreatedMirrors(); // the near cache is subscribed before its first fetch
+          long id = fetches.add(table, keys, handler);
+          if (welcomed && channel != null && deferredEpoch == null) {
+            if (version < FetchRequests.FIRST_VERSION) {
+              fetches.failAll(FetchRequests.unsupported(server, version));
+            } else if (subscribed.contains(table)) {
+              fetches.send(channel, id);
+            }
+          }
+        });
+  }
+
   /** The server the client is connected to and welcomed by, or null. Any thread. */
   public String connectedServer() {
     return welcomed ? server : null;
@@ -168,7 +195,11 @@ public final class ServerSession implements AutoCloseable {
   /** Closes the connection and stops reconnecting. Idempotent. */
   @Override
   public void close() {
-    reconnector.execute(() -> syncs.failAll("client is closed"));
+    reconnector.execute(
+        () -> {
+          syncs.failAll("client is closed");
+          fetches.failAll("client is closed");
+        });
     reconnector.close();
   }
 
@@ -188,9 +219,13 @@ public final class ServerSession implements AutoCloseable {
         log.info("subscribing to {}", m.table());
         // a subscribe that cannot be written would leave the mirror waiting: reconnecting
         // resubscribes it
+        List<String> table = List.of(m.table());
         channel
-            .writeAndFlush(Message.Subscribe.fresh(List.of(m.table())))
+            .writeAndFlush(new Message.Subscribe(table, null, -1, stream.withoutRows(table)))
             .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        if (version >= FetchRequests.FIRST_VERSION) {
+          fetches.sendFor(channel, m.table()); // asked before the table was subscribed
+        }
       }
     }
     if (deferredEpoch != null && restoring.get() == 0 && welcomed && channel != null) {
@@ -312,6 +347,7 @@ public final class ServerSession implements AutoCloseable {
       stream.snapshotBegin(b);
     } else if (msg instanceof Message.SnapshotEnd e) {
       stream.snapshotEnd(e);
+      reconnectForFreshSnapshots();
     } else if (msg instanceof Message.Welcome w) {
       onWelcome(ch, w);
     } else if (msg instanceof Message.Resumed r) {
@@ -319,6 +355,8 @@ public final class ServerSession implements AutoCloseable {
       reconnectForFreshSnapshots();
     } else if (msg instanceof Message.Synced s) {
       syncs.answered(s, server);
+    } else if (msg instanceof Message.Fetched f) {
+      fetches.answered(ch, f, stream.position(f.table()), server);
     } else if (msg instanceof Message.Ping p) {
       ch.writeAndFlush(new Message.Pong(p.nonce()))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
@@ -363,12 +401,15 @@ public final class ServerSession implements AutoCloseable {
           resume,
           stream.lastPosition(),
           stream.lastEpoch());
-      ch.write(new Message.Subscribe(resume, stream.lastEpoch(), stream.lastPosition()))
+      ch.write(
+              new Message.Subscribe(
+                  resume, stream.lastEpoch(), stream.lastPosition(), stream.withoutRows(resume)))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE); // as in attachCreatedMirrors
     }
     if (!fresh.isEmpty()) {
       log.info("subscribing to {}", fresh);
-      ch.write(Message.Subscribe.fresh(fresh)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      ch.write(new Message.Subscribe(fresh, null, -1, stream.withoutRows(fresh)))
+          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
     subscribed.addAll(resume);
     subscribed.addAll(fresh);
@@ -377,6 +418,11 @@ public final class ServerSession implements AutoCloseable {
       syncs.sendAll(ch); // behind the subscribes: answered after their snapshots or replays
     } else {
       syncs.failAll(noSync());
+    }
+    if (version >= FetchRequests.FIRST_VERSION) {
+      fetches.sendAll(ch, subscribed);
+    } else {
+      fetches.failAll(FetchRequests.unsupported(server, version));
     }
   }
 
@@ -390,17 +436,19 @@ public final class ServerSession implements AutoCloseable {
       return;
     }
     InetSocketAddress target = ch.attr(ClientTls.TARGET).get();
-    if (e.code() == ErrorCode.UNSUPPORTED_VERSION
-        && !welcomed
-        && target != null
-        && reconnector.speakOlderVersionTo(target)) {
+    int older =
+        e.code() == ErrorCode.UNSUPPORTED_VERSION && !welcomed && target != null
+            ? reconnector.speakOlderVersionTo(target)
+            : -1;
+    if (older > 0) {
       log.warn(
           "server {} does not speak protocol version {} ({}); reconnecting with version {}, in"
-              + " which sync() is not available",
+              + " which {} not available",
           target,
-          Message.PROTOCOL_VERSION,
+          older + 1,
           text,
-          Reconnector.OLDER_VERSION);
+          older,
+          older < SyncRequests.FIRST_VERSION ? "sync() and near caches are" : "near caches are");
       ending(ch, "the server speaks an older protocol version");
       ch.close();
       return;

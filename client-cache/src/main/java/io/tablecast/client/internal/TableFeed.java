@@ -45,6 +45,9 @@ final class TableFeed {
    */
   private boolean inStream;
 
+  /** The last subscribe asked for a snapshot without rows (its mirrors were near caches). */
+  private boolean rowsOmitted;
+
   /** Rows of a snapshot in flight, swapped into the mirrors at its end; null otherwise. */
   private PendingRows pending;
 
@@ -120,6 +123,15 @@ final class TableFeed {
     return !mirrors.isEmpty();
   }
 
+  /**
+   * For a subscribe about to be sent: whether its snapshot may come without rows, every mirror of
+   * the table being a near cache; remembered until the next subscribe.
+   */
+  boolean subscribeWithoutRows() {
+    rowsOmitted = !mirrors.isEmpty() && mirrors.stream().noneMatch(MirrorSink::holdsWholeTable);
+    return rowsOmitted;
+  }
+
   /** Whether a mirror of this table holds it (so its next snapshot is a resnapshot). */
   boolean wasEverReady() {
     for (MirrorSink m : mirrors) {
@@ -145,7 +157,11 @@ final class TableFeed {
           table,
           m.file());
     }
-    if (synced && !mirrors.isEmpty()) {
+    if (synced && !m.holdsWholeTable()) {
+      m.setSchema(columns, primaryKey); // a near cache loads rows itself: it needs only the layout
+      m.install(Map.of(), position);
+      m.caughtUp();
+    } else if (synced && !mirrors.isEmpty()) {
       Map<Object, ObjectNode> images = null;
       for (int i = 0; i < mirrors.size() && images == null; i++) {
         images = mirrors.get(i).images();
@@ -232,12 +248,10 @@ final class TableFeed {
     pendingExpected = b.rowCount();
     pendingReceived = 0;
     int views = (int) mirrors.stream().filter(MirrorSink::keepsRowBytes).count();
+    int whole = (int) mirrors.stream().filter(MirrorSink::holdsWholeTable).count();
     sizing =
         new SnapshotSizing(
-            table,
-            b.rowCount(),
-            sizingSettings,
-            new SnapshotSizing.Mirrors(views, mirrors.size() - views));
+            table, b.rowCount(), sizingSettings, new SnapshotSizing.Mirrors(views, whole - views));
     refused = false;
     synced = false;
     inStream = false;
@@ -292,6 +306,11 @@ final class TableFeed {
     sizing = null;
     if (pending == null) {
       log.warn("snapshot end for {} without a snapshot begin; ignored", table);
+      return null;
+    }
+    if (rowsOmitted && mirrors.stream().anyMatch(MirrorSink::holdsWholeTable)) {
+      pending = null;
+      needFresh("a mirror of " + table + " was created while its snapshot without rows was coming");
       return null;
     }
     SnapshotDiff diff = SnapshotDiff.NONE;

@@ -68,6 +68,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   private final Subscriptions subscriptions;
   private final HubViews views;
   private final SyncAnswers syncs;
+  private final FetchAnswers fetches;
   private final TableReadPositions readPositions = new TableReadPositions();
   private volatile long position;
 
@@ -141,6 +142,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             history,
             readPositions);
     this.syncs = new SyncAnswers(hub, slow, () -> position, metrics);
+    this.fetches = new FetchAnswers(images, slow, () -> position, metrics);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
     hub.scheduleWithFixedDelay(
         () -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
@@ -422,6 +424,11 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   /** Handles a {@code sync} request (see {@link SyncAnswers}). Any thread. */
   public void sync(Subscriber s, long id) {
     runOnHub(() -> syncs.request(s, id));
+  }
+
+  /** Handles a {@code fetch} request (see {@link FetchAnswers}). Any thread. */
+  public void fetch(Subscriber s, Message.Fetch fetch) {
+    runOnHub(() -> fetches.answer(s, fetch));
   }
 
   /** Forgets a session whose channel closed. Any thread. */

@@ -178,7 +178,7 @@ final class Subscriptions {
         && sub.resumePosition() < at) {
       slow.flush(s);
       s.addTables(names);
-      catchUps.start(s, streamResume(s, known, names, sub.resumePosition(), at));
+      catchUps.start(s, streamResume(s, known, names, sub, sub.resumePosition(), at));
       tellStale(s, names);
       return;
     }
@@ -197,7 +197,7 @@ final class Subscriptions {
     slow.flush(s); // its pending changes (positions <= at) go before the snapshot
     List<SnapshotFrames.TableRows> copies = new ArrayList<>();
     for (TableImage image : known) {
-      copies.add(new SnapshotFrames.TableRows(image.schema(), image.form(), image.copyRows()));
+      copies.add(copy(image, sub));
     }
     s.addTables(names);
     catchUps.start(s, new SnapshotFrames(s, copies, at, metrics));
@@ -209,11 +209,16 @@ final class Subscriptions {
    * up to {@code at}; the snapshot at {@code at} is taken now, in case the history cannot replay.
    */
   private StreamResume streamResume(
-      Subscriber s, List<TableImage> known, List<String> names, long from, long at) {
+      Subscriber s,
+      List<TableImage> known,
+      List<String> names,
+      Message.Subscribe sub,
+      long from,
+      long at) {
     List<SnapshotFrames.TableRows> copies = new ArrayList<>();
     Map<String, HistoryChanges.Layout> layouts = new HashMap<>();
     for (TableImage image : known) {
-      copies.add(new SnapshotFrames.TableRows(image.schema(), image.form(), image.copyRows()));
+      copies.add(copy(image, sub));
       layouts.put(image.name(), new HistoryChanges.Layout(image.schema(), image.form()));
     }
     return new StreamResume(
@@ -225,6 +230,15 @@ final class Subscriptions {
         images.primaryKeys(names),
         new SnapshotFrames(s, copies, at, metrics),
         metrics);
+  }
+
+  /**
+   * What a snapshot of {@code image} sends: its rows, or none for a table the subscribe asks
+   * without rows (a near cache, which fetches the rows it wants).
+   */
+  private static SnapshotFrames.TableRows copy(TableImage image, Message.Subscribe sub) {
+    return new SnapshotFrames.TableRows(
+        image.schema(), image.form(), sub.withoutRows(image.name()) ? List.of() : image.copyRows());
   }
 
   /** The tables' columns as the session may see them. */

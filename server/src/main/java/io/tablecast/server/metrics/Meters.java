@@ -42,6 +42,13 @@ final class Meters {
         .register(registry);
   }
 
+  Counter fetchKeys(String outcome) {
+    return Counter.builder("tablecast.fetch.keys")
+        .description("keys asked for by fetch requests (near caches)")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
   Counter reconcileRepairs(String table) {
     return perTable("tablecast.reconcile.repairs", "rows repaired by reconciliation", table);
   }

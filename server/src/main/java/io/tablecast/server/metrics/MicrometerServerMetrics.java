@@ -215,6 +215,11 @@ public final class MicrometerServerMetrics implements ServerMetrics {
   }
 
   @Override
+  public void fetched(String outcome, int keys) {
+    meters.fetchKeys(outcome).increment(keys);
+  }
+
+  @Override
   public void resumed() {
     resumes.increment();
   }

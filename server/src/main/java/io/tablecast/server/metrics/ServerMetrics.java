@@ -48,6 +48,13 @@ public interface ServerMetrics {
    */
   default void syncAnswered(String outcome, Duration took) {}
 
+  /**
+   * A session's {@code fetch} request (near cache) for {@code keys} keys was answered ({@code
+   * outcome} {@code answered}) or refused ({@code refused}: a table not subscribed, too many keys,
+   * a key that is none of the table's).
+   */
+  default void fetched(String outcome, int keys) {}
+
   /** A subscription was served from the resume buffer, without a snapshot. */
   default void resumed() {}
 

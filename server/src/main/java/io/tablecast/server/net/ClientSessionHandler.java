@@ -150,6 +150,8 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
       hub.subscribe(subscriber, subscribe);
     } else if (msg instanceof Message.Sync sync) {
       hub.sync(subscriber, sync.id());
+    } else if (msg instanceof Message.Fetch fetch) {
+      hub.fetch(subscriber, fetch);
     } else if (msg instanceof Message.Ping ping) {
       // a pong that cannot be written fails the session like a hub write (exceptionCaught)
       ctx.writeAndFlush(new Message.Pong(ping.nonce()))
@@ -164,7 +166,7 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
           ctx,
           ErrorCode.PROTOCOL_VIOLATION,
           msg.type().jsonName()
-              + " is a server message; clients may send hello, subscribe, sync, ping and pong");
+              + " is a server message; clients may send hello, subscribe, sync, fetch, ping and pong");
     }
   }
 

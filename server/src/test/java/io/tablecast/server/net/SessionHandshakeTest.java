@@ -128,7 +128,9 @@ class SessionHandshakeTest {
     sendMagicAnd(hello(1));
     Message.Error e = readError();
     assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
-    assertThat(e.message()).contains("versions 2 to 4").contains("version 1");
+    assertThat(e.message())
+        .contains("versions 2 to " + Message.PROTOCOL_VERSION)
+        .contains("version 1");
     assertThat(ch.isOpen()).isFalse();
   }
 
