@@ -34,10 +34,14 @@ final class Mirror<V> implements TableMirror<V> {
 
   private final MirrorWriter<V> writer;
 
+  /** The rows and columns it holds of its table; null for all. */
+  final MirrorShape shape;
+
   /**
    * @param mapping maps a row image to the row type (throws when it cannot) and reads rows back
    * @param rowType the row type, named to {@link ErrorListener}s when a row cannot be mapped
    * @param saved where the mirror is saved for a warm restart; null when it is not
+   * @param shape the rows and columns it holds of its table; null for all
    */
   Mirror(
       String table,
@@ -46,8 +50,10 @@ final class Mirror<V> implements TableMirror<V> {
       RowFit fit,
       ListenerDispatcher dispatcher,
       ClientListeners clientListeners,
-      MirrorPersistence.Place saved) {
+      MirrorPersistence.Place saved,
+      MirrorShape shape) {
     this.table = table;
+    this.shape = shape;
     this.rows =
         new MirrorRows<>(
             new MirrorIndexes<>(

@@ -3,6 +3,8 @@ package io.tablecast.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tablecast.client.internal.ServerSession;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,6 +22,10 @@ final class MirrorRegistry {
   private final ClientListeners clientListeners;
   private final Map<Key, Mirror<?>> mirrors = new ConcurrentHashMap<>();
   private final Map<Key, NearCacheMirror<?>> nearCaches = new ConcurrentHashMap<>();
+
+  /** The shape all mirrors of a table hold, by table (empty: the whole table). */
+  private final Map<String, Optional<MirrorShape>> shapes = new ConcurrentHashMap<>();
+
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Where mirrors are saved for a warm restart; null when they are not. */
@@ -43,7 +49,18 @@ final class MirrorRegistry {
    * thread.
    */
   <V> Mirror<V> mirror(String table, Class<V> rowType) {
+    return mirror(table, rowType, null);
+  }
+
+  /**
+   * The mirror of {@code table} with rows of {@code rowType} holding {@code shape} of the table
+   * (null: all of it). Any thread.
+   *
+   * @throws IllegalArgumentException when mirrors of the table hold another shape
+   */
+  <V> Mirror<V> mirror(String table, Class<V> rowType, MirrorShape shape) {
     checkArguments(table, rowType);
+    claimShape(table, shape);
     @SuppressWarnings("unchecked")
     Mirror<V> m =
         (Mirror<V>)
@@ -61,7 +78,8 @@ final class MirrorRegistry {
                               : RowFit.typed(table, rowType, objectMapper),
                           dispatcher,
                           clientListeners,
-                          warmRestart == null ? null : warmRestart.place(table, rowType));
+                          warmRestart == null ? null : warmRestart.place(table, rowType, shape),
+                          shape);
                   clientListeners.activity().table(table).attach(created);
                   if (warmRestart == null) {
                     session.attach(created.sink());
@@ -89,6 +107,7 @@ final class MirrorRegistry {
     if (options == null) {
       throw new IllegalArgumentException("options must not be null");
     }
+    claimShape(table, null);
     @SuppressWarnings("unchecked")
     NearCacheMirror<V> n =
         (NearCacheMirror<V>)
@@ -113,6 +132,25 @@ final class MirrorRegistry {
               + options);
     }
     return n;
+  }
+
+  /**
+   * Makes {@code shape} the one of {@code table}'s mirrors, or checks that it is: a table is
+   * subscribed once per connection, so all its mirrors and near caches hold one shape.
+   */
+  private void claimShape(String table, MirrorShape shape) {
+    Optional<MirrorShape> held = shapes.computeIfAbsent(table, t -> Optional.ofNullable(shape));
+    if (!Objects.equals(held.orElse(null), shape)) {
+      throw new IllegalArgumentException(
+          "mirrors of "
+              + table
+              + " hold "
+              + held.map(MirrorShape::toString).orElse("the whole table")
+              + ", not "
+              + (shape == null ? "the whole table" : shape)
+              + ": a table is subscribed once per connection, so all its mirrors and near caches"
+              + " hold the same rows and columns (use another client for another shape)");
+    }
   }
 
   private void checkArguments(String table, Class<?> rowType) {

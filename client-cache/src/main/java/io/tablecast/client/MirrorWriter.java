@@ -72,6 +72,11 @@ final class MirrorWriter<V> implements MirrorSink {
   }
 
   @Override
+  public io.tablecast.protocol.Message.Shape shape() {
+    return WireTypes.shape(mirror.shape);
+  }
+
+  @Override
   public boolean isReady() {
     return mirror.isReady();
   }

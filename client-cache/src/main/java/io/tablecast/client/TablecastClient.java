@@ -133,6 +133,24 @@ public final class TablecastClient implements AutoCloseable {
   }
 
   /**
+   * The mirror of {@code table} with rows of {@code rowType} that holds only the rows and columns
+   * {@code shape} chooses, evaluated by the server (see {@link MirrorShape}). All mirrors of a
+   * table in one client hold the same shape.
+   *
+   * @throws IllegalArgumentException when mirrors of the table hold another shape
+   * @throws TablecastException if the client is closed
+   */
+  public <V> TableMirror<V> mirror(String table, Class<V> rowType, MirrorShape shape) {
+    return mirrors.mirror(table, rowType, shape);
+  }
+
+  /** Like {@link #mirror(String, Class, MirrorShape)}, with generic rows. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public TableMirror<Map<String, Object>> mirror(String table, MirrorShape shape) {
+    return (TableMirror) mirrors.mirror(table, Map.class, shape);
+  }
+
+  /**
    * The near cache of {@code table} with rows of {@code rowType}: the hot rows of a table that
    * should not be held whole, loaded by key from the server and kept current (see {@link
    * NearCache}). One per table and row type.

@@ -45,10 +45,14 @@ final class WarmRestart implements AutoCloseable {
   }
 
   /** Where the mirror of {@code table} with rows of {@code rowType} is saved. */
-  MirrorPersistence.Place place(String table, Class<?> rowType) {
+  MirrorPersistence.Place place(String table, Class<?> rowType, MirrorShape shape) {
     String type = rowType == Map.class ? "rows" : rowType.getName();
+    // a shaped mirror's file is its shape's own: rows of another shape are never loaded into it
+    String shaped = shape == null ? "" : "@" + Integer.toHexString(shape.hashCode());
     return new MirrorPersistence.Place(
-        directory.resolve(safe(table) + "@" + safe(type) + ".mirror"), heap, reservePercent);
+        directory.resolve(safe(table) + "@" + safe(type) + shaped + ".mirror"),
+        heap,
+        reservePercent);
   }
 
   /** A file name part: letters, digits, {@code . _ -} kept, anything else {@code _}. */

@@ -3,6 +3,7 @@ package io.tablecast.client;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.Message;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +22,25 @@ final class WireTypes {
 
   static ColumnType type(ColumnKind kind) {
     return ColumnType.valueOf(kind.name());
+  }
+
+  /** A mirror's shape as a subscribe carries it; null stays null. */
+  static Message.Shape shape(MirrorShape shape) {
+    if (shape == null) {
+      return null;
+    }
+    com.fasterxml.jackson.databind.node.JsonNodeFactory nodes =
+        com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    List<com.fasterxml.jackson.databind.JsonNode> params = new ArrayList<>();
+    for (Object p : shape.params()) {
+      params.add(
+          p instanceof Boolean b
+              ? nodes.booleanNode(b)
+              : p instanceof Number n
+                  ? nodes.numberNode(new java.math.BigDecimal(n.toString()))
+                  : nodes.textNode(p.toString()));
+    }
+    return new Message.Shape(shape.filter(), params, shape.columns());
   }
 
   /** The client's name for a server error code; null stays null (not the server's failure). */

@@ -27,6 +27,7 @@ class ClientDocTest {
           TablecastClient.Builder.class,
           TableMirror.class,
           NearCache.class,
+          MirrorShape.class,
           NearCacheOptions.class,
           IndexDefinition.class,
           MirrorIndex.class,

@@ -1,8 +1,10 @@
 package io.tablecast.protocol;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -19,7 +21,8 @@ public sealed interface Message {
    * of the table's last {@link SnapshotBegin}, {@link Resumed} or {@link SchemaChanged}) instead of
    * maps; the WebSocket transport's JSON is the same in both. Version 4 adds {@link Sync} and
    * {@link Synced} (read-your-writes); rows travel as in version 3. Version 5 adds {@link Fetch}
-   * and {@link Fetched} and the {@code withoutRows} of a {@link Subscribe} (near caches).
+   * and {@link Fetched} and the {@code withoutRows} of a {@link Subscribe} (near caches), and its
+   * {@code shapes} ({@link Shape}: rows and columns the client chooses).
    */
   int PROTOCOL_VERSION = 5;
 
@@ -85,18 +88,31 @@ public sealed interface Message {
    * @param withoutRows tables among {@code tables} whose snapshot carries no rows, only their
    *     columns and position (version 5: a near cache, which loads rows by key with {@link Fetch});
    *     null or empty: every snapshot carries its rows
+   * @param shapes the rows and columns chosen of some of the tables ({@link Shape}), by table; null
+   *     or empty: every row and column the principal may see
    */
   record Subscribe(
-      List<String> tables, String resumeEpoch, long resumePosition, List<String> withoutRows)
+      List<String> tables,
+      String resumeEpoch,
+      long resumePosition,
+      List<String> withoutRows,
+      Map<String, Shape> shapes)
       implements Message {
     public Subscribe {
       tables = List.copyOf(Objects.requireNonNull(tables, "tables"));
       withoutRows = withoutRows == null || withoutRows.isEmpty() ? null : List.copyOf(withoutRows);
+      shapes = shapes == null || shapes.isEmpty() ? null : Map.copyOf(shapes);
+    }
+
+    /** A subscription without shapes. */
+    public Subscribe(
+        List<String> tables, String resumeEpoch, long resumePosition, List<String> withoutRows) {
+      this(tables, resumeEpoch, resumePosition, withoutRows, null);
     }
 
     /** A subscription whose snapshots carry their rows. */
     public Subscribe(List<String> tables, String resumeEpoch, long resumePosition) {
-      this(tables, resumeEpoch, resumePosition, null);
+      this(tables, resumeEpoch, resumePosition, null, null);
     }
 
     /** A subscription that starts from a snapshot. */
@@ -107,6 +123,28 @@ public sealed interface Message {
     /** Whether the snapshot of {@code table} carries no rows. */
     public boolean withoutRows(String table) {
       return withoutRows != null && withoutRows.contains(table);
+    }
+
+    /** The shape asked for {@code table}, or null. */
+    public Shape shape(String table) {
+      return shapes == null ? null : shapes.get(table);
+    }
+  }
+
+  /**
+   * The rows and columns a client chooses of a table it subscribes (version 5), within what its
+   * principal may see: rows for which {@code filter} holds, with {@code params} bound to its {@code
+   * ?} and {@code $n}, and the primary key plus {@code columns}. The server parses the filter into
+   * its own tree (docs/PROTOCOL.md, Subscription shapes); it never reaches SQL.
+   *
+   * @param filter the row filter, or null for every row
+   * @param params the values of the filter's parameters (strings, numbers, booleans), or null
+   * @param columns the columns besides the primary key, or null for all
+   */
+  record Shape(String filter, List<JsonNode> params, List<String> columns) {
+    public Shape {
+      params = params == null || params.isEmpty() ? null : List.copyOf(params);
+      columns = columns == null ? null : List.copyOf(columns);
     }
   }
 

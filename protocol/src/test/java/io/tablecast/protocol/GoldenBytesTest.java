@@ -28,7 +28,7 @@ class GoldenBytesTest {
               "0000005002bf6f70726f746f636f6c56657273696f6e026a7365727665724e616d65697461626c65636173746565706f636862653168706f736974696f6e182a6f6865617274626561744d696c6c69731903e8ff"),
           Map.entry(
               MessageType.SUBSCRIBE,
-              "0000004c03bf667461626c657381696170702e6974656d736b726573756d6545706f63686265316e726573756d65506f736974696f6e18296b776974686f7574526f777381696170702e6974656d73ff"),
+              "000000a003bf667461626c657381696170702e6974656d736b726573756d6545706f63686265316e726573756d65506f736974696f6e18296b776974686f7574526f777381696170702e6974656d7366736861706573bf696170702e6974656d73bf6666696c746572781e7072696365203c203f20414e44206e616d65204953204e4f54204e554c4c66706172616d7381186467636f6c756d6e7381646e616d65ffffff"),
           Map.entry(
               MessageType.SNAPSHOT_BEGIN,
               "0000009004bf657461626c65696170702e6974656d7367636f6c756d6e7382bf646e616d656269646664625479706566626967696e74646b696e6467494e5445474552ffbf646e616d65646e616d65666462547970656b7661726368617228343029646b696e6466535452494e47ff6a7072696d6172794b65798162696468706f736974696f6e182a68726f77436f756e7401ff"),
@@ -77,7 +77,7 @@ class GoldenBytesTest {
               "{\"type\":\"welcome\",\"protocolVersion\":2,\"serverName\":\"tablecast\",\"epoch\":\"e1\",\"position\":42,\"heartbeatMillis\":1000}"),
           Map.entry(
               MessageType.SUBSCRIBE,
-              "{\"type\":\"subscribe\",\"tables\":[\"app.items\"],\"resumeEpoch\":\"e1\",\"resumePosition\":41,\"withoutRows\":[\"app.items\"]}"),
+              "{\"type\":\"subscribe\",\"tables\":[\"app.items\"],\"resumeEpoch\":\"e1\",\"resumePosition\":41,\"withoutRows\":[\"app.items\"],\"shapes\":{\"app.items\":{\"filter\":\"price < ? AND name IS NOT NULL\",\"params\":[100],\"columns\":[\"name\"]}}}"),
           Map.entry(
               MessageType.SNAPSHOT_BEGIN,
               "{\"type\":\"snapshot_begin\",\"table\":\"app.items\",\"columns\":[{\"name\":\"id\",\"dbType\":\"bigint\",\"kind\":\"INTEGER\"},{\"name\":\"name\",\"dbType\":\"varchar(40)\",\"kind\":\"STRING\"}],\"primaryKey\":[\"id\"],\"position\":42,\"rowCount\":1}"),

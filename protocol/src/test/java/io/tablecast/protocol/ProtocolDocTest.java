@@ -44,7 +44,7 @@ class ProtocolDocTest {
    */
   private static final Pattern FIELD =
       Pattern.compile(
-          "`(\\w+)` ((?:int|long|boolean|string|row|array|ColumnInfo|TableSchemaInfo|Change)(?:\\[\\])?\\??)(?![\\w\\[])");
+          "`(\\w+)` ((?:int|long|boolean|string|row|array|value|map|ColumnInfo|TableSchemaInfo|Change|Shape)(?:\\[\\])?\\??)(?![\\w\\[])");
 
   /** An example line of the JSON transport. */
   private static final Pattern EXAMPLE_LINE = Pattern.compile("^(?:C→S|S→C) (\\{.*)$");
@@ -123,7 +123,8 @@ class ProtocolDocTest {
   }
 
   static Stream<Class<? extends Record>> nestedObjects() {
-    return Stream.of(ColumnInfo.class, Message.TableSchemaInfo.class, Message.Change.class);
+    return Stream.of(
+        ColumnInfo.class, Message.TableSchemaInfo.class, Message.Change.class, Message.Shape.class);
   }
 
   @ParameterizedTest
@@ -243,6 +244,12 @@ class ProtocolDocTest {
     }
     if (t == ArrayNode.class) {
       return "array";
+    }
+    if (t == com.fasterxml.jackson.databind.JsonNode.class) {
+      return "value";
+    }
+    if (t instanceof ParameterizedType p && p.getRawType() == Map.class) {
+      return "map";
     }
     if (t instanceof ParameterizedType p && p.getRawType() == List.class) {
       return docType(p.getActualTypeArguments()[0]) + "[]";

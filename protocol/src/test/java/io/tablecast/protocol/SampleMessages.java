@@ -106,7 +106,17 @@ public final class SampleMessages {
     m.put(MessageType.WELCOME, new Message.Welcome(2, "tablecast", "e1", 42, 1000));
     m.put(
         MessageType.SUBSCRIBE,
-        new Message.Subscribe(List.of("app.items"), "e1", 41, List.of("app.items")));
+        new Message.Subscribe(
+            List.of("app.items"),
+            "e1",
+            41,
+            List.of("app.items"),
+            Map.of(
+                "app.items",
+                new Message.Shape(
+                    "price < ? AND name IS NOT NULL",
+                    List.of(F.numberNode(100)),
+                    List.of("name")))));
     m.put(
         MessageType.SNAPSHOT_BEGIN,
         new Message.SnapshotBegin("app.items", cols, List.of("id"), 42, 1));

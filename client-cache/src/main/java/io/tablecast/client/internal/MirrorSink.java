@@ -40,6 +40,14 @@ public interface MirrorSink {
   /** The qualified table name. */
   String table();
 
+  /**
+   * The rows and columns the mirror holds of its table, as a subscribe asks for them; null for all
+   * (every mirror of a table has the same).
+   */
+  default io.tablecast.protocol.Message.Shape shape() {
+    return null;
+  }
+
   /** True once the mirror holds its table (and until its client is closed). */
   boolean isReady();
 

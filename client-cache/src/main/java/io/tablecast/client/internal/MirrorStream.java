@@ -91,6 +91,18 @@ final class MirrorStream {
     return out;
   }
 
+  /** The shapes of those of {@code tables} whose mirrors hold a shape, by table. */
+  Map<String, Message.Shape> shapes(List<String> tables) {
+    Map<String, Message.Shape> out = new LinkedHashMap<>();
+    for (String t : tables) {
+      TableFeed f = feeds.get(t);
+      if (f != null && f.shape() != null) {
+        out.put(t, f.shape());
+      }
+    }
+    return out;
+  }
+
   /** The position the mirrors of {@code table} are at; -1 when none. */
   long position(String table) {
     TableFeed f = feeds.get(table);

@@ -221,7 +221,7 @@ public final class ServerSession implements AutoCloseable {
         // resubscribes it
         List<String> table = List.of(m.table());
         channel
-            .writeAndFlush(new Message.Subscribe(table, null, -1, stream.withoutRows(table)))
+            .writeAndFlush(subscribe(table, null, -1))
             .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
         if (version >= FetchRequests.FIRST_VERSION) {
           fetches.sendFor(channel, m.table()); // asked before the table was subscribed
@@ -401,15 +401,12 @@ public final class ServerSession implements AutoCloseable {
           resume,
           stream.lastPosition(),
           stream.lastEpoch());
-      ch.write(
-              new Message.Subscribe(
-                  resume, stream.lastEpoch(), stream.lastPosition(), stream.withoutRows(resume)))
+      ch.write(subscribe(resume, stream.lastEpoch(), stream.lastPosition()))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE); // as in attachCreatedMirrors
     }
     if (!fresh.isEmpty()) {
       log.info("subscribing to {}", fresh);
-      ch.write(new Message.Subscribe(fresh, null, -1, stream.withoutRows(fresh)))
-          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      ch.write(subscribe(fresh, null, -1)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
     subscribed.addAll(resume);
     subscribed.addAll(fresh);
@@ -424,6 +421,12 @@ public final class ServerSession implements AutoCloseable {
     } else {
       fetches.failAll(FetchRequests.unsupported(server, version));
     }
+  }
+
+  /** A subscribe of {@code tables}, with what their mirrors ask of them. */
+  private Message.Subscribe subscribe(List<String> tables, String epoch, long position) {
+    return new Message.Subscribe(
+        tables, epoch, position, stream.withoutRows(tables), stream.shapes(tables));
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report

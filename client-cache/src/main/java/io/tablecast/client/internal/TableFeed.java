@@ -123,6 +123,11 @@ final class TableFeed {
     return !mirrors.isEmpty();
   }
 
+  /** The shape every mirror of the table has (its first mirror's); null for all rows. */
+  io.tablecast.protocol.Message.Shape shape() {
+    return mirrors.isEmpty() ? null : mirrors.get(0).shape();
+  }
+
   /**
    * For a subscribe about to be sent: whether its snapshot may come without rows, every mirror of
    * the table being a near cache; remembered until the next subscribe.

@@ -358,7 +358,8 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             new Message.SchemaChanged(
                 image.name(),
                 image.version(),
-                s.policy().project(image.schema().columns(), image.schema().primaryKey()),
+                s.policy()
+                    .project(image.name(), image.schema().columns(), image.schema().primaryKey()),
                 image.schema().primaryKey()));
       }
     }

@@ -100,8 +100,8 @@ final class FetchAnswers {
       byte[] row = image.get(bytes);
       if (row != null) {
         PackedRow packed = PackedRow.of(form, row);
-        if (JsonEdge.matches(s.policy(), packed)) {
-          out.add(JsonEdge.project(packed, s.policy(), pk));
+        if (JsonEdge.matches(s.policy(), image.name(), packed)) {
+          out.add(JsonEdge.project(packed, s.policy(), image.name(), pk));
         }
       }
     }

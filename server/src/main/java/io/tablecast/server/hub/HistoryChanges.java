@@ -100,10 +100,10 @@ final class HistoryChanges {
   }
 
   private Message.Change change(RowEvent e, RowForm form, long position) throws Refused {
-    boolean filtered = policy.filterColumn() != null;
+    boolean filtered = policy.filters(e.table());
     if (e instanceof RowEvent.Upsert u) {
       PackedRow after = PackedRow.of(form, u.row());
-      if (filtered && u.before() == null && !JsonEdge.matches(policy, after)) {
+      if (filtered && u.before() == null && !JsonEdge.matches(policy, e.table(), after)) {
         throw new Refused(
             "position "
                 + position

@@ -34,7 +34,7 @@ final class JsonEdge {
   /** The layout a column list leaves of a table version's, by (form, policy). */
   private static final Map<ProjectedKey, RowForm> PROJECTED = new ConcurrentHashMap<>();
 
-  private record ProjectedKey(RowForm form, SessionPolicy policy) {}
+  private record ProjectedKey(RowForm form, SessionPolicy policy, String table) {}
 
   private JsonEdge() {}
 
@@ -52,13 +52,14 @@ final class JsonEdge {
    * A row as {@code policy} lets a session see it: the same row when the policy keeps every column;
    * else its allowed columns and primary key, in the row form of those columns.
    */
-  static ObjectNode project(ObjectNode row, SessionPolicy policy, List<String> primaryKey) {
-    if (row == null || !policy.dropsColumns()) {
+  static ObjectNode project(
+      ObjectNode row, SessionPolicy policy, String table, List<String> primaryKey) {
+    if (row == null || !policy.dropsColumns(table)) {
       return row;
     }
-    ObjectNode projected = policy.project(row, primaryKey);
+    ObjectNode projected = policy.project(table, row, primaryKey);
     if (row instanceof PackedRow packed && packed.form() != null) {
-      RowForm form = projectedForm(packed.form(), policy);
+      RowForm form = projectedForm(packed.form(), policy, table);
       return PackedRow.of(form, form.encode(projected));
     }
     return projected;
@@ -68,27 +69,28 @@ final class JsonEdge {
    * Whether {@code policy}'s row filter lets a session see {@code row} ({@link
    * SessionPolicy#matches}); of a row in the row form only the filter column is decoded.
    */
-  static boolean matches(SessionPolicy policy, ObjectNode row) {
+  static boolean matches(SessionPolicy policy, String table, ObjectNode row) {
     if (row instanceof PackedRow packed && packed.form() != null && policy.filterColumn() != null) {
       int column = packed.form().indexOf(policy.filterColumn());
       return policy.matchesValue(
-          column < 0 ? null : packed.form().valueToNode(packed.bytes(), column));
+              column < 0 ? null : packed.form().valueToNode(packed.bytes(), column))
+          && policy.shapeMatches(table, row);
     }
-    return policy.matches(row);
+    return policy.matches(table, row);
   }
 
   /** The layout of the columns {@code policy} lets a session see of {@code form}'s. */
-  static RowForm projectedForm(RowForm form, SessionPolicy policy) {
-    if (!policy.dropsColumns()) {
+  static RowForm projectedForm(RowForm form, SessionPolicy policy, String table) {
+    if (!policy.dropsColumns(table)) {
       return form;
     }
     if (PROJECTED.size() > 10_000) {
       PROJECTED.clear(); // layouts of past table versions: recomputed when needed
     }
     return PROJECTED.computeIfAbsent(
-        new ProjectedKey(form, policy),
+        new ProjectedKey(form, policy, table),
         k -> {
-          List<ColumnInfo> columns = policy.project(form.columns(), form.primaryKey());
+          List<ColumnInfo> columns = policy.project(table, form.columns(), form.primaryKey());
           return new RowForm(columns, form.primaryKey());
         });
   }

@@ -62,31 +62,35 @@ final class PolicyFilter {
       List<String> pk = primaryKeys.apply(c.table());
       switch (c.op()) {
         case INSERT:
-          if (JsonEdge.matches(policy, c.after())) {
+          if (JsonEdge.matches(policy, c.table(), c.after())) {
             out.add(
                 new Message.Change(
-                    c.table(), Op.INSERT, c.key(), null, JsonEdge.project(c.after(), policy, pk)));
+                    c.table(),
+                    Op.INSERT,
+                    c.key(),
+                    null,
+                    JsonEdge.project(c.after(), policy, c.table(), pk)));
           }
           break;
         case UPDATE:
           {
-            boolean before = JsonEdge.matches(policy, c.before());
-            boolean after = JsonEdge.matches(policy, c.after());
+            boolean before = JsonEdge.matches(policy, c.table(), c.before());
+            boolean after = JsonEdge.matches(policy, c.table(), c.after());
             if (before && after) {
               out.add(
                   new Message.Change(
                       c.table(),
                       Op.UPDATE,
                       c.key(),
-                      JsonEdge.project(c.before(), policy, pk),
-                      JsonEdge.project(c.after(), policy, pk)));
+                      JsonEdge.project(c.before(), policy, c.table(), pk),
+                      JsonEdge.project(c.after(), policy, c.table(), pk)));
             } else if (before) {
               out.add(
                   new Message.Change(
                       c.table(),
                       Op.DELETE,
                       keyOf(c.before(), pk, c.key()),
-                      JsonEdge.project(c.before(), policy, pk),
+                      JsonEdge.project(c.before(), policy, c.table(), pk),
                       null));
             } else if (after) {
               out.add(
@@ -95,15 +99,19 @@ final class PolicyFilter {
                       Op.INSERT,
                       c.key(),
                       null,
-                      JsonEdge.project(c.after(), policy, pk)));
+                      JsonEdge.project(c.after(), policy, c.table(), pk)));
             }
             break;
           }
         case DELETE:
-          if (JsonEdge.matches(policy, c.before())) {
+          if (JsonEdge.matches(policy, c.table(), c.before())) {
             out.add(
                 new Message.Change(
-                    c.table(), Op.DELETE, c.key(), JsonEdge.project(c.before(), policy, pk), null));
+                    c.table(),
+                    Op.DELETE,
+                    c.key(),
+                    JsonEdge.project(c.before(), policy, c.table(), pk),
+                    null));
           }
           break;
         default:

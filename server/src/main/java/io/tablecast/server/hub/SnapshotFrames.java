@@ -77,7 +77,11 @@ final class SnapshotFrames implements CatchUpSender.Frames {
       rows = visible(t, session.policy()); // only the rows the session's policy lets it see
       offset = 0;
       return new Message.SnapshotBegin(
-          name, session.policy().project(t.schema().columns(), pk), pk, position, rows.size());
+          name,
+          session.policy().project(name, t.schema().columns(), pk),
+          pk,
+          position,
+          rows.size());
     }
     if (offset < rows.size()) {
       int limit = Math.min(rows.size(), offset + CHUNK_ROWS);
@@ -86,7 +90,8 @@ final class SnapshotFrames implements CatchUpSender.Frames {
       while (offset < limit && (chunk.isEmpty() || bytes < CHUNK_BYTES)) {
         // the image's bytes, or the row in the layout of the only columns the session may see
         ObjectNode row =
-            JsonEdge.project(PackedRow.of(t.form(), rows.get(offset++)), session.policy(), pk);
+            JsonEdge.project(
+                PackedRow.of(t.form(), rows.get(offset++)), session.policy(), name, pk);
         bytes += JsonEdge.approxBytes(row);
         chunk.add(row);
       }
@@ -110,13 +115,17 @@ final class SnapshotFrames implements CatchUpSender.Frames {
    * The rows of {@code t} that {@code policy}'s row filter lets through: all of them without one.
    */
   private static List<byte[]> visible(TableRows t, SessionPolicy policy) {
-    if (policy.filterColumn() == null) {
+    String table = t.schema().id().qualified();
+    if (!policy.filters(table)) {
       return t.rows();
     }
-    int column = t.form().indexOf(policy.filterColumn());
+    int column = policy.filterColumn() == null ? -2 : t.form().indexOf(policy.filterColumn());
+    boolean shaped = policy.shape(table) != null && policy.shape(table).filter() != null;
     List<byte[]> out = new ArrayList<>();
     for (byte[] row : t.rows()) {
-      if (policy.matchesValue(column < 0 ? null : t.form().valueToNode(row, column))) {
+      if ((column == -2
+              || policy.matchesValue(column < 0 ? null : t.form().valueToNode(row, column)))
+          && (!shaped || policy.shapeMatches(table, PackedRow.of(t.form(), row)))) {
         out.add(row);
       }
     }

@@ -38,7 +38,8 @@ public final class Subscriber {
   /** The authenticated principal's name and what it may read. */
   private final String principal;
 
-  private final SessionPolicy policy;
+  /** Its access policy, with the shapes of the tables it subscribed; written on the hub thread. */
+  private volatile SessionPolicy policy;
 
   Set<String> tables = Set.of();
   boolean closed;
@@ -125,9 +126,14 @@ public final class Subscriber {
     return principal;
   }
 
-  /** What this session may read (tables, rows, columns). */
+  /** What this session may read (tables, rows, columns), and the shapes it chose. */
   public SessionPolicy policy() {
     return policy;
+  }
+
+  /** Takes the shape the client chose of {@code table}. Hub thread, before its catch-up. */
+  void shape(String table, SessionPolicy.Shape shape) {
+    policy = policy.withShape(table, shape);
   }
 
   /** How this session's messages are encoded. */

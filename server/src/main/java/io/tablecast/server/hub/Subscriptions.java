@@ -135,7 +135,7 @@ final class Subscriptions {
                     + "on this connection; a table is subscribed once per connection (its changes keep coming; "
                     + "reconnect for a new snapshot)",
                 name));
-      } else {
+      } else if (takesShape(s, sub, image)) {
         known.add(image);
       }
     }
@@ -233,6 +233,29 @@ final class Subscriptions {
   }
 
   /**
+   * Takes the shape the subscribe asks of {@code image}'s table, if any, into the session's policy;
+   * false, after telling the client why, when the shape cannot be used (the table is then not
+   * subscribed, as for an unknown one).
+   */
+  private static boolean takesShape(Subscriber s, Message.Subscribe sub, TableImage image) {
+    Message.Shape asked = sub.shape(image.name());
+    if (asked == null) {
+      return true;
+    }
+    try {
+      s.shape(image.name(), ShapeRequests.parse(asked, image));
+      return true;
+    } catch (IllegalArgumentException e) {
+      s.sendMessage(
+          new Message.Error(
+              ErrorCode.PROTOCOL_VIOLATION,
+              "the shape asked of table '" + image.name() + "' cannot be used: " + e.getMessage(),
+              image.name()));
+      return false;
+    }
+  }
+
+  /**
    * What a snapshot of {@code image} sends: its rows, or none for a table the subscribe asks
    * without rows (a near cache, which fetches the rows it wants).
    */
@@ -249,7 +272,7 @@ final class Subscriptions {
             schemas.add(
                 new Message.TableSchemaInfo(
                     i.name(),
-                    s.policy().project(i.schema().columns(), i.schema().primaryKey()),
+                    s.policy().project(i.name(), i.schema().columns(), i.schema().primaryKey()),
                     i.schema().primaryKey())));
     return schemas;
   }

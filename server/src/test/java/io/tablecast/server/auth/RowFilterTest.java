@@ -78,7 +78,7 @@ class RowFilterTest {
   @Test
   void projectionKeepsThePrimaryKey() {
     SessionPolicy policy = new SessionPolicy(null, null, null, java.util.Set.of("name"));
-    assertThat(policy.project(row(3), List.of("id")).fieldNames())
+    assertThat(policy.project("public.t", row(3), List.of("id")).fieldNames())
         .toIterable()
         .containsExactly("id", "name");
   }

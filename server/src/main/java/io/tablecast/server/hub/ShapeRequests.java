@@ -1,0 +1,65 @@
+package io.tablecast.server.hub;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.Message;
+import io.tablecast.server.auth.SessionPolicy;
+import io.tablecast.server.image.TableImage;
+import io.tablecast.server.shape.FilterParser;
+import io.tablecast.server.shape.RowPredicate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns the shape a client asks of a table ({@link Message.Shape}) into the session's {@link
+ * SessionPolicy.Shape}: the filter parsed against the table's columns ({@link FilterParser}), the
+ * column list checked. The access policy still applies on top of it.
+ */
+final class ShapeRequests {
+
+  private ShapeRequests() {}
+
+  /**
+   * The shape of {@code image}'s table.
+   *
+   * @throws IllegalArgumentException saying what cannot be used, and where in the filter
+   */
+  static SessionPolicy.Shape parse(Message.Shape asked, TableImage image) {
+    Map<String, ColumnKind> kinds = new LinkedHashMap<>();
+    for (ColumnInfo c : image.schema().columns()) {
+      kinds.put(c.name(), c.kind());
+    }
+    Set<String> columns = null;
+    if (asked.columns() != null) {
+      columns = new LinkedHashSet<>();
+      for (String c : asked.columns()) {
+        if (!kinds.containsKey(c)) {
+          throw new IllegalArgumentException(
+              "the shape's columns name '" + c + "', which is none of " + kinds.keySet());
+        }
+        columns.add(c);
+      }
+    }
+    RowPredicate filter =
+        asked.filter() == null ? null : FilterParser.parse(asked.filter(), params(asked), kinds);
+    return new SessionPolicy.Shape(filter, columns);
+  }
+
+  private static List<Object> params(Message.Shape asked) {
+    List<Object> out = new ArrayList<>();
+    if (asked.params() != null) {
+      for (JsonNode p : asked.params()) {
+        out.add(
+            p == null || p.isNull()
+                ? null
+                : p.isNumber() ? p.decimalValue() : p.isBoolean() ? p.booleanValue() : p.asText());
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,312 @@
+package io.tablecast.server.shape;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.server.shape.Comparison.Op;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Parses a client's row filter for one table into a {@link RowPredicate}, checked against the
+ * table's columns: the language is a small part of SQL's {@code WHERE},
+ *
+ * <pre>
+ * filter     := or
+ * or         := and ( OR and )*
+ * and        := not ( AND not )*
+ * not        := NOT not | '(' filter ')' | condition
+ * condition  := column ( '=' | '&lt;&gt;' | '!=' | '&lt;' | '&lt;=' | '&gt;' | '&gt;=' ) value
+ *             | column [ NOT ] IN '(' value ( ',' value )* ')'
+ *             | column IS [ NOT ] NULL
+ * value      := number | 'text' ('' for a quote) | TRUE | FALSE | ? (the next parameter) | $n
+ * column     := name | "name"
+ * </pre>
+ *
+ * keywords in any case. Values are bound parameters or literals, converted to the column's kind
+ * here ({@link Comparison}); nothing of the text reaches SQL. A filter that cannot be used (a
+ * syntax error, an unknown column, a value of the wrong kind, a missing parameter) or that costs
+ * too much ({@link #MAX_LENGTH} characters, {@link #MAX_CONDITIONS} conditions, {@link
+ * #MAX_IN_VALUES} values in one {@code IN}, {@link #MAX_DEPTH} levels of nesting) is a {@link
+ * FilterException} naming the position.
+ */
+public final class FilterParser {
+
+  /** Characters a filter may have. */
+  public static final int MAX_LENGTH = 4_096;
+
+  /** Conditions a filter may have. */
+  public static final int MAX_CONDITIONS = 64;
+
+  /** Values one {@code IN} may list. */
+  public static final int MAX_IN_VALUES = 1_000;
+
+  /** Levels of nesting (parentheses, {@code NOT}) a filter may have. */
+  public static final int MAX_DEPTH = 32;
+
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final String text;
+  private final List<FilterTokens.Token> tokens;
+  private final List<?> params;
+  private final Map<String, ColumnKind> columns;
+  private int next;
+  private int nextParam;
+  private int conditions;
+  private int depth;
+
+  private FilterParser(String text, List<?> params, Map<String, ColumnKind> columns) {
+    this.text = text;
+    this.tokens = FilterTokens.of(text);
+    this.params = params;
+    this.columns = columns;
+  }
+
+  /**
+   * The filter {@code text} with {@code params} bound, for a table with {@code columns} (name to
+   * kind).
+   *
+   * @throws FilterException saying what is wrong and where
+   */
+  public static RowPredicate parse(String text, List<?> params, Map<String, ColumnKind> columns) {
+    if (text == null || text.isBlank()) {
+      throw new FilterException("the filter is empty", 0);
+    }
+    if (text.length() > MAX_LENGTH) {
+      throw new FilterException(
+          "the filter has " + text.length() + " characters, at most " + MAX_LENGTH + " are taken",
+          MAX_LENGTH + 1);
+    }
+    FilterParser p = new FilterParser(text, params == null ? List.of() : params, columns);
+    RowPredicate filter = p.or();
+    if (p.peek().kind() != FilterTokens.Kind.END) {
+      throw p.error("expected AND, OR or the end of the filter", p.peek());
+    }
+    if (p.nextParam != p.params.size()) {
+      throw new FilterException(
+          "the filter uses " + p.nextParam + " parameters, " + p.params.size() + " were given", 0);
+    }
+    return filter;
+  }
+
+  private RowPredicate or() {
+    List<RowPredicate> terms = new ArrayList<>();
+    terms.add(and());
+    while (keyword("OR")) {
+      terms.add(and());
+    }
+    return terms.size() == 1 ? terms.get(0) : new RowPredicate.Or(terms);
+  }
+
+  private RowPredicate and() {
+    List<RowPredicate> terms = new ArrayList<>();
+    terms.add(not());
+    while (keyword("AND")) {
+      terms.add(not());
+    }
+    return terms.size() == 1 ? terms.get(0) : new RowPredicate.And(terms);
+  }
+
+  private RowPredicate not() {
+    FilterTokens.Token t = peek();
+    if (++depth > MAX_DEPTH) {
+      throw error("the filter nests more than " + MAX_DEPTH + " levels", t);
+    }
+    try {
+      if (keyword("NOT")) {
+        return new RowPredicate.Not(not());
+      }
+      if (t.kind() == FilterTokens.Kind.LEFT) {
+        next++;
+        RowPredicate inner = or();
+        expect(FilterTokens.Kind.RIGHT, "')'");
+        return inner;
+      }
+      return condition();
+    } finally {
+      depth--;
+    }
+  }
+
+  private RowPredicate condition() {
+    FilterTokens.Token name = peek();
+    if (name.kind() != FilterTokens.Kind.NAME && name.kind() != FilterTokens.Kind.QUOTED_NAME) {
+      throw error("expected a column, NOT or '('", name);
+    }
+    next++;
+    if (++conditions > MAX_CONDITIONS) {
+      throw error("the filter has more than " + MAX_CONDITIONS + " conditions", name);
+    }
+    String column = name.text();
+    ColumnKind kind = columns.get(column);
+    if (kind == null) {
+      throw error("no column '" + column + "'; the table has " + columns.keySet(), name);
+    }
+    if (keyword("IS")) {
+      boolean negated = keyword("NOT");
+      if (!keyword("NULL")) {
+        throw error("expected NULL or NOT NULL after IS", peek());
+      }
+      return new RowPredicate.IsNull(column, negated);
+    }
+    if (!Comparison.filterable(kind)) {
+      throw error(
+          "column '" + column + "' is " + kind + ": only IS NULL and IS NOT NULL apply to it",
+          name);
+    }
+    boolean notIn = keyword("NOT");
+    if (keyword("IN")) {
+      return in(column, kind, notIn);
+    }
+    if (notIn) {
+      throw error("expected IN after NOT", peek());
+    }
+    FilterTokens.Token op = peek();
+    if (op.kind() != FilterTokens.Kind.OPERATOR) {
+      throw error("expected an operator (=, <>, <, <=, >, >=), IN or IS after " + column, op);
+    }
+    next++;
+    Op operator = operator(op);
+    if (!Comparison.applies(operator, kind)) {
+      throw error("a " + kind + " column takes = and <> only, not " + op.text(), op);
+    }
+    Comparable<?> value = value(column, kind);
+    return new RowPredicate.Compare(new Comparison(column, kind, operator, List.of(value)));
+  }
+
+  private RowPredicate in(String column, ColumnKind kind, boolean negated) {
+    expect(FilterTokens.Kind.LEFT, "'(' after IN");
+    List<Comparable<?>> values = new ArrayList<>();
+    do {
+      if (values.size() == MAX_IN_VALUES) {
+        throw error("an IN lists more than " + MAX_IN_VALUES + " values", peek());
+      }
+      values.add(value(column, kind));
+    } while (accept(FilterTokens.Kind.COMMA));
+    expect(FilterTokens.Kind.RIGHT, "',' or ')'");
+    RowPredicate in = new RowPredicate.Compare(new Comparison(column, kind, Op.IN, values));
+    return negated ? new RowPredicate.Not(in) : in;
+  }
+
+  private static Op operator(FilterTokens.Token op) {
+    return switch (op.text()) {
+      case "=" -> Op.EQ;
+      case "<>", "!=" -> Op.NE;
+      case "<" -> Op.LT;
+      case "<=" -> Op.LE;
+      case ">" -> Op.GT;
+      case ">=" -> Op.GE;
+      default -> throw new AssertionError("the tokenizer reads no other operator: " + op.text());
+    };
+  }
+
+  /** A literal or parameter, converted to {@code kind}. */
+  private Comparable<?> value(String column, ColumnKind kind) {
+    FilterTokens.Token t = peek();
+    next++;
+    JsonNode node;
+    String what;
+    switch (t.kind()) {
+      case NUMBER -> {
+        node = NODES.numberNode(new BigDecimal(t.text()));
+        what = "the number " + t.text();
+      }
+      case STRING -> {
+        node = NODES.textNode(t.text());
+        what = "the text '" + t.text() + "'";
+      }
+      case NAME -> {
+        String word = t.text().toUpperCase(Locale.ROOT);
+        if (word.equals("TRUE") || word.equals("FALSE")) {
+          node = NODES.booleanNode(word.equals("TRUE"));
+          what = word;
+        } else if (word.equals("NULL")) {
+          throw error("a comparison with NULL is never true: write " + column + " IS NULL", t);
+        } else {
+          throw error("expected a value, found the name " + t.text(), t);
+        }
+      }
+      case PARAMETER -> {
+        int index = t.text().equals("?") ? nextParam++ : Integer.parseInt(t.text()) - 1;
+        if (!t.text().equals("?")) {
+          nextParam = Math.max(nextParam, index + 1);
+        }
+        if (index < 0 || index >= params.size()) {
+          throw error(
+              "parameter "
+                  + (index + 1)
+                  + " is used but "
+                  + params.size()
+                  + (params.size() == 1 ? " was" : " were")
+                  + " given",
+              t);
+        }
+        Object p = params.get(index);
+        if (p == null) {
+          throw error("parameter " + (index + 1) + " is null: write " + column + " IS NULL", t);
+        }
+        node = param(p);
+        what = "parameter " + (index + 1) + " (" + p + ")";
+      }
+      default -> throw error("expected a value", t);
+    }
+    Comparable<?> value = literal(kind, node);
+    if (value == null) {
+      throw error(what + " is no " + kind + " value for column " + column, t);
+    }
+    return value;
+  }
+
+  private static JsonNode param(Object p) {
+    if (p instanceof Boolean b) {
+      return NODES.booleanNode(b);
+    }
+    if (p instanceof Number n) {
+      return NODES.numberNode(new BigDecimal(n.toString()));
+    }
+    return NODES.textNode(p.toString());
+  }
+
+  /** A literal as a value of {@code kind}: numbers only for numbers, text for text and times. */
+  private static Comparable<?> literal(ColumnKind kind, JsonNode node) {
+    return switch (kind) {
+      case INTEGER, DECIMAL, FLOAT -> node.isNumber() ? Comparison.valueOf(kind, node) : null;
+      case BOOLEAN -> node.isBoolean() ? Comparison.valueOf(kind, node) : null;
+      default -> node.isTextual() ? Comparison.valueOf(kind, node) : null;
+    };
+  }
+
+  private FilterTokens.Token peek() {
+    return tokens.get(next);
+  }
+
+  private boolean keyword(String word) {
+    FilterTokens.Token t = peek();
+    if (t.kind() == FilterTokens.Kind.NAME && t.text().equalsIgnoreCase(word)) {
+      next++;
+      return true;
+    }
+    return false;
+  }
+
+  private boolean accept(FilterTokens.Kind kind) {
+    if (peek().kind() == kind) {
+      next++;
+      return true;
+    }
+    return false;
+  }
+
+  private void expect(FilterTokens.Kind kind, String what) {
+    if (!accept(kind)) {
+      throw error("expected " + what, peek());
+    }
+  }
+
+  private FilterException error(String message, FilterTokens.Token at) {
+    return FilterTokens.error(text, message, at.position());
+  }
+}

@@ -1,0 +1,167 @@
+package io.tablecast.server.shape;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnKind;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The filter language of client-chosen subscription shapes: what it accepts, how rows are tested
+ * (SQL's three-valued logic, values compared by the column's kind), and that every filter it cannot
+ * use is refused with the position and the reason.
+ */
+class FilterParserTest {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final Map<String, ColumnKind> COLUMNS = new LinkedHashMap<>();
+
+  static {
+    COLUMNS.put("id", ColumnKind.INTEGER);
+    COLUMNS.put("region", ColumnKind.STRING);
+    COLUMNS.put("price", ColumnKind.DECIMAL);
+    COLUMNS.put("ratio", ColumnKind.FLOAT);
+    COLUMNS.put("active", ColumnKind.BOOLEAN);
+    COLUMNS.put("since", ColumnKind.DATE);
+    COLUMNS.put("at", ColumnKind.TIMESTAMP_TZ);
+    COLUMNS.put("doc", ColumnKind.JSON);
+    COLUMNS.put("Mixed Case", ColumnKind.STRING);
+  }
+
+  private static ObjectNode row(Object... nameValues) {
+    ObjectNode row = NODES.objectNode();
+    for (int i = 0; i < nameValues.length; i += 2) {
+      Object v = nameValues[i + 1];
+      JsonNode n =
+          v == null
+              ? NODES.nullNode()
+              : v instanceof Long l
+                  ? NODES.numberNode(l)
+                  : v instanceof Boolean b ? NODES.booleanNode(b) : NODES.textNode(v.toString());
+      row.set((String) nameValues[i], n);
+    }
+    return row;
+  }
+
+  private static boolean matches(String filter, ObjectNode row, Object... params) {
+    return FilterParser.parse(filter, List.of(params), COLUMNS).matches(row::get);
+  }
+
+  @Test
+  void comparisonsFollowTheColumnsKind() {
+    ObjectNode r =
+        row(
+            "id",
+            42L,
+            "region",
+            "eu",
+            "price",
+            "12.3400",
+            "ratio",
+            "0.5",
+            "active",
+            true,
+            "since",
+            "2024-02-29",
+            "at",
+            "2024-02-29T13:45:30Z");
+    assertThat(matches("id = 42", r)).isTrue();
+    assertThat(matches("id > 41 AND id <= 42", r)).isTrue();
+    assertThat(matches("price = 12.34", r)).as("decimals by value, not text").isTrue();
+    assertThat(matches("price < 100", r)).as("not '12.3400' < '100' as text").isTrue();
+    assertThat(matches("ratio >= .5", r)).isTrue();
+    assertThat(matches("region = 'eu'", r)).isTrue();
+    assertThat(matches("region = 'EU'", r)).as("text is exact").isFalse();
+    assertThat(matches("active = TRUE", r)).isTrue();
+    assertThat(matches("since > '2024-02-28'", r)).isTrue();
+    assertThat(matches("at < '2024-02-29T13:45:30.5Z'", r)).as("times as instants").isTrue();
+    assertThat(matches("at = '2024-02-29T14:45:30+01:00'", r)).isTrue();
+    assertThat(matches("id IN (1, 2, 42)", r)).isTrue();
+    assertThat(matches("id NOT IN (1, 2)", r)).isTrue();
+    assertThat(matches("region <> 'us' AND (id = 1 OR price > 10)", r)).isTrue();
+    assertThat(matches("NOT (region = 'eu')", r)).isFalse();
+    assertThat(matches("\"Mixed Case\" IS NULL", r)).as("a missing column is NULL").isTrue();
+  }
+
+  @Test
+  void nullIsUnknownAsInSql() {
+    ObjectNode r = row("id", 1L, "region", null);
+    assertThat(matches("region = 'eu'", r)).isFalse();
+    assertThat(matches("region <> 'eu'", r)).as("unknown, not true").isFalse();
+    assertThat(matches("NOT (region = 'eu')", r)).as("NOT unknown is unknown").isFalse();
+    assertThat(matches("region = 'eu' OR id = 1", r)).isTrue();
+    assertThat(matches("region IS NULL", r)).isTrue();
+    assertThat(matches("region IS NOT NULL", r)).isFalse();
+    assertThat(matches("region NOT IN ('eu')", r)).isFalse();
+    assertThat(matches("doc IS NULL", r)).as("IS NULL applies to any column").isTrue();
+  }
+
+  @Test
+  void parametersAreBoundByOrderOrNumber() {
+    ObjectNode r = row("id", 7L, "region", "eu");
+    assertThat(matches("region = ? AND id > ?", r, "eu", 6)).isTrue();
+    assertThat(matches("id = $2 OR region = $1", r, "us", 7L)).isTrue();
+    assertThat(matches("region = ?", r, "eu' OR '1'='1")).as("never SQL").isFalse();
+    RowPredicate p =
+        FilterParser.parse("region = ? AND id IN (?, ?)", List.of("eu", 1, 2), COLUMNS);
+    assertThat(p.columns()).containsExactly("id", "region");
+  }
+
+  @Test
+  void keywordsInAnyCaseAndEqualFiltersAreEqualTrees() {
+    RowPredicate a = FilterParser.parse("region = 'eu' and not id in (1)", List.of(), COLUMNS);
+    RowPredicate b = FilterParser.parse("region='eu' AND NOT id IN ( 1 )", List.of(), COLUMNS);
+    assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
+  }
+
+  private static void refused(String filter, List<?> params, String message, int position) {
+    assertThatThrownBy(() -> FilterParser.parse(filter, params, COLUMNS))
+        .isInstanceOf(FilterException.class)
+        .hasMessageContaining(message)
+        .satisfies(e -> assertThat(((FilterException) e).position()).isEqualTo(position));
+  }
+
+  @Test
+  void whatCannotBeUsedIsRefusedWithThePosition() {
+    refused("", List.of(), "the filter is empty", 0);
+    refused("regoin = 'eu'", List.of(), "position 1: no column 'regoin'; the table has [id,", 1);
+    refused("region = ", List.of(), "position 10: expected a value", 10);
+    refused("region = 'eu' id = 1", List.of(), "expected AND, OR or the end of the filter", 15);
+    refused("id = 'x'", List.of(), "the text 'x' is no INTEGER value for column id", 6);
+    refused("price = 'abc'", List.of(), "no DECIMAL value", 9);
+    refused("since < 'yesterday'", List.of(), "no DATE value", 9);
+    refused("active > FALSE", List.of(), "a BOOLEAN column takes = and <> only, not >", 8);
+    refused("doc = 'x'", List.of(), "column 'doc' is JSON: only IS NULL and IS NOT NULL", 1);
+    refused("region = NULL", List.of(), "never true: write region IS NULL", 10);
+    refused("region = 'eu", List.of(), "position 10: a text is not closed", 10);
+    refused("(id = 1", List.of(), "expected ')'", 8);
+    refused("id = 1 OR # 2", List.of(), "unexpected character '#'", 11);
+    refused("region = ?", List.of(), "parameter 1 is used but 0 were given", 10);
+    refused("region = ?", List.of("eu", "us"), "uses 1 parameters, 2 were given", 0);
+    refused("id = ?", List.of("x"), "parameter 1 (x) is no INTEGER value", 6);
+    refused("id IS 1", List.of(), "expected NULL or NOT NULL after IS", 7);
+  }
+
+  @Test
+  void aFilterThatCostsTooMuchIsRefused() {
+    refused("id = 1 OR ".repeat(500) + "id = 1", List.of(), "at most 4096 are taken", 4097);
+    refused(
+        "id = 1" + " OR id = 1".repeat(FilterParser.MAX_CONDITIONS),
+        List.of(),
+        "more than 64 conditions",
+        11 + 10 * (FilterParser.MAX_CONDITIONS - 1));
+    refused("NOT ".repeat(40) + "id = 1", List.of(), "nests more than 32 levels", 129);
+    List<Object> many = new ArrayList<>();
+    StringBuilder in = new StringBuilder("id IN (");
+    for (int i = 0; i <= FilterParser.MAX_IN_VALUES; i++) {
+      in.append(i == 0 ? "" : ",").append(i);
+    }
+    refused(in.append(")").toString(), many, "an IN lists more than 1000 values", 3898);
+  }
+}

@@ -1,0 +1,147 @@
+package io.tablecast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tablecast.client.ChangeType;
+import io.tablecast.client.MirrorShape;
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Client-chosen subscription shapes end to end, both databases: while a writer moves rows in and
+ * out of a shape (region and price changed, rows inserted and deleted, NULL regions), the shaped
+ * mirror ends equal to {@code SELECT id, price ... WHERE} the same filter, holds no other column,
+ * and its listener heard rows moving in as inserts and out as deletes.
+ */
+class ShapedMirrorEndToEndTest {
+  private static final int ROWS = 300;
+  private static final int WRITES = Integer.getInteger("tablecast.shape.writes", 1_500);
+  private static final String[] REGIONS = {"eu", "us", "apac", null};
+
+  static List<String> ddl() {
+    List<String> ddl = new ArrayList<>();
+    ddl.add(
+        "CREATE TABLE products (id int PRIMARY KEY, region varchar(8), price decimal(10,2) NOT"
+            + " NULL, name varchar(40))");
+    StringBuilder insert = new StringBuilder("INSERT INTO products VALUES ");
+    for (int id = 1; id <= ROWS; id++) {
+      String region = REGIONS[id % REGIONS.length];
+      insert
+          .append(id > 1 ? "," : "")
+          .append("(")
+          .append(id)
+          .append(", ")
+          .append(region == null ? "NULL" : "'" + region + "'")
+          .append(", ")
+          .append(id % 150)
+          .append(".50, 'p")
+          .append(id)
+          .append("')");
+    }
+    ddl.add(insert.toString());
+    return ddl;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aShapedMirrorEqualsTheSelectWithTheSameFilter(Kind kind) throws Exception {
+    try (Pipeline p = Pipeline.start(kind, "shape", ddl(), "products")) {
+      String table = p.db.table("products");
+      TablecastClient client = p.client("shaped");
+      TableMirror<Map<String, Object>> m =
+          client.mirror(
+              table, MirrorShape.rows("region = ? AND price < ?", "eu", 100).columns("price"));
+      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+      AtomicInteger movedIn = new AtomicInteger();
+      AtomicInteger movedOut = new AtomicInteger();
+      m.addListener(
+          e -> {
+            if (e.op() == ChangeType.INSERT) {
+              movedIn.incrementAndGet();
+            } else if (e.op() == ChangeType.DELETE) {
+              movedOut.incrementAndGet();
+            }
+          });
+      Random r = new Random(26);
+      try (Connection c = p.db.connect();
+          PreparedStatement region =
+              c.prepareStatement("UPDATE " + table + " SET region = ? WHERE id = ?");
+          PreparedStatement price =
+              c.prepareStatement("UPDATE " + table + " SET price = ? WHERE id = ?");
+          PreparedStatement insert =
+              c.prepareStatement("INSERT INTO " + table + " VALUES (?, ?, ?, 'new')");
+          PreparedStatement delete = c.prepareStatement("DELETE FROM " + table + " WHERE id = ?")) {
+        int nextId = ROWS + 1;
+        for (int i = 0; i < WRITES; i++) {
+          int id = 1 + r.nextInt(ROWS);
+          switch (r.nextInt(6)) {
+            case 0, 1 -> {
+              region.setString(1, REGIONS[r.nextInt(REGIONS.length)]);
+              region.setInt(2, id);
+              region.executeUpdate();
+            }
+            case 2, 3 -> {
+              price.setBigDecimal(1, new BigDecimal(r.nextInt(200) + ".25"));
+              price.setInt(2, id);
+              price.executeUpdate();
+            }
+            case 4 -> {
+              insert.setInt(1, nextId++);
+              insert.setString(2, r.nextBoolean() ? "eu" : "us");
+              insert.setBigDecimal(3, new BigDecimal(r.nextInt(200)));
+              insert.executeUpdate();
+            }
+            default -> {
+              delete.setInt(1, id);
+              delete.executeUpdate();
+            }
+          }
+        }
+      }
+      client.sync(Duration.ofSeconds(30));
+      Map<Long, String> expected = new TreeMap<>();
+      try (Connection c = p.db.connect();
+          PreparedStatement q =
+              c.prepareStatement(
+                  "SELECT id, price FROM " + table + " WHERE region = ? AND price < ?")) {
+        q.setString(1, "eu");
+        q.setBigDecimal(2, new BigDecimal(100));
+        try (ResultSet rs = q.executeQuery()) {
+          while (rs.next()) {
+            expected.put(rs.getLong(1), rs.getBigDecimal(2).toPlainString());
+          }
+        }
+      }
+      Map<Long, String> mirrored = new TreeMap<>();
+      for (Map<String, Object> row : m.rows()) {
+        assertThat(row.keySet())
+            .as("only the key and the chosen column")
+            .containsOnly("id", "price");
+        mirrored.put(
+            ((Number) row.get("id")).longValue(),
+            new BigDecimal(row.get("price").toString()).toPlainString());
+      }
+      assertThat(mirrored).isEqualTo(expected);
+      assertThat(movedIn.get()).as("rows moved in, as inserts").isPositive();
+      assertThat(movedOut.get()).as("rows moved out, as deletes").isPositive();
+      System.out.printf(
+          "ShapedMirrorEndToEndTest %s: %d of the table's rows in the shape after %d writes; %d"
+              + " moved in, %d moved out%n",
+          kind, mirrored.size(), WRITES, movedIn.get(), movedOut.get());
+    }
+  }
+}
