@@ -10,9 +10,10 @@ import java.util.Objects;
  * (within what the client's principal may read): rows for which a filter holds, and the primary key
  * plus some columns. A row that starts matching arrives as an insert, one that stops matching as a
  * delete. The filter is a small part of SQL's {@code WHERE} ({@code =, <>, <, <=, >, >=, IN, NOT
- * IN, IS [NOT] NULL, AND, OR, NOT}, parentheses), its values literals or bound parameters ({@code
- * ?}, {@code $1}), parsed by the server into its own tree, never into SQL; see docs/CLIENT.md
- * (Subscription shapes). Immutable; equal shapes are equal.
+ * IN, IS [NOT] NULL, AND, OR, NOT}, parentheses, one level of {@code column IN (SELECT c FROM
+ * other_table WHERE ...)} over another cached table), its values literals or bound parameters
+ * ({@code ?}, {@code $1}), parsed by the server into its own tree, never into SQL; see
+ * docs/CLIENT.md (Subscription shapes). Immutable; equal shapes are equal.
  *
  * <pre>{@code
  * MirrorShape.rows("region = ? AND price < ?", "eu", 100).columns("name", "price")

@@ -68,14 +68,7 @@ class ShapedMirrorEndToEndTest {
       assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
       AtomicInteger movedIn = new AtomicInteger();
       AtomicInteger movedOut = new AtomicInteger();
-      m.addListener(
-          e -> {
-            if (e.op() == ChangeType.INSERT) {
-              movedIn.incrementAndGet();
-            } else if (e.op() == ChangeType.DELETE) {
-              movedOut.incrementAndGet();
-            }
-          });
+      countMoves(m, movedIn, movedOut);
       Random r = new Random(26);
       try (Connection c = p.db.connect();
           PreparedStatement region =
@@ -142,6 +135,127 @@ class ShapedMirrorEndToEndTest {
           "ShapedMirrorEndToEndTest %s: %d of the table's rows in the shape after %d writes; %d"
               + " moved in, %d moved out%n",
           kind, mirrored.size(), WRITES, movedIn.get(), movedOut.get());
+    }
+  }
+
+  /** Counts the rows moving into {@code m} (inserts) and out of it (deletes). */
+  private static void countMoves(
+      TableMirror<Map<String, Object>> m, AtomicInteger in, AtomicInteger out) {
+    m.addListener(
+        e -> {
+          if (e.op() == ChangeType.INSERT) {
+            in.incrementAndGet();
+          } else if (e.op() == ChangeType.DELETE) {
+            out.incrementAndGet();
+          }
+        });
+  }
+
+  /** {@code customers (id, region)} and {@code orders (id, customer_id, total)}. */
+  static List<String> ordersDdl() {
+    List<String> ddl = new ArrayList<>();
+    ddl.add("CREATE TABLE customers (id int PRIMARY KEY, region varchar(8))");
+    ddl.add(
+        "CREATE TABLE orders (id int PRIMARY KEY, customer_id int, total decimal(10,2) NOT NULL)");
+    StringBuilder customers = new StringBuilder("INSERT INTO customers VALUES ");
+    for (int id = 1; id <= 40; id++) {
+      String region = REGIONS[id % REGIONS.length];
+      customers
+          .append(id > 1 ? "," : "")
+          .append("(")
+          .append(id)
+          .append(", ")
+          .append(region == null ? "NULL" : "'" + region + "'")
+          .append(")");
+    }
+    ddl.add(customers.toString());
+    StringBuilder orders = new StringBuilder("INSERT INTO orders VALUES ");
+    for (int id = 1; id <= ROWS; id++) {
+      orders.append(id > 1 ? "," : "").append("(").append(id).append(", ");
+      orders.append(id % 11 == 0 ? "NULL" : String.valueOf(1 + id % 40)).append(", ");
+      orders.append(id).append(".00)");
+    }
+    ddl.add(orders.toString());
+    return ddl;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aSubqueryOverAnotherTableMovesRowsWhenThatTableChanges(Kind kind) throws Exception {
+    try (Pipeline p = Pipeline.start(kind, "subq", ordersDdl(), "customers", "orders")) {
+      String customers = p.db.table("customers");
+      String orders = p.db.table("orders");
+      TablecastClient client = p.client("subq");
+      TableMirror<Map<String, Object>> m =
+          client.mirror(
+              orders,
+              MirrorShape.rows(
+                  "customer_id IN (SELECT id FROM " + customers + " WHERE region = ?)", "eu"));
+      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+      AtomicInteger movedIn = new AtomicInteger();
+      AtomicInteger movedOut = new AtomicInteger();
+      countMoves(m, movedIn, movedOut);
+      Random r = new Random(27);
+      try (Connection c = p.db.connect();
+          PreparedStatement region =
+              c.prepareStatement("UPDATE " + customers + " SET region = ? WHERE id = ?");
+          PreparedStatement owner =
+              c.prepareStatement("UPDATE " + orders + " SET customer_id = ? WHERE id = ?");
+          PreparedStatement insert =
+              c.prepareStatement("INSERT INTO " + orders + " VALUES (?, ?, 1.00)");
+          PreparedStatement delete =
+              c.prepareStatement("DELETE FROM " + customers + " WHERE id = ?")) {
+        int nextOrder = ROWS + 1;
+        for (int i = 0; i < WRITES / 3; i++) {
+          switch (r.nextInt(5)) {
+            case 0, 1 -> {
+              region.setString(1, REGIONS[r.nextInt(REGIONS.length)]);
+              region.setInt(2, 1 + r.nextInt(40));
+              region.executeUpdate();
+            }
+            case 2 -> {
+              owner.setInt(1, 1 + r.nextInt(45));
+              owner.setInt(2, 1 + r.nextInt(ROWS));
+              owner.executeUpdate();
+            }
+            case 3 -> {
+              insert.setInt(1, nextOrder++);
+              insert.setInt(2, 1 + r.nextInt(40));
+              insert.executeUpdate();
+            }
+            default -> {
+              delete.setInt(1, 1 + r.nextInt(45));
+              delete.executeUpdate();
+            }
+          }
+        }
+      }
+      client.sync(Duration.ofSeconds(30));
+      java.util.Set<Long> expected = new java.util.TreeSet<>();
+      try (Connection c = p.db.connect();
+          PreparedStatement q =
+              c.prepareStatement(
+                  "SELECT id FROM "
+                      + orders
+                      + " WHERE customer_id IN (SELECT id FROM "
+                      + customers
+                      + " WHERE region = ?)")) {
+        q.setString(1, "eu");
+        try (ResultSet rs = q.executeQuery()) {
+          while (rs.next()) {
+            expected.add(rs.getLong(1));
+          }
+        }
+      }
+      java.util.Set<Long> mirrored = new java.util.TreeSet<>();
+      m.rows().forEach(row -> mirrored.add(((Number) row.get("id")).longValue()));
+      assertThat(mirrored).isEqualTo(expected);
+      assertThat(movedIn.get()).isPositive();
+      assertThat(movedOut.get()).isPositive();
+      System.out.printf(
+          "ShapedMirrorEndToEndTest %s subquery: %d orders of eu customers after %d writes; %d"
+              + " moved in, %d moved out%n",
+          kind, mirrored.size(), WRITES / 3, movedIn.get(), movedOut.get());
     }
   }
 }

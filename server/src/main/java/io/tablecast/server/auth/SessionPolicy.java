@@ -38,11 +38,23 @@ public record SessionPolicy(
    *
    * @param filter the rows, or null for all
    * @param columns the columns besides the primary key, or null for all
+   * @param readsOtherTables whether the filter has a subquery
    */
-  public record Shape(RowPredicate filter, Set<String> columns) {
+  public record Shape(RowPredicate filter, Set<String> columns, boolean readsOtherTables) {
     public Shape {
       columns = columns == null ? null : Set.copyOf(columns);
     }
+
+    /** A shape of {@code filter} and {@code columns}. */
+    public Shape(RowPredicate filter, Set<String> columns) {
+      this(filter, columns, filter != null && !filter.subqueries().isEmpty());
+    }
+  }
+
+  /** Whether the shape of {@code table} reads another table (a subquery). */
+  public boolean readsOtherTables(String table) {
+    Shape shape = shapes.get(table);
+    return shape != null && shape.readsOtherTables();
   }
 
   /** A policy without shapes. */
@@ -89,6 +101,18 @@ public record SessionPolicy(
     }
     Shape shape = shapes.get(table);
     return shape == null || shape.filter() == null || shape.filter().matches(row::get);
+  }
+
+  /**
+   * As {@link #matches(String, ObjectNode)} for the image of a row before the batch being sent: a
+   * subquery of the shape reads its table as it was before that batch.
+   */
+  public boolean matchedBefore(String table, ObjectNode row) {
+    if (!matches(row)) {
+      return false;
+    }
+    Shape shape = shapes.get(table);
+    return shape == null || shape.filter() == null || shape.filter().matchedBefore(row::get);
   }
 
   /** Whether the shape of {@code table}, if any, lets this row through (the policy aside). */

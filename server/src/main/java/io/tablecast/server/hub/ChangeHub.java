@@ -69,6 +69,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   private final HubViews views;
   private final SyncAnswers syncs;
   private final FetchAnswers fetches;
+  private final SubqueryMemberships memberships = new SubqueryMemberships(images);
   private final TableReadPositions readPositions = new TableReadPositions();
   private volatile long position;
 
@@ -140,7 +141,8 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             catchUpStarts,
             stale,
             history,
-            readPositions);
+            readPositions,
+            memberships);
     this.syncs = new SyncAnswers(hub, slow, () -> position, metrics);
     this.fetches = new FetchAnswers(images, slow, () -> position, metrics);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
@@ -285,6 +287,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
         () -> {
           images.replaceAll(loaded);
           tableReads.imagesReplaced();
+          memberships.imagesReplaced();
           return null;
         });
   }
@@ -438,6 +441,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
         () -> {
           sessions.remove(s);
           s.discard();
+          memberships.retainUsedBy(sessions);
         });
   }
 
@@ -448,6 +452,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
 
   private void apply(CommittedBatch batch) {
     List<Message.Change> changes = imageUpdates.apply(batch.events());
+    memberships.applied(changes); // before the fan-out: subqueries see the batch's rows
     long pos = Math.max(position + 1, nextPositionFloor);
     position = pos;
     views.applied(batch.events(), pos, batch.captureMillis());

@@ -79,6 +79,16 @@ final class JsonEdge {
     return policy.matches(table, row);
   }
 
+  /**
+   * As {@link #matches} for the image of a row before the batch being sent (a shape's subquery
+   * reads its table as it was then).
+   */
+  static boolean matchedBefore(SessionPolicy policy, String table, ObjectNode row) {
+    return policy.readsOtherTables(table)
+        ? row != null && policy.matchedBefore(table, row)
+        : matches(policy, table, row);
+  }
+
   /** The layout of the columns {@code policy} lets a session see of {@code form}'s. */
   static RowForm projectedForm(RowForm form, SessionPolicy policy, String table) {
     if (!policy.dropsColumns(table)) {

@@ -31,7 +31,8 @@ final class PolicyFilter {
   /** The changes of {@code tables} as {@code policy} lets a session see them. */
   static List<Message.Change> visible(
       TableImages images, List<Message.Change> changes, Set<String> tables, SessionPolicy policy) {
-    return apply(policy, ofTables(changes, tables), images::primaryKeyOf);
+    List<Message.Change> mine = apply(policy, ofTables(changes, tables), images::primaryKeyOf);
+    return SubqueryMoves.add(images, changes, tables, policy, mine);
   }
 
   /** The changes of {@code tables} ({@code changes} itself when that is all of them). */
@@ -74,7 +75,7 @@ final class PolicyFilter {
           break;
         case UPDATE:
           {
-            boolean before = JsonEdge.matches(policy, c.table(), c.before());
+            boolean before = JsonEdge.matchedBefore(policy, c.table(), c.before());
             boolean after = JsonEdge.matches(policy, c.table(), c.after());
             if (before && after) {
               out.add(
@@ -104,7 +105,7 @@ final class PolicyFilter {
             break;
           }
         case DELETE:
-          if (JsonEdge.matches(policy, c.table(), c.before())) {
+          if (JsonEdge.matchedBefore(policy, c.table(), c.before())) {
             out.add(
                 new Message.Change(
                     c.table(),

@@ -6,6 +6,7 @@ import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.Message;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.image.TableImage;
+import io.tablecast.server.image.TableImages;
 import io.tablecast.server.shape.FilterParser;
 import io.tablecast.server.shape.RowPredicate;
 import java.util.ArrayList;
@@ -29,7 +30,12 @@ final class ShapeRequests {
    *
    * @throws IllegalArgumentException saying what cannot be used, and where in the filter
    */
-  static SessionPolicy.Shape parse(Message.Shape asked, TableImage image) {
+  static SessionPolicy.Shape parse(
+      Message.Shape asked,
+      TableImage image,
+      TableImages images,
+      SubqueryMemberships memberships,
+      SessionPolicy policy) {
     Map<String, ColumnKind> kinds = new LinkedHashMap<>();
     for (ColumnInfo c : image.schema().columns()) {
       kinds.put(c.name(), c.kind());
@@ -46,8 +52,36 @@ final class ShapeRequests {
       }
     }
     RowPredicate filter =
-        asked.filter() == null ? null : FilterParser.parse(asked.filter(), params(asked), kinds);
+        asked.filter() == null
+            ? null
+            : FilterParser.parse(
+                asked.filter(), params(asked), kinds, tables(images, memberships, policy));
     return new SessionPolicy.Shape(filter, columns);
+  }
+
+  /** The other tables a subquery of a session of {@code policy} may read. */
+  private static FilterParser.Tables tables(
+      TableImages images, SubqueryMemberships memberships, SessionPolicy policy) {
+    return new FilterParser.Tables() {
+      @Override
+      public Map<String, ColumnKind> columns(String table) {
+        TableImage other = images.get(table);
+        if (other == null || !policy.allowsTable(table)) {
+          return null;
+        }
+        Map<String, ColumnKind> out = new LinkedHashMap<>();
+        List<String> pk = other.schema().primaryKey();
+        for (ColumnInfo c : policy.project(table, other.schema().columns(), pk)) {
+          out.put(c.name(), c.kind());
+        }
+        return out;
+      }
+
+      @Override
+      public RowPredicate.Membership membership(RowPredicate.Subquery subquery) {
+        return memberships.membership(subquery, policy);
+      }
+    };
   }
 
   private static List<Object> params(Message.Shape asked) {

@@ -41,7 +41,7 @@ final class SnapshotFrames implements CatchUpSender.Frames {
    * The rows of one table as of the snapshot position, in {@code form}; rows are shared and
    * immutable.
    */
-  record TableRows(TableSchema schema, RowForm form, List<byte[]> rows) {}
+  record TableRows(TableSchema schema, RowForm form, List<byte[]> rows, boolean shaped) {}
 
   private final Subscriber session;
   private final List<TableRows> tables;
@@ -116,11 +116,12 @@ final class SnapshotFrames implements CatchUpSender.Frames {
    */
   private static List<byte[]> visible(TableRows t, SessionPolicy policy) {
     String table = t.schema().id().qualified();
-    if (!policy.filters(table)) {
+    if (!policy.filters(table) || (t.shaped() && policy.filterColumn() == null)) {
       return t.rows();
     }
     int column = policy.filterColumn() == null ? -2 : t.form().indexOf(policy.filterColumn());
-    boolean shaped = policy.shape(table) != null && policy.shape(table).filter() != null;
+    boolean shaped =
+        !t.shaped() && policy.shape(table) != null && policy.shape(table).filter() != null;
     List<byte[]> out = new ArrayList<>();
     for (byte[] row : t.rows()) {
       if ((column == -2

@@ -2,7 +2,9 @@ package io.tablecast.server.hub;
 
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
+import io.tablecast.protocol.row.PackedRow;
 import io.tablecast.protocol.row.RowForm;
+import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.image.TableImages;
 import io.tablecast.server.metrics.ServerMetrics;
@@ -39,6 +41,7 @@ final class Subscriptions {
   private final BatchHistory history;
 
   private final TableReadPositions readPositions;
+  private final SubqueryMemberships memberships;
 
   Subscriptions(
       String epoch,
@@ -51,7 +54,9 @@ final class Subscriptions {
       CatchUps catchUps,
       StaleTables stale,
       BatchHistory history,
-      TableReadPositions readPositions) {
+      TableReadPositions readPositions,
+      SubqueryMemberships memberships) {
+    this.memberships = memberships;
     this.stale = stale;
     this.history = history;
     this.readPositions = readPositions;
@@ -135,7 +140,7 @@ final class Subscriptions {
                     + "on this connection; a table is subscribed once per connection (its changes keep coming; "
                     + "reconnect for a new snapshot)",
                 name));
-      } else if (takesShape(s, sub, image)) {
+      } else if (takesShape(s, sub, image, images, memberships)) {
         known.add(image);
       }
     }
@@ -151,7 +156,10 @@ final class Subscriptions {
       return;
     }
     long at = position.getAsLong();
-    if (sub.resumeEpoch() != null
+    // a subquery's rows are known now, not at a past position: such a shape takes a snapshot
+    boolean replayable = names.stream().noneMatch(t -> hasSubquery(s.policy(), t));
+    if (replayable
+        && sub.resumeEpoch() != null
         && sub.resumeEpoch().equals(epoch)
         && s.tables().isEmpty()
         && resume.covers(sub.resumePosition(), at)
@@ -169,7 +177,8 @@ final class Subscriptions {
       tellStale(s, names);
       return;
     }
-    if (history != null
+    if (replayable
+        && history != null
         && sub.resumeEpoch() != null
         && sub.resumeEpoch().equals(epoch)
         && s.tables().isEmpty()
@@ -197,7 +206,7 @@ final class Subscriptions {
     slow.flush(s); // its pending changes (positions <= at) go before the snapshot
     List<SnapshotFrames.TableRows> copies = new ArrayList<>();
     for (TableImage image : known) {
-      copies.add(copy(image, sub));
+      copies.add(copy(image, sub, s.policy()));
     }
     s.addTables(names);
     catchUps.start(s, new SnapshotFrames(s, copies, at, metrics));
@@ -218,7 +227,7 @@ final class Subscriptions {
     List<SnapshotFrames.TableRows> copies = new ArrayList<>();
     Map<String, HistoryChanges.Layout> layouts = new HashMap<>();
     for (TableImage image : known) {
-      copies.add(copy(image, sub));
+      copies.add(copy(image, sub, s.policy()));
       layouts.put(image.name(), new HistoryChanges.Layout(image.schema(), image.form()));
     }
     return new StreamResume(
@@ -237,13 +246,18 @@ final class Subscriptions {
    * false, after telling the client why, when the shape cannot be used (the table is then not
    * subscribed, as for an unknown one).
    */
-  private static boolean takesShape(Subscriber s, Message.Subscribe sub, TableImage image) {
+  private static boolean takesShape(
+      Subscriber s,
+      Message.Subscribe sub,
+      TableImage image,
+      TableImages images,
+      SubqueryMemberships memberships) {
     Message.Shape asked = sub.shape(image.name());
     if (asked == null) {
       return true;
     }
     try {
-      s.shape(image.name(), ShapeRequests.parse(asked, image));
+      s.shape(image.name(), ShapeRequests.parse(asked, image, images, memberships, s.policy()));
       return true;
     } catch (IllegalArgumentException e) {
       s.sendMessage(
@@ -259,9 +273,28 @@ final class Subscriptions {
    * What a snapshot of {@code image} sends: its rows, or none for a table the subscribe asks
    * without rows (a near cache, which fetches the rows it wants).
    */
-  private static SnapshotFrames.TableRows copy(TableImage image, Message.Subscribe sub) {
-    return new SnapshotFrames.TableRows(
-        image.schema(), image.form(), sub.withoutRows(image.name()) ? List.of() : image.copyRows());
+  private static SnapshotFrames.TableRows copy(
+      TableImage image, Message.Subscribe sub, SessionPolicy policy) {
+    if (sub.withoutRows(image.name())) {
+      return new SnapshotFrames.TableRows(image.schema(), image.form(), List.of(), false);
+    }
+    if (!hasSubquery(policy, image.name())) {
+      return new SnapshotFrames.TableRows(image.schema(), image.form(), image.copyRows(), false);
+    }
+    // the other table's rows as they are now, at the snapshot's position: filtered here, on the
+    // hub thread, not later by the thread that writes the snapshot
+    List<byte[]> rows = new ArrayList<>();
+    for (byte[] row : image.copyRows()) {
+      if (policy.shapeMatches(image.name(), PackedRow.of(image.form(), row))) {
+        rows.add(row);
+      }
+    }
+    return new SnapshotFrames.TableRows(image.schema(), image.form(), rows, true);
+  }
+
+  /** Whether the shape of {@code table} reads another table. */
+  static boolean hasSubquery(SessionPolicy policy, String table) {
+    return policy.readsOtherTables(table);
   }
 
   /** The tables' columns as the session may see them. */

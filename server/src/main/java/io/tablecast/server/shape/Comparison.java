@@ -96,7 +96,7 @@ public record Comparison(String column, ColumnKind kind, Op op, List<Comparable<
    * The value of a row's column of {@code kind} (its JSON form, docs/TYPES.md), as a comparable
    * value; null when it cannot be read as one.
    */
-  static Comparable<?> valueOf(ColumnKind kind, JsonNode v) {
+  public static Comparable<?> valueOf(ColumnKind kind, JsonNode v) {
     try {
       return switch (kind) {
         case INTEGER, DECIMAL, FLOAT ->

@@ -21,17 +21,19 @@ import java.util.Map;
  * not        := NOT not | '(' filter ')' | condition
  * condition  := column ( '=' | '&lt;&gt;' | '!=' | '&lt;' | '&lt;=' | '&gt;' | '&gt;=' ) value
  *             | column [ NOT ] IN '(' value ( ',' value )* ')'
+ *             | column IN '(' SELECT column FROM table [ WHERE filter ] ')'
  *             | column IS [ NOT ] NULL
  * value      := number | 'text' ('' for a quote) | TRUE | FALSE | ? (the next parameter) | $n
  * column     := name | "name"
  * </pre>
  *
- * keywords in any case. Values are bound parameters or literals, converted to the column's kind
- * here ({@link Comparison}); nothing of the text reaches SQL. A filter that cannot be used (a
- * syntax error, an unknown column, a value of the wrong kind, a missing parameter) or that costs
- * too much ({@link #MAX_LENGTH} characters, {@link #MAX_CONDITIONS} conditions, {@link
- * #MAX_IN_VALUES} values in one {@code IN}, {@link #MAX_DEPTH} levels of nesting) is a {@link
- * FilterException} naming the position.
+ * keywords in any case; a subquery reads another cached table ({@link Tables}) and holds none of
+ * its own. Values are bound parameters or literals, converted to the column's kind here ({@link
+ * Comparison}); nothing of the text reaches SQL. A filter that cannot be used (a syntax error, an
+ * unknown column, a value of the wrong kind, a missing parameter) or that costs too much ({@link
+ * #MAX_LENGTH} characters, {@link #MAX_CONDITIONS} conditions, {@link #MAX_IN_VALUES} values in one
+ * {@code IN}, {@link #MAX_DEPTH} levels of nesting) is a {@link FilterException} naming the
+ * position.
  */
 public final class FilterParser {
 
@@ -52,17 +54,38 @@ public final class FilterParser {
   private final String text;
   private final List<FilterTokens.Token> tokens;
   private final List<?> params;
-  private final Map<String, ColumnKind> columns;
+  private Map<String, ColumnKind> columns;
+  private final Tables tables;
+  private boolean inSubquery;
   private int next;
   private int nextParam;
   private int conditions;
   private int depth;
 
-  private FilterParser(String text, List<?> params, Map<String, ColumnKind> columns) {
+  private FilterParser(
+      String text, List<?> params, Map<String, ColumnKind> columns, Tables tables) {
     this.text = text;
     this.tokens = FilterTokens.of(text);
     this.params = params;
     this.columns = columns;
+    this.tables = tables;
+  }
+
+  /** What a filter's subqueries may read of the other cached tables. */
+  public interface Tables {
+    /**
+     * The columns of {@code table} (qualified) the session may read, by name with their kinds; null
+     * when it is not cached or the session may not read it.
+     */
+    Map<String, ColumnKind> columns(String table);
+
+    /** The values {@code subquery} gives, kept current as its table changes. */
+    RowPredicate.Membership membership(RowPredicate.Subquery subquery);
+  }
+
+  /** As {@link #parse(String, List, Map, Tables)}, without subqueries. */
+  public static RowPredicate parse(String text, List<?> params, Map<String, ColumnKind> columns) {
+    return parse(text, params, columns, null);
   }
 
   /**
@@ -71,7 +94,8 @@ public final class FilterParser {
    *
    * @throws FilterException saying what is wrong and where
    */
-  public static RowPredicate parse(String text, List<?> params, Map<String, ColumnKind> columns) {
+  public static RowPredicate parse(
+      String text, List<?> params, Map<String, ColumnKind> columns, Tables tables) {
     if (text == null || text.isBlank()) {
       throw new FilterException("the filter is empty", 0);
     }
@@ -80,7 +104,7 @@ public final class FilterParser {
           "the filter has " + text.length() + " characters, at most " + MAX_LENGTH + " are taken",
           MAX_LENGTH + 1);
     }
-    FilterParser p = new FilterParser(text, params == null ? List.of() : params, columns);
+    FilterParser p = new FilterParser(text, params == null ? List.of() : params, columns, tables);
     RowPredicate filter = p.or();
     if (p.peek().kind() != FilterTokens.Kind.END) {
       throw p.error("expected AND, OR or the end of the filter", p.peek());
@@ -179,6 +203,18 @@ public final class FilterParser {
 
   private RowPredicate in(String column, ColumnKind kind, boolean negated) {
     expect(FilterTokens.Kind.LEFT, "'(' after IN");
+    FilterTokens.Token select = peek();
+    if (keyword("SELECT")) {
+      if (negated) {
+        throw error(
+            "NOT IN (SELECT ...) is not supported (a NULL among the values makes it never true):"
+                + " write NOT ("
+                + column
+                + " IN (SELECT ...)) only if that is what you mean",
+            select);
+      }
+      return subquery(column, kind, select);
+    }
     List<Comparable<?>> values = new ArrayList<>();
     do {
       if (values.size() == MAX_IN_VALUES) {
@@ -189,6 +225,95 @@ public final class FilterParser {
     expect(FilterTokens.Kind.RIGHT, "',' or ')'");
     RowPredicate in = new RowPredicate.Compare(new Comparison(column, kind, Op.IN, values));
     return negated ? new RowPredicate.Not(in) : in;
+  }
+
+  /** {@code SELECT column FROM table [WHERE filter] )}, after the {@code SELECT}. */
+  private RowPredicate subquery(String column, ColumnKind kind, FilterTokens.Token select) {
+    if (inSubquery) {
+      throw error("a subquery inside a subquery: one level is supported", select);
+    }
+    if (tables == null) {
+      throw error("subqueries are not available here", select);
+    }
+    FilterTokens.Token parentColumn = peek();
+    if (parentColumn.kind() != FilterTokens.Kind.NAME
+        && parentColumn.kind() != FilterTokens.Kind.QUOTED_NAME) {
+      throw error("expected the column the subquery selects", parentColumn);
+    }
+    next++;
+    if (!keyword("FROM")) {
+      throw error("expected FROM", peek());
+    }
+    FilterTokens.Token at = peek();
+    String table = tableName();
+    Map<String, ColumnKind> parentColumns = tables.columns(table);
+    if (parentColumns == null) {
+      throw error("no cached table '" + table + "' this session may read", at);
+    }
+    ColumnKind parentKind = parentColumns.get(parentColumn.text());
+    if (parentKind == null) {
+      throw error(
+          "no column '"
+              + parentColumn.text()
+              + "' in "
+              + table
+              + "; it has "
+              + parentColumns.keySet(),
+          parentColumn);
+    }
+    if (!comparable(kind, parentKind)) {
+      throw error(
+          column
+              + " is "
+              + kind
+              + " and "
+              + table
+              + "."
+              + parentColumn.text()
+              + " is "
+              + parentKind
+              + ": their values cannot be compared",
+          parentColumn);
+    }
+    RowPredicate filter = null;
+    if (keyword("WHERE")) {
+      Map<String, ColumnKind> own = columns;
+      columns = parentColumns;
+      inSubquery = true;
+      try {
+        filter = or();
+      } finally {
+        columns = own;
+        inSubquery = false;
+      }
+    }
+    expect(FilterTokens.Kind.RIGHT, "')' to end the subquery");
+    RowPredicate.Subquery subquery =
+        new RowPredicate.Subquery(table, parentColumn.text(), parentKind, filter);
+    return new RowPredicate.InSubquery(column, kind, subquery, tables.membership(subquery));
+  }
+
+  /** A table name: {@code name}, {@code schema.name}, quoted parts allowed. */
+  private String tableName() {
+    StringBuilder name = new StringBuilder();
+    do {
+      FilterTokens.Token part = peek();
+      if (part.kind() != FilterTokens.Kind.NAME && part.kind() != FilterTokens.Kind.QUOTED_NAME) {
+        throw error("expected a table name", part);
+      }
+      next++;
+      name.append(name.length() > 0 ? "." : "").append(part.text());
+    } while (accept(FilterTokens.Kind.DOT));
+    return name.toString();
+  }
+
+  /** Whether values of the two kinds compare: numbers with numbers, else the same kind. */
+  private static boolean comparable(ColumnKind a, ColumnKind b) {
+    return a == b || (numeric(a) && numeric(b));
+  }
+
+  private static boolean numeric(ColumnKind k) {
+    return k == ColumnKind.INTEGER || k == ColumnKind.DECIMAL || k == ColumnKind.FLOAT;
   }
 
   private static Op operator(FilterTokens.Token op) {

@@ -16,6 +16,7 @@ final class FilterTokens {
     LEFT,
     RIGHT,
     COMMA,
+    DOT,
     END
   }
 
@@ -82,6 +83,9 @@ final class FilterTokens {
           throw error(text, "parameter number too large", start + 1);
         }
         out.add(new Token(Kind.PARAMETER, text.substring(start + 1, i), start + 1));
+      } else if (c == '.') {
+        i++;
+        out.add(new Token(Kind.DOT, ".", i));
       } else if (c == '(' || c == ')' || c == ',') {
         i++;
         out.add(new Token(c == '(' ? Kind.LEFT : c == ')' ? Kind.RIGHT : Kind.COMMA, "" + c, i));

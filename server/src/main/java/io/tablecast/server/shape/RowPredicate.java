@@ -1,6 +1,7 @@
 package io.tablecast.server.shape;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tablecast.protocol.ColumnKind;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -17,14 +18,38 @@ public sealed interface RowPredicate {
 
   /**
    * TRUE, FALSE, or null when unknown, for the row whose column values {@code row} gives (the JSON
-   * form of {@code docs/TYPES.md}; JSON null or Java null for NULL).
+   * form of {@code docs/TYPES.md}; JSON null or Java null for NULL), against the other tables as
+   * they are now.
    */
-  Boolean test(Function<String, JsonNode> row);
+  default Boolean test(Function<String, JsonNode> row) {
+    return test(row, false);
+  }
+
+  /**
+   * As {@link #test(Function)}; {@code before}: against the other tables as they were before the
+   * batch being sent (a subquery's rows), for the image of a row before that batch.
+   */
+  Boolean test(Function<String, JsonNode> row, boolean before);
 
   /** Whether the row matches: the filter is TRUE for it. */
   default boolean matches(Function<String, JsonNode> row) {
-    return Boolean.TRUE.equals(test(row));
+    return Boolean.TRUE.equals(test(row, false));
   }
+
+  /** Whether the row matched before the batch being sent (see {@link #test(Function, boolean)}). */
+  default boolean matchedBefore(Function<String, JsonNode> row) {
+    return Boolean.TRUE.equals(test(row, true));
+  }
+
+  /** The subqueries of the filter, in order. */
+  default List<InSubquery> subqueries() {
+    List<InSubquery> out = new java.util.ArrayList<>();
+    addSubqueries(out);
+    return out;
+  }
+
+  /** Adds the filter's subqueries to {@code out}. */
+  default void addSubqueries(List<InSubquery> out) {}
 
   /** The columns the filter reads. */
   default Set<String> columns() {
@@ -43,21 +68,18 @@ public sealed interface RowPredicate {
     }
 
     @Override
-    public Boolean test(Function<String, JsonNode> row) {
-      boolean unknown = false;
-      for (RowPredicate t : terms) {
-        Boolean b = t.test(row);
-        if (Boolean.FALSE.equals(b)) {
-          return false;
-        }
-        unknown |= b == null;
-      }
-      return unknown ? null : Boolean.TRUE;
+    public Boolean test(Function<String, JsonNode> row, boolean before) {
+      return decide(terms, row, before, false);
     }
 
     @Override
     public void addColumns(Set<String> out) {
       terms.forEach(t -> t.addColumns(out));
+    }
+
+    @Override
+    public void addSubqueries(List<InSubquery> out) {
+      terms.forEach(t -> t.addSubqueries(out));
     }
   }
 
@@ -68,29 +90,43 @@ public sealed interface RowPredicate {
     }
 
     @Override
-    public Boolean test(Function<String, JsonNode> row) {
-      boolean unknown = false;
-      for (RowPredicate t : terms) {
-        Boolean b = t.test(row);
-        if (Boolean.TRUE.equals(b)) {
-          return true;
-        }
-        unknown |= b == null;
-      }
-      return unknown ? null : Boolean.FALSE;
+    public Boolean test(Function<String, JsonNode> row, boolean before) {
+      return decide(terms, row, before, true);
     }
 
     @Override
     public void addColumns(Set<String> out) {
       terms.forEach(t -> t.addColumns(out));
     }
+
+    @Override
+    public void addSubqueries(List<InSubquery> out) {
+      terms.forEach(t -> t.addSubqueries(out));
+    }
+  }
+
+  /**
+   * {@code decisive} when a term is (OR: TRUE, AND: FALSE), else unknown when a term is, else the
+   * opposite of {@code decisive}.
+   */
+  private static Boolean decide(
+      List<RowPredicate> terms, Function<String, JsonNode> row, boolean before, boolean decisive) {
+    boolean unknown = false;
+    for (RowPredicate t : terms) {
+      Boolean b = t.test(row, before);
+      if (b != null && b == decisive) {
+        return decisive;
+      }
+      unknown |= b == null;
+    }
+    return unknown ? null : !decisive;
   }
 
   /** The opposite of the term; unknown stays unknown. */
   record Not(RowPredicate term) implements RowPredicate {
     @Override
-    public Boolean test(Function<String, JsonNode> row) {
-      Boolean b = term.test(row);
+    public Boolean test(Function<String, JsonNode> row, boolean before) {
+      Boolean b = term.test(row, before);
       return b == null ? null : !b;
     }
 
@@ -98,12 +134,17 @@ public sealed interface RowPredicate {
     public void addColumns(Set<String> out) {
       term.addColumns(out);
     }
+
+    @Override
+    public void addSubqueries(List<InSubquery> out) {
+      term.addSubqueries(out);
+    }
   }
 
   /** {@code column IS NULL} (or {@code IS NOT NULL} when {@code negated}): never unknown. */
   record IsNull(String column, boolean negated) implements RowPredicate {
     @Override
-    public Boolean test(Function<String, JsonNode> row) {
+    public Boolean test(Function<String, JsonNode> row, boolean before) {
       JsonNode v = row.apply(column);
       return (v == null || v.isNull()) != negated;
     }
@@ -120,7 +161,7 @@ public sealed interface RowPredicate {
    */
   record Compare(Comparison comparison) implements RowPredicate {
     @Override
-    public Boolean test(Function<String, JsonNode> row) {
+    public Boolean test(Function<String, JsonNode> row, boolean before) {
       return comparison.test(row.apply(comparison.column()));
     }
 
@@ -128,5 +169,54 @@ public sealed interface RowPredicate {
     public void addColumns(Set<String> out) {
       out.add(comparison.column());
     }
+  }
+
+  /**
+   * {@code column IN (SELECT parentColumn FROM parentTable WHERE filter)}: whether the column's
+   * value is among the values the other table's matching rows hold now ({@link Membership}, kept by
+   * the server as that table changes). A NULL is unknown; NULLs of the other table are in no set.
+   *
+   * @param column the column of this table
+   * @param kind its kind
+   * @param subquery what the other table is asked
+   * @param membership the values it gives, bound by the server; null while unbound
+   */
+  record InSubquery(String column, ColumnKind kind, Subquery subquery, Membership membership)
+      implements RowPredicate {
+    @Override
+    public Boolean test(Function<String, JsonNode> row, boolean before) {
+      JsonNode v = row.apply(column);
+      Comparable<?> value = v == null || v.isNull() ? null : Comparison.valueOf(kind, v);
+      if (value == null) {
+        return null;
+      }
+      return membership.contains(value, before);
+    }
+
+    @Override
+    public void addColumns(Set<String> out) {
+      out.add(column);
+    }
+
+    @Override
+    public void addSubqueries(List<InSubquery> out) {
+      out.add(this);
+    }
+  }
+
+  /**
+   * One level of subquery over another table: its column of the rows its filter lets through.
+   *
+   * @param table the other table (qualified)
+   * @param column the column whose values it gives
+   * @param kind that column's kind
+   * @param filter its rows, or null for all (no subquery inside)
+   */
+  record Subquery(String table, String column, ColumnKind kind, RowPredicate filter) {}
+
+  /** The values a subquery gives, now and before the batch being sent. */
+  interface Membership {
+    /** Whether {@code value} (of the subquery column's kind family) is among them. */
+    boolean contains(Comparable<?> value, boolean before);
   }
 }

@@ -120,6 +120,66 @@ class ShapesTest {
   }
 
   @Test
+  void aChangeOfTheSubquerysTableMovesRowsInAndOut() throws Exception {
+    TableSchema parents = table("c");
+    h = new HubHarness(NO_HEARTBEAT, 100, A, parents);
+    h.load(5, A, parents);
+    HubHarness.Session s = h.connect("sub", SessionPolicy.ALLOW_ALL);
+    Message.Shape shape =
+        new Message.Shape(
+            "name IN (SELECT name FROM public.c WHERE id <= ?)", List.of(num(2)), null);
+    h.hub.subscribe(
+        s.subscriber(),
+        new Message.Subscribe(List.of("public.a"), null, -1, null, Map.of("public.a", shape)));
+    assertThat(ids(snapshotRows(s))).containsExactly(1L, 2L);
+    h.hub.publish(new CommittedBatch(List.of(update("public.c", 1, "row1", "zzz")), 0));
+    List<Message.Change> out = ((Message.ChangeBatch) s.client().nextNonHeartbeat()).changes();
+    assertThat(out).hasSize(1);
+    assertThat(out.get(0).op()).as("row1 is no longer a name of c's rows 1-2").isEqualTo(Op.DELETE);
+    assertThat(out.get(0).key().get(0).asLong()).isEqualTo(1);
+    h.hub.publish(
+        new CommittedBatch(
+            List.of(update("public.c", 2, "row2", "row5"), update("public.a", 3, "row3", "zzz")),
+            0));
+    List<Message.Change> moves = ((Message.ChangeBatch) s.client().nextNonHeartbeat()).changes();
+    assertThat(moves)
+        .extracting(c -> c.op() + " " + c.key().get(0).asLong())
+        .as("a's row 3 changed into the set itself; rows 2 and 5 moved by c's change")
+        .containsExactlyInAnyOrder("INSERT 3", "DELETE 2", "INSERT 5");
+    HubHarness.Session resuming = h.connect("resuming", SessionPolicy.ALLOW_ALL);
+    h.hub.subscribe(
+        resuming.subscriber(),
+        new Message.Subscribe(
+            List.of("public.a"),
+            h.hub.epoch(),
+            h.hub.position() - 1,
+            null,
+            Map.of("public.a", shape)));
+    assertThat(ids(snapshotRows(resuming)))
+        .as("a shape that reads another table takes a snapshot, not a replay")
+        .containsExactly(3L, 5L);
+  }
+
+  @Test
+  void aSubqueryReadsOnlyTablesThePrincipalMayRead() throws Exception {
+    TableSchema parents = table("c");
+    h = new HubHarness(NO_HEARTBEAT, 100, A, parents);
+    h.load(3, A, parents);
+    HubHarness.Session s =
+        h.connect("only-a", new SessionPolicy(Set.of("public.a"), null, null, null));
+    h.hub.subscribe(
+        s.subscriber(),
+        new Message.Subscribe(
+            List.of("public.a"),
+            null,
+            -1,
+            null,
+            Map.of("public.a", new Message.Shape("id IN (SELECT id FROM public.c)", null, null))));
+    Message.Error e = (Message.Error) s.client().nextNonHeartbeat();
+    assertThat(e.message()).contains("no cached table 'public.c' this session may read");
+  }
+
+  @Test
   void thePrincipalsPolicyStillApplies() throws Exception {
     SessionPolicy onlyRow2 = new SessionPolicy(null, "name", text("row2"), Set.of("name"));
     HubHarness.Session s = subscribed(onlyRow2, new Message.Shape("id <= 3", null, null));

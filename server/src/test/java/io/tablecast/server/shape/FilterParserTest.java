@@ -164,4 +164,78 @@ class FilterParserTest {
     }
     refused(in.append(")").toString(), many, "an IN lists more than 1000 values", 3898);
   }
+
+  /** The other tables of the subquery tests: {@code shop.customers (id, region)}. */
+  private static final class Customers implements FilterParser.Tables {
+    final java.util.Set<Comparable<?>> now = new java.util.HashSet<>();
+    final java.util.Set<Comparable<?>> before = new java.util.HashSet<>();
+    RowPredicate.Subquery asked;
+
+    @Override
+    public Map<String, ColumnKind> columns(String table) {
+      return table.equals("shop.customers")
+          ? Map.of("id", ColumnKind.INTEGER, "region", ColumnKind.STRING)
+          : null;
+    }
+
+    @Override
+    public RowPredicate.Membership membership(RowPredicate.Subquery subquery) {
+      asked = subquery;
+      return (value, wasBefore) ->
+          (wasBefore ? before : now).contains(((java.math.BigDecimal) value).stripTrailingZeros());
+    }
+  }
+
+  @Test
+  void aSubqueryReadsAnotherTableAsItIsNowOrWasBeforeTheBatch() {
+    Customers customers = new Customers();
+    RowPredicate p =
+        FilterParser.parse(
+            "id IN (SELECT id FROM shop.customers WHERE region = ?) AND region IS NOT NULL",
+            List.of("eu"),
+            COLUMNS,
+            customers);
+    assertThat(customers.asked.table()).isEqualTo("shop.customers");
+    assertThat(customers.asked.column()).isEqualTo("id");
+    assertThat(customers.asked.filter().matches(row("region", "eu")::get)).isTrue();
+    customers.now.add(new java.math.BigDecimal(7));
+    customers.before.add(new java.math.BigDecimal(8));
+    assertThat(p.matches(row("id", 7L, "region", "x")::get)).isTrue();
+    assertThat(p.matches(row("id", 8L, "region", "x")::get)).isFalse();
+    assertThat(p.matchedBefore(row("id", 8L, "region", "x")::get)).isTrue();
+    assertThat(p.matches(row("id", null, "region", "x")::get)).as("NULL is unknown").isFalse();
+    assertThat(p.subqueries()).hasSize(1);
+  }
+
+  private static void refusedWithSubqueries(String filter, String message, int position) {
+    assertThatThrownBy(() -> FilterParser.parse(filter, List.of(), COLUMNS, new Customers()))
+        .isInstanceOf(FilterException.class)
+        .hasMessageContaining(message)
+        .satisfies(e -> assertThat(((FilterException) e).position()).isEqualTo(position));
+  }
+
+  @Test
+  void whatASubqueryCannotDoIsRefusedWithThePosition() {
+    refusedWithSubqueries(
+        "id IN (SELECT id FROM shop.nope)",
+        "no cached table 'shop.nope' this session may read",
+        23);
+    refusedWithSubqueries(
+        "id IN (SELECT idd FROM shop.customers)", "no column 'idd' in shop.customers", 15);
+    refusedWithSubqueries(
+        "id IN (SELECT region FROM shop.customers)",
+        "id is INTEGER and shop.customers.region is STRING: their values cannot be compared",
+        15);
+    refusedWithSubqueries(
+        "id NOT IN (SELECT id FROM shop.customers)", "NOT IN (SELECT ...) is not supported", 12);
+    refusedWithSubqueries(
+        "id IN (SELECT id FROM shop.customers WHERE id IN (SELECT id FROM shop.customers))",
+        "a subquery inside a subquery: one level is supported",
+        51);
+    refusedWithSubqueries(
+        "id IN (SELECT id FROM shop.customers WHERE regoin = 'eu')", "no column 'regoin'", 44);
+    assertThatThrownBy(
+            () -> FilterParser.parse("id IN (SELECT id FROM shop.customers)", List.of(), COLUMNS))
+        .hasMessageContaining("subqueries are not available here");
+  }
 }
