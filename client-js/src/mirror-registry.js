@@ -11,6 +11,7 @@ import { CREATED_BY_CLIENT, TableMirror } from './table-mirror.js';
  */
 export class MirrorRegistry {
   #mirrors = new Map(); // table → TableMirror (failed mirrors are replaced on mirror())
+  #shapes = new Map(); // table → its mirror's shape ({ filter, params, columns }), when it has one
   /** The epoch of the current (or last) server session. */
   #sessionEpoch = null;
   #lastEpoch = null;
@@ -35,12 +36,30 @@ export class MirrorRegistry {
    * The mirror of `table`: the existing one unless it failed, else a new one. `created` says
    * whether it is new (to be subscribed), `replaced` whether it took a failed mirror's place.
    */
-  mirror(table) {
+  mirror(table, shape = null) {
     const existing = this.#mirrors.get(table);
-    if (existing && !existing.failed) return { mirror: existing, created: false, replaced: false };
+    if (existing && !existing.failed) {
+      const held = this.#shapes.get(table) ?? null;
+      if (JSON.stringify(held) !== JSON.stringify(shape)) {
+        throw new TypeError(`the mirror of ${table} holds ${held ? JSON.stringify(held) : 'the whole table'}, `
+            + `not ${shape ? JSON.stringify(shape) : 'the whole table'}: a table has one shape per client`);
+      }
+      return { mirror: existing, created: false, replaced: false };
+    }
     const mirror = new TableMirror(CREATED_BY_CLIENT, table);
     this.#mirrors.set(table, mirror);
+    if (shape) this.#shapes.set(table, shape);
+    else this.#shapes.delete(table);
     return { mirror, created: true, replaced: existing !== undefined };
+  }
+
+  /** The shapes of those of `tables` that have one, by table; undefined when none has. */
+  shapes(tables) {
+    const out = {};
+    for (const t of tables) {
+      if (this.#shapes.has(t)) out[t] = this.#shapes.get(t);
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
   }
 
   /** The mirror of `table` (possibly failed), or undefined. */

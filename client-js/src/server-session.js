@@ -7,12 +7,17 @@
 
 import { TablecastError } from './tablecast-error.js';
 
-/** Version 4 adds `sync`/`synced` (read-your-writes); the JSON of every other message is as in 2. */
-const PROTOCOL_VERSION = 4;
+/**
+ * Version 5 adds subscription shapes (and `fetch`, which this client does not use), 4 adds
+ * `sync`/`synced`; the JSON of every other message is as in 2.
+ */
+const PROTOCOL_VERSION = 5;
+/** Said to a server that refused version 5 (a release before shapes). */
+const SYNC_VERSION = 4;
 /** Said to a server that refused version 4 (a release before `sync`): its JSON is the same. */
 const OLDER_VERSION = 2;
-/** The first version whose servers answer `sync`. */
-const SYNC_VERSION = 4;
+/** The first version whose servers apply subscription shapes. */
+const SHAPES_VERSION = 5;
 /** Errors without a table after which not-yet-ready mirrors learn that the server refused us. */
 const REFUSALS = new Set(['AUTHENTICATION_FAILED', 'UNSUPPORTED_VERSION', 'ACCESS_DENIED']);
 
@@ -159,18 +164,13 @@ export class ServerSession {
   #onWelcome(w) {
     this.#registry.beginSession(w.epoch);
     this.#connection.welcomed(Number(w.heartbeatMillis) || 0);
+    this.#sessionVersion = Number(w.protocolVersion) || OLDER_VERSION;
     const { resume, fresh } = this.#registry.subscriptions();
     if (resume.length > 0) {
-      this.#connection.send({
-        type: 'subscribe', tables: resume,
-        resumeEpoch: this.#registry.lastEpoch, resumePosition: this.#registry.lastPosition,
-      });
+      this.#subscribe(resume, { resumeEpoch: this.#registry.lastEpoch, resumePosition: this.#registry.lastPosition });
     }
-    if (fresh.length > 0) {
-      this.#connection.send({ type: 'subscribe', tables: fresh, resumePosition: -1 });
-    }
+    if (fresh.length > 0) this.#subscribe(fresh, { resumePosition: -1 });
     for (const t of [...resume, ...fresh]) this.#subscribed.add(t);
-    this.#sessionVersion = Number(w.protocolVersion) || OLDER_VERSION;
     if (this.#syncs.size > 0) this.#sendSyncs([...this.#syncs.keys()]); // behind the subscribes
   }
 
@@ -182,7 +182,27 @@ export class ServerSession {
     const unique = [...new Set(tables)];
     for (const t of unique) this.#subscribed.add(t);
     this.#registry.subscribing(unique);
-    this.#connection.send({ type: 'subscribe', tables: unique, resumePosition: -1 });
+    this.#subscribe(unique, { resumePosition: -1 });
+  }
+
+  /**
+   * Sends a subscribe of `tables` with their shapes. A server older than shapes would ignore a
+   * shape and send the whole table: a shaped table is not subscribed there, its mirror fails.
+   */
+  #subscribe(tables, position) {
+    let served = tables;
+    const shapes = this.#registry.shapes(tables);
+    if (shapes && this.#sessionVersion < SHAPES_VERSION) {
+      served = tables.filter((t) => !(t in shapes));
+      for (const t of Object.keys(shapes)) {
+        this.#registry.fail(t, new TablecastError(`the server speaks protocol version ${this.#sessionVersion}, `
+            + `which has no subscription shapes (version ${SHAPES_VERSION}): the mirror of ${t} is not `
+            + 'subscribed; upgrade the server, or mirror the whole table', { table: t }));
+      }
+    }
+    if (served.length === 0) return;
+    const mine = this.#registry.shapes(served);
+    this.#connection.send({ type: 'subscribe', tables: served, ...position, ...(mine ? { shapes: mine } : {}) });
   }
 
   /** A part of a batch too large for one frame: kept aside, applied with the batch's end. */
@@ -218,8 +238,8 @@ export class ServerSession {
     const text = `${e.code}: ${e.message}`;
     if (e.code === 'UNSUPPORTED_VERSION' && !e.table && this.#sessionVersion === 0
         && this.#version !== OLDER_VERSION) {
-      // a server of a release before version 4: say 2 to it from now on (no sync there)
-      this.#version = OLDER_VERSION;
+      // a server of an older release: say 4 to it (no shapes), then 2 (no sync either)
+      this.#version = this.#version === PROTOCOL_VERSION ? SYNC_VERSION : OLDER_VERSION;
       this.#connection.reconnect();
       return;
     }

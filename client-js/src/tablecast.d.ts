@@ -177,13 +177,25 @@ export interface TablecastClientEventMap {
   error: CustomEvent<TablecastError>;
 }
 
+/** The rows and columns a mirror holds of its table (README.md, "Subscription shapes"). */
+export interface MirrorShape {
+  /** A row filter, e.g. `region = ? AND price < ?`; every row when absent. */
+  filter?: string;
+  /** The values of the filter's `?` (in order) and `$n` parameters. */
+  params?: Array<string | number | boolean>;
+  /** The columns besides the primary key; all when absent. */
+  columns?: string[];
+}
+
 export class TablecastClient extends EventTarget {
   constructor(options: TablecastClientOptions);
   readonly state: ConnectionState;
   /** The epoch of the current (or last) server session. */
   readonly epoch: string | null;
-  /** The mirror of `schema.table` (one per table; repeated calls return the same object). */
-  mirror(table: string): TableMirror;
+  /** The mirror of `schema.table` (one per table; repeated calls return the same object). With
+   * a `shape`, it holds only the rows and columns the shape chooses, applied by the server; a
+   * table has one shape per client (another throws a TypeError). */
+  mirror(table: string, shape?: MirrorShape): TableMirror;
   /** Checks the connection now: reconnects at once if it is dead or waiting to retry, else sends
    * a `ping` and reconnects at once if nothing answers within `handshakeTimeoutMs`. Called
    * automatically on `visibilitychange` (visible), `pageshow`, `resume` and `online`; `offline`

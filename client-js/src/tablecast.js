@@ -76,14 +76,16 @@ export class TablecastClient extends EventTarget {
 
   /**
    * The mirror of a table (`schema.table`); the same object for repeated calls unless it
-   * failed, in which case a new mirror (and subscription) replaces it.
+   * failed, in which case a new mirror (and subscription) replaces it. `shape` (optional):
+   * `{ filter, params, columns }`, the rows and columns the mirror holds, applied by the server
+   * (see README.md, "Subscription shapes"); a table has one shape per client.
    */
-  mirror(table) {
+  mirror(table, shape = undefined) {
     if (typeof table !== 'string' || table.trim() === '') {
       throw new TypeError(`table must be a qualified name like schema.table, was ${JSON.stringify(table)}`);
     }
     if (this.#reconnector.closed) throw new TablecastError(`client is closed; cannot mirror ${table}`);
-    const { mirror, created, replaced } = this.#registry.mirror(table);
+    const { mirror, created, replaced } = this.#registry.mirror(table, checkedShape(table, shape));
     if (created) this.#session.mirrorCreated(table, replaced);
     return mirror;
   }
@@ -131,3 +133,23 @@ export class TablecastClient extends EventTarget {
 }
 
 export default TablecastClient;
+
+/** A mirror's shape as the subscribe carries it, checked; null for the whole table. */
+function checkedShape(table, shape) {
+  if (shape === undefined || shape === null) return null;
+  if (typeof shape !== 'object') throw new TypeError(`the shape of ${table} must be an object like { filter, params, columns }`);
+  const { filter, params, columns, ...rest } = shape;
+  if (Object.keys(rest).length > 0) throw new TypeError(`the shape of ${table} has unknown fields ${Object.keys(rest).join(', ')}: it takes filter, params, columns`);
+  if (filter !== undefined && (typeof filter !== 'string' || filter.trim() === '')) throw new TypeError(`the filter of the shape of ${table} must be a non-blank string`);
+  if (params !== undefined && (!Array.isArray(params) || params.some((p) => !['string', 'number', 'boolean'].includes(typeof p)))) {
+    throw new TypeError(`the params of the shape of ${table} must be strings, numbers or booleans (write IS NULL for NULL)`);
+  }
+  if (columns !== undefined && (!Array.isArray(columns) || columns.some((c) => typeof c !== 'string' || c.trim() === ''))) {
+    throw new TypeError(`the columns of the shape of ${table} must be column names`);
+  }
+  const out = {};
+  if (filter !== undefined) out.filter = filter;
+  if (params !== undefined && params.length > 0) out.params = [...params];
+  if (columns !== undefined) out.columns = [...columns];
+  return Object.keys(out).length === 0 ? null : Object.freeze(out);
+}

@@ -38,7 +38,7 @@ test('hello, subscribe, snapshot then batches: rows and change events', async ()
   const events = recordChanges(items);
   const conn = await server.nextConnection();
   const hello = await conn.handshake({ epoch: 'e1', position: 3 });
-  assert.deepEqual(hello, { type: 'hello', protocolVersion: 4, clientName: 'test', token: 'tok' });
+  assert.deepEqual(hello, { type: 'hello', protocolVersion: 5, clientName: 'test', token: 'tok' });
   const sub = await conn.next('subscribe');
   assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumePosition: -1 });
 
@@ -464,4 +464,41 @@ test('close() stops reconnecting and rejects mirrors that are not ready', async 
 test('a TableMirror comes only from client.mirror(): new throws', () => {
   assert.throws(() => new TableMirror(), /client\.mirror\(table\)/);
   assert.throws(() => new TableMirror({}, T), TypeError);
+});
+
+test('a shaped mirror: the subscribe carries its shape, again on resume; one shape per table', async () => {
+  newClient();
+  const shape = { filter: 'region = ? AND price < ?', params: ['eu', 100], columns: ['price'] };
+  const cheap = client.mirror('shop.products', shape);
+  assert.equal(client.mirror('shop.products', { ...shape }), cheap, 'the same shape, the same mirror');
+  assert.throws(() => client.mirror('shop.products'), /holds .* not the whole table: a table has one shape per client/);
+  assert.throws(() => client.mirror('shop.x', { filter: 'id = ?', params: [null] }), /write IS NULL for NULL/);
+  assert.throws(() => client.mirror('shop.x', { where: 'id = 1' }), /unknown fields where/);
+  const conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'e1', position: 3 });
+  const sub = await conn.next('subscribe');
+  assert.deepEqual(sub, { type: 'subscribe', tables: ['shop.products'], resumePosition: -1, shapes: { 'shop.products': shape } });
+  conn.snapshot('shop.products', ['id', 'price'], ['id'], 3, [{ id: 1, price: '9.50' }]);
+  await cheap.ready;
+  conn.ws.close();
+  const again = await server.nextConnection();
+  await again.handshake({ epoch: 'e1', position: 3 });
+  const resume = await again.next('subscribe');
+  assert.equal(resume.resumePosition, 3);
+  assert.deepEqual(resume.shapes, { 'shop.products': shape }, 'the resume keeps the shape');
+});
+
+test('a server without shapes is not asked for the whole table: the shaped mirror fails', async () => {
+  newClient();
+  const shaped = client.mirror('shop.products', { filter: "region = 'eu'" });
+  const whole = client.mirror('shop.other');
+  const conn = await server.nextConnection();
+  await conn.handshake({ protocolVersion: 4 });
+  const sub = await conn.next('subscribe');
+  assert.deepEqual(sub.tables, ['shop.other']);
+  assert.equal(sub.shapes, undefined);
+  await assert.rejects(shaped.ready, (e) => e instanceof TablecastError
+      && e.message.includes('speaks protocol version 4, which has no subscription shapes'));
+  conn.snapshot('shop.other', ['id'], ['id'], 0, [{ id: 1 }]);
+  await whole.ready;
 });

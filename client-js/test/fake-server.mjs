@@ -41,9 +41,9 @@ export class FakeConnection {
   }
 
   /** Reads hello, answers welcome, returns the hello. */
-  async handshake({ epoch = 'epoch-1', position = 0, heartbeatMillis = 60_000 } = {}) {
+  async handshake({ epoch = 'epoch-1', position = 0, heartbeatMillis = 60_000, protocolVersion = 5 } = {}) {
     const hello = await this.next('hello');
-    this.send({ type: 'welcome', protocolVersion: 4, serverName: 'fake', epoch, position, heartbeatMillis });
+    this.send({ type: 'welcome', protocolVersion, serverName: 'fake', epoch, position, heartbeatMillis });
     return hello;
   }
 

@@ -51,7 +51,7 @@ function newSession(tables = [T]) {
   return { connection, registry, session, errors };
 }
 
-function welcome(session, connection, epoch = 'E', heartbeatMillis = 500, protocolVersion = 4) {
+function welcome(session, connection, epoch = 'E', heartbeatMillis = 500, protocolVersion = 5) {
   connection.connected = false;
   session.opened();
   session.received({ type: 'welcome', protocolVersion, serverName: 'x', epoch, position: 0, heartbeatMillis });
@@ -66,7 +66,7 @@ function snapshot(session, table, position, rows) {
 test('hello on each socket; a welcome resumes the tables at the last position and subscribes the others fresh', () => {
   const { connection, registry, session } = newSession();
   welcome(session, connection);
-  assert.deepEqual(connection.take('hello'), [{ type: 'hello', protocolVersion: 4, clientName: 'unit', user: undefined, password: undefined, token: 't' }]);
+  assert.deepEqual(connection.take('hello'), [{ type: 'hello', protocolVersion: 5, clientName: 'unit', user: undefined, password: undefined, token: 't' }]);
   assert.equal(connection.heartbeat, 500);
   assert.deepEqual(connection.take('subscribe'), [{ type: 'subscribe', tables: [T], resumePosition: -1 }]);
   snapshot(session, T, 3, [{ id: 1, name: 'a' }]);
@@ -182,12 +182,15 @@ test('sync: sent behind the subscribes, answered after the batches before it, as
   await assert.rejects(open, (e) => e.message === 'client closed');
 });
 
-test('a server that refuses version 4 is spoken to in version 2; sync then rejects naming its version', async () => {
+test('a server that refuses versions 5 and 4 is spoken to in version 2; sync then rejects naming its version', async () => {
   const { connection, registry, session, errors } = newSession();
   session.opened();
-  assert.equal(connection.take('hello')[0].protocolVersion, 4);
+  assert.equal(connection.take('hello')[0].protocolVersion, 5);
+  session.received({ type: 'error', code: 'UNSUPPORTED_VERSION', message: 'this server speaks protocol version 2 to 4' });
+  session.opened();
+  assert.equal(connection.take('hello')[0].protocolVersion, 4, 'one version down: sync kept');
   session.received({ type: 'error', code: 'UNSUPPORTED_VERSION', message: 'this server speaks protocol version 2 or 3' });
-  assert.deepEqual([connection.reconnects, errors.length], [1, 0], 'a quiet fallback, no refusal');
+  assert.deepEqual([connection.reconnects, errors.length], [2, 0], 'a quiet fallback, no refusal');
   welcome(session, connection, 'E', 500, 2);
   assert.equal(connection.take('hello')[0].protocolVersion, 2);
   snapshot(session, T, 3, [{ id: 1, name: 'a' }]);

@@ -103,6 +103,23 @@ class MirrorShapeTest {
   }
 
   @Test
+  void aServerWithoutShapesIsNotAskedForTheWholeTable() throws Exception {
+    start();
+    TableMirror<Map<String, Object>> shaped = client.mirror(T, MirrorShape.rows("region = 'eu'"));
+    TableMirror<Map<String, Object>> whole = client.mirror("shop.other");
+    FakeServer.Conn c = server.accept();
+    c.expect(Message.Hello.class);
+    c.send(new Message.Welcome(4, "fake", FakeServer.EPOCH, 10, 10_000));
+    Message.Subscribe s = c.expect(Message.Subscribe.class);
+    assertThat(s.tables()).as("only the table without a shape").containsExactly("shop.other");
+    assertThatThrownBy(() -> shaped.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
+        .hasMessageContaining("speaks protocol version 4, which has no subscription shapes");
+    c.snapshot("shop.other", List.of("id"), 10, row("id", 1));
+    assertThat(whole.awaitReady(WAIT)).isTrue();
+  }
+
+  @Test
   void aTableHoldsOneShapePerClient() throws Exception {
     start();
     MirrorShape eu = MirrorShape.rows("region = ?", "eu");

@@ -219,10 +219,8 @@ public final class ServerSession implements AutoCloseable {
         log.info("subscribing to {}", m.table());
         // a subscribe that cannot be written would leave the mirror waiting: reconnecting
         // resubscribes it
-        List<String> table = List.of(m.table());
-        channel
-            .writeAndFlush(subscribe(table, null, -1))
-            .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        sendSubscribe(channel, List.of(m.table()), null, -1);
+        channel.flush();
         if (version >= FetchRequests.FIRST_VERSION) {
           fetches.sendFor(channel, m.table()); // asked before the table was subscribed
         }
@@ -401,12 +399,11 @@ public final class ServerSession implements AutoCloseable {
           resume,
           stream.lastPosition(),
           stream.lastEpoch());
-      ch.write(subscribe(resume, stream.lastEpoch(), stream.lastPosition()))
-          .addListener(ChannelFutureListener.CLOSE_ON_FAILURE); // as in attachCreatedMirrors
+      sendSubscribe(ch, resume, stream.lastEpoch(), stream.lastPosition());
     }
     if (!fresh.isEmpty()) {
       log.info("subscribing to {}", fresh);
-      ch.write(subscribe(fresh, null, -1)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      sendSubscribe(ch, fresh, null, -1);
     }
     subscribed.addAll(resume);
     subscribed.addAll(fresh);
@@ -423,10 +420,45 @@ public final class ServerSession implements AutoCloseable {
     }
   }
 
-  /** A subscribe of {@code tables}, with what their mirrors ask of them. */
-  private Message.Subscribe subscribe(List<String> tables, String epoch, long position) {
-    return new Message.Subscribe(
-        tables, epoch, position, stream.withoutRows(tables), stream.shapes(tables));
+  /**
+   * Writes a subscribe of {@code tables} with what their mirrors ask of them (not flushed). A
+   * server older than shapes would ignore a shape and send the whole table: a shaped table is not
+   * subscribed there, its mirrors fail saying why.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // a failed write closes; the next connection asks
+  private void sendSubscribe(Channel ch, List<String> tables, String epoch, long position) {
+    Map<String, Message.Shape> shapes = stream.shapes(tables);
+    List<String> served = tables;
+    if (!shapes.isEmpty() && version < FetchRequests.FIRST_VERSION) {
+      served = tables.stream().filter(t -> !shapes.containsKey(t)).toList();
+      for (String t : shapes.keySet()) {
+        String why =
+            "server "
+                + server
+                + " speaks protocol version "
+                + version
+                + ", which has no subscription shapes (version "
+                + FetchRequests.FIRST_VERSION
+                + "): the mirror of "
+                + t
+                + " is not subscribed; upgrade the server, or mirror the whole table";
+        log.warn("{}", why);
+        stream.fail(t, null, why);
+      }
+      if (served.isEmpty()) {
+        return;
+      }
+    }
+    // a subscribe that cannot be written would leave the mirror waiting: reconnecting
+    // resubscribes it
+    ch.write(
+            new Message.Subscribe(
+                served,
+                epoch,
+                position,
+                stream.withoutRows(served),
+                shapes.isEmpty() ? null : shapes))
+        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
