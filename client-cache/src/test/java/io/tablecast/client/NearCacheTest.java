@@ -182,6 +182,21 @@ class NearCacheTest {
   }
 
   @Test
+  void aCompositeKeyIsAskedForAsTheArrayOfItsParts() throws Exception {
+    FakeServer.Conn c = connect(NearCacheOptions.maximumRows(10), Message.PROTOCOL_VERSION);
+    c.expect(Message.Subscribe.class);
+    c.snapshot(T, List.of("region", "id"), 10);
+    CompletableFuture<Map<String, Object>> load =
+        CompletableFuture.supplyAsync(() -> near.get("eu", 7));
+    Message.Fetch f = c.expect(Message.Fetch.class);
+    assertThat(f.keys()).containsExactly(key("eu", 7));
+    c.send(
+        new Message.Fetched(f.id(), T, 10, List.of(row("region", "eu", "id", 7, "v", "x")), null));
+    assertThat(load.get(10, TimeUnit.SECONDS)).containsEntry("v", "x");
+    assertThat(near.get(List.of("eu", 7L))).as("held under the normalized key").isNotNull();
+  }
+
+  @Test
   void anAbsenceIsHeldUntilTheStreamInsertsTheRow() throws Exception {
     FakeServer.Conn c = subscribed(NearCacheOptions.maximumRows(10));
     CompletableFuture<Map<String, Object>> miss = near.getAsync(7);
