@@ -261,7 +261,7 @@ public final class FilterParser {
               + parentColumns.keySet(),
           parentColumn);
     }
-    if (!comparable(kind, parentKind)) {
+    if (!FilterValues.comparable(kind, parentKind)) {
       throw error(
           column
               + " is "
@@ -305,15 +305,6 @@ public final class FilterParser {
       name.append(name.length() > 0 ? "." : "").append(part.text());
     } while (accept(FilterTokens.Kind.DOT));
     return name.toString();
-  }
-
-  /** Whether values of the two kinds compare: numbers with numbers, else the same kind. */
-  private static boolean comparable(ColumnKind a, ColumnKind b) {
-    return a == b || (numeric(a) && numeric(b));
-  }
-
-  private static boolean numeric(ColumnKind k) {
-    return k == ColumnKind.INTEGER || k == ColumnKind.DECIMAL || k == ColumnKind.FLOAT;
   }
 
   private static Op operator(FilterTokens.Token op) {
@@ -373,35 +364,16 @@ public final class FilterParser {
         if (p == null) {
           throw error("parameter " + (index + 1) + " is null: write " + column + " IS NULL", t);
         }
-        node = param(p);
+        node = FilterValues.param(p);
         what = "parameter " + (index + 1) + " (" + p + ")";
       }
       default -> throw error("expected a value", t);
     }
-    Comparable<?> value = literal(kind, node);
+    Comparable<?> value = FilterValues.literal(kind, node);
     if (value == null) {
       throw error(what + " is no " + kind + " value for column " + column, t);
     }
     return value;
-  }
-
-  private static JsonNode param(Object p) {
-    if (p instanceof Boolean b) {
-      return NODES.booleanNode(b);
-    }
-    if (p instanceof Number n) {
-      return NODES.numberNode(new BigDecimal(n.toString()));
-    }
-    return NODES.textNode(p.toString());
-  }
-
-  /** A literal as a value of {@code kind}: numbers only for numbers, text for text and times. */
-  private static Comparable<?> literal(ColumnKind kind, JsonNode node) {
-    return switch (kind) {
-      case INTEGER, DECIMAL, FLOAT -> node.isNumber() ? Comparison.valueOf(kind, node) : null;
-      case BOOLEAN -> node.isBoolean() ? Comparison.valueOf(kind, node) : null;
-      default -> node.isTextual() ? Comparison.valueOf(kind, node) : null;
-    };
   }
 
   private FilterTokens.Token peek() {
