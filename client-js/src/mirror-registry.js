@@ -62,6 +62,28 @@ export class MirrorRegistry {
     return Object.keys(out).length > 0 ? out : undefined;
   }
 
+  /**
+   * Installs what a saved file held into the new mirror of its table; the first restored before
+   * anything was applied gives the position to resume from.
+   */
+  restore(mirror, saved) {
+    mirror._restore(saved);
+    if (this.#lastEpoch === null) {
+      this.#lastEpoch = saved.epoch;
+      this.#lastPosition = saved.position;
+    }
+  }
+
+  /** Every mirror, failed or not. */
+  all() {
+    return [...this.#mirrors.values()];
+  }
+
+  /** The shape of `table`'s mirror, or null. */
+  shape(table) {
+    return this.#shapes.get(table) ?? null;
+  }
+
   /** The mirror of `table` (possibly failed), or undefined. */
   get(table) {
     return this.#mirrors.get(table);

@@ -57,6 +57,8 @@ export class TableMirror extends EventTarget {
   #stale = null;
   /** After a snapshot or resume: a stale table is said at once; a batch first means it is followed. */
   #statusDue = false;
+  /** The rows came from a saved file and no resume or snapshot followed yet. */
+  #restored = false;
   // stream state, as in the Java client's TableFeed
   /** @internal */ _synced = false;
   /** @internal */ _inStream = false;
@@ -157,6 +159,7 @@ export class TableMirror extends EventTarget {
   /** @internal Swaps the snapshot in; after the first one, emits only real differences. */
   _endSnapshot(epoch, position) {
     if (this._pending === null) return false;
+    this.#caughtUp();
     const fresh = this._pending;
     this._pending = null;
     position = Math.max(position, this._pendingPosition);
@@ -187,8 +190,38 @@ export class TableMirror extends EventTarget {
     return true;
   }
 
+  /**
+   * @internal Rows read from this mirror's saved file (warm restart): ready at once, stale until
+   * a resume or snapshot brings them up to date.
+   */
+  _restore(saved) {
+    this.columns = saved.columns;
+    this.primaryKey = saved.primaryKey;
+    const rows = new Map();
+    for (const row of saved.rows) rows.set(this.keyOf(row), freeze(row));
+    this.#rows = rows;
+    this._synced = true;
+    this._inStream = false;
+    this.epoch = saved.epoch;
+    this.position = saved.position;
+    this.#restored = true;
+    this._status(true, `restored from its saved file (position ${saved.position}, saved `
+        + `${new Date(saved.savedAt).toISOString()}); not yet brought up to date by a server`);
+    this.#becomeReady();
+  }
+
+  /** Rows from a saved file are current now: their staleness ends (the server says the rest). */
+  #caughtUp() {
+    if (this.#restored) {
+      this.#restored = false;
+      this._status(false, null);
+      this.#statusDue = true;
+    }
+  }
+
   /** @internal The server resumed the stream after `position`. */
   _resumed(epoch, schema, position) {
+    this.#caughtUp();
     if (schema) {
       this.columns = schema.columns ?? this.columns;
       this.primaryKey = schema.primaryKey ?? this.primaryKey;

@@ -36,6 +36,17 @@ export type RowKey = string;
 
 export function rowKey(keyValues: readonly ColumnValue[]): RowKey;
 
+/** Where a client saves its mirrors for a warm restart: text by name, read back as written. */
+export interface MirrorStore {
+  /** The text saved under `name`, or null when there is none. */
+  load(name: string): string | null;
+  save(name: string, text: string): void;
+}
+
+/** A store of mirror files in `directory`, for Node: pass its `fs` module
+ * (`import * as fs from 'node:fs'`). Files are written to a temporary file, synced, and renamed. */
+export function fileStore(directory: string, fs: any): MirrorStore;
+
 /** A listener for any event type: the DOM's `EventListenerOrEventListenerObject`, spelled out so
  * that Node projects without the DOM library (`lib: ["es2022"]`, `@types/node`) can use these
  * declarations. */
@@ -159,6 +170,12 @@ export interface TablecastClientOptions {
   /** Time from opening the socket to `welcome`, and from a wake-up liveness `ping` to an
    * answer, before giving up on the socket. Default 10000. */
   handshakeTimeoutMs?: number;
+  /** Warm restart: mirrors saved through `store` on close and every `saveEveryMs` (default
+   * 300000, at least 1000), and a mirror created later (by this process or the next) starts from
+   * its saved rows: ready at once, stale until the server resumes it (or sends a snapshot, of
+   * which only the differences fire `change`). A corrupt or foreign file is ignored and told by
+   * the client's `error` event. */
+  warmRestart?: { store: MirrorStore; saveEveryMs?: number };
 }
 
 /** The part of the WebSocket API the client uses (event handlers receive the platform's events). */
@@ -206,7 +223,11 @@ export class TablecastClient extends EventTarget {
    * a NATS stream, or is of a release without sync), after `timeoutMs` (default 10,000), or on
    * close. */
   sync(options?: { timeoutMs?: number }): Promise<void>;
-  /** Closes for good: mirrors keep their rows but stop updating. */
+  /** Saves every mirror that follows its table now, with `warmRestart` (also done on close and on
+   * its schedule); does nothing without it. */
+  save(): void;
+  /** Closes for good (saving the mirrors first, with `warmRestart`): mirrors keep their rows but
+   * stop updating. */
   close(): void;
 
   addEventListener<K extends keyof TablecastClientEventMap>(

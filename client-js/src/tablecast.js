@@ -14,12 +14,14 @@ import { TablecastError } from './tablecast-error.js';
 import { Reconnector } from './reconnector.js';
 import { ServerSession } from './server-session.js';
 import { MirrorRegistry } from './mirror-registry.js';
+import { decode, encode, fileName, fileStore } from './mirror-files.js';
 
-export { TableMirror, TablecastError, rowKey };
+export { TableMirror, TablecastError, rowKey, fileStore };
 
 const DEFAULT_BACKOFF = { minMs: 500, maxMs: 30_000 };
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 const DEFAULT_SYNC_TIMEOUT_MS = 10_000;
+const DEFAULT_SAVE_EVERY_MS = 5 * 60_000;
 
 /**
  * Connects to a Tablecast server over WebSocket and keeps mirrors of tables up to date,
@@ -31,11 +33,16 @@ export class TablecastClient extends EventTarget {
   #registry = new MirrorRegistry();
   #reconnector;
   #session;
+  /** Where mirrors are saved for a warm restart (`{load, save}`), or null. */
+  #store = null;
+  #saveTimer = null;
 
   /**
    * @param {object} options `url` (ws://host:port/ws), `clientName`, `token`, `user`,
    *   `password`, `WebSocket` (constructor; default globalThis.WebSocket), `backoff`
-   *   `{minMs, maxMs}`, `handshakeTimeoutMs`.
+   *   `{minMs, maxMs}`, `handshakeTimeoutMs`, `warmRestart` `{store, saveEveryMs}` (mirrors
+   *   saved through `store`, e.g. `fileStore(dir, fs)`, on close and every `saveEveryMs`,
+   *   default 5 minutes, and started from what it holds).
    */
   constructor(options) {
     super();
@@ -61,7 +68,54 @@ export class TablecastClient extends EventTarget {
     const { clientName, user, password, token } = options;
     this.#session = new ServerSession(this.#reconnector, this.#registry, { clientName, user, password, token },
         (error) => this.#reportError(error));
+    if (options.warmRestart) this.#startSaving(options.warmRestart);
     this.#reconnector.start();
+  }
+
+  #startSaving({ store, saveEveryMs = DEFAULT_SAVE_EVERY_MS }) {
+    if (!store || typeof store.load !== 'function' || typeof store.save !== 'function') {
+      throw new TypeError('warmRestart.store needs load(name) and save(name, text), e.g. fileStore(dir, fs)');
+    }
+    if (!(saveEveryMs >= 1000)) throw new TypeError(`warmRestart.saveEveryMs must be at least 1000, was ${saveEveryMs}`);
+    this.#store = store;
+    this.#saveTimer = setInterval(() => this.save(), saveEveryMs);
+    this.#saveTimer.unref?.();
+  }
+
+  /**
+   * Saves every mirror that follows its table now (with `warmRestart`; also done on close and
+   * on its schedule). A mirror that cannot be saved keeps its old file; the client's `error`
+   * event says why.
+   */
+  save() {
+    if (this.#store === null) return;
+    for (const m of this.#registry.all()) {
+      if (m.failed || !m.isReady || !m._synced || m._pending !== null || m.epoch === null) continue;
+      const shape = this.#registry.shape(m.table);
+      try {
+        this.#store.save(fileName(m.table, shape), encode(m, shape));
+      } catch (e) {
+        this.#reportError(new TablecastError(`could not save the mirror of ${m.table}: ${e.message}`, { table: m.table }));
+      }
+    }
+  }
+
+  /** Reads the new mirror of `table` from its saved file, when there is a good one. */
+  #restore(mirror, shape) {
+    let text;
+    try {
+      text = this.#store.load(fileName(mirror.table, shape));
+    } catch (e) {
+      this.#reportError(new TablecastError(`could not read the saved mirror of ${mirror.table}: ${e.message}`, { table: mirror.table }));
+      return;
+    }
+    if (text === null || text === undefined) return;
+    try {
+      this.#registry.restore(mirror, decode(text, mirror.table, shape));
+    } catch (e) {
+      this.#reportError(new TablecastError(
+          `the saved mirror of ${mirror.table} is ignored: ${e.message}`, { table: mirror.table }));
+    }
   }
 
   /** `idle`, `connecting`, `connected` (welcome received), `disconnected` (waiting to retry) or `closed`. */
@@ -85,7 +139,9 @@ export class TablecastClient extends EventTarget {
       throw new TypeError(`table must be a qualified name like schema.table, was ${JSON.stringify(table)}`);
     }
     if (this.#reconnector.closed) throw new TablecastError(`client is closed; cannot mirror ${table}`);
-    const { mirror, created, replaced } = this.#registry.mirror(table, checkedShape(table, shape));
+    const checked = checkedShape(table, shape);
+    const { mirror, created, replaced } = this.#registry.mirror(table, checked);
+    if (created && this.#store !== null) this.#restore(mirror, checked);
     if (created) this.#session.mirrorCreated(table, replaced);
     return mirror;
   }
@@ -114,6 +170,8 @@ export class TablecastClient extends EventTarget {
   /** Closes the connection for good; mirrors keep their rows but stop updating. */
   close() {
     if (this.#reconnector.closed) return;
+    if (this.#saveTimer !== null) clearInterval(this.#saveTimer);
+    this.save(); // what the mirrors hold now, for the next start
     this.#session.closed();
     this.#reconnector.close();
     this.#registry.failIfNotReady(new TablecastError('client closed'));
