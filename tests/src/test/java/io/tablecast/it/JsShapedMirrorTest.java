@@ -5,22 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -36,51 +27,18 @@ class JsShapedMirrorTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aShapedJavaScriptMirrorEqualsTheSelect(Kind kind) throws Exception {
-    Path root = ReadmeTest.repoRoot();
-    assertThat(root.resolve("client-js/node_modules/ws"))
-        .as("client-js dependencies (cd client-js && npm ci)")
-        .exists();
     try (Pipeline p = Pipeline.start(kind, "jsshape", ShapedMirrorEndToEndTest.ddl(), "products")) {
       String table = p.db.table("products");
       String shape =
           "{\"filter\":\"region = ? AND price < ?\",\"params\":[\"eu\",100],\"columns\":[\"price\"]}";
-      Process node =
-          new ProcessBuilder(
-                  "node",
-                  "tests/src/test/node/shaped-mirror.mjs",
-                  root.toString(),
-                  "ws://" + p.address() + "/ws",
-                  table,
-                  shape)
-              .directory(root.toFile())
-              .redirectError(ProcessBuilder.Redirect.INHERIT)
-              .start();
-      BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(
-                        new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
-                  for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                  }
-                } catch (Exception e) {
-                  lines.add("READ FAILED " + e);
-                }
-              },
-              "node-output");
-      reader.setDaemon(true);
-      reader.start();
-      try (Writer toNode = new OutputStreamWriter(node.getOutputStream(), StandardCharsets.UTF_8);
+      try (NodeScript node =
+              NodeScript.start("shaped-mirror.mjs", "ws://" + p.address() + "/ws", table, shape);
           Connection c = p.db.connect();
           PreparedStatement region =
               c.prepareStatement("UPDATE " + table + " SET region = ? WHERE id = ?");
           PreparedStatement price =
               c.prepareStatement("UPDATE " + table + " SET price = ? WHERE id = ?")) {
-        assertThat(lines.poll(60, TimeUnit.SECONDS))
-            .as("the Node client's mirror")
-            .isEqualTo("READY");
+        assertThat(node.next()).as("the Node client's mirror").isEqualTo("READY");
         Random r = new Random(8);
         String[] regions = {"eu", "us", null};
         for (int i = 0; i < 300; i++) {
@@ -95,9 +53,8 @@ class JsShapedMirrorTest {
             price.executeUpdate();
           }
         }
-        toNode.write("SYNC\n");
-        toNode.flush();
-        String answer = lines.poll(60, TimeUnit.SECONDS);
+        node.send("SYNC");
+        String answer = node.next();
         assertThat(answer).as("the mirror after sync").isNotNull().doesNotStartWith("FAILED");
         Map<Long, String> mirrored = new TreeMap<>();
         for (JsonNode row : JSON.readTree(answer)) {
@@ -118,9 +75,6 @@ class JsShapedMirrorTest {
           }
         }
         assertThat(mirrored).isEqualTo(expected).isNotEmpty();
-      } finally {
-        node.destroy();
-        node.waitFor(10, TimeUnit.SECONDS);
       }
     }
   }
