@@ -1,6 +1,8 @@
 // A live copy of one table, fed by the client's ServerSession through its MirrorRegistry. Internal
 // module: import the package entry point (tablecast.js), which re-exports TableMirror and rowKey.
 
+import { MirrorIndex } from './mirror-index.js';
+
 /** Passed by MirrorRegistry.mirror() (client.mirror()); a mirror built any other way would never be fed. */
 export const CREATED_BY_CLIENT = Symbol('tablecast.TableMirror');
 
@@ -59,6 +61,8 @@ export class TableMirror extends EventTarget {
   #statusDue = false;
   /** The rows came from a saved file and no resume or snapshot followed yet. */
   #restored = false;
+  /** Secondary indexes by name. */
+  #indexes = new Map();
   // stream state, as in the Java client's TableFeed
   /** @internal */ _synced = false;
   /** @internal */ _inStream = false;
@@ -118,6 +122,36 @@ export class TableMirror extends EventTarget {
    */
   get stale() {
     return this.#stale;
+  }
+
+  /**
+   * The secondary index `name` on `columns` (one name or several), created on first call: a hash
+   * index for `get(key)`, or with `{ sorted: true }` also `range(...)` and `ordered()` in key order.
+   * Kept inside each applied batch, so it never disagrees with `rows`. Values compare by the
+   * column's kind (numbers and decimals by value, times as points in time, text by code unit).
+   */
+  index(name, columns, { sorted = false } = {}) {
+    const cols = typeof columns === 'string' ? [columns] : columns;
+    if (typeof name !== 'string' || name === '' || !Array.isArray(cols) || cols.length === 0
+        || cols.some((c) => typeof c !== 'string' || c === '')) {
+      throw new TypeError('index(name, columns, {sorted}) needs a name and one or more column names');
+    }
+    const existing = this.#indexes.get(name);
+    if (existing) {
+      if (existing.sorted !== sorted || existing.columns.join('\u0000') !== cols.join('\u0000')) {
+        throw new TypeError(`index ${name} of ${this.table} exists on ${existing.columns.join(', ')}`
+            + `${existing.sorted ? ' (sorted)' : ''}`);
+      }
+      return existing;
+    }
+    const index = new MirrorIndex(this, name, cols, sorted);
+    index._rebuild(this.#rows, this.columns);
+    this.#indexes.set(name, index);
+    return index;
+  }
+
+  #rebuildIndexes() {
+    for (const index of this.#indexes.values()) index._rebuild(this.#rows, this.columns);
   }
 
   /** Whether the mirror failed (e.g. UNKNOWN_TABLE); a failed mirror is never resubscribed. */
@@ -180,6 +214,7 @@ export class TableMirror extends EventTarget {
       }
     }
     this.#rows = fresh;
+    this.#rebuildIndexes();
     this._synced = true;
     this._inStream = true;
     this.#statusDue = true;
@@ -200,6 +235,7 @@ export class TableMirror extends EventTarget {
     const rows = new Map();
     for (const row of saved.rows) rows.set(this.keyOf(row), freeze(row));
     this.#rows = rows;
+    this.#rebuildIndexes();
     this._synced = true;
     this._inStream = false;
     this.epoch = saved.epoch;
@@ -241,6 +277,7 @@ export class TableMirror extends EventTarget {
     const keyChanged = this.primaryKey.length > 0 && !jsonEqual(this.primaryKey, m.primaryKey);
     this.primaryKey = m.primaryKey;
     if (keyChanged) this.#rekey();
+    else this.#rebuildIndexes(); // the columns' kinds may have changed
     this.dispatchEvent(makeEvent('schema', { version: m.version, columns: m.columns, primaryKey: m.primaryKey }));
   }
 
@@ -260,6 +297,7 @@ export class TableMirror extends EventTarget {
     if (this._pending !== null) this._pending = rekey(this._pending, null);
     const gone = [];
     this.#rows = rekey(this.#rows, gone);
+    this.#rebuildIndexes();
     this.#emit(gone);
   }
 
@@ -304,6 +342,9 @@ export class TableMirror extends EventTarget {
       if (oldRow === undefined) events.push({ op: 'INSERT', key, oldRow, newRow });
       else if (newRow === undefined) events.push({ op: 'DELETE', key, oldRow, newRow });
       else if (!jsonEqual(oldRow, newRow)) events.push({ op: 'UPDATE', key, oldRow, newRow });
+    }
+    for (const index of this.#indexes.values()) {
+      for (const e of events) index._changed(e.key, e.oldRow, e.newRow);
     }
     this.#emit(events);
   }

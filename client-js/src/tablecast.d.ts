@@ -36,6 +36,27 @@ export type RowKey = string;
 
 export function rowKey(keyValues: readonly ColumnValue[]): RowKey;
 
+/** A secondary index of a mirror (`mirror.index(...)`); lookups return the mirror's rows. */
+export interface MirrorIndex {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly sorted: boolean;
+  /** The rows whose indexed columns hold `key` (an array of values for several columns; `null`
+   * finds rows whose value is NULL). */
+  get(key: ColumnValue | readonly ColumnValue[]): readonly Row[];
+  /** Sorted indexes: the rows within the bounds in key order (`from` inclusive and `to`
+   * exclusive unless said otherwise; a missing bound is none; rows whose key holds a NULL are in
+   * no range). A hash index throws a TypeError. */
+  range(bounds?: {
+    from?: ColumnValue | readonly ColumnValue[];
+    to?: ColumnValue | readonly ColumnValue[];
+    fromInclusive?: boolean;
+    toInclusive?: boolean;
+  }): readonly Row[];
+  /** Sorted indexes: every row whose key holds no NULL, in key order. */
+  ordered(): readonly Row[];
+}
+
 /** Where a client saves its mirrors for a warm restart: text by name, read back as written. */
 export interface MirrorStore {
   /** The text saved under `name`, or null when there is none. */
@@ -136,6 +157,12 @@ export class TableMirror extends EventTarget {
   get(...keyParts: ColumnValue[]): Row | undefined;
   /** The key string of a row of this table. */
   keyOf(row: Row): RowKey;
+  /** The secondary index `name` on `columns` (one or several), created on first call: a hash
+   * index, or with `{ sorted: true }` one that also ranges in key order. Kept inside each applied
+   * batch, so it never disagrees with `rows`; values compare by the column's kind (numbers and
+   * decimals by value, times as points in time, text by code unit). The same name with other
+   * columns throws a TypeError. */
+  index(name: string, columns: string | string[], options?: { sorted?: boolean }): MirrorIndex;
 
   addEventListener<K extends keyof TableMirrorEventMap>(
     type: K, listener: (ev: TableMirrorEventMap[K]) => void,

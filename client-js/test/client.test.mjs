@@ -571,3 +571,45 @@ test('warm restart: a corrupt or foreign saved mirror is ignored and told, never
   assert.match(errs[0], /ignored: it holds public\.other, not public\.items/);
   assert.throws(() => newClient({ warmRestart: { store: {} } }), /needs load\(name\) and save\(name, text\)/);
 });
+
+test('secondary indexes: lookups and ranges follow every batch and snapshot, values by kind', async () => {
+  newClient();
+  const m = client.mirror('shop.products');
+  const byRegion = m.index('by_region', 'region');
+  const byPrice = m.index('by_price', 'price', { sorted: true });
+  const byBoth = m.index('by_region_price', ['region', 'price'], { sorted: true });
+  assert.equal(m.index('by_region', 'region'), byRegion, 'the same index');
+  assert.throws(() => m.index('by_region', 'price'), /exists on region/);
+  const conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'e1', position: 1 });
+  await conn.next('subscribe');
+  const cols = [{ name: 'id', dbType: 'int', kind: 'INTEGER' }, { name: 'region', dbType: 'text', kind: 'STRING' },
+    { name: 'price', dbType: 'decimal(10,2)', kind: 'DECIMAL' }];
+  conn.snapshot('shop.products', cols, ['id'], 1, [
+    { id: 1, region: 'eu', price: '9.50' }, { id: 2, region: 'us', price: '10.25' },
+    { id: 3, region: 'eu', price: '100.00' }, { id: 4, region: null, price: '-1.00' },
+  ]);
+  await m.ready;
+  const ids = (rows) => rows.map((r) => r.id);
+  assert.deepEqual(ids(byRegion.get('eu')).sort(), [1, 3]);
+  assert.deepEqual(ids(byRegion.get(null)), [4], 'NULL finds rows whose value is NULL');
+  assert.deepEqual(ids(byPrice.ordered()), [4, 1, 2, 3], 'decimals by value, not as text');
+  assert.deepEqual(ids(byPrice.range({ from: '9.5', to: '100' })), [1, 2]);
+  assert.deepEqual(ids(byPrice.range({ from: '9.5', to: '100', fromInclusive: false, toInclusive: true })), [2, 3]);
+  assert.deepEqual(ids(byBoth.range({ from: ['eu', '0'], to: ['eu', '999'] })), [1, 3]);
+  assert.deepEqual(ids(byBoth.ordered()), [1, 3, 2], 'rows whose key holds a NULL are in no range');
+  assert.throws(() => byRegion.range({}), /hash index: range\(\) needs a sorted one/);
+
+  conn.batch(2, [
+    upd('shop.products', [1], { id: 1, region: 'eu', price: '9.50' }, { id: 1, region: 'us', price: '200.00' }),
+    del('shop.products', [3], { id: 3, region: 'eu', price: '100.00' }),
+    ins('shop.products', [5], { id: 5, region: 'eu', price: '0.01' }),
+  ]);
+  const seen = [];
+  m.addEventListener('change', () => seen.push(ids(byRegion.get('eu'))));
+  await until(() => m.position === 2);
+  assert.deepEqual(ids(byRegion.get('eu')), [5]);
+  assert.deepEqual(seen[0], [5], 'the index holds the whole batch when change events fire');
+  assert.deepEqual(ids(byPrice.ordered()), [4, 5, 2, 1]);
+  assert.equal(byPrice.get('200')[0], m.get(1), 'the rows the mirror holds');
+});
