@@ -39,7 +39,7 @@ test('the exports map opens the entry point (ESM and types) and nothing else', a
   assert.equal(typeof client.TablecastClient, 'function');
   assert.equal(client.default, client.TablecastClient);
   assert.deepEqual(Object.keys(client).sort(),
-    ['TableMirror', 'TablecastClient', 'TablecastError', 'default', 'rowKey']);
+    ['TableMirror', 'TablecastClient', 'TablecastError', 'default', 'fileStore', 'rowKey']);
   const require = createRequire(import.meta.url);
   assert.throws(() => require.resolve('@tablecast/client/src/table-mirror.js'),
     { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, 'internal modules stay internal');
