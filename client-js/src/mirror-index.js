@@ -7,10 +7,6 @@
 function comparable(kind, v) {
   if (v === null || v === undefined) return null;
   switch (kind) {
-    case 'INTEGER':
-    case 'FLOAT':
-    case 'DECIMAL':
-      return typeof v === 'number' ? v : v;
     case 'TIME':
     case 'TIMESTAMP':
     case 'TIMESTAMP_TZ':

@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
 public final class ServerSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
 
+  /** The first protocol version whose servers apply subscription shapes (a subscribe's). */
+  static final int SHAPES_VERSION = 5;
+
   /** Why a connection was refused: told to mirrors still waiting for their first snapshot. */
   private record Refusal(ErrorCode code, String message) {}
 
@@ -429,7 +432,7 @@ public final class ServerSession implements AutoCloseable {
   private void sendSubscribe(Channel ch, List<String> tables, String epoch, long position) {
     Map<String, Message.Shape> shapes = stream.shapes(tables);
     List<String> served = tables;
-    if (!shapes.isEmpty() && version < FetchRequests.FIRST_VERSION) {
+    if (!shapes.isEmpty() && version < SHAPES_VERSION) {
       served = tables.stream().filter(t -> !shapes.containsKey(t)).toList();
       for (String t : shapes.keySet()) {
         String why =
@@ -438,7 +441,7 @@ public final class ServerSession implements AutoCloseable {
                 + " speaks protocol version "
                 + version
                 + ", which has no subscription shapes (version "
-                + FetchRequests.FIRST_VERSION
+                + SHAPES_VERSION
                 + "): the mirror of "
                 + t
                 + " is not subscribed; upgrade the server, or mirror the whole table";

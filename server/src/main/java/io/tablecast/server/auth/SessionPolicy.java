@@ -38,16 +38,15 @@ public record SessionPolicy(
    *
    * @param filter the rows, or null for all
    * @param columns the columns besides the primary key, or null for all
-   * @param readsOtherTables whether the filter has a subquery
    */
-  public record Shape(RowPredicate filter, Set<String> columns, boolean readsOtherTables) {
+  public record Shape(RowPredicate filter, Set<String> columns) {
     public Shape {
       columns = columns == null ? null : Set.copyOf(columns);
     }
 
-    /** A shape of {@code filter} and {@code columns}. */
-    public Shape(RowPredicate filter, Set<String> columns) {
-      this(filter, columns, filter != null && !filter.subqueries().isEmpty());
+    /** Whether the filter has a subquery. */
+    public boolean readsOtherTables() {
+      return filter != null && filter.readsOtherTables();
     }
   }
 

@@ -157,7 +157,7 @@ final class Subscriptions {
     }
     long at = position.getAsLong();
     // a subquery's rows are known now, not at a past position: such a shape takes a snapshot
-    boolean replayable = names.stream().noneMatch(t -> hasSubquery(s.policy(), t));
+    boolean replayable = names.stream().noneMatch(t -> s.policy().readsOtherTables(t));
     if (replayable
         && sub.resumeEpoch() != null
         && sub.resumeEpoch().equals(epoch)
@@ -278,7 +278,7 @@ final class Subscriptions {
     if (sub.withoutRows(image.name())) {
       return new SnapshotFrames.TableRows(image.schema(), image.form(), List.of(), false);
     }
-    if (!hasSubquery(policy, image.name())) {
+    if (!policy.readsOtherTables(image.name())) {
       return new SnapshotFrames.TableRows(image.schema(), image.form(), image.copyRows(), false);
     }
     // the other table's rows as they are now, at the snapshot's position: filtered here, on the
@@ -290,11 +290,6 @@ final class Subscriptions {
       }
     }
     return new SnapshotFrames.TableRows(image.schema(), image.form(), rows, true);
-  }
-
-  /** Whether the shape of {@code table} reads another table. */
-  static boolean hasSubquery(SessionPolicy policy, String table) {
-    return policy.readsOtherTables(table);
   }
 
   /** The tables' columns as the session may see them. */

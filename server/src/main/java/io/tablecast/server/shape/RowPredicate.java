@@ -51,6 +51,11 @@ public sealed interface RowPredicate {
   /** Adds the filter's subqueries to {@code out}. */
   default void addSubqueries(List<InSubquery> out) {}
 
+  /** Whether the filter has a subquery (reads another table); allocates nothing. */
+  default boolean readsOtherTables() {
+    return false;
+  }
+
   /** The columns the filter reads. */
   default Set<String> columns() {
     Set<String> out = new TreeSet<>();
@@ -73,6 +78,11 @@ public sealed interface RowPredicate {
     }
 
     @Override
+    public boolean readsOtherTables() {
+      return terms.stream().anyMatch(RowPredicate::readsOtherTables);
+    }
+
+    @Override
     public void addColumns(Set<String> out) {
       terms.forEach(t -> t.addColumns(out));
     }
@@ -92,6 +102,11 @@ public sealed interface RowPredicate {
     @Override
     public Boolean test(Function<String, JsonNode> row, boolean before) {
       return decide(terms, row, before, true);
+    }
+
+    @Override
+    public boolean readsOtherTables() {
+      return terms.stream().anyMatch(RowPredicate::readsOtherTables);
     }
 
     @Override
@@ -138,6 +153,11 @@ public sealed interface RowPredicate {
     @Override
     public void addSubqueries(List<InSubquery> out) {
       term.addSubqueries(out);
+    }
+
+    @Override
+    public boolean readsOtherTables() {
+      return term.readsOtherTables();
     }
   }
 
@@ -201,6 +221,11 @@ public sealed interface RowPredicate {
     @Override
     public void addSubqueries(List<InSubquery> out) {
       out.add(this);
+    }
+
+    @Override
+    public boolean readsOtherTables() {
+      return true;
     }
   }
 
