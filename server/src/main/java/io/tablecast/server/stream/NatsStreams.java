@@ -56,6 +56,7 @@ final class NatsStreams {
         new Options.Builder()
             .servers(nats.urls().toArray(String[]::new))
             .connectionName(connectionName)
+            .errorListener(new NatsClientEvents())
             .connectionTimeout(CONNECT_TIMEOUT)
             .reconnectWait(Duration.ofMillis(250))
             .maxReconnects(-1);
