@@ -100,6 +100,44 @@ class NatsAwayAtStartTest {
     }
   }
 
+  /**
+   * A leader's start (triggers, the snapshot and its publishing) that takes longer than the
+   * takeover time, as a large table's does, must not cost it the lease: before, the lease was not
+   * renewed until capture had started, expired meanwhile, and the leader stopped and started again
+   * (with a table always that long to read: for ever). Here the start waits on a table lock for
+   * three takeover periods.
+   */
+  @Test
+  void aLeaderWhoseStartOutlastsTheTakeoverKeepsItsLease() throws Exception {
+    try (Pipeline p =
+            Pipeline.create(Kind.POSTGRESQL, "natslongstart", List.of(InsertsOnce.DDL), "wide");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+        InsertsOnce load = new InsertsOnce();
+        java.sql.Connection lock = p.db.connect()) {
+      NatsSettings nats = settings(n, p);
+      lock.setAutoCommit(false);
+      try (java.sql.Statement s = lock.createStatement()) {
+        s.execute("LOCK TABLE wide IN ACCESS EXCLUSIVE MODE");
+      }
+      try (CaptureStandby leader = CaptureStandby.start(p.sourceConfig(), nats, "slow-start")) {
+        await().atMost(CONVERGE).until(() -> leader.terms() == 1);
+        Thread.sleep(3 * TAKEOVER.toMillis()); // capture is starting, held by the lock
+        lock.commit();
+        await().atMost(CONVERGE).until(leader::leading);
+        try (TablecastServer server = server(nats);
+            TablecastClient client =
+                NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
+          TableMirror<Map<String, Object>> m = p.readyMirror(client, "wide");
+          load.listen(m);
+          load.start(p, 1);
+          load.awaitMore(20, CONVERGE);
+          load.awaitEveryRowOnce(p, m, load.stop(), CONVERGE, "after a long start");
+          assertThat(leader.terms()).as("the lease held through the start").isEqualTo(1);
+        }
+      }
+    }
+  }
+
   private static NatsSettings settings(NatsServerProcess n, Pipeline p) {
     return new NatsSettings(List.of(n.url()), "TC_" + p.db.schema(), null, null, null)
         .withCaptureTakeover(TAKEOVER);

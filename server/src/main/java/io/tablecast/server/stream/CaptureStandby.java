@@ -175,13 +175,24 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
     terms.incrementAndGet();
     LOG.info("capture {} holds the lease of stream {}: publishing", holder, stream);
     StreamCapture c;
+    // starting (triggers, a snapshot read and published) can take longer than the lease lasts
+    LeaseRenewal renewing = renewWhileStarting(lease, renewMillis);
     try {
       c = StreamCapture.start(source, settings, name);
     } catch (IllegalStateException e) {
       // the database or NATS refused: give the lease up for another process to try
       LOG.error("capture {} could not start, giving up the lease: {}", holder, e.getMessage());
+      renewing.stop();
       lease.release();
       TimeUnit.MILLISECONDS.sleep(renewMillis);
+      return;
+    } catch (InterruptedException | RuntimeException e) {
+      renewing.stop();
+      throw e;
+    }
+    if (!renewing.stop()) {
+      LOG.warn("capture {} lost the lease of stream {} while starting: stops", holder, stream);
+      c.close();
       return;
     }
     capture = c;
@@ -203,6 +214,51 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
       capture = null;
       c.close();
       lease.release(); // held or not: a no-op when lost
+    }
+  }
+
+  /**
+   * Renews {@code lease} every {@code renewMillis} on a thread of its own until {@link
+   * LeaseRenewal#stop}, or until a renewal fails.
+   */
+  private static LeaseRenewal renewWhileStarting(CaptureLease lease, long renewMillis) {
+    LeaseRenewal r = new LeaseRenewal(lease, renewMillis);
+    r.thread.start();
+    return r;
+  }
+
+  /** The lease renewed while capture starts, before the leader's own loop renews it. */
+  private static final class LeaseRenewal {
+    private final Thread thread;
+    private volatile boolean started;
+    private volatile boolean lost;
+
+    LeaseRenewal(CaptureLease lease, long renewMillis) {
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  while (!started) {
+                    if (!lease.renew()) {
+                      lost = true;
+                      return;
+                    }
+                    TimeUnit.MILLISECONDS.sleep(renewMillis);
+                  }
+                } catch (InterruptedException e) {
+                  // started (or failed to): the leader renews from here on
+                }
+              },
+              "tablecast-capture-lease");
+      thread.setDaemon(true);
+    }
+
+    /** Stops renewing and waits for the thread; true when the lease is still held. */
+    boolean stop() throws InterruptedException {
+      started = true;
+      thread.interrupt();
+      thread.join();
+      return !lost;
     }
   }
 
