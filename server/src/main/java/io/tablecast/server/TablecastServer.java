@@ -146,6 +146,9 @@ public final class TablecastServer implements AutoCloseable {
             ? new ChangeHub(hubSettings(config), metrics)
             : new ChangeHub(hubSettings(config), metrics, stream.epoch(), stream.history());
     source.readBarrier().ifPresent(hub::answerSyncsThrough);
+    if (stream != null) {
+      hub.answerSyncsFromStream(stream::committedSequence);
+    }
     TailLoop tail =
         new TailLoop(
             source, stream == null ? hub : stream.into(hub), heap, config.heapReservePercent());

@@ -327,7 +327,9 @@ public final class ChangeHub implements TailSink, AutoCloseable {
         () -> {
           nextPositionFloor = position;
           readPositions.started(position);
-          return applyAndSend(batch);
+          Set<String> rereads = applyAndSend(batch);
+          syncs.streamRead(position);
+          return rereads;
         });
   }
 
@@ -417,12 +419,21 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   }
 
   /**
-   * Answers {@code sync} requests through the tail's {@code barrier} (read-your-writes); until
-   * called, or for a hub fed from a NATS stream, they are answered with a failure saying why. Any
+   * Answers {@code sync} requests through the tail's {@code barrier} (read-your-writes); until this
+   * or {@link #answerSyncsFromStream} is called, they are answered with a failure saying why. Any
    * thread.
    */
   public void answerSyncsThrough(ReadBarrier barrier) {
     syncs.readThrough(barrier);
+  }
+
+  /**
+   * For a hub fed from a NATS stream: answers {@code sync} requests once the hub has read the
+   * stream as far as the sequence {@code streamSequence} completes with (asked of the capture
+   * leader). Any thread.
+   */
+  public void answerSyncsFromStream(Supplier<CompletableFuture<Long>> streamSequence) {
+    syncs.readFromStream(streamSequence);
   }
 
   /** Handles a {@code sync} request (see {@link SyncAnswers}). Any thread. */

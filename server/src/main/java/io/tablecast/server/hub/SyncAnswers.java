@@ -4,9 +4,13 @@ import io.tablecast.protocol.Message;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.ReadBarrier;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Answers the clients' {@code sync} requests (read-your-writes): each asks the tail's {@link
@@ -22,9 +26,7 @@ final class SyncAnswers {
   static final int MAX_OPEN_PER_SESSION = 64;
 
   static final String NO_DATABASE =
-      "this server reads its changes from a NATS stream (serve --from), not from the database, so"
-          + " it cannot tell which changes the database has committed: sync is answered only by a"
-          + " server that reads the database itself";
+      "this server has no source of changes to answer sync from (it is still starting)";
 
   private final Executor hub;
   private final SlowConsumerPolicy slow;
@@ -33,6 +35,21 @@ final class SyncAnswers {
 
   /** The tail's barrier; null while none is known (a hub without a database, tests). */
   private volatile ReadBarrier barrier;
+
+  /**
+   * For a hub fed from a NATS stream: asks the capture leader for a stream sequence that holds
+   * every change committed before the call; null otherwise.
+   */
+  private volatile Supplier<CompletableFuture<Long>> streamSequence;
+
+  /** The last stream sequence the hub has taken (hub thread). */
+  private long streamRead;
+
+  /** Requests waiting for the hub to read the stream as far as their sequence (hub thread). */
+  private final PriorityQueue<Waiting> waiting =
+      new PriorityQueue<>(Comparator.comparingLong(Waiting::sequence));
+
+  private record Waiting(long sequence, Subscriber session, long id, long asked) {}
 
   SyncAnswers(Executor hub, SlowConsumerPolicy slow, LongSupplier position, ServerMetrics metrics) {
     this.metrics = metrics;
@@ -46,12 +63,32 @@ final class SyncAnswers {
     this.barrier = barrier;
   }
 
+  /**
+   * Answers requests with a stream sequence from {@code streamSequence} once the hub has read the
+   * stream that far ({@link #streamRead}). Any thread.
+   */
+  void readFromStream(Supplier<CompletableFuture<Long>> streamSequence) {
+    this.streamSequence = streamSequence;
+  }
+
+  /**
+   * The hub took the stream's message at {@code sequence}: requests waiting for it are answered.
+   */
+  void streamRead(long sequence) {
+    streamRead = sequence;
+    while (!waiting.isEmpty() && waiting.peek().sequence() <= sequence) {
+      Waiting w = waiting.poll();
+      answer(w.session(), w.id(), w.asked());
+    }
+  }
+
   /** Handles a request of {@code s}. */
   @SuppressWarnings("FutureReturnValueIgnored") // the answer is the reaction; it cannot fail
   void request(Subscriber s, long id) {
     long asked = System.nanoTime();
     ReadBarrier b = barrier;
-    if (b == null) {
+    Supplier<CompletableFuture<Long>> stream = streamSequence;
+    if (b == null && stream == null) {
       s.sendMessage(new Message.Synced(id, -1, NO_DATABASE));
       answered("no_database", asked);
       return;
@@ -68,9 +105,36 @@ final class SyncAnswers {
       return;
     }
     s.openSyncs++;
-    // completed on the tail thread once the covering read is applied and sent: answer on the hub
-    // thread, behind that batch
-    b.request().thenRun(() -> onHub(() -> answer(s, id, asked)));
+    if (b != null) {
+      // completed on the tail thread once the covering read is applied and sent: answer on the
+      // hub thread, behind that batch
+      b.request().thenRun(() -> onHub(() -> answer(s, id, asked)));
+      return;
+    }
+    stream
+        .get()
+        .whenComplete(
+            (sequence, failure) ->
+                onHub(
+                    () -> {
+                      if (failure != null) {
+                        refuse(s, id, asked, failure);
+                      } else if (sequence <= streamRead) {
+                        answer(s, id, asked);
+                      } else {
+                        waiting.add(new Waiting(sequence, s, id, asked));
+                      }
+                    }));
+  }
+
+  /** The capture leader did not answer: the client's sync fails with the reason. */
+  private void refuse(Subscriber s, long id, long asked, Throwable failure) {
+    s.openSyncs--;
+    if (!s.closed) {
+      Throwable why = failure.getCause() != null ? failure.getCause() : failure;
+      s.sendMessage(new Message.Synced(id, -1, why.getMessage()));
+    }
+    answered("no_capture", asked);
   }
 
   private void answer(Subscriber s, long id, long asked) {

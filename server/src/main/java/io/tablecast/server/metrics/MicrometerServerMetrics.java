@@ -170,7 +170,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
         List.of("max_connections", "max_subscriptions_per_connection", "idle_timeout")) {
       meters.limitRefusals(limit);
     }
-    for (String outcome : List.of("answered", "no_database", "too_many")) {
+    for (String outcome : List.of("answered", "no_capture", "no_database", "too_many")) {
       meters.syncs(outcome);
     }
     meters.outboxPrunedCounter();

@@ -43,8 +43,9 @@ public interface ServerMetrics {
 
   /**
    * A session's {@code sync} request (read-your-writes) was answered, {@code took} after it came;
-   * {@code outcome}: {@code answered}, {@code no_database} (a server that serves from a NATS
-   * stream), {@code too_many} (the session had the most requests open).
+   * {@code outcome}: {@code answered}, {@code no_capture} (a server that serves from a NATS stream,
+   * whose capture leader did not answer), {@code no_database} (a server without a source yet),
+   * {@code too_many} (the session had the most requests open).
    */
   default void syncAnswered(String outcome, Duration took) {}
 

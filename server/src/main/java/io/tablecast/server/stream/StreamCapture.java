@@ -78,6 +78,10 @@ public final class StreamCapture implements AutoCloseable {
       self[0] = new StreamCapture(nats, source, publisher, tail);
       tail.startAndAwaitSnapshot();
       self[0].resumed = sink.resumed();
+      // the leader answers the servers' read-your-writes requests
+      source
+          .readBarrier()
+          .ifPresent(b -> StreamSyncs.answer(nats, stream, b, publisher::lastSequence));
       LOG.info(
           "capture of {} publishing to NATS stream {} at {} after sequence {} ({})",
           config,

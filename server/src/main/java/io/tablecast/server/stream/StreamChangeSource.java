@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
@@ -193,6 +194,14 @@ public final class StreamChangeSource implements ChangeSource {
    */
   public BatchHistory history() {
     return new StreamHistory(nats, stream);
+  }
+
+  /**
+   * Asks the capture leader for a stream sequence that holds every change the database committed
+   * before this call ({@link StreamSyncs}): read-your-writes for this server's clients. Any thread.
+   */
+  public CompletableFuture<Long> committedSequence() {
+    return StreamSyncs.ask(nats, stream);
   }
 
   /** The stream sequence of the last group read. */
