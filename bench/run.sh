@@ -7,8 +7,9 @@
 #
 # Starts the benchmark's own databases (bench/scripts/start-dbs.sh: MariaDB 3307 with the binlog,
 # PostgreSQL 5433 with logical decoding; needs root) and stops them again at the end if it started
-# them, installs sysbench with apt-get when it is missing, then runs the suite on both databases,
-# printing progress with an ETA, and writes bench-results/REPORT.md with PNG charts.
+# them, installs sysbench and nats-server with apt-get when they are missing, then runs the suite
+# on both databases, printing progress with an ETA, and writes bench-results/REPORT.md with PNG
+# charts.
 # Arguments go to the runner (bench/run.sh --help lists them); without figure names it runs "all".
 # Environment: BENCH_JAVA_OPTS (default -Xmx6g), BENCH_OUT (default bench-results),
 #              BENCH_KEEP_DBS=1 leaves the databases running.
@@ -27,6 +28,13 @@ if ! command -v sysbench >/dev/null; then
   echo "run.sh: installing sysbench (apt-get)"
   apt-get install -y -q sysbench >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q sysbench >/dev/null; } \
     || die "apt-get install sysbench failed"
+fi
+
+if ! command -v nats-server >/dev/null && [ ! -x /usr/sbin/nats-server ]; then  # the scaleout figure
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || die "nats-server not found: install the Debian package nats-server"
+  echo "run.sh: installing nats-server (apt-get)"
+  apt-get install -y -q nats-server >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q nats-server >/dev/null; } \
+    || die "apt-get install nats-server failed"
 fi
 
 MPORT=${TC_BENCH_MARIADB_PORT:-3307}

@@ -49,96 +49,107 @@ public final class FanoutFigure implements Figure {
       rig.startServer();
       int port = rig.server().port();
       for (int k : o.subscribers()) {
-        String label = db.label() + " fan-out x" + k;
-        try (RawSubscribers subs = new RawSubscribers()) {
-          subs.connect("127.0.0.1", port, rig.table(), k);
-          long deadline = System.nanoTime() + 120_000_000_000L;
-          while (subs.ready.get() < k && System.nanoTime() < deadline && subs.error.get() == null) {
-            progress.update(
-                String.format("%s: %d of %d subscribers snapshotted", label, subs.ready.get(), k),
-                0);
-            Thread.sleep(50);
-          }
-          if (subs.ready.get() < k) {
-            throw new IllegalStateException(
-                label
-                    + ": only "
-                    + subs.ready.get()
-                    + " subscribers ready; error: "
-                    + subs.error.get());
-          }
-          double phase = o.warmupSeconds() + o.measureSeconds();
-          long ops = (long) Math.ceil(phase * RATE / (double) ROWS_PER_TX);
-          OpenLoopWriter w =
-              new OpenLoopWriter(
-                  rig.schema, 2, RATE / (double) ROWS_PER_TX, ops, ROWS_PER_TX, KEYS);
-          w.start();
-          ThreadCpu cpu = new ThreadCpu();
-          boolean measuring = false;
-          long c0 = 0;
-          long w0 = 0;
-          long startNs = 0;
-          while (true) {
-            double t = (System.nanoTime() - w.t0) / 1e9;
-            if (!measuring && t >= o.warmupSeconds()) {
-              measuring = true;
-              cpu.start();
-              subs.recordLag = true;
-              c0 = subs.changes.sum();
-              w0 = w.done.get();
-              startNs = System.nanoTime();
-            }
-            if (t >= phase || w.failure.get() != null) {
-              break;
-            }
-            progress.update(
-                String.format(
-                    "%s: %.0f s of %.0f s, delivered %,d changes",
-                    label, Math.max(0, t), phase, subs.changes.sum()),
-                Math.max(0, t) / phase);
-            Thread.sleep(250);
-          }
-          ThreadCpu.Usage usage = cpu.stop();
-          double secs = (System.nanoTime() - startNs) / 1e9;
-          long delivered = subs.changes.sum() - c0;
-          long committed = (w.done.get() - w0) * ROWS_PER_TX;
-          subs.recordLag = false;
-          w.stop();
-          w.join(10_000);
-          w.check();
-          long heap = Machine.heapAfterGc();
-          var h = subs.captureToReceiptMs;
-          Result r =
-              new Result(
-                  db,
-                  k,
-                  committed / secs,
-                  delivered / secs,
-                  usage.serverThreads(),
-                  usage.group("bench-sub"),
-                  usage.process(),
-                  usage.machine(),
-                  heap,
-                  h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50),
-                  h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99),
-                  usage.busiestThread(),
-                  usage.busiestCores());
-          results.add(r);
-          progress.note(
-              String.format(
-                  "%s: committed %.0f/s, delivered %.0f changes/s in aggregate (%.0f%% of %d x "
-                      + "committed), server threads %s CPU, heap %d MiB, capture->receipt p99 %.0f ms",
-                  label,
-                  r.committedRate,
-                  r.deliveredRate,
-                  100 * r.deliveredRate / Math.max(1, k * r.committedRate),
-                  k,
-                  ThreadCpu.pct(r.serverCpu),
-                  heap >> 20,
-                  r.lagP99));
-          subs.captureToReceiptMs.reset();
-        }
+        results.add(measure(o, rig, List.of(port), k, db.label() + " fan-out x" + k, progress));
       }
+    }
+  }
+
+  /**
+   * {@code perServer} raw subscribers on each of the servers at {@code ports} (on loopback), the
+   * writer committing {@link #RATE} changes/s to {@code rig}'s table: one warm-up and one measured
+   * phase.
+   */
+  static Result measure(
+      Options o, Rig rig, List<Integer> ports, int perServer, String label, Progress progress)
+      throws Exception {
+    int k = ports.size() * perServer;
+    Db db = rig.schema.db();
+    try (RawSubscribers subs = new RawSubscribers()) {
+      for (int port : ports) {
+        subs.connect("127.0.0.1", port, rig.table(), perServer);
+      }
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (subs.ready.get() < k && System.nanoTime() < deadline && subs.error.get() == null) {
+        progress.update(
+            String.format("%s: %d of %d subscribers snapshotted", label, subs.ready.get(), k), 0);
+        Thread.sleep(50);
+      }
+      if (subs.ready.get() < k) {
+        throw new IllegalStateException(
+            label
+                + ": only "
+                + subs.ready.get()
+                + " subscribers ready; error: "
+                + subs.error.get());
+      }
+      double phase = o.warmupSeconds() + o.measureSeconds();
+      long ops = (long) Math.ceil(phase * RATE / (double) ROWS_PER_TX);
+      OpenLoopWriter w =
+          new OpenLoopWriter(rig.schema, 2, RATE / (double) ROWS_PER_TX, ops, ROWS_PER_TX, KEYS);
+      w.start();
+      ThreadCpu cpu = new ThreadCpu();
+      boolean measuring = false;
+      long c0 = 0;
+      long w0 = 0;
+      long startNs = 0;
+      while (true) {
+        double t = (System.nanoTime() - w.t0) / 1e9;
+        if (!measuring && t >= o.warmupSeconds()) {
+          measuring = true;
+          cpu.start();
+          subs.recordLag = true;
+          c0 = subs.changes.sum();
+          w0 = w.done.get();
+          startNs = System.nanoTime();
+        }
+        if (t >= phase || w.failure.get() != null) {
+          break;
+        }
+        progress.update(
+            String.format(
+                "%s: %.0f s of %.0f s, delivered %,d changes",
+                label, Math.max(0, t), phase, subs.changes.sum()),
+            Math.max(0, t) / phase);
+        Thread.sleep(250);
+      }
+      ThreadCpu.Usage usage = cpu.stop();
+      double secs = (System.nanoTime() - startNs) / 1e9;
+      long delivered = subs.changes.sum() - c0;
+      long committed = (w.done.get() - w0) * ROWS_PER_TX;
+      subs.recordLag = false;
+      w.stop();
+      w.join(10_000);
+      w.check();
+      long heap = Machine.heapAfterGc();
+      var h = subs.captureToReceiptMs;
+      Result r =
+          new Result(
+              db,
+              k,
+              committed / secs,
+              delivered / secs,
+              usage.serverThreads(),
+              usage.group("bench-sub"),
+              usage.process(),
+              usage.machine(),
+              heap,
+              h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50),
+              h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99),
+              usage.busiestThread(),
+              usage.busiestCores());
+      progress.note(
+          String.format(
+              "%s: committed %.0f/s, delivered %.0f changes/s in aggregate (%.0f%% of %d x "
+                  + "committed), server threads %s CPU, heap %d MiB, capture->receipt p99 %.0f ms",
+              label,
+              r.committedRate,
+              r.deliveredRate,
+              100 * r.deliveredRate / Math.max(1, k * r.committedRate),
+              k,
+              ThreadCpu.pct(r.serverCpu),
+              heap >> 20,
+              r.lagP99));
+      return r;
     }
   }
 

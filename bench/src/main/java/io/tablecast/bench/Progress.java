@@ -18,6 +18,8 @@ public final class Progress {
   private long stepStartNanos;
   private long lastPrintNanos;
   private double lastFraction;
+  private double partFrom;
+  private double partTo = 1;
 
   public Progress(PrintStream out, double totalEstimateSeconds) {
     this.out = out;
@@ -30,7 +32,19 @@ public final class Progress {
     this.stepEstimate = estimateSeconds;
     this.stepStartNanos = System.nanoTime();
     this.lastFraction = 0;
+    this.partFrom = 0;
+    this.partTo = 1;
     print("started", 0, true);
+  }
+
+  /**
+   * The step's next part runs from fraction {@code from} to {@code to} of it: the fractions its
+   * {@link #update}s give (0 to 1) are mapped there, so a figure made of several measurements shows
+   * one progress.
+   */
+  public synchronized void part(double from, double to) {
+    this.partFrom = from;
+    this.partTo = to;
   }
 
   /**
@@ -46,6 +60,7 @@ public final class Progress {
   }
 
   public synchronized void end(String detail) {
+    part(0, 1);
     print(detail, 1, true);
     doneEstimate += stepEstimate;
     doneActual += (System.nanoTime() - stepStartNanos) / 1e9;
@@ -61,7 +76,8 @@ public final class Progress {
     }
     lastPrintNanos = now;
     double elapsed = (now - startNanos) / 1e9;
-    double stepDone = fraction < 0 ? lastFraction : Math.min(1, fraction);
+    double stepDone =
+        fraction < 0 ? lastFraction : Math.min(1, partFrom + (partTo - partFrom) * fraction);
     lastFraction = stepDone;
     double done = Math.min(0.999, (doneEstimate + stepDone * stepEstimate) / totalEstimate);
     double speed =

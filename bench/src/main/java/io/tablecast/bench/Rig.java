@@ -22,6 +22,7 @@ public final class Rig implements AutoCloseable {
   private TablecastServer server;
   private PollSchedule poll = PollSchedule.DEFAULT;
   private final List<TablecastClient> clients = new ArrayList<>();
+  private final List<AutoCloseable> servedBy = new ArrayList<>();
 
   private Rig(Db.Schema schema) {
     this.schema = schema;
@@ -55,28 +56,43 @@ public final class Rig implements AutoCloseable {
   /** Starts the server (installs triggers, loads the table image). */
   public TablecastServer startServer(Consumer<ServerConfig.Builder> settings)
       throws InterruptedException {
-    SourceConfig source =
-        new SourceConfig(
-            schema.jdbcUrl(),
-            null,
-            null,
-            true,
-            null,
-            poll.max(),
-            null, // product defaults, reconciliation (every 30 s) included
-            null,
-            List.of(CachedTable.of(table())),
-            poll.min(),
-            poll.idleAfter());
     ServerConfig.Builder b =
-        ServerConfig.builder().set("server_name", "bench").listen("127.0.0.1", 0).source(source);
+        ServerConfig.builder()
+            .set("server_name", "bench")
+            .listen("127.0.0.1", 0)
+            .source(sourceConfig());
     settings.accept(b);
     server = TablecastServer.start(b.build());
     return server;
   }
 
+  /** The source of the server {@link #startServer} starts: the schema, {@code bench_rows}. */
+  public SourceConfig sourceConfig() {
+    return new SourceConfig(
+        schema.jdbcUrl(),
+        null,
+        null,
+        true,
+        null,
+        poll.max(),
+        null, // product defaults, reconciliation (every 30 s) included
+        null,
+        List.of(CachedTable.of(table())),
+        poll.min(),
+        poll.idleAfter());
+  }
+
   public TablecastServer startServer() throws InterruptedException {
     return startServer(b -> {});
+  }
+
+  /**
+   * Closes {@code parts} (servers and capture of another deployment on this schema) when the rig
+   * closes: after its clients, before its schema is dropped.
+   */
+  public <T extends AutoCloseable> T closeWith(T parts) {
+    servedBy.add(parts);
+    return parts;
   }
 
   public TablecastServer server() {
@@ -88,7 +104,12 @@ public final class Rig implements AutoCloseable {
   }
 
   public TablecastClient client(String name) {
-    TablecastClient c = TablecastClient.builder().servers(address()).clientName(name).build();
+    return client(name, address());
+  }
+
+  /** A client of the server at {@code address} ({@code host:port}), closed with the rig. */
+  public TablecastClient client(String name, String address) {
+    TablecastClient c = TablecastClient.builder().servers(address).clientName(name).build();
     clients.add(c);
     return c;
   }
@@ -118,6 +139,14 @@ public final class Rig implements AutoCloseable {
       server.close();
       server = null;
     }
+    for (AutoCloseable c : servedBy) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot close " + c + ": " + e, e);
+      }
+    }
+    servedBy.clear();
     schema.close();
   }
 }
