@@ -118,6 +118,15 @@ public interface Dialect {
       List<InstalledTrigger> unconfigured)
       throws SQLException;
 
+  /**
+   * Of an {@link #installStatements} script, the statements install runs against a database where
+   * {@code installed} are present: all of them, unless creating what is there would still lock. The
+   * printed script stays whole, to be run anywhere.
+   */
+  default List<String> toRun(List<String> script, List<InstalledTrigger> installed) {
+    return script;
+  }
+
   /** Whether DDL is transactional, so install runs all its statements in one transaction. */
   boolean transactionalDdl();
 

@@ -82,11 +82,12 @@ public final class SqlTemplates {
   }
 
   /**
-   * Splits a rendered script into statements: each top-level statement starts a line with CREATE.
+   * Splits a rendered script into statements: each top-level statement starts a line with CREATE or
+   * DO.
    */
   public static List<String> statements(String script) {
     List<String> out = new ArrayList<>();
-    for (String s : script.split(";\\s*\\n(?=CREATE )", -1)) {
+    for (String s : script.split(";\\s*\\n(?=CREATE |DO )", -1)) {
       String t = s.strip();
       if (t.endsWith(";")) {
         t = t.substring(0, t.length() - 1);

@@ -172,7 +172,10 @@ public final class TriggerInstaller implements AutoCloseable {
     return new CapturePlan(dialect, jdbcUrl, properties, defaultSchema, describe(), choices);
   }
 
-  /** The full install script: exactly the statements {@link #install()} would run now. */
+  /**
+   * The full install script, to run by hand: the statements {@link #install()} runs, and the
+   * creation of what is already in place (idempotent), which install skips.
+   */
   public String printSql() throws SQLException {
     StringBuilder sb =
         new StringBuilder("-- Tablecast capture for ")
@@ -197,7 +200,7 @@ public final class TriggerInstaller implements AutoCloseable {
    */
   public void install() throws SQLException {
     List<InstalledTrigger> installed = installedTriggers();
-    execute("install", installStatements(installed));
+    execute("install", dialect.toRun(installStatements(installed), installed));
     for (TableSchema t : tables) {
       LOG.info(
           "Capture installed on {} ({} columns, key {}), outbox {}",

@@ -62,7 +62,9 @@ final class PgTriggers {
     List<String> out =
         new ArrayList<>(
             SqlTemplates.statements(
-                SqlTemplates.render("postgresql/outbox.sql", Map.of("schema", quoted))));
+                SqlTemplates.render(
+                    "postgresql/outbox.sql",
+                    Map.of("schema", quoted, "schema_literal", Identifiers.literal(schema)))));
     out.add(function(schema, PLAIN_FUNCTION));
     out.add(function(schema, PINNED_FUNCTION));
     return out;
