@@ -149,6 +149,33 @@ final class GapTracker {
     return maxSeen;
   }
 
+  /** This position as a cursor a later run resumes after. */
+  OutboxCursor cursor() {
+    List<OutboxCursor.Range> rs = new ArrayList<>();
+    for (RangeGap r : ranges) {
+      rs.add(new OutboxCursor.Range(r.from, r.to, r.delivered.stream().sorted().toList()));
+    }
+    return new OutboxCursor(maxSeen, new ArrayList<>(gaps.keySet()), rs);
+  }
+
+  /**
+   * Positions at {@code cursor}, an earlier run's: every gap unstamped and unsettled, so that the
+   * next looks at the open transactions (or probes) settle it as they settle a new one.
+   */
+  void restore(OutboxCursor cursor) {
+    gaps.clear();
+    ranges.clear();
+    maxSeen = cursor.maxSeen();
+    for (long id : cursor.gaps()) {
+      gaps.put(id, new Gap(UNSTAMPED));
+    }
+    for (OutboxCursor.Range r : cursor.ranges()) {
+      RangeGap range = new RangeGap(UNSTAMPED, r.from(), r.to());
+      range.delivered.addAll(r.delivered());
+      ranges.add(range);
+    }
+  }
+
   int gapCount() {
     return gaps.size() + ranges.size();
   }

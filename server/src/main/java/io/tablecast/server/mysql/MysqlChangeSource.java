@@ -177,6 +177,55 @@ final class MysqlChangeSource extends PollingChangeSource {
         "outbox ids " + min + ".." + max + ", " + gaps.gapCount() + " unresolved gaps");
   }
 
+  /** Where the tail stands: the highest outbox id delivered and the gaps below it. */
+  @Override
+  public String cursor() {
+    GapTracker g = gaps;
+    return g == null ? null : g.cursor().encode();
+  }
+
+  /**
+   * Reads on from {@code cursor}, an earlier run's ({@link OutboxCursor}): the outbox rows above
+   * its highest id and in its gaps, the gaps settled again by the next looks.
+   *
+   * @throws UnsupportedOperationException when {@code cursor} is not one of this source's (the
+   *     caller takes a snapshot instead)
+   */
+  @Override
+  protected void resumeAt(String cursor) throws SQLException {
+    OutboxCursor at;
+    try {
+      at = OutboxCursor.parse(cursor);
+    } catch (IllegalArgumentException e) {
+      throw new UnsupportedOperationException(e.getMessage(), e);
+    }
+    Duration probeWait;
+    try (Connection c = pool.getConnection()) {
+      facts.look(c, false, null); // finds out whether innodb_trx is readable
+      probeWait = facts.probeWait(c);
+    }
+    GapTracker resumed = new GapTracker(probeWait.toNanos());
+    if (facts.probing()) {
+      resumed.useProbes();
+    }
+    resumed.restore(at);
+    gaps = resumed;
+    pruning.acknowledged(at.lowestUnresolved());
+    publishProgress();
+    driftCheck.snapshotTaken();
+    captureWatch.start();
+    LOG.info(
+        "resuming after outbox id {} with {} unresolved gaps", at.maxSeen(), resumed.gapCount());
+  }
+
+  /** Prunes only below {@code cursor}'s unresolved ids from now on (one too long: as before). */
+  @Override
+  public void acknowledged(String cursor) {
+    if (!cursor.equals(OutboxCursor.TOO_LONG)) {
+      pruning.acknowledged(OutboxCursor.parse(cursor).lowestUnresolved());
+    }
+  }
+
   /**
    * Takes up the tables the capture check found altered, then reads the outbox once, with the next
    * reconciliation range when one is due.

@@ -24,6 +24,12 @@ final class MysqlOutboxPruning {
   /** Every outbox row below this id is delivered or rolled back. */
   private volatile long pruneBelow = 1;
 
+  /**
+   * Every outbox row below this id is stored downstream (a NATS stream acknowledged the cursor);
+   * {@link Long#MAX_VALUE} while nothing was acknowledged (a single server: no downstream).
+   */
+  private volatile long acknowledgedBelow = Long.MAX_VALUE;
+
   private volatile long maxDelivered;
   private volatile boolean started;
 
@@ -49,8 +55,17 @@ final class MysqlOutboxPruning {
    * Ids are picked with a non-locking read, then deleted by primary key: a range DELETE would also
    * lock (and wait for) the first row beyond the range, which may belong to an open transaction.
    */
+  /**
+   * A downstream stream stored everything up to a cursor whose lowest unresolved id is {@code
+   * lowestUnresolved}: from now on nothing at or above it is pruned, even when the tail has read
+   * further, so that a capture resuming after that cursor finds every row it needs.
+   */
+  void acknowledged(long lowestUnresolved) {
+    acknowledgedBelow = lowestUnresolved;
+  }
+
   int pruneChunk(Connection c, int limit) throws SQLException {
-    long below = pruneBelow;
+    long below = Math.min(pruneBelow, acknowledgedBelow);
     if (below <= 1) {
       return 0;
     }
