@@ -111,20 +111,25 @@ final class SyncAnswers {
       b.request().thenRun(() -> onHub(() -> answer(s, id, asked)));
       return;
     }
-    stream
-        .get()
-        .whenComplete(
-            (sequence, failure) ->
-                onHub(
-                    () -> {
-                      if (failure != null) {
-                        refuse(s, id, asked, failure);
-                      } else if (sequence <= streamRead) {
-                        answer(s, id, asked);
-                      } else {
-                        waiting.add(new Waiting(sequence, s, id, asked));
-                      }
-                    }));
+    CompletableFuture<Long> asking;
+    try {
+      asking = stream.get();
+    } catch (RuntimeException e) { // e.g. the NATS connection closed
+      refuse(s, id, asked, e);
+      return;
+    }
+    asking.whenComplete(
+        (sequence, failure) ->
+            onHub(
+                () -> {
+                  if (failure != null) {
+                    refuse(s, id, asked, failure);
+                  } else if (sequence <= streamRead) {
+                    answer(s, id, asked);
+                  } else {
+                    waiting.add(new Waiting(sequence, s, id, asked));
+                  }
+                }));
   }
 
   /** The capture leader did not answer: the client's sync fails with the reason. */

@@ -28,6 +28,19 @@ class SyncFromStreamTest {
   private HubHarness.Session s;
   private CompletableFuture<Long> leader;
 
+  /** The request cannot even be sent (NATS connection closed): a failure, not a lost answer. */
+  @Test
+  void aRequestThatCannotBeSentFailsTheSyncWithTheReason() throws Exception {
+    h.hub.answerSyncsFromStream(
+        () -> {
+          throw new IllegalStateException("Connection is Closed");
+        });
+    h.hub.sync(s.subscriber(), 11);
+    Message.Synced refused = (Message.Synced) s.client().nextNonHeartbeat();
+    assertThat(refused.id()).isEqualTo(11);
+    assertThat(refused.failure()).contains("Connection is Closed");
+  }
+
   @BeforeEach
   void subscribed() throws Exception {
     h = new HubHarness(Duration.ofHours(1), 100, A);

@@ -8,18 +8,18 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GapTrackerTest {
-  private static final long PROBE_WAIT = 1_000;
+  static final long PROBE_WAIT = 1_000;
 
   /** Looks are spaced like the source spaces them. */
   private static final long MARGIN = 250_000;
 
-  private static final long NONE = Long.MAX_VALUE;
+  static final long NONE = Long.MAX_VALUE;
 
   /** Database times, micros: a gap seen at T0. */
-  private static final long T0 = 10_000_000_000L;
+  static final long T0 = 10_000_000_000L;
 
   /** A fresh look: the cache was refreshed after the look began. */
-  private static Look writers(long nowMicros, long oldestWriterStartMicros) {
+  static Look writers(long nowMicros, long oldestWriterStartMicros) {
     return new Look(nowMicros, oldestWriterStartMicros, true);
   }
 

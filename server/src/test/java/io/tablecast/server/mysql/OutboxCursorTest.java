@@ -1,9 +1,12 @@
 package io.tablecast.server.mysql;
 
+import static io.tablecast.server.mysql.GapTrackerTest.NONE;
+import static io.tablecast.server.mysql.GapTrackerTest.PROBE_WAIT;
+import static io.tablecast.server.mysql.GapTrackerTest.T0;
+import static io.tablecast.server.mysql.GapTrackerTest.writers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tablecast.server.mysql.GapTracker.Look;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,14 +17,6 @@ import org.junit.jupiter.api.Test;
  * settles the gaps anew instead of trusting an earlier run's looks.
  */
 class OutboxCursorTest {
-  private static final long PROBE_WAIT = 1_000;
-  private static final long NONE = Long.MAX_VALUE;
-  private static final long T0 = 10_000_000_000L;
-
-  private static Look writers(long nowMicros, long oldestWriterStartMicros) {
-    return new Look(nowMicros, oldestWriterStartMicros, true);
-  }
-
   private static GapTracker restored(GapTracker original) {
     String text = original.cursor().encode();
     GapTracker t = new GapTracker(PROBE_WAIT);
