@@ -18,7 +18,10 @@ import java.io.IOException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 
@@ -73,15 +76,22 @@ public final class StreamCapture implements AutoCloseable {
           new GroupPublisher(nats, stream, last, UUID.randomUUID().toString());
       StreamCapture[] self = new StreamCapture[1];
       CaptureSink sink = new CaptureSink(publisher, source, e -> self[0].fence(e));
-      Resuming resuming = new Resuming(source, cursor, sink);
+      Queue<String> rereads = new ConcurrentLinkedQueue<>();
+      Resuming resuming = new Resuming(source, cursor, sink, rereads);
       TailLoop tail = new TailLoop(resuming, sink);
       self[0] = new StreamCapture(nats, source, publisher, tail);
       tail.startAndAwaitSnapshot();
       self[0].resumed = sink.resumed();
-      // the leader answers the servers' read-your-writes requests
-      source
-          .readBarrier()
-          .ifPresent(b -> StreamSyncs.answer(nats, stream, b, publisher::lastSequence));
+      // the leader answers the servers' requests: read-your-writes, and tables to read again
+      Optional<ReadBarrier> barrier = source.readBarrier();
+      barrier.ifPresent(b -> LeaderRequests.answer(nats, stream, b, publisher::lastSequence));
+      LeaderRequests.answerRereads(
+          nats,
+          stream,
+          table -> {
+            rereads.add(table); // read with the tail's next poll, which the request wakes
+            barrier.ifPresent(StreamCapture::wake);
+          });
       LOG.info(
           "capture of {} publishing to NATS stream {} at {} after sequence {} ({})",
           config,
@@ -97,6 +107,12 @@ public final class StreamCapture implements AutoCloseable {
       nats.close();
       throw new IllegalStateException("capture to NATS stream " + stream + " failed: " + e, e);
     }
+  }
+
+  /** Makes an idle tail poll at once: a request its next read answers (nobody waits for it). */
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private static void wake(ReadBarrier barrier) {
+    barrier.request();
   }
 
   /** The cursor on the stream's last whole batch, or null (a snapshot is needed). */
@@ -200,7 +216,8 @@ public final class StreamCapture implements AutoCloseable {
    * The database source, whose snapshot is, when the stream holds a cursor, a resume after it
    * (nothing to publish) instead of a read of every table.
    */
-  private record Resuming(ChangeSource source, String cursor, CaptureSink sink)
+  private record Resuming(
+      ChangeSource source, String cursor, CaptureSink sink, Queue<String> rereads)
       implements ChangeSource {
     @Override
     public List<TableSchema> tables() {
@@ -222,8 +239,13 @@ public final class StreamCapture implements AutoCloseable {
       source.snapshot(rows);
     }
 
+    /** Polls, the tables servers asked to re-read queued first (tail thread). */
     @Override
     public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+      for (String table; (table = rereads.poll()) != null; ) {
+        LOG.info("a server asked for {} to be read again: it is read with the next poll", table);
+        source.resync(table);
+      }
       return source.poll(maxWait);
     }
 

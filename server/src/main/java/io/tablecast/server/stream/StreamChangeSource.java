@@ -17,11 +17,11 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
@@ -46,7 +46,7 @@ public final class StreamChangeSource implements ChangeSource {
   private GroupReader reader;
   private final List<TableSchema> tables;
   private Map<TableSchema, List<byte[]>> snapshotRows;
-  private final Set<String> refusedResyncs = new LinkedHashSet<>();
+  private final Set<String> refusedResyncs = ConcurrentHashMap.newKeySet();
   private volatile long sequence;
 
   private StreamChangeSource(
@@ -198,10 +198,11 @@ public final class StreamChangeSource implements ChangeSource {
 
   /**
    * Asks the capture leader for a stream sequence that holds every change the database committed
-   * before this call ({@link StreamSyncs}): read-your-writes for this server's clients. Any thread.
+   * before this call ({@link LeaderRequests}): read-your-writes for this server's clients. Any
+   * thread.
    */
   public CompletableFuture<Long> committedSequence() {
-    return StreamSyncs.ask(nats, stream);
+    return LeaderRequests.ask(nats, stream);
   }
 
   /** The stream sequence of the last group read. */
@@ -396,18 +397,28 @@ public final class StreamChangeSource implements ChangeSource {
   }
 
   /**
-   * A server reading a stream cannot have the database re-read a table: the table stays stale (said
-   * once per table) until capture re-reads it (a reconciliation pass, a restart).
+   * An image of this server could not take a change: the capture leader is asked to read {@code
+   * table} again ({@link LeaderRequests}), and every server reconciles its image with that read.
+   * When no leader takes the request, the table stays stale (said once per table) until capture's
+   * reconciliation reads it.
    */
   @Override
+  @SuppressWarnings("FutureReturnValueIgnored") // the reaction is the log line
   public void resync(String table) {
-    if (refusedResyncs.add(table)) {
-      LOG.warn(
-          "the image of {} could not take a change from NATS stream {}: a server of a stream "
-              + "cannot re-read the table; it stays stale until capture's reconciliation reads it",
-          table,
-          stream);
-    }
+    LeaderRequests.askReread(nats, stream, table)
+        .whenComplete(
+            (ok, failure) -> {
+              if (failure == null) {
+                LOG.info("asked the capture of NATS stream {} to read {} again", stream, table);
+              } else if (refusedResyncs.add(table)) {
+                LOG.warn(
+                    "the image of {} could not take a change from NATS stream {}, and {}: the"
+                        + " table stays stale until capture's reconciliation reads it",
+                    table,
+                    stream,
+                    (failure.getCause() != null ? failure.getCause() : failure).getMessage());
+              }
+            });
   }
 
   @Override

@@ -1,0 +1,135 @@
+package io.tablecast.server.stream;
+
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import io.tablecast.server.tail.ReadBarrier;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * What a server that serves from the stream asks of the capture leader, with NATS requests: only
+ * the leader listens (standbys do not), and while none leads a request fails with the reason.
+ *
+ * <ul>
+ *   <li><b>sync</b> ({@code tablecast.<stream>.sync}), read-your-writes: a stream sequence that
+ *       holds every change the database committed before the request. The leader answers once a
+ *       read of the outbox that began after the request has been published (its tail's {@link
+ *       ReadBarrier}), with the sequence of the last message it stored; the server answers its
+ *       client once it has read the stream that far.
+ *   <li><b>reread</b> ({@code tablecast.<stream>.reread}): a table whose image on the server could
+ *       not take a change. The leader has it read again with its next poll and publishes the read,
+ *       which every server reconciles its image with.
+ * </ul>
+ */
+final class LeaderRequests {
+  /** How long a server waits for the leader's answer (a takeover included). */
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private LeaderRequests() {}
+
+  /** The subject of the sync requests of {@code stream}: not one the stream stores. */
+  static String subject(String stream) {
+    return NatsStreams.subject(stream) + ".sync";
+  }
+
+  /** The subject of the re-read requests of {@code stream}. */
+  static String rereadSubject(String stream) {
+    return NatsStreams.subject(stream) + ".reread";
+  }
+
+  /**
+   * Capture: answers the sync requests through {@code barrier}, each with {@code lastSequence} once
+   * the read that covers it was published. Stops with the connection.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the reply is the reaction; a closed connection
+  // (capture stopping) leaves the request to time out at the server, which says so
+  static Dispatcher answer(
+      Connection nats, String stream, ReadBarrier barrier, LongSupplier lastSequence) {
+    Dispatcher d =
+        nats.createDispatcher(
+            request -> {
+              String replyTo = request.getReplyTo();
+              if (replyTo != null) {
+                barrier
+                    .request()
+                    .thenRun(
+                        () ->
+                            nats.publish(
+                                replyTo,
+                                Long.toString(lastSequence.getAsLong())
+                                    .getBytes(StandardCharsets.US_ASCII)));
+              }
+            });
+    d.subscribe(subject(stream));
+    return d;
+  }
+
+  /**
+   * Server: asks the leader for a sync. Completes with the sequence, or exceptionally ({@link
+   * IllegalStateException}) saying why no leader answered.
+   */
+  static CompletableFuture<Long> ask(Connection nats, String stream) {
+    return nats.requestWithTimeout(subject(stream), new byte[0], TIMEOUT)
+        .handle(
+            (Message m, Throwable e) -> {
+              if (e == null && m != null && !m.isStatusMessage()) {
+                return Long.parseLong(new String(m.getData(), StandardCharsets.US_ASCII));
+              }
+              throw new IllegalStateException(
+                  "no tablecast capture answered on NATS subject "
+                      + subject(stream)
+                      + " ("
+                      + (e != null ? why(e) : "status " + m.getStatus())
+                      + "): sync needs the capture leader, which reads the database; a standby"
+                      + " takes over within nats.capture_takeover");
+            });
+  }
+
+  /**
+   * Capture: takes the re-read requests, hands each table to {@code reread} (any thread: it must
+   * only queue it for the tail) and says so to the server that asked. Stops with the connection.
+   */
+  static Dispatcher answerRereads(Connection nats, String stream, Consumer<String> reread) {
+    Dispatcher d =
+        nats.createDispatcher(
+            request -> {
+              reread.accept(new String(request.getData(), StandardCharsets.UTF_8));
+              if (request.getReplyTo() != null) {
+                nats.publish(request.getReplyTo(), new byte[0]);
+              }
+            });
+    d.subscribe(rereadSubject(stream));
+    return d;
+  }
+
+  /**
+   * Server: asks the leader to re-read {@code table}. Completes once the leader has taken the
+   * request, or exceptionally ({@link IllegalStateException}) saying why none did.
+   */
+  static CompletableFuture<Void> askReread(Connection nats, String stream, String table) {
+    return nats.requestWithTimeout(
+            rereadSubject(stream), table.getBytes(StandardCharsets.UTF_8), TIMEOUT)
+        .handle(
+            (Message m, Throwable e) -> {
+              if (e == null && m != null && !m.isStatusMessage()) {
+                return null;
+              }
+              throw new IllegalStateException(
+                  "no tablecast capture answered on NATS subject "
+                      + rereadSubject(stream)
+                      + " ("
+                      + (e != null ? why(e) : "status " + m.getStatus())
+                      + ")");
+            });
+  }
+
+  private static String why(Throwable e) {
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+  }
+}
