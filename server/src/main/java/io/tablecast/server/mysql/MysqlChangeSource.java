@@ -188,17 +188,12 @@ final class MysqlChangeSource extends PollingChangeSource {
    * Reads on from {@code cursor}, an earlier run's ({@link OutboxCursor}): the outbox rows above
    * its highest id and in its gaps, the gaps settled again by the next looks.
    *
-   * @throws UnsupportedOperationException when {@code cursor} is not one of this source's (the
-   *     caller takes a snapshot instead)
+   * @throws IllegalArgumentException when {@code cursor} is not one of this source's (the caller
+   *     takes a snapshot instead)
    */
   @Override
   protected void resumeAt(String cursor) throws SQLException {
-    OutboxCursor at;
-    try {
-      at = OutboxCursor.parse(cursor);
-    } catch (IllegalArgumentException e) {
-      throw new UnsupportedOperationException(e.getMessage(), e);
-    }
+    OutboxCursor at = OutboxCursor.parse(cursor);
     Duration probeWait;
     try (Connection c = pool.getConnection()) {
       facts.look(c, false, null); // finds out whether innodb_trx is readable

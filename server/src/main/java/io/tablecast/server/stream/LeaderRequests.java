@@ -74,20 +74,8 @@ final class LeaderRequests {
    * IllegalStateException}) saying why no leader answered.
    */
   static CompletableFuture<Long> ask(Connection nats, String stream) {
-    return nats.requestWithTimeout(subject(stream), new byte[0], TIMEOUT)
-        .handle(
-            (Message m, Throwable e) -> {
-              if (e == null && m != null && !m.isStatusMessage()) {
-                return Long.parseLong(new String(m.getData(), StandardCharsets.US_ASCII));
-              }
-              throw new IllegalStateException(
-                  "no tablecast capture answered on NATS subject "
-                      + subject(stream)
-                      + " ("
-                      + (e != null ? why(e) : "status " + m.getStatus())
-                      + "): sync needs the capture leader, which reads the database; a standby"
-                      + " takes over within nats.capture_takeover");
-            });
+    return request(nats, subject(stream), new byte[0])
+        .thenApply(m -> Long.parseLong(new String(m.getData(), StandardCharsets.US_ASCII)));
   }
 
   /**
@@ -112,19 +100,25 @@ final class LeaderRequests {
    * request, or exceptionally ({@link IllegalStateException}) saying why none did.
    */
   static CompletableFuture<Void> askReread(Connection nats, String stream, String table) {
-    return nats.requestWithTimeout(
-            rereadSubject(stream), table.getBytes(StandardCharsets.UTF_8), TIMEOUT)
+    return request(nats, rereadSubject(stream), table.getBytes(StandardCharsets.UTF_8))
+        .thenApply(m -> null);
+  }
+
+  /** A request to the leader: its answer, or a failure naming the subject and why none came. */
+  private static CompletableFuture<Message> request(Connection nats, String subject, byte[] body) {
+    return nats.requestWithTimeout(subject, body, TIMEOUT)
         .handle(
             (Message m, Throwable e) -> {
               if (e == null && m != null && !m.isStatusMessage()) {
-                return null;
+                return m;
               }
               throw new IllegalStateException(
                   "no tablecast capture answered on NATS subject "
-                      + rereadSubject(stream)
+                      + subject
                       + " ("
                       + (e != null ? why(e) : "status " + m.getStatus())
-                      + ")");
+                      + "): only the capture leader answers, and a standby takes over within"
+                      + " nats.capture_takeover");
             });
   }
 

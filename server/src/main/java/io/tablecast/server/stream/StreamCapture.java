@@ -231,7 +231,7 @@ public final class StreamCapture implements AutoCloseable {
           source.resumeAfter(cursor);
           sink.resuming(true);
           return;
-        } catch (UnsupportedOperationException e) {
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
           LOG.info("{}: taking a snapshot", e.getMessage());
         }
       }

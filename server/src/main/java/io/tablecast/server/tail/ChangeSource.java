@@ -54,6 +54,9 @@ public interface ChangeSource extends AutoCloseable {
    * after it. The outbox must still hold them (pruned only up to what was {@link #acknowledged}).
    *
    * @throws UnsupportedOperationException when {@link #cursor()} is always null
+   * @throws IllegalArgumentException when {@code cursor} is not one this source can resume after
+   *     (another source's, or a position recorded as not resumable); either way the caller takes a
+   *     snapshot instead
    */
   default void resumeAfter(String cursor) throws SQLException {
     throw new UnsupportedOperationException(
