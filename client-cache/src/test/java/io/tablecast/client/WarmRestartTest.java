@@ -279,6 +279,31 @@ class WarmRestartTest {
   }
 
   @Test
+  void aMirrorRestoredAfterTheWelcomeStillResumesFromItsFile() throws Exception {
+    server = new FakeServer();
+    saveAtEleven();
+
+    client = connect();
+    CompletableFuture<String> connected = new CompletableFuture<>();
+    client.addConnectionListener(
+        new ConnectionListener() {
+          @Override
+          public void connected(String at) {
+            connected.complete(at);
+          }
+        });
+    FakeServer.Conn conn = server.handshake(12);
+    connected.get(10, TimeUnit.SECONDS); // welcomed with no mirror: nothing subscribed yet
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    assertThat(conn.expect(Message.Subscribe.class))
+        .as("the first mirror of the connection resumes from its file, as if created before")
+        .isEqualTo(new Message.Subscribe(List.of(T), FakeServer.EPOCH, 11));
+    conn.send(resumed(11));
+    await().atMost(WAIT).until(() -> m.staleReason() == null);
+    assertThat(m.copyToMap()).containsOnlyKeys("1", "2", "3");
+  }
+
+  @Test
   void aFileTheHeapCannotHoldIsReportedWithTheFiguresAndNotRead() throws Exception {
     server = new FakeServer();
     saveAtEleven();

@@ -118,6 +118,18 @@ final class MirrorStream {
   }
 
   /**
+   * Whether {@code table}, about to be subscribed alone on a session welcomed before its mirrors
+   * were attached, is exactly at the last epoch and position, so that it may resume; it leaves the
+   * stream until answered either way.
+   */
+  boolean resumes(String table) {
+    TableFeed f = feeds.get(table);
+    boolean resumes = lastEpoch != null && f.resumableFrom(lastEpoch, lastPosition);
+    f.subscribing();
+    return resumes;
+  }
+
+  /**
    * A new session with server epoch {@code epoch} began: every table with mirrors is to be
    * subscribed again, resuming only those known to be exactly at the last epoch and position.
    */

@@ -219,10 +219,21 @@ public final class ServerSession implements AutoCloseable {
         m.fail(refusal.code(), refusal.message());
       }
       if (welcomed && channel != null && deferredEpoch == null && subscribed.add(m.table())) {
-        log.info("subscribing to {}", m.table());
-        // a subscribe that cannot be written would leave the mirror waiting: reconnecting
-        // resubscribes it
-        sendSubscribe(channel, List.of(m.table()), null, -1);
+        // the first table of a connection may resume (a mirror read from its file after the
+        // welcome): the server replays only to a connection that subscribed nothing yet
+        if (subscribed.size() == 1 && stream.resumes(m.table())) {
+          log.info(
+              "resuming {} after position {} of epoch {}",
+              m.table(),
+              stream.lastPosition(),
+              stream.lastEpoch());
+          sendSubscribe(channel, List.of(m.table()), stream.lastEpoch(), stream.lastPosition());
+        } else {
+          log.info("subscribing to {}", m.table());
+          // a subscribe that cannot be written would leave the mirror waiting: reconnecting
+          // resubscribes it
+          sendSubscribe(channel, List.of(m.table()), null, -1);
+        }
         channel.flush();
         if (version >= FetchRequests.FIRST_VERSION) {
           fetches.sendFor(channel, m.table()); // asked before the table was subscribed
