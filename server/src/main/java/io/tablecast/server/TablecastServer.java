@@ -2,6 +2,7 @@ package io.tablecast.server;
 
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.console.Console;
 import io.tablecast.server.console.ConsoleAccess;
 import io.tablecast.server.hub.ChangeHub;
@@ -11,6 +12,7 @@ import io.tablecast.server.metrics.MicrometerServerMetrics;
 import io.tablecast.server.net.HealthCheck;
 import io.tablecast.server.net.NetSettings;
 import io.tablecast.server.net.NettyServer;
+import io.tablecast.server.net.StartingPort;
 import io.tablecast.server.stream.CheckpointWriter;
 import io.tablecast.server.stream.StreamChangeSource;
 import io.tablecast.server.tail.ChangeSource;
@@ -19,6 +21,8 @@ import io.tablecast.server.tail.HeapRoom;
 import io.tablecast.server.tail.TailLoop;
 import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 
@@ -80,15 +84,21 @@ public final class TablecastServer implements AutoCloseable {
     } else {
       LOG.info("authentication on: {}", authenticator);
     }
+    AtomicReference<String> status = new AtomicReference<>(OPENING);
     return start(
         config,
         source ->
             config.nats() != null
-                ? openStreamSource(config)
+                ? openStreamSource(config, status::set)
                 : openDatabaseSource(source, metrics, config.serverName()),
         authenticator,
-        metrics);
+        metrics,
+        HeapRoom.runtime(),
+        status);
   }
+
+  /** What a starting server's {@code /health} says before it knows more. */
+  private static final String OPENING = "opening the change source";
 
   /** The production source: the database-backed change source, registered as {@code serverName}. */
   private static ChangeSource openDatabaseSource(
@@ -105,12 +115,13 @@ public final class TablecastServer implements AutoCloseable {
    * With {@code nats:} configured: the images come from the stream capture publishes to, never from
    * the database (docs/SCALE-OUT.md).
    */
-  private static ChangeSource openStreamSource(ServerConfig config) {
+  private static ChangeSource openStreamSource(ServerConfig config, Consumer<String> doing) {
     try {
       return StreamChangeSource.open(
           config.nats(),
           config.source() == null ? null : config.source().jdbcUrl(),
-          config.serverName());
+          config.serverName(),
+          doing);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading the NATS stream", e);
@@ -138,8 +149,40 @@ public final class TablecastServer implements AutoCloseable {
       MicrometerServerMetrics metrics,
       HeapRoom heap)
       throws InterruptedException {
+    return start(config, sources, authenticator, metrics, heap, new AtomicReference<>(OPENING));
+  }
+
+  /**
+   * As {@link #start(ServerConfig, Function, Authenticator, MicrometerServerMetrics, HeapRoom)};
+   * {@code status} says what the start does now (the source sets it while it opens), for {@code
+   * /health} on the port bound while the server starts ({@link StartingPort}).
+   */
+  private static TablecastServer start(
+      ServerConfig config,
+      Function<SourceConfig, ChangeSource> sources,
+      Authenticator authenticator,
+      MicrometerServerMetrics metrics,
+      HeapRoom heap,
+      AtomicReference<String> status)
+      throws InterruptedException {
     long t0 = System.nanoTime();
-    ChangeSource source = sources.apply(config.source());
+    AtomicReference<TailLoop> loading = new AtomicReference<>();
+    StartingPort starting =
+        StartingPort.bind(
+            netSettings(config),
+            config.serverName(),
+            () -> {
+              TailLoop t = loading.get();
+              String snapshot = t == null ? null : t.snapshotProgress();
+              return snapshot != null ? "loading the images, " + snapshot : status.get();
+            });
+    ChangeSource source;
+    try {
+      source = sources.apply(config.source());
+    } catch (RuntimeException e) {
+      starting.close();
+      throw e;
+    }
     StreamChangeSource stream = source instanceof StreamChangeSource s ? s : null;
     ChangeHub hub =
         stream == null
@@ -155,20 +198,24 @@ public final class TablecastServer implements AutoCloseable {
     NettyServer net = null;
     try {
       metrics.tablesCached(source.tables().stream().map(t -> t.id().qualified()).toList());
+      status.set("loading the images");
+      loading.set(tail);
       tail.startAndAwaitSnapshot();
       metrics.tailGauges(
           tail::lastPollChanges,
           () -> Math.max(0, System.currentTimeMillis() - tail.caughtUpMillis()) / 1000.0);
       HealthCheck health = health(tail, hub);
+      starting.close(); // the clients' port, bound again at once
       net =
           NettyServer.bind(
-              netSettings(config),
+              netSettings(config, starting.port()),
               hub,
               authenticator,
               metrics,
               health,
               console(config, hub, metrics, health));
     } catch (InterruptedException | RuntimeException e) {
+      starting.close();
       tail.close();
       hub.close();
       closeQuietly(source);
@@ -199,9 +246,14 @@ public final class TablecastServer implements AutoCloseable {
 
   /** What the network layer takes of the configuration. */
   static NetSettings netSettings(ServerConfig config) {
+    return netSettings(config, config.listen().port());
+  }
+
+  /** As {@link #netSettings(ServerConfig)}, on {@code port}. */
+  private static NetSettings netSettings(ServerConfig config, int port) {
     return new NetSettings(
         config.serverName(),
-        config.listen(),
+        new ListenSettings(config.listen().host(), port),
         config.heartbeat(),
         config.handshakeTimeout(),
         config.maxFrameBytes(),

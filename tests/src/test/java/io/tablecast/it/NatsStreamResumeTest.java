@@ -16,6 +16,11 @@ import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -44,10 +49,15 @@ class NatsStreamResumeTest {
 
   private static TablecastServer serve(NatsServerProcess n, Pipeline p)
       throws InterruptedException {
+    return serve(n, p, 0);
+  }
+
+  private static TablecastServer serve(NatsServerProcess n, Pipeline p, int port)
+      throws InterruptedException {
     return TablecastServer.start(
         ServerConfig.builder()
             .set("server_name", "edge")
-            .listen("127.0.0.1", 0)
+            .listen("127.0.0.1", port)
             .set("resume_buffer.batches", 2)
             .set("resume_buffer.bytes", 1 << 20)
             .set("nats", nats(n, p))
@@ -167,11 +177,15 @@ class NatsStreamResumeTest {
         StreamCapture capture = NatsScaleOutTest.capture(n, p)) {
       p.sql("INSERT INTO wide VALUES (1, 'before')");
       n.stop();
+      int port;
+      try (ServerSocket free = new ServerSocket(0)) {
+        port = free.getLocalPort();
+      }
       CompletableFuture<TablecastServer> starting =
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return serve(n, p);
+                  return serve(n, p, port);
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                   throw new IllegalStateException(e);
@@ -183,6 +197,17 @@ class NatsStreamResumeTest {
             .atMost(Duration.ofSeconds(10))
             .alias("the server waits for NATS instead of failing")
             .until(() -> !starting.isDone());
+        HttpResponse<String> health =
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        assertThat(health.statusCode()).isEqualTo(503);
+        assertThat(health.body())
+            .as("its port tells what it waits for")
+            .contains("\"status\":\"STARTING\"")
+            .contains("waiting for NATS (the log says why)");
         p.sql("INSERT INTO wide VALUES (2, 'while NATS is away')");
         n.restart();
         try (TablecastServer server = starting.get(CONVERGE.toSeconds(), TimeUnit.SECONDS);

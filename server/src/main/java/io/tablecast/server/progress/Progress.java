@@ -214,8 +214,20 @@ public final class Progress implements AutoCloseable {
     }
   }
 
+  /**
+   * The progress line now without its {@link #detail}: counts and rates only, for anyone who asks
+   * (a starting server's {@code /health} names no table).
+   */
+  public String counts() {
+    return line(nanoTime.getAsLong(), false);
+  }
+
   /** The progress line at {@code nowNanos}. */
   String line(long nowNanos) {
+    return line(nowNanos, true);
+  }
+
+  private String line(long nowNanos, boolean withDetail) {
     long n = done();
     LongSupplier totalFrom = totalSource;
     long all = totalFrom != null ? totalFrom.getAsLong() : total;
@@ -232,7 +244,7 @@ public final class Progress implements AutoCloseable {
     if (all >= 0 && n < all) {
       b.append(", ETA ").append(rate > 0 ? duration((all - n) / rate) : "?");
     }
-    String d = detail;
+    String d = withDetail ? detail : null;
     if (d != null) {
       b.append(", ").append(d);
     }

@@ -4,6 +4,7 @@ import io.tablecast.server.log.RecentEvents;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /**
@@ -19,12 +20,15 @@ final class NatsWait {
   private final List<String> urls;
   private final String stream;
   private long pauseMillis = CaptureStandby.FIRST_RETRY.toMillis();
+  private final Consumer<String> doing;
   private volatile String problem;
 
-  NatsWait(String who, List<String> urls, String stream) {
+  /** {@code doing} hears that the start waits for NATS (not why: that goes to the log only). */
+  NatsWait(String who, List<String> urls, String stream, Consumer<String> doing) {
     this.who = who;
     this.urls = urls;
     this.stream = stream;
+    this.doing = doing;
   }
 
   /**
@@ -48,6 +52,7 @@ final class NatsWait {
           CaptureStandby.LAST_RETRY.toSeconds());
     }
     problem = why;
+    doing.accept("waiting for NATS (the log says why)");
     TimeUnit.MILLISECONDS.sleep(pauseMillis);
     pauseMillis = Math.min(pauseMillis * 2, CaptureStandby.LAST_RETRY.toMillis());
   }

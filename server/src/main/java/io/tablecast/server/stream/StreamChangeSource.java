@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /**
@@ -79,11 +80,22 @@ public final class StreamChangeSource implements ChangeSource {
    */
   public static StreamChangeSource open(NatsSettings settings, String jdbcUrl, String serverName)
       throws InterruptedException {
+    return open(settings, jdbcUrl, serverName, doing -> {});
+  }
+
+  /**
+   * As {@link #open(NatsSettings, String, String)}, telling {@code doing} what it does now (waits
+   * for NATS, reads the checkpoint or the snapshot), for a starting server's {@code /health}: no
+   * names, addresses or causes, which go to the log.
+   */
+  public static StreamChangeSource open(
+      NatsSettings settings, String jdbcUrl, String serverName, Consumer<String> doing)
+      throws InterruptedException {
     String stream = settings.streamName(jdbcUrl);
-    NatsWait wait = new NatsWait("server " + serverName, settings.urls(), stream);
+    NatsWait wait = new NatsWait("server " + serverName, settings.urls(), stream, doing);
     while (true) {
       try {
-        return open(settings, stream, serverName, wait);
+        return open(settings, stream, serverName, wait, doing);
       } catch (RuntimeException e) {
         wait.after(e);
       }
@@ -91,7 +103,11 @@ public final class StreamChangeSource implements ChangeSource {
   }
 
   private static StreamChangeSource open(
-      NatsSettings settings, String stream, String serverName, NatsWait wait)
+      NatsSettings settings,
+      String stream,
+      String serverName,
+      NatsWait wait,
+      Consumer<String> doing)
       throws InterruptedException {
     Connection nats = NatsStreams.connect(settings, serverName);
     try {
@@ -102,11 +118,13 @@ public final class StreamChangeSource implements ChangeSource {
           checkRetention(stream, info, settings.checkpointInterval());
         }
         LOG.info("waiting for capture to create and fill NATS stream {}", stream);
+        doing.accept("waiting for capture to create and fill the NATS stream");
         TimeUnit.MILLISECONDS.sleep(WAIT_FOR_STREAM.toMillis());
         info = NatsStreams.info(nats, stream);
       }
       String epoch = "nats:" + stream + "@" + info.getCreateTime().toInstant().toEpochMilli();
       checkRetention(stream, info, settings.checkpointInterval());
+      doing.accept("reading the stream's checkpoint");
       Checkpoints.Checkpoint checkpoint = Checkpoints.read(nats, stream, epoch);
       if (checkpoint != null) {
         long from = checkpoint.info().sequence() + 1;
@@ -138,12 +156,15 @@ public final class StreamChangeSource implements ChangeSource {
       }
       GroupReader reader = new GroupReader(nats, stream, info.getStreamState().getFirstSequence());
       Map<TableSchema, List<byte[]>> snapshot = new LinkedHashMap<>();
+      doing.accept("reading the snapshot at the start of the NATS stream");
       while (true) {
         GroupReader.Group g = reader.next(Duration.ofSeconds(1));
         if (g == null) {
           LOG.info("waiting for the end of the snapshot in NATS stream {}", stream);
+          doing.accept("waiting for the end of the snapshot in the NATS stream");
           continue;
         }
+        doing.accept("reading the snapshot at the start of the NATS stream, at " + g.sequence());
         boolean end = StreamHeaders.KIND_SNAPSHOT_END.equals(g.kind());
         if (!end && !StreamHeaders.KIND_SNAPSHOT.equals(g.kind())) {
           throw new IllegalStateException(

@@ -85,6 +85,9 @@ public final class TailLoop implements AutoCloseable {
    */
   private volatile ImageSizeCheck sizing;
 
+  /** The initial snapshot's progress while it is read; null before and after. */
+  private volatile Progress loading;
+
   /**
    * A loop, not started yet, that reads {@code source} into {@code sink}, sizing the snapshot's
    * images against the JVM's heap with the default reserve.
@@ -105,6 +108,15 @@ public final class TailLoop implements AutoCloseable {
     this.heapReservePercent = heapReservePercent;
     this.thread = new Thread(this::run, "tablecast-tail");
     this.thread.setDaemon(true);
+  }
+
+  /**
+   * The initial snapshot's progress while it is read, counts only (no table named); null before and
+   * after.
+   */
+  public String snapshotProgress() {
+    Progress p = loading;
+    return p == null ? null : p.counts();
   }
 
   /**
@@ -270,6 +282,7 @@ public final class TailLoop implements AutoCloseable {
     Map<String, Integer> rows = new HashMap<>();
     long start = System.nanoTime();
     try (Progress progress = Progress.start("snapshot", "rows", -1, LOG)) {
+      loading = progress;
       source.snapshot(
           new ChangeSource.SnapshotSink() {
             @Override
@@ -292,6 +305,7 @@ public final class TailLoop implements AutoCloseable {
           });
     }
     sizing = null;
+    loading = null;
     long end = System.nanoTime();
     List<String> names = new ArrayList<>();
     for (TableSchema t : tables) {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +32,9 @@ public final class FakeChangeSource implements ChangeSource {
   private final Map<TableSchema, List<ObjectNode>> initial = new LinkedHashMap<>();
   private final LinkedBlockingQueue<Object> pending = new LinkedBlockingQueue<>();
   public final AtomicBoolean closed = new AtomicBoolean();
+
+  private String holdAfter;
+  private CountDownLatch gate;
 
   /** Tables the server asked to have re-read ({@link #resync}) and not yet re-read, in order. */
   public final List<String> resyncs = new CopyOnWriteArrayList<>();
@@ -194,7 +198,29 @@ public final class FakeChangeSource implements ChangeSource {
 
   @Override
   public void snapshot(SnapshotSink sink) {
-    initial.forEach((t, rows) -> rows.forEach(r -> sink.row(t, Rows.bytes(t, r))));
+    initial.forEach(
+        (t, rows) -> {
+          rows.forEach(r -> sink.row(t, Rows.bytes(t, r)));
+          holdAfter(t);
+        });
+  }
+
+  /** The snapshot read stops after the rows of {@code table} until {@code gate} opens. */
+  public FakeChangeSource holdSnapshotAfter(String table, CountDownLatch gate) {
+    this.holdAfter = table;
+    this.gate = gate;
+    return this;
+  }
+
+  private void holdAfter(TableSchema t) {
+    if (gate != null && t.id().qualified().equals(holdAfter)) {
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the snapshot was held", e);
+      }
+    }
   }
 
   /** Records the request; {@link #completeResyncs()} delivers the re-read. */

@@ -1,0 +1,197 @@
+package io.tablecast.server.net;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslContext;
+import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.Message;
+import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.netty.BinaryFraming;
+import io.tablecast.server.hub.Subscriber;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The server's port while it starts (opening its source, waiting for NATS, loading its images), so
+ * that the start can be watched: {@code GET /health} answers {@code 503} with {@code
+ * {"status":"STARTING","reason":...}} saying what it does now (the snapshot's counts, waiting for
+ * NATS: like DOWN's reasons, no table, address or cause, since anyone may ask; the log has them),
+ * any other HTTP request a {@code 503} with the same text, and a binary client {@code
+ * Error(SHUTTING_DOWN)} with it, after which the client reconnects as from any server that does not
+ * serve. Closed just before the server binds the port for its clients.
+ */
+public final class StartingPort implements AutoCloseable {
+
+  /** {@code /health}'s status while the server starts. */
+  public static final String STARTING = "STARTING";
+
+  private final EventLoopGroup loop;
+  private final Channel serverChannel;
+
+  private StartingPort(EventLoopGroup loop, Channel serverChannel) {
+    this.loop = loop;
+    this.serverChannel = serverChannel;
+  }
+
+  /**
+   * Binds the configured address; {@code doing} says what the start does now.
+   *
+   * @throws IllegalStateException when the address cannot be bound (in use, not local)
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // a failed start is rethrown
+  public static StartingPort bind(NetSettings config, String serverName, Supplier<String> doing)
+      throws InterruptedException {
+    EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try {
+      SslContext tls = config.tls() == null ? null : TlsDetector.serverContext(config.tls());
+      Supplier<String> why = () -> "server " + serverName + " is starting: " + doing.get();
+      ServerBootstrap b =
+          new ServerBootstrap()
+              .group(loop)
+              .channel(NioServerSocketChannel.class)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      if (tls != null) {
+                        ch.pipeline()
+                            .addLast(
+                                "tls-detector",
+                                new TlsDetector(
+                                    tls,
+                                    config.tls().allowPlaintext(),
+                                    config.handshakeTimeout().toMillis()));
+                      }
+                      ch.pipeline().addLast("detector", detector(why, doing));
+                    }
+                  });
+      Channel ch =
+          b.bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
+              .sync()
+              .channel();
+      return new StartingPort(loop, ch);
+    } catch (InterruptedException | RuntimeException e) {
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  private static ProtocolDetector detector(Supplier<String> why, Supplier<String> doing) {
+    return new ProtocolDetector(
+        new ProtocolDetector.Protocols() {
+          @Override
+          public void binary(ChannelPipeline pipeline) {
+            BinaryFraming.addTo(pipeline, 1024);
+            pipeline.channel().config().setAutoRead(false);
+            // written once the detector has been removed (after this call)
+            pipeline
+                .channel()
+                .eventLoop()
+                .execute(
+                    () ->
+                        Subscriber.closeWithError(
+                            pipeline.channel(),
+                            Message.Error.fatal(
+                                ErrorCode.SHUTTING_DOWN,
+                                why.get() + "; reconnect later or to another server")));
+          }
+
+          @Override
+          public void http(ChannelPipeline pipeline) {
+            pipeline.addLast("http-codec", new HttpServerCodec());
+            pipeline.addLast(
+                "http-aggregator", new HttpObjectAggregator(NettyServer.HTTP_MAX_REQUEST_BYTES));
+            pipeline.addLast("starting", new Answer(why, doing));
+          }
+
+          @Override
+          public void other(ChannelHandlerContext ctx) {
+            ProtocolDetector.rejectNotBinary(ctx);
+          }
+        });
+  }
+
+  /** Answers every HTTP request 503, {@code /health} in its JSON form, and closes. */
+  private static final class Answer extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private final Supplier<String> why;
+    private final Supplier<String> doing;
+
+    Answer(Supplier<String> why, Supplier<String> doing) {
+      this.why = why;
+      this.doing = doing;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+      boolean health = new QueryStringDecoder(req.uri()).path().equals("/health");
+      String body;
+      String type;
+      if (health) {
+        body =
+            MessageCodec.jsonMapper()
+                    .createObjectNode()
+                    .put("status", STARTING)
+                    .put("reason", doing.get())
+                + "\n";
+        type = "application/json";
+      } else {
+        body = why.get() + "\n";
+        type = "text/plain; charset=utf-8";
+      }
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      FullHttpResponse r =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              Unpooled.wrappedBuffer(bytes));
+      r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+      r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+      r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+      ctx.channel().config().setAutoRead(false);
+      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+
+  /** The bound port (the one to bind again for the clients when the configuration said 0). */
+  public int port() {
+    return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  }
+
+  /** Unbinds the port and stops the event loop. */
+  @Override
+  public void close() {
+    serverChannel.close().awaitUninterruptibly();
+    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+  }
+}
