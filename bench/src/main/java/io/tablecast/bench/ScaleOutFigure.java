@@ -263,8 +263,8 @@ public final class ScaleOutFigure implements Figure {
             + " **takeover**: kill → the standby publishing; **longest gap**: the longest time"
             + " between two deliveries to the client's mirror; **seen twice / not seen**: versions"
             + " the mirror's listener saw more than once / never; **equal**: the mirror, caught"
-            + " up, holds the table row by row. On MySQL/MariaDB the new leader has no cursor to"
-            + " resume after and publishes a snapshot (a resync for the servers).");
+            + " up, holds the table row by row. On both databases the new leader resumes after the"
+            + " cursor recorded with the last batch the stream stored (no snapshot).");
     List<List<String>> g = new ArrayList<>();
     for (CaptureFailoverRun.Result r : failovers) {
       g.add(
