@@ -2,6 +2,7 @@ package io.tablecast.server;
 
 import static io.tablecast.server.hub.FakeChangeSource.table;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.channel.EventLoopGroup;
@@ -12,6 +13,7 @@ import io.tablecast.protocol.Message;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.testing.TestClient;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -66,23 +68,37 @@ class StartingServerTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  private static ServerConfig config(int port) {
+    return ServerConfig.builder()
+        .set("server_name", "slow-start")
+        .listen("127.0.0.1", port)
+        .source(
+            new SourceConfig(
+                "jdbc:postgresql://fake/app",
+                null,
+                null,
+                List.of("public.countries", "public.products"),
+                false,
+                null,
+                null))
+        .build();
+  }
+
+  @Test
+  void aPortInUseFailsTheStartAtOnceNamingTheAddressAndTheSetting() throws Exception {
+    gate.countDown();
+    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+      assertThatThrownBy(() -> TablecastServers.start(config(taken.getLocalPort()), source))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ")
+          .hasMessageContaining("change listen.host or listen.port");
+    }
+  }
+
   @Test
   void healthSaysStartingWithTheSnapshotsProgressAndClientsAreToldToComeBack() throws Exception {
     int port = freePort();
-    ServerConfig config =
-        ServerConfig.builder()
-            .set("server_name", "slow-start")
-            .listen("127.0.0.1", port)
-            .source(
-                new SourceConfig(
-                    "jdbc:postgresql://fake/app",
-                    null,
-                    null,
-                    List.of("public.countries", "public.products"),
-                    false,
-                    null,
-                    null))
-            .build();
+    ServerConfig config = config(port);
     CompletableFuture<TablecastServer> started =
         CompletableFuture.supplyAsync(
             () -> {

@@ -3,6 +3,7 @@ package io.tablecast.server.net;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -88,11 +89,21 @@ public final class StartingPort implements AutoCloseable {
                       ch.pipeline().addLast("detector", detector(why, doing));
                     }
                   });
-      Channel ch =
-          b.bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
-              .sync()
-              .channel();
-      return new StartingPort(loop, ch);
+      ChannelFuture bound =
+          b.bind(new InetSocketAddress(config.listen().host(), config.listen().port())).await();
+      if (!bound.isSuccess()) {
+        throw new IllegalStateException(
+            "cannot listen on "
+                + config.listen().host()
+                + ":"
+                + config.listen().port()
+                + ": "
+                + bound.cause().getMessage()
+                + " (another process holds the port, or the address is not this machine's);"
+                + " change listen.host or listen.port",
+            bound.cause());
+      }
+      return new StartingPort(loop, bound.channel());
     } catch (InterruptedException | RuntimeException e) {
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
