@@ -121,4 +121,12 @@ public final class CapturePlan {
   public TableSchema describe(Connection c, TableId id) throws SQLException {
     return Catalog.describe(c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL));
   }
+
+  /**
+   * The table's columns and key from the catalog now, without the table's own checks (a base table,
+   * no foreign partition), which a change of columns does not touch.
+   */
+  public TableSchema describeLayout(Connection c, TableId id) throws SQLException {
+    return Catalog.describeLayout(c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL));
+  }
 }

@@ -32,6 +32,17 @@ public final class Catalog {
     Identifiers.validate(dialect, "schema", id.schema());
     Identifiers.validate(dialect, "table", id.name());
     dialect.checkTable(c, id);
+    return describeLayout(c, dialect, id, choice);
+  }
+
+  /**
+   * As {@link #describe(Connection, Dialect, TableId, ColumnChoice)} without the table's own checks
+   * (a base table, no foreign partition): its columns and key only, what a reconciliation range
+   * compares with after its read (a few catalog queries fewer: on PostgreSQL the checks are the
+   * costlier half of a description).
+   */
+  static TableSchema describeLayout(Connection c, Dialect dialect, TableId id, ColumnChoice choice)
+      throws SQLException {
     List<CatalogColumn> all = dialect.columns(c, id);
     List<String> problems = new ArrayList<>();
     List<String> names = all.stream().map(CatalogColumn::name).toList();

@@ -50,9 +50,13 @@ final class PgCatalogQueries {
     }
   }
 
+  /** A column as {@code pg_attribute} gives it: its name, type oid and printed type. */
+  private record Attribute(String name, long type, String dbType) {}
+
   /** Every column with the kind of its type ({@link PgTypes}), or why it cannot be captured. */
   static List<CatalogColumn> columns(Connection c, TableId id) throws SQLException {
     PgTypes.Resolver types = new PgTypes.Resolver(c);
+    List<Attribute> read = new ArrayList<>();
     List<CatalogColumn> columns = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -63,19 +67,22 @@ final class PgCatalogQueries {
       ps.setString(1, PgIdentifiers.quote(id));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String name = rs.getString(1);
           String dbType =
               rs.getString(5) != null
                   ? rs.getString(5) + "[]"
                   : rs.getString(4) + PgTypes.modifier(rs.getString(4), rs.getInt(3));
-          PgTypes.Form form = types.form(rs.getLong(2));
-          columns.add(
-              form.kind() == null
-                  ? CatalogColumn.unsupported(
-                      name, dbType, "which Tablecast cannot capture: it " + form.refusal())
-                  : CatalogColumn.of(name, dbType, form.kind()));
+          read.add(new Attribute(rs.getString(1), rs.getLong(2), dbType));
         }
       }
+    }
+    types.read(read.stream().map(Attribute::type).toList()); // every column's type at once
+    for (Attribute a : read) {
+      PgTypes.Form form = types.form(a.type());
+      columns.add(
+          form.kind() == null
+              ? CatalogColumn.unsupported(
+                  a.name(), a.dbType(), "which Tablecast cannot capture: it " + form.refusal())
+              : CatalogColumn.of(a.name(), a.dbType(), form.kind()));
     }
     return columns;
   }

@@ -343,9 +343,7 @@ final class PgChangeSource extends PollingChangeSource {
    */
   private void readSettings(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
-      for (String sql : dialect.tableReadSettings()) {
-        s.execute(sql);
-      }
+      s.execute(dialect.tableReadSettings());
     }
   }
 

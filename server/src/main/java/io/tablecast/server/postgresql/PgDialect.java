@@ -308,16 +308,23 @@ final class PgDialect implements TailDialect {
   }
 
   /**
-   * Statements to run at the start of each transaction that reads whole tables (snapshot, resync),
-   * so the rows print as the pinned capture function prints them.
+   * The statement to run at the start of each transaction that reads whole tables (snapshot,
+   * resync, a reconciliation range), so the rows print as the pinned capture function prints them:
+   * one {@code SELECT set_config(name, value, true), ...} (each as {@code SET LOCAL}), one round
+   * trip for all of them.
    */
-  List<String> tableReadSettings() {
-    List<String> out = new ArrayList<>();
+  String tableReadSettings() {
+    StringBuilder out = new StringBuilder("SELECT ");
     for (String s : PgTriggers.PINNED_SETTINGS) {
       int eq = s.indexOf('=');
-      out.add("SET LOCAL " + s.substring(0, eq) + " = " + Identifiers.literal(s.substring(eq + 1)));
+      out.append(out.length() == 7 ? "" : ", ")
+          .append("set_config(")
+          .append(Identifiers.literal(s.substring(0, eq)))
+          .append(", ")
+          .append(Identifiers.literal(s.substring(eq + 1)))
+          .append(", true)");
     }
-    return out;
+    return out.toString();
   }
 
   // ---------------------------------------------------------------- reads

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -244,40 +245,57 @@ final class PgTypes {
     private PgType type(long oid) throws SQLException {
       PgType t = types.get(oid);
       if (t == null) {
-        boolean multiranges = c.getMetaData().getDatabaseMajorVersion() >= 14;
-        try (PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT n.nspname, t.typname, t.typtype, t.typcategory, "
-                    + "t.typbasetype, t.typelem, t.typrelid, COALESCE(r.rngsubtype, 0), "
-                    + (multiranges
-                        ? "COALESCE((SELECT m.rngtypid FROM pg_catalog.pg_range m WHERE m.rngmultitypid = t.oid), 0)"
-                        : "0")
-                    + ", EXISTS (SELECT 1 FROM pg_catalog.pg_cast k WHERE k.castsource = t.oid AND k.casttarget IN "
-                    + "('pg_catalog.json'::regtype, 'pg_catalog.jsonb'::regtype)) FROM pg_catalog.pg_type t "
-                    + "JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace "
-                    + "LEFT JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid WHERE t.oid = ?")) {
-          ps.setLong(1, oid);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              throw new IllegalStateException("type oid " + oid + " is not in pg_type");
-            }
-            t =
+        read(List.of(oid));
+        t = types.get(oid);
+        if (t == null) {
+          throw new IllegalStateException("type oid " + oid + " is not in pg_type");
+        }
+      }
+      return t;
+    }
+
+    /**
+     * Reads the types of {@code oids} not read yet in one query, so that describing a table costs
+     * one catalog query for its columns' types instead of one per type (the types they nest, a
+     * domain's base or an array's element, are read when a form asks for them).
+     */
+    void read(Collection<Long> oids) throws SQLException {
+      List<Long> missing = oids.stream().filter(o -> !types.containsKey(o)).distinct().toList();
+      if (missing.isEmpty()) {
+        return;
+      }
+      boolean multiranges = c.getMetaData().getDatabaseMajorVersion() >= 14;
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT t.oid, n.nspname, t.typname, t.typtype, t.typcategory, "
+                  + "t.typbasetype, t.typelem, t.typrelid, COALESCE(r.rngsubtype, 0), "
+                  + (multiranges
+                      ? "COALESCE((SELECT m.rngtypid FROM pg_catalog.pg_range m WHERE m.rngmultitypid = t.oid), 0)"
+                      : "0")
+                  + ", EXISTS (SELECT 1 FROM pg_catalog.pg_cast k WHERE k.castsource = t.oid AND k.casttarget IN "
+                  + "('pg_catalog.json'::regtype, 'pg_catalog.jsonb'::regtype)) FROM pg_catalog.pg_type t "
+                  + "JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace "
+                  + "LEFT JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid"
+                  + " WHERE t.oid = ANY(?::int8[]::oid[])")) {
+        ps.setArray(1, c.createArrayOf("int8", missing.toArray()));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            types.put(
+                rs.getLong(1),
                 new PgType(
-                    rs.getString(1),
                     rs.getString(2),
-                    rs.getString(3).charAt(0),
+                    rs.getString(3),
                     rs.getString(4).charAt(0),
-                    rs.getLong(5),
+                    rs.getString(5).charAt(0),
                     rs.getLong(6),
                     rs.getLong(7),
                     rs.getLong(8),
                     rs.getLong(9),
-                    rs.getBoolean(10));
+                    rs.getLong(10),
+                    rs.getBoolean(11)));
           }
         }
-        types.put(oid, t);
       }
-      return t;
     }
 
     /** Fraction digits of money under this session's (the database's default) lc_monetary. */

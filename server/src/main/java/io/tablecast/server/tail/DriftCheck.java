@@ -205,7 +205,7 @@ public final class DriftCheck {
       // repairs). The catalog is read after the range, in its transaction: the range's read holds
       // the table's metadata lock (MySQL/MariaDB) or AccessShareLock (PostgreSQL) until the end,
       // so no ALTER TABLE can come between what the range saw and this description.
-      if (!current.describe(c, table.id()).equals(table)) {
+      if (!current.describeLayout(c, table.id()).equals(table)) {
         LOG.debug(
             "Reconciliation of {} starts over: the table was altered", table.id().qualified());
         passStart.alteredDuringPass(table);
