@@ -205,10 +205,11 @@ public final class TablecastServer implements AutoCloseable {
           tail::lastPollChanges,
           () -> Math.max(0, System.currentTimeMillis() - tail.caughtUpMillis()) / 1000.0);
       HealthCheck health = health(tail, hub);
-      starting.close(); // the clients' port, bound again at once
+      int port = starting.port(); // the configured one, or the one port 0 got
+      starting.close(); // bound again at once for the clients
       net =
           NettyServer.bind(
-              netSettings(config, starting.port()),
+              netSettings(config, port),
               hub,
               authenticator,
               metrics,

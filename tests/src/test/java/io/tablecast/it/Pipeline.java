@@ -27,7 +27,9 @@ import org.assertj.core.api.Assertions;
  */
 final class Pipeline implements AutoCloseable {
   static final Duration READY = Duration.ofSeconds(30);
-  static final Duration RECONCILE_EVERY = Duration.ofSeconds(1);
+
+  /** Ten key ranges per interval: one range a second, as before ranges were a tenth as large. */
+  static final Duration RECONCILE_EVERY = Duration.ofSeconds(10);
 
   /**
    * MySQL/MariaDB: how often the server checks that every capture trigger the tables need is there.

@@ -16,14 +16,16 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
- * Reconciliation, both databases: every {@code reconcile_interval} one key range of one cached
- * table (at most {@link #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in
- * primary-key order) is read in the snapshot of an outbox read, and the hub compares it with its
- * image (see {@link CommittedBatch.Chunk}). Use: {@link #prepare()} before the outbox read's
- * transaction, {@link #read} inside it, {@link #published()} after. Pass after pass, table after
- * table: a table of {@code n} rows is compared whole every {@code ceil(n / CHUNK_ROWS)} intervals,
- * and no interval reads more than one range, whatever the tables' sizes. Each read is one index
- * range scan (keyset pagination), never a full scan, and never a whole table in memory.
+ * Reconciliation, both databases: {@link #RANGES_PER_INTERVAL} times every {@code
+ * reconcile_interval}, evenly spaced, one key range of one cached table (at most {@link
+ * #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in primary-key order) is read
+ * in the snapshot of an outbox read, and the hub compares it with its image (see {@link
+ * CommittedBatch.Chunk}). Use: {@link #prepare()} before the outbox read's transaction, {@link
+ * #read} inside it, {@link #published()} after. Pass after pass, table after table: at most 10,000
+ * rows an interval, so a table of {@code n} rows is compared whole about every {@code n / 10,000}
+ * intervals; ranges that small hold the tail (and every change behind it) a few milliseconds each
+ * rather than one range of 10,000 rows for tens of them (docs/BENCHMARKS.md). Each read is one
+ * index range scan (keyset pagination), never a full scan, and never a whole table in memory.
  *
  * <p>It finds what the triggers did not see (MySQL/MariaDB TRUNCATE; a PostgreSQL trigger disabled
  * and enabled again inside one transaction; a bug), names the keys, and repairs them. Before a pass
@@ -33,14 +35,17 @@ import org.slf4j.Logger;
 public final class DriftCheck {
   private static final Logger LOG = RecentEvents.logger(DriftCheck.class);
 
-  /** Rows read per interval at most. */
-  static final int CHUNK_ROWS = 10_000;
+  /** Ranges read per {@code reconcile_interval}, evenly spaced. */
+  static final int RANGES_PER_INTERVAL = 10;
+
+  /** Rows read per range at most. */
+  static final int CHUNK_ROWS = 1_000;
 
   /**
-   * A chunk also ends once its rows' JSON reaches this many characters (16 Mi), so that a table of
-   * large rows is checked in smaller ranges instead of holding 10,000 of them at once.
+   * A chunk also ends once its rows' JSON reaches this many characters (1.6 Mi), so that a table of
+   * large rows is checked in smaller ranges instead of holding 1,000 of them at once.
    */
-  static final int CHUNK_CHARS = 16 * 1024 * 1024;
+  static final int CHUNK_CHARS = 16 * 1024 * 1024 / RANGES_PER_INTERVAL;
 
   /** How the change source follows an ALTER TABLE that reconciliation comes across. */
   public interface PassStart {
@@ -106,7 +111,7 @@ public final class DriftCheck {
   public boolean prepare() throws SQLException {
     if (interval.isZero()
         || plan.get().tables().isEmpty()
-        || System.nanoTime() - lastRead < interval.toNanos()) {
+        || System.nanoTime() - lastRead < interval.toNanos() / RANGES_PER_INTERVAL) {
       return false;
     }
     if (passTable == null && starting == null) {

@@ -47,6 +47,56 @@ class DriftCheckTest {
     assertTiled(db, "SELECT region, n FROM items ORDER BY region, n", 5, 12);
   }
 
+  /**
+   * Ten ranges every interval, a tenth of it apart, so that each holds the tail only briefly
+   * (docs/CONFIGURATION.md, reconcile_interval); the tenth is counted from the last read.
+   */
+  @Test
+  void aRangeIsReadEveryTenthOfTheInterval() throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("drift_cadence");
+    db.execute(
+        "CREATE TABLE items (region varchar(20), n int, v varchar(40), PRIMARY KEY (region, n))",
+        "INSERT INTO items VALUES " + values(List.of("eu"), 3));
+    CapturePlan plan = plan(db);
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofSeconds(5), unaltered(), 1);
+    check.snapshotTaken();
+    assertThat(check.prepare()).as("just after the snapshot").isFalse();
+    Thread.sleep(600); // a tenth of 5 s, and some
+    assertThat(check.prepare()).as("a tenth of the interval later").isTrue();
+    try (Connection c = db.connect()) {
+      c.setAutoCommit(false);
+      assertThat(check.read(c).rows()).hasSize(1);
+      c.commit();
+    }
+    check.published();
+    assertThat(check.prepare()).as("just after a range").isFalse();
+  }
+
+  private static CapturePlan plan(TestDatabases.Isolated db) throws Exception {
+    SourceConfig config =
+        new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.describe();
+      installer.install();
+      return installer.plan();
+    }
+  }
+
+  /** A pass start that takes the table as known and fails the test on an ALTER TABLE. */
+  private static DriftCheck.PassStart unaltered() {
+    return new DriftCheck.PassStart() {
+      @Override
+      public TableSchema begin(TableSchema known) {
+        return known;
+      }
+
+      @Override
+      public void alteredDuringPass(TableSchema known) {
+        throw new AssertionError("not altered: " + known);
+      }
+    };
+  }
+
   private static String values(List<String> regions, int per) {
     List<String> rows = new ArrayList<>();
     for (String r : regions) {
