@@ -1,29 +1,16 @@
 package io.tablecast.server.net;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AttributeKey;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.protocol.netty.BinaryFraming;
 import io.tablecast.server.hub.Subscriber;
 import io.tablecast.server.metrics.ServerMetrics;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,16 +65,7 @@ final class ConnectionLimits {
     if (why == null) {
       return false;
     }
-    BinaryFraming.addTo(pipeline, 1024);
-    pipeline.channel().config().setAutoRead(false);
-    // the error frame is written once the detector has been removed (after this call)
-    pipeline
-        .channel()
-        .eventLoop()
-        .execute(
-            () ->
-                Subscriber.closeWithError(
-                    pipeline.channel(), Message.Error.fatal(ErrorCode.LIMIT_EXCEEDED, why)));
+    Refusals.binary(pipeline, Message.Error.fatal(ErrorCode.LIMIT_EXCEEDED, why));
     return true;
   }
 
@@ -97,34 +75,9 @@ final class ConnectionLimits {
     if (why == null) {
       return false;
     }
-    pipeline.addLast("http-codec", new HttpServerCodec());
-    pipeline.addLast(
-        "http-aggregator", new HttpObjectAggregator(NettyServer.HTTP_MAX_REQUEST_BYTES));
-    pipeline.addLast(
-        "refuse",
-        new SimpleChannelInboundHandler<FullHttpRequest>() {
-          @Override
-          protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-            byte[] body = ("LIMIT_EXCEEDED: " + why + "\n").getBytes(StandardCharsets.UTF_8);
-            FullHttpResponse r =
-                new DefaultFullHttpResponse(
-                    HttpVersion.HTTP_1_1,
-                    HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    Unpooled.wrappedBuffer(body));
-            r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-            r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-            ctx.channel().config().setAutoRead(false);
-            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
-          }
-
-          @Override
-          @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
-          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
-          }
-        });
+    Refusals.http(
+        pipeline,
+        req -> new Refusals.Answer("text/plain; charset=utf-8", "LIMIT_EXCEEDED: " + why + "\n"));
     return true;
   }
 

@@ -1,37 +1,23 @@
 package io.tablecast.server.net;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslContext;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
-import io.tablecast.protocol.netty.BinaryFraming;
-import io.tablecast.server.hub.Subscriber;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -115,27 +101,15 @@ public final class StartingPort implements AutoCloseable {
         new ProtocolDetector.Protocols() {
           @Override
           public void binary(ChannelPipeline pipeline) {
-            BinaryFraming.addTo(pipeline, 1024);
-            pipeline.channel().config().setAutoRead(false);
-            // written once the detector has been removed (after this call)
-            pipeline
-                .channel()
-                .eventLoop()
-                .execute(
-                    () ->
-                        Subscriber.closeWithError(
-                            pipeline.channel(),
-                            Message.Error.fatal(
-                                ErrorCode.SHUTTING_DOWN,
-                                why.get() + "; reconnect later or to another server")));
+            Refusals.binary(
+                pipeline,
+                Message.Error.fatal(
+                    ErrorCode.SHUTTING_DOWN, why.get() + "; reconnect later or to another server"));
           }
 
           @Override
           public void http(ChannelPipeline pipeline) {
-            pipeline.addLast("http-codec", new HttpServerCodec());
-            pipeline.addLast(
-                "http-aggregator", new HttpObjectAggregator(NettyServer.HTTP_MAX_REQUEST_BYTES));
-            pipeline.addLast("starting", new Answer(why, doing));
+            Refusals.http(pipeline, req -> answer(req, why, doing));
           }
 
           @Override
@@ -145,53 +119,19 @@ public final class StartingPort implements AutoCloseable {
         });
   }
 
-  /** Answers every HTTP request 503, {@code /health} in its JSON form, and closes. */
-  private static final class Answer extends SimpleChannelInboundHandler<FullHttpRequest> {
-    private final Supplier<String> why;
-    private final Supplier<String> doing;
-
-    Answer(Supplier<String> why, Supplier<String> doing) {
-      this.why = why;
-      this.doing = doing;
+  /** {@code /health} in its JSON form, anything else the text of {@code why}. */
+  private static Refusals.Answer answer(
+      FullHttpRequest req, Supplier<String> why, Supplier<String> doing) {
+    if (new QueryStringDecoder(req.uri()).path().equals("/health")) {
+      return new Refusals.Answer(
+          "application/json",
+          MessageCodec.jsonMapper()
+                  .createObjectNode()
+                  .put("status", STARTING)
+                  .put("reason", doing.get())
+              + "\n");
     }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-      boolean health = new QueryStringDecoder(req.uri()).path().equals("/health");
-      String body;
-      String type;
-      if (health) {
-        body =
-            MessageCodec.jsonMapper()
-                    .createObjectNode()
-                    .put("status", STARTING)
-                    .put("reason", doing.get())
-                + "\n";
-        type = "application/json";
-      } else {
-        body = why.get() + "\n";
-        type = "text/plain; charset=utf-8";
-      }
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      FullHttpResponse r =
-          new DefaultFullHttpResponse(
-              HttpVersion.HTTP_1_1,
-              HttpResponseStatus.SERVICE_UNAVAILABLE,
-              Unpooled.wrappedBuffer(bytes));
-      r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
-      r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-      r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-      r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-      ctx.channel().config().setAutoRead(false);
-      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    @Override
-    @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      ctx.close();
-    }
+    return new Refusals.Answer("text/plain; charset=utf-8", why.get() + "\n");
   }
 
   /** The bound port (the one to bind again for the clients when the configuration said 0). */
