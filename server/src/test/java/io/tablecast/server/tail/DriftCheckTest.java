@@ -72,6 +72,26 @@ class DriftCheckTest {
     assertThat(check.prepare()).as("just after a range").isFalse();
   }
 
+  /** A range also ends once its rows' JSON reaches 1.6 MiB (docs/CONFIGURATION.md). */
+  @Test
+  void aRangeOfLargeRowsEndsAtItsShareOfJson() throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("drift_large");
+    db.execute(
+        "CREATE TABLE items (region varchar(20), n int, v text, PRIMARY KEY (region, n))",
+        "INSERT INTO items SELECT 'eu', g, repeat('x', 1000000) FROM generate_series(1, 3) g");
+    CapturePlan plan = plan(db);
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered());
+    Thread.sleep(2);
+    assertThat(check.prepare()).isTrue();
+    try (Connection c = db.connect()) {
+      c.setAutoCommit(false);
+      CommittedBatch.TableRead first = check.read(c);
+      c.commit();
+      assertThat(first.rows()).as("1 MB + 1 MB of JSON passes 1.6 MiB").hasSize(2);
+      assertThat(first.chunk()).isEqualTo(new CommittedBatch.Chunk(true, false));
+    }
+  }
+
   private static CapturePlan plan(TestDatabases.Isolated db) throws Exception {
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
