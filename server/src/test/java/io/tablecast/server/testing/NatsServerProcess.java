@@ -132,6 +132,18 @@ public final class NatsServerProcess implements AutoCloseable {
     }
   }
 
+  /** Stops the process as an operator would (SIGTERM): it writes its store out and exits. */
+  public void stopGracefully() throws InterruptedException {
+    if (process != null) {
+      process.destroy();
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+      process = null;
+    }
+  }
+
   /** Starts it again on the same port and store. */
   public void restart() throws IOException {
     startProcess();
