@@ -180,6 +180,21 @@ public final class RowForm {
     return encodeKey(values, image);
   }
 
+  /**
+   * The key of a row given as its columns' values in table order (only the key columns' are read),
+   * each in the form of {@code docs/TYPES.md}: {@link #encodeKey(JsonNode)} without the object
+   * around the values.
+   *
+   * @throws IllegalArgumentException as {@link #encodeKey(JsonNode)}
+   */
+  public byte[] encodeKey(JsonNode[] valuesInTableOrder) {
+    if (valuesInTableOrder.length != names.length) {
+      throw new IllegalArgumentException(
+          valuesInTableOrder.length + " values for the " + names.length + " columns " + columns);
+    }
+    return encodeKey(valuesInTableOrder, null);
+  }
+
   /** The key of values in table order; {@code shown}: what a message prints (null: the values). */
   private byte[] encodeKey(JsonNode[] values, JsonNode shown) {
     RowSink out = new RowSink(8 * keyColumns.length);

@@ -19,7 +19,9 @@ import java.math.BigInteger;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -208,6 +210,77 @@ public final class RowNormalizer {
       throw new IllegalStateException(
           "the key of a row of " + table.id() + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * A key image as a MySQL trigger records it: the primary key in the row form, and each key
+   * column's value as text to bind in a read by key ({@link #bindText}).
+   */
+  @SuppressWarnings("ArrayRecordComponent") // read once by the tail, never compared as a record
+  public record KeyImage(byte[] key, List<String> bound) {}
+
+  /**
+   * {@link #key} of the image {@code json} holds, and its values to bind, read from the text
+   * without a tree (this runs for every changed row MySQL's tail reads); null when the image lacks
+   * a key column (a trigger made for an older key) or is no JSON object.
+   *
+   * @throws IllegalStateException as {@link #key}, and naming the image when it is not valid JSON
+   */
+  public KeyImage keyImage(String json) {
+    List<String> key = table.primaryKey();
+    JsonNode[] values = new JsonNode[columns.length];
+    int found = 0;
+    try (JsonParser p = JSON.getFactory().createParser(json)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        Integer column = columnIndex.get(p.currentName());
+        JsonToken token = p.nextToken();
+        if (column == null || !key.contains(columns[column].name())) {
+          p.skipChildren();
+          continue;
+        }
+        if (values[column] == null) {
+          found++;
+        }
+        values[column] = node(p, token);
+      }
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(
+          "image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a String has no I/O to fail
+    }
+    if (found < key.size()) {
+      return null;
+    }
+    List<String> bound = new ArrayList<>(key.size());
+    JsonNode[] converted = new JsonNode[columns.length];
+    for (String name : key) {
+      int column = columnIndex.get(name);
+      JsonNode v = values[column];
+      if (!v.isNull()) {
+        converted[column] = converted(columns[column], v);
+        bound.add(bindText(v));
+      }
+    }
+    try {
+      return new KeyImage(form.encodeKey(converted), bound);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "the key of a row of " + table.id() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A key value as the trigger printed it, as text to bind where the column is compared with it: a
+   * number plain, a boolean as 1 or 0, anything else as its text.
+   */
+  public static String bindText(JsonNode v) {
+    return v.isNumber()
+        ? v.decimalValue().toPlainString()
+        : v.isBoolean() ? (v.asBoolean() ? "1" : "0") : v.asText();
   }
 
   /** Parses JSON text (an outbox image) without normalizing it. */

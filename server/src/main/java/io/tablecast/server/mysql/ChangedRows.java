@@ -1,6 +1,5 @@
 package io.tablecast.server.mysql;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.TableSchema;
@@ -29,10 +28,10 @@ import org.slf4j.Logger;
  * A row that is there but cannot be read (its JSON form is larger than {@code max_allowed_packet})
  * is refused with its table and key named, never taken for a delete.
  *
- * <p>Each key image is parsed once and its key written once in the table version's row form ({@link
- * RowNormalizer#key}); each row read is parsed, normalized and written once ({@link
- * RowNormalizer#encode}) and found by the key slice at its start, which equals the key of the
- * outbox image by design. The event carries that key and those bytes.
+ * <p>Each key image is read once, without a tree, into its key in the table version's row form and
+ * the values to bind ({@link RowNormalizer#keyImage}); each row read is parsed, normalized and
+ * written once ({@link RowNormalizer#encode}) and found by the key slice at its start, which equals
+ * the key of the outbox image by design. The event carries that key and those bytes.
  */
 final class ChangedRows {
   /** Keys per statement. */
@@ -47,10 +46,10 @@ final class ChangedRows {
   record Refusal(String key, String why) {}
 
   /**
-   * A changed key: the image as the trigger printed it (bound to the read), and its key in the row
-   * form.
+   * A changed key: its values as the trigger printed them (bound to the read), and the key in the
+   * row form.
    */
-  private record Changed(JsonNode rawKey, RowKey key) {}
+  private record Changed(List<String> bound, RowKey key) {}
 
   private final CapturePlan plan;
 
@@ -87,15 +86,15 @@ final class ChangedRows {
     }
     for (String image : new String[] {oldKey, newKey}) {
       if (image != null) {
-        JsonNode raw = n.parse(image);
-        if (!n.table().primaryKey().stream().allMatch(raw::has)) {
+        RowNormalizer.KeyImage k = n.keyImage(image);
+        if (k == null) {
           unkeyed.add(table);
           continue;
         }
-        RowKey key = RowKey.of(n.key(raw));
+        RowKey key = RowKey.of(k.key());
         byTable
             .computeIfAbsent(table, t -> new LinkedHashMap<>())
-            .putIfAbsent(key, new Changed(raw, key));
+            .putIfAbsent(key, new Changed(k.bound(), key));
       }
     }
     return true;
@@ -176,7 +175,7 @@ final class ChangedRows {
     try (PreparedStatement ps = c.prepareStatement(MysqlTriggers.rowsByKey(t, chunk.size()))) {
       int i = 1;
       for (Changed k : chunk) {
-        for (String v : keyValues(t, k.rawKey())) {
+        for (String v : k.bound()) {
           ps.setString(i++, v);
         }
       }
@@ -193,25 +192,5 @@ final class ChangedRows {
         }
       }
     }
-  }
-
-  /**
-   * The values to bind for one key image (as the triggers printed it) in {@link
-   * MysqlTriggers#rowsByKey}: key column after key column, as text.
-   */
-  static List<String> keyValues(TableSchema table, JsonNode keyImage) {
-    List<String> out = new ArrayList<>(table.primaryKey().size());
-    for (String column : table.primaryKey()) {
-      JsonNode v = keyImage.get(column);
-      if (v == null || v.isNull()) {
-        throw new IllegalStateException(
-            "key image of " + table.id() + " lacks key column " + column + ": " + keyImage);
-      }
-      out.add(
-          v.isNumber()
-              ? v.decimalValue().toPlainString()
-              : v.isBoolean() ? (v.asBoolean() ? "1" : "0") : v.asText());
-    }
-    return out;
   }
 }
