@@ -332,6 +332,9 @@ public final class RowNormalizer {
     switch (c.kind()) {
       case INTEGER:
         {
+          if (v.isInt() || v.isLong()) { // nearly every value: no BigInteger on the way
+            return NODES.numberNode(v.longValue());
+          }
           BigInteger i = v.isNumber() ? v.bigIntegerValue() : new BigInteger(v.asText().trim());
           return i.compareTo(LONG_MIN) >= 0 && i.compareTo(LONG_MAX) <= 0
               ? NODES.numberNode(i.longValue())

@@ -84,7 +84,9 @@ final class ChangedRows {
     if (n == null) {
       return false;
     }
-    for (String image : new String[] {oldKey, newKey}) {
+    // an UPDATE that kept its key records the same image twice: read once
+    String before = oldKey != null && oldKey.equals(newKey) ? null : oldKey;
+    for (String image : new String[] {before, newKey}) {
       if (image != null) {
         RowNormalizer.KeyImage k = n.keyImage(image);
         if (k == null) {
