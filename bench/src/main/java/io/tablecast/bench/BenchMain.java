@@ -85,6 +85,13 @@ public final class BenchMain implements Callable<Integer> {
   List<Integer> subscribers;
 
   @Option(
+      names = "--scaleout-parts",
+      split = ",",
+      defaultValue = "latency,moving,fanout,failover",
+      description = "parts of the scale-out figure to run (default ${DEFAULT-VALUE})")
+  List<String> scaleOutParts;
+
+  @Option(
       names = "--systems",
       split = ",",
       defaultValue = "tablecast,debezium",
@@ -170,6 +177,12 @@ public final class BenchMain implements Callable<Integer> {
       }
     }
     List<Db> dbList = dbs.stream().map(Db::parse).distinct().toList();
+    List<String> scaleOut;
+    try {
+      scaleOut = ScaleOutFigure.parts(scaleOutParts);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage(), e);
+    }
     Options o =
         new Options(
             out,
@@ -188,7 +201,8 @@ public final class BenchMain implements Callable<Integer> {
             sysbenchSeconds != null ? sysbenchSeconds : quick ? 10 : 30,
             sysbenchRounds != null ? sysbenchRounds : quick ? 2 : 5,
             pollSchedules.stream().map(PollSchedule::parse).toList(),
-            idleSeconds);
+            idleSeconds,
+            scaleOut);
     double total = 0;
     for (Figure f : chosen) {
       total += f.estimateSeconds(o) * dbList.size();

@@ -18,6 +18,8 @@ import java.util.List;
  * @param sysbenchRounds rounds (one run with and one without triggers each) of that figure
  * @param pollSchedules the tail's poll schedules the poll-cost figure compares
  * @param idleSeconds seconds the poll-cost figure measures each schedule idle
+ * @param scaleOutParts the parts of the scale-out figure to run: {@code latency}, {@code moving},
+ *     {@code fanout}, {@code failover}
  */
 public record Options(
     Path out,
@@ -33,4 +35,5 @@ public record Options(
     int sysbenchSeconds,
     int sysbenchRounds,
     List<PollSchedule> pollSchedules,
-    int idleSeconds) {}
+    int idleSeconds,
+    List<String> scaleOutParts) {}

@@ -32,12 +32,31 @@ public final class ScaleOutFigure implements Figure {
     return "scaleout";
   }
 
+  /** The figure's parts, in the order they run. */
+  static final List<String> PARTS = List.of("latency", "moving", "fanout", "failover");
+
+  /**
+   * The parts named, checked and in their running order.
+   *
+   * @throws IllegalArgumentException naming an unknown part and the known ones
+   */
+  static List<String> parts(List<String> named) {
+    for (String p : named) {
+      if (!PARTS.contains(p.trim())) {
+        throw new IllegalArgumentException(
+            "unknown scale-out part '" + p + "'; known: " + String.join(", ", PARTS));
+      }
+    }
+    return PARTS.stream().filter(p -> named.stream().anyMatch(n -> n.trim().equals(p))).toList();
+  }
+
   @Override
   public double estimateSeconds(Options o) {
-    return o.rates().size() * 2 * latencySeconds(o)
-        + movingSeconds(o)
-        + 3 * fanoutSeconds(o)
-        + failoverSeconds(o);
+    List<String> parts = o.scaleOutParts();
+    return (parts.contains("latency") ? o.rates().size() * 2 * latencySeconds(o) : 0)
+        + (parts.contains("moving") ? movingSeconds(o) : 0)
+        + (parts.contains("fanout") ? 3 * fanoutSeconds(o) : 0)
+        + (parts.contains("failover") ? failoverSeconds(o) : 0);
   }
 
   private static double latencySeconds(Options o) {
@@ -60,7 +79,8 @@ public final class ScaleOutFigure implements Figure {
   @Override
   public void run(Options o, Db db, Progress progress, Report report) throws Exception {
     Parts parts = new Parts(progress, estimateSeconds(o));
-    for (int rate : o.rates()) {
+    List<String> chosen = o.scaleOutParts();
+    for (int rate : chosen.contains("latency") ? o.rates() : List.<Integer>of()) {
       parts.next(latencySeconds(o));
       try (TablecastSubject single = TablecastSubject.start(db, LatencyRun.KEYS)) {
         latency.add(LatencyRun.measure(o, single, rate, progress));
@@ -71,6 +91,19 @@ public final class ScaleOutFigure implements Figure {
         latency.add(LatencyRun.measure(o, nats, rate, progress));
       }
     }
+    if (chosen.contains("moving")) {
+      moving(o, db, progress, parts);
+    }
+    if (chosen.contains("fanout")) {
+      fanOut(o, db, progress, parts);
+    }
+    if (chosen.contains("failover")) {
+      parts.next(failoverSeconds(o));
+      failovers.add(CaptureFailoverRun.measure(db, FAILOVER_RATE, o.measureSeconds(), progress));
+    }
+  }
+
+  private void moving(Options o, Db db, Progress progress, Parts parts) throws Exception {
     long rows = o.snapshotRows();
     parts.next(movingSeconds(o) / 3);
     try (Rig rig =
@@ -88,9 +121,6 @@ public final class ScaleOutFigure implements Figure {
       parts.next(movingSeconds(o) / 3);
       moves.add(ClientMoveRun.measure(rig, rows, true, progress));
     }
-    fanOut(o, db, progress, parts);
-    parts.next(failoverSeconds(o));
-    failovers.add(CaptureFailoverRun.measure(db, FAILOVER_RATE, o.measureSeconds(), progress));
   }
 
   /** The figure's measurements as consecutive parts of its progress, by their estimates. */
@@ -145,150 +175,158 @@ public final class ScaleOutFigure implements Figure {
     }
     Report.Section s =
         report.section("8. Scale-out through NATS JetStream: latency, a client moving, failover");
-    s.text(
-        "A `nats-server -js` of the run's own (Debian's package, NATS's default `max_payload`), "
-            + "`tablecast capture` and the servers in this JVM. **Latency**: figure 1's measurement "
-            + "(single-row `UPDATE`s, open loop, commit→visible in a generic mirror's listener), "
-            + "once with the single process and once through capture → NATS → a server serving "
-            + "from the stream, each on a fresh schema, one after the other. Goal: NATS adds at "
-            + "most "
-            + Report.fmt(GOAL_P50_MS)
-            + " ms at p50 and "
-            + Report.fmt(GOAL_P99_MS)
-            + " ms at p99 at 1,000 changes/s. Times in ms.");
-    List<List<String>> rows = new ArrayList<>();
-    for (LatencyRun.Result r : latency) {
-      rows.add(
+    if (!latency.isEmpty()) {
+      s.text(
+          "A `nats-server -js` of the run's own (Debian's package, NATS's default `max_payload`), "
+              + "`tablecast capture` and the servers in this JVM. **Latency**: figure 1's measurement "
+              + "(single-row `UPDATE`s, open loop, commit→visible in a generic mirror's listener), "
+              + "once with the single process and once through capture → NATS → a server serving "
+              + "from the stream, each on a fresh schema, one after the other. Goal: NATS adds at "
+              + "most "
+              + Report.fmt(GOAL_P50_MS)
+              + " ms at p50 and "
+              + Report.fmt(GOAL_P99_MS)
+              + " ms at p99 at 1,000 changes/s. Times in ms.");
+      List<List<String>> rows = new ArrayList<>();
+      for (LatencyRun.Result r : latency) {
+        rows.add(
+            List.of(
+                r.db().label(),
+                r.system(),
+                String.format("%,d", r.rate()),
+                Report.fmt(r.achieved()),
+                Report.fmt(Hist.ms(r.fromCommit(), 50)),
+                Report.fmt(Hist.ms(r.fromCommit(), 99)),
+                Report.fmt(Hist.ms(r.fromCommit(), 99.9)),
+                Report.fmt(Hist.maxMs(r.fromCommit())),
+                String.valueOf(r.missing()),
+                added(r)));
+      }
+      s.table(
           List.of(
-              r.db().label(),
-              r.system(),
-              String.format("%,d", r.rate()),
-              Report.fmt(r.achieved()),
-              Report.fmt(Hist.ms(r.fromCommit(), 50)),
-              Report.fmt(Hist.ms(r.fromCommit(), 99)),
-              Report.fmt(Hist.ms(r.fromCommit(), 99.9)),
-              Report.fmt(Hist.maxMs(r.fromCommit())),
-              String.valueOf(r.missing()),
-              added(r)));
+              "database",
+              "path",
+              "target/s",
+              "achieved/s",
+              "commit→visible p50",
+              "p99",
+              "p99.9",
+              "max",
+              "not seen",
+              "added by NATS p50 / p99"),
+          rows);
     }
-    s.table(
-        List.of(
-            "database",
-            "path",
-            "target/s",
-            "achieved/s",
-            "commit→visible p50",
-            "p99",
-            "p99.9",
-            "max",
-            "not seen",
-            "added by NATS p50 / p99"),
-        rows);
-    s.text(
-        "**A client moving between servers** on a "
-            + String.format("%,d", o.snapshotRows())
-            + "-row table: its mirror is ready on server 1; while "
-            + ClientMoveRun.RATE
-            + " changes/s are written, server 1 is closed and the client reconnects to server 2"
-            + " (the client's default reconnect settings). Bytes are what the server sent"
-            + " to the client, counted by a relay in front of each server. Two servers on the"
-            + " database have positions of their own (a re-snapshot); servers of one stream"
-            + " share the stream's sequence (a resume).");
-    List<List<String>> m = new ArrayList<>();
-    for (ClientMoveRun.Result r : moves) {
-      m.add(
+    if (!moves.isEmpty()) {
+      s.text(
+          "**A client moving between servers** on a "
+              + String.format("%,d", o.snapshotRows())
+              + "-row table: its mirror is ready on server 1; while "
+              + ClientMoveRun.RATE
+              + " changes/s are written, server 1 is closed and the client reconnects to server 2"
+              + " (the client's default reconnect settings). Bytes are what the server sent"
+              + " to the client, counted by a relay in front of each server. Two servers on the"
+              + " database have positions of their own (a re-snapshot); servers of one stream"
+              + " share the stream's sequence (a resume).");
+      List<List<String>> m = new ArrayList<>();
+      for (ClientMoveRun.Result r : moves) {
+        m.add(
+            List.of(
+                r.db().label(),
+                r.deployment(),
+                String.format("%,d", r.rows()),
+                Report.fmt(r.firstReadySeconds()),
+                Report.fmt(r.firstBytes() / 1e6),
+                r.outcome(),
+                Report.fmt(r.moveMillis()),
+                Report.fmt(r.moveBytes() / 1e6),
+                String.valueOf(r.differing())));
+      }
+      s.table(
           List.of(
-              r.db().label(),
-              r.deployment(),
-              String.format("%,d", r.rows()),
-              Report.fmt(r.firstReadySeconds()),
-              Report.fmt(r.firstBytes() / 1e6),
-              r.outcome(),
-              Report.fmt(r.moveMillis()),
-              Report.fmt(r.moveBytes() / 1e6),
-              String.valueOf(r.differing())));
+              "database",
+              "deployment",
+              "rows",
+              "first snapshot s",
+              "MB",
+              "on the move",
+              "move ms",
+              "MB",
+              "rows differing after"),
+          m);
     }
-    s.table(
-        List.of(
-            "database",
-            "deployment",
-            "rows",
-            "first snapshot s",
-            "MB",
-            "on the move",
-            "move ms",
-            "MB",
-            "rows differing after"),
-        m);
-    s.text(
-        "**Fan-out across two servers**: figure 3's measurement ("
-            + FanoutFigure.RATE
-            + " changes/s committed, raw binary subscribers in this JVM) with one server and with"
-            + " two servers of one stream, all on the machine's 2 cores: whether two servers"
-            + " deliver twice the changes of one depends on the CPU they share.");
-    List<List<String>> f = new ArrayList<>();
-    for (int i = 0; i < fanout.size(); i++) {
-      FanoutFigure.Result r = fanout.get(i);
-      f.add(
+    if (!fanout.isEmpty()) {
+      s.text(
+          "**Fan-out across two servers**: figure 3's measurement ("
+              + FanoutFigure.RATE
+              + " changes/s committed, raw binary subscribers in this JVM) with one server and with"
+              + " two servers of one stream, all on the machine's 2 cores: whether two servers"
+              + " deliver twice the changes of one depends on the CPU they share.");
+      List<List<String>> f = new ArrayList<>();
+      for (int i = 0; i < fanout.size(); i++) {
+        FanoutFigure.Result r = fanout.get(i);
+        f.add(
+            List.of(
+                r.db().label(),
+                fanoutLabels.get(i),
+                Report.fmt(r.committedRate()),
+                Report.fmt(r.deliveredRate()),
+                String.format(
+                    "%.0f%%",
+                    100 * r.deliveredRate() / Math.max(1, r.subscribers() * r.committedRate())),
+                ThreadCpu.pct(r.processCpu()),
+                ThreadCpu.pct(r.machineCpu() - r.processCpu()),
+                Report.fmt(r.lagP50()) + " / " + Report.fmt(r.lagP99())));
+      }
+      s.table(
           List.of(
-              r.db().label(),
-              fanoutLabels.get(i),
-              Report.fmt(r.committedRate()),
-              Report.fmt(r.deliveredRate()),
-              String.format(
-                  "%.0f%%",
-                  100 * r.deliveredRate() / Math.max(1, r.subscribers() * r.committedRate())),
-              ThreadCpu.pct(r.processCpu()),
-              ThreadCpu.pct(r.machineCpu() - r.processCpu()),
-              Report.fmt(r.lagP50()) + " / " + Report.fmt(r.lagP99())));
+              "database",
+              "servers and subscribers",
+              "committed/s",
+              "delivered/s (sum)",
+              "of ideal",
+              "JVM process CPU",
+              "rest of machine CPU",
+              "capture→receipt p50 / p99 ms"),
+          f);
     }
-    s.table(
-        List.of(
-            "database",
-            "servers and subscribers",
-            "committed/s",
-            "delivered/s (sum)",
-            "of ideal",
-            "JVM process CPU",
-            "rest of machine CPU",
-            "capture→receipt p50 / p99 ms"),
-        f);
-    s.text(
-        "**Capture failover**: `tablecast capture` as its own process (the leader) and a standby"
-            + " in this JVM, `nats.capture_takeover` "
-            + CaptureFailoverRun.TAKEOVER.toSeconds()
-            + " s; "
-            + FAILOVER_RATE
-            + " single-row updates/s; the leader gets SIGKILL a third into the measured seconds."
-            + " **takeover**: kill → the standby publishing; **longest gap**: the longest time"
-            + " between two deliveries to the client's mirror; **seen twice / not seen**: versions"
-            + " the mirror's listener saw more than once / never; **equal**: the mirror, caught"
-            + " up, holds the table row by row. On both databases the new leader resumes after the"
-            + " cursor recorded with the last batch the stream stored (no snapshot).");
-    List<List<String>> g = new ArrayList<>();
-    for (CaptureFailoverRun.Result r : failovers) {
-      g.add(
+    if (!failovers.isEmpty()) {
+      s.text(
+          "**Capture failover**: `tablecast capture` as its own process (the leader) and a standby"
+              + " in this JVM, `nats.capture_takeover` "
+              + CaptureFailoverRun.TAKEOVER.toSeconds()
+              + " s; "
+              + FAILOVER_RATE
+              + " single-row updates/s; the leader gets SIGKILL a third into the measured seconds."
+              + " **takeover**: kill → the standby publishing; **longest gap**: the longest time"
+              + " between two deliveries to the client's mirror; **seen twice / not seen**: versions"
+              + " the mirror's listener saw more than once / never; **equal**: the mirror, caught"
+              + " up, holds the table row by row. On both databases the new leader resumes after the"
+              + " cursor recorded with the last batch the stream stored (no snapshot).");
+      List<List<String>> g = new ArrayList<>();
+      for (CaptureFailoverRun.Result r : failovers) {
+        g.add(
+            List.of(
+                r.db().label(),
+                String.format("%,d", r.writes()),
+                String.valueOf(r.takeover().toMillis()),
+                Report.fmt(r.longestGapMs()),
+                Report.fmt(r.gapP99Ms()),
+                String.valueOf(r.seenTwice()),
+                String.valueOf(r.notSeen()),
+                r.mirrorEqualsTable() ? "yes" : "**no**"));
+      }
+      s.table(
           List.of(
-              r.db().label(),
-              String.format("%,d", r.writes()),
-              String.valueOf(r.takeover().toMillis()),
-              Report.fmt(r.longestGapMs()),
-              Report.fmt(r.gapP99Ms()),
-              String.valueOf(r.seenTwice()),
-              String.valueOf(r.notSeen()),
-              r.mirrorEqualsTable() ? "yes" : "**no**"));
+              "database",
+              "updates",
+              "takeover ms",
+              "longest gap ms",
+              "p99 gap ms",
+              "seen twice",
+              "not seen",
+              "equal"),
+          g);
     }
-    s.table(
-        List.of(
-            "database",
-            "updates",
-            "takeover ms",
-            "longest gap ms",
-            "p99 gap ms",
-            "seen twice",
-            "not seen",
-            "equal"),
-        g);
   }
 
   /** For a run through NATS: its p50 and p99 minus the single process's at the same rate. */
