@@ -128,11 +128,16 @@ public final class RowForm {
    * @throws IllegalArgumentException as {@link #encode(JsonNode)}
    */
   public byte[] encode(JsonNode[] valuesInTableOrder) {
-    if (valuesInTableOrder.length != names.length) {
+    return encode(allColumns(valuesInTableOrder), null);
+  }
+
+  /** {@code values}, checked to hold one value per column. */
+  private JsonNode[] allColumns(JsonNode[] values) {
+    if (values.length != names.length) {
       throw new IllegalArgumentException(
-          valuesInTableOrder.length + " values for the " + names.length + " columns " + columns);
+          values.length + " values for the " + names.length + " columns " + columns);
     }
-    return encode(valuesInTableOrder, null);
+    return values;
   }
 
   /** {@code row}: the object the values came from, for messages (null: print the values). */
@@ -188,11 +193,7 @@ public final class RowForm {
    * @throws IllegalArgumentException as {@link #encodeKey(JsonNode)}
    */
   public byte[] encodeKey(JsonNode[] valuesInTableOrder) {
-    if (valuesInTableOrder.length != names.length) {
-      throw new IllegalArgumentException(
-          valuesInTableOrder.length + " values for the " + names.length + " columns " + columns);
-    }
-    return encodeKey(valuesInTableOrder, null);
+    return encodeKey(allColumns(valuesInTableOrder), null);
   }
 
   /** The key of values in table order; {@code shown}: what a message prints (null: the values). */

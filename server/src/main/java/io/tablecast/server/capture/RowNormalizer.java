@@ -277,7 +277,7 @@ public final class RowNormalizer {
    * A key value as the trigger printed it, as text to bind where the column is compared with it: a
    * number plain, a boolean as 1 or 0, anything else as its text.
    */
-  public static String bindText(JsonNode v) {
+  private static String bindText(JsonNode v) {
     return v.isNumber()
         ? v.decimalValue().toPlainString()
         : v.isBoolean() ? (v.asBoolean() ? "1" : "0") : v.asText();

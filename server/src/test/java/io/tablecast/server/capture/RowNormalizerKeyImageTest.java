@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -80,7 +78,7 @@ class RowNormalizerKeyImageTest {
     columns.add(new ColumnInfo("k1", "t", first));
     columns.add(new ColumnInfo("v", "t", ColumnKind.STRING));
     TableSchema t = new TableSchema(TableId.parse("app.t", "app"), columns, List.of("k1", "k2"));
-    return new RowNormalizer(t, dialect());
+    return new RowNormalizer(t, RowNormalizerStreamingTest.dialect());
   }
 
   private static String fromText(RowNormalizer n, String image) {
@@ -120,19 +118,5 @@ class RowNormalizerKeyImageTest {
       out.append(String.format("%02x", x));
     }
     return out.toString();
-  }
-
-  private static Dialect dialect() {
-    InvocationHandler h =
-        (proxy, method, args) ->
-            switch (method.getName()) {
-              case "binaryBase64" -> args[0];
-              case "singlePrecision" -> false;
-              case "decimal" -> args[0];
-              case "toString" -> "test dialect";
-              default -> throw new UnsupportedOperationException(method.getName());
-            };
-    return (Dialect)
-        Proxy.newProxyInstance(Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class}, h);
   }
 }

@@ -99,7 +99,11 @@ class RowNormalizerStreamingTest {
                   "1E+2",
                   "{}")));
 
-  private static Dialect dialect() {
+  /**
+   * A dialect for images as the databases print them (shared with {@link
+   * RowNormalizerKeyImageTest}).
+   */
+  static Dialect dialect() {
     InvocationHandler h =
         (proxy, method, args) ->
             switch (method.getName()) {
