@@ -27,6 +27,14 @@ public final class DecimalText {
     }
     boolean negative = unscaled < 0;
     long magnitude = Math.abs(unscaled);
+    if (scale <= MAX_COMPACT_DIGITS) {
+      // String concatenation sizes the string's bytes once and fills them in place: no array of
+      // our own copied into the string afterwards (a generic mirror's DECIMAL read is this).
+      long integer = magnitude / POWERS_OF_TEN[scale];
+      long fraction = magnitude - integer * POWERS_OF_TEN[scale]; // one division, not two
+      String zeros = ZEROS[scale - digits(fraction)];
+      return negative ? "-" + integer + "." + zeros + fraction : integer + "." + zeros + fraction;
+    }
     int digits = digits(magnitude);
     int integerDigits = Math.max(1, digits - scale); // "0" before the point when all are after it
     int length = (negative ? 1 : 0) + integerDigits + 1 + scale;
@@ -49,6 +57,22 @@ public final class DecimalText {
 
   /** Most digits of a plain decimal read without a BigDecimal: any 18 digits fit a long. */
   private static final int MAX_COMPACT_DIGITS = 18;
+
+  /** 10<sup>i</sup> for i in 0..18. */
+  private static final long[] POWERS_OF_TEN = new long[MAX_COMPACT_DIGITS + 1];
+
+  /** i zeros for i in 0..17: the fraction's leading zeros. */
+  private static final String[] ZEROS = new String[MAX_COMPACT_DIGITS];
+
+  static {
+    POWERS_OF_TEN[0] = 1;
+    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+    }
+    for (int i = 0; i < ZEROS.length; i++) {
+      ZEROS[i] = "0".repeat(i);
+    }
+  }
 
   /**
    * Whether {@code text} is a plain decimal that {@code new BigDecimal(text).toPlainString()}

@@ -61,7 +61,7 @@ public final class RowForm {
     this.names = new String[columns.size()];
     for (int i = 0; i < forms.length; i++) {
       forms[i] = ValueForm.of(columns.get(i).kind());
-      names[i] = columns.get(i).name();
+      names[i] = columns.get(i).name().intern(); // so that indexOf finds a literal by identity
     }
     this.keyColumns = new int[primaryKey.size()];
     this.keyPlace = new int[forms.length];
@@ -95,8 +95,18 @@ public final class RowForm {
     return primaryKey;
   }
 
-  /** The index of the column named {@code name}, or -1. */
+  /**
+   * The index of the column named {@code name}, or -1. A name written as a literal in the caller's
+   * code (interned, as the form's own names are) is found by identity, without comparing
+   * characters: this is on every column read by name.
+   */
+  @SuppressWarnings("ReferenceEquality") // identity first on purpose; equals follows
   public int indexOf(String name) {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i] == name) {
+        return i;
+      }
+    }
     for (int i = 0; i < names.length; i++) {
       if (names[i].equals(name)) {
         return i;
@@ -288,8 +298,10 @@ public final class RowForm {
    * @param column the column's index in table order
    */
   public JsonNode valueToNode(byte[] row, int column) {
-    RowSource in = new RowSource(row, 0, row.length);
-    return seek(in, row, column) ? forms[column].toNode(in) : ValueForm.NODES.nullNode();
+    int start = valueStart(row, column);
+    return start < 0
+        ? ValueForm.NODES.nullNode()
+        : forms[column].toNode(new RowSource(row, start, row.length));
   }
 
   /**
@@ -299,32 +311,63 @@ public final class RowForm {
    * @param column the column's index in table order
    */
   public Object valueToJava(byte[] row, int column) {
-    RowSource in = new RowSource(row, 0, row.length);
-    return seek(in, row, column) ? forms[column].toJava(in) : null;
+    int start = valueStart(row, column);
+    return start < 0 ? null : DirectRead.toJava(forms[column], row, start);
   }
 
-  /** Moves {@code in} to the start of a column's value; false when the value is NULL. */
-  private boolean seek(RowSource in, byte[] row, int column) {
+  /**
+   * Where a column's value begins in {@code row}, or -1 when it is NULL. Walks by plain positions
+   * ({@link DirectRead}), a {@link RowSource} only for a value no fast path takes: this walk is too
+   * large for the JIT to inline into every read, and a reader passed to a call that is not inlined
+   * is a new object on every read.
+   */
+  private int valueStart(byte[] row, int column) {
     Objects.checkIndex(column, forms.length);
-    int keyEnd = keyEnd(in);
+    int lengthBytes = DirectRead.varintLength(row, 0);
+    long keyLength = lengthBytes == 0 ? -1 : DirectRead.varint(row, 0, lengthBytes);
+    int keyStart;
+    int keyEnd;
+    if (keyLength < 0 || keyLength > row.length - lengthBytes) {
+      RowSource in = new RowSource(row, 0, row.length); // refuses what the fast read did not take
+      keyEnd = keyEnd(in);
+      keyStart = in.position();
+    } else {
+      keyStart = lengthBytes;
+      keyEnd = lengthBytes + (int) keyLength;
+    }
+    int at = keyStart;
     if (keyPlace[column] >= 0) {
       for (int k = 0; k < keyPlace[column]; k++) {
-        ValueForm.skipOne(forms[keyColumns[k]], in);
+        at = skip(forms[keyColumns[k]], row, at);
       }
-      return true;
+      return at;
     }
-    in.position(keyEnd);
-    int bitmap = in.skip(bitmapBytes);
+    int bitmap = keyEnd;
+    if (bitmapBytes > row.length - bitmap) {
+      new RowSource(row, bitmap, row.length).skip(bitmapBytes); // names the fault
+    }
+    at = bitmap + bitmapBytes;
     for (int j = 0; ; j++) {
       int other = otherColumns[j];
       boolean isNull = isNull(row, bitmap, j);
       if (other == column) {
-        return !isNull;
+        return isNull ? -1 : at;
       }
       if (!isNull) {
-        ValueForm.skipOne(forms[other], in);
+        at = skip(forms[other], row, at);
       }
     }
+  }
+
+  /** The position after the value of {@code form} at {@code start}. */
+  private static int skip(ValueForm form, byte[] row, int start) {
+    int end = DirectRead.end(form, row, start);
+    if (end >= 0) {
+      return end;
+    }
+    RowSource in = new RowSource(row, start, row.length);
+    ValueForm.skipOne(form, in);
+    return in.position();
   }
 
   /**

@@ -1,0 +1,144 @@
+package io.tablecast.protocol.row;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A generic mirror's column read, straight from a row's bytes by position: the walk to a column and
+ * the decoding of its value for the common kinds (STRING, INTEGER, DECIMAL) use plain {@code int}
+ * positions, no {@link RowSource}. A reader handed to a call the JIT does not inline is a new
+ * object on every read (three per read of three columns, measured), and the walk is too large to be
+ * inlined into every caller.
+ *
+ * <p>Each fast path takes only values whose bytes are plainly well formed (varints of at most 9
+ * bytes without a redundant zero group, lengths within the row) and returns "not taken" for
+ * anything else; the caller then reads that value with a {@link RowSource} as before, which accepts
+ * or refuses it exactly as it always did and names the fault. So the results and errors are those
+ * of {@link ValueForm#skip} and {@link ValueForm#toJava}, byte for byte.
+ */
+final class DirectRead {
+  /** A fast path's "not taken": read the value with a {@link RowSource}. */
+  static final int NOT_TAKEN = -1;
+
+  private DirectRead() {}
+
+  /**
+   * Where the value of {@code form} that begins at {@code start} ends, read without a reader.
+   *
+   * @return the position after the value, or {@link #NOT_TAKEN}
+   */
+  static int end(ValueForm form, byte[] row, int start) {
+    switch (form) {
+      case INTEGER -> {
+        int n = varintLength(row, start);
+        return n == 0 ? NOT_TAKEN : start + n;
+      }
+      case STRING -> {
+        return afterBytes(row, start);
+      }
+      case DECIMAL -> {
+        int n = varintLength(row, start);
+        if (n == 0) {
+          return NOT_TAKEN;
+        }
+        long header = varint(row, start, n);
+        if ((header & 1) == 1) {
+          return within(row, start + n, header >>> 1);
+        }
+        int m = varintLength(row, start + n);
+        return m == 0 ? NOT_TAKEN : start + n + m;
+      }
+      default -> {
+        return NOT_TAKEN;
+      }
+    }
+  }
+
+  /**
+   * The value of {@code form} that begins at {@code start}, as {@link ValueForm#toJava} reads it.
+   */
+  static Object toJava(ValueForm form, byte[] row, int start) {
+    Object value =
+        switch (form) {
+          case STRING -> string(row, start);
+          case INTEGER -> integer(row, start);
+          case DECIMAL -> decimal(row, start);
+          default -> null;
+        };
+    return value != null ? value : form.toJava(new RowSource(row, start, row.length));
+  }
+
+  /** Where a value of a length (varint) and that many bytes ends, or {@link #NOT_TAKEN}. */
+  private static int afterBytes(byte[] row, int start) {
+    int n = varintLength(row, start);
+    return n == 0 ? NOT_TAKEN : within(row, start + n, varint(row, start, n));
+  }
+
+  /** {@code from + length} when that many bytes follow {@code from} in the row. */
+  private static int within(byte[] row, int from, long length) {
+    return length <= row.length - from ? from + (int) length : NOT_TAKEN;
+  }
+
+  private static String string(byte[] row, int start) {
+    int end = afterBytes(row, start);
+    if (end < 0) {
+      return null;
+    }
+    int from = start + varintLength(row, start);
+    return new String(row, from, end - from, StandardCharsets.UTF_8);
+  }
+
+  private static Object integer(byte[] row, int start) {
+    int n = varintLength(row, start);
+    if (n == 0) {
+      return null;
+    }
+    long v = zigzag(varint(row, start, n));
+    return v == (int) v ? (Object) Integer.valueOf((int) v) : (Object) Long.valueOf(v);
+  }
+
+  private static String decimal(byte[] row, int start) {
+    int n = varintLength(row, start);
+    if (n == 0) {
+      return null;
+    }
+    long header = varint(row, start, n);
+    if ((header & 1) == 1) { // kept as its text
+      int end = within(row, start + n, header >>> 1);
+      return end < 0 ? null : new String(row, start + n, end - start - n, StandardCharsets.UTF_8);
+    }
+    long scale = zigzag(header >>> 1);
+    int m = varintLength(row, start + n);
+    if (m == 0 || scale < 0 || scale > ValueForm.MAX_DECIMAL_SCALE) {
+      return null;
+    }
+    return DecimalText.plain(zigzag(varint(row, start + n, m)), (int) scale);
+  }
+
+  /**
+   * How many bytes the varint at {@code start} takes, when it is at most 9 (63 bits: its value is a
+   * non-negative long), lies within the row and has no redundant zero group; 0 otherwise.
+   */
+  static int varintLength(byte[] row, int start) {
+    int limit = Math.min(row.length - start, 9);
+    for (int i = 0; i < limit; i++) {
+      int b = row[start + i];
+      if ((b & 0x80) == 0) {
+        return b == 0 && i > 0 ? 0 : i + 1;
+      }
+    }
+    return 0;
+  }
+
+  /** The value of the varint of {@code length} bytes at {@code start}. */
+  static long varint(byte[] row, int start, int length) {
+    long value = 0;
+    for (int i = 0; i < length; i++) {
+      value |= (long) (row[start + i] & 0x7f) << (7 * i);
+    }
+    return value;
+  }
+
+  private static long zigzag(long value) {
+    return (value >>> 1) ^ -(value & 1);
+  }
+}
