@@ -138,8 +138,16 @@ class DirectReadTest {
   }
 
   private ObjectNode randomRow(Random random) {
+    return randomRow(form, random);
+  }
+
+  /**
+   * A row of {@code form} with a random value from {@link RowFormTest#VALUES} in each column, NULL
+   * in a quarter of the non-key columns.
+   */
+  static ObjectNode randomRow(RowForm form, Random random) {
     ObjectNode row = NODES.objectNode();
-    for (ColumnInfo c : columns) {
+    for (ColumnInfo c : form.columns()) {
       List<JsonNode> values = RowFormTest.VALUES.get(c.kind());
       if (random.nextInt(4) == 0 && !form.primaryKey().contains(c.name())) {
         row.putNull(c.name());

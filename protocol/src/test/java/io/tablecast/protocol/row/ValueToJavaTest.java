@@ -2,7 +2,6 @@ package io.tablecast.protocol.row;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
@@ -28,15 +27,7 @@ class ValueToJavaTest {
     RowForm form = new RowForm(columns, List.of("c_string", "c_integer"));
     int[] compared = new int[ColumnKind.values().length];
     for (int i = 0; i < 2_000; i++) {
-      ObjectNode row = NODES.objectNode();
-      for (ColumnInfo c : columns) {
-        List<JsonNode> values = RowFormTest.VALUES.get(c.kind());
-        if (random.nextInt(4) == 0 && !form.primaryKey().contains(c.name())) {
-          row.putNull(c.name());
-        } else {
-          row.set(c.name(), values.get(random.nextInt(values.size())));
-        }
-      }
+      ObjectNode row = DirectReadTest.randomRow(form, random);
       byte[] bytes = form.encode(row);
       for (int c = 0; c < columns.size(); c++) {
         Object expected = JavaValues.toJava(form.valueToNode(bytes, c));
