@@ -13,24 +13,31 @@
 # neighbours' load, CPU per transaction much less; "CPU ratio" (CPU per transaction without / with
 # triggers, database plus client) is what the TPS ratio would be on a CPU-bound machine of our own.
 #
+# With --served, each round also runs a third variant (issue 14's co-located figure): the triggers
+# and, on the same machine, `tablecast serve` on the sbtest tables with one client mirroring all of
+# them (io.tablecast.bench.MirrorsUntilStopped, a JVM of its own); its CPU per transaction adds the
+# Tablecast server's and client's CPU to the database's and sysbench's. A second table reports it.
+#
 # Usage: bench/sysbench/trigger-overhead.sh [--dbs "mariadb postgresql"] [--threads 2] [--time 20]
-#          [--rounds 3] [--tables 4] [--table-size 10000] [--out bench-results/trigger-overhead.md]
-# Environment: TABLECAST_JAR (default cli/target/tablecast.jar; build: ./mvnw -q -o -DskipTests package)
+#          [--rounds 3] [--tables 4] [--table-size 10000] [--served] [--out bench-results/trigger-overhead.md]
+# Environment: TABLECAST_JAR (default cli/target/tablecast.jar), TABLECAST_BENCH_JAR (default
+# bench/target/tablecast-bench.jar, for --served); build both: ./mvnw -q -o -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 DBS="mariadb postgresql"; THREADS=2; TIME=20; ROUNDS=3; TABLES=4; TABLE_SIZE=10000
-OUT=bench-results/trigger-overhead.md
+OUT=bench-results/trigger-overhead.md; SERVED=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --dbs) DBS=$2; shift 2;; --threads) THREADS=$2; shift 2;; --time) TIME=$2; shift 2;;
     --rounds) ROUNDS=$2; shift 2;; --tables) TABLES=$2; shift 2;; --table-size) TABLE_SIZE=$2; shift 2;;
-    --out) OUT=$2; shift 2;;
-    -h|--help) sed -n 2,18p "$0"; exit 0;;
+    --out) OUT=$2; shift 2;; --served) SERVED=true; shift;;
+    -h|--help) sed -n 2,25p "$0"; exit 0;;
     *) echo "trigger-overhead: unknown option $1" >&2; exit 2;;
   esac
 done
 JAR=${TABLECAST_JAR:-cli/target/tablecast.jar}
+BJAR=${TABLECAST_BENCH_JAR:-bench/target/tablecast-bench.jar}
 MPORT=${TC_BENCH_MARIADB_PORT:-3307}
 PGPORT=${TC_BENCH_PG_PORT:-5433}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -41,6 +48,18 @@ say() { echo "[trigger-overhead $(date +%H:%M:%S)] $*" >&2; }
 
 command -v sysbench >/dev/null || die "sysbench not found: apt-get install -y sysbench"
 [ -f "$JAR" ] || die "$JAR not found: build it with ./mvnw -q -o -DskipTests package (or set TABLECAST_JAR)"
+if $SERVED; then
+  [ -f "$BJAR" ] || die "$BJAR not found: build it with ./mvnw -q -o -DskipTests package (or set TABLECAST_BENCH_JAR)"
+  command -v curl >/dev/null || die "curl not found (--served waits for the server's /health): apt-get install -y curl"
+fi
+SERVED_PIDS=()
+stop_served() {  # stops the served variant's server and client, if running
+  local pid
+  for pid in "${SERVED_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${SERVED_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  SERVED_PIDS=()
+}
+trap stop_served EXIT
 bench/scripts/start-dbs.sh >&2 || die "could not start the benchmark databases"
 WORK=$(mktemp -d /tmp/tc-trigger-overhead.XXXXXX)
 mkdir -p "$(dirname "$OUT")"
@@ -69,6 +88,38 @@ config() {  # generated server yaml for database $1
   printf 'source:\n  jdbc_url: "%s"\ncached_tables: [%s]\n' "$url" "$tables" >"$f"
   echo "$f"
 }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_served() {  # database $1, its config $2: starts the server and a client mirroring every table
+  local port cfg=$WORK/$1-serve.yaml log tables i
+  port=$(free_port)
+  { printf 'server_name: trigger-overhead\nlisten: { host: 127.0.0.1, port: %s }\n' "$port"; cat "$2"; } >"$cfg"
+  log=$WORK/$1-serve-$(date +%s%N).log
+  java -jar "$JAR" serve --config "$cfg" >"$log" 2>&1 &
+  SERVED_PIDS+=("$!")
+  for i in $(seq 1 120); do
+    curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
+    kill -0 "${SERVED_PIDS[0]}" 2>/dev/null || { tail -20 "$log" >&2; die "tablecast serve exited (log $log)"; }
+    sleep 0.5
+  done
+  curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 || die "tablecast serve not healthy after 60 s (log $log)"
+  tables=$(sed -n 's/^cached_tables: \[\(.*\)\]$/\1/p' "$2" | tr -d ',')
+  # shellcheck disable=SC2086
+  java -cp "$BJAR" io.tablecast.bench.MirrorsUntilStopped "127.0.0.1:$port" $tables >"$log.client" 2>&1 &
+  SERVED_PIDS+=("$!")
+  for i in $(seq 1 120); do
+    grep -q '^ready' "$log.client" && return 0
+    kill -0 "${SERVED_PIDS[1]}" 2>/dev/null || { tail -20 "$log.client" >&2; die "the client exited (log $log.client)"; }
+    sleep 0.5
+  done
+  die "the client's mirrors not ready after 60 s (log $log.client)"
+}
+pids_ticks() {  # CPU clock ticks used so far by the given processes and their threads
+  local pid t=0
+  for pid in "$@"; do
+    t=$((t + $(awk '{ s = $0; sub(/^.*\) /, "", s); split(s, a, " "); print a[12] + a[13] }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
 tablecast() { java -jar "$JAR" "$@" >>"$WORK/cli.log" 2>&1 || { tail -20 "$WORK/cli.log" >&2; die "tablecast $* failed (log $WORK/cli.log)"; }; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -84,29 +135,31 @@ server_ticks() {  # CPU clock ticks used so far by database $1's server: the pro
   { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$pid" '{ s = $0; sub(/^.*\) /, "", s); split(s, a, " ");
     if ($1 == root || a[2] == root) t += a[12] + a[13] + a[14] + a[15] } END { print t + 0 }'
 }
-run_one() {  # db variant -> prints "TPS server-CPU-us-per-tx client-CPU-us-per-tx"
-  local db=$1 variant=$2 log tps before after client tx hz
+run_one() {  # db variant -> prints "TPS server-CPU-us-per-tx client-CPU-us-per-tx tablecast-CPU-us-per-tx"
+  local db=$1 variant=$2 log tps before after client tx hz tc_before tc_after
   log=$WORK/$db-$variant-$(date +%s%N).log
   case "$db" in
     mariadb) sqlq mariadb "FLUSH TABLES" >/dev/null;;
     postgresql) sqlq postgresql "CHECKPOINT" >/dev/null;;
   esac
   before=$(server_ticks "$db")
+  tc_before=$(pids_ticks "${SERVED_PIDS[@]}")
   # shellcheck disable=SC2046
   client=$( (sysbench $(sb_args "$db") run >"$log" 2>&1 || exit 1
     awk '{ s = $0; sub(/^.*\) /, "", s); split(s, a, " "); print a[14] + a[15] }' "/proc/$BASHPID/stat") ) \
     || { tail -20 "$log" >&2; die "sysbench run failed on $db ($variant), log $log"; }
   sleep 0.5  # the backends sysbench used exit as it disconnects: let the postmaster reap them
   after=$(server_ticks "$db")
+  tc_after=$(pids_ticks "${SERVED_PIDS[@]}")
   tps=$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$log")
   tx=$(sed -n 's/.*transactions: *\([0-9]*\) *(.*/\1/p' "$log")
   [ -n "$tps" ] && [ -n "$tx" ] || die "no TPS in $log"
   hz=$(getconf CLK_TCK)
-  awk -v tps="$tps" -v s=$((after - before)) -v c="$client" -v tx="$tx" -v hz="$hz" \
-    'BEGIN { printf "%s %.0f %.0f\n", tps, s * 1e6 / hz / tx, c * 1e6 / hz / tx }'
+  awk -v tps="$tps" -v s=$((after - before)) -v c="$client" -v tx="$tx" -v hz="$hz" -v t=$((tc_after - tc_before)) \
+    'BEGIN { printf "%s %.0f %.0f %.0f\n", tps, s * 1e6 / hz / tx, c * 1e6 / hz / tx, t * 1e6 / hz / tx }'
 }
 
-ROWS=""
+ROWS=""; SROWS=""
 for db in $DBS; do
   say "$db: preparing sbtest ($TABLES tables x $TABLE_SIZE rows)"
   case "$db" in
@@ -122,13 +175,21 @@ for db in $DBS; do
   say "$db: warm-up run without triggers, ${TIME}s (not recorded)"
   run_one "$db" warmup >/dev/null
   TIME=$full_time
-  without=(); with=(); cpu_without=(); cpu_with=()
+  without=(); with=(); cpu_without=(); cpu_with=(); served=(); cpu_served=()
   for r in $(seq 1 "$ROUNDS"); do
-    if [ $((r % 2)) = 1 ]; then order="without with"; else order="with without"; fi
+    if $SERVED; then
+      case $((r % 3)) in 1) order="without with served";; 2) order="with served without";; 0) order="served without with";; esac
+    elif [ $((r % 2)) = 1 ]; then order="without with"; else order="with without"; fi
     for v in $order; do
-      if [ "$v" = with ]; then tablecast install --config "$cfg"; fi
-      read -r tps scpu ccpu <<<"$(run_one "$db" "$v")"
-      if [ "$v" = with ]; then
+      if [ "$v" != without ]; then tablecast install --config "$cfg"; fi
+      if [ "$v" = served ]; then start_served "$db" "$cfg"; fi
+      read -r tps scpu ccpu tcpu <<<"$(run_one "$db" "$v")"
+      if [ "$v" = served ]; then
+        stop_served
+        served+=("$tps"); cpu_served+=("$((scpu + ccpu + tcpu))")
+        tablecast uninstall --config "$cfg"
+        say "$db round $r: served           $tps TPS, CPU/tx server $scpu + client $ccpu + Tablecast $tcpu us"
+      elif [ "$v" = with ]; then
         with+=("$tps"); cpu_with+=("$((scpu + ccpu))")
         n=$(sqlq "$db" "SELECT COUNT(*) FROM $( [ "$db" = mariadb ] && echo sbtest.tablecast_outbox || echo public.tablecast_outbox)" sbtest)
         tablecast uninstall --config "$cfg"
@@ -144,6 +205,12 @@ for db in $DBS; do
   over=$(awk -v a="$mw" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}')
   cw=$(printf '%s\n' "${cpu_with[@]}" | median); co=$(printf '%s\n' "${cpu_without[@]}" | median)
   cratio=$(awk -v a="$cw" -v b="$co" 'BEGIN {printf "%.3f", b/a}')
+  if $SERVED; then
+    ms=$(printf '%s\n' "${served[@]}" | median)
+    cs=$(printf '%s\n' "${cpu_served[@]}" | median)
+    SROWS="$SROWS| $db | $(IFS=' '; echo "${served[*]}") | $mo | $ms | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.3f", a/b}') | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}') % | $co | $cs | $(awk -v a="$cs" -v b="$co" 'BEGIN {printf "%.3f", b/a}') |"$'\n'
+    say "$db: served median $ms TPS; CPU/tx $co -> $cs us (database, sysbench, Tablecast server and client)"
+  fi
   ROWS="$ROWS| $db | $(IFS=' '; echo "${without[*]}") | $(IFS=' '; echo "${with[*]}") | $mo | $mw | $ratio | $over % | $co | $cw | $cratio |"$'\n'
   say "$db: median without $mo, with $mw, ratio $ratio (overhead $over %); CPU/tx $co -> $cw us, CPU ratio $cratio"
   case "$db" in
@@ -158,5 +225,13 @@ done
   echo "| database | TPS without (runs) | TPS with (runs) | median without | median with | with / without | overhead | CPU µs/tx without | CPU µs/tx with | CPU ratio |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s' "$ROWS"
+  if $SERVED; then
+    echo
+    echo "With the server running and one client mirroring every table (same rounds; CPU includes the Tablecast server's and client's):"
+    echo
+    echo "| database | TPS served (runs) | median without | median served | served / without | overhead | CPU µs/tx without | CPU µs/tx served | CPU ratio |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    printf '%s' "$SROWS"
+  fi
 } | tee "$OUT"
 rm -rf "$WORK"
