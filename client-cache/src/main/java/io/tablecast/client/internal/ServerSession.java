@@ -5,11 +5,9 @@ import io.netty.channel.ChannelFutureListener;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import java.net.InetSocketAddress;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,15 +18,13 @@ import org.slf4j.LoggerFactory;
  * A client's session with its servers, in protocol terms: after each connection the {@link
  * Reconnector} opens, the hello, the welcome, one subscribe for the tables to resume and one for
  * those to start fresh, then the stream's messages (handed to the {@link MirrorStream}, which
- * applies them to the mirrors), pings and errors. The entry point of the client's engine: the API
- * layer attaches mirrors ({@link MirrorSink}) and hears what happens ({@link SessionEvents}).
- * Connection and stream state is confined to the event loop. Internal.
+ * applies them to the mirrors), pings and errors; the subscribes, syncs and fetches it asks of the
+ * server are {@link SessionRequests}. The entry point of the client's engine: the API layer
+ * attaches mirrors ({@link MirrorSink}) and hears what happens ({@link SessionEvents}). Connection
+ * and stream state is confined to the event loop. Internal.
  */
 public final class ServerSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
-
-  /** The first protocol version whose servers apply subscription shapes (a subscribe's). */
-  static final int SHAPES_VERSION = 5;
 
   /** Why a connection was refused: told to mirrors still waiting for their first snapshot. */
   private record Refusal(ErrorCode code, String message) {}
@@ -41,9 +37,7 @@ public final class ServerSession implements AutoCloseable {
 
   // ---- event-loop confined
   private final MirrorStream stream;
-  private final SyncRequests syncs = new SyncRequests();
-  private final FetchRequests fetches = new FetchRequests();
-  private final Set<String> subscribed = new HashSet<>();
+  private final SessionRequests requests;
 
   /** Mirrors being read from their files, not attached yet; any thread. */
   private final AtomicInteger restoring = new AtomicInteger();
@@ -77,6 +71,7 @@ public final class ServerSession implements AutoCloseable {
     this.stream =
         new MirrorStream(
             events, new SnapshotSizing.Settings(config.heap(), config.heapReservePercent()));
+    this.requests = new SessionRequests(stream);
     this.reconnector = new Reconnector(config, this);
   }
 
@@ -139,14 +134,7 @@ public final class ServerSession implements AutoCloseable {
     reconnector.execute(
         () -> {
           attachCreatedMirrors(); // mirrors created before the call are subscribed before it
-          long id = syncs.add(done);
-          if (welcomed && channel != null && deferredEpoch == null) {
-            if (version < SyncRequests.FIRST_VERSION) {
-              syncs.failAll(noSync());
-            } else {
-              SyncRequests.send(channel, id);
-            }
-          }
+          requests.sync(done, ready(), server, version);
         });
     if (reconnector.isClosed()) {
       done.completeExceptionally(new IllegalStateException("client is closed"));
@@ -169,14 +157,7 @@ public final class ServerSession implements AutoCloseable {
     reconnector.execute(
         () -> {
           attachCreatedMirrors(); // the near cache is subscribed before its first fetch
-          long id = fetches.add(table, keys, handler);
-          if (welcomed && channel != null && deferredEpoch == null) {
-            if (version < FetchRequests.FIRST_VERSION) {
-              fetches.failAll(FetchRequests.unsupported(server, version));
-            } else if (subscribed.contains(table)) {
-              fetches.send(channel, id);
-            }
-          }
+          requests.fetch(table, keys, handler, ready(), server, version);
         });
   }
 
@@ -185,24 +166,18 @@ public final class ServerSession implements AutoCloseable {
     return welcomed ? server : null;
   }
 
-  private String noSync() {
-    return "server "
-        + server
-        + " speaks protocol version "
-        + version
-        + ", which has no sync (version "
-        + SyncRequests.FIRST_VERSION
-        + "): upgrade the server to use sync()";
+  /**
+   * The connection, when it is welcomed and may subscribe (no saved mirrors are being waited for);
+   * else null.
+   */
+  private Channel ready() {
+    return welcomed && channel != null && deferredEpoch == null ? channel : null;
   }
 
   /** Closes the connection and stops reconnecting. Idempotent. */
   @Override
   public void close() {
-    reconnector.execute(
-        () -> {
-          syncs.failAll("client is closed");
-          fetches.failAll("client is closed");
-        });
+    reconnector.execute(() -> requests.failAll("client is closed"));
     reconnector.close();
   }
 
@@ -218,33 +193,15 @@ public final class ServerSession implements AutoCloseable {
       if (refusal != null) { // a mirror created while the server refuses us learns why
         m.fail(refusal.code(), refusal.message());
       }
-      if (welcomed && channel != null && deferredEpoch == null && subscribed.add(m.table())) {
-        // the first table of a connection may resume (a mirror read from its file after the
-        // welcome): the server replays only to a connection that subscribed nothing yet
-        if (subscribed.size() == 1 && stream.resumes(m.table())) {
-          log.info(
-              "resuming {} after position {} of epoch {}",
-              m.table(),
-              stream.lastPosition(),
-              stream.lastEpoch());
-          sendSubscribe(channel, List.of(m.table()), stream.lastEpoch(), stream.lastPosition());
-        } else {
-          log.info("subscribing to {}", m.table());
-          // a subscribe that cannot be written would leave the mirror waiting: reconnecting
-          // resubscribes it
-          sendSubscribe(channel, List.of(m.table()), null, -1);
-        }
-        channel.flush();
-        if (version >= FetchRequests.FIRST_VERSION) {
-          fetches.sendFor(channel, m.table()); // asked before the table was subscribed
-        }
+      if (ready() != null) {
+        requests.subscribe(channel, m.table(), server, version);
       }
     }
     if (deferredEpoch != null && restoring.get() == 0 && welcomed && channel != null) {
       String epoch = deferredEpoch;
       deferredEpoch = null;
       log.info("the saved mirrors are read; subscribing");
-      subscribeAll(channel, epoch);
+      requests.subscribeAll(channel, epoch, server, version);
     }
     reconnectForFreshSnapshots();
   }
@@ -262,7 +219,7 @@ public final class ServerSession implements AutoCloseable {
       return;
     }
     for (Map.Entry<String, String> e : needed.entrySet()) {
-      if (subscribed.contains(e.getKey())) {
+      if (requests.subscribed(e.getKey())) {
         String reason = e.getValue() + "; reconnecting for a fresh snapshot of " + e.getKey();
         log.info("{}", reason);
         ending(channel, reason);
@@ -301,7 +258,7 @@ public final class ServerSession implements AutoCloseable {
     channel = null;
     welcomed = false;
     deferredEpoch = null;
-    subscribed.clear();
+    requests.disconnected();
     stream.disconnected();
     reconnector.scheduleReconnect();
   }
@@ -366,9 +323,9 @@ public final class ServerSession implements AutoCloseable {
       stream.resumed(r);
       reconnectForFreshSnapshots();
     } else if (msg instanceof Message.Synced s) {
-      syncs.answered(s, server);
+      requests.answered(s, server);
     } else if (msg instanceof Message.Fetched f) {
-      fetches.answered(ch, f, stream.position(f.table()), server);
+      requests.answered(ch, f, server);
     } else if (msg instanceof Message.Ping p) {
       ch.writeAndFlush(new Message.Pong(p.nonce()))
           .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
@@ -399,80 +356,7 @@ public final class ServerSession implements AutoCloseable {
       deferredEpoch = w.epoch();
       return;
     }
-    subscribeAll(ch, w.epoch());
-  }
-
-  /** Subscribes every mirrored table: resumes those that can, the others from a snapshot. */
-  private void subscribeAll(Channel ch, String epoch) {
-    MirrorStream.Subscriptions subscriptions = stream.welcomed(epoch);
-    List<String> resume = subscriptions.resume();
-    List<String> fresh = subscriptions.fresh();
-    if (!resume.isEmpty()) {
-      log.info(
-          "resuming {} after position {} of epoch {}",
-          resume,
-          stream.lastPosition(),
-          stream.lastEpoch());
-      sendSubscribe(ch, resume, stream.lastEpoch(), stream.lastPosition());
-    }
-    if (!fresh.isEmpty()) {
-      log.info("subscribing to {}", fresh);
-      sendSubscribe(ch, fresh, null, -1);
-    }
-    subscribed.addAll(resume);
-    subscribed.addAll(fresh);
-    ch.flush();
-    if (version >= SyncRequests.FIRST_VERSION) {
-      syncs.sendAll(ch); // behind the subscribes: answered after their snapshots or replays
-    } else {
-      syncs.failAll(noSync());
-    }
-    if (version >= FetchRequests.FIRST_VERSION) {
-      fetches.sendAll(ch, subscribed);
-    } else {
-      fetches.failAll(FetchRequests.unsupported(server, version));
-    }
-  }
-
-  /**
-   * Writes a subscribe of {@code tables} with what their mirrors ask of them (not flushed). A
-   * server older than shapes would ignore a shape and send the whole table: a shaped table is not
-   * subscribed there, its mirrors fail saying why.
-   */
-  @SuppressWarnings("FutureReturnValueIgnored") // a failed write closes; the next connection asks
-  private void sendSubscribe(Channel ch, List<String> tables, String epoch, long position) {
-    Map<String, Message.Shape> shapes = stream.shapes(tables);
-    List<String> served = tables;
-    if (!shapes.isEmpty() && version < SHAPES_VERSION) {
-      served = tables.stream().filter(t -> !shapes.containsKey(t)).toList();
-      for (String t : shapes.keySet()) {
-        String why =
-            "server "
-                + server
-                + " speaks protocol version "
-                + version
-                + ", which has no subscription shapes (version "
-                + SHAPES_VERSION
-                + "): the mirror of "
-                + t
-                + " is not subscribed; upgrade the server, or mirror the whole table";
-        log.warn("{}", why);
-        stream.fail(t, null, why);
-      }
-      if (served.isEmpty()) {
-        return;
-      }
-    }
-    // a subscribe that cannot be written would leave the mirror waiting: reconnecting
-    // resubscribes it
-    ch.write(
-            new Message.Subscribe(
-                served,
-                epoch,
-                position,
-                stream.withoutRows(served),
-                shapes.isEmpty() ? null : shapes))
-        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    requests.subscribeAll(ch, w.epoch(), server, version);
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a close has nothing to report

@@ -7,7 +7,6 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message.Change;
 import io.tablecast.protocol.Message.SnapshotBegin;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -15,14 +14,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stream state of one subscribed table and the mirrors fed from it (one per row type). Confined
- * to the connection's event loop.
+ * The stream state of one subscribed table and the mirrors fed from it ({@link FeedMirrors}, one
+ * per row type), with its snapshot in flight ({@link IncomingSnapshot}). Confined to the
+ * connection's event loop.
  */
 final class TableFeed {
   private static final Logger log = LoggerFactory.getLogger(TableFeed.class);
 
   final String table;
-  private final List<MirrorSink> mirrors = new ArrayList<>();
+  private final FeedMirrors mirrors = new FeedMirrors();
   private List<ColumnInfo> columns = List.of();
   private List<String> primaryKey = List.of();
 
@@ -48,13 +48,8 @@ final class TableFeed {
   /** The last subscribe asked for a snapshot without rows (its mirrors were near caches). */
   private boolean rowsOmitted;
 
-  /** Rows of a snapshot in flight, swapped into the mirrors at its end; null otherwise. */
-  private PendingRows pending;
-
-  private long pendingPosition;
-  private long pendingStartNanos;
-  private long pendingExpected;
-  private long pendingReceived;
+  /** A snapshot in flight, its rows swapped into the mirrors at its end; null otherwise. */
+  private IncomingSnapshot snapshot;
 
   /**
    * After a snapshot or resume: the server says right away (before any batch) when the table is
@@ -64,9 +59,6 @@ final class TableFeed {
 
   /** How snapshots are sized against the heap. */
   private final SnapshotSizing.Settings sizingSettings;
-
-  /** The sizing of the snapshot in flight; null otherwise. */
-  private SnapshotSizing sizing;
 
   /** The snapshot in flight was refused (too big for the heap): its rows and end are dropped. */
   private boolean refused;
@@ -104,7 +96,7 @@ final class TableFeed {
    */
   boolean resumableFrom(String lastEpoch, long lastPosition) {
     return synced
-        && pending == null
+        && snapshot == null
         && epoch != null
         && epoch.equals(lastEpoch)
         && (inStream || position == lastPosition);
@@ -125,7 +117,7 @@ final class TableFeed {
 
   /** The shape every mirror of the table has (its first mirror's); null for all rows. */
   io.tablecast.protocol.Message.Shape shape() {
-    return mirrors.isEmpty() ? null : mirrors.get(0).shape();
+    return mirrors.shape();
   }
 
   /**
@@ -133,18 +125,13 @@ final class TableFeed {
    * the table being a near cache; remembered until the next subscribe.
    */
   boolean subscribeWithoutRows() {
-    rowsOmitted = !mirrors.isEmpty() && mirrors.stream().noneMatch(MirrorSink::holdsWholeTable);
+    rowsOmitted = !mirrors.isEmpty() && !mirrors.anyHoldsWholeTable();
     return rowsOmitted;
   }
 
   /** Whether a mirror of this table holds it (so its next snapshot is a resnapshot). */
   boolean wasEverReady() {
-    for (MirrorSink m : mirrors) {
-      if (m.isReady()) {
-        return true;
-      }
-    }
-    return false;
+    return mirrors.anyReady();
   }
 
   /**
@@ -167,10 +154,7 @@ final class TableFeed {
       m.install(Map.of(), position);
       m.caughtUp();
     } else if (synced && !mirrors.isEmpty()) {
-      Map<Object, ObjectNode> images = null;
-      for (int i = 0; i < mirrors.size() && images == null; i++) {
-        images = mirrors.get(i).images();
-      }
+      Map<Object, ObjectNode> images = mirrors.images();
       if (images != null) {
         m.setSchema(columns, primaryKey);
         m.install(images, position);
@@ -214,23 +198,13 @@ final class TableFeed {
    * resnapshot, when it needs a fresh one).
    */
   void collectSaves(List<MirrorFile.ToWrite> out, long nowMillis) {
-    if (!synced || pending != null || epoch == null) {
+    if (!synced || snapshot != null || epoch == null) {
       return;
     }
-    for (MirrorSink m : mirrors) {
-      if (m.file() == null) {
-        continue;
-      }
-      MirrorFile.Rows rows = m.rowsToSave();
-      if (rows != null) {
-        out.add(
-            new MirrorFile.ToWrite(
-                m.file(),
-                new MirrorFile.Header(
-                    table, m.rowTypeName(), epoch, position, nowMillis, columns, primaryKey),
-                rows));
-      }
-    }
+    mirrors.collectSaves(
+        out,
+        rowType ->
+            new MirrorFile.Header(table, rowType, epoch, position, nowMillis, columns, primaryKey));
   }
 
   /**
@@ -247,56 +221,27 @@ final class TableFeed {
   void beginSnapshot(SnapshotBegin b) {
     columns = b.columns();
     primaryKey = b.primaryKey();
-    pending = new PendingRows(b.rowCount());
-    pendingPosition = b.position();
-    pendingStartNanos = System.nanoTime();
-    pendingExpected = b.rowCount();
-    pendingReceived = 0;
-    int views = (int) mirrors.stream().filter(MirrorSink::keepsRowBytes).count();
-    int whole = (int) mirrors.stream().filter(MirrorSink::holdsWholeTable).count();
-    sizing =
-        new SnapshotSizing(
-            table, b.rowCount(), sizingSettings, new SnapshotSizing.Mirrors(views, whole - views));
+    snapshot = new IncomingSnapshot(table, b, sizingSettings, mirrors.all());
     refused = false;
     synced = false;
     inStream = false;
-    tellProgress();
-  }
-
-  private void tellProgress() {
-    for (MirrorSink m : mirrors) {
-      m.snapshotProgress(pendingReceived, pendingExpected);
-    }
+    snapshot.tellProgress(mirrors);
   }
 
   void snapshotRows(List<ObjectNode> rows) {
     if (refused) {
       return;
     }
-    if (pending == null) {
+    if (snapshot == null) {
       log.warn("snapshot rows for {} without a snapshot begin; ignored", table);
       return;
     }
-    List<Object> keys = new ArrayList<>(rows.size());
-    List<ObjectNode> keyed = new ArrayList<>(rows.size());
-    for (ObjectNode row : rows) {
-      try {
-        keys.add(RowKeys.fromRow(row, primaryKey));
-        keyed.add(row);
-      } catch (IllegalArgumentException e) {
-        log.error("snapshot row of {} ignored: {}", table, e.getMessage());
-      }
-    }
-    String tooLarge = sizing.rows(keyed, keys);
+    String tooLarge = snapshot.add(rows, primaryKey);
     if (tooLarge != null) {
       refuse(tooLarge);
       return;
     }
-    for (int i = 0; i < keyed.size(); i++) {
-      pending.put(keys.get(i), keyed.get(i));
-    }
-    pendingReceived += rows.size();
-    tellProgress();
+    snapshot.tellProgress(mirrors);
   }
 
   /**
@@ -308,45 +253,25 @@ final class TableFeed {
       refused = false;
       return null;
     }
-    sizing = null;
-    if (pending == null) {
+    IncomingSnapshot done = snapshot;
+    if (done == null) {
       log.warn("snapshot end for {} without a snapshot begin; ignored", table);
       return null;
     }
-    if (rowsOmitted && mirrors.stream().anyMatch(MirrorSink::holdsWholeTable)) {
-      pending = null;
+    if (rowsOmitted && mirrors.anyHoldsWholeTable()) {
+      snapshot = null;
       needFresh("a mirror of " + table + " was created while its snapshot without rows was coming");
       return null;
     }
-    SnapshotDiff diff = SnapshotDiff.NONE;
-    for (MirrorSink m : mirrors) {
-      m.setSchema(columns, primaryKey);
-      diff = m.install(pending, snapshotPosition);
-      m.caughtUp();
-    }
+    SnapshotDiff diff = mirrors.install(done.rows(), columns, primaryKey, snapshotPosition);
     fromFile = false;
-    long ms = (System.nanoTime() - pendingStartNanos) / 1_000_000;
-    int rows = pending.size();
-    pending = null;
+    snapshot = null;
     synced = true;
     inStream = true;
     statusDue = true;
     epoch = sessionEpoch;
     position = snapshotPosition;
-    if (wasResnapshot) {
-      log.info(
-          "resnapshot of {}: {} rows at position {} in {} ms; {} inserted, {} updated, {} deleted",
-          table,
-          rows,
-          snapshotPosition,
-          ms,
-          diff.inserted(),
-          diff.updated(),
-          diff.deleted());
-    } else {
-      log.info(
-          "snapshot of {}: {} rows at position {} in {} ms", table, rows, snapshotPosition, ms);
-    }
+    done.logInstalled(snapshotPosition, wasResnapshot, diff);
     return diff;
   }
 
@@ -357,35 +282,21 @@ final class TableFeed {
       primaryKey = pk;
       setSchema(cols, pk);
     }
-    pending = null;
+    snapshot = null;
     synced = true;
     inStream = true;
     statusDue = true;
     epoch = sessionEpoch;
     // the server accepted our position, so it is the truth even if it is lower than ours
     position = resumedPosition;
-    for (MirrorSink m : mirrors) {
-      m.advance(resumedPosition);
-      m.caughtUp();
-    }
+    mirrors.resumed(resumedPosition);
     fromFile = false;
   }
 
   /** The table's column list changed while serving: the batches that follow use it. */
   void schemaChanged(List<ColumnInfo> cols, List<String> pk, int version) {
-    if (pending != null
-        && !pk.equals(primaryKey)) { // a snapshot in flight is keyed anew, as the mirrors
-      PendingRows rekeyed = new PendingRows(pending.size());
-      pending
-          .values()
-          .forEach(
-              row -> {
-                Object key = RowKeys.fromRowOrNull(row, pk);
-                if (key != null) {
-                  rekeyed.put(key, row);
-                }
-              });
-      pending = rekeyed;
+    if (snapshot != null && !pk.equals(primaryKey)) {
+      snapshot.rekey(pk); // a snapshot in flight is keyed anew, as the mirrors
     }
     columns = cols;
     primaryKey = pk;
@@ -399,11 +310,7 @@ final class TableFeed {
 
   /** Tells every mirror the table's columns; one that cannot follow them asks for a snapshot. */
   private void setSchema(List<ColumnInfo> cols, List<String> pk) {
-    String cannot = null;
-    for (MirrorSink m : mirrors) {
-      String why = m.setSchema(cols, pk);
-      cannot = cannot != null ? cannot : why;
-    }
+    String cannot = mirrors.setSchema(cols, pk);
     if (cannot != null) {
       needFresh(cannot);
     }
@@ -412,9 +319,7 @@ final class TableFeed {
   /** The server said whether the table is stale. */
   void status(boolean stale, String reason) {
     statusDue = false;
-    for (MirrorSink m : mirrors) {
-      m.stale(stale ? reason : null);
-    }
+    mirrors.stale(stale ? reason : null);
   }
 
   /**
@@ -432,9 +337,7 @@ final class TableFeed {
     settleStatus();
     if (inStream && batchPosition > position) {
       position = batchPosition;
-      for (MirrorSink m : mirrors) {
-        m.advance(batchPosition);
-      }
+      mirrors.advance(batchPosition);
     }
   }
 
@@ -444,12 +347,8 @@ final class TableFeed {
    */
   void apply(List<Change> changes, long batchPosition, long captureMillis) {
     settleStatus();
-    if (pending != null) {
-      if (batchPosition > pendingPosition) {
-        for (Change c : changes) {
-          ChangeKeys.applyTo(pending, c, primaryKey);
-        }
-      }
+    if (snapshot != null) {
+      snapshot.apply(changes, batchPosition, primaryKey);
       return;
     }
     if (!inStream || batchPosition <= position) {
@@ -462,9 +361,7 @@ final class TableFeed {
       return;
     }
     List<RowChange> keyed = ChangeKeys.keyed(table, changes, primaryKey);
-    for (MirrorSink m : mirrors) {
-      m.apply(keyed, batchPosition, captureMillis);
-    }
+    mirrors.apply(keyed, batchPosition, captureMillis);
     position = batchPosition;
   }
 
@@ -473,8 +370,7 @@ final class TableFeed {
    * reconnect), synced data stays.
    */
   void disconnected() {
-    pending = null;
-    sizing = null;
+    snapshot = null;
     refused = false;
   }
 
@@ -484,32 +380,23 @@ final class TableFeed {
    */
   private void refuse(String message) {
     log.error("{}", message);
-    pending = null;
-    sizing = null;
+    snapshot = null;
     refused = true;
     synced = false;
     inStream = false;
-    for (MirrorSink m : mirrors) {
-      m.tooLarge(message);
-    }
+    mirrors.tooLarge(message);
   }
 
   /** The server refused the subscription. */
   void fail(ErrorCode code, String message) {
-    pending = null;
+    snapshot = null;
     synced = false;
     inStream = false;
-    for (MirrorSink m : mirrors) {
-      m.fail(code, message);
-    }
+    mirrors.fail(code, message);
   }
 
   /** Surfaces a connection-level failure to mirrors that are still waiting for data. */
   void failIfNotReady(ErrorCode code, String message) {
-    for (MirrorSink m : mirrors) {
-      if (!m.isReady()) {
-        m.fail(code, message);
-      }
-    }
+    mirrors.failIfNotReady(code, message);
   }
 }

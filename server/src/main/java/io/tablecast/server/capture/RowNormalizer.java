@@ -14,11 +14,6 @@ import io.tablecast.protocol.row.DecimalText;
 import io.tablecast.protocol.row.RowForm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,11 +30,9 @@ import java.util.Objects;
 public final class RowNormalizer {
   private static final ObjectMapper JSON = MessageCodec.jsonMapper();
   private static final JsonNodeFactory NODES = JSON.getNodeFactory();
-  private static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
-  private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
   private final TableSchema table;
-  private final Dialect dialect;
+  private final ColumnValues values;
   private final RowForm form;
   private final ColumnInfo[] columns;
 
@@ -48,7 +41,7 @@ public final class RowNormalizer {
 
   public RowNormalizer(TableSchema table, Dialect dialect) {
     this.table = table;
-    this.dialect = dialect;
+    this.values = new ColumnValues(dialect);
     this.form = new RowForm(table.columns(), table.primaryKey());
     this.columns = table.columns().toArray(new ColumnInfo[0]);
     for (int i = 0; i < columns.length; i++) {
@@ -306,10 +299,10 @@ public final class RowNormalizer {
     return out;
   }
 
-  /** {@link #value}, failing with the table, column, type and value named. */
+  /** {@link ColumnValues#value}, failing with the table, column, type and value named. */
   private JsonNode converted(ColumnInfo c, JsonNode v) {
     try {
-      return value(c, v);
+      return values.value(c, v);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "cannot convert "
@@ -326,79 +319,5 @@ public final class RowNormalizer {
               + e.getMessage(),
           e);
     }
-  }
-
-  private JsonNode value(ColumnInfo c, JsonNode v) {
-    switch (c.kind()) {
-      case INTEGER:
-        {
-          if (v.isInt() || v.isLong()) { // nearly every value: no BigInteger on the way
-            return NODES.numberNode(v.longValue());
-          }
-          BigInteger i = v.isNumber() ? v.bigIntegerValue() : new BigInteger(v.asText().trim());
-          return i.compareTo(LONG_MIN) >= 0 && i.compareTo(LONG_MAX) <= 0
-              ? NODES.numberNode(i.longValue())
-              : NODES.numberNode(i);
-        }
-      case DECIMAL:
-        // Numbers were parsed as BigDecimal, so the database's scale (trailing zeros) is kept.
-        if (v.isNumber()) {
-          return NODES.textNode(v.decimalValue().toPlainString());
-        }
-        return NODES.textNode(dialect.decimal(v.asText())); // e.g. PostgreSQL money: -$1,234.56
-      case FLOAT:
-        if (v.isNumber()) {
-          // e.g. MySQL FLOAT arrives as the exact double of the float: its shortest float form
-          // round-trips it
-          return dialect.singlePrecision(c)
-              ? NODES.numberNode((float) v.doubleValue())
-              : NODES.numberNode(v.doubleValue());
-        }
-        return NODES.textNode(v.asText()); // NaN, Infinity, -Infinity
-      case BOOLEAN:
-        if (v.isBoolean()) {
-          return v;
-        }
-        if (v.isNumber()) {
-          return NODES.booleanNode(v.decimalValue().signum() != 0);
-        }
-        String b = v.asText().trim().toLowerCase(java.util.Locale.ROOT);
-        return NODES.booleanNode(b.equals("t") || b.equals("true") || b.equals("1"));
-      case STRING:
-        return v.isTextual() ? v : NODES.textNode(v.isValueNode() ? v.asText() : v.toString());
-      case BINARY:
-        return NODES.textNode(dialect.binaryBase64(v.asText()));
-      case DATE:
-      case TIME:
-        return NODES.textNode(v.asText());
-      case TIMESTAMP:
-        {
-          String s = v.asText();
-          return NODES.textNode(
-              s.length() > 10 && s.charAt(10) == ' '
-                  ? s.substring(0, 10) + "T" + s.substring(11)
-                  : s);
-        }
-      case TIMESTAMP_TZ:
-        return NODES.textNode(instant(v));
-      case JSON:
-        return v;
-      default:
-        throw new IllegalStateException("unknown kind " + c.kind());
-    }
-  }
-
-  private static String instant(JsonNode v) {
-    if (v.isNumber()) { // MySQL: UNIX_TIMESTAMP(col), seconds with the column's fraction digits
-      BigDecimal seconds = v.decimalValue();
-      BigDecimal whole = new BigDecimal(seconds.toBigInteger());
-      long nanos = seconds.subtract(whole).movePointRight(9).longValue();
-      return Instant.ofEpochSecond(whole.longValueExact(), nanos).toString();
-    }
-    String s = v.asText();
-    if (s.equals("infinity") || s.equals("-infinity")) {
-      return s;
-    }
-    return OffsetDateTime.parse(s, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant().toString();
   }
 }

@@ -9,7 +9,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -227,7 +226,7 @@ public final class TriggerInstaller implements AutoCloseable {
   }
 
   /** Runs statements in order; all or nothing where DDL is transactional (PostgreSQL). */
-  private void execute(String task, List<String> statements) throws SQLException {
+  void execute(String task, List<String> statements) throws SQLException {
     boolean transactional = dialect.transactionalDdl();
     connection.setAutoCommit(!transactional);
     try (Statement s = connection.createStatement();
@@ -268,57 +267,7 @@ public final class TriggerInstaller implements AutoCloseable {
    *     unless {@code force}
    */
   public void uninstall(Set<String> tables, boolean force) throws SQLException {
-    List<InstalledTrigger> installed = installedTriggers();
-    List<ConsumerRegistry.Consumer> live =
-        ConsumerRegistry.live(connection, dialect, defaultSchema);
-    Set<TableId> only = new LinkedHashSet<>();
-    tables.forEach(t -> only.add(TableId.parse(t, defaultSchema)));
-    List<String> refusals = new ArrayList<>();
-    for (ConsumerRegistry.Consumer c : live) {
-      List<String> needed =
-          c.tables().stream()
-              .filter(t -> only.isEmpty() || only.contains(TableId.parse(t, defaultSchema)))
-              .toList();
-      if (!needed.isEmpty()) {
-        refusals.add(c + " (registered " + c.id() + ") needs the capture of " + needed);
-      }
-    }
-    if (!refusals.isEmpty() && !force) {
-      throw new IllegalStateException(
-          "refusing to uninstall: "
-              + String.join("; ", refusals)
-              + ". Stop "
-              + (refusals.size() == 1 ? "it" : "them")
-              + " first, or pass --force ("
-              + (refusals.size() == 1 ? "it stops" : "they stop")
-              + " receiving changes).");
-    }
-    for (String r : refusals) {
-      LOG.warn("Uninstalling with --force although {}", r);
-    }
-    if (!only.isEmpty()) {
-      List<String> drops = new ArrayList<>();
-      for (InstalledTrigger t : installed) {
-        if (only.contains(
-            t.owner())) { // PostgreSQL: with the triggers on its partitions and children
-          drops.add(dialect.dropSql(t));
-        }
-      }
-      execute("uninstall", drops);
-      only.forEach(id -> LOG.info("Capture removed from {}", id));
-      return;
-    }
-    try (Statement s = connection.createStatement()) {
-      for (String sql : dialect.uninstallStatements(connection, installation(), installed)) {
-        s.execute(sql);
-      }
-      for (TableId id : installed.stream().map(InstalledTrigger::table).distinct().toList()) {
-        LOG.info("Capture removed from {}", id);
-      }
-      s.execute("DROP TABLE IF EXISTS " + ConsumerRegistry.table(dialect, defaultSchema));
-      s.execute("DROP TABLE IF EXISTS " + outbox());
-      LOG.info("Outbox {} dropped", outbox());
-    }
+    new CaptureRemoval(this, connection, dialect, defaultSchema).uninstall(tables, force);
   }
 
   private List<ConsumerRegistry.Consumer> needing(
@@ -391,15 +340,15 @@ public final class TriggerInstaller implements AutoCloseable {
     return out;
   }
 
-  private List<InstalledTrigger> installedTriggers() throws SQLException {
+  List<InstalledTrigger> installedTriggers() throws SQLException {
     return dialect.installedTriggers(connection, installation());
   }
 
-  private Dialect.Installation installation() {
+  Dialect.Installation installation() {
     return new Dialect.Installation(defaultSchema, outbox());
   }
 
-  private String outbox() {
+  String outbox() {
     return dialect.quote(defaultSchema) + "." + dialect.quote("tablecast_outbox");
   }
 

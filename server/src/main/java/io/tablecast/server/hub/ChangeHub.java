@@ -7,17 +7,13 @@ import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.image.TableImages;
-import io.tablecast.server.image.TableReads;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.ReadBarrier;
-import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.TailSink;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,20 +21,18 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
  * Owns the table images, the position counter, the resume buffer and the sessions, all on one
- * thread ({@code tablecast-hub}); every public method hands its work to that thread. The work is
- * split by responsibility: {@link FanOut} (encode once, send to every session, heartbeats), {@link
+ * thread ({@code tablecast-hub}, {@link HubThread}); every public method hands its work to that
+ * thread. The work is split by responsibility: {@link BatchPublisher} (applies the tail's batches
+ * and owns the position), {@link FanOut} (encode once, send to every session, heartbeats), {@link
  * Subscriptions} (subscribes, snapshots and resume replays) and {@link SlowConsumerPolicy}
  * (coalescing, dropping). Snapshots, replays and batches too large for one frame ({@link
  * BatchParts}) are encoded and written by {@link CatchUpSender}s on a small shared pool, only while
@@ -53,14 +47,11 @@ public final class ChangeHub implements TailSink, AutoCloseable {
 
   private final String epoch;
   private final ServerMetrics metrics;
-  private final ScheduledThreadPoolExecutor hub;
+  private final HubThread hub = new HubThread();
   private final ExecutorService catchUps;
   private final ResumeBuffer resume;
   private final TableImages images = new TableImages();
-  private final TableReads tableReads;
   private final StaleTables stale;
-  private final ImageErrors imageErrors;
-  private final ImageUpdates imageUpdates;
   private final Set<Subscriber> sessions = new LinkedHashSet<>();
   private final long maxPendingBytes;
   private final SlowConsumerPolicy slow;
@@ -71,13 +62,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   private final FetchAnswers fetches;
   private final SubqueryMemberships memberships = new SubqueryMemberships(images);
   private final TableReadPositions readPositions = new TableReadPositions();
-  private volatile long position;
-
-  /**
-   * The position the next applied batch takes when it is above {@code position + 1}: the stream
-   * sequence of the batch being published ({@link #publishAt}). Hub thread.
-   */
-  private long nextPositionFloor;
+  private final BatchPublisher publisher;
 
   /** A hub that records no meters (tests). */
   public ChangeHub(HubSettings settings) {
@@ -115,26 +100,22 @@ public final class ChangeHub implements TailSink, AutoCloseable {
     this.resume =
         new ResumeBuffer(settings.resumeBuffer().batches(), settings.resumeBuffer().bytes(), 0);
     this.maxPendingBytes = settings.slowConsumer().maxPendingBytes();
-    this.hub = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "tablecast-hub"));
-    hub.setRemoveOnCancelPolicy(
-        true); // cancelled catch-up deadlines do not keep their sessions reachable
     this.catchUps =
-        Executors.newFixedThreadPool(CATCH_UP_THREADS, r -> daemon(r, "tablecast-snapshot"));
+        Executors.newFixedThreadPool(
+            CATCH_UP_THREADS, r -> HubThread.daemon(r, "tablecast-snapshot"));
     this.slow = new SlowConsumerPolicy(images, settings.slowConsumer(), metrics);
-    this.tableReads = new TableReads(images, metrics, this::schemaChanged);
     this.stale = new StaleTables(metrics);
     this.views = new HubViews(images, stale);
-    this.imageErrors = new ImageErrors(images, metrics);
-    this.imageUpdates = new ImageUpdates(images, tableReads, imageErrors);
     long heartbeatNanos = settings.heartbeat().toNanos();
-    CatchUps catchUpStarts = new CatchUps(catchUps, hub, settings.slowConsumer().snapshotTimeout());
+    CatchUps catchUpStarts =
+        new CatchUps(catchUps, hub.executor(), settings.slowConsumer().snapshotTimeout());
     this.fanOut = new FanOut(images, slow, catchUpStarts, heartbeatNanos);
     this.subscriptions =
         new Subscriptions(
             epoch,
             images,
             resume,
-            () -> position,
+            this::position,
             settings.maxSubscriptionsPerConnection(),
             slow,
             metrics,
@@ -143,17 +124,24 @@ public final class ChangeHub implements TailSink, AutoCloseable {
             history,
             readPositions,
             memberships);
-    this.syncs = new SyncAnswers(hub, slow, () -> position, metrics);
-    this.fetches = new FetchAnswers(images, slow, () -> position, metrics);
+    this.syncs = new SyncAnswers(hub.executor(), slow, this::position, metrics);
+    this.fetches = new FetchAnswers(images, slow, this::position, metrics);
+    this.publisher =
+        new BatchPublisher(
+            images,
+            stale,
+            views,
+            resume,
+            fanOut,
+            sessions,
+            memberships,
+            readPositions,
+            slow,
+            metrics);
     long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), heartbeatNanos / 4);
-    hub.scheduleWithFixedDelay(
-        () -> fanOut.heartbeats(sessions, position), tick, tick, TimeUnit.NANOSECONDS);
-  }
-
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+    hub.executor()
+        .scheduleWithFixedDelay(
+            () -> fanOut.heartbeats(sessions, position()), tick, tick, TimeUnit.NANOSECONDS);
   }
 
   /**
@@ -161,7 +149,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    * its snapshot or replay. Any thread.
    */
   public void writable(Subscriber s) {
-    runOnHub(
+    hub.execute(
         () -> {
           if (s.catchUp != null) {
             s.catchUp.kick();
@@ -190,19 +178,11 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    * thread.
    */
   public List<SessionState> sessionStates() {
-    return call(
+    return hub.call(
         () -> {
           List<SessionState> out = new ArrayList<>();
           for (Subscriber s : sessions) {
-            Coalescer c = s.coalescer;
-            out.add(
-                new SessionState(
-                    s.clientName(),
-                    Subscriber.pendingBytes(s.channel()) + s.heldBytes,
-                    c == null ? 0 : c.keys(),
-                    c == null ? 0 : c.approxBytes(),
-                    s.channel().isWritable(),
-                    s.catchingUp()));
+            out.add(s.state());
           }
           return out;
         });
@@ -215,7 +195,8 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    */
   public CompletableFuture<HubView> view() {
     try {
-      return CompletableFuture.supplyAsync(() -> views.take(epoch, position, sessions), hub);
+      return CompletableFuture.supplyAsync(
+          () -> views.take(epoch, position(), sessions), hub.executor());
     } catch (RejectedExecutionException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -227,21 +208,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    * it may differ from the table, and a checkpoint must not hand that on. Any thread.
    */
   public Optional<ImageCopy> copyImages() {
-    return call(
-        () -> {
-          List<String> names = images.names();
-          if (stale.count() > 0 || names.stream().anyMatch(images::isInvalid)) {
-            return Optional.empty();
-          }
-          List<CommittedBatch.TableRead> tables = new ArrayList<>();
-          for (String name : names) {
-            TableImage image = images.get(name);
-            tables.add(
-                new CommittedBatch.TableRead(
-                    image.schema(), image.copyRows(), CommittedBatch.Purpose.RESYNC));
-          }
-          return Optional.of(new ImageCopy(position, tables));
-        });
+    return hub.call(() -> ImageCopy.of(images, stale, position()));
   }
 
   /** Identifies this run; positions are comparable only within one epoch. */
@@ -251,12 +218,12 @@ public final class ChangeHub implements TailSink, AutoCloseable {
 
   /** The position of the last applied batch (0 before any). Any thread. */
   public long position() {
-    return position;
+    return publisher.position();
   }
 
   /** Names of the cached tables. Any thread, after {@link #install}. */
   public List<String> tableNames() {
-    return call(images::names);
+    return hub.call(images::names);
   }
 
   /**
@@ -264,29 +231,15 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    */
   @Override
   public TailSink.SnapshotLoad snapshotLoad(List<TableSchema> tables) {
-    Map<String, TableImage> loading = new LinkedHashMap<>();
-    for (TableSchema t : tables) {
-      loading.put(t.id().qualified(), new TableImage(t));
-    }
-    return new TailSink.SnapshotLoad() {
-      @Override
-      public void row(TableSchema table, byte[] row) {
-        loading.get(table.id().qualified()).put(row);
-      }
-
-      @Override
-      public void install() {
-        ChangeHub.this.install(loading.values());
-      }
-    };
+    return new SnapshotImages(tables, this::install);
   }
 
   /** Installs the images loaded from the source's snapshot. Blocks until done. */
   public void install(Collection<TableImage> loaded) {
-    await(
+    hub.await(
         () -> {
           images.replaceAll(loaded);
-          tableReads.imagesReplaced();
+          publisher.imagesReplaced();
           memberships.imagesReplaced();
           return null;
         });
@@ -302,19 +255,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    */
   @Override
   public Set<String> publish(CommittedBatch batch) {
-    return await(() -> applyAndSend(batch));
-  }
-
-  /** What {@link #publish} does, on the hub thread. */
-  private Set<String> applyAndSend(CommittedBatch batch) {
-    if (!batch.events().isEmpty()) {
-      apply(batch);
-    }
-    batch.tableReads().forEach(this::reconcile);
-    imageErrors.announce(
-        stale, sessions); // after the changes: stale, or followed again after the re-read
-    batch.staleness().forEach(st -> stale.apply(st, sessions));
-    return imageErrors.takeRereads();
+    return hub.await(() -> publisher.publish(batch));
   }
 
   /**
@@ -323,11 +264,9 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    * reading the stream.
    */
   public Set<String> publishAt(long position, CommittedBatch batch) {
-    return await(
+    return hub.await(
         () -> {
-          nextPositionFloor = position;
-          readPositions.started(position);
-          Set<String> rereads = applyAndSend(batch);
+          Set<String> rereads = publisher.publishAt(position, batch);
           syncs.streamRead(position);
           return rereads;
         });
@@ -338,7 +277,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    * followed). Any thread.
    */
   public Map<String, String> staleTables() {
-    return call(stale::all);
+    return hub.call(stale::all);
   }
 
   /**
@@ -347,42 +286,6 @@ public final class ChangeHub implements TailSink, AutoCloseable {
    */
   public int staleTableCount() {
     return stale.count();
-  }
-
-  /**
-   * A table took a new column list: its sessions hear it ({@code schema_changed}, projected by each
-   * one's access policy) before the batch that brings its rows into the new layout. Hub thread.
-   */
-  private void schemaChanged(TableImage image) {
-    for (Subscriber s : sessions) {
-      if (s.tables().contains(image.name())) {
-        // coalesced changes are in the old layout: they go first (a version-3 session reads rows
-        // with the layout announced last)
-        slow.flush(s);
-        s.sendMessage(
-            new Message.SchemaChanged(
-                image.name(),
-                image.version(),
-                s.policy()
-                    .project(image.name(), image.schema().columns(), image.schema().primaryKey()),
-                image.schema().primaryKey()));
-      }
-    }
-  }
-
-  /**
-   * Publishes the differences between a table's image and what the source read of it. Hub thread.
-   */
-  private void reconcile(CommittedBatch.TableRead r) {
-    boolean wasInvalid = images.isInvalid(r.schema().id().qualified());
-    List<RowEvent> differences = tableReads.differences(r);
-    if (!differences.isEmpty()) {
-      apply(new CommittedBatch(differences, 0));
-      readPositions.applied(position); // a replay from the stream cannot compute them
-    }
-    if (r.chunk() == null) {
-      imageErrors.reread(r.schema().id().qualified(), wasInvalid);
-    }
   }
 
   /** Registers a session that completed its hello. Any thread. */
@@ -409,13 +312,13 @@ public final class ChangeHub implements TailSink, AutoCloseable {
       SessionPolicy policy) {
     Subscriber s =
         new Subscriber(channel, clientName, maxPendingBytes, metrics, encoding, principal, policy);
-    runOnHub(() -> sessions.add(s));
+    hub.execute(() -> sessions.add(s));
     return s;
   }
 
   /** Handles a subscription (see {@link Subscriptions}). Any thread. */
   public void subscribe(Subscriber s, Message.Subscribe subscribe) {
-    runOnHub(() -> subscriptions.subscribe(s, subscribe));
+    hub.execute(() -> subscriptions.subscribe(s, subscribe));
   }
 
   /**
@@ -438,17 +341,17 @@ public final class ChangeHub implements TailSink, AutoCloseable {
 
   /** Handles a {@code sync} request (see {@link SyncAnswers}). Any thread. */
   public void sync(Subscriber s, long id) {
-    runOnHub(() -> syncs.request(s, id));
+    hub.execute(() -> syncs.request(s, id));
   }
 
   /** Handles a {@code fetch} request (see {@link FetchAnswers}). Any thread. */
   public void fetch(Subscriber s, Message.Fetch fetch) {
-    runOnHub(() -> fetches.answer(s, fetch));
+    hub.execute(() -> fetches.answer(s, fetch));
   }
 
   /** Forgets a session whose channel closed. Any thread. */
   public void unregister(Subscriber s) {
-    runOnHub(
+    hub.execute(
         () -> {
           sessions.remove(s);
           s.discard();
@@ -458,35 +361,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
 
   /** Sessions currently registered (for tests and logs). */
   public int sessionCount() {
-    return call(sessions::size);
-  }
-
-  private void apply(CommittedBatch batch) {
-    List<Message.Change> changes = imageUpdates.apply(batch.events());
-    memberships.applied(changes); // before the fan-out: subqueries see the batch's rows
-    long pos = Math.max(position + 1, nextPositionFloor);
-    position = pos;
-    views.applied(batch.events(), pos, batch.captureMillis());
-    long bytes = resume.append(pos, batch.captureMillis(), changes);
-    LOG.debug("batch {}: {} changes", pos, changes.size());
-    boolean fitsOneFrame =
-        changes.size() <= BatchParts.PART_CHANGES && bytes <= BatchParts.PART_BYTES;
-    if (!fitsOneFrame) {
-      LOG.info(
-          "batch {}: {} changes (about {} MiB), sent in parts to each session at its own pace",
-          pos,
-          changes.size(),
-          bytes >> 20);
-    }
-    fanOut.batch(sessions, pos, batch.captureMillis(), changes, fitsOneFrame);
-    metrics.batchPublished(changes.size(), batch.captureMillis());
-    if (batch.captureMillis() > 0 && !batch.events().isEmpty()) {
-      Set<String> tables = new HashSet<>();
-      for (RowEvent e : batch.events()) {
-        tables.add(e.table());
-      }
-      metrics.tablesPublished(tables, batch.captureMillis());
-    }
+    return hub.call(sessions::size);
   }
 
   /** The snapshot and replay pool; for tests that need to keep it busy. */
@@ -501,7 +376,7 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   @Override
   public void close() {
     try {
-      call(
+      hub.call(
           () -> {
             for (Subscriber s : sessions) {
               s.fatal(
@@ -516,46 +391,5 @@ public final class ChangeHub implements TailSink, AutoCloseable {
     }
     catchUps.shutdownNow();
     hub.shutdownNow();
-  }
-
-  /** Runs a task on the hub thread; after {@link #close()} the task is dropped. */
-  private void runOnHub(Runnable task) {
-    try {
-      hub.execute(task);
-    } catch (RejectedExecutionException e) {
-      LOG.debug("hub closed, dropping a task");
-    }
-  }
-
-  /** Runs a query on the hub thread and waits for it, at most 60 s. */
-  private <T> T call(Supplier<T> task) {
-    return run(task, true);
-  }
-
-  /**
-   * Runs the tail's work on the hub thread and waits for it however long it takes: a huge
-   * transaction may take longer than any fixed bound, and giving up would leave the batch applied
-   * later while the tail loop stopped. Interrupted when the server closes.
-   */
-  private <T> T await(Supplier<T> task) {
-    return run(task, false);
-  }
-
-  private <T> T run(Supplier<T> task, boolean bounded) {
-    CompletableFuture<T> f = CompletableFuture.supplyAsync(task, hub);
-    try {
-      return bounded ? f.get(60, TimeUnit.SECONDS) : f.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for the hub", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof RuntimeException unchecked) {
-        throw unchecked;
-      }
-      throw new IllegalStateException(c);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("the hub did not answer within 60 s", e);
-    }
   }
 }

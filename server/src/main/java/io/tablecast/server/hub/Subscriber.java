@@ -163,6 +163,20 @@ public final class Subscriber {
   }
 
   /**
+   * Its outbound state: pending bytes and coalesced changes ({@link ChangeHub#sessionStates()}).
+   */
+  ChangeHub.SessionState state() {
+    Coalescer c = coalescer;
+    return new ChangeHub.SessionState(
+        clientName(),
+        pendingBytes(channel()) + heldBytes,
+        c == null ? 0 : c.keys(),
+        c == null ? 0 : c.approxBytes(),
+        channel().isWritable(),
+        catchingUp());
+  }
+
+  /**
    * Sends (or holds back during a catch-up) an encoded frame; takes ownership of {@code buf}. Hub
    * thread only.
    */

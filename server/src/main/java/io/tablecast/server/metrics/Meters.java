@@ -3,6 +3,7 @@ package io.tablecast.server.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 
 /**
  * One registration per meter of {@link MicrometerServerMetrics} that is created on demand (per
@@ -14,6 +15,39 @@ final class Meters {
 
   Meters(MeterRegistry registry) {
     this.registry = registry;
+  }
+
+  /** Registers every per-table counter and timer of {@code table}, at zero. */
+  void registerTable(String table) {
+    snapshotsServed(table);
+    snapshotRows(table);
+    snapshotTime(table);
+    reconcileRepairs(table);
+    staleTriggerReports(table);
+    rowsRefused(table);
+    imageErrors(table);
+    resyncs(table);
+    resyncRows(table);
+    reconcileRuns(table);
+  }
+
+  /**
+   * Registers, at zero, the limit refusals of every limit, the syncs of every outcome and the
+   * outbox and tail counters: the meters not of one table that an alert rule or the dashboard
+   * names.
+   */
+  void registerUntabled() {
+    for (String limit :
+        List.of("max_connections", "max_subscriptions_per_connection", "idle_timeout")) {
+      limitRefusals(limit);
+    }
+    for (String outcome : List.of("answered", "no_capture", "no_database", "too_many")) {
+      syncs(outcome);
+    }
+    outboxPrunedCounter();
+    tailRowsCounter();
+    tailReadsCounter();
+    coalescedCounter();
   }
 
   Counter perTable(String name, String description, String table) {
@@ -85,6 +119,21 @@ final class Meters {
     return Counter.builder("tablecast.limit.refusals")
         .description("connections, subscriptions or sessions refused by a limit")
         .tag("limit", limit)
+        .register(registry);
+  }
+
+  Counter captureProblems(String table, String kind) {
+    return Counter.builder("tablecast.capture.problems")
+        .description("incomplete capture found while serving")
+        .tag("table", table)
+        .tag("kind", kind)
+        .register(registry);
+  }
+
+  Counter authFailures(String reason) {
+    return Counter.builder("tablecast.auth.failures")
+        .description("hellos refused with AUTHENTICATION_FAILED")
+        .tag("reason", reason)
         .register(registry);
   }
 

@@ -4,18 +4,15 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -30,16 +27,8 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   private final MeterRegistry registry;
   private final Meters meters;
-  private final AtomicInteger clients = new AtomicInteger();
   private final Map<String, AtomicInteger> staleTables = new ConcurrentHashMap<>();
-  private final Counter batches;
-  private final Counter changes;
-  private final Timer lag;
-  private final Counter resumes;
-  private final Counter streamResumes;
-  private final Counter slowConsumers;
-  private final Counter gapsExpired;
-  private final AtomicLong outboxBacklog = new AtomicLong();
+  private final FixedMeters fixed;
   private final CaptureLag captureLag;
 
   /** Meters registered in {@code registry}. */
@@ -52,39 +41,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
     this.registry = registry;
     this.captureLag = new CaptureLag(clockMillis);
     this.meters = new Meters(registry);
-    registry.gauge("tablecast.clients", clients);
-    batches =
-        Counter.builder("tablecast.batches")
-            .description("change batches fanned out")
-            .register(registry);
-    changes =
-        Counter.builder("tablecast.changes")
-            .description("row changes fanned out")
-            .register(registry);
-    lag =
-        Timer.builder("tablecast.lag")
-            .description("outbox capture to fan-out")
-            .publishPercentiles(0.5, 0.99, 0.999)
-            .register(registry);
-    resumes =
-        Counter.builder("tablecast.resumes")
-            .description("subscriptions resumed without a snapshot")
-            .register(registry);
-    streamResumes =
-        Counter.builder("tablecast.resumes.stream")
-            .description(
-                "subscriptions older than the resume buffer replayed from the stream, without a"
-                    + " snapshot")
-            .register(registry);
-    slowConsumers =
-        Counter.builder("tablecast.slow.consumers")
-            .description("sessions closed for not reading")
-            .register(registry);
-    gapsExpired =
-        Counter.builder("tablecast.gaps.expired")
-            .description("outbox ids dropped as rolled back on lock probes (no PROCESS privilege)")
-            .register(registry);
-    registry.gauge("tablecast.outbox.backlog", outboxBacklog);
+    this.fixed = new FixedMeters(registry);
   }
 
   /**
@@ -137,12 +94,12 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   @Override
   public void clientConnected() {
-    clients.incrementAndGet();
+    fixed.clients.incrementAndGet();
   }
 
   @Override
   public void clientDisconnected() {
-    clients.decrementAndGet();
+    fixed.clients.decrementAndGet();
   }
 
   /**
@@ -153,44 +110,26 @@ public final class MicrometerServerMetrics implements ServerMetrics {
   @Override
   public void tablesCached(Collection<String> tables) {
     for (String table : tables) {
-      meters.snapshotsServed(table);
-      meters.snapshotRows(table);
-      meters.snapshotTime(table);
-      meters.reconcileRepairs(table);
-      meters.staleTriggerReports(table);
-      meters.rowsRefused(table);
-      meters.imageErrors(table);
-      meters.resyncs(table);
-      meters.resyncRows(table);
-      meters.reconcileRuns(table);
+      meters.registerTable(table);
       captureLag.register(registry, table);
       tableStale(table, false);
     }
-    for (String limit :
-        List.of("max_connections", "max_subscriptions_per_connection", "idle_timeout")) {
-      meters.limitRefusals(limit);
-    }
-    for (String outcome : List.of("answered", "no_capture", "no_database", "too_many")) {
-      meters.syncs(outcome);
-    }
-    meters.outboxPrunedCounter();
-    meters.tailRowsCounter();
-    meters.tailReadsCounter();
-    meters.coalescedCounter();
+    meters.registerUntabled();
   }
 
   /** Connected sessions (past their hello), binary and WebSocket. */
   public int clients() {
-    return clients.get();
+    return fixed.clients.get();
   }
 
   /** A batch of {@code changeCount} changes was fanned out; {@code captureMillis} 0 = unknown. */
   @Override
   public void batchPublished(int changeCount, long captureMillis) {
-    batches.increment();
-    changes.increment(changeCount);
+    fixed.batches.increment();
+    fixed.changes.increment(changeCount);
     if (captureMillis > 0) {
-      lag.record(Math.max(0, System.currentTimeMillis() - captureMillis), TimeUnit.MILLISECONDS);
+      fixed.lag.record(
+          Math.max(0, System.currentTimeMillis() - captureMillis), TimeUnit.MILLISECONDS);
     }
   }
 
@@ -221,22 +160,22 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   @Override
   public void resumed() {
-    resumes.increment();
+    fixed.resumes.increment();
   }
 
   @Override
   public void resumedFromStream() {
-    streamResumes.increment();
+    fixed.streamResumes.increment();
   }
 
   @Override
   public void slowConsumerClosed() {
-    slowConsumers.increment();
+    fixed.slowConsumers.increment();
   }
 
   @Override
   public void gapsExpired(int count) {
-    gapsExpired.increment(count);
+    fixed.gapsExpired.increment(count);
   }
 
   @Override
@@ -263,12 +202,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
    */
   @Override
   public void captureProblem(String table, String kind) {
-    Counter.builder("tablecast.capture.problems")
-        .description("incomplete capture found while serving")
-        .tag("table", table)
-        .tag("kind", kind)
-        .register(registry)
-        .increment();
+    meters.captureProblems(table, kind).increment();
   }
 
   /**
@@ -306,16 +240,12 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   /** Events the images could not take, all tables. */
   public double imageErrors() {
-    return registry.find("tablecast.image.errors").counters().stream()
-        .mapToDouble(Counter::count)
-        .sum();
+    return total("tablecast.image.errors");
   }
 
   /** Incomplete capture found while serving, all tables and kinds. */
   public double captureProblems() {
-    return registry.find("tablecast.capture.problems").counters().stream()
-        .mapToDouble(Counter::count)
-        .sum();
+    return total("tablecast.capture.problems");
   }
 
   /**
@@ -331,7 +261,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   /** Table resyncs, all tables (tests). */
   public double resyncs() {
-    return registry.find("tablecast.resyncs").counters().stream().mapToDouble(Counter::count).sum();
+    return total("tablecast.resyncs");
   }
 
   /** A table image was compared with the table (reconciliation ran). */
@@ -342,9 +272,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   /** Reconciliations run, all tables. */
   public double reconciliations() {
-    return registry.find("tablecast.reconcile.runs").counters().stream()
-        .mapToDouble(Counter::count)
-        .sum();
+    return total("tablecast.reconcile.runs");
   }
 
   /** Changes folded into a slow consumer's coalescer instead of being queued. */
@@ -375,11 +303,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
    */
   @Override
   public void authFailed(String reason) {
-    Counter.builder("tablecast.auth.failures")
-        .description("hellos refused with AUTHENTICATION_FAILED")
-        .tag("reason", reason)
-        .register(registry)
-        .increment();
+    meters.authFailures(reason).increment();
   }
 
   /** Authentication failures with {@code reason}, or all when null. */
@@ -393,42 +317,36 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   /** Rows repaired by reconciliation, all tables (for tests and health output). */
   public double reconcileRepairs() {
-    return registry.find("tablecast.reconcile.repairs").counters().stream()
-        .mapToDouble(Counter::count)
-        .sum();
+    return total("tablecast.reconcile.repairs");
   }
 
   /** Stale-trigger reports of reconciliation, all tables. */
   public double reconcileStaleTriggerReports() {
-    return registry.find("tablecast.reconcile.stale.triggers").counters().stream()
-        .mapToDouble(Counter::count)
-        .sum();
+    return total("tablecast.reconcile.stale.triggers");
   }
 
   /** Total snapshots served, all tables (for tests and health output). */
   public double snapshotsServed() {
-    return registry.find("tablecast.snapshots.served").counters().stream()
-        .mapToDouble(Counter::count)
-        .sum();
+    return total("tablecast.snapshots.served");
   }
 
   public double resumesServed() {
-    return resumes.count();
+    return fixed.resumes.count();
   }
 
   /** Subscriptions replayed from the stream ({@link #resumedFromStream}). */
   public double resumesFromStream() {
-    return streamResumes.count();
+    return fixed.streamResumes.count();
   }
 
   /** Committed outbox rows not read by the tail yet, as last sampled. */
   @Override
   public void outboxBacklog(long rows) {
-    outboxBacklog.set(rows);
+    fixed.outboxBacklog.set(rows);
   }
 
   public long outboxBacklog() {
-    return outboxBacklog.get();
+    return fixed.outboxBacklog.get();
   }
 
   /** Outbox rows deleted by pruning. */
@@ -447,7 +365,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   /** Outbox ids dropped on lock probes, without innodb_trx. */
   public double gapsExpired() {
-    return gapsExpired.count();
+    return fixed.gapsExpired.count();
   }
 
   /**
@@ -464,5 +382,10 @@ public final class MicrometerServerMetrics implements ServerMetrics {
   @Override
   public void outboxRead() {
     meters.tailReadsCounter().increment();
+  }
+
+  /** The sum of the counters named {@code name}, all tags. */
+  private double total(String name) {
+    return registry.find(name).counters().stream().mapToDouble(Counter::count).sum();
   }
 }

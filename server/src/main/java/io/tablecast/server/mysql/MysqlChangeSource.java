@@ -15,7 +15,6 @@ import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.SourceContext;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -117,9 +116,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     GapTracker.Look look;
     Map<String, Long> counts = new LinkedHashMap<>();
     long total;
-    long min;
-    long max;
-    List<Long> missing = new ArrayList<>();
+    OutboxIdRange ids;
     Duration probeWait;
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
@@ -129,30 +126,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         // After the snapshot began: holders of ids the snapshot cannot see began before this look.
         look = facts.look(c, false, gaps);
         total = OutboxRows.readTables(plan(), c, sink, counts);
-        long count;
-        try (ResultSet rs =
-            s.executeQuery(
-                "SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0), COUNT(*) FROM "
-                    + plan().outboxTable())) {
-          rs.next();
-          min = rs.getLong(1);
-          max = rs.getLong(2);
-          count = rs.getLong(3);
-        }
-        if (count > 0 && count != max - min + 1) {
-          s.setFetchSize(10_000);
-          try (ResultSet rs =
-              s.executeQuery("SELECT id FROM " + plan().outboxTable() + " ORDER BY id")) {
-            long next = min;
-            while (rs.next()) {
-              long id = rs.getLong(1);
-              for (long g = next; g < id; g++) {
-                missing.add(g);
-              }
-              next = id + 1;
-            }
-          }
-        }
+        ids = OutboxIdRange.read(s, plan().outboxTable());
         s.execute("COMMIT");
         probeWait = facts.probeWait(c);
       } catch (SQLException | RuntimeException e) {
@@ -165,7 +139,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     if (facts.probing()) {
       gaps.useProbes();
     }
-    gaps.start(min, max, missing, look);
+    gaps.start(ids.min(), ids.max(), ids.missing(), look);
     publishProgress();
     driftCheck.snapshotTaken();
     captureWatch.start();
@@ -174,7 +148,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         counts,
         total,
         start,
-        "outbox ids " + min + ".." + max + ", " + gaps.gapCount() + " unresolved gaps");
+        "outbox ids " + ids.min() + ".." + ids.max() + ", " + gaps.gapCount() + " unresolved gaps");
   }
 
   /** Where the tail stands: the highest outbox id delivered and the gaps below it. */
@@ -242,37 +216,9 @@ final class MysqlChangeSource extends PollingChangeSource {
     return batch;
   }
 
-  /** The wanted outbox rows of one read: their ids, and the changed keys they name. */
-  private final class OutboxRead {
-    final List<Long> ids = new ArrayList<>();
-    final ChangedRows changed = new ChangedRows(plan(), metrics::rowRefused);
-    long captureMillis;
-    int rows;
-  }
-
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
   private OutboxRead readOutbox(Statement s) throws SQLException {
-    OutboxRead read = new OutboxRead();
-    String sql =
-        "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) FROM "
-            + plan().outboxTable()
-            + " WHERE "
-            + gaps.whereClause()
-            + " ORDER BY id";
-    try (ResultSet rs = s.executeQuery(sql)) {
-      while (rs.next()) {
-        long id = rs.getLong(1);
-        if (!gaps.wanted(id)) {
-          continue; // the id-range form of the gap list also returns delivered rows
-        }
-        read.ids.add(id);
-        if (read.changed.add(rs.getString(2), rs.getString(4), rs.getString(5))) {
-          read.captureMillis = Math.max(read.captureMillis, rs.getLong(6));
-          read.rows++;
-        }
-      }
-    }
-    return read;
+    return OutboxRead.read(s, plan(), gaps, metrics::rowRefused);
   }
 
   /**

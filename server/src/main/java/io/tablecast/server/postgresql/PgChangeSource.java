@@ -1,6 +1,5 @@
 package io.tablecast.server.postgresql;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
@@ -57,6 +56,7 @@ final class PgChangeSource extends PollingChangeSource {
   private final PgCaptureWatch watch;
   private final DriftCheck driftCheck;
   private final PgColumnChanges columnChanges;
+  private final PgOutboxEvents outboxEvents;
 
   /** Tables the watch asked to re-read, in the next read's snapshot. */
   private final Set<String> pendingResyncs = new LinkedHashSet<>();
@@ -96,6 +96,7 @@ final class PgChangeSource extends PollingChangeSource {
     this.watch = new PgCaptureWatch(plan, pool, config, metrics, unfollowed);
     this.columnChanges =
         new PgColumnChanges(() -> this.plan, p -> this.plan = p, config.captureCheckInterval());
+    this.outboxEvents = new PgOutboxEvents(() -> this.plan, columnChanges);
     // this.plan, the field: ALTER TABLE replaces it
     this.driftCheck =
         new DriftCheck(
@@ -256,7 +257,7 @@ final class PgChangeSource extends PollingChangeSource {
                 }
                 continue;
               }
-              RowEvent e = event(c, rs, resync);
+              RowEvent e = outboxEvents.event(c, rs, resync);
               if (e != null) {
                 events.add(e);
                 captureMillis = Math.max(captureMillis, rs.getLong(6));
@@ -345,82 +346,6 @@ final class PgChangeSource extends PollingChangeSource {
     try (Statement s = c.createStatement()) {
       s.execute(dialect.tableReadSettings());
     }
-  }
-
-  /**
-   * One outbox row as an event; null for a table another server caches. Its images are parsed once,
-   * and the parsed image also tells {@link PgColumnChanges} whether the table's columns changed
-   * (ALTER TABLE): then the table joins {@code resync} (re-read in this snapshot with the new
-   * columns) and the row is read with them.
-   */
-  private RowEvent event(Connection c, ResultSet rs, Set<String> resync) throws SQLException {
-    String table = rs.getString(2);
-    RowNormalizer n = plan.normalizer(table);
-    if (n == null) {
-      return null;
-    }
-    String code = rs.getString(3).trim();
-    String afterText = rs.getString(4);
-    String beforeText = rs.getString(5);
-    RowEvent exact = exactEvent(table, code, n, afterText, beforeText);
-    if (exact != null) {
-      return exact;
-    }
-    JsonNode after = parse(n, afterText);
-    JsonNode before = parse(n, beforeText);
-    if (columnChanges.changed(c, n.table(), after != null ? after : before)) {
-      resync.add(table);
-      n = plan.normalizer(table);
-    }
-    JsonNode image = after != null ? after : before;
-    if (image != null && !n.table().primaryKey().stream().allMatch(image::has)) {
-      // written before a primary-key column existed, read after the plan took the new key: the
-      // table is re-read whole in this snapshot instead
-      if (resync.add(table)) {
-        LOG.warn(
-            "Outbox rows of {} lack its primary key {}: re-reading the table",
-            table,
-            n.table().primaryKey());
-      }
-      return null;
-    }
-    try {
-      return OutboxRows.event(table, code, n, after, before);
-    } catch (IllegalStateException conversion) { // a value that no longer fits its column's type
-      if (!columnChanges.describedAgain(c, n.table())) {
-        throw conversion;
-      }
-      resync.add(table);
-      return OutboxRows.event(table, code, plan.normalizer(table), after, before);
-    }
-  }
-
-  /**
-   * The event of an outbox row whose images hold exactly the table's current columns, encoded
-   * straight from their text (no tree: the common case); null for anything else (an image of other
-   * columns, a truncate or re-read, a value that does not convert), which {@link #event} then looks
-   * at as trees.
-   */
-  private static RowEvent exactEvent(
-      String table, String code, RowNormalizer n, String afterText, String beforeText) {
-    if (code.length() != 1 || "IUD".indexOf(code.charAt(0)) < 0) {
-      return null;
-    }
-    try {
-      byte[] after = afterText == null ? null : n.encodeExact(afterText);
-      byte[] before = beforeText == null ? null : n.encodeExact(beforeText);
-      boolean exact =
-          (afterText == null || after != null)
-              && (beforeText == null || before != null)
-              && (after != null || before != null);
-      return exact ? OutboxRows.event(table, code, n, after, before) : null;
-    } catch (IllegalStateException conversion) {
-      return null; // the tree path decides: the columns may have changed
-    }
-  }
-
-  private static JsonNode parse(RowNormalizer n, String image) {
-    return image == null ? null : n.parse(image);
   }
 
   private static void rollbackQuietly(Connection c) {

@@ -51,21 +51,18 @@ public final class FilterParser {
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  private final String text;
-  private final List<FilterTokens.Token> tokens;
+  private final TokenCursor tokens;
   private final List<?> params;
   private Map<String, ColumnKind> columns;
   private final Tables tables;
   private boolean inSubquery;
-  private int next;
   private int nextParam;
   private int conditions;
   private int depth;
 
   private FilterParser(
       String text, List<?> params, Map<String, ColumnKind> columns, Tables tables) {
-    this.text = text;
-    this.tokens = FilterTokens.of(text);
+    this.tokens = new TokenCursor(text);
     this.params = params;
     this.columns = columns;
     this.tables = tables;
@@ -106,8 +103,8 @@ public final class FilterParser {
     }
     FilterParser p = new FilterParser(text, params == null ? List.of() : params, columns, tables);
     RowPredicate filter = p.or();
-    if (p.peek().kind() != FilterTokens.Kind.END) {
-      throw p.error("expected AND, OR or the end of the filter", p.peek());
+    if (p.tokens.peek().kind() != FilterTokens.Kind.END) {
+      throw p.tokens.error("expected AND, OR or the end of the filter", p.tokens.peek());
     }
     if (p.nextParam != p.params.size()) {
       throw new FilterException(
@@ -119,7 +116,7 @@ public final class FilterParser {
   private RowPredicate or() {
     List<RowPredicate> terms = new ArrayList<>();
     terms.add(and());
-    while (keyword("OR")) {
+    while (tokens.keyword("OR")) {
       terms.add(and());
     }
     return terms.size() == 1 ? terms.get(0) : new RowPredicate.Or(terms);
@@ -128,25 +125,25 @@ public final class FilterParser {
   private RowPredicate and() {
     List<RowPredicate> terms = new ArrayList<>();
     terms.add(not());
-    while (keyword("AND")) {
+    while (tokens.keyword("AND")) {
       terms.add(not());
     }
     return terms.size() == 1 ? terms.get(0) : new RowPredicate.And(terms);
   }
 
   private RowPredicate not() {
-    FilterTokens.Token t = peek();
+    FilterTokens.Token t = tokens.peek();
     if (++depth > MAX_DEPTH) {
-      throw error("the filter nests more than " + MAX_DEPTH + " levels", t);
+      throw tokens.error("the filter nests more than " + MAX_DEPTH + " levels", t);
     }
     try {
-      if (keyword("NOT")) {
+      if (tokens.keyword("NOT")) {
         return new RowPredicate.Not(not());
       }
       if (t.kind() == FilterTokens.Kind.LEFT) {
-        next++;
+        tokens.skip();
         RowPredicate inner = or();
-        expect(FilterTokens.Kind.RIGHT, "')'");
+        tokens.expect(FilterTokens.Kind.RIGHT, "')'");
         return inner;
       }
       return condition();
@@ -156,57 +153,58 @@ public final class FilterParser {
   }
 
   private RowPredicate condition() {
-    FilterTokens.Token name = peek();
+    FilterTokens.Token name = tokens.peek();
     if (name.kind() != FilterTokens.Kind.NAME && name.kind() != FilterTokens.Kind.QUOTED_NAME) {
-      throw error("expected a column, NOT or '('", name);
+      throw tokens.error("expected a column, NOT or '('", name);
     }
-    next++;
+    tokens.skip();
     if (++conditions > MAX_CONDITIONS) {
-      throw error("the filter has more than " + MAX_CONDITIONS + " conditions", name);
+      throw tokens.error("the filter has more than " + MAX_CONDITIONS + " conditions", name);
     }
     String column = name.text();
     ColumnKind kind = columns.get(column);
     if (kind == null) {
-      throw error("no column '" + column + "'; the table has " + columns.keySet(), name);
+      throw tokens.error("no column '" + column + "'; the table has " + columns.keySet(), name);
     }
-    if (keyword("IS")) {
-      boolean negated = keyword("NOT");
-      if (!keyword("NULL")) {
-        throw error("expected NULL or NOT NULL after IS", peek());
+    if (tokens.keyword("IS")) {
+      boolean negated = tokens.keyword("NOT");
+      if (!tokens.keyword("NULL")) {
+        throw tokens.error("expected NULL or NOT NULL after IS", tokens.peek());
       }
       return new RowPredicate.IsNull(column, negated);
     }
     if (!Comparison.filterable(kind)) {
-      throw error(
+      throw tokens.error(
           "column '" + column + "' is " + kind + ": only IS NULL and IS NOT NULL apply to it",
           name);
     }
-    boolean notIn = keyword("NOT");
-    if (keyword("IN")) {
+    boolean notIn = tokens.keyword("NOT");
+    if (tokens.keyword("IN")) {
       return in(column, kind, notIn);
     }
     if (notIn) {
-      throw error("expected IN after NOT", peek());
+      throw tokens.error("expected IN after NOT", tokens.peek());
     }
-    FilterTokens.Token op = peek();
+    FilterTokens.Token op = tokens.peek();
     if (op.kind() != FilterTokens.Kind.OPERATOR) {
-      throw error("expected an operator (=, <>, <, <=, >, >=), IN or IS after " + column, op);
+      throw tokens.error(
+          "expected an operator (=, <>, <, <=, >, >=), IN or IS after " + column, op);
     }
-    next++;
+    tokens.skip();
     Op operator = operator(op);
     if (!Comparison.applies(operator, kind)) {
-      throw error("a " + kind + " column takes = and <> only, not " + op.text(), op);
+      throw tokens.error("a " + kind + " column takes = and <> only, not " + op.text(), op);
     }
     Comparable<?> value = value(column, kind);
     return new RowPredicate.Compare(new Comparison(column, kind, operator, List.of(value)));
   }
 
   private RowPredicate in(String column, ColumnKind kind, boolean negated) {
-    expect(FilterTokens.Kind.LEFT, "'(' after IN");
-    FilterTokens.Token select = peek();
-    if (keyword("SELECT")) {
+    tokens.expect(FilterTokens.Kind.LEFT, "'(' after IN");
+    FilterTokens.Token select = tokens.peek();
+    if (tokens.keyword("SELECT")) {
       if (negated) {
-        throw error(
+        throw tokens.error(
             "NOT IN (SELECT ...) is not supported (a NULL among the values makes it never true):"
                 + " write NOT ("
                 + column
@@ -218,11 +216,11 @@ public final class FilterParser {
     List<Comparable<?>> values = new ArrayList<>();
     do {
       if (values.size() == MAX_IN_VALUES) {
-        throw error("an IN lists more than " + MAX_IN_VALUES + " values", peek());
+        throw tokens.error("an IN lists more than " + MAX_IN_VALUES + " values", tokens.peek());
       }
       values.add(value(column, kind));
-    } while (accept(FilterTokens.Kind.COMMA));
-    expect(FilterTokens.Kind.RIGHT, "',' or ')'");
+    } while (tokens.accept(FilterTokens.Kind.COMMA));
+    tokens.expect(FilterTokens.Kind.RIGHT, "',' or ')'");
     RowPredicate in = new RowPredicate.Compare(new Comparison(column, kind, Op.IN, values));
     return negated ? new RowPredicate.Not(in) : in;
   }
@@ -230,29 +228,29 @@ public final class FilterParser {
   /** {@code SELECT column FROM table [WHERE filter] )}, after the {@code SELECT}. */
   private RowPredicate subquery(String column, ColumnKind kind, FilterTokens.Token select) {
     if (inSubquery) {
-      throw error("a subquery inside a subquery: one level is supported", select);
+      throw tokens.error("a subquery inside a subquery: one level is supported", select);
     }
     if (tables == null) {
-      throw error("subqueries are not available here", select);
+      throw tokens.error("subqueries are not available here", select);
     }
-    FilterTokens.Token parentColumn = peek();
+    FilterTokens.Token parentColumn = tokens.peek();
     if (parentColumn.kind() != FilterTokens.Kind.NAME
         && parentColumn.kind() != FilterTokens.Kind.QUOTED_NAME) {
-      throw error("expected the column the subquery selects", parentColumn);
+      throw tokens.error("expected the column the subquery selects", parentColumn);
     }
-    next++;
-    if (!keyword("FROM")) {
-      throw error("expected FROM", peek());
+    tokens.skip();
+    if (!tokens.keyword("FROM")) {
+      throw tokens.error("expected FROM", tokens.peek());
     }
-    FilterTokens.Token at = peek();
+    FilterTokens.Token at = tokens.peek();
     String table = tableName();
     Map<String, ColumnKind> parentColumns = tables.columns(table);
     if (parentColumns == null) {
-      throw error("no cached table '" + table + "' this session may read", at);
+      throw tokens.error("no cached table '" + table + "' this session may read", at);
     }
     ColumnKind parentKind = parentColumns.get(parentColumn.text());
     if (parentKind == null) {
-      throw error(
+      throw tokens.error(
           "no column '"
               + parentColumn.text()
               + "' in "
@@ -262,7 +260,7 @@ public final class FilterParser {
           parentColumn);
     }
     if (!FilterValues.comparable(kind, parentKind)) {
-      throw error(
+      throw tokens.error(
           column
               + " is "
               + kind
@@ -276,7 +274,7 @@ public final class FilterParser {
           parentColumn);
     }
     RowPredicate filter = null;
-    if (keyword("WHERE")) {
+    if (tokens.keyword("WHERE")) {
       Map<String, ColumnKind> own = columns;
       columns = parentColumns;
       inSubquery = true;
@@ -287,7 +285,7 @@ public final class FilterParser {
         inSubquery = false;
       }
     }
-    expect(FilterTokens.Kind.RIGHT, "')' to end the subquery");
+    tokens.expect(FilterTokens.Kind.RIGHT, "')' to end the subquery");
     RowPredicate.Subquery subquery =
         new RowPredicate.Subquery(table, parentColumn.text(), parentKind, filter);
     return new RowPredicate.InSubquery(column, kind, subquery, tables.membership(subquery));
@@ -297,13 +295,13 @@ public final class FilterParser {
   private String tableName() {
     StringBuilder name = new StringBuilder();
     do {
-      FilterTokens.Token part = peek();
+      FilterTokens.Token part = tokens.peek();
       if (part.kind() != FilterTokens.Kind.NAME && part.kind() != FilterTokens.Kind.QUOTED_NAME) {
-        throw error("expected a table name", part);
+        throw tokens.error("expected a table name", part);
       }
-      next++;
+      tokens.skip();
       name.append(name.length() > 0 ? "." : "").append(part.text());
-    } while (accept(FilterTokens.Kind.DOT));
+    } while (tokens.accept(FilterTokens.Kind.DOT));
     return name.toString();
   }
 
@@ -321,8 +319,8 @@ public final class FilterParser {
 
   /** A literal or parameter, converted to {@code kind}. */
   private Comparable<?> value(String column, ColumnKind kind) {
-    FilterTokens.Token t = peek();
-    next++;
+    FilterTokens.Token t = tokens.peek();
+    tokens.skip();
     JsonNode node;
     String what;
     switch (t.kind()) {
@@ -340,9 +338,10 @@ public final class FilterParser {
           node = NODES.booleanNode(word.equals("TRUE"));
           what = word;
         } else if (word.equals("NULL")) {
-          throw error("a comparison with NULL is never true: write " + column + " IS NULL", t);
+          throw tokens.error(
+              "a comparison with NULL is never true: write " + column + " IS NULL", t);
         } else {
-          throw error("expected a value, found the name " + t.text(), t);
+          throw tokens.error("expected a value, found the name " + t.text(), t);
         }
       }
       case PARAMETER -> {
@@ -351,7 +350,7 @@ public final class FilterParser {
           nextParam = Math.max(nextParam, index + 1);
         }
         if (index < 0 || index >= params.size()) {
-          throw error(
+          throw tokens.error(
               "parameter "
                   + (index + 1)
                   + " is used but "
@@ -362,48 +361,18 @@ public final class FilterParser {
         }
         Object p = params.get(index);
         if (p == null) {
-          throw error("parameter " + (index + 1) + " is null: write " + column + " IS NULL", t);
+          throw tokens.error(
+              "parameter " + (index + 1) + " is null: write " + column + " IS NULL", t);
         }
         node = FilterValues.param(p);
         what = "parameter " + (index + 1) + " (" + p + ")";
       }
-      default -> throw error("expected a value", t);
+      default -> throw tokens.error("expected a value", t);
     }
     Comparable<?> value = FilterValues.literal(kind, node);
     if (value == null) {
-      throw error(what + " is no " + kind + " value for column " + column, t);
+      throw tokens.error(what + " is no " + kind + " value for column " + column, t);
     }
     return value;
-  }
-
-  private FilterTokens.Token peek() {
-    return tokens.get(next);
-  }
-
-  private boolean keyword(String word) {
-    FilterTokens.Token t = peek();
-    if (t.kind() == FilterTokens.Kind.NAME && t.text().equalsIgnoreCase(word)) {
-      next++;
-      return true;
-    }
-    return false;
-  }
-
-  private boolean accept(FilterTokens.Kind kind) {
-    if (peek().kind() == kind) {
-      next++;
-      return true;
-    }
-    return false;
-  }
-
-  private void expect(FilterTokens.Kind kind, String what) {
-    if (!accept(kind)) {
-      throw error("expected " + what, peek());
-    }
-  }
-
-  private FilterException error(String message, FilterTokens.Token at) {
-    return FilterTokens.error(text, message, at.position());
   }
 }

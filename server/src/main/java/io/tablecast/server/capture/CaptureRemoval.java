@@ -1,0 +1,100 @@
+package io.tablecast.server.capture;
+
+import io.tablecast.server.log.RecentEvents;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * What {@link TriggerInstaller#uninstall(Set, boolean)} does: removes the capture of some tables,
+ * or all of it with the outbox, refused while a running server needs what would be removed (unless
+ * forced). Runs on the installer's connection.
+ */
+final class CaptureRemoval {
+
+  /** Logs under {@link TriggerInstaller}, as before this was split out of it. */
+  private static final Logger LOG = RecentEvents.logger(TriggerInstaller.class);
+
+  private final TriggerInstaller installer;
+  private final Connection connection;
+  private final Dialect dialect;
+  private final String defaultSchema;
+
+  CaptureRemoval(
+      TriggerInstaller installer, Connection connection, Dialect dialect, String defaultSchema) {
+    this.installer = installer;
+    this.connection = connection;
+    this.dialect = dialect;
+    this.defaultSchema = defaultSchema;
+  }
+
+  /**
+   * Removes capture. With no {@code tables}: every Tablecast trigger that writes to this outbox
+   * (also on tables no longer in {@code cached_tables}), the PostgreSQL function, the registry and
+   * the outbox. With {@code tables}: only the capture of those tables (qualified or in the outbox's
+   * schema); the outbox stays.
+   *
+   * @param force remove even what a running server needs (it then stops receiving changes)
+   * @throws IllegalStateException naming every running server that needs what would be removed,
+   *     unless {@code force}
+   */
+  void uninstall(Set<String> tables, boolean force) throws SQLException {
+    List<InstalledTrigger> installed = installer.installedTriggers();
+    List<ConsumerRegistry.Consumer> live =
+        ConsumerRegistry.live(connection, dialect, defaultSchema);
+    Set<TableId> only = new LinkedHashSet<>();
+    tables.forEach(t -> only.add(TableId.parse(t, defaultSchema)));
+    List<String> refusals = new ArrayList<>();
+    for (ConsumerRegistry.Consumer c : live) {
+      List<String> needed =
+          c.tables().stream()
+              .filter(t -> only.isEmpty() || only.contains(TableId.parse(t, defaultSchema)))
+              .toList();
+      if (!needed.isEmpty()) {
+        refusals.add(c + " (registered " + c.id() + ") needs the capture of " + needed);
+      }
+    }
+    if (!refusals.isEmpty() && !force) {
+      throw new IllegalStateException(
+          "refusing to uninstall: "
+              + String.join("; ", refusals)
+              + ". Stop "
+              + (refusals.size() == 1 ? "it" : "them")
+              + " first, or pass --force ("
+              + (refusals.size() == 1 ? "it stops" : "they stop")
+              + " receiving changes).");
+    }
+    for (String r : refusals) {
+      LOG.warn("Uninstalling with --force although {}", r);
+    }
+    if (!only.isEmpty()) {
+      List<String> drops = new ArrayList<>();
+      for (InstalledTrigger t : installed) {
+        if (only.contains(
+            t.owner())) { // PostgreSQL: with the triggers on its partitions and children
+          drops.add(dialect.dropSql(t));
+        }
+      }
+      installer.execute("uninstall", drops);
+      only.forEach(id -> LOG.info("Capture removed from {}", id));
+      return;
+    }
+    try (Statement s = connection.createStatement()) {
+      for (String sql :
+          dialect.uninstallStatements(connection, installer.installation(), installed)) {
+        s.execute(sql);
+      }
+      for (TableId id : installed.stream().map(InstalledTrigger::table).distinct().toList()) {
+        LOG.info("Capture removed from {}", id);
+      }
+      s.execute("DROP TABLE IF EXISTS " + ConsumerRegistry.table(dialect, defaultSchema));
+      s.execute("DROP TABLE IF EXISTS " + installer.outbox());
+      LOG.info("Outbox {} dropped", installer.outbox());
+    }
+  }
+}

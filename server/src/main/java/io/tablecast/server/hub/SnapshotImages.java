@@ -1,0 +1,40 @@
+package io.tablecast.server.hub;
+
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.image.TableImage;
+import io.tablecast.server.tail.TailSink;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Images of the tables of one snapshot read ({@link ChangeHub#snapshotLoad}), filled by the tail
+ * loop with the snapshot's rows and then installed whole.
+ */
+final class SnapshotImages implements TailSink.SnapshotLoad {
+
+  private final Map<String, TableImage> loading = new LinkedHashMap<>();
+  private final Consumer<Collection<TableImage>> install;
+
+  /**
+   * @param install installs the loaded images, blocking until done
+   */
+  SnapshotImages(List<TableSchema> tables, Consumer<Collection<TableImage>> install) {
+    for (TableSchema t : tables) {
+      loading.put(t.id().qualified(), new TableImage(t));
+    }
+    this.install = install;
+  }
+
+  @Override
+  public void row(TableSchema table, byte[] row) {
+    loading.get(table.id().qualified()).put(row);
+  }
+
+  @Override
+  public void install() {
+    install.accept(loading.values());
+  }
+}
