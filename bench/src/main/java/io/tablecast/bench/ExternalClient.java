@@ -73,10 +73,13 @@ enum ExternalClient {
 
     @Override
     void launch(Rig rig, LineFedSubject subject) throws IOException, InterruptedException {
-      String chromium =
-          System.getenv("CHROMIUM") != null
-              ? System.getenv("CHROMIUM")
-              : program("chromium", "apt-get install chromium, or set CHROMIUM");
+      String chromium = System.getenv("CHROMIUM");
+      if (chromium == null) {
+        chromium = program("chromium", "apt-get install chromium, or set CHROMIUM");
+      } else if (!Files.isExecutable(Path.of(chromium))) {
+        throw new IllegalStateException(
+            "CHROMIUM=" + chromium + " is not an executable: apt-get install chromium");
+      }
       VersionWebSocketEndpoint endpoint =
           subject.closeWith(VersionWebSocketEndpoint.start(subject));
       Path profile = Files.createTempDirectory("tablecast-bench-chromium");

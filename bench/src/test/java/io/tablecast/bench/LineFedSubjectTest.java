@@ -95,4 +95,13 @@ class LineFedSubjectTest {
       s.close();
     }
   }
+
+  @Test
+  void missingProgramFailsSayingHowToInstallIt() {
+    assertThatThrownBy(
+            () -> ExternalClient.program("tablecast-no-such-program", "apt-get install chromium"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "tablecast-no-such-program not found on the PATH: install it (apt-get install chromium)");
+  }
 }
