@@ -95,7 +95,10 @@ public final class BenchMain implements Callable<Integer> {
       names = "--systems",
       split = ",",
       defaultValue = "tablecast,debezium",
-      description = "systems the latency figure compares (default ${DEFAULT-VALUE})")
+      description =
+          "systems the latency figure compares: tablecast, debezium, and Tablecast through a client"
+              + " process: watch (bin/tablecast watch), node (client-js in Node), browser (client-js in"
+              + " headless Chromium) (default ${DEFAULT-VALUE})")
   List<String> systems;
 
   @Option(

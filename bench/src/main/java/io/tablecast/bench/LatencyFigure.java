@@ -1,6 +1,7 @@
 package io.tablecast.bench;
 
 import java.awt.Color;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,8 @@ public final class LatencyFigure implements Figure {
     double perRun = o.warmupSeconds() + o.measureSeconds() + 3;
     double setup =
         (o.latencySystems().contains(TABLECAST) ? 4 : 0)
-            + (o.latencySystems().contains(DEBEZIUM) ? 8 : 0);
+            + (o.latencySystems().contains(DEBEZIUM) ? 8 : 0)
+            + 6 * o.latencySystems().stream().filter(ExternalClient.options()::contains).count();
     return o.rates().size() * (o.latencySystems().size() * perRun + setup);
   }
 
@@ -54,14 +56,23 @@ public final class LatencyFigure implements Figure {
     }
   }
 
-  private static LatencySubject start(String system, Db db, Options o) throws InterruptedException {
+  private static LatencySubject start(String system, Db db, Options o)
+      throws IOException, InterruptedException {
     return switch (system) {
       case TABLECAST -> TablecastSubject.start(db, LatencyRun.KEYS);
       case DEBEZIUM ->
           DebeziumMirror.start(db, LatencyRun.KEYS, o.debeziumPollMillis(), Duration.ofMinutes(2));
-      default ->
+      default -> {
+        if (!ExternalClient.options().contains(system)) {
           throw new IllegalArgumentException(
-              "unknown system '" + system + "': use tablecast, debezium");
+              "unknown system '"
+                  + system
+                  + "': use tablecast, debezium, "
+                  + String.join(", ", ExternalClient.options()));
+        }
+        yield LineFedSubject.start(
+            db, LatencyRun.KEYS, ExternalClient.forOption(system), Duration.ofSeconds(90));
+      }
     };
   }
 
@@ -85,7 +96,12 @@ public final class LatencyFigure implements Figure {
             + debeziumVersion()
             + "'s embedded "
             + "engine (MariaDB connector on the binlog; PostgreSQL connector with `pgoutput`) putting each row into a "
-            + "`ConcurrentHashMap` in this JVM; visible = right after `put`. For each rate the two run one after the "
+            + "`ConcurrentHashMap` in this JVM; visible = right after `put`. **Tablecast, tablecast watch** / "
+            + "**Node client** / **browser** (`--systems watch,node,browser`): the same server, and as its client "
+            + "`bin/tablecast watch`, `bench/js/latency-client.mjs` (client-js in Node) or `bench/js/latency-page.html` "
+            + "(client-js in headless Chromium) in a process of its own; visible = when this JVM has read the line "
+            + "carrying the version (from the client's stdout pipe; from the page over a WebSocket to the bench), so "
+            + "the way out of the client is included. For each rate the systems run one after the "
             + "other, each on a fresh schema, never at the same time. **commit→visible** starts when `executeUpdate` "
             + "returned; **intended→visible** starts at the operation's scheduled time (a slow or stalled database "
             + "counts: no coordinated omission). "
@@ -93,7 +109,7 @@ public final class LatencyFigure implements Figure {
             + " s warm-up, "
             + o.measureSeconds()
             + " s measured per rate and system. Times in ms. **JVM CPU** is this process during the measured "
-            + "seconds (server + client, or engine + map, plus the writers), in % of one core.");
+            + "seconds (server + client, or engine + map, plus the writers; not an external client's process), in % of one core.");
     s.text(
         "Debezium is tuned for latency as its documentation describes the settings: "
             + String.join(", ", DebeziumMirror.reportedSettings(o.debeziumPollMillis()))
@@ -159,8 +175,9 @@ public final class LatencyFigure implements Figure {
             .yAxisTitle("ms (log)")
             .build();
     chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+    List<String> systems = results.stream().map(LatencyRun.Result::system).distinct().toList();
     for (Db db : Db.values()) {
-      for (String system : List.of("Tablecast", "Debezium")) {
+      for (String system : systems) {
         List<String> x = new ArrayList<>();
         List<List<Double>> y = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         double[] percentiles = {50, 99, 99.9};
@@ -175,7 +192,7 @@ public final class LatencyFigure implements Figure {
         }
         if (!x.isEmpty()) {
           // one hue per database and system, darker for higher percentiles
-          float hue = (db == Db.MARIADB ? 0.6f : 0.33f) + (system.equals("Debezium") ? 0.45f : 0f);
+          float hue = (db == Db.MARIADB ? 0.6f : 0.33f) + 0.15f * systems.indexOf(system);
           String[] names = {" p50", " p99", " p99.9"};
           for (int i = 0; i < names.length; i++) {
             chart

@@ -69,6 +69,7 @@ final class LatencyRun {
       double phase = o.warmupSeconds() + o.measureSeconds();
       boolean measuring = false;
       while (w.done.get() < total && w.failure.get() == null) {
+        subject.check();
         double t = (System.nanoTime() - w.t0) / 1e9;
         if (!measuring && t >= o.warmupSeconds()) {
           measuring = true;
@@ -99,6 +100,7 @@ final class LatencyRun {
       long committedOps = w.done.get();
       long deadline = System.nanoTime() + 15_000_000_000L;
       while (seen.get() < committedOps && System.nanoTime() < deadline) {
+        subject.check();
         Thread.sleep(20);
       }
     } finally {
@@ -133,7 +135,7 @@ final class LatencyRun {
     progress.note(
         String.format(
             "%s: achieved %.0f/s, commit->visible p50 %.2f ms p99 %.2f ms p99.9 %.2f ms; "
-                + "intended->visible p99 %.2f ms (%d samples, %d not seen); JVM CPU %s",
+                + "intended->visible p99 %.2f ms (%d samples, %d not seen); JVM CPU %s%s",
             label,
             achieved,
             Hist.ms(fromCommit, 50),
@@ -142,7 +144,8 @@ final class LatencyRun {
             Hist.ms(fromIntended, 99),
             samples,
             missing,
-            usage == null ? "n/a" : ThreadCpu.pct(usage.process())));
+            usage == null ? "n/a" : ThreadCpu.pct(usage.process()),
+            subject.note()));
     return new Result(
         db,
         subject.system(),

@@ -12,7 +12,8 @@ import java.util.List;
  * @param warmupSeconds warm-up seconds of each timed phase (not recorded)
  * @param snapshotRows rows of the snapshot figure's table
  * @param subscribers subscriber counts of the fan-out figure
- * @param latencySystems systems the latency figure compares: {@code tablecast}, {@code debezium}
+ * @param latencySystems systems the latency figure compares: {@code tablecast}, {@code debezium},
+ *     and Tablecast through a client outside this JVM: {@code watch}, {@code node}, {@code browser}
  * @param debeziumPollMillis Debezium's {@code poll.interval.ms} in the latency figure
  * @param sysbenchSeconds seconds of each sysbench run of the trigger-overhead figure
  * @param sysbenchRounds rounds (one run with and one without triggers each) of that figure
