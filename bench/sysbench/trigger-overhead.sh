@@ -15,7 +15,8 @@
 #
 # With --served, each round also runs a third variant (issue 14's co-located figure): the triggers
 # and, on the same machine, `tablecast serve` on the sbtest tables with one client mirroring all of
-# them (io.tablecast.bench.MirrorsUntilStopped, a JVM of its own); its CPU per transaction adds the
+# them (io.tablecast.bench.MirrorsUntilStopped, a JVM of its own), warmed by 5 s of the same load
+# (not recorded) before each measured run; its CPU per transaction adds the
 # Tablecast server's and client's CPU to the database's and sysbench's. A second table reports it.
 #
 # Usage: bench/sysbench/trigger-overhead.sh [--dbs "mariadb postgresql"] [--threads 2] [--time 20]
@@ -182,7 +183,13 @@ for db in $DBS; do
     elif [ $((r % 2)) = 1 ]; then order="without with"; else order="with without"; fi
     for v in $order; do
       if [ "$v" != without ]; then tablecast install --config "$cfg"; fi
-      if [ "$v" = served ]; then start_served "$db" "$cfg"; fi
+      if [ "$v" = served ]; then
+        start_served "$db" "$cfg"
+        # the server's and the client's JIT warmed by the same load first, as a running server is
+        full_time=$TIME; TIME=5
+        run_one "$db" served-warmup >/dev/null
+        TIME=$full_time
+      fi
       read -r tps scpu ccpu tcpu <<<"$(run_one "$db" "$v")"
       if [ "$v" = served ]; then
         stop_served
