@@ -9,7 +9,6 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
 import java.io.IOException;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The row form of one version of a table: its rows as compact, positional, canonical bytes.
@@ -35,18 +34,14 @@ public final class RowForm {
 
   private final List<ColumnInfo> columns;
   private final List<String> primaryKey;
+  private final RowLayout layout;
+
+  // the layout's arrays, read on every row (RowLayout documents them)
   private final ValueForm[] forms;
   private final String[] names;
-
-  /** Column index of each key column, in key order. */
   private final int[] keyColumns;
-
-  /** Column index of each other column, in table order. */
   private final int[] otherColumns;
-
-  /** Per column: its place in the key, or -1. */
   private final int[] keyPlace;
-
   private final int bitmapBytes;
 
   /**
@@ -57,34 +52,13 @@ public final class RowForm {
   public RowForm(List<ColumnInfo> columns, List<String> primaryKey) {
     this.columns = List.copyOf(columns);
     this.primaryKey = List.copyOf(primaryKey);
-    this.forms = new ValueForm[columns.size()];
-    this.names = new String[columns.size()];
-    for (int i = 0; i < forms.length; i++) {
-      forms[i] = ValueForm.of(columns.get(i).kind());
-      names[i] = columns.get(i).name().intern(); // so that indexOf finds a literal by identity
-    }
-    this.keyColumns = new int[primaryKey.size()];
-    this.keyPlace = new int[forms.length];
-    java.util.Arrays.fill(keyPlace, -1);
-    for (int k = 0; k < keyColumns.length; k++) {
-      keyColumns[k] = indexOf(primaryKey.get(k));
-      if (keyColumns[k] < 0 || keyPlace[keyColumns[k]] >= 0) {
-        throw new IllegalArgumentException(
-            "primary-key column "
-                + primaryKey.get(k)
-                + " is not a column of "
-                + Objects.toString(List.of(names))
-                + " (or named twice)");
-      }
-      keyPlace[keyColumns[k]] = k;
-    }
-    this.otherColumns = new int[forms.length - keyColumns.length];
-    for (int i = 0, j = 0; i < forms.length; i++) {
-      if (keyPlace[i] < 0) {
-        otherColumns[j++] = i;
-      }
-    }
-    this.bitmapBytes = (otherColumns.length + 7) / 8;
+    this.layout = new RowLayout(this.columns, this.primaryKey);
+    this.forms = layout.forms;
+    this.names = layout.names;
+    this.keyColumns = layout.keyColumns;
+    this.otherColumns = layout.otherColumns;
+    this.keyPlace = layout.keyPlace;
+    this.bitmapBytes = layout.bitmapBytes;
   }
 
   public List<ColumnInfo> columns() {
@@ -100,19 +74,8 @@ public final class RowForm {
    * code (interned, as the form's own names are) is found by identity, without comparing
    * characters: this is on every column read by name.
    */
-  @SuppressWarnings("ReferenceEquality") // identity first on purpose; equals follows
   public int indexOf(String name) {
-    for (int i = 0; i < names.length; i++) {
-      if (names[i] == name) {
-        return i;
-      }
-    }
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(name)) {
-        return i;
-      }
-    }
-    return -1;
+    return layout.indexOf(name);
   }
 
   /**
@@ -261,7 +224,7 @@ public final class RowForm {
   public ObjectNode toNode(byte[] row) {
     JsonNode[] values = new JsonNode[forms.length];
     RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = keyEnd(in);
+    int keyEnd = RowLayout.keyEnd(in);
     for (int column : keyColumns) {
       values[column] = forms[column].toNode(in);
     }
@@ -270,7 +233,7 @@ public final class RowForm {
     for (int j = 0; j < otherColumns.length; j++) {
       int column = otherColumns[j];
       values[column] =
-          isNull(row, bitmap, j) ? ValueForm.NODES.nullNode() : forms[column].toNode(in);
+          RowLayout.isNull(row, bitmap, j) ? ValueForm.NODES.nullNode() : forms[column].toNode(in);
     }
     end(in);
     ObjectNode out = ValueForm.NODES.objectNode();
@@ -298,7 +261,7 @@ public final class RowForm {
    * @param column the column's index in table order
    */
   public JsonNode valueToNode(byte[] row, int column) {
-    int start = valueStart(row, column);
+    int start = layout.valueStart(row, column);
     return start < 0
         ? ValueForm.NODES.nullNode()
         : forms[column].toNode(new RowSource(row, start, row.length));
@@ -311,63 +274,8 @@ public final class RowForm {
    * @param column the column's index in table order
    */
   public Object valueToJava(byte[] row, int column) {
-    int start = valueStart(row, column);
+    int start = layout.valueStart(row, column);
     return start < 0 ? null : DirectRead.toJava(forms[column], row, start);
-  }
-
-  /**
-   * Where a column's value begins in {@code row}, or -1 when it is NULL. Walks by plain positions
-   * ({@link DirectRead}), a {@link RowSource} only for a value no fast path takes: this walk is too
-   * large for the JIT to inline into every read, and a reader passed to a call that is not inlined
-   * is a new object on every read.
-   */
-  private int valueStart(byte[] row, int column) {
-    Objects.checkIndex(column, forms.length);
-    int lengthBytes = DirectRead.varintLength(row, 0);
-    long keyLength = lengthBytes == 0 ? -1 : DirectRead.varint(row, 0, lengthBytes);
-    int keyStart;
-    int keyEnd;
-    if (keyLength < 0 || keyLength > row.length - lengthBytes) {
-      RowSource in = new RowSource(row, 0, row.length); // refuses what the fast read did not take
-      keyEnd = keyEnd(in);
-      keyStart = in.position();
-    } else {
-      keyStart = lengthBytes;
-      keyEnd = lengthBytes + (int) keyLength;
-    }
-    int at = keyStart;
-    if (keyPlace[column] >= 0) {
-      for (int k = 0; k < keyPlace[column]; k++) {
-        at = skip(forms[keyColumns[k]], row, at);
-      }
-      return at;
-    }
-    int bitmap = keyEnd;
-    if (bitmapBytes > row.length - bitmap) {
-      new RowSource(row, bitmap, row.length).skip(bitmapBytes); // names the fault
-    }
-    at = bitmap + bitmapBytes;
-    for (int j = 0; ; j++) {
-      int other = otherColumns[j];
-      boolean isNull = isNull(row, bitmap, j);
-      if (other == column) {
-        return isNull ? -1 : at;
-      }
-      if (!isNull) {
-        at = skip(forms[other], row, at);
-      }
-    }
-  }
-
-  /** The position after the value of {@code form} at {@code start}. */
-  private static int skip(ValueForm form, byte[] row, int start) {
-    int end = DirectRead.end(form, row, start);
-    if (end >= 0) {
-      return end;
-    }
-    RowSource in = new RowSource(row, start, row.length);
-    ValueForm.skipOne(form, in);
-    return in.position();
   }
 
   /**
@@ -380,14 +288,14 @@ public final class RowForm {
    */
   public void check(byte[] row) {
     RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = keyEnd(in);
+    int keyEnd = RowLayout.keyEnd(in);
     for (int column : keyColumns) {
       forms[column].skip(in);
     }
     expect(in, keyEnd, "the key");
     int bitmap = in.skip(bitmapBytes);
     for (int j = 0; j < otherColumns.length; j++) {
-      if (!isNull(row, bitmap, j)) {
+      if (!RowLayout.isNull(row, bitmap, j)) {
         forms[otherColumns[j]].skip(in);
       }
     }
@@ -397,7 +305,7 @@ public final class RowForm {
   /** Writes an encoded row as a JSON object: the same text as Jackson writes {@link #toNode}. */
   public void writeJson(byte[] row, JsonGenerator g) throws IOException {
     RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = keyEnd(in);
+    int keyEnd = RowLayout.keyEnd(in);
     int[] keyValueStarts = new int[keyColumns.length];
     for (int k = 0; k < keyColumns.length; k++) {
       keyValueStarts[k] = in.position();
@@ -412,7 +320,7 @@ public final class RowForm {
       if (keyPlace[i] >= 0) {
         key.position(keyValueStarts[keyPlace[i]]);
         forms[i].write(key, g);
-      } else if (isNull(row, bitmap, j++)) {
+      } else if (RowLayout.isNull(row, bitmap, j++)) {
         g.writeNull();
       } else {
         forms[i].write(in, g);
@@ -431,18 +339,6 @@ public final class RowForm {
     }
     g.writeEndArray();
     end(in);
-  }
-
-  private static boolean isNull(byte[] row, int bitmap, int j) {
-    return (row[bitmap + (j >>> 3)] & (1 << (j & 7))) != 0;
-  }
-
-  private static int keyEnd(RowSource in) {
-    int length = Varints.readLength(in);
-    int start = in.position();
-    in.skip(length);
-    in.position(start);
-    return start + length;
   }
 
   private static void expect(RowSource in, int position, String what) {

@@ -1,0 +1,145 @@
+package io.tablecast.protocol.row;
+
+import io.tablecast.protocol.ColumnInfo;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Where {@link RowForm}'s columns lie in a row: the key's columns first, in key order, then a null
+ * bitmap and the other columns in table order. Finds one column's value by plain {@code int}
+ * positions ({@link DirectRead}), a {@link RowSource} only for a value no fast path takes: this
+ * walk is too large for the JIT to inline into every read, and a reader passed to a call that is
+ * not inlined is a new object on every read. Immutable.
+ */
+final class RowLayout {
+  final ValueForm[] forms;
+
+  /** Column names in table order, interned. */
+  final String[] names;
+
+  /** Column index of each key column, in key order. */
+  final int[] keyColumns;
+
+  /** Column index of each other column, in table order. */
+  final int[] otherColumns;
+
+  /** Per column: its place in the key, or -1. */
+  final int[] keyPlace;
+
+  final int bitmapBytes;
+
+  /**
+   * @throws IllegalArgumentException when a key column is not a column, or is named twice
+   */
+  RowLayout(List<ColumnInfo> columns, List<String> primaryKey) {
+    this.forms = new ValueForm[columns.size()];
+    this.names = new String[columns.size()];
+    for (int i = 0; i < forms.length; i++) {
+      forms[i] = ValueForm.of(columns.get(i).kind());
+      names[i] = columns.get(i).name().intern(); // so that indexOf finds a literal by identity
+    }
+    this.keyColumns = new int[primaryKey.size()];
+    this.keyPlace = new int[forms.length];
+    Arrays.fill(keyPlace, -1);
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyColumns[k] = indexOf(primaryKey.get(k));
+      if (keyColumns[k] < 0 || keyPlace[keyColumns[k]] >= 0) {
+        throw new IllegalArgumentException(
+            "primary-key column "
+                + primaryKey.get(k)
+                + " is not a column of "
+                + Objects.toString(List.of(names))
+                + " (or named twice)");
+      }
+      keyPlace[keyColumns[k]] = k;
+    }
+    this.otherColumns = new int[forms.length - keyColumns.length];
+    for (int i = 0, j = 0; i < forms.length; i++) {
+      if (keyPlace[i] < 0) {
+        otherColumns[j++] = i;
+      }
+    }
+    this.bitmapBytes = (otherColumns.length + 7) / 8;
+  }
+
+  /** The index of the column named {@code name}, or -1: by identity first, then by equals. */
+  @SuppressWarnings("ReferenceEquality") // identity first on purpose; equals follows
+  int indexOf(String name) {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i] == name) {
+        return i;
+      }
+    }
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Where a column's value begins in {@code row}, or -1 when it is NULL. */
+  int valueStart(byte[] row, int column) {
+    Objects.checkIndex(column, forms.length);
+    int lengthBytes = DirectRead.varintLength(row, 0);
+    long keyLength = lengthBytes == 0 ? -1 : DirectRead.varint(row, 0, lengthBytes);
+    int keyStart;
+    int keyEnd;
+    if (keyLength < 0 || keyLength > row.length - lengthBytes) {
+      RowSource in = new RowSource(row, 0, row.length); // refuses what the fast read did not take
+      keyEnd = keyEnd(in);
+      keyStart = in.position();
+    } else {
+      keyStart = lengthBytes;
+      keyEnd = lengthBytes + (int) keyLength;
+    }
+    int at = keyStart;
+    if (keyPlace[column] >= 0) {
+      for (int k = 0; k < keyPlace[column]; k++) {
+        at = skip(forms[keyColumns[k]], row, at);
+      }
+      return at;
+    }
+    int bitmap = keyEnd;
+    if (bitmapBytes > row.length - bitmap) {
+      new RowSource(row, bitmap, row.length).skip(bitmapBytes); // names the fault
+    }
+    at = bitmap + bitmapBytes;
+    for (int j = 0; ; j++) {
+      int other = otherColumns[j];
+      boolean isNull = isNull(row, bitmap, j);
+      if (other == column) {
+        return isNull ? -1 : at;
+      }
+      if (!isNull) {
+        at = skip(forms[other], row, at);
+      }
+    }
+  }
+
+  /** The position after the value of {@code form} at {@code start}. */
+  private static int skip(ValueForm form, byte[] row, int start) {
+    int end = DirectRead.end(form, row, start);
+    if (end >= 0) {
+      return end;
+    }
+    RowSource in = new RowSource(row, start, row.length);
+    ValueForm.skipOne(form, in);
+    return in.position();
+  }
+
+  /** Whether the {@code j}-th other column is NULL in the bitmap at {@code bitmap}. */
+  static boolean isNull(byte[] row, int bitmap, int j) {
+    return (row[bitmap + (j >>> 3)] & (1 << (j & 7))) != 0;
+  }
+
+  /** Reads the key's length; leaves {@code in} at the key's start, returns the key's end. */
+  static int keyEnd(RowSource in) {
+    int length = Varints.readLength(in);
+    int start = in.position();
+    in.skip(length);
+    in.position(start);
+    return start + length;
+  }
+}
