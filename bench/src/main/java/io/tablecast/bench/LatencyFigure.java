@@ -82,7 +82,8 @@ public final class LatencyFigure implements Figure {
       return;
     }
     Report.Section s =
-        report.section("1. Commit-to-mirror latency at fixed write rates, Tablecast vs Debezium");
+        report.section(
+            "1. Commit-to-mirror latency at fixed write rates, every client path and Debezium");
     s.text(
         "Single-row `UPDATE`s in autocommit on an open-loop schedule over "
             + LatencyRun.KEYS
@@ -206,7 +207,7 @@ public final class LatencyFigure implements Figure {
         new CategoryChartBuilder()
             .width(1400)
             .height(600)
-            .title("Commit-to-mirror latency (commit→visible), Tablecast vs Debezium")
+            .title("Commit-to-mirror latency (commit→visible), every client path and Debezium")
             .xAxisTitle("write rate (row changes/s)")
             .yAxisTitle("ms (log)")
             .build();
