@@ -82,7 +82,8 @@ public final class LatencyFigure implements Figure {
       return;
     }
     Report.Section s =
-        report.section("1. Commit-to-mirror latency at fixed write rates, Tablecast vs Debezium");
+        report.section(
+            "1. Commit-to-mirror latency at fixed write rates, every client path and Debezium");
     s.text(
         "Single-row `UPDATE`s in autocommit on an open-loop schedule over "
             + LatencyRun.KEYS
@@ -162,7 +163,43 @@ public final class LatencyFigure implements Figure {
             "JVM CPU",
             "busiest thread groups"),
         rows);
+    firstSecond(o, s);
     s.chart("latency", chart());
+  }
+
+  /** The table of the first second of writes after each subject connected. */
+  private void firstSecond(Options o, Report.Section s) {
+    s.text(
+        "**First second after connecting**: the writes due in the first second after the subject was"
+            + " started and had its snapshot (its JIT still cold), "
+            + (o.warmupSeconds() >= 1
+                ? "part of the warm-up and so not in the table above."
+                : "partly measured in the table above too, as the warm-up is shorter than 1 s."));
+    List<List<String>> rows = new ArrayList<>();
+    for (LatencyRun.Result r : results) {
+      LatencyRun.FirstSecond f = r.firstSecond();
+      rows.add(
+          List.of(
+              r.db().label(),
+              r.system(),
+              String.format("%,d", r.rate()),
+              String.format("%,d", f.samples()),
+              String.valueOf(f.missing()),
+              Report.fmt(Hist.ms(f.fromCommit(), 50)),
+              Report.fmt(Hist.ms(f.fromCommit(), 99)),
+              Report.fmt(Hist.maxMs(f.fromCommit()))));
+    }
+    s.table(
+        List.of(
+            "database",
+            "system",
+            "target/s",
+            "samples",
+            "not seen",
+            "commit→visible p50",
+            "p99",
+            "max"),
+        rows);
   }
 
   private CategoryChart chart() {
@@ -170,7 +207,7 @@ public final class LatencyFigure implements Figure {
         new CategoryChartBuilder()
             .width(1400)
             .height(600)
-            .title("Commit-to-mirror latency (commit→visible), Tablecast vs Debezium")
+            .title("Commit-to-mirror latency (commit→visible), every client path and Debezium")
             .xAxisTitle("write rate (row changes/s)")
             .yAxisTitle("ms (log)")
             .build();

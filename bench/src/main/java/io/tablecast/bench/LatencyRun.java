@@ -20,7 +20,14 @@ final class LatencyRun {
   static final int MAX_WRITERS = 32;
 
   /**
+   * The first second of writes, reported on its own: operations due less than this long after the
+   * writers' start, on a subject just started (its JIT still cold). They are part of the warm-up.
+   */
+  static final long FIRST_SECOND_NANOS = 1_000_000_000L;
+
+  /**
    * @param cpu CPU used during the measured seconds (JVM threads by group, process, machine)
+   * @param firstSecond the operations due in the first second after the writers started
    */
   record Result(
       Db db,
@@ -32,7 +39,18 @@ final class LatencyRun {
       Histogram fromIntended,
       Histogram fromCommit,
       Histogram write,
-      ThreadCpu.Usage cpu) {}
+      ThreadCpu.Usage cpu,
+      FirstSecond firstSecond) {}
+
+  /**
+   * Commit→visible latency of the operations due in the first second after the writers started, and
+   * how many of them committed but were never seen.
+   */
+  record FirstSecond(Histogram fromCommit, long missing) {
+    long samples() {
+      return fromCommit.getTotalCount();
+    }
+  }
 
   private LatencyRun() {}
 
@@ -130,12 +148,14 @@ final class LatencyRun {
       fromIntended.recordValue(Math.max(0, visible[i] - w.intended[i]));
       fromCommit.recordValue(Math.max(0, visible[i] - w.committed[i]));
     }
+    FirstSecond first = firstSecond(w.t0, w.intended, w.committed, visible);
     writeSamples(o, subject, rate, w, visible, (int) warmupOps, (int) total);
     double achieved = measuredCommitted / Math.max(1e-9, (lastCommit - firstDue) / 1e9);
     progress.note(
         String.format(
             "%s: achieved %.0f/s, commit->visible p50 %.2f ms p99 %.2f ms p99.9 %.2f ms; "
-                + "intended->visible p99 %.2f ms (%d samples, %d not seen); JVM CPU %s%s",
+                + "intended->visible p99 %.2f ms (%d samples, %d not seen); "
+                + "first second p99 %.2f ms max %.2f ms (%d not seen); JVM CPU %s%s",
             label,
             achieved,
             Hist.ms(fromCommit, 50),
@@ -144,6 +164,9 @@ final class LatencyRun {
             Hist.ms(fromIntended, 99),
             samples,
             missing,
+            Hist.ms(first.fromCommit(), 99),
+            Hist.maxMs(first.fromCommit()),
+            first.missing(),
             usage == null ? "n/a" : ThreadCpu.pct(usage.process()),
             subject.note()));
     return new Result(
@@ -156,7 +179,30 @@ final class LatencyRun {
         fromIntended,
         fromCommit,
         write,
-        usage);
+        usage,
+        first);
+  }
+
+  /**
+   * Selects the operations due in the first second after the writers started ({@code intended[i] -
+   * t0 < 1 s}) that committed: their commit→visible latency, and the count of those not visible.
+   * Arrays as {@link OpenLoopWriter} fills them (0 = did not happen), {@code visible} indexed
+   * alike.
+   */
+  static FirstSecond firstSecond(long t0, long[] intended, long[] committed, long[] visible) {
+    Histogram fromCommit = Hist.nanos();
+    long missing = 0;
+    for (int i = 0; i < committed.length; i++) {
+      if (committed[i] == 0 || intended[i] - t0 >= FIRST_SECOND_NANOS) {
+        continue; // never committed, or due later
+      }
+      if (visible[i] == 0) {
+        missing++;
+      } else {
+        fromCommit.recordValue(Math.max(0, visible[i] - committed[i]));
+      }
+    }
+    return new FirstSecond(fromCommit, missing);
   }
 
   /**
