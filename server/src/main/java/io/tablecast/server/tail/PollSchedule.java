@@ -3,15 +3,16 @@ package io.tablecast.server.tail;
 import java.time.Duration;
 
 /**
- * How long the tail pauses after a read of the outbox that found nothing, adapted to the rate at
- * which changes arrive. While changes keep coming (the last read that found rows is less than
- * {@code idleAfter} ago) the pause is a tenth ({@link #READS_PER_GAP}) of the average gap between
- * reads that found rows, within {@code min} and {@code max}: at 100 transactions/s it is 1 ms, at
- * 10/s or fewer {@code max}, so the database answers at most about ten empty reads per change; once
- * no change came for {@code idleAfter}, pauses double from there up to {@code max}. A read that
- * finds rows is followed by another at once. With {@code idleAfter} zero it is the schedule of
- * before: from {@code min}, doubling after every empty read. The times are the caller's {@link
- * System#nanoTime()} readings, so the schedule can be driven without a clock.
+ * How long the tail pauses between reads of the outbox, adapted to the rate at which changes
+ * arrive. While changes keep coming (the last read that found rows is less than {@code idleAfter}
+ * ago) the pause is a tenth ({@link #READS_PER_GAP}) of the average gap between reads that found
+ * rows, within {@code min} and {@code max}: at 100 transactions/s it is 1 ms, at 10/s or fewer
+ * {@code max}, so the database answers at most about ten empty reads per change; once no change
+ * came for {@code idleAfter}, pauses double from there up to {@code max}. A read that finds rows is
+ * followed by the same pause as an empty one while changes arrive, so a busy tail reads at most
+ * once per {@code min} and each read takes what gathered meanwhile. With {@code idleAfter} zero it
+ * is the schedule of before: from {@code min}, doubling after every empty read. The times are the
+ * caller's {@link System#nanoTime()} readings, so the schedule can be driven without a clock.
  *
  * <p>Not thread-safe: the tail's thread alone uses it.
  */
@@ -51,7 +52,7 @@ final class PollSchedule {
     this.nextPauseNanos = minNanos;
   }
 
-  /** A read at {@code now} found rows: the next read follows at once, later pauses are short. */
+  /** A read at {@code now} found rows: the pauses that follow are short. */
   void foundRows(long now) {
     if (changed) {
       long gap = Math.max(0, now - lastChangeNanos);
@@ -61,6 +62,17 @@ final class PollSchedule {
     changed = true;
     lastChangeNanos = now;
     nextPauseNanos = idleAfterNanos == 0 ? minNanos : busyPause();
+  }
+
+  /**
+   * How long to pause after a read that found rows, in nanos: the pause while changes arrive, so
+   * that a busy tail reads at most once per {@code min} however fast changes come, each read taking
+   * what gathered meanwhile (docs/BENCHMARKS.md, figure 6 served: reading again at once cost the
+   * database and the server CPU per change). Zero with {@code idleAfter} zero, the schedule of
+   * before.
+   */
+  long pauseAfterRows() {
+    return idleAfterNanos == 0 ? 0 : busyPause();
   }
 
   /** The pause while changes arrive: a tenth of the average gap, within min and max. */

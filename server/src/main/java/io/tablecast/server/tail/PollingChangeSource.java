@@ -14,9 +14,10 @@ import java.util.Optional;
  * poll reads the outbox until a read returns a batch or the poll's deadline has passed, pausing
  * between empty reads as the {@link PollSchedule} says ({@code min_poll_interval} while changes
  * keep arriving, doubling up to {@code max_poll_interval} once none came for {@code
- * poll_idle_after}), and reading again at once after a read that found rows. A database family says
- * how to read its snapshot ({@link #readSnapshot}) and the outbox once ({@link #readOnce}), and
- * what the pruner deletes ({@link #pruneChunk}) and counts ({@link #backlog}).
+ * poll_idle_after}); after a read that found rows the next poll first pauses as after an empty one
+ * while changes arrive (at once with {@code poll_idle_after: 0s}). A database family says how to
+ * read its snapshot ({@link #readSnapshot}) and the outbox once ({@link #readOnce}), and what the
+ * pruner deletes ({@link #pruneChunk}) and counts ({@link #backlog}).
  *
  * <p>Not thread-safe, like {@link ChangeSource}: one thread takes the snapshot, then polls; only
  * {@link #pruneChunk} and {@link #backlog} run on the pruner's thread.
@@ -50,6 +51,11 @@ public abstract class PollingChangeSource implements ChangeSource {
   private final ReadBarrier barrier = new ReadBarrier();
   private Ticker ticker = Ticker.SYSTEM;
   private boolean started;
+
+  /** The last read found rows: the next poll pauses until {@link #readAfterNanos} first. */
+  private boolean pauseOwed;
+
+  private long readAfterNanos;
 
   /**
    * @param pool the source's connections, closed with it
@@ -103,13 +109,23 @@ public abstract class PollingChangeSource implements ChangeSource {
       throw new IllegalStateException("snapshot() must be called before poll()");
     }
     long deadline = ticker.nanoTime() + maxWait.toNanos();
+    if (pauseOwed) { // the last read found rows: let the next ones gather, as between empty reads
+      pauseOwed = false;
+      long pause = Math.min(readAfterNanos, deadline) - ticker.nanoTime();
+      if (pause > 0) {
+        ticker.sleep(pause, barrier);
+      }
+    }
     while (true) {
       barrier.beforeRead();
       CommittedBatch batch = readOnce();
       metrics.outboxRead();
       long now = ticker.nanoTime();
       if (!batch.isEmpty()) {
-        schedule.foundRows(now); // the next poll reads again at once
+        schedule.foundRows(now);
+        long pause = schedule.pauseAfterRows();
+        pauseOwed = pause > 0;
+        readAfterNanos = now + pause;
         return batch;
       }
       long remaining = deadline - now;

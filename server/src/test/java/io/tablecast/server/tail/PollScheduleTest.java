@@ -91,6 +91,22 @@ class PollScheduleTest {
   }
 
   @Test
+  void afterAReadThatFoundRowsThePauseIsTheBusyPauseOrNoneWithIdleAfterZero() {
+    PollSchedule s = new PollSchedule(Duration.ofMillis(1), Duration.ofMillis(10), seconds(1));
+    s.foundRows(0);
+    assertThat(s.pauseAfterRows()).as("one change seen: the shortest").isEqualTo(MS);
+    arrivals(s, 0, 100, 50); // 20 changes/s
+    assertThat(s.pauseAfterRows()).isCloseTo(5 * MS, within(1_000L));
+    arrivals(s, 0, 100, 1); // 1,000/s or faster: never shorter than min
+    assertThat(s.pauseAfterRows()).isEqualTo(MS);
+    PollSchedule before =
+        new PollSchedule(Duration.ofMillis(1), Duration.ofMillis(10), Duration.ZERO);
+    before.foundRows(0);
+    arrivals(before, 0, 10, 5);
+    assertThat(before.pauseAfterRows()).isZero();
+  }
+
+  @Test
   void aFixedScheduleWhenMinEqualsMax() {
     PollSchedule s = new PollSchedule(Duration.ofMillis(5), Duration.ofMillis(5), Duration.ZERO);
     assertThat(pauses(s, 0, 4)).containsExactly(5L, 5L, 5L, 5L);
@@ -106,11 +122,11 @@ class PollScheduleTest {
 
   /**
    * Through {@link PollingChangeSource#poll}: the pauses it sleeps between the reads of one poll
-   * follow the schedule, a read that found rows ends the poll at once, and the next poll stays at
-   * the shortest pause while the change is recent.
+   * follow the schedule, a read that found rows ends the poll at once, and the next poll (which
+   * first pauses after those rows) stays at the shortest pause while the change is recent.
    */
   @Test
-  void pollSleepsTheScheduledPausesAndReadsAgainAtOnceAfterRows() throws Exception {
+  void pollSleepsTheScheduledPauses() throws Exception {
     FakeTicker ticker = new FakeTicker();
     try (ScriptedSource source = new ScriptedSource(ticker, 1, 10, seconds(1))) {
       // no change yet: an idle tail backs off while the poll waits its 50 ms
@@ -123,6 +139,34 @@ class PollScheduleTest {
       // the next poll finds nothing for 20 ms and keeps reading every 1 ms
       assertThat(source.poll(Duration.ofMillis(20)).isEmpty()).isTrue();
       assertThat(ticker.sleptMillis()).hasSize(20).containsOnly(1L);
+    }
+  }
+
+  /**
+   * A busy tail reads at most once per {@code min_poll_interval}: after a read that found rows the
+   * next poll pauses before it reads, though rows are waiting, and returns them after one read.
+   */
+  @Test
+  void whileChangesArriveAPollPausesAfterAReadThatFoundRows() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    try (ScriptedSource source = new ScriptedSource(ticker, 2, 10, seconds(1))) {
+      for (int i = 0; i < 4; i++) {
+        source.rows.add(nonEmpty());
+      }
+      assertThat(source.poll(Duration.ofMillis(50)).isEmpty()).isFalse();
+      assertThat(ticker.slept).as("the first read, after an empty spell: at once").isEmpty();
+      for (int i = 0; i < 3; i++) {
+        assertThat(source.poll(Duration.ofMillis(50)).isEmpty()).isFalse();
+      }
+      assertThat(ticker.sleptMillis())
+          .as("one pause before each later read")
+          .containsExactly(2L, 2L, 2L);
+      assertThat(source.reads).isEqualTo(4);
+      ticker.slept.clear();
+      // a poll shorter than the pause owed pauses only until its deadline, then reads
+      source.rows.add(nonEmpty());
+      assertThat(source.poll(Duration.ofMillis(1)).isEmpty()).isFalse();
+      assertThat(ticker.sleptMillis()).containsExactly(1L);
     }
   }
 
@@ -218,6 +262,7 @@ class PollScheduleTest {
   /** A change source whose reads return the queued batches, then nothing. */
   static final class ScriptedSource extends PollingChangeSource {
     final Deque<CommittedBatch> rows = new ArrayDeque<>();
+    int reads;
 
     ScriptedSource(FakeTicker ticker, long minMs, long maxMs, Duration idleAfter) throws Exception {
       super(
@@ -243,6 +288,7 @@ class PollScheduleTest {
 
     @Override
     protected CommittedBatch readOnce() {
+      reads++;
       return rows.isEmpty() ? CommittedBatch.EMPTY : rows.poll();
     }
 
