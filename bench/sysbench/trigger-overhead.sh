@@ -15,25 +15,30 @@
 #
 # With --served, each round also runs a third variant (issue 14's co-located figure): the triggers
 # and, on the same machine, `tablecast serve` on the sbtest tables with one client mirroring all of
-# them (io.tablecast.bench.MirrorsUntilStopped, a JVM of its own), warmed by 5 s of the same load
-# (not recorded) before each measured run; its CPU per transaction adds the
+# them (io.tablecast.bench.MirrorsUntilStopped, a JVM of its own), warmed by --served-warmup seconds
+# (default 30: until the JIT has compiled the hot paths, as in a server that has run a while) of the
+# same load (not recorded) before each measured run; its CPU per transaction adds the
 # Tablecast server's and client's CPU to the database's and sysbench's. A second table reports it.
+# With --compare-jar OTHER.jar as well, a fourth variant "served-b" runs the same with OTHER.jar as
+# the server (an older build, for an A/B in one run; the client stays the bench jar's).
 #
 # Usage: bench/sysbench/trigger-overhead.sh [--dbs "mariadb postgresql"] [--threads 2] [--time 20]
-#          [--rounds 3] [--tables 4] [--table-size 10000] [--served] [--out bench-results/trigger-overhead.md]
+#          [--rounds 3] [--tables 4] [--table-size 10000] [--served] [--served-warmup 30]
+#          [--compare-jar OTHER.jar] [--out bench-results/trigger-overhead.md]
 # Environment: TABLECAST_JAR (default cli/target/tablecast.jar), TABLECAST_BENCH_JAR (default
 # bench/target/tablecast-bench.jar, for --served); build both: ./mvnw -q -o -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 DBS="mariadb postgresql"; THREADS=2; TIME=20; ROUNDS=3; TABLES=4; TABLE_SIZE=10000
-OUT=bench-results/trigger-overhead.md; SERVED=false
+OUT=bench-results/trigger-overhead.md; SERVED=false; SERVED_WARMUP=30; JAR_B=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dbs) DBS=$2; shift 2;; --threads) THREADS=$2; shift 2;; --time) TIME=$2; shift 2;;
     --rounds) ROUNDS=$2; shift 2;; --tables) TABLES=$2; shift 2;; --table-size) TABLE_SIZE=$2; shift 2;;
     --out) OUT=$2; shift 2;; --served) SERVED=true; shift;;
-    -h|--help) sed -n 2,25p "$0"; exit 0;;
+    --served-warmup) SERVED_WARMUP=$2; shift 2;; --compare-jar) JAR_B=$2; shift 2;;
+    -h|--help) sed -n 2,29p "$0"; exit 0;;
     *) echo "trigger-overhead: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -49,6 +54,10 @@ say() { echo "[trigger-overhead $(date +%H:%M:%S)] $*" >&2; }
 
 command -v sysbench >/dev/null || die "sysbench not found: apt-get install -y sysbench"
 [ -f "$JAR" ] || die "$JAR not found: build it with ./mvnw -q -o -DskipTests package (or set TABLECAST_JAR)"
+if [ -n "$JAR_B" ]; then
+  $SERVED || die "--compare-jar needs --served"
+  [ -f "$JAR_B" ] || die "$JAR_B (--compare-jar) not found"
+fi
 if $SERVED; then
   [ -f "$BJAR" ] || die "$BJAR not found: build it with ./mvnw -q -o -DskipTests package (or set TABLECAST_BENCH_JAR)"
   command -v curl >/dev/null || die "curl not found (--served waits for the server's /health): apt-get install -y curl"
@@ -90,12 +99,12 @@ config() {  # generated server yaml for database $1
   echo "$f"
 }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-start_served() {  # database $1, its config $2: starts the server and a client mirroring every table
+start_served() {  # database $1, its config $2, server jar $3: starts the server and a client mirroring every table
   local port cfg=$WORK/$1-serve.yaml log tables i
   port=$(free_port)
   { printf 'server_name: trigger-overhead\nlisten: { host: 127.0.0.1, port: %s }\n' "$port"; cat "$2"; } >"$cfg"
   log=$WORK/$1-serve-$(date +%s%N).log
-  java -jar "$JAR" serve --config "$cfg" >"$log" 2>&1 &
+  java -jar "$3" serve --config "$cfg" >"$log" 2>&1 &
   SERVED_PIDS+=("$!")
   for i in $(seq 1 120); do
     curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
@@ -176,26 +185,27 @@ for db in $DBS; do
   say "$db: warm-up run without triggers, ${TIME}s (not recorded)"
   run_one "$db" warmup >/dev/null
   TIME=$full_time
-  without=(); with=(); cpu_without=(); cpu_with=(); served=(); cpu_served=()
+  without=(); with=(); cpu_without=(); cpu_with=(); served=(); cpu_served=(); served_b=(); cpu_served_b=()
+  variants=(without with); $SERVED && variants+=(served); [ -n "$JAR_B" ] && variants+=(served-b)
   for r in $(seq 1 "$ROUNDS"); do
-    if $SERVED; then
-      case $((r % 3)) in 1) order="without with served";; 2) order="with served without";; 0) order="served without with";; esac
-    elif [ $((r % 2)) = 1 ]; then order="without with"; else order="with without"; fi
+    order=""  # each round starts one variant later than the one before
+    for i in $(seq 0 $((${#variants[@]} - 1))); do order="$order ${variants[$(( (i + r - 1) % ${#variants[@]} ))]}"; done
     for v in $order; do
       if [ "$v" != without ]; then tablecast install --config "$cfg"; fi
-      if [ "$v" = served ]; then
-        start_served "$db" "$cfg"
+      if [ "$v" = served ] || [ "$v" = served-b ]; then
+        start_served "$db" "$cfg" "$( [ "$v" = served ] && echo "$JAR" || echo "$JAR_B")"
         # the server's and the client's JIT warmed by the same load first, as a running server is
-        full_time=$TIME; TIME=5
+        full_time=$TIME; TIME=$SERVED_WARMUP
         run_one "$db" served-warmup >/dev/null
         TIME=$full_time
       fi
       read -r tps scpu ccpu tcpu <<<"$(run_one "$db" "$v")"
-      if [ "$v" = served ]; then
+      if [ "$v" = served ] || [ "$v" = served-b ]; then
         stop_served
-        served+=("$tps"); cpu_served+=("$((scpu + ccpu + tcpu))")
+        if [ "$v" = served ]; then served+=("$tps"); cpu_served+=("$((scpu + ccpu + tcpu))")
+        else served_b+=("$tps"); cpu_served_b+=("$((scpu + ccpu + tcpu))"); fi
         tablecast uninstall --config "$cfg"
-        say "$db round $r: served           $tps TPS, CPU/tx server $scpu + client $ccpu + Tablecast $tcpu us"
+        say "$db round $r: $(printf '%-16s' "$v") $tps TPS, CPU/tx server $scpu + client $ccpu + Tablecast $tcpu us"
       elif [ "$v" = with ]; then
         with+=("$tps"); cpu_with+=("$((scpu + ccpu))")
         n=$(sqlq "$db" "SELECT COUNT(*) FROM $( [ "$db" = mariadb ] && echo sbtest.tablecast_outbox || echo public.tablecast_outbox)" sbtest)
@@ -215,8 +225,14 @@ for db in $DBS; do
   if $SERVED; then
     ms=$(printf '%s\n' "${served[@]}" | median)
     cs=$(printf '%s\n' "${cpu_served[@]}" | median)
-    SROWS="$SROWS| $db | $(IFS=' '; echo "${served[*]}") | $mo | $ms | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.3f", a/b}') | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}') % | $co | $cs | $(awk -v a="$cs" -v b="$co" 'BEGIN {printf "%.3f", b/a}') |"$'\n'
+    SROWS="$SROWS| $db | $(basename "$JAR") | $(IFS=' '; echo "${served[*]}") | $mo | $ms | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.3f", a/b}') | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}') % | $co | $cs | $(awk -v a="$cs" -v b="$co" 'BEGIN {printf "%.3f", b/a}') |"$'\n'
     say "$db: served median $ms TPS; CPU/tx $co -> $cs us (database, sysbench, Tablecast server and client)"
+  fi
+  if [ -n "$JAR_B" ]; then
+    ms=$(printf '%s\n' "${served_b[@]}" | median)
+    cs=$(printf '%s\n' "${cpu_served_b[@]}" | median)
+    SROWS="$SROWS| $db | $JAR_B | $(IFS=' '; echo "${served_b[*]}") | $mo | $ms | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.3f", a/b}') | $(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.1f", (1-a/b)*100}') % | $co | $cs | $(awk -v a="$cs" -v b="$co" 'BEGIN {printf "%.3f", b/a}') |"$'\n'
+    say "$db: served-b ($JAR_B) median $ms TPS; CPU/tx $co -> $cs us"
   fi
   ROWS="$ROWS| $db | $(IFS=' '; echo "${without[*]}") | $(IFS=' '; echo "${with[*]}") | $mo | $mw | $ratio | $over % | $co | $cw | $cratio |"$'\n'
   say "$db: median without $mo, with $mw, ratio $ratio (overhead $over %); CPU/tx $co -> $cw us, CPU ratio $cratio"
@@ -234,10 +250,10 @@ done
   printf '%s' "$ROWS"
   if $SERVED; then
     echo
-    echo "With the server running and one client mirroring every table (same rounds; CPU includes the Tablecast server's and client's):"
+    echo "With the server running and one client mirroring every table (same rounds, each warmed ${SERVED_WARMUP}s first; CPU includes the Tablecast server's and client's):"
     echo
-    echo "| database | TPS served (runs) | median without | median served | served / without | overhead | CPU µs/tx without | CPU µs/tx served | CPU ratio |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| database | server jar | TPS served (runs) | median without | median served | served / without | overhead | CPU µs/tx without | CPU µs/tx served | CPU ratio |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
     printf '%s' "$SROWS"
   fi
 } | tee "$OUT"
