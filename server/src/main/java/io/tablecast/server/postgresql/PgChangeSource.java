@@ -57,6 +57,7 @@ final class PgChangeSource extends PollingChangeSource {
   private final DriftCheck driftCheck;
   private final PgColumnChanges columnChanges;
   private final PgOutboxEvents outboxEvents;
+  private final PgSingleStatementRead singleStatementRead;
 
   /** Tables the watch asked to re-read, in the next read's snapshot. */
   private final Set<String> pendingResyncs = new LinkedHashSet<>();
@@ -97,6 +98,7 @@ final class PgChangeSource extends PollingChangeSource {
     this.columnChanges =
         new PgColumnChanges(() -> this.plan, p -> this.plan = p, config.captureCheckInterval());
     this.outboxEvents = new PgOutboxEvents(() -> this.plan, columnChanges);
+    this.singleStatementRead = new PgSingleStatementRead(readSql, () -> this.plan);
     // this.plan, the field: ALTER TABLE replaces it
     this.driftCheck =
         new DriftCheck(
@@ -202,6 +204,15 @@ final class PgChangeSource extends PollingChangeSource {
   }
 
   private CommittedBatch readInSnapshot() throws SQLException {
+    if (pendingResyncs.isEmpty()
+        && altered.isEmpty()
+        && !columnChanges.lookDue()
+        && !driftCheck.prepare()) {
+      CommittedBatch batch = readInOneStatement();
+      if (batch != null) {
+        return batch;
+      }
+    }
     String current;
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = new LinkedHashSet<>(pendingResyncs);
@@ -309,6 +320,32 @@ final class PgChangeSource extends PollingChangeSource {
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
     }
     return OutboxRows.batch(events, captureMillis, reads);
+  }
+
+  /** Tests: the one-statement read of this source's outbox. */
+  PgSingleStatementRead singleStatementRead() {
+    return singleStatementRead;
+  }
+
+  /**
+   * The common read, nothing else due in its snapshot, in one round trip ({@link
+   * PgSingleStatementRead}); null when its rows need the read in a transaction.
+   */
+  private CommittedBatch readInOneStatement() throws SQLException {
+    PgSingleStatementRead.Result read;
+    try (Connection c = pool.getConnection()) {
+      c.setAutoCommit(true);
+      read = singleStatementRead.read(c, previousSnapshot);
+    }
+    if (read == null) {
+      return null;
+    }
+    previousSnapshot = read.snapshot(); // the connection given back without error, as below
+    if (!read.events().isEmpty()) {
+      metrics.outboxRowsRead(read.events().size());
+      LOG.debug("Batch of {} events up to snapshot {}", read.events().size(), read.snapshot());
+    }
+    return OutboxRows.batch(read.events(), read.captureMillis(), List.of());
   }
 
   /** Deletes delivered outbox rows past the retention ({@link PgOutboxQueries#prune}). */

@@ -87,9 +87,9 @@ final class PgOutboxEvents {
    * The event of an outbox row whose images hold exactly the table's current columns, encoded
    * straight from their text (no tree: the common case); null for anything else (an image of other
    * columns, a truncate or re-read, a value that does not convert), which {@link #event} then looks
-   * at as trees.
+   * at as trees (or {@link PgSingleStatementRead} hands to a read in a transaction).
    */
-  private static RowEvent exactEvent(
+  static RowEvent exactEvent(
       String table, String code, RowNormalizer n, String afterText, String beforeText) {
     if (code.length() != 1 || "IUD".indexOf(code.charAt(0)) < 0) {
       return null;
