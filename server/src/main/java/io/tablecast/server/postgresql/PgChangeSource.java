@@ -204,10 +204,8 @@ final class PgChangeSource extends PollingChangeSource {
   }
 
   private CommittedBatch readInSnapshot() throws SQLException {
-    if (pendingResyncs.isEmpty()
-        && altered.isEmpty()
-        && !columnChanges.lookDue()
-        && !driftCheck.prepare()) {
+    boolean checkDrift = driftCheck.prepare();
+    if (!checkDrift && pendingResyncs.isEmpty() && altered.isEmpty() && !columnChanges.lookDue()) {
       CommittedBatch batch = readInOneStatement();
       if (batch != null) {
         return batch;
@@ -217,7 +215,6 @@ final class PgChangeSource extends PollingChangeSource {
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = new LinkedHashSet<>(pendingResyncs);
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
-    boolean checkDrift = driftCheck.prepare();
     long captureMillis = 0;
     try (Connection c = pool.getConnection()) {
       begin(c);

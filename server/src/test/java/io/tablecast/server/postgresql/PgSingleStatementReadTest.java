@@ -26,11 +26,8 @@ class PgSingleStatementReadTest {
 
   @Test
   void readsWhatCommittedSinceTheLastSnapshotAndALateCommitTheTimeAfter() throws Exception {
-    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("single_read");
-    db.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
-    SourceConfig config =
-        new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
-    try (ChangeSource source = ChangeSources.open(config);
+    TestDatabases.Isolated db = itemsDatabase("single_read");
+    try (ChangeSource source = ChangeSources.open(itemsSource(db));
         Connection reader = db.connect();
         Connection late = db.connect()) {
       source.snapshot((t, row) -> {});
@@ -72,11 +69,8 @@ class PgSingleStatementReadTest {
 
   @Test
   void moreRowsThanItTakesAreLeftToTheReadInATransaction() throws Exception {
-    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("single_read_many");
-    db.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
-    SourceConfig config =
-        new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
-    try (ChangeSource source = ChangeSources.open(config);
+    TestDatabases.Isolated db = itemsDatabase("single_read_many");
+    try (ChangeSource source = ChangeSources.open(itemsSource(db));
         Connection reader = db.connect()) {
       source.snapshot((t, row) -> {});
       PgSingleStatementRead read = ((PgChangeSource) source).singleStatementRead();
@@ -95,5 +89,17 @@ class PgSingleStatementReadTest {
       // the source (still at the start) reads them in a transaction instead, all of them
       assertThat(source.poll(Duration.ofSeconds(5)).events()).hasSize(2 * max + 1);
     }
+  }
+
+  /** A database with an empty table {@code items}. */
+  private static TestDatabases.Isolated itemsDatabase(String prefix) {
+    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated(prefix);
+    db.execute("CREATE TABLE items (id int PRIMARY KEY, name text)");
+    return db;
+  }
+
+  /** A source of {@code items} that installs its capture. */
+  private static SourceConfig itemsSource(TestDatabases.Isolated db) {
+    return new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
   }
 }
