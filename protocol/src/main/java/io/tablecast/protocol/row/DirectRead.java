@@ -21,35 +21,66 @@ final class DirectRead {
 
   private DirectRead() {}
 
+  /** How the walk passes a value of a kind without a reader: one of these, by {@link #passOf}. */
+  static final byte PASS_VARINT = 0;
+
+  static final byte PASS_LENGTH_AND_BYTES = 1;
+  static final byte PASS_ONE_BYTE = 2;
+
+  /** A header (odd: text of header/2 bytes follows; even: the compact value) and one varint. */
+  static final byte PASS_HEADER_AND_VARINT = 3;
+
+  /** As {@link #PASS_HEADER_AND_VARINT}, a second varint when the header's parameter is not 0. */
+  static final byte PASS_HEADER_AND_TIMESTAMP = 4;
+
+  static final byte PASS_HEADER_AND_TWO_VARINTS = 5;
+  static final byte PASS_WITH_READER = 6;
+
+  /** How a value of {@code form} is passed: the shape its {@link ValueForm#skip} reads. */
+  static byte passOf(ValueForm form) {
+    return switch (form) {
+      case INTEGER -> PASS_VARINT;
+      case STRING, JSON -> PASS_LENGTH_AND_BYTES;
+      case BOOLEAN -> PASS_ONE_BYTE;
+      case DECIMAL, DATE, TIME -> PASS_HEADER_AND_VARINT;
+      case TIMESTAMP -> PASS_HEADER_AND_TIMESTAMP;
+      case TIMESTAMP_TZ -> PASS_HEADER_AND_TWO_VARINTS;
+      default -> PASS_WITH_READER; // FLOAT, BINARY and any kind added later
+    };
+  }
+
   /**
-   * Where the value of {@code form} that begins at {@code start} ends, read without a reader.
+   * Where the value that begins at {@code start}, of the shape {@code pass} ({@link #passOf}),
+   * ends, read without a reader.
    *
    * @return the position after the value, or {@link #NOT_TAKEN}
    */
-  static int end(ValueForm form, byte[] row, int start) {
-    switch (form) {
-      case INTEGER -> {
-        int n = varintLength(row, start);
-        return n == 0 ? NOT_TAKEN : start + n;
-      }
-      case STRING -> {
+  static int end(byte pass, byte[] row, int start) {
+    switch (pass) {
+      case PASS_VARINT:
+        return varintEnd(row, start);
+      case PASS_LENGTH_AND_BYTES:
         return afterBytes(row, start);
-      }
-      case DECIMAL -> {
-        int n = varintLength(row, start);
-        if (n == 0) {
+      case PASS_ONE_BYTE:
+        return start < row.length ? start + 1 : NOT_TAKEN;
+      case PASS_HEADER_AND_VARINT:
+      case PASS_HEADER_AND_TIMESTAMP:
+      case PASS_HEADER_AND_TWO_VARINTS:
+        int after = varintEnd(row, start);
+        if (after < 0) {
           return NOT_TAKEN;
         }
-        long header = varint(row, start, n);
+        long header = varint(row, start, after - start);
         if ((header & 1) == 1) {
-          return within(row, start + n, header >>> 1);
+          return within(row, after, header >>> 1);
         }
-        int m = varintLength(row, start + n);
-        return m == 0 ? NOT_TAKEN : start + n + m;
-      }
-      default -> {
+        int end = varintEnd(row, after);
+        boolean second =
+            pass == PASS_HEADER_AND_TWO_VARINTS
+                || (pass == PASS_HEADER_AND_TIMESTAMP && header >>> 1 != 0);
+        return second && end >= 0 ? varintEnd(row, end) : end;
+      default:
         return NOT_TAKEN;
-      }
     }
   }
 
@@ -119,6 +150,9 @@ final class DirectRead {
    * non-negative long), lies within the row and has no redundant zero group; 0 otherwise.
    */
   static int varintLength(byte[] row, int start) {
+    if (start < row.length && row[start] >= 0) {
+      return 1; // the common case: below 128
+    }
     int limit = Math.min(row.length - start, 9);
     for (int i = 0; i < limit; i++) {
       int b = row[start + i];
@@ -129,8 +163,19 @@ final class DirectRead {
     return 0;
   }
 
+  /**
+   * Where the varint at {@code start} ends, when {@link #varintLength} takes it; else NOT_TAKEN.
+   */
+  static int varintEnd(byte[] row, int start) {
+    int n = varintLength(row, start);
+    return n == 0 ? NOT_TAKEN : start + n;
+  }
+
   /** The value of the varint of {@code length} bytes at {@code start}. */
   static long varint(byte[] row, int start, int length) {
+    if (length == 1) {
+      return row[start];
+    }
     long value = 0;
     for (int i = 0; i < length; i++) {
       value |= (long) (row[start + i] & 0x7f) << (7 * i);

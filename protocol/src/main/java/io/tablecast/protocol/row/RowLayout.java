@@ -15,6 +15,9 @@ import java.util.Objects;
 final class RowLayout {
   final ValueForm[] forms;
 
+  /** Per column: how the walk passes its value ({@link DirectRead#passOf}). */
+  private final byte[] passes;
+
   /** Column names in table order, interned. */
   final String[] names;
 
@@ -34,9 +37,11 @@ final class RowLayout {
    */
   RowLayout(List<ColumnInfo> columns, List<String> primaryKey) {
     this.forms = new ValueForm[columns.size()];
+    this.passes = new byte[columns.size()];
     this.names = new String[columns.size()];
     for (int i = 0; i < forms.length; i++) {
       forms[i] = ValueForm.of(columns.get(i).kind());
+      passes[i] = DirectRead.passOf(forms[i]);
       names[i] = columns.get(i).name().intern(); // so that indexOf finds a literal by identity
     }
     this.keyColumns = new int[primaryKey.size()];
@@ -97,7 +102,7 @@ final class RowLayout {
     int at = keyStart;
     if (keyPlace[column] >= 0) {
       for (int k = 0; k < keyPlace[column]; k++) {
-        at = skip(forms[keyColumns[k]], row, at);
+        at = skip(keyColumns[k], row, at);
       }
       return at;
     }
@@ -113,19 +118,19 @@ final class RowLayout {
         return isNull ? -1 : at;
       }
       if (!isNull) {
-        at = skip(forms[other], row, at);
+        at = skip(other, row, at);
       }
     }
   }
 
-  /** The position after the value of {@code form} at {@code start}. */
-  private static int skip(ValueForm form, byte[] row, int start) {
-    int end = DirectRead.end(form, row, start);
+  /** The position after the value of {@code column} at {@code start}. */
+  private int skip(int column, byte[] row, int start) {
+    int end = DirectRead.end(passes[column], row, start);
     if (end >= 0) {
       return end;
     }
     RowSource in = new RowSource(row, start, row.length);
-    ValueForm.skipOne(form, in);
+    ValueForm.skipOne(forms[column], in);
     return in.position();
   }
 
