@@ -201,70 +201,40 @@ final class MirrorWriter<V> implements MirrorSink {
     dispatcher.dispatch(events, mirror.listeners);
   }
 
-  /**
-   * Replaces all rows with a snapshot in one step. When the mirror already held data, an unchanged
-   * row ({@link RowMapping#sameImage}, else {@link RowMapping#sameValue}) keeps its value (the same
-   * object) and only the differences are sent to listeners.
-   */
   @Override
   public boolean keepsRowBytes() {
     return mapping instanceof GenericRowMapping;
   }
 
+  /**
+   * Replaces all rows with a snapshot in one step. When the mirror already held data, an unchanged
+   * row ({@link RowMapping#sameImage}, else {@link RowMapping#sameValue}) keeps its value (the same
+   * object) and only the differences are sent to listeners ({@link SnapshotSwap}).
+   */
   @Override
   public SnapshotDiff install(Map<Object, ObjectNode> snapshot, long snapshotPosition) {
+    SnapshotSwap<V> swap = new SnapshotSwap<>(mirror, mapping, fit, dispatcher);
     RowIndex<V> fresh = new RowIndex<>(snapshot.size());
-    RowIndex<V> current = rows.current();
-    boolean diff = mirror.readiness.wasReady();
-    boolean wantEvents = diff && !mirror.listeners.isEmpty();
-    List<ChangeEvent<V>> events = wantEvents ? new ArrayList<>() : List.of();
-    fit.replacingAll();
-    int inserted = 0;
-    int updated = 0;
-    int deleted = 0;
     for (Map.Entry<Object, ObjectNode> e : snapshot.entrySet()) {
-      V old = diff ? current.get(e.getKey()) : null;
-      Boolean same = old == null ? Boolean.FALSE : mapping.sameImage(old, e.getValue());
-      V row;
-      if (Boolean.TRUE.equals(same)) {
-        row = old;
-      } else {
-        row = map(e.getKey(), e.getValue());
-        if (row != null && same == null && mapping.sameValue(old, row)) {
-          row = old;
-        } else if (diff && row != null) {
-          if (old == null) {
-            inserted++;
-          } else {
-            updated++;
-          }
-          if (wantEvents) {
-            events.add(MirrorRows.event(mirror.table(), e.getKey(), old, row));
-          }
-        }
-      }
+      V row = swap.received(e.getKey(), e.getValue(), this::map);
       if (row != null) {
         fresh.put(e.getKey(), row);
       }
     }
-    if (diff) {
-      List<ChangeEvent<V>> deletes = new ArrayList<>();
-      current.forEach(
-          (key, row) -> {
-            if (fresh.get(key) == null) {
-              deletes.add(new ChangeEvent<>(mirror.table(), ChangeType.DELETE, key, row, null));
-            }
-          });
-      deleted = deletes.size();
-      if (wantEvents) {
-        events.addAll(deletes);
-      }
+    return swap.finish(fresh, snapshotPosition);
+  }
+
+  /**
+   * A typed mirror maps a snapshot's rows as they arrive ({@link TypedSnapshot}); a generic one
+   * keeps a view of each row's bytes, which wait for the snapshot's end as they are.
+   */
+  @Override
+  public MappedSnapshot mapsOnArrival(long expectedRows) {
+    if (!(mapping instanceof TypedRowMapping<V> typed)) {
+      return null;
     }
-    rows.replace(fresh, snapshotPosition);
-    mirror.readiness.markReady();
-    mirror.staleness.refresh();
-    dispatcher.dispatch(events, mirror.listeners);
-    return diff ? new SnapshotDiff(inserted, updated, deleted) : SnapshotDiff.NONE;
+    return new TypedSnapshot<>(
+        expectedRows, typed, this::map, () -> new SnapshotSwap<>(mirror, mapping, fit, dispatcher));
   }
 
   @Override

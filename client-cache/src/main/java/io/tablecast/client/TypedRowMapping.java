@@ -30,6 +30,61 @@ final class TypedRowMapping<V> implements RowMapping<V> {
     this.comparable = overridesEquals(type);
   }
 
+  /**
+   * Heap bytes of one object of the row type itself, on a 64-bit JVM with compressed references and
+   * class pointers: a 12-byte header, then its fields (inherited ones too) packed by size (a
+   * reference takes 4 bytes), 8-byte aligned; and, for a field of a boxed primitive type, its box.
+   * The objects its other fields refer to (text, a decimal) are priced from the row's values.
+   */
+  static long objectBytes(Class<?> type) {
+    long fields = 0;
+    long boxes = 0;
+    boolean fillsHeaderGap = false;
+    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+        if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+          continue;
+        }
+        Class<?> t = f.getType();
+        int size = t == long.class || t == double.class ? 8 : fieldSize(t);
+        fields += size;
+        fillsHeaderGap |= size <= 4;
+        boxes += !t.isPrimitive() && BOXES.contains(t) ? 16 : 0;
+      }
+    }
+    long shell = 12 + fields + (fields > 0 && !fillsHeaderGap ? 4 : 0);
+    return ((shell + 7) & ~7L) + boxes;
+  }
+
+  private static final java.util.Set<Class<?>> BOXES =
+      java.util.Set.of(
+          Long.class,
+          Integer.class,
+          Short.class,
+          Byte.class,
+          Double.class,
+          Float.class,
+          Character.class,
+          Boolean.class);
+
+  private static int fieldSize(Class<?> t) {
+    if (t == int.class || t == float.class) {
+      return 4;
+    }
+    if (t == short.class || t == char.class) {
+      return 2;
+    }
+    if (t == byte.class || t == boolean.class) {
+      return 1;
+    }
+    return 4; // a compressed reference
+  }
+
+  /** {@link #objectBytes(Class)} of the row type. */
+  long objectBytes() {
+    return objectBytes(type);
+  }
+
   /** Whether {@code type} (or a superclass other than Object) declares {@code equals(Object)}. */
   static boolean overridesEquals(Class<?> type) {
     try {

@@ -1,12 +1,10 @@
 package io.tablecast.client.internal;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.MirrorSink.RowChange;
 import io.tablecast.protocol.Message.Change;
 import io.tablecast.protocol.Op;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,20 +41,6 @@ final class ChangeKeys {
       return old.equals(key) ? null : old;
     } catch (IllegalArgumentException e) {
       return null;
-    }
-  }
-
-  /** Applies a change to the rows of a snapshot in flight. */
-  static void applyTo(Map<Object, ObjectNode> rows, Change c, List<String> primaryKey) {
-    Object key = RowKeys.fromKeyArray(c.key());
-    Object oldKey = oldKey(c, key, primaryKey);
-    if (oldKey != null) {
-      rows.remove(oldKey);
-    }
-    if (c.op() == Op.DELETE || c.after() == null) {
-      rows.remove(key);
-    } else {
-      rows.put(key, c.after());
     }
   }
 }

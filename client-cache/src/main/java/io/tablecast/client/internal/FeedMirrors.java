@@ -2,7 +2,6 @@ package io.tablecast.client.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.MirrorSink.RowChange;
-import io.tablecast.client.internal.MirrorSink.SnapshotDiff;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
@@ -81,22 +80,6 @@ final class FeedMirrors {
     for (MirrorSink m : mirrors) {
       m.snapshotProgress(received, expected);
     }
-  }
-
-  /**
-   * Installs a finished snapshot's {@code rows} at {@code position} in every mirror, with the
-   * table's columns, each caught up; returns what it changed in the last ({@link SnapshotDiff#NONE}
-   * without mirrors).
-   */
-  SnapshotDiff install(
-      Map<Object, ObjectNode> rows, List<ColumnInfo> columns, List<String> pk, long position) {
-    SnapshotDiff diff = SnapshotDiff.NONE;
-    for (MirrorSink m : mirrors) {
-      m.setSchema(columns, pk);
-      diff = m.install(rows, position);
-      m.caughtUp();
-    }
-    return diff;
   }
 
   /** The stream was resumed after {@code position}: every mirror is there, caught up. */

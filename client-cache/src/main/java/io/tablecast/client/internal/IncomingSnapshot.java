@@ -2,10 +2,14 @@ package io.tablecast.client.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.MirrorSink.SnapshotDiff;
+import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.Message.Change;
 import io.tablecast.protocol.Message.SnapshotBegin;
+import io.tablecast.protocol.Op;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,7 +17,11 @@ import org.slf4j.LoggerFactory;
  * A snapshot of one table in flight for its {@link TableFeed}: the rows received so far, keyed by
  * the table's primary key, with the changes of later batches applied to them, until the feed swaps
  * them into its mirrors at the snapshot's end; sized against the heap as they come ({@link
- * SnapshotSizing}). Confined to the connection's event loop.
+ * SnapshotSizing}). A mirror that maps rows to objects of its own (a typed mirror) maps them as
+ * they arrive, into its own copy ({@link MirrorSink.MappedSnapshot}); the rows themselves wait in
+ * {@link PendingRows} only for the other mirrors (a generic mirror keeps a view of their bytes), so
+ * a table whose mirrors are all typed holds no row's bytes past its chunk. Confined to the
+ * connection's event loop.
  */
 final class IncomingSnapshot {
 
@@ -21,28 +29,57 @@ final class IncomingSnapshot {
   private static final Logger log = LoggerFactory.getLogger(TableFeed.class);
 
   private final String table;
+
+  /** The rows, for the mirrors that take them at the end; null when no mirror does. */
   private PendingRows rows;
+
+  /** The copies of the mirrors that map rows as they arrive, by mirror. */
+  private final IdentityHashMap<MirrorSink, MirrorSink.MappedSnapshot> mapped =
+      new IdentityHashMap<>();
+
+  /** Why the snapshot cannot be installed and must be asked for again; null while it can be. */
+  private String fetchAgain;
+
   private final long position;
   private final long startNanos = System.nanoTime();
   private final long expected;
   private long received;
+
+  /** The rows installed, for the log. */
+  private int installed;
+
   private final SnapshotSizing sizing;
 
   /** The snapshot {@code b} begins, for {@code mirrors}. */
   IncomingSnapshot(
       String table, SnapshotBegin b, SnapshotSizing.Settings settings, List<MirrorSink> mirrors) {
     this.table = table;
-    this.rows = new PendingRows(b.rowCount());
     this.position = b.position();
     this.expected = b.rowCount();
-    int views = (int) mirrors.stream().filter(MirrorSink::keepsRowBytes).count();
-    int whole = (int) mirrors.stream().filter(MirrorSink::holdsWholeTable).count();
+    int views = 0;
+    int objects = 0;
+    long mappedObjectBytes = 0;
+    for (MirrorSink m : mirrors) {
+      MirrorSink.MappedSnapshot copy = m.holdsWholeTable() ? m.mapsOnArrival(b.rowCount()) : null;
+      if (copy != null) {
+        mapped.put(m, copy);
+        mappedObjectBytes += copy.objectBytes();
+      } else if (m.holdsWholeTable() && m.keepsRowBytes()) {
+        views++;
+      } else if (m.holdsWholeTable()) {
+        objects++;
+      }
+    }
+    this.rows = views + objects > 0 ? new PendingRows(b.rowCount()) : null;
     this.sizing =
         new SnapshotSizing(
-            table, b.rowCount(), settings, new SnapshotSizing.Mirrors(views, whole - views));
+            table,
+            b.rowCount(),
+            settings,
+            new SnapshotSizing.Mirrors(views, objects, mapped.size(), mappedObjectBytes));
   }
 
-  /** The rows received, by key. */
+  /** The rows received, by key, for the mirrors that take them at the end; null when none does. */
   PendingRows rows() {
     return rows;
   }
@@ -57,6 +94,9 @@ final class IncomingSnapshot {
    * out); returns why the snapshot does not fit in the heap (nothing added then), else null.
    */
   String add(List<ObjectNode> batch, List<String> primaryKey) {
+    if (fetchAgain != null) {
+      return null;
+    }
     List<Object> keys = new ArrayList<>(batch.size());
     List<ObjectNode> keyed = new ArrayList<>(batch.size());
     for (ObjectNode row : batch) {
@@ -72,14 +112,43 @@ final class IncomingSnapshot {
       return tooLarge;
     }
     for (int i = 0; i < keyed.size(); i++) {
-      rows.put(keys.get(i), keyed.get(i));
+      put(keys.get(i), keyed.get(i));
     }
     received += batch.size();
     return null;
   }
 
-  /** The table took a new primary key: the rows are keyed anew (a row without it is dropped). */
+  private void put(Object key, ObjectNode row) {
+    if (rows != null) {
+      rows.put(key, row);
+    }
+    for (MirrorSink.MappedSnapshot copy : mapped.values()) {
+      copy.put(key, row);
+    }
+  }
+
+  private void remove(Object key) {
+    if (rows != null) {
+      rows.remove(key);
+    }
+    for (MirrorSink.MappedSnapshot copy : mapped.values()) {
+      copy.remove(key);
+    }
+  }
+
+  /**
+   * The table took a new primary key: the rows are keyed anew (a row without it is dropped). Rows
+   * already mapped by a mirror cannot be (the object may lack a key column, or give it in another
+   * form than the row did): the snapshot is let go, to be asked for again at its end.
+   */
   void rekey(List<String> primaryKey) {
+    if (!mapped.isEmpty()) {
+      drop("the primary key of " + table + " changed while its snapshot was coming");
+      return;
+    }
+    if (rows == null) {
+      return;
+    }
     PendingRows rekeyed = new PendingRows(rows.size());
     rows.values()
         .forEach(
@@ -92,24 +161,85 @@ final class IncomingSnapshot {
     rows = rekeyed;
   }
 
+  /** Lets every row go for {@code why}: the snapshot is to be asked for again at its end. */
+  private void drop(String why) {
+    fetchAgain = why;
+    rows = null;
+    mapped.clear();
+  }
+
   /** Applies a batch's changes of the table when the batch is newer than the snapshot. */
   void apply(List<Change> changes, long batchPosition, List<String> primaryKey) {
-    if (batchPosition > position) {
-      for (Change c : changes) {
-        ChangeKeys.applyTo(rows, c, primaryKey);
+    if (batchPosition <= position || fetchAgain != null) {
+      return;
+    }
+    for (Change c : changes) {
+      Object key = RowKeys.fromKeyArray(c.key());
+      Object oldKey = ChangeKeys.oldKey(c, key, primaryKey);
+      if (oldKey != null) {
+        remove(oldKey);
+      }
+      if (c.op() == Op.DELETE || c.after() == null) {
+        remove(key);
+      } else {
+        put(key, c.after());
       }
     }
+  }
+
+  /**
+   * Why the snapshot cannot be installed in {@code mirrors} (the table's mirrors at its end) and
+   * must be asked for again, or null: it was let go, or it came without rows ({@code rowsOmitted},
+   * for near caches) and a mirror holding the whole table was created meanwhile, or a mirror added
+   * while it came needs rows that were not kept.
+   */
+  String cannotInstall(List<MirrorSink> mirrors, boolean rowsOmitted) {
+    if (fetchAgain != null) {
+      return fetchAgain;
+    }
+    for (MirrorSink m : mirrors) {
+      if (m.holdsWholeTable() && rowsOmitted) {
+        return "a mirror of " + table + " was created while its snapshot without rows was coming";
+      }
+      if (m.holdsWholeTable() && rows == null && !mapped.containsKey(m)) {
+        return "a mirror of " + table + " was added while its snapshot was coming";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Installs the snapshot at {@code snapshotPosition} in every mirror of {@code mirrors}, with the
+   * table's columns, each caught up; returns what it changed in the last ({@link SnapshotDiff#NONE}
+   * without mirrors).
+   */
+  SnapshotDiff install(
+      List<MirrorSink> mirrors, List<ColumnInfo> columns, List<String> pk, long snapshotPosition) {
+    installed =
+        rows != null
+            ? rows.size()
+            : mapped.values().stream().mapToInt(MirrorSink.MappedSnapshot::size).max().orElse(0);
+    SnapshotDiff diff = SnapshotDiff.NONE;
+    for (MirrorSink m : mirrors) {
+      m.setSchema(columns, pk);
+      MirrorSink.MappedSnapshot copy = mapped.get(m);
+      diff =
+          copy != null
+              ? copy.install(snapshotPosition)
+              : m.install(rows != null ? rows : Map.of(), snapshotPosition);
+      m.caughtUp();
+    }
+    return diff;
   }
 
   /** Logs the snapshot, installed at {@code snapshotPosition} with {@code diff}. */
   void logInstalled(long snapshotPosition, boolean wasResnapshot, SnapshotDiff diff) {
     long ms = (System.nanoTime() - startNanos) / 1_000_000;
-    int count = rows.size();
     if (wasResnapshot) {
       log.info(
           "resnapshot of {}: {} rows at position {} in {} ms; {} inserted, {} updated, {} deleted",
           table,
-          count,
+          installed,
           snapshotPosition,
           ms,
           diff.inserted(),
@@ -117,7 +247,11 @@ final class IncomingSnapshot {
           diff.deleted());
     } else {
       log.info(
-          "snapshot of {}: {} rows at position {} in {} ms", table, count, snapshotPosition, ms);
+          "snapshot of {}: {} rows at position {} in {} ms",
+          table,
+          installed,
+          snapshotPosition,
+          ms);
     }
   }
 }

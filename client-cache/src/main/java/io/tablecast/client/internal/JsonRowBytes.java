@@ -53,7 +53,15 @@ final class JsonRowBytes {
    * binary).
    */
   static long values(JsonNode row) {
-    long bytes = align(12 + 8L * row.size());
+    return align(12 + 8L * row.size()) + referenced(row);
+  }
+
+  /**
+   * Bytes of the values of {@code row} that are objects of their own beside the object holding them
+   * (text, a decimal, binary, a container), as {@link #values} counts them.
+   */
+  static long referenced(JsonNode row) {
+    long bytes = 0;
     for (JsonNode value : row) {
       if (value.isTextual()) {
         bytes += 24 + array(value.textValue().length());

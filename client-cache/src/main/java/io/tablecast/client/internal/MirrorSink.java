@@ -37,6 +37,36 @@ public interface MirrorSink {
     public static final SnapshotDiff NONE = new SnapshotDiff(0, 0, 0);
   }
 
+  /**
+   * A mirror's own copy of a snapshot in flight, each row mapped to the mirror's row type as it
+   * arrives (and as the changes of later batches replace it), so that the row's bytes need not wait
+   * for the snapshot's end; swapped into the mirror at the end, atomically, as {@link #install}
+   * would. Event loop only.
+   */
+  interface MappedSnapshot {
+
+    /** Adds or replaces the row of {@code key} (normalized). */
+    void put(Object key, ObjectNode row);
+
+    /** Removes the row of {@code key}, if held. */
+    void remove(Object key);
+
+    /** The rows held. */
+    int size();
+
+    /**
+     * Heap bytes of one row object itself, its header and fields, without the objects they refer to
+     * (about: a 64-bit JVM with compressed references), to size the snapshot by.
+     */
+    long objectBytes();
+
+    /**
+     * Replaces every row of the mirror with the rows held, at {@code position}, atomically, as
+     * {@link MirrorSink#install} does with the same rows; the copy is used up.
+     */
+    SnapshotDiff install(long position);
+  }
+
   /** The qualified table name. */
   String table();
 
@@ -80,6 +110,15 @@ public interface MirrorSink {
 
   /** Replaces every row with {@code rows} (by normalized key) at {@code position}, atomically. */
   SnapshotDiff install(Map<Object, ObjectNode> rows, long position);
+
+  /**
+   * A copy of the snapshot beginning now, of about {@code expectedRows} rows, into which this
+   * mirror maps each row as it arrives (a typed mirror); null, the default, when the mirror takes
+   * the snapshot's rows at its end through {@link #install}, the rows waiting until then.
+   */
+  default MappedSnapshot mapsOnArrival(long expectedRows) {
+    return null;
+  }
 
   /**
    * Applies one transaction's changes of this table atomically, at {@code position}; {@code

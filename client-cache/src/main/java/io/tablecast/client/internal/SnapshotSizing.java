@@ -9,13 +9,16 @@ import java.util.Locale;
  * Sizes one table's snapshot against the heap as its rows arrive, so that a table too big for the
  * client's heap ends in a refusal naming it, the memory it needs and {@code -Xmx}, never in an
  * {@link OutOfMemoryError}. The rows come from {@code snapshot_begin.rowCount}; the bytes per row
- * from the first {@link #MEASURED_ROWS} rows, as the client holds them: while the snapshot arrives,
- * in {@link PendingRows} (a row-form row as its bytes and a slot of the key index; a JSON tree
- * whole); at its end, beside them, what each mirror builds: a generic mirror a view of the same
- * bytes and a slot, a typed one its object and a slot. Checked at the first chunk, then every
- * {@link #CHECK_BYTES} of rows: when what the snapshot still needs is more than the heap's maximum
- * less the reserve less what is live, a full collection settles it, then the snapshot is refused.
- * Confined to the connection's event loop. Internal.
+ * from the first {@link #MEASURED_ROWS} rows, as the client holds them ({@link IncomingSnapshot}).
+ * While the snapshot arrives: each typed mirror's object and a slot of its key index (it maps rows
+ * as they arrive, into the index it keeps at the end); and, only when another mirror takes the rows
+ * at the end, the row in {@link PendingRows} (a row-form row as its bytes and a slot; a JSON tree
+ * whole). At its end, beside them, what each of those other mirrors builds: a generic mirror a view
+ * of the same bytes and a slot, any other (a mirror of JSON rows) its object and a slot. A table
+ * whose mirrors are all typed is so priced at about what its mirrors hold once it is installed.
+ * Checked at the first chunk, then every {@link #CHECK_BYTES} of rows: when what the snapshot still
+ * needs is more than the heap's maximum less the reserve less what is live, a full collection
+ * settles it, then the snapshot is refused. Confined to the connection's event loop. Internal.
  */
 final class SnapshotSizing {
 
@@ -23,10 +26,20 @@ final class SnapshotSizing {
   public record Settings(HeapRoom heap, int reservePercent) {}
 
   /**
-   * The mirrors of the table: so many keep a row in the row form as a view of its bytes (generic
-   * mirrors), so many an object of their own (typed mirrors, and any mirror of JSON rows).
+   * The mirrors of the table that hold it whole: so many take the rows at the snapshot's end and
+   * keep a row in the row form as a view of its bytes (generic mirrors), so many take them at the
+   * end and make an object of their own (any other mirror of JSON rows), so many map each row to an
+   * object of their own as it arrives (typed mirrors, {@link MirrorSink#mapsOnArrival}), whose
+   * objects take {@code mappedObjectBytes} together beside the values they refer to ({@link
+   * MirrorSink.MappedSnapshot#objectBytes}). The rows wait for the end only when {@code rowViews +
+   * objects > 0}.
    */
-  record Mirrors(int rowViews, int objects) {}
+  record Mirrors(int rowViews, int objects, int mapped, long mappedObjectBytes) {
+
+    boolean rowsWait() {
+      return rowViews + objects > 0;
+    }
+  }
 
   static final int MEASURED_ROWS = 1000;
   static final long CHECK_BYTES = 1 << 20;
@@ -94,17 +107,27 @@ final class SnapshotSizing {
   private void measure(ObjectNode row, Object key) {
     measuredRows++;
     double slot = slotBytes + JsonRowBytes.key(key);
-    if (row instanceof PackedRow packed && packed.form() != null) {
-      measuredPending += JsonRowBytes.bytes(packed.bytes().length) + Math.round(slot);
-      long objects = mirrors.objects() == 0 ? 0 : JsonRowBytes.values(row);
-      measuredInstalled +=
-          Math.round(
-              mirrors.rowViews() * (ROW_VIEW_BYTES + slot) + mirrors.objects() * (objects + slot));
-    } else { // a version-2 server's JSON: the tree pending, a map or an object per mirror
-      measuredPending += JsonRowBytes.tree(row) + TREE_ENTRY_BYTES + Math.round(slot);
-      long each = JsonRowBytes.values(row) + Math.round(slot);
-      measuredInstalled += (long) (mirrors.rowViews() + mirrors.objects()) * each;
+    boolean packed = row instanceof PackedRow p && p.form() != null;
+    // an object of a mirror's own made at the end (a version-2 server's JSON rows: a map in a
+    // generic mirror, its bytes being a tree), and the typed mirrors' objects made as it arrives
+    int ownObjects = mirrors.objects() + (packed ? 0 : mirrors.rowViews());
+    double object = ownObjects == 0 ? 0 : JsonRowBytes.values(row) + slot;
+    double typed =
+        mirrors.mapped() == 0
+            ? 0
+            : mirrors.mappedObjectBytes()
+                + mirrors.mapped() * (JsonRowBytes.referenced(row) + slot);
+    double waiting = 0;
+    if (mirrors.rowsWait()) {
+      waiting =
+          packed
+              ? JsonRowBytes.bytes(((PackedRow) row).bytes().length) + slot
+              : JsonRowBytes.tree(row) + TREE_ENTRY_BYTES + slot;
     }
+    measuredPending += Math.round(waiting + typed);
+    measuredInstalled +=
+        Math.round(
+            ownObjects * object + (packed ? mirrors.rowViews() * (ROW_VIEW_BYTES + slot) : 0));
   }
 
   private long pendingPerRow() {
@@ -145,7 +168,8 @@ final class SnapshotSizing {
         + (pendingPerRow() + installedPerRow())
         + " bytes a row (measured on the first "
         + String.format(Locale.ROOT, "%,d", measuredRows)
-        + ": the row while the snapshot arrives, its row in each mirror) need "
+        + ": what is held of a row while the snapshot arrives, then what the mirrors add at its"
+        + " end) need "
         + bytes(need)
         + " more, the heap can give "
         + bytes(Math.max(0, limit() - live))

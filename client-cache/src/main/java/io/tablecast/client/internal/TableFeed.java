@@ -258,14 +258,14 @@ final class TableFeed {
       log.warn("snapshot end for {} without a snapshot begin; ignored", table);
       return null;
     }
-    if (rowsOmitted && mirrors.anyHoldsWholeTable()) {
-      snapshot = null;
-      needFresh("a mirror of " + table + " was created while its snapshot without rows was coming");
+    snapshot = null;
+    String cannot = done.cannotInstall(mirrors.all(), rowsOmitted);
+    if (cannot != null) {
+      needFresh(cannot);
       return null;
     }
-    SnapshotDiff diff = mirrors.install(done.rows(), columns, primaryKey, snapshotPosition);
+    SnapshotDiff diff = done.install(mirrors.all(), columns, primaryKey, snapshotPosition);
     fromFile = false;
-    snapshot = null;
     synced = true;
     inStream = true;
     statusDue = true;
