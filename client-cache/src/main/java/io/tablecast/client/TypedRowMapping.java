@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.RowKeys;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.row.PackedRow;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Typed rows: one object of the row type per row, mapped by Jackson, and nothing beside it. A
@@ -41,8 +44,8 @@ final class TypedRowMapping<V> implements RowMapping<V> {
     long boxes = 0;
     boolean fillsHeaderGap = false;
     for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-      for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-        if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers())) {
           continue;
         }
         Class<?> t = f.getType();
@@ -56,8 +59,8 @@ final class TypedRowMapping<V> implements RowMapping<V> {
     return ((shell + 7) & ~7L) + boxes;
   }
 
-  private static final java.util.Set<Class<?>> BOXES =
-      java.util.Set.of(
+  private static final Set<Class<?>> BOXES =
+      Set.of(
           Long.class,
           Integer.class,
           Short.class,
