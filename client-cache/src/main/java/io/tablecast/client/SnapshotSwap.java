@@ -46,8 +46,9 @@ final class SnapshotSwap<V> {
   /**
    * The row to hold for the image {@code json} of {@code key}: the row held when {@code json} is
    * its image ({@link RowMapping#sameImage}) or maps to an equal value ({@link
-   * RowMapping#sameValue}), else what {@code map} makes of it; null when it cannot be mapped
-   * ({@code map} tells why).
+   * RowMapping#sameValue}), else what {@code map} makes of it. When it cannot be mapped ({@code
+   * map} tells why), the row held keeps its value, as after a change that does not map; null when
+   * the mirror held none.
    */
   V received(Object key, ObjectNode json, BiFunction<Object, ObjectNode, V> map) {
     V old = diff ? current.get(key) : null;
@@ -56,12 +57,13 @@ final class SnapshotSwap<V> {
       return old;
     }
     V row = map.apply(key, json);
-    if (row != null && same == null && mapping.sameValue(old, row)) {
+    if (row == null) {
       return old;
     }
-    if (row != null) {
-      changed(key, old, row);
+    if (same == null && mapping.sameValue(old, row)) {
+      return old;
     }
+    changed(key, old, row);
     return row;
   }
 

@@ -204,6 +204,34 @@ class TypedSnapshotTest {
   }
 
   @Test
+  void aResnapshotRowThatNoLongerMapsKeepsTheRowsPreviousValue() throws Exception {
+    TableMirror<Item> m = client.mirror(T, Item.class);
+    FakeServer.Conn conn = server.handshake(10);
+    conn.expect(Message.Subscribe.class);
+    conn.send(
+        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 10, 2),
+        rows(item(1, "one", 1), item(2, "two", 2)),
+        new Message.SnapshotEnd(T, 10));
+    assertThat(m.awaitReady(WAIT)).isTrue();
+    Item two = m.get(2L);
+
+    conn.close(); // a restarted server: the table is snapshotted again
+    FakeServer.Conn again = server.handshake("epoch-2", 50, 10_000);
+    again.expect(Message.Subscribe.class);
+    again.send(
+        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 50, 3),
+        rows(item(1, "one", 1), item(2, "unmappable", 2), item(3, "unmappable", 3)),
+        new Message.SnapshotEnd(T, 50));
+    await().atMost(WAIT).until(() -> heard.contains("not mapped 3"));
+    assertThat(heard).contains("not mapped 2");
+    assertThat(m.get(2L))
+        .as("as after a change that does not map: the previous value")
+        .isSameAs(two);
+    assertThat(m.rows()).containsExactlyInAnyOrder(new Item(1, "one", 1), new Item(2, "two", 2));
+    assertThat(m.staleReason()).contains("2 rows of " + T + " could not be mapped to Item");
+  }
+
+  @Test
   void aRowThatCannotBeMappedIsToldAtTheEndOnlyIfItIsStillItsImageThen() throws Exception {
     TableMirror<Item> m = client.mirror(T, Item.class);
     FakeServer.Conn conn = server.handshake(10);
