@@ -35,18 +35,30 @@ class MirrorHeapTest {
           new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
           new ColumnInfo("name", "text", ColumnKind.STRING));
 
-  /** A heap of 8 MiB with 2 MiB in use, whatever the test's JVM has. */
-  static final class SmallHeap implements HeapRoom {
+  /** A heap of a fixed maximum and use, whatever the test's JVM has; counts the collections. */
+  static final class FixedHeap implements HeapRoom {
+    private final long max;
+    private final long used;
     int collections;
+
+    FixedHeap(long max, long used) {
+      this.max = max;
+      this.used = used;
+    }
+
+    /** 8 MiB with 2 MiB in use. */
+    static FixedHeap small() {
+      return new FixedHeap(8L << 20, 2L << 20);
+    }
 
     @Override
     public long max() {
-      return 8L << 20;
+      return max;
     }
 
     @Override
     public long used() {
-      return 2L << 20;
+      return used;
     }
 
     @Override
@@ -76,7 +88,7 @@ class MirrorHeapTest {
   }
 
   /** A fake server and a client on {@code heap} whose refusals go to {@code told}. */
-  private void start(SmallHeap heap, List<String> told) throws Exception {
+  private void start(FixedHeap heap, List<String> told) throws Exception {
     server = new FakeServer();
     client =
         TablecastClient.builder()
@@ -96,7 +108,7 @@ class MirrorHeapTest {
   @Test
   void aSnapshotBiggerThanTheHeapFailsTheMirrorNamingTheTableTheMemoryAndXmx() throws Exception {
     List<String> told = new CopyOnWriteArrayList<>();
-    SmallHeap heap = new SmallHeap();
+    FixedHeap heap = FixedHeap.small();
     start(heap, told);
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
@@ -122,7 +134,7 @@ class MirrorHeapTest {
 
   @Test
   void aSnapshotThatFitsIsMirroredWhole() throws Exception {
-    start(new SmallHeap(), new CopyOnWriteArrayList<>());
+    start(FixedHeap.small(), new CopyOnWriteArrayList<>());
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
@@ -154,7 +166,7 @@ class MirrorHeapTest {
   @Test
   void aSnapshotInTheRowFormIsSizedByItsBytesNotByTrees() throws Exception {
     List<String> told = new CopyOnWriteArrayList<>();
-    start(new SmallHeap(), told);
+    start(FixedHeap.small(), told);
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
@@ -173,7 +185,7 @@ class MirrorHeapTest {
 
   @Test
   void aSnapshotInTheRowFormTooBigForTheHeapIsStillRefused() throws Exception {
-    start(new SmallHeap(), new CopyOnWriteArrayList<>());
+    start(FixedHeap.small(), new CopyOnWriteArrayList<>());
     TableMirror<Map<String, Object>> m = client.mirror(T);
     FakeServer.Conn conn = server.handshake(7);
     conn.expect(Message.Subscribe.class);
@@ -185,24 +197,6 @@ class MirrorHeapTest {
         .isInstanceOf(TablecastException.class)
         .hasMessageContaining("1,000,000 rows at about ")
         .hasMessageContaining("at least -Xmx");
-  }
-
-  /** A heap of 2 GiB with 32 MiB in use. */
-  static final class TwoGibibytes implements HeapRoom {
-    @Override
-    public long max() {
-      return 2L << 30;
-    }
-
-    @Override
-    public long used() {
-      return 32L << 20;
-    }
-
-    @Override
-    public long usedAfterCollection() {
-      return used();
-    }
   }
 
   /** The benchmark's typed row ({@code bench/}'s {@code BenchTable.Row}). */
@@ -221,7 +215,7 @@ class MirrorHeapTest {
         TablecastClient.builder()
             .servers(server.address())
             .clientName("heap")
-            .heap(new TwoGibibytes())
+            .heap(new FixedHeap(2L << 30, 32L << 20))
             .errorListener(
                 new ErrorListener() {
                   @Override

@@ -92,6 +92,30 @@ class TypedSnapshotTest {
     return new Message.SnapshotRows(T, List.of(rows));
   }
 
+  /** Serves {@code m} a first snapshot of {@code rows} at position 10; returns once it is ready. */
+  private FakeServer.Conn readyWith(TableMirror<Item> m, ObjectNode... rows) throws Exception {
+    FakeServer.Conn conn = server.handshake(10);
+    conn.expect(Message.Subscribe.class);
+    conn.send(
+        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 10, rows.length),
+        rows(rows),
+        new Message.SnapshotEnd(T, 10));
+    assertThat(m.awaitReady(WAIT)).isTrue();
+    return conn;
+  }
+
+  /**
+   * Closes {@code conn} as a restarted server would and begins the table's new snapshot at position
+   * 50 on the client's next connection, announcing {@code rowCount} rows; returns that connection.
+   */
+  private FakeServer.Conn restartedServer(FakeServer.Conn conn, int rowCount) throws Exception {
+    conn.close();
+    FakeServer.Conn again = server.handshake("epoch-2", 50, 10_000);
+    again.expect(Message.Subscribe.class);
+    again.send(new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 50, rowCount));
+    return again;
+  }
+
   /** Waits until the client has read everything sent before: it answers a ping in order. */
   private static void settle(FakeServer.Conn conn, long nonce) throws InterruptedException {
     conn.send(new Message.Ping(nonce));
@@ -161,20 +185,12 @@ class TypedSnapshotTest {
     TableMirror<Item> m = client.mirror(T, Item.class);
     List<String> events = new CopyOnWriteArrayList<>();
     m.addListener(e -> events.add(e.op() + " " + e.key()));
-    FakeServer.Conn conn = server.handshake(10);
-    conn.expect(Message.Subscribe.class);
-    conn.send(
-        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 10, 4),
-        rows(item(1, "one", 1), item(2, "two", 2), item(3, "three", 3), item(5, "five", 5)),
-        new Message.SnapshotEnd(T, 10));
-    assertThat(m.awaitReady(WAIT)).isTrue();
+    FakeServer.Conn conn =
+        readyWith(m, item(1, "one", 1), item(2, "two", 2), item(3, "three", 3), item(5, "five", 5));
     Item one = m.get(1L);
 
-    conn.close(); // a restarted server: the table is snapshotted again
-    FakeServer.Conn again = server.handshake("epoch-2", 50, 10_000);
-    again.expect(Message.Subscribe.class);
+    FakeServer.Conn again = restartedServer(conn, 3); // the table is snapshotted again
     again.send(
-        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 50, 3),
         rows(item(1, "one", 1), item(2, "two changed", 2), item(5, "five", 5)),
         batch(
             51,
@@ -206,20 +222,11 @@ class TypedSnapshotTest {
   @Test
   void aResnapshotRowThatNoLongerMapsKeepsTheRowsPreviousValue() throws Exception {
     TableMirror<Item> m = client.mirror(T, Item.class);
-    FakeServer.Conn conn = server.handshake(10);
-    conn.expect(Message.Subscribe.class);
-    conn.send(
-        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 10, 2),
-        rows(item(1, "one", 1), item(2, "two", 2)),
-        new Message.SnapshotEnd(T, 10));
-    assertThat(m.awaitReady(WAIT)).isTrue();
+    FakeServer.Conn conn = readyWith(m, item(1, "one", 1), item(2, "two", 2));
     Item two = m.get(2L);
 
-    conn.close(); // a restarted server: the table is snapshotted again
-    FakeServer.Conn again = server.handshake("epoch-2", 50, 10_000);
-    again.expect(Message.Subscribe.class);
+    FakeServer.Conn again = restartedServer(conn, 3); // the table is snapshotted again
     again.send(
-        new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 50, 3),
         rows(item(1, "one", 1), item(2, "unmappable", 2), item(3, "unmappable", 3)),
         new Message.SnapshotEnd(T, 50));
     await().atMost(WAIT).until(() -> heard.contains("not mapped 3"));
