@@ -18,6 +18,11 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
   private final Map<String, TableImage> loading = new LinkedHashMap<>();
   private final Consumer<Collection<TableImage>> install;
 
+  /** The table of the last row and its image: a source reads one table after the other. */
+  private TableSchema lastTable;
+
+  private TableImage lastImage;
+
   /**
    * @param install installs the loaded images, blocking until done
    */
@@ -29,8 +34,13 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
   }
 
   @Override
+  @SuppressWarnings("ReferenceEquality") // identity: no name built per row
   public void row(TableSchema table, byte[] row) {
-    loading.get(table.id().qualified()).put(row);
+    if (table != lastTable) {
+      lastImage = loading.get(table.id().qualified());
+      lastTable = table;
+    }
+    lastImage.put(row);
   }
 
   @Override

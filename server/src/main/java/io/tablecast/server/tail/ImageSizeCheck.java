@@ -57,6 +57,9 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
   /** The table whose rows came last. */
   private Tally current;
 
+  /** The table of the last row, whose tally is {@link #current}. */
+  private TableSchema currentTable;
+
   /**
    * @param heap the heap the images live in
    * @param reservePercent the share of its maximum kept for serving ({@code heap_reserve_percent})
@@ -143,14 +146,18 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
   }
 
   @Override
+  @SuppressWarnings("ReferenceEquality") // identity first, the name when it differs
   public void row(TableSchema table, byte[] row) {
     Tally t = current;
-    if (t == null || !t.name.equals(table.id().qualified())) {
-      if (t != null) {
-        t.done = true; // the source reads one table after the other
+    if (table != currentTable) { // by identity first: no name built per row
+      if (t == null || !t.name.equals(table.id().qualified())) {
+        if (t != null) {
+          t.done = true; // the source reads one table after the other
+        }
+        t = tally(table.id().qualified());
+        current = t;
       }
-      t = tally(table.id().qualified());
-      current = t;
+      currentTable = table;
     }
     long bytes = rowBytes(row);
     long index = indexBytes(t.loaded);

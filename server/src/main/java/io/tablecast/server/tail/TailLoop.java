@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -277,28 +278,42 @@ public final class TailLoop implements AutoCloseable {
     TailSink.SnapshotLoad load = sink.snapshotLoad(tables);
     ImageSizeCheck check = new ImageSizeCheck(heap, heapReservePercent, tables, load);
     sizing = check;
-    Map<String, Long> started = new HashMap<>();
-    Map<String, Long> finished = new HashMap<>();
-    Map<String, Integer> rows = new HashMap<>();
+    IdentityHashMap<TableSchema, TableLoad> loads = new IdentityHashMap<>(); // no name per row
     long start = System.nanoTime();
     try (Progress progress = Progress.start("snapshot", "rows", -1, LOG)) {
       loading = progress;
       source.snapshot(
           new ChangeSource.SnapshotSink() {
+            private TableLoad current;
+
             @Override
             public void sizes(List<TableSize> sizes) {
               check.sizes(sizes);
             }
 
             @Override
+            @SuppressWarnings(
+                "ReferenceEquality") // the source's own schema: rows come table by table
             public void row(TableSchema table, byte[] row) {
-              String name = table.id().qualified();
               long now = System.nanoTime();
-              if (started.putIfAbsent(name, now) == null) {
-                progress.detail(name + " (" + started.size() + " of " + tables.size() + " tables)");
+              TableLoad load = current;
+              if (load == null || load.table != table) {
+                load = loads.get(table);
+                if (load == null) {
+                  load = new TableLoad(table, now);
+                  loads.put(table, load);
+                  progress.detail(
+                      table.id().qualified()
+                          + " ("
+                          + loads.size()
+                          + " of "
+                          + tables.size()
+                          + " tables)");
+                }
+                current = load;
               }
-              finished.put(name, now);
-              rows.merge(name, 1, Integer::sum);
+              load.last = now;
+              load.rows++;
               progress.advance(1);
               check.row(table, row);
             }
@@ -307,17 +322,18 @@ public final class TailLoop implements AutoCloseable {
     sizing = null;
     loading = null;
     long end = System.nanoTime();
+    Map<String, TableLoad> byName = new HashMap<>();
+    loads.values().forEach(l -> byName.put(l.table.id().qualified(), l));
     List<String> names = new ArrayList<>();
     for (TableSchema t : tables) {
       String name = t.id().qualified();
       names.add(name);
-      long from = started.getOrDefault(name, start);
-      long to = finished.getOrDefault(name, from);
+      TableLoad l = byName.getOrDefault(name, new TableLoad(t, start));
       LOG.info(
           "snapshot of {} rows of {} in {} ms",
-          rows.getOrDefault(name, 0),
+          l.rows,
           name,
-          TimeUnit.NANOSECONDS.toMillis(to - from));
+          TimeUnit.NANOSECONDS.toMillis(l.last - l.first));
     }
     LOG.info(
         "initial snapshot of {} tables loaded in {} ms",
@@ -325,6 +341,20 @@ public final class TailLoop implements AutoCloseable {
         TimeUnit.NANOSECONDS.toMillis(end - start));
     load.install();
     tableNames = List.copyOf(names);
+  }
+
+  /** One table's part of a snapshot: when its first and last rows came, and how many. */
+  private static final class TableLoad {
+    final TableSchema table;
+    final long first;
+    long last;
+    long rows;
+
+    TableLoad(TableSchema table, long first) {
+      this.table = table;
+      this.first = first;
+      this.last = first;
+    }
   }
 
   private boolean stopped() {
