@@ -2,6 +2,7 @@ package io.tablecast.server.capture;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -100,11 +101,14 @@ public final class CapturePlan {
     return normalizers.get(qualifiedTable);
   }
 
-  /**
-   * A query returning one column: each row of the table as JSON text, from the triggers' generator.
-   */
-  public String snapshotQuery(TableSchema table) {
-    return dialect.snapshotQuery(table);
+  /** How to read every row of the table (see {@link Dialect#snapshotRead}). */
+  public SnapshotRead snapshotRead(TableSchema table) {
+    return dialect.snapshotRead(table);
+  }
+
+  /** Prepares a read taken as texts (see {@link Dialect#prepareRead}). */
+  public PreparedStatement prepareRead(Connection c, String sql) throws SQLException {
+    return dialect.prepareRead(c, sql);
   }
 
   /** A key range of the table in key order, for reconciliation (see {@link Dialect#chunkQuery}). */

@@ -2,6 +2,7 @@ package io.tablecast.server.capture;
 
 import io.tablecast.protocol.ColumnInfo;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -177,9 +178,19 @@ public interface Dialect {
   // ---- reads
 
   /**
-   * A query returning one column: each row of the table as JSON text, from the triggers' generator.
+   * How to read every row of the table: by default one column, each row as JSON text from the
+   * triggers' generator ({@link SnapshotRead.Shape#JSON_TEXT}).
    */
-  String snapshotQuery(TableSchema table);
+  SnapshotRead snapshotRead(TableSchema table);
+
+  /**
+   * Prepares a read whose results are taken as texts ({@link ChunkQuery}): by default as the driver
+   * prepares any statement. A driver that switches a statement it saw often to binary results must
+   * be kept to text here.
+   */
+  default PreparedStatement prepareRead(Connection c, String sql) throws SQLException {
+    return c.prepareStatement(sql);
+  }
 
   /**
    * Up to {@code limit} rows of {@code table} in primary-key order, for reconciliation (see {@link

@@ -114,12 +114,64 @@ public final class RowNormalizer {
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a String has no I/O to fail
     }
-    for (int i = 0; i < columns.length; i++) {
-      JsonNode v = values[i];
-      if (exact && (v == null || fields != columns.length)) {
-        return null; // a column missing (or a field twice)
+    if (exact) {
+      for (JsonNode v : values) {
+        if (v == null || fields != columns.length) {
+          return null; // a column missing (or a field twice)
+        }
       }
+    }
+    return encoded(values, normalized);
+  }
+
+  /**
+   * A row read as one text per column of this table version, in table order (a {@link
+   * SnapshotRead.Shape#COLUMN_TEXTS} read), in the row form: each text taken as the JSON generator
+   * prints that value, so that the bytes equal {@link #encode(String)}'s of the row's JSON. An
+   * INTEGER or DECIMAL text that is a valid JSON number is that number, any other (NaN, money) the
+   * string; a BOOLEAN's {@code t}/{@code true} or {@code f}/{@code false} the boolean; other kinds
+   * the string; null is NULL.
+   *
+   * @throws IllegalArgumentException when the texts are not one per column
+   * @throws IllegalStateException as {@link #encode(String)}
+   */
+  public byte[] encodeColumnTexts(String[] texts) {
+    if (texts.length != columns.length) {
+      throw new IllegalArgumentException(
+          texts.length + " column texts for the " + columns.length + " columns of " + table.id());
+    }
+    JsonNode[] values = new JsonNode[columns.length];
+    boolean[] normalized = new boolean[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      String text = texts[i];
+      ColumnKind kind = columns[i].kind();
+      if (text == null) {
+        values[i] = NODES.nullNode();
+        normalized[i] = true;
+      } else if (kind == ColumnKind.DECIMAL && DecimalText.isCompactPlain(text)) {
+        // a JSON number, and as encode(String) reads one: printed plain, its own normal form
+        values[i] = NODES.textNode(text);
+        normalized[i] = true;
+      } else if ((kind == ColumnKind.INTEGER || kind == ColumnKind.DECIMAL)
+          && JsonNumbers.isNumber(text)) {
+        values[i] = JsonNumbers.node(text);
+      } else if (kind == ColumnKind.BOOLEAN && JsonNumbers.isBoolean(text)) {
+        values[i] = NODES.booleanNode(text.charAt(0) == 't');
+      } else {
+        values[i] = NODES.textNode(text);
+      }
+    }
+    return encoded(values, normalized);
+  }
+
+  /**
+   * The row form of one value per column as the JSON generator printed them (null for a column the
+   * image lacks), each converted to its kind unless already {@code normalized}.
+   */
+  private byte[] encoded(JsonNode[] values, boolean[] normalized) {
+    for (int i = 0; i < columns.length; i++) {
       if (!normalized[i]) {
+        JsonNode v = values[i];
         values[i] = v == null || v.isNull() ? NODES.nullNode() : converted(columns[i], v);
       }
     }

@@ -6,6 +6,7 @@ import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.InstalledTrigger;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
@@ -341,12 +342,14 @@ final class MysqlDialect implements TailDialect {
   // ---------------------------------------------------------------- reads
 
   @Override
-  public String snapshotQuery(TableSchema table) {
-    return "SELECT "
-        + MysqlTriggers.jsonObject(table.columns(), "t")
-        + " FROM "
-        + quote(table.id())
-        + " t";
+  public SnapshotRead snapshotRead(TableSchema table) {
+    return new SnapshotRead(
+        "SELECT "
+            + MysqlTriggers.jsonObject(table.columns(), "t")
+            + " FROM "
+            + quote(table.id())
+            + " t",
+        SnapshotRead.Shape.JSON_TEXT);
   }
 
   /**

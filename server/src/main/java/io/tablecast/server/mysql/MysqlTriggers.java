@@ -3,6 +3,7 @@ package io.tablecast.server.mysql;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.Identifiers;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.SqlTemplates;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
@@ -171,6 +172,7 @@ final class MysqlTriggers {
             + limit;
     return new ChunkQuery(
         sql,
+        SnapshotRead.Shape.JSON_TEXT,
         afterKey ? parameters.stream().mapToInt(Integer::intValue).toArray() : new int[0],
         java.sql.Types.VARCHAR);
   }

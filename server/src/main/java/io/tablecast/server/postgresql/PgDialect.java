@@ -6,6 +6,7 @@ import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.Identifiers;
 import io.tablecast.server.capture.InstalledTrigger;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.postgresql.CaptureCheck.Coverage;
@@ -16,6 +17,7 @@ import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.SourceContext;
 import io.tablecast.server.tail.TailDialect;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -25,6 +27,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.postgresql.PGStatement;
 
 /**
  * The dialect of PostgreSQL 13+: generic capture functions write whole row images ({@code
@@ -330,8 +333,20 @@ final class PgDialect implements TailDialect {
   // ---------------------------------------------------------------- reads
 
   @Override
-  public String snapshotQuery(TableSchema table) {
-    return "SELECT " + PgTypes.rowJson(table) + " FROM " + PgIdentifiers.quote(table.id()) + " t";
+  public SnapshotRead snapshotRead(TableSchema table) {
+    return PgTypes.snapshotRead(table);
+  }
+
+  /**
+   * pgjdbc switches a statement it has run five times to a server-prepared one with binary results
+   * for some types (then {@code getString} of a {@code numeric} may print an exponent and of a
+   * {@code bytea} no longer the output function's text): a range read stays one-shot, in text.
+   */
+  @Override
+  public PreparedStatement prepareRead(Connection c, String sql) throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    ps.unwrap(PGStatement.class).setPrepareThreshold(0);
+    return ps;
   }
 
   /**
@@ -352,9 +367,10 @@ final class PgDialect implements TailDialect {
       params.append(i == 0 ? "?" : ", ?");
       order[i] = i;
     }
+    PgTypes.RowSelect row = PgTypes.rowSelect(table);
     String sql =
         "SELECT "
-            + PgTypes.rowJson(table)
+            + row.list()
             + keyTexts
             + " FROM "
             + PgIdentifiers.quote(table.id())
@@ -365,7 +381,7 @@ final class PgDialect implements TailDialect {
             + " LIMIT "
             + limit;
     // unspecified type: the server gives each parameter its column's type
-    return new ChunkQuery(sql, afterKey ? order : new int[0], java.sql.Types.OTHER);
+    return new ChunkQuery(sql, row.shape(), afterKey ? order : new int[0], java.sql.Types.OTHER);
   }
 
   // ---------------------------------------------------------------- values

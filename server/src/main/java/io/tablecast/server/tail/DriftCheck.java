@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
@@ -184,7 +185,8 @@ public final class DriftCheck {
     long chars = 0;
     int keyColumns = table.primaryKey().size();
     ChunkQuery query = current.chunkQuery(table, !first, chunkRows);
-    try (PreparedStatement ps = c.prepareStatement(query.sql())) {
+    int rowColumns = query.rowShape() == SnapshotRead.Shape.JSON_TEXT ? 1 : table.columns().size();
+    try (PreparedStatement ps = current.prepareRead(c, query.sql())) {
       int[] parameters = query.parameterKeyColumns();
       for (int i = 0; i < parameters.length; i++) {
         ps.setObject(i + 1, after.get(parameters[i]), query.parameterSqlType());
@@ -192,14 +194,17 @@ public final class DriftCheck {
       ps.setFetchSize(1000);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String json = rs.getString(1);
-          rows.add(OutboxRows.present(normalizer, json));
-          chars += json.length();
+          String[] texts = new String[rowColumns];
+          for (int i = 0; i < rowColumns; i++) {
+            texts[i] = rs.getString(i + 1);
+            chars += texts[i] == null ? 0 : texts[i].length();
+          }
+          rows.add(OutboxRows.row(query.rowShape(), normalizer, texts));
           if (rows.size() == chunkRows
               || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
             lastKey = new ArrayList<>(keyColumns);
             for (int i = 0; i < keyColumns; i++) {
-              lastKey.add(rs.getString(i + 2));
+              lastKey.add(rs.getString(rowColumns + i + 1));
             }
             break;
           }

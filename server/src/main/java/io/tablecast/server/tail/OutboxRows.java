@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -77,11 +78,17 @@ public final class OutboxRows {
     List<TableSize> out = new ArrayList<>();
     for (TableSchema t : plan.tables()) {
       RowNormalizer n = plan.normalizer(t.id().qualified());
+      SnapshotRead read = plan.snapshotRead(t);
+      int columns = read.columns(t);
       List<byte[]> first = new ArrayList<>();
       try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery(plan.snapshotQuery(t) + " LIMIT " + TableSize.FIRST_ROWS)) {
+          ResultSet rs = s.executeQuery(read.sql() + " LIMIT " + TableSize.FIRST_ROWS)) {
         while (rs.next()) {
-          first.add(present(n, rs.getString(1)));
+          String[] texts = new String[columns];
+          for (int i = 0; i < columns; i++) {
+            texts[i] = rs.getString(i + 1);
+          }
+          first.add(row(read.shape(), n, texts));
         }
       }
       out.add(new TableSize(t, plan.dialect().estimatedRows(c, t.id()), first));
@@ -99,6 +106,16 @@ public final class OutboxRows {
       throw new IllegalStateException(tooLarge(n.table().id().qualified(), null));
     }
     return n.encode(json);
+  }
+
+  /**
+   * A row of a whole-table or range read in the row form: {@code texts} its texts in {@code shape}
+   * (its JSON text alone, or one text per column).
+   */
+  public static byte[] row(SnapshotRead.Shape shape, RowNormalizer n, String[] texts) {
+    return shape == SnapshotRead.Shape.JSON_TEXT
+        ? present(n, texts[0])
+        : n.encodeColumnTexts(texts);
   }
 
   /** Why a row of {@code table} (with {@code key}, when known) cannot be read, and the way out. */
@@ -129,8 +146,10 @@ public final class OutboxRows {
   private static long eachRow(CapturePlan plan, Connection c, TableSchema t, Consumer<byte[]> each)
       throws SQLException {
     RowNormalizer n = plan.normalizer(t.id().qualified());
+    SnapshotRead read = plan.snapshotRead(t);
     try {
-      return ReadAhead.forEach(c, plan.snapshotQuery(t), text -> each.accept(present(n, text)));
+      return ReadAhead.forEach(
+          c, read.sql(), read.columns(t), texts -> each.accept(row(read.shape(), n, texts)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SQLException("reading " + t.id().qualified() + " was interrupted", e);

@@ -11,13 +11,13 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads the first column of a query's rows as text on a thread of its own, up to {@link #AHEAD}
- * chunks of {@link #CHUNK} rows (or {@link #CHUNK_CHARS} of text) ahead of the caller, who turns
- * each into its row form meanwhile. Read on one thread, the database waited while the server
- * encoded a fetched chunk and the server while the database produced the next: a table's snapshot
- * took the sum of both. The reader uses the caller's connection (in the caller's transaction) and
- * is finished, its statement closed, before {@link #forEach} returns or throws, so the connection
- * is the caller's alone again.
+ * Reads a query's rows as texts (each row's first {@code columns} columns) on a thread of its own,
+ * up to {@link #AHEAD} chunks of {@link #CHUNK} rows (or {@link #CHUNK_CHARS} of text) ahead of the
+ * caller, who turns each into its row form meanwhile. Read on one thread, the database waited while
+ * the server encoded a fetched chunk and the server while the database produced the next: a table's
+ * snapshot took the sum of both. The reader uses the caller's connection (in the caller's
+ * transaction) and is finished, its statement closed, before {@link #forEach} returns or throws, so
+ * the connection is the caller's alone again.
  */
 final class ReadAhead {
   static final int CHUNK = 1000;
@@ -26,10 +26,10 @@ final class ReadAhead {
   /** A chunk ends early at this much text, so that rows of megabytes are not read far ahead. */
   static final long CHUNK_CHARS = 4L << 20;
 
-  /** What the caller does with each row's text; may throw what the snapshot's encoding throws. */
+  /** What the caller does with each row's texts; may throw what the snapshot's encoding throws. */
   @FunctionalInterface
-  interface RowText {
-    void accept(String text) throws SQLException;
+  interface RowTexts {
+    void accept(String[] texts) throws SQLException;
   }
 
   /**
@@ -41,16 +41,17 @@ final class ReadAhead {
   private ReadAhead() {}
 
   /**
-   * Runs {@code sql} on {@code c} and hands each row's first column to {@code each}, in order, on
-   * the calling thread; returns the number of rows.
+   * Runs {@code sql} on {@code c} and hands each row's first {@code columns} columns as texts to
+   * {@code each}, in order, on the calling thread; returns the number of rows.
    */
-  static long forEach(Connection c, String sql, RowText each)
+  static long forEach(Connection c, String sql, int columns, RowTexts each)
       throws SQLException, InterruptedException {
     BlockingQueue<Object> chunks = new ArrayBlockingQueue<>(AHEAD);
     Statement s = c.createStatement();
     Thread reader =
         new Thread(
-            () -> read(s, sql, chunks), "tablecast-read-ahead-" + Thread.currentThread().getName());
+            () -> read(s, sql, columns, chunks),
+            "tablecast-read-ahead-" + Thread.currentThread().getName());
     reader.setDaemon(true);
     reader.start();
     boolean done = false;
@@ -72,9 +73,9 @@ final class ReadAhead {
           return end.rows();
         }
         @SuppressWarnings("unchecked")
-        List<String> rows = (List<String>) next;
-        for (String text : rows) {
-          each.accept(text);
+        List<String[]> rows = (List<String[]>) next;
+        for (String[] texts : rows) {
+          each.accept(texts);
         }
       }
     } finally {
@@ -88,18 +89,21 @@ final class ReadAhead {
     }
   }
 
-  private static void read(Statement s, String sql, BlockingQueue<Object> chunks) {
+  private static void read(Statement s, String sql, int columns, BlockingQueue<Object> chunks) {
     long rows = 0;
     End end;
     try {
       s.setFetchSize(CHUNK);
       try (ResultSet rs = s.executeQuery(sql)) {
-        List<String> chunk = new ArrayList<>(CHUNK);
+        List<String[]> chunk = new ArrayList<>(CHUNK);
         long chars = 0;
         while (rs.next()) {
-          String text = rs.getString(1);
-          chunk.add(text);
-          chars += text == null ? 0 : text.length();
+          String[] texts = new String[columns];
+          for (int i = 0; i < columns; i++) {
+            texts[i] = rs.getString(i + 1);
+            chars += texts[i] == null ? 0 : texts[i].length();
+          }
+          chunk.add(texts);
           rows++;
           if (chunk.size() == CHUNK || chars >= CHUNK_CHARS) {
             chunks.put(chunk);

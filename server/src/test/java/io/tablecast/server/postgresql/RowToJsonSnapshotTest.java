@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.Op;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.ChangeSources;
@@ -62,27 +63,85 @@ class RowToJsonSnapshotTest {
   @Test
   void aTableOfPlainKindsIsReadWithRowToJsonAndItsRowsEqualTheCapturedImages() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("row_to_json");
+    Map<Integer, String> snapshot =
+        snapshotEqualsCapturedImages(db, COLUMNS, VALUES, SnapshotRead.Shape.JSON_TEXT);
+    assertThat(snapshot.get(1))
+        .contains("\"nan\":\"NaN\"", "\"dinf\":\"infinity\"", "\"tz\":\"2024-02-29T11:45:30Z\"");
+  }
+
+  /**
+   * Without temporal columns, every column's JSON form is its type's text output: the table is read
+   * as one text column per column, no JSON built, and its rows still equal the captured images, the
+   * padding of {@code char(n)}, NaN and infinite numerics, money, bytea and integers beyond a long
+   * included.
+   */
+  @Test
+  void aTableOfTextOutputKindsIsReadAsColumnTextsAndItsRowsEqualTheCapturedImages()
+      throws Exception {
+    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("column_texts");
+    Map<Integer, String> snapshot =
+        snapshotEqualsCapturedImages(
+            db, TEXT_OUTPUT_COLUMNS, TEXT_OUTPUT_VALUES, SnapshotRead.Shape.COLUMN_TEXTS);
+    assertThat(snapshot.get(1))
+        .contains(
+            "\"nan\":\"NaN\"",
+            "\"ninf\":\"-Infinity\"",
+            "\"ch\":\"ab   \"",
+            "\"n\":\"12.3400\"",
+            "\"nz\":\"-0.0010\"",
+            "\"b\":true",
+            "\"x8\":\"18446744073709551615\"");
+  }
+
+  private static final String TEXT_OUTPUT_COLUMNS =
+      "id int PRIMARY KEY, i2 int2, i8 int8, n numeric(12,4), nz numeric(12,4), nb numeric, "
+          + "nan numeric, ninf numeric, b bool, bf bool, t text, vc varchar(10), ch char(5), "
+          + "by bytea, u uuid, e mood, pi posint, pn price, mo money, iv interval, ia inet, "
+          + "m macaddr, bt bit(4), x xml, nm name, lsn pg_lsn, oi oid, i4r int4range, tsv tsvector, "
+          + "pt point, jp jsonpath, c1 \"char\", x8 xid8";
+
+  private static final String TEXT_OUTPUT_VALUES =
+      "(1, -32768, -9223372036854775808, 12.3400, -0.0010, "
+          + "123456789012345678901234567890.123456789, 'NaN', '-Infinity', true, false, "
+          + "E'q\"\\\\ \\x01 é😀\\n', 'short', 'ab', '\\x00ff', "
+          + "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'ok', 42, 12.3, 1234567.891, "
+          + "'1 year 2 mons 3 days 04:05:06.5', '192.168.0.1/24', '08:00:2b:01:02:03', B'1010', "
+          + "'<a k=\"v\">x &amp; y</a>', 'a name', '16/B374D848', 4294967295, '[1,5)', 'a fat cat', "
+          + "'(1.5,-2)', '$.a[*] ? (@ > 2)', 'x', '18446744073709551615'), (2"
+          + ", NULL".repeat(32)
+          + ")";
+
+  /**
+   * Creates the table {@code types (columns)} with {@code values}, snapshots it (read in {@code
+   * shape}), then deletes and inserts the rows again in a writer's own output settings: the
+   * captured images equal the snapshot's rows. Returns the snapshot's rows as JSON by id.
+   */
+  private static Map<Integer, String> snapshotEqualsCapturedImages(
+      TestDatabases.Isolated db, String columns, String values, SnapshotRead.Shape shape)
+      throws Exception {
     db.execute(
         "CREATE TYPE mood AS ENUM ('sad', 'ok')",
         "CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
         "CREATE DOMAIN price AS numeric(8,2)",
-        "CREATE TABLE types (" + COLUMNS + ")",
-        "INSERT INTO types VALUES " + VALUES);
+        "CREATE TABLE types (" + columns + ")",
+        "INSERT INTO types VALUES " + values);
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("types"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      assertThat(PgTypes.rowJson(source.tables().get(0))).startsWith("row_to_json");
+      SnapshotRead read = PgTypes.snapshotRead(source.tables().get(0));
+      assertThat(read.shape()).isEqualTo(shape);
+      if (shape == SnapshotRead.Shape.JSON_TEXT) {
+        assertThat(read.sql()).contains("row_to_json");
+      }
       Map<Integer, String> snapshot = new TreeMap<>();
       source.snapshot(
           (t, row) -> snapshot.put(Rows.json(t, row).get("id").asInt(), json(Rows.json(t, row))));
       assertThat(snapshot).hasSize(2);
-      assertThat(snapshot.get(1))
-          .contains("\"nan\":\"NaN\"", "\"dinf\":\"infinity\"", "\"tz\":\"2024-02-29T11:45:30Z\"");
 
       List<RowEvent> events = new ArrayList<>();
       db.execute(inWriterSettings("DELETE FROM types"));
       awaitEvents(source, events, 2);
-      db.execute(inWriterSettings("INSERT INTO types VALUES " + VALUES));
+      db.execute(inWriterSettings("INSERT INTO types VALUES " + values));
       awaitEvents(source, events, 4);
       assertThat(events)
           .extracting(RowEvent::op)
@@ -91,6 +150,7 @@ class RowToJsonSnapshotTest {
       assertThat(json(Rows.before(events.get(1)))).isEqualTo(snapshot.get(2));
       assertThat(json(Rows.after(events.get(2)))).isEqualTo(snapshot.get(1));
       assertThat(json(Rows.after(events.get(3)))).isEqualTo(snapshot.get(2));
+      return snapshot;
     }
   }
 

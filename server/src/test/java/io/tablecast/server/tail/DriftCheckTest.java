@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
@@ -14,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -90,6 +92,45 @@ class DriftCheckTest {
       assertThat(first.rows()).as("1 MB + 1 MB of JSON passes 1.6 MiB").hasSize(2);
       assertThat(first.chunk()).isEqualTo(new CommittedBatch.Chunk(true, false));
     }
+  }
+
+  /**
+   * A table read as one text per column (no JSON built): every range gives each row's bytes exactly
+   * as the snapshot read does, pass after pass, also once the driver has seen the range's statement
+   * often enough to prepare it on the server (pgjdbc then reads some types in binary).
+   */
+  @Test
+  void rangesOfATableReadAsColumnTextsGiveTheSnapshotsBytesInEveryPass() throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("drift_texts");
+    db.execute(
+        "CREATE TABLE items (id int8 PRIMARY KEY, n numeric, ch char(5), by bytea, ok bool, "
+            + "ip inet, mo money, big numeric(30,0))",
+        "INSERT INTO items VALUES (1, 0.0000001, 'ab', '\\x00ff', true, '10.0.0.1', 12.5, "
+            + "123456789012345678901234567890), (2, 'NaN', NULL, '', false, '::1/128', -0.01, 0), "
+            + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+    CapturePlan plan = plan(db);
+    TableSchema table = plan.tables().get(0);
+    assertThat(plan.snapshotRead(table).shape()).isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered(), 1);
+    try (Connection c = db.connect()) {
+      c.setAutoCommit(false);
+      List<String> snapshot = hex(OutboxRows.readTable(plan, c, table));
+      for (int pass = 0; pass < 4; pass++) { // 16 range reads: past pgjdbc's prepareThreshold
+        List<String> ranges = new ArrayList<>();
+        for (int range = 0; range < 4; range++) {
+          Thread.sleep(2);
+          assertThat(check.prepare()).isTrue();
+          ranges.addAll(hex(check.read(c).rows()));
+          check.published();
+        }
+        assertThat(ranges).as("pass %d", pass).containsExactlyInAnyOrderElementsOf(snapshot);
+      }
+      c.rollback();
+    }
+  }
+
+  private static List<String> hex(List<byte[]> rows) {
+    return rows.stream().map(HexFormat.of()::formatHex).toList();
   }
 
   private static CapturePlan plan(TestDatabases.Isolated db) throws Exception {

@@ -43,7 +43,7 @@ class ReadAheadTest {
   void everyRowArrivesInOrderAcrossChunks(TestDatabases.Kind kind) throws Exception {
     try (Connection c = open(kind)) {
       List<String> seen = new ArrayList<>();
-      long n = ReadAhead.forEach(c, numbers(kind, 10_500), seen::add);
+      long n = ReadAhead.forEach(c, numbers(kind, 10_500), 1, texts -> seen.add(texts[0]));
       assertThat(n).isEqualTo(10_500);
       assertThat(seen).hasSize(10_500);
       for (int i = 0; i < seen.size(); i++) {
@@ -63,11 +63,12 @@ class ReadAheadTest {
                   ReadAhead.forEach(
                       c,
                       numbers(kind, 200_000),
-                      text -> {
+                      1,
+                      texts -> {
                         if (seen.size() == 1_500) {
                           throw new IllegalStateException("row 1501 does not convert");
                         }
-                        seen.add(text);
+                        seen.add(texts[0]);
                       }))
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("row 1501 does not convert");
@@ -85,10 +86,29 @@ class ReadAheadTest {
   @EnumSource(TestDatabases.Kind.class)
   void aFailingQueryFailsWithTheDatabasesError(TestDatabases.Kind kind) throws Exception {
     try (Connection c = open(kind)) {
-      assertThatThrownBy(() -> ReadAhead.forEach(c, "SELECT nope FROM no_such_table", t -> {}))
+      assertThatThrownBy(() -> ReadAhead.forEach(c, "SELECT nope FROM no_such_table", 1, t -> {}))
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("no_such_table");
       assertThat(readers()).isEmpty();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void eachRowArrivesAsTheTextsOfItsColumnsNullsIncluded(TestDatabases.Kind kind) throws Exception {
+    String sql =
+        kind == TestDatabases.Kind.POSTGRESQL
+            ? "SELECT g, 'row-' || g, CASE WHEN g % 2 = 0 THEN NULL ELSE g * 1.5 END "
+                + "FROM generate_series(1, 2500) g ORDER BY g"
+            : "SELECT seq, CONCAT('row-', seq), CASE WHEN seq % 2 = 0 THEN NULL ELSE seq * 1.5 END "
+                + "FROM seq_1_to_2500 ORDER BY seq";
+    try (Connection c = open(kind)) {
+      List<String[]> seen = new ArrayList<>();
+      assertThat(ReadAhead.forEach(c, sql, 3, seen::add)).isEqualTo(2500);
+      assertThat(seen).hasSize(2500);
+      assertThat(seen.get(0)).containsExactly("1", "row-1", "1.5");
+      assertThat(seen.get(1)).containsExactly("2", "row-2", null);
+      assertThat(seen.get(2499)).containsExactly("2500", "row-2500", null);
     }
   }
 
@@ -100,7 +120,8 @@ class ReadAheadTest {
           ReadAhead.forEach(
               c,
               "SELECT repeat('x', 1 << 20) || g FROM generate_series(1, 12) g ORDER BY g",
-              t -> chars[0] += t.length());
+              1,
+              t -> chars[0] += t[0].length());
       assertThat(n).isEqualTo(12);
       assertThat(chars[0]).isGreaterThan(12L << 20);
     }
