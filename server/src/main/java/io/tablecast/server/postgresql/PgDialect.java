@@ -27,7 +27,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.postgresql.PGStatement;
 
 /**
  * The dialect of PostgreSQL 13+: generic capture functions write whole row images ({@code
@@ -334,54 +333,17 @@ final class PgDialect implements TailDialect {
 
   @Override
   public SnapshotRead snapshotRead(TableSchema table) {
-    return PgTypes.snapshotRead(table);
+    return PgTableReads.snapshotRead(table);
   }
 
-  /**
-   * pgjdbc switches a statement it has run five times to a server-prepared one with binary results
-   * for some types (then {@code getString} of a {@code numeric} may print an exponent and of a
-   * {@code bytea} no longer the output function's text): a range read stays one-shot, in text.
-   */
   @Override
   public PreparedStatement prepareRead(Connection c, String sql) throws SQLException {
-    PreparedStatement ps = c.prepareStatement(sql);
-    ps.unwrap(PGStatement.class).setPrepareThreshold(0);
-    return ps;
+    return PgTableReads.prepareRead(c, sql);
   }
 
-  /**
-   * Keyset pagination: {@code (k1, k2) > (?, ?)} uses the primary key's index and its ordering,
-   * collation included, so the chunks tile the table whatever the key's types; the key travels as
-   * text, which every type reads back exactly.
-   */
   @Override
   public ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit) {
-    StringBuilder keys = new StringBuilder();
-    StringBuilder keyTexts = new StringBuilder();
-    StringBuilder params = new StringBuilder();
-    int[] order = new int[table.primaryKey().size()];
-    for (int i = 0; i < order.length; i++) {
-      String quoted = "t." + PgIdentifiers.quote(table.primaryKey().get(i));
-      keys.append(i == 0 ? "" : ", ").append(quoted);
-      keyTexts.append(", ").append(quoted).append("::text");
-      params.append(i == 0 ? "?" : ", ?");
-      order[i] = i;
-    }
-    PgTypes.RowSelect row = PgTypes.rowSelect(table);
-    String sql =
-        "SELECT "
-            + row.list()
-            + keyTexts
-            + " FROM "
-            + PgIdentifiers.quote(table.id())
-            + " t"
-            + (afterKey ? " WHERE (" + keys + ") > (" + params + ")" : "")
-            + " ORDER BY "
-            + keys
-            + " LIMIT "
-            + limit;
-    // unspecified type: the server gives each parameter its column's type
-    return new ChunkQuery(sql, row.shape(), afterKey ? order : new int[0], java.sql.Types.OTHER);
+    return PgTableReads.chunkQuery(table, afterKey, limit);
   }
 
   // ---------------------------------------------------------------- values

@@ -1,14 +1,11 @@
 package io.tablecast.server.postgresql;
 
 import io.tablecast.protocol.ColumnKind;
-import io.tablecast.server.capture.SnapshotRead;
-import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,82 +61,6 @@ final class PgTypes {
   private static final Set<String> SESSION_DEPENDENT_NESTED = Set.of("timestamptz", "bytea");
 
   private PgTypes() {}
-
-  /**
-   * Kinds whose values {@code row_to_json} prints exactly as {@code to_jsonb} (the capture
-   * function's form) does: both use each type's output function or the same JSON number, boolean
-   * and date-time forms. Not floats ({@code to_jsonb} goes through {@code numeric}), not JSON
-   * (arrays, composites, {@code json} columns, types cast to JSON).
-   */
-  private static final Set<ColumnKind> SAME_IN_ROW_TO_JSON =
-      EnumSet.of(
-          ColumnKind.INTEGER,
-          ColumnKind.DECIMAL,
-          ColumnKind.BOOLEAN,
-          ColumnKind.STRING,
-          ColumnKind.BINARY,
-          ColumnKind.DATE,
-          ColumnKind.TIME,
-          ColumnKind.TIMESTAMP,
-          ColumnKind.TIMESTAMP_TZ);
-
-  /**
-   * Kinds whose JSON form, in {@code to_jsonb} and {@code row_to_json} alike, is the type's text
-   * output: a JSON number when that text is a valid JSON number, else a string (integers, numerics
-   * including {@code NaN} and {@code money}, text-like types, {@code bytea}), or {@code true} /
-   * {@code false}. A table of only these kinds is read as one text column per column ({@link
-   * SnapshotRead.Shape#COLUMN_TEXTS}): no JSON built per row, fetched two to three times faster
-   * than {@code row_to_json} (docs/BENCHMARKS.md). Not the temporal kinds, whose JSON forms are ISO
-   * 8601 rather than their DateStyle text.
-   */
-  private static final Set<ColumnKind> JSON_IS_TEXT_OUTPUT =
-      EnumSet.of(
-          ColumnKind.INTEGER,
-          ColumnKind.DECIMAL,
-          ColumnKind.BOOLEAN,
-          ColumnKind.STRING,
-          ColumnKind.BINARY);
-
-  /**
-   * How whole-table reads read {@code table}: its columns' texts when every column is of a kind in
-   * {@link #JSON_IS_TEXT_OUTPUT}, else each row as JSON text ({@link #rowJson}). Either way the row
-   * form is the same bytes as the capture function's images ({@code RowToJsonSnapshotTest}).
-   */
-  static SnapshotRead snapshotRead(TableSchema table) {
-    RowSelect row = rowSelect(table);
-    return new SnapshotRead(
-        "SELECT " + row.list() + " FROM " + PgIdentifiers.quote(table.id()) + " t", row.shape());
-  }
-
-  /** The select list of a row of table {@code t} in whole-table and range reads, and its shape. */
-  record RowSelect(String list, SnapshotRead.Shape shape) {}
-
-  /** See {@link #snapshotRead}: the row's columns as texts when they can be, else its JSON. */
-  static RowSelect rowSelect(TableSchema table) {
-    if (!table.columns().stream().allMatch(c -> JSON_IS_TEXT_OUTPUT.contains(c.kind()))) {
-      return new RowSelect(rowJson(table), SnapshotRead.Shape.JSON_TEXT);
-    }
-    // no casts: the protocol's text is the output function's (a cast of char(n) to text would
-    // drop its padding, which the JSON keeps; one of inet to text would add a /32)
-    StringBuilder list = new StringBuilder();
-    for (int i = 0; i < table.columns().size(); i++) {
-      list.append(i == 0 ? "t." : ", t.");
-      list.append(PgIdentifiers.quote(table.columns().get(i).name()));
-    }
-    return new RowSelect(list.toString(), SnapshotRead.Shape.COLUMN_TEXTS);
-  }
-
-  /**
-   * A row as JSON text for whole-table reads: {@code row_to_json} when every cached column is of a
-   * kind it prints as {@code to_jsonb} does (about twice as fast to produce, measured on the
-   * benchmark table: docs/BENCHMARKS.md), else {@code to_jsonb}. Either way the row form is the
-   * same bytes as the capture function's images ({@code TypeFidelityTest}).
-   */
-  static String rowJson(TableSchema table) {
-    boolean plain = table.columns().stream().allMatch(c -> SAME_IN_ROW_TO_JSON.contains(c.kind()));
-    // t.*, not t: a column named t would be taken for the row
-    return plain ? "row_to_json(t.*)::text" : "to_jsonb(t.*)::text";
-  }
 
   /**
    * How one column's values are captured.

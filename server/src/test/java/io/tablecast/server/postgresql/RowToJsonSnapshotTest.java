@@ -128,7 +128,7 @@ class RowToJsonSnapshotTest {
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("types"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      SnapshotRead read = PgTypes.snapshotRead(source.tables().get(0));
+      SnapshotRead read = PgTableReads.snapshotRead(source.tables().get(0));
       assertThat(read.shape()).isEqualTo(shape);
       if (shape == SnapshotRead.Shape.JSON_TEXT) {
         assertThat(read.sql()).contains("row_to_json");
@@ -167,7 +167,7 @@ class RowToJsonSnapshotTest {
     try (ChangeSource source = ChangeSources.open(config)) {
       source.snapshot((t, row) -> {});
       assertThat(source.tables())
-          .allSatisfy(t -> assertThat(PgTypes.rowJson(t)).startsWith("to_jsonb"));
+          .allSatisfy(t -> assertThat(PgTableReads.rowJson(t)).startsWith("to_jsonb"));
     }
   }
 
