@@ -17,15 +17,21 @@ import org.junit.jupiter.params.provider.EnumSource;
  * One large value must neither stop the stream nor be cut: it reaches every mirror whole, and the
  * changes of other tables keep flowing around it. PostgreSQL takes text values up to 1 GB (and its
  * capture, as {@code jsonb}, rows up to 256 MB); MariaDB's {@code max_allowed_packet} (16 MiB here)
- * bounds what it accepts, and what its {@code JSON_OBJECT} can return: a row whose JSON form is
- * larger is refused with its table and key named, and the stream goes on.
+ * bounds what it accepts, and what its {@code JSON_OBJECT} can return: a row read as JSON whose
+ * JSON form is larger is refused with its table and key named, and the stream goes on; a row of a
+ * table read as its columns' texts has no JSON form to outgrow.
  */
 class LargeValueTest {
 
   private static List<String> ddl(Kind kind) {
+    return ddl(kind, "");
+  }
+
+  /** {@code docs} with {@code more} columns after its body (", at DATETIME NULL"). */
+  private static List<String> ddl(Kind kind, String more) {
     String text = kind == Kind.POSTGRESQL ? "text" : "LONGTEXT";
     return List.of(
-        "CREATE TABLE docs (id int PRIMARY KEY, body " + text + " NOT NULL)",
+        "CREATE TABLE docs (id int PRIMARY KEY, body " + text + " NOT NULL" + more + ")",
         "CREATE TABLE notes (id int PRIMARY KEY, v int NOT NULL)");
   }
 
@@ -115,16 +121,18 @@ class LargeValueTest {
    * {@code JSON_OBJECT}. It used to fail every poll of the tail (a NullPointerException, retried
    * for ever), so no table's changes reached anyone; now the change is refused, named and counted,
    * the mirrors keep the row as it was and say they are stale (API, /health, metric), other changes
-   * keep flowing, and the row's next change that fits is delivered and ends the staleness.
+   * keep flowing, and the row's next change that fits is delivered and ends the staleness. (The
+   * table has a DATETIME column, so its rows are read as {@code JSON_OBJECT}.)
    */
   @ParameterizedTest
   @EnumSource(value = Kind.class, names = "MYSQL")
   void aRowTooLargeForMaxAllowedPacketAsJsonIsRefusedByNameNeverDeleted(Kind kind)
       throws Exception {
-    try (Pipeline p = Pipeline.start(kind, "json_too_large", ddl(kind), "docs", "notes")) {
+    try (Pipeline p =
+        Pipeline.start(kind, "json_too_large", ddl(kind, ", at DATETIME NULL"), "docs", "notes")) {
       TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("c"), "docs");
       TableMirror<Map<String, Object>> notes = p.readyMirror(p.client("n"), "notes");
-      p.sql("INSERT INTO docs VALUES (2, 'small')");
+      p.sql("INSERT INTO docs VALUES (2, 'small', NULL)");
       await().atMost(Duration.ofSeconds(30)).until(() -> docs.get(2) != null);
       // 9 MB of quotes: accepted by the table, 18 MB once JSON escapes them
       p.sql(
@@ -164,6 +172,37 @@ class LargeValueTest {
       assertThat(health(p)).doesNotContain("staleTables");
       assertThat(p.server().metrics().prometheusText())
           .contains("tablecast_table_stale{table=\"" + p.db.table("docs") + "\"} 0.0");
+    }
+  }
+
+  /**
+   * MariaDB: the same 9 MB of quotes in a table whose columns are all read as their texts (no
+   * {@code JSON_OBJECT}, so nothing 18 MB to outgrow {@code max_allowed_packet}): the row is
+   * delivered whole, nothing is refused, and the table is not stale.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Kind.class, names = "MYSQL")
+  void aRowTooLargeAsJsonIsDeliveredWholeWhenItsTableIsReadAsColumnTexts(Kind kind)
+      throws Exception {
+    try (Pipeline p = Pipeline.start(kind, "texts_not_too_large", ddl(kind), "docs", "notes")) {
+      TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("c"), "docs");
+      p.sql("INSERT INTO docs VALUES (2, 'small')");
+      await().atMost(Duration.ofSeconds(30)).until(() -> docs.get(2) != null);
+      p.sql(
+          "UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2",
+          "INSERT INTO notes VALUES (1, 1)");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> docs.get(2).get("body").toString().length() == 9_000_000);
+      assertThat(docs.get(2).get("body").equals("\"".repeat(9_000_000)))
+          .as("the value arrived unchanged")
+          .isTrue();
+      assertThat(docs.staleReason()).isNull();
+      assertThat(
+              p.server().metrics().registry().find("tablecast.rows.refused").counters().stream()
+                  .mapToDouble(c -> c.count())
+                  .sum())
+          .isZero();
     }
   }
 

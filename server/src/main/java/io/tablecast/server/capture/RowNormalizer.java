@@ -129,8 +129,8 @@ public final class RowNormalizer {
    * SnapshotRead.Shape#COLUMN_TEXTS} read), in the row form: each text taken as the JSON generator
    * prints that value, so that the bytes equal {@link #encode(String)}'s of the row's JSON. An
    * INTEGER or DECIMAL text that is a valid JSON number is that number, any other (NaN, money) the
-   * string; a BOOLEAN's {@code t}/{@code true} or {@code f}/{@code false} the boolean; other kinds
-   * the string; null is NULL.
+   * string; a BOOLEAN's {@code t}/{@code true} or {@code f}/{@code false} the boolean, a number
+   * (MySQL's TINYINT(1)) that number; other kinds the string; null is NULL.
    *
    * @throws IllegalArgumentException when the texts are not one per column
    * @throws IllegalStateException as {@link #encode(String)}
@@ -157,6 +157,8 @@ public final class RowNormalizer {
         values[i] = JsonNumbers.node(text);
       } else if (kind == ColumnKind.BOOLEAN && JsonNumbers.isBoolean(text)) {
         values[i] = NODES.booleanNode(text.charAt(0) == 't');
+      } else if (kind == ColumnKind.BOOLEAN && JsonNumbers.isNumber(text)) {
+        values[i] = JsonNumbers.node(text); // MySQL's TINYINT(1): any number, true unless 0
       } else {
         values[i] = NODES.textNode(text);
       }

@@ -2,6 +2,7 @@ package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.tail.OutboxRows;
@@ -29,9 +30,11 @@ import org.slf4j.Logger;
  * is refused with its table and key named, never taken for a delete.
  *
  * <p>Each key image is read once, without a tree, into its key in the table version's row form and
- * the values to bind ({@link RowNormalizer#keyImage}); each row read is parsed, normalized and
- * written once ({@link RowNormalizer#encode}) and found by the key slice at its start, which equals
- * the key of the outbox image by design. The event carries that key and those bytes.
+ * the values to bind ({@link RowNormalizer#keyImage}); each row read is written once in the row
+ * form, from its columns' texts when the table is read so ({@link MysqlTriggers#rowSelect}), else
+ * from its {@code JSON_OBJECT} ({@link RowNormalizer#encode}), and found by the key slice at its
+ * start, which equals the key of the outbox image by design. The event carries that key and those
+ * bytes. Only a {@code JSON_OBJECT} can be too large for {@code max_allowed_packet}.
  */
 final class ChangedRows {
   /** Keys per statement. */
@@ -170,10 +173,19 @@ final class ChangedRows {
     return events;
   }
 
+  private static String[] columnTexts(ResultSet rs, TableSchema t) throws SQLException {
+    String[] texts = new String[t.columns().size()];
+    for (int i = 0; i < texts.length; i++) {
+      texts[i] = rs.getString(i + 1);
+    }
+    return texts;
+  }
+
   private void readChunk(
       Connection c, RowNormalizer n, List<Changed> chunk, Map<RowKey, byte[]> rows)
       throws SQLException {
     TableSchema t = n.table();
+    boolean texts = MysqlTriggers.rowSelect(t).shape() == SnapshotRead.Shape.COLUMN_TEXTS;
     try (PreparedStatement ps = c.prepareStatement(MysqlTriggers.rowsByKey(t, chunk.size()))) {
       int i = 1;
       for (Changed k : chunk) {
@@ -183,6 +195,11 @@ final class ChangedRows {
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
+          if (texts) { // no JSON, so no JSON_OBJECT too large for max_allowed_packet either
+            byte[] row = n.encodeColumnTexts(columnTexts(rs, t));
+            rows.put(RowKey.ofRow(row), row);
+            continue;
+          }
           String json = rs.getString(1);
           if (json == null) {
             // the row is there, but JSON_OBJECT gave NULL: too large for max_allowed_packet

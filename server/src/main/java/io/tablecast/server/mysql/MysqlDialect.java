@@ -343,13 +343,9 @@ final class MysqlDialect implements TailDialect {
 
   @Override
   public SnapshotRead snapshotRead(TableSchema table) {
+    MysqlTriggers.RowSelect row = MysqlTriggers.rowSelect(table);
     return new SnapshotRead(
-        "SELECT "
-            + MysqlTriggers.jsonObject(table.columns(), "t")
-            + " FROM "
-            + quote(table.id())
-            + " t",
-        SnapshotRead.Shape.JSON_TEXT);
+        "SELECT " + row.list() + " FROM " + quote(table.id()) + " t", row.shape());
   }
 
   /**

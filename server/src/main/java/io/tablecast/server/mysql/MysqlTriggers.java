@@ -134,6 +134,24 @@ final class MysqlTriggers {
   }
 
   /**
+   * The select list of a row of table {@code t} in whole-table and range reads, and its shape: its
+   * columns as texts when every column's JSON form is its text ({@link MysqlTypes#jsonIsText}),
+   * else its {@code JSON_OBJECT}.
+   */
+  record RowSelect(String list, SnapshotRead.Shape shape) {}
+
+  static RowSelect rowSelect(TableSchema table) {
+    if (!table.columns().stream().allMatch(MysqlTypes::jsonIsText)) {
+      return new RowSelect(jsonObject(table.columns(), "t"), SnapshotRead.Shape.JSON_TEXT);
+    }
+    StringJoiner list = new StringJoiner(", ");
+    for (ColumnInfo c : table.columns()) {
+      list.add("t." + MysqlIdentifiers.quote(c.name()));
+    }
+    return new RowSelect(list.toString(), SnapshotRead.Shape.COLUMN_TEXTS);
+  }
+
+  /**
    * A key range in key order ({@link io.tablecast.server.capture.Dialect#chunkQuery}). The
    * condition "after key k" is written out ({@code k1 > ? OR (k1 = ? AND k2 > ?) ...}), which
    * MariaDB's and MySQL's range optimizers turn into one range of the primary key; an ENUM or SET
@@ -158,9 +176,10 @@ final class MysqlTriggers {
       }
       after.add(term.toString());
     }
+    RowSelect row = rowSelect(table);
     String sql =
         "SELECT "
-            + jsonObject(table.columns(), "t")
+            + row.list()
             + texts
             + " FROM "
             + MysqlIdentifiers.quote(table.id())
@@ -172,7 +191,7 @@ final class MysqlTriggers {
             + limit;
     return new ChunkQuery(
         sql,
-        SnapshotRead.Shape.JSON_TEXT,
+        row.shape(),
         afterKey ? parameters.stream().mapToInt(Integer::intValue).toArray() : new int[0],
         java.sql.Types.VARCHAR);
   }
@@ -196,11 +215,11 @@ final class MysqlTriggers {
     for (int i = 0; i < keys; i++) {
       in.add(tuple.toString());
     }
-    // the key again, on its own: it names a row whose whole JSON_OBJECT is NULL (too large)
+    RowSelect row = rowSelect(table);
+    // as JSON, the key again on its own: it names a row whose whole JSON_OBJECT is NULL (too large)
     return "SELECT "
-        + jsonObject(table.columns(), "t")
-        + ", "
-        + jsonObject(key, "t")
+        + row.list()
+        + (row.shape() == SnapshotRead.Shape.JSON_TEXT ? ", " + jsonObject(key, "t") : "")
         + " FROM "
         + MysqlIdentifiers.quote(table.id())
         + " t WHERE "

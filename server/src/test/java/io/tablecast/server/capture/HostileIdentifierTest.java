@@ -132,19 +132,11 @@ class HostileIdentifierTest {
         write(c, kind, inserted, null);
         SnapshotRead read = installer.plan().snapshotRead(schema);
         RowNormalizer normalizer = installer.plan().normalizer(schema.id().qualified());
+        byte[] expected = normalizer.encode(inserted.toString());
         try (Statement s = c.createStatement();
             ResultSet rs = s.executeQuery(read.sql())) {
           assertThat(rs.next()).isTrue();
-          if (read.shape() == SnapshotRead.Shape.JSON_TEXT) {
-            assertThat(json(rs.getString(1))).isEqualTo(inserted);
-          } else {
-            String[] texts = new String[read.columns(schema)];
-            for (int i = 0; i < texts.length; i++) {
-              texts[i] = rs.getString(i + 1);
-            }
-            assertThat(normalizer.encodeColumnTexts(texts))
-                .isEqualTo(normalizer.encode(inserted.toString()));
-          }
+          assertThat(row(rs, read, schema, normalizer)).isEqualTo(expected);
           assertThat(rs.next()).isFalse();
         }
         if (kind == Kind.MYSQL) {
@@ -152,7 +144,7 @@ class HostileIdentifierTest {
             ps.setString(1, "1");
             try (ResultSet rs = ps.executeQuery()) {
               assertThat(rs.next()).isTrue();
-              assertThat(json(rs.getString(1))).isEqualTo(inserted);
+              assertThat(row(rs, read, schema, normalizer)).isEqualTo(expected);
             }
           }
           assertThat(pwned(c, kind)).isNull();
@@ -186,6 +178,19 @@ class HostileIdentifierTest {
           .hasMessageContaining("a\\b")
           .hasMessageContaining("backslash");
     }
+  }
+
+  /** The row at the result set's cursor, read in the shape {@code read} gives, in the row form. */
+  private static byte[] row(
+      ResultSet rs, SnapshotRead read, TableSchema schema, RowNormalizer normalizer)
+      throws SQLException {
+    String[] texts = new String[read.columns(schema)];
+    for (int i = 0; i < texts.length; i++) {
+      texts[i] = rs.getString(i + 1);
+    }
+    return read.shape() == SnapshotRead.Shape.JSON_TEXT
+        ? normalizer.encode(texts[0])
+        : normalizer.encodeColumnTexts(texts);
   }
 
   private static ObjectNode row(int id, String prefix) {

@@ -99,15 +99,24 @@ class DriftCheckTest {
    * as the snapshot read does, pass after pass, also once the driver has seen the range's statement
    * often enough to prepare it on the server (pgjdbc then reads some types in binary).
    */
-  @Test
-  void rangesOfATableReadAsColumnTextsGiveTheSnapshotsBytesInEveryPass() throws Exception {
-    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("drift_texts");
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void rangesOfATableReadAsColumnTextsGiveTheSnapshotsBytesInEveryPass(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("drift_texts");
     db.execute(
-        "CREATE TABLE items (id int8 PRIMARY KEY, n numeric, ch char(5), by bytea, ok bool, "
-            + "ip inet, mo money, big numeric(30,0))",
-        "INSERT INTO items VALUES (1, 0.0000001, 'ab', '\\x00ff', true, '10.0.0.1', 12.5, "
-            + "123456789012345678901234567890), (2, 'NaN', NULL, '', false, '::1/128', -0.01, 0), "
-            + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+        kind == Kind.POSTGRESQL
+            ? "CREATE TABLE items (id int8 PRIMARY KEY, n numeric, ch char(5), by bytea, ok bool, "
+                + "ip inet, mo money, big numeric(30,0))"
+            : "CREATE TABLE items (id BIGINT PRIMARY KEY, n DECIMAL(20,10), ch CHAR(5), "
+                + "vc VARCHAR(20) CHARACTER SET latin1, ok TINYINT(1), e ENUM('x','y'), "
+                + "big BIGINT UNSIGNED, y YEAR)",
+        kind == Kind.POSTGRESQL
+            ? "INSERT INTO items VALUES (1, 0.0000001, 'ab', '\\x00ff', true, '10.0.0.1', 12.5, "
+                + "123456789012345678901234567890), (2, 'NaN', NULL, '', false, '::1/128', -0.01, 0), "
+                + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+            : "INSERT INTO items VALUES (1, 0.0000001, 'ab', 'café', 2, 'y', 18446744073709551615, "
+                + "2024), (2, -1.5, '', '', 0, 'x', 0, 1901), "
+                + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
     CapturePlan plan = plan(db);
     TableSchema table = plan.tables().get(0);
     assertThat(plan.snapshotRead(table).shape()).isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
