@@ -2,7 +2,6 @@ package io.tablecast.server.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnKind;
@@ -13,9 +12,9 @@ import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.PostgresExtensions;
 import io.tablecast.server.testing.Rows;
+import io.tablecast.server.testing.SourcePolls;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -202,17 +201,17 @@ class TypeFidelityTest {
         new SourceConfig(db.jdbcUrl(), null, null, List.of("types"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
       List<String> snapshot = new ArrayList<>();
-      source.snapshot((t, row) -> snapshot.add(json(Rows.json(t, row))));
+      source.snapshot((t, row) -> snapshot.add(Rows.text(Rows.json(t, row))));
       assertThat(snapshot).containsExactly("{\"k\":\"0000000101\",\"v\":1}");
       List<RowEvent> events = new ArrayList<>();
       db.execute(
           "INSERT INTO types VALUES (b'1111111111', 2)", "UPDATE types SET v = 3 WHERE k = 5");
-      awaitEvents(source, events, 2);
+      SourcePolls.awaitEvents(source, events, 2);
       db.execute("DELETE FROM types WHERE k = 1023");
-      awaitEvents(source, events, 3);
+      SourcePolls.awaitEvents(source, events, 3);
       assertThat(events)
           .extracting(
-              e -> e.op() + " " + json(Rows.after(e) != null ? Rows.after(e) : Rows.before(e)))
+              e -> e.op() + " " + Rows.text(Rows.after(e) != null ? Rows.after(e) : Rows.before(e)))
           .containsExactlyInAnyOrder(
               "INSERT {\"k\":\"1111111111\",\"v\":2}",
               "INSERT {\"k\":\"0000000101\",\"v\":3}",
@@ -427,58 +426,41 @@ class TypeFidelityTest {
     try (ChangeSource source = ChangeSources.open(config)) {
       Map<Integer, String> snapshot = new TreeMap<>();
       source.snapshot(
-          (t, row) -> snapshot.put(Rows.json(t, row).get("id").asInt(), json(Rows.json(t, row))));
+          (t, row) ->
+              snapshot.put(Rows.json(t, row).get("id").asInt(), Rows.text(Rows.json(t, row))));
       assertThat(snapshot.get(1)).isEqualTo(expectedRow1);
       assertThat(snapshot.get(2)).isEqualTo(allNull(source.tables().get(0), 2));
 
       List<RowEvent> events = new ArrayList<>();
       db.execute(sessionSetting, delete);
-      awaitEvents(
+      SourcePolls.awaitEvents(
           source, events, 2); // deleted and inserted in separate reads: MySQL reports row states
       db.execute(sessionSetting, insert);
-      awaitEvents(source, events, 4);
+      SourcePolls.awaitEvents(source, events, 4);
       assertThat(events)
           .extracting(RowEvent::op)
           .containsExactly(Op.DELETE, Op.DELETE, Op.INSERT, Op.INSERT);
       if (db.kind()
           == Kind.MYSQL) { // a MySQL delete names the row by its key, the hub knows the rest
-        assertThat(json(Rows.before(events.get(0)))).isEqualTo("{\"id\":1}");
-        assertThat(json(Rows.before(events.get(1)))).isEqualTo("{\"id\":2}");
+        assertThat(Rows.text(Rows.before(events.get(0)))).isEqualTo("{\"id\":1}");
+        assertThat(Rows.text(Rows.before(events.get(1)))).isEqualTo("{\"id\":2}");
       } else {
-        assertThat(json(Rows.before(events.get(0)))).isEqualTo(snapshot.get(1));
-        assertThat(json(Rows.before(events.get(1)))).isEqualTo(snapshot.get(2));
+        assertThat(Rows.text(Rows.before(events.get(0)))).isEqualTo(snapshot.get(1));
+        assertThat(Rows.text(Rows.before(events.get(1)))).isEqualTo(snapshot.get(2));
       }
-      assertThat(json(Rows.after(events.get(2)))).isEqualTo(snapshot.get(1));
-      assertThat(json(Rows.after(events.get(3)))).isEqualTo(snapshot.get(2));
+      assertThat(Rows.text(Rows.after(events.get(2)))).isEqualTo(snapshot.get(1));
+      assertThat(Rows.text(Rows.after(events.get(3)))).isEqualTo(snapshot.get(2));
       Map<String, ColumnKind> kinds = new TreeMap<>();
       source.tables().get(0).columns().forEach(c -> kinds.put(c.name(), c.kind()));
       return kinds;
     }
   }
 
-  private static void awaitEvents(ChangeSource source, List<RowEvent> events, int n) {
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              events.addAll(source.poll(Duration.ofMillis(100)).events());
-              return events.size() >= n;
-            });
-  }
-
   private static String allNull(TableSchema table, int id) throws Exception {
     ObjectNode row = MessageCodec.jsonMapper().createObjectNode();
     table.columns().forEach(c -> row.putNull(c.name()));
     row.put("id", (long) id);
-    return json(row);
-  }
-
-  private static String json(ObjectNode row) {
-    try {
-      return MessageCodec.jsonMapper().writeValueAsString(row);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return Rows.text(row);
   }
 
   private static byte[] repeat(byte b, int n) {

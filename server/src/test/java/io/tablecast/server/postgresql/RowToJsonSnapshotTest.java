@@ -1,11 +1,7 @@
 package io.tablecast.server.postgresql;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.Op;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.SourceConfig;
@@ -13,6 +9,7 @@ import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
+import io.tablecast.server.testing.SourcePolls;
 import io.tablecast.server.testing.TestDatabases;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,21 +132,22 @@ class RowToJsonSnapshotTest {
       }
       Map<Integer, String> snapshot = new TreeMap<>();
       source.snapshot(
-          (t, row) -> snapshot.put(Rows.json(t, row).get("id").asInt(), json(Rows.json(t, row))));
+          (t, row) ->
+              snapshot.put(Rows.json(t, row).get("id").asInt(), Rows.text(Rows.json(t, row))));
       assertThat(snapshot).hasSize(2);
 
       List<RowEvent> events = new ArrayList<>();
       db.execute(inWriterSettings("DELETE FROM types"));
-      awaitEvents(source, events, 2);
+      SourcePolls.awaitEvents(source, events, 2);
       db.execute(inWriterSettings("INSERT INTO types VALUES " + values));
-      awaitEvents(source, events, 4);
+      SourcePolls.awaitEvents(source, events, 4);
       assertThat(events)
           .extracting(RowEvent::op)
           .containsExactly(Op.DELETE, Op.DELETE, Op.INSERT, Op.INSERT);
-      assertThat(json(Rows.before(events.get(0)))).isEqualTo(snapshot.get(1));
-      assertThat(json(Rows.before(events.get(1)))).isEqualTo(snapshot.get(2));
-      assertThat(json(Rows.after(events.get(2)))).isEqualTo(snapshot.get(1));
-      assertThat(json(Rows.after(events.get(3)))).isEqualTo(snapshot.get(2));
+      assertThat(Rows.text(Rows.before(events.get(0)))).isEqualTo(snapshot.get(1));
+      assertThat(Rows.text(Rows.before(events.get(1)))).isEqualTo(snapshot.get(2));
+      assertThat(Rows.text(Rows.after(events.get(2)))).isEqualTo(snapshot.get(1));
+      assertThat(Rows.text(Rows.after(events.get(3)))).isEqualTo(snapshot.get(2));
       return snapshot;
     }
   }
@@ -168,24 +166,6 @@ class RowToJsonSnapshotTest {
       source.snapshot((t, row) -> {});
       assertThat(source.tables())
           .allSatisfy(t -> assertThat(PgTableReads.rowJson(t)).startsWith("to_jsonb"));
-    }
-  }
-
-  private static void awaitEvents(ChangeSource source, List<RowEvent> events, int n) {
-    await()
-        .atMost(WAIT)
-        .until(
-            () -> {
-              events.addAll(source.poll(Duration.ofMillis(100)).events());
-              return events.size() >= n;
-            });
-  }
-
-  private static String json(ObjectNode row) {
-    try {
-      return MessageCodec.jsonMapper().writeValueAsString(row);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

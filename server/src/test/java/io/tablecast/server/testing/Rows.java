@@ -34,6 +34,15 @@ public final class Rows {
     return row == null ? null : form(schema).toNode(row);
   }
 
+  /** A row's JSON form as text, as the server's mapper writes it. */
+  public static String text(ObjectNode row) {
+    try {
+      return MessageCodec.jsonMapper().writeValueAsString(row);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The JSON forms of encoded rows of {@code schema}. */
   public static List<ObjectNode> json(TableSchema schema, List<byte[]> rows) {
     return rows.stream().map(r -> json(schema, r)).toList();
