@@ -20,11 +20,11 @@ public record SnapshotRead(String sql, Shape shape) {
      * form as the generator's JSON. Only for tables whose every column's JSON form is that text (or
      * the number or boolean it spells), which the dialect knows; the database then builds no JSON.
      */
-    COLUMN_TEXTS
-  }
+    COLUMN_TEXTS;
 
-  /** How many text columns a result row has. */
-  public int columns(TableSchema table) {
-    return shape == Shape.JSON_TEXT ? 1 : table.columns().size();
+    /** How many text columns a result row of a read of {@code table} holds its row in. */
+    public int columns(TableSchema table) {
+      return this == JSON_TEXT ? 1 : table.columns().size();
+    }
   }
 }

@@ -173,14 +173,6 @@ final class ChangedRows {
     return events;
   }
 
-  private static String[] columnTexts(ResultSet rs, TableSchema t) throws SQLException {
-    String[] texts = new String[t.columns().size()];
-    for (int i = 0; i < texts.length; i++) {
-      texts[i] = rs.getString(i + 1);
-    }
-    return texts;
-  }
-
   private void readChunk(
       Connection c, RowNormalizer n, List<Changed> chunk, Map<RowKey, byte[]> rows)
       throws SQLException {
@@ -196,7 +188,7 @@ final class ChangedRows {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           if (texts) { // no JSON, so no JSON_OBJECT too large for max_allowed_packet either
-            byte[] row = n.encodeColumnTexts(columnTexts(rs, t));
+            byte[] row = n.encodeColumnTexts(OutboxRows.texts(rs, t.columns().size()));
             rows.put(RowKey.ofRow(row), row);
             continue;
           }

@@ -3,7 +3,6 @@ package io.tablecast.server.tail;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.RowNormalizer;
-import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
@@ -185,7 +184,7 @@ public final class DriftCheck {
     long chars = 0;
     int keyColumns = table.primaryKey().size();
     ChunkQuery query = current.chunkQuery(table, !first, chunkRows);
-    int rowColumns = query.rowShape() == SnapshotRead.Shape.JSON_TEXT ? 1 : table.columns().size();
+    int rowColumns = query.rowShape().columns(table);
     try (PreparedStatement ps = current.prepareRead(c, query.sql())) {
       int[] parameters = query.parameterKeyColumns();
       for (int i = 0; i < parameters.length; i++) {
@@ -194,10 +193,9 @@ public final class DriftCheck {
       ps.setFetchSize(1000);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String[] texts = new String[rowColumns];
-          for (int i = 0; i < rowColumns; i++) {
-            texts[i] = rs.getString(i + 1);
-            chars += texts[i] == null ? 0 : texts[i].length();
+          String[] texts = OutboxRows.texts(rs, rowColumns);
+          for (String text : texts) {
+            chars += text == null ? 0 : text.length();
           }
           rows.add(OutboxRows.row(query.rowShape(), normalizer, texts));
           if (rows.size() == chunkRows

@@ -79,16 +79,12 @@ public final class OutboxRows {
     for (TableSchema t : plan.tables()) {
       RowNormalizer n = plan.normalizer(t.id().qualified());
       SnapshotRead read = plan.snapshotRead(t);
-      int columns = read.columns(t);
+      int columns = read.shape().columns(t);
       List<byte[]> first = new ArrayList<>();
       try (Statement s = c.createStatement();
           ResultSet rs = s.executeQuery(read.sql() + " LIMIT " + TableSize.FIRST_ROWS)) {
         while (rs.next()) {
-          String[] texts = new String[columns];
-          for (int i = 0; i < columns; i++) {
-            texts[i] = rs.getString(i + 1);
-          }
-          first.add(row(read.shape(), n, texts));
+          first.add(row(read.shape(), n, texts(rs, columns)));
         }
       }
       out.add(new TableSize(t, plan.dialect().estimatedRows(c, t.id()), first));
@@ -106,6 +102,15 @@ public final class OutboxRows {
       throw new IllegalStateException(tooLarge(n.table().id().qualified(), null));
     }
     return n.encode(json);
+  }
+
+  /** The first {@code columns} columns of the result set's current row, as texts. */
+  public static String[] texts(ResultSet rs, int columns) throws SQLException {
+    String[] texts = new String[columns];
+    for (int i = 0; i < columns; i++) {
+      texts[i] = rs.getString(i + 1);
+    }
+    return texts;
   }
 
   /**
@@ -149,7 +154,10 @@ public final class OutboxRows {
     SnapshotRead read = plan.snapshotRead(t);
     try {
       return ReadAhead.forEach(
-          c, read.sql(), read.columns(t), texts -> each.accept(row(read.shape(), n, texts)));
+          c,
+          read.sql(),
+          read.shape().columns(t),
+          texts -> each.accept(row(read.shape(), n, texts)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SQLException("reading " + t.id().qualified() + " was interrupted", e);

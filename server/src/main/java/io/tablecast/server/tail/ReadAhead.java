@@ -98,10 +98,9 @@ final class ReadAhead {
         List<String[]> chunk = new ArrayList<>(CHUNK);
         long chars = 0;
         while (rs.next()) {
-          String[] texts = new String[columns];
-          for (int i = 0; i < columns; i++) {
-            texts[i] = rs.getString(i + 1);
-            chars += texts[i] == null ? 0 : texts[i].length();
+          String[] texts = OutboxRows.texts(rs, columns);
+          for (String text : texts) {
+            chars += text == null ? 0 : text.length();
           }
           chunk.add(texts);
           rows++;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.mysql.MysqlQueries;
+import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
@@ -184,13 +185,8 @@ class HostileIdentifierTest {
   private static byte[] row(
       ResultSet rs, SnapshotRead read, TableSchema schema, RowNormalizer normalizer)
       throws SQLException {
-    String[] texts = new String[read.columns(schema)];
-    for (int i = 0; i < texts.length; i++) {
-      texts[i] = rs.getString(i + 1);
-    }
-    return read.shape() == SnapshotRead.Shape.JSON_TEXT
-        ? normalizer.encode(texts[0])
-        : normalizer.encodeColumnTexts(texts);
+    return OutboxRows.row(
+        read.shape(), normalizer, OutboxRows.texts(rs, read.shape().columns(schema)));
   }
 
   private static ObjectNode row(int id, String prefix) {
