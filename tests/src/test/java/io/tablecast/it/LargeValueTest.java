@@ -134,10 +134,7 @@ class LargeValueTest {
       TableMirror<Map<String, Object>> notes = p.readyMirror(p.client("n"), "notes");
       p.sql("INSERT INTO docs VALUES (2, 'small', NULL)");
       await().atMost(Duration.ofSeconds(30)).until(() -> docs.get(2) != null);
-      // 9 MB of quotes: accepted by the table, 18 MB once JSON escapes them
-      p.sql(
-          "UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2",
-          "INSERT INTO notes VALUES (1, 1)");
+      nineMegabytesOfQuotes(p);
       await()
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -188,9 +185,7 @@ class LargeValueTest {
       TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("c"), "docs");
       p.sql("INSERT INTO docs VALUES (2, 'small')");
       await().atMost(Duration.ofSeconds(30)).until(() -> docs.get(2) != null);
-      p.sql(
-          "UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2",
-          "INSERT INTO notes VALUES (1, 1)");
+      nineMegabytesOfQuotes(p);
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> docs.get(2).get("body").toString().length() == 9_000_000);
@@ -204,6 +199,16 @@ class LargeValueTest {
                   .sum())
           .isZero();
     }
+  }
+
+  /**
+   * Row 2 of {@code docs} becomes 9 MB of quotes (accepted by the table, 18 MB once JSON escapes
+   * them), and a row of {@code notes} is written after it.
+   */
+  private static void nineMegabytesOfQuotes(Pipeline p) {
+    p.sql(
+        "UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2",
+        "INSERT INTO notes VALUES (1, 1)");
   }
 
   private static String health(Pipeline p) throws Exception {

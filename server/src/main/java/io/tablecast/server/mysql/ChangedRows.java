@@ -177,8 +177,10 @@ final class ChangedRows {
       Connection c, RowNormalizer n, List<Changed> chunk, Map<RowKey, byte[]> rows)
       throws SQLException {
     TableSchema t = n.table();
-    boolean texts = MysqlTriggers.rowSelect(t).shape() == SnapshotRead.Shape.COLUMN_TEXTS;
-    try (PreparedStatement ps = c.prepareStatement(MysqlTriggers.rowsByKey(t, chunk.size()))) {
+    MysqlTriggers.RowSelect select = MysqlTriggers.rowSelect(t); // once: it looks at every column
+    boolean texts = select.shape() == SnapshotRead.Shape.COLUMN_TEXTS;
+    try (PreparedStatement ps =
+        c.prepareStatement(MysqlTriggers.rowsByKey(t, select, chunk.size()))) {
       int i = 1;
       for (Changed k : chunk) {
         for (String v : k.bound()) {

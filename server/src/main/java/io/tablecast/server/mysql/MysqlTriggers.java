@@ -202,6 +202,11 @@ final class MysqlTriggers {
    * values as the triggers' {@code JSON_OBJECT} printed them, as text, key by key.
    */
   static String rowsByKey(TableSchema table, int keys) {
+    return rowsByKey(table, rowSelect(table), keys);
+  }
+
+  /** {@link #rowsByKey(TableSchema, int)} with the table's {@link #rowSelect} already made. */
+  static String rowsByKey(TableSchema table, RowSelect row, int keys) {
     List<ColumnInfo> key = keyColumns(table);
     StringJoiner columns =
         new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
@@ -215,7 +220,6 @@ final class MysqlTriggers {
     for (int i = 0; i < keys; i++) {
       in.add(tuple.toString());
     }
-    RowSelect row = rowSelect(table);
     // as JSON, the key again on its own: it names a row whose whole JSON_OBJECT is NULL (too large)
     return "SELECT "
         + row.list()
