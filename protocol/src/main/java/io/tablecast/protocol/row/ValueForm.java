@@ -354,13 +354,16 @@ enum ValueForm {
     @Override
     void encode(JsonNode v, RowSink out) {
       String text = textOf(v);
-      Instant instant;
-      try {
-        instant = Instant.parse(text);
-      } catch (DateTimeException notAnInstant) { // infinity, -infinity
-        instant = null;
+      Instant instant = InstantText.parse(text);
+      if (instant == null) { // years BC or past 9999
+        try {
+          instant = Instant.parse(text);
+        } catch (DateTimeException notAnInstant) { // infinity, -infinity
+          instant = null;
+        }
       }
-      if (instant == null || !instant.toString().equals(text)) {
+      if (instant == null
+          || !InstantText.print(instant.getEpochSecond(), instant.getNano()).equals(text)) {
         writeText(out, text);
         return;
       }
@@ -376,7 +379,7 @@ enum ValueForm {
       if (nanos > 999_999_999L) {
         throw in.malformed("nanoseconds " + nanos);
       }
-      return Instant.ofEpochSecond(seconds, nanos).toString();
+      return InstantText.print(seconds, (int) nanos);
     }
 
     @Override

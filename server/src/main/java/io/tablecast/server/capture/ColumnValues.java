@@ -4,11 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.InstantText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.util.Locale;
 
 /**
  * The values of a {@link RowNormalizer}'s row, converted one by one to the forms of {@code
@@ -66,7 +69,7 @@ final class ColumnValues {
         if (v.isNumber()) {
           return NODES.booleanNode(v.decimalValue().signum() != 0);
         }
-        String b = v.asText().trim().toLowerCase(java.util.Locale.ROOT);
+        String b = v.asText().trim().toLowerCase(Locale.ROOT);
         return NODES.booleanNode(b.equals("t") || b.equals("true") || b.equals("1"));
       case STRING:
         return v.isTextual() ? v : NODES.textNode(v.isValueNode() ? v.asText() : v.toString());
@@ -76,13 +79,7 @@ final class ColumnValues {
       case TIME:
         return NODES.textNode(v.asText());
       case TIMESTAMP:
-        {
-          String s = v.asText();
-          return NODES.textNode(
-              s.length() > 10 && s.charAt(10) == ' '
-                  ? s.substring(0, 10) + "T" + s.substring(11)
-                  : s);
-        }
+        return NODES.textNode(withT(v.asText()));
       case TIMESTAMP_TZ:
         return NODES.textNode(instant(v));
       case JSON:
@@ -97,12 +94,61 @@ final class ColumnValues {
       BigDecimal seconds = v.decimalValue();
       BigDecimal whole = new BigDecimal(seconds.toBigInteger());
       long nanos = seconds.subtract(whole).movePointRight(9).longValue();
-      return Instant.ofEpochSecond(whole.longValueExact(), nanos).toString();
+      return InstantText.print(whole.longValueExact(), (int) nanos);
     }
     String s = v.asText();
+    Instant instant = InstantText.parse(s); // nearly every value, without java.time's formatters
+    if (instant != null) {
+      return InstantText.print(instant.getEpochSecond(), instant.getNano());
+    }
     if (s.equals("infinity") || s.equals("-infinity")) {
       return s;
     }
-    return OffsetDateTime.parse(s, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant().toString();
+    return OffsetDateTime.parse(isoYear(s), OFFSET_DATE_TIME).toInstant().toString();
+  }
+
+  /**
+   * A date-time with its offset as PostgreSQL prints one, in JSON ({@code
+   * 2024-02-29T11:45:30.5+00:00}) or as its text output under {@code DateStyle = ISO} ({@code
+   * 2024-02-29 11:45:30.5+00}): a {@code T} or a space, an offset of hours, minutes or seconds
+   * (local mean time zones print {@code +05:53:28}).
+   */
+  private static final DateTimeFormatter OFFSET_DATE_TIME =
+      new DateTimeFormatterBuilder()
+          .append(DateTimeFormatter.ISO_LOCAL_DATE)
+          .optionalStart()
+          .appendLiteral('T')
+          .optionalEnd()
+          .optionalStart()
+          .appendLiteral(' ')
+          .optionalEnd()
+          .append(DateTimeFormatter.ISO_LOCAL_TIME)
+          .appendOffset("+HH:mm:ss", "Z")
+          .toFormatter(Locale.ROOT);
+
+  /**
+   * A local date-time with the {@code T} of ISO 8601 where a database printed a space between date
+   * and time (MySQL; PostgreSQL's text output, whose years may have more than four digits).
+   */
+  private static String withT(String s) {
+    int space = s.indexOf(' ');
+    return space >= 10 && space + 1 < s.length() && Character.isDigit(s.charAt(space + 1))
+        ? s.substring(0, space) + "T" + s.substring(space + 1)
+        : s;
+  }
+
+  /**
+   * {@code s} with PostgreSQL's year written as ISO 8601 writes it: a year before 1 prints as
+   * {@code 0044-03-15 ... BC} (ISO year -43, {@code -0043}), a year past 9999 with more digits and
+   * no sign ({@code +294276}).
+   */
+  private static String isoYear(String s) {
+    int dash = s.indexOf('-');
+    if (s.endsWith(" BC")) {
+      int isoYear = 1 - Integer.parseInt(s, 0, dash, 10);
+      String year = String.format(Locale.ROOT, isoYear == 0 ? "%04d" : "-%04d", -isoYear);
+      return year + s.substring(dash, s.length() - " BC".length());
+    }
+    return dash > 4 ? "+" + s : s;
   }
 }

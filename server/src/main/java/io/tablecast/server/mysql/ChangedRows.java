@@ -55,6 +55,7 @@ final class ChangedRows {
   private record Changed(List<String> bound, RowKey key) {}
 
   private final CapturePlan plan;
+  private final MysqlFlavor flavor;
 
   /** Told the table of each changed row that could not be read and was not delivered. */
   private final Consumer<String> refused;
@@ -73,8 +74,9 @@ final class ChangedRows {
   /** Per table, the changed keys, in first-seen order. */
   private final Map<String, Map<RowKey, Changed>> byTable = new LinkedHashMap<>();
 
-  ChangedRows(CapturePlan plan, Consumer<String> refused) {
+  ChangedRows(CapturePlan plan, MysqlFlavor flavor, Consumer<String> refused) {
     this.plan = plan;
+    this.flavor = flavor;
     this.refused = refused;
   }
 
@@ -177,7 +179,8 @@ final class ChangedRows {
       Connection c, RowNormalizer n, List<Changed> chunk, Map<RowKey, byte[]> rows)
       throws SQLException {
     TableSchema t = n.table();
-    MysqlTriggers.RowSelect select = MysqlTriggers.rowSelect(t); // once: it looks at every column
+    // once: it looks at every column
+    MysqlTriggers.RowSelect select = MysqlTriggers.rowSelect(flavor, t);
     boolean texts = select.shape() == SnapshotRead.Shape.COLUMN_TEXTS;
     try (PreparedStatement ps =
         c.prepareStatement(MysqlTriggers.rowsByKey(t, select, chunk.size()))) {

@@ -55,6 +55,7 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   private final UnfollowedTables unfollowed = new UnfollowedTables();
   private final HikariDataSource pool;
+  private final MysqlFlavor flavor;
   private final ServerMetrics metrics;
   private GapTracker gaps;
   private final GapFacts facts;
@@ -78,6 +79,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     this.driftCheck =
         new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;
+    this.flavor = dialect.flavor();
     this.facts =
         new GapFacts(pool, new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
     this.pruning = new MysqlOutboxPruning(this::plan, config.outboxRetention());
@@ -218,7 +220,7 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
   private OutboxRead readOutbox(Statement s) throws SQLException {
-    return OutboxRead.read(s, plan(), gaps, metrics::rowRefused);
+    return OutboxRead.read(s, plan(), flavor, gaps, metrics::rowRefused);
   }
 
   /**

@@ -343,7 +343,7 @@ final class MysqlDialect implements TailDialect {
 
   @Override
   public SnapshotRead snapshotRead(TableSchema table) {
-    MysqlTriggers.RowSelect row = MysqlTriggers.rowSelect(table);
+    MysqlTriggers.RowSelect row = MysqlTriggers.rowSelect(flavor, table);
     return new SnapshotRead(
         "SELECT " + row.list() + " FROM " + quote(table.id()) + " t", row.shape());
   }
@@ -353,12 +353,12 @@ final class MysqlDialect implements TailDialect {
    * key values of the outbox's key images as text, key after key ({@link ChangedRows}).
    */
   String rowsByKeyQuery(TableSchema table, int keys) {
-    return MysqlTriggers.rowsByKey(table, keys);
+    return MysqlTriggers.rowsByKey(flavor, table, keys);
   }
 
   @Override
   public ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit) {
-    return MysqlTriggers.chunk(table, afterKey, limit);
+    return MysqlTriggers.chunk(flavor, table, afterKey, limit);
   }
 
   // ---------------------------------------------------------------- values

@@ -7,9 +7,13 @@ package io.tablecast.server.mysql;
  * docs/TYPES.md lists the differences for users.
  */
 enum MysqlFlavor {
-  MARIADB("LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", "LOCK IN SHARE MODE NOWAIT", true),
+  MARIADB(
+      "LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+      "LOCK IN SHARE MODE NOWAIT",
+      true,
+      true),
   /** MySQL 8. */
-  MYSQL("JSON", "FOR SHARE NOWAIT", false);
+  MYSQL("JSON", "FOR SHARE NOWAIT", false, false);
 
   /**
    * The type of the outbox's key columns: MariaDB's JSON is a LONGTEXT alias whose comparisons
@@ -27,10 +31,22 @@ enum MysqlFlavor {
    */
   final boolean checkConstraintsRequired;
 
-  MysqlFlavor(String outboxKeyType, String lockNowait, boolean checkConstraintsRequired) {
+  /**
+   * Whether {@code JSON_OBJECT} embeds a DATE, TIME or DATETIME value as its text, so that such a
+   * column can be read as its text ({@link MysqlTypes#readAsText}): MariaDB does; MySQL 8 turns it
+   * into a JSON date-time, printed with six fraction digits whatever the column's.
+   */
+  final boolean jsonDateTimeIsText;
+
+  MysqlFlavor(
+      String outboxKeyType,
+      String lockNowait,
+      boolean checkConstraintsRequired,
+      boolean jsonDateTimeIsText) {
     this.outboxKeyType = outboxKeyType;
     this.lockNowait = lockNowait;
     this.checkConstraintsRequired = checkConstraintsRequired;
+    this.jsonDateTimeIsText = jsonDateTimeIsText;
   }
 
   /** The flavor of a server whose {@code SELECT VERSION()} is {@code version}. */

@@ -135,18 +135,18 @@ final class MysqlTriggers {
 
   /**
    * The select list of a row of table {@code t} in whole-table and range reads, and its shape: its
-   * columns as texts when every column's JSON form is its text ({@link MysqlTypes#jsonIsText}),
+   * columns as texts when every column's JSON form is its text ({@link MysqlTypes#readAsText}),
    * else its {@code JSON_OBJECT}.
    */
   record RowSelect(String list, SnapshotRead.Shape shape) {}
 
-  static RowSelect rowSelect(TableSchema table) {
-    if (!table.columns().stream().allMatch(MysqlTypes::jsonIsText)) {
+  static RowSelect rowSelect(MysqlFlavor flavor, TableSchema table) {
+    if (!table.columns().stream().allMatch(c -> MysqlTypes.readAsText(flavor, c))) {
       return new RowSelect(jsonObject(table.columns(), "t"), SnapshotRead.Shape.JSON_TEXT);
     }
     StringJoiner list = new StringJoiner(", ");
     for (ColumnInfo c : table.columns()) {
-      list.add("t." + MysqlIdentifiers.quote(c.name()));
+      list.add(MysqlTypes.jsonValue(c, "t." + MysqlIdentifiers.quote(c.name())));
     }
     return new RowSelect(list.toString(), SnapshotRead.Shape.COLUMN_TEXTS);
   }
@@ -157,7 +157,7 @@ final class MysqlTriggers {
    * MariaDB's and MySQL's range optimizers turn into one range of the primary key; an ENUM or SET
    * key column is compared and ordered by its number, as ORDER BY orders it.
    */
-  static ChunkQuery chunk(TableSchema table, boolean afterKey, int limit) {
+  static ChunkQuery chunk(MysqlFlavor flavor, TableSchema table, boolean afterKey, int limit) {
     List<ColumnInfo> key = keyColumns(table);
     StringJoiner order = new StringJoiner(", ");
     StringJoiner texts = new StringJoiner("");
@@ -176,7 +176,7 @@ final class MysqlTriggers {
       }
       after.add(term.toString());
     }
-    RowSelect row = rowSelect(table);
+    RowSelect row = rowSelect(flavor, table);
     String sql =
         "SELECT "
             + row.list()
@@ -201,11 +201,11 @@ final class MysqlTriggers {
    * as {@link #jsonObject} rows, then the key alone as a second column. Parameters are the key
    * values as the triggers' {@code JSON_OBJECT} printed them, as text, key by key.
    */
-  static String rowsByKey(TableSchema table, int keys) {
-    return rowsByKey(table, rowSelect(table), keys);
+  static String rowsByKey(MysqlFlavor flavor, TableSchema table, int keys) {
+    return rowsByKey(table, rowSelect(flavor, table), keys);
   }
 
-  /** {@link #rowsByKey(TableSchema, int)} with the table's {@link #rowSelect} already made. */
+  /** {@link #rowsByKey(MysqlFlavor, TableSchema, int)} with the table's {@link #rowSelect} made. */
   static String rowsByKey(TableSchema table, RowSelect row, int keys) {
     List<ColumnInfo> key = keyColumns(table);
     StringJoiner columns =

@@ -106,16 +106,33 @@ final class MysqlTypes {
   private static final Set<ColumnKind> TEXT_KINDS =
       Set.of(ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.BOOLEAN, ColumnKind.STRING);
 
+  /** Kinds whose {@code JSON_OBJECT} form is the value's text on MariaDB. */
+  private static final Set<ColumnKind> DATE_TIME_KINDS =
+      Set.of(ColumnKind.DATE, ColumnKind.TIME, ColumnKind.TIMESTAMP);
+
   /**
-   * Whether {@code c}'s JSON form is its value as the server sends it in text (a number printed
-   * bare, or a string): {@code JSON_OBJECT} takes the column itself ({@link #jsonValue} adds no
-   * expression: not BIT, FLOAT, binary, temporal or JSON columns), and the kind reads a number or a
-   * string. Such columns are read as texts in whole-table and range reads, where the database would
-   * otherwise build a JSON object per row (a million rows of the benchmark table on MariaDB: 2.1 s
-   * as {@code JSON_OBJECT}, 0.7 s as columns; docs/BENCHMARKS.md).
+   * Whether {@code c}'s JSON form is the text of its {@link #jsonValue} as the server sends it (a
+   * number printed bare, or a string): columns {@code JSON_OBJECT} takes as they are, of a kind
+   * that reads a number or a string (not BIT, FLOAT, binary or JSON columns); on MariaDB DATE, TIME
+   * and DATETIME ({@link MysqlFlavor#jsonDateTimeIsText}); TIMESTAMP, whose value is the number
+   * {@code UNIX_TIMESTAMP} gives. A table of such columns is read as their texts in whole-table,
+   * range and by-key reads, where the database would otherwise build a JSON object per row (a
+   * million rows of the benchmark table on MariaDB: 2.1 s as {@code JSON_OBJECT}, 0.7 s as columns;
+   * docs/BENCHMARKS.md).
    */
-  static boolean jsonIsText(ColumnInfo c) {
-    return TEXT_KINDS.contains(c.kind()) && jsonValue(c, "c").equals("c");
+  static boolean readAsText(MysqlFlavor flavor, ColumnInfo c) {
+    if (c.kind() == ColumnKind.TIMESTAMP_TZ) {
+      return true;
+    }
+    if (DATE_TIME_KINDS.contains(c.kind())) {
+      return flavor.jsonDateTimeIsText;
+    }
+    return TEXT_KINDS.contains(c.kind()) && (isYear(c) || jsonValue(c, "c").equals("c"));
+  }
+
+  /** A {@code YEAR} column: its zero prints {@code 0000}, and the text {@code '0'} reads 2000. */
+  static boolean isYear(ColumnInfo c) {
+    return c.dbType().toLowerCase(Locale.ROOT).startsWith("year");
   }
 
   /** Whether {@code dataType} (from {@code information_schema.COLUMNS}) is a spatial type. */
@@ -170,6 +187,9 @@ final class MysqlTypes {
     if (bits > 0) {
       return "LPAD(BIN(" + ref + "), " + bits + ", '0')"; // JSON_OBJECT would print the raw bytes
     }
+    if (isYear(c)) {
+      return "(" + ref + " + 0)"; // JSON_OBJECT prints year zero as 0000, which is no JSON
+    }
     return ref;
   }
 
@@ -186,6 +206,9 @@ final class MysqlTypes {
     }
     if (bitWidth(c) > 0) {
       return "CAST(CONV(?, 2, 10) AS UNSIGNED)";
+    }
+    if (isYear(c)) {
+      return "CAST(? AS UNSIGNED)"; // as text, '0' would be the year 2000
     }
     return "?";
   }

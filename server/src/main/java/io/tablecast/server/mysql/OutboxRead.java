@@ -18,20 +18,25 @@ final class OutboxRead {
   long captureMillis;
   int rows;
 
-  private OutboxRead(CapturePlan plan, Consumer<String> rowRefused) {
-    this.changed = new ChangedRows(plan, rowRefused);
+  private OutboxRead(CapturePlan plan, MysqlFlavor flavor, Consumer<String> rowRefused) {
+    this.changed = new ChangedRows(plan, flavor, rowRefused);
   }
 
   /**
    * One consistent read of the outbox of {@code plan} (one statement, or inside the caller's
    * snapshot): the rows {@code gaps} still wants.
    *
+   * @param flavor how its changed rows are read ({@link ChangedRows})
    * @param rowRefused told the table of each changed row that cannot be read
    */
   static OutboxRead read(
-      Statement s, CapturePlan plan, GapTracker gaps, Consumer<String> rowRefused)
+      Statement s,
+      CapturePlan plan,
+      MysqlFlavor flavor,
+      GapTracker gaps,
+      Consumer<String> rowRefused)
       throws SQLException {
-    OutboxRead read = new OutboxRead(plan, rowRefused);
+    OutboxRead read = new OutboxRead(plan, flavor, rowRefused);
     String sql =
         "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) FROM "
             + plan.outboxTable()

@@ -20,12 +20,18 @@ final class PgTableReads {
   private PgTableReads() {}
 
   /**
-   * Kinds whose values {@code row_to_json} prints exactly as {@code to_jsonb} (the capture
-   * function's form) does: both use each type's output function or the same JSON number, boolean
-   * and date-time forms. Not floats ({@code to_jsonb} goes through {@code numeric}), not JSON
+   * Kinds whose JSON form in {@code to_jsonb} (the capture function's) is the type's text output or
+   * converts from it to the same form ({@code ColumnValues}): a JSON number when that text is a
+   * valid JSON number, else a string (integers, numerics including {@code NaN} and {@code money},
+   * text-like types, {@code bytea}), {@code true} / {@code false}, and the date-time types, whose
+   * text under {@code DateStyle = ISO} (pgjdbc's) differs from JSON's ISO 8601 only by a space for
+   * the {@code T} and an offset of hours alone ({@code +00} for {@code +00:00}). A table of only
+   * these kinds is read as one text column per column ({@link SnapshotRead.Shape#COLUMN_TEXTS}): no
+   * JSON built per row, fetched two to three times faster than {@code row_to_json}
+   * (docs/BENCHMARKS.md). Not floats ({@code to_jsonb} writes {@code -0} as {@code 0}), not JSON
    * (arrays, composites, {@code json} columns, types cast to JSON).
    */
-  private static final Set<ColumnKind> SAME_IN_ROW_TO_JSON =
+  private static final Set<ColumnKind> READ_AS_TEXT =
       EnumSet.of(
           ColumnKind.INTEGER,
           ColumnKind.DECIMAL,
@@ -38,26 +44,9 @@ final class PgTableReads {
           ColumnKind.TIMESTAMP_TZ);
 
   /**
-   * Kinds whose JSON form, in {@code to_jsonb} and {@code row_to_json} alike, is the type's text
-   * output: a JSON number when that text is a valid JSON number, else a string (integers, numerics
-   * including {@code NaN} and {@code money}, text-like types, {@code bytea}), or {@code true} /
-   * {@code false}. A table of only these kinds is read as one text column per column ({@link
-   * SnapshotRead.Shape#COLUMN_TEXTS}): no JSON built per row, fetched two to three times faster
-   * than {@code row_to_json} (docs/BENCHMARKS.md). Not the temporal kinds, whose JSON forms are ISO
-   * 8601 rather than their DateStyle text.
-   */
-  private static final Set<ColumnKind> JSON_IS_TEXT_OUTPUT =
-      EnumSet.of(
-          ColumnKind.INTEGER,
-          ColumnKind.DECIMAL,
-          ColumnKind.BOOLEAN,
-          ColumnKind.STRING,
-          ColumnKind.BINARY);
-
-  /**
    * How whole-table reads read {@code table}: its columns' texts when every column is of a kind in
-   * {@link #JSON_IS_TEXT_OUTPUT}, else each row as JSON text ({@link #rowJson}). Either way the row
-   * form is the same bytes as the capture function's images ({@code RowToJsonSnapshotTest}).
+   * {@link #READ_AS_TEXT}, else each row as JSON text ({@link #ROW_JSON}). Either way the row form
+   * is the same bytes as the capture function's images ({@code ColumnTextReadTest}).
    */
   static SnapshotRead snapshotRead(TableSchema table) {
     RowSelect row = rowSelect(table);
@@ -70,8 +59,8 @@ final class PgTableReads {
 
   /** See {@link #snapshotRead}: the row's columns as texts when they can be, else its JSON. */
   static RowSelect rowSelect(TableSchema table) {
-    if (!table.columns().stream().allMatch(c -> JSON_IS_TEXT_OUTPUT.contains(c.kind()))) {
-      return new RowSelect(rowJson(table), SnapshotRead.Shape.JSON_TEXT);
+    if (!table.columns().stream().allMatch(c -> READ_AS_TEXT.contains(c.kind()))) {
+      return new RowSelect(ROW_JSON, SnapshotRead.Shape.JSON_TEXT);
     }
     // no casts: the protocol's text is the output function's (a cast of char(n) to text would
     // drop its padding, which the JSON keeps; one of inet to text would add a /32)
@@ -84,16 +73,11 @@ final class PgTableReads {
   }
 
   /**
-   * A row as JSON text for whole-table reads: {@code row_to_json} when every cached column is of a
-   * kind it prints as {@code to_jsonb} does (about twice as fast to produce, measured on the
-   * benchmark table: docs/BENCHMARKS.md), else {@code to_jsonb}. Either way the row form is the
-   * same bytes as the capture function's images ({@code TypeFidelityTest}).
+   * A row as JSON text for whole-table reads of a table with a float or JSON column: the capture
+   * function's generator, so the row form is the same bytes as its images ({@code
+   * TypeFidelityTest}); {@code t.*}, not {@code t}: a column named t would be taken for the row.
    */
-  static String rowJson(TableSchema table) {
-    boolean plain = table.columns().stream().allMatch(c -> SAME_IN_ROW_TO_JSON.contains(c.kind()));
-    // t.*, not t: a column named t would be taken for the row
-    return plain ? "row_to_json(t.*)::text" : "to_jsonb(t.*)::text";
-  }
+  static final String ROW_JSON = "to_jsonb(t.*)::text";
 
   /**
    * pgjdbc switches a statement it has run five times to a server-prepared one with binary results

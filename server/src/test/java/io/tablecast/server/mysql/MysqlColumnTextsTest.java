@@ -2,15 +2,22 @@ package io.tablecast.server.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.Op;
+import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
 import io.tablecast.server.testing.SourcePolls;
 import io.tablecast.server.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,17 +27,18 @@ import org.junit.jupiter.api.Test;
 /**
  * MySQL/MariaDB: a table whose every column's {@code JSON_OBJECT} form is its value as the server
  * sends it in text (integers signed and unsigned, TINYINT(1), YEAR, decimals, character types in
- * other character sets, ENUM, SET, MariaDB's UUID and INET types) is read whole as one text per
- * column; its snapshot rows equal, byte for byte, the rows the tail reads by key as {@code
- * JSON_OBJECT} after the triggers record them. A table with a BIT, FLOAT, binary or temporal column
- * keeps {@code JSON_OBJECT}.
+ * other character sets, ENUM, SET, MariaDB's UUID and INET types and date-times, TIMESTAMP as
+ * {@code UNIX_TIMESTAMP}) is read whole as one text per column; its snapshot rows equal, byte for
+ * byte, its rows read as {@code JSON_OBJECT}, and the rows the tail reads by key after the triggers
+ * record them. A table with a BIT, FLOAT, binary or JSON column keeps {@code JSON_OBJECT}; so does
+ * one with a date-time on MySQL 8, whose {@code JSON_OBJECT} prints six fraction digits.
  */
 class MysqlColumnTextsTest {
 
   @Test
   void aTableOfTextKindsIsReadAsColumnTextsAndItsRowsEqualTheRowsReadByKey() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("column_texts");
-    boolean mariadb = db.jdbcUrl().startsWith("jdbc:mariadb");
+    boolean mariadb = mariadb(db);
     String columns =
         "id INT PRIMARY KEY, b TINYINT(1), b2 TINYINT(1), b0 TINYINT(1), ti TINYINT, "
             + "usi SMALLINT UNSIGNED, mi MEDIUMINT, bmin BIGINT, ubig BIGINT UNSIGNED, y YEAR, "
@@ -47,64 +55,172 @@ class MysqlColumnTextsTest {
             + "), (2"
             + ", NULL".repeat(mariadb ? 20 : 17)
             + ")";
-    db.execute("CREATE TABLE types (" + columns + ")", "INSERT INTO types VALUES " + values);
+    Map<Integer, String> snapshot =
+        snapshotEqualsJsonObjectAndRowsReadByKey(db, columns, "INSERT INTO types VALUES " + values);
+    assertThat(snapshot.get(1))
+        .contains(
+            "\"b\":true",
+            "\"b2\":true",
+            "\"b0\":false",
+            "\"ubig\":18446744073709551615",
+            "\"d\":\"12345678901234567890.0123456789\"",
+            "\"dn\":\"-0.50\"",
+            "\"l1\":\"café\"");
+  }
+
+  /**
+   * On MariaDB, whose {@code JSON_OBJECT} embeds their texts, DATE, TIME and DATETIME columns are
+   * read as texts too, zero dates and times beyond a day included; TIMESTAMP as the number {@code
+   * UNIX_TIMESTAMP} gives, on both.
+   */
+  @Test
+  void dateTimeColumnsAreReadAsTextsOnMariaDb() throws Exception {
+    TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("column_texts_dt");
+    String columns =
+        "id INT PRIMARY KEY, d DATE, d0 DATETIME, d6 DATETIME(6), t3 TIME(3), t0 TIME, "
+            + "ts TIMESTAMP(6) NULL, ts0 TIMESTAMP NULL, y YEAR";
+    String insert =
+        "SET STATEMENT sql_mode = '' FOR INSERT INTO types VALUES "
+            + "(1, '2024-02-29', '2024-02-29 13:45:30', '2024-02-29 13:45:30.100000', "
+            + "'-838:59:59.000', '13:45:30', '2024-02-29 13:45:30.5', '2038-01-19 03:14:07', 2024), "
+            + "(2, '0000-00-00', '0000-00-00 00:00:00', '9999-12-31 23:59:59.999999', "
+            + "'838:59:59.999', '-00:00:01', '1970-01-01 00:00:01', '0000-00-00 00:00:00', 0), "
+            + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)";
+    if (!mariadb(db)) {
+      insert = insert.replace("SET STATEMENT sql_mode = '' FOR ", "");
+    }
+    Map<Integer, String> snapshot =
+        snapshotEqualsJsonObjectAndRowsReadByKey(
+            db, columns, mariadb(db) ? insert : insert.replace("0000-00-00", "2000-01-01"));
+    assertThat(snapshot.get(1))
+        .contains(
+            "\"d0\":\"2024-02-29T13:45:30\"",
+            "\"d6\":\"2024-02-29T13:45:30.100000\"",
+            "\"t3\":\"-838:59:59.000\"",
+            "\"ts\":\"2024-02-29T13:45:30.500Z\"");
+    assertThat(snapshot.get(2)).contains("\"d\":\"0000-00-00\"", "\"ts0\":");
+  }
+
+  /**
+   * A YEAR of zero: {@code JSON_OBJECT} printed it {@code 0000}, which is no JSON, so the row, or
+   * its key in the outbox, could not be read; and bound as the text {@code '0'} a key reads the
+   * year 2000. Now the number 0 in either read, and a key read back as that number.
+   */
+  @Test
+  void aYearOfZeroIsTheNumberZeroAsValueAndAsKey() throws Exception {
+    TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("year_zero");
+    db.execute(
+        "CREATE TABLE years (y YEAR PRIMARY KEY, f FLOAT, v INT)",
+        "INSERT INTO years VALUES (0, 1.5, 1), (2000, 2.5, 2)");
+    SourceConfig config =
+        new SourceConfig(db.jdbcUrl(), null, null, List.of("years"), true, null, null);
+    try (ChangeSource source = ChangeSources.open(config)) {
+      Map<Integer, String> snapshot = new TreeMap<>();
+      source.snapshot(
+          (t, row) ->
+              snapshot.put(Rows.json(t, row).get("v").asInt(), Rows.text(Rows.json(t, row))));
+      assertThat(snapshot)
+          .containsEntry(1, "{\"y\":0,\"f\":1.5,\"v\":1}")
+          .containsEntry(2, "{\"y\":2000,\"f\":2.5,\"v\":2}");
+      List<RowEvent> events = new ArrayList<>();
+      db.execute("UPDATE years SET v = 10 WHERE y = 0");
+      SourcePolls.awaitEvents(source, events, 1);
+      assertThat(Rows.text(Rows.after(events.get(0)))).isEqualTo("{\"y\":0,\"f\":1.5,\"v\":10}");
+    }
+  }
+
+  private static boolean mariadb(TestDatabases.Isolated db) {
+    return db.jdbcUrl().startsWith("jdbc:mariadb");
+  }
+
+  /**
+   * Creates {@code types (columns)}, runs {@code insert}, and snapshots it: its rows equal the
+   * {@code JSON_OBJECT} read of the same rows; then deletes them and runs {@code insert} again: the
+   * rows the tail reads by key equal the snapshot's. Returns the snapshot's rows as JSON by id.
+   */
+  private static Map<Integer, String> snapshotEqualsJsonObjectAndRowsReadByKey(
+      TestDatabases.Isolated db, String columns, String insert) throws Exception {
+    db.execute("CREATE TABLE types (" + columns + ")", insert);
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("types"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      assertThat(MysqlTriggers.rowSelect(source.tables().get(0)).shape())
-          .isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
+      TableSchema table = source.tables().get(0);
+      MysqlFlavor flavor = mariadb(db) ? MysqlFlavor.MARIADB : MysqlFlavor.MYSQL;
+      boolean dateTimes =
+          table.columns().stream()
+              .anyMatch(c -> c.kind() != ColumnKind.TIMESTAMP_TZ && c.kind().name().contains("T"));
+      assertThat(MysqlTriggers.rowSelect(flavor, table).shape())
+          .isEqualTo(
+              dateTimes && !mariadb(db)
+                  ? SnapshotRead.Shape.JSON_TEXT
+                  : SnapshotRead.Shape.COLUMN_TEXTS);
       Map<Integer, String> snapshot = new TreeMap<>();
       source.snapshot(
           (t, row) ->
               snapshot.put(Rows.json(t, row).get("id").asInt(), Rows.text(Rows.json(t, row))));
-      assertThat(snapshot).hasSize(2);
-      assertThat(snapshot.get(1))
-          .contains(
-              "\"b\":true",
-              "\"b2\":true",
-              "\"b0\":false",
-              "\"ubig\":18446744073709551615",
-              "\"d\":\"12345678901234567890.0123456789\"",
-              "\"dn\":\"-0.50\"",
-              "\"l1\":\"café\"");
+
+      RowNormalizer json = new RowNormalizer(table, new MysqlDialect(flavor));
+      Map<Integer, String> asJsonObject = new TreeMap<>();
+      try (Connection c = db.connect();
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT "
+                      + MysqlTriggers.jsonObject(table.columns(), "t")
+                      + " FROM types t ORDER BY id")) {
+        while (rs.next()) {
+          ObjectNode row = Rows.json(table, json.encode(rs.getString(1)));
+          asJsonObject.put(row.get("id").asInt(), Rows.text(row));
+        }
+      }
+      assertThat(snapshot).isEqualTo(asJsonObject);
 
       List<RowEvent> events = new ArrayList<>();
       db.execute("DELETE FROM types");
-      SourcePolls.awaitEvents(source, events, 2);
-      db.execute("INSERT INTO types VALUES " + values);
-      SourcePolls.awaitEvents(source, events, 4);
-      assertThat(events)
-          .extracting(RowEvent::op)
-          .containsExactly(Op.DELETE, Op.DELETE, Op.INSERT, Op.INSERT);
-      assertThat(Rows.text(Rows.after(events.get(2)))).isEqualTo(snapshot.get(1));
-      assertThat(Rows.text(Rows.after(events.get(3)))).isEqualTo(snapshot.get(2));
+      SourcePolls.awaitEvents(source, events, snapshot.size());
+      db.execute(insert);
+      SourcePolls.awaitEvents(source, events, 2 * snapshot.size());
+      Map<Integer, String> readByKey = new TreeMap<>();
+      for (RowEvent e : events.subList(snapshot.size(), events.size())) {
+        assertThat(e.op()).isEqualTo(Op.INSERT);
+        ObjectNode row = Rows.after(e);
+        readByKey.put(row.get("id").asInt(), Rows.text(row));
+      }
+      assertThat(readByKey).isEqualTo(snapshot);
+      return snapshot;
     }
   }
 
   @Test
-  void aTableWithABitFloatBinaryOrTemporalColumnKeepsJsonObject() throws Exception {
+  void aTableWithABitFloatBinaryOrJsonColumnOrADateTimeOnMysql8KeepsJsonObject() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("column_texts_not");
     db.execute(
         "CREATE TABLE bits (id INT PRIMARY KEY, b BIT(4))",
         "CREATE TABLE floats (id INT PRIMARY KEY, f FLOAT)",
         "CREATE TABLE blobs (id INT PRIMARY KEY, v VARBINARY(10))",
-        "CREATE TABLE times (id INT PRIMARY KEY, t DATETIME)");
+        "CREATE TABLE docs (id INT PRIMARY KEY, j JSON)",
+        "CREATE TABLE times (id INT PRIMARY KEY, t DATETIME(3), d DATE, tm TIME)");
     SourceConfig config =
         new SourceConfig(
             db.jdbcUrl(),
             null,
             null,
-            List.of("bits", "floats", "blobs", "times"),
+            List.of("bits", "floats", "blobs", "docs", "times"),
             true,
             null,
             null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      assertThat(source.tables())
+      assertThat(source.tables().subList(0, 4))
           .hasSize(4)
           .allSatisfy(
               t ->
-                  assertThat(MysqlTriggers.rowSelect(t).shape())
+                  assertThat(MysqlTriggers.rowSelect(MysqlFlavor.MARIADB, t).shape())
                       .isEqualTo(SnapshotRead.Shape.JSON_TEXT));
+      TableSchema times = source.tables().get(4);
+      assertThat(MysqlTriggers.rowSelect(MysqlFlavor.MARIADB, times).shape())
+          .isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
+      assertThat(MysqlTriggers.rowSelect(MysqlFlavor.MYSQL, times).shape())
+          .isEqualTo(SnapshotRead.Shape.JSON_TEXT);
     }
   }
 }

@@ -8,6 +8,6 @@ public final class MysqlQueries {
 
   /** {@link MysqlDialect#rowsByKeyQuery}. */
   public static String rowsByKey(TableSchema table, int keys) {
-    return MysqlTriggers.rowsByKey(table, keys);
+    return MysqlTriggers.rowsByKey(MysqlFlavor.MARIADB, table, keys);
   }
 }

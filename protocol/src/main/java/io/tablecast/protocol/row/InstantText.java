@@ -1,0 +1,172 @@
+package io.tablecast.protocol.row;
+
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDate;
+
+/**
+ * Date-times with an offset as text, read and printed without {@code java.time}'s formatters (which
+ * build a map of fields per parse): the TIMESTAMP_TZ form of {@code docs/TYPES.md} is {@link
+ * Instant#toString()}, and every captured {@code timestamptz} or MySQL {@code TIMESTAMP} is read
+ * from a database's text and printed in that form once, a few million times at a snapshot.
+ */
+public final class InstantText {
+  private static final int[] NANO_SCALE = {
+    1_000_000_000, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1
+  };
+
+  private InstantText() {}
+
+  /**
+   * The instant {@code s} names, when it is {@code YYYY-MM-DD}, {@code T} or a space, {@code
+   * HH:MM:SS}, an optional fraction of 1 to 9 digits, then {@code Z} or an offset of hours, minutes
+   * or seconds ({@code +02}, {@code +05:30}, {@code +05:53:28}): ISO 8601 as {@code to_jsonb}
+   * prints a {@code timestamptz}, and PostgreSQL's text output under {@code DateStyle = ISO}. Null
+   * for anything else (years BC or past 9999, {@code infinity}, other forms), which the caller
+   * reads its slower way.
+   */
+  public static Instant parse(String s) {
+    int n = s.length();
+    if (n < 20
+        || s.charAt(4) != '-'
+        || s.charAt(7) != '-'
+        || (s.charAt(10) != 'T' && s.charAt(10) != ' ')
+        || s.charAt(13) != ':'
+        || s.charAt(16) != ':') {
+      return null;
+    }
+    int hour = digits(s, 11, 13);
+    int minute = digits(s, 14, 16);
+    int second = digits(s, 17, 19);
+    if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+      return null;
+    }
+    int i = 19;
+    int nanos = 0;
+    if (s.charAt(i) == '.') {
+      int start = ++i;
+      while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+        i++;
+      }
+      int count = i - start;
+      if (count < 1 || count > 9) {
+        return null;
+      }
+      nanos = digits(s, start, i) * NANO_SCALE[count];
+    }
+    int offset = offsetSeconds(s, i);
+    Long day = epochDay(s);
+    if (offset == Integer.MIN_VALUE || day == null) {
+      return null;
+    }
+    return Instant.ofEpochSecond(
+        day * 86_400 + hour * 3600L + minute * 60L + second - offset, nanos);
+  }
+
+  /**
+   * {@link Instant#toString()} of the instant {@code epochSecond} and {@code nanos}: {@code
+   * YYYY-MM-DDTHH:MM:SSZ}, the fraction in groups of three digits as needed; years outside 0000 to
+   * 9999 as {@code Instant} prints them (a sign, more digits).
+   */
+  public static String print(long epochSecond, int nanos) {
+    long day = Math.floorDiv(epochSecond, 86_400);
+    if (day < -719_528 || day > 2_932_896) { // before 0000-01-01 or after 9999-12-31
+      return Instant.ofEpochSecond(epochSecond, nanos).toString();
+    }
+    int secondOfDay = Math.floorMod(epochSecond, 86_400);
+    LocalDate date = LocalDate.ofEpochDay(day);
+    char[] out = new char[30];
+    int year = date.getYear();
+    out[0] = (char) ('0' + year / 1000);
+    out[1] = (char) ('0' + year / 100 % 10);
+    out[2] = (char) ('0' + year / 10 % 10);
+    out[3] = (char) ('0' + year % 10);
+    out[4] = '-';
+    two(out, 5, date.getMonthValue());
+    out[7] = '-';
+    two(out, 8, date.getDayOfMonth());
+    out[10] = 'T';
+    two(out, 11, secondOfDay / 3600);
+    out[13] = ':';
+    two(out, 14, secondOfDay / 60 % 60);
+    out[16] = ':';
+    two(out, 17, secondOfDay % 60);
+    int length = 19;
+    if (nanos != 0) {
+      int digits = nanos % 1_000_000 == 0 ? 3 : nanos % 1_000 == 0 ? 6 : 9;
+      int value = nanos / NANO_SCALE[digits];
+      out[length++] = '.';
+      for (int d = digits - 1; d >= 0; d--) {
+        out[length + d] = (char) ('0' + value % 10);
+        value /= 10;
+      }
+      length += digits;
+    }
+    out[length++] = 'Z';
+    return new String(out, 0, length);
+  }
+
+  /** The epoch day of {@code s}'s {@code YYYY-MM-DD}, or null when it is no date. */
+  private static Long epochDay(String s) {
+    int year = digits(s, 0, 4);
+    int month = digits(s, 5, 7);
+    int day = digits(s, 8, 10);
+    if (year < 0 || month < 0 || day < 0) {
+      return null;
+    }
+    try {
+      return LocalDate.of(year, month, day).toEpochDay();
+    } catch (DateTimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The offset at {@code s[at..]} to its end in seconds east of UTC ({@code Z}, {@code +HH}, {@code
+   * +HH:MM}, {@code +HH:MM:SS}), or {@code Integer.MIN_VALUE} when it is not one.
+   */
+  private static int offsetSeconds(String s, int at) {
+    int n = s.length();
+    if (at < n && s.charAt(at) == 'Z') {
+      return at + 1 == n ? 0 : Integer.MIN_VALUE;
+    }
+    if (at >= n || (s.charAt(at) != '+' && s.charAt(at) != '-')) {
+      return Integer.MIN_VALUE;
+    }
+    int hours = at + 3 <= n ? digits(s, at + 1, at + 3) : -1;
+    int minutes = 0;
+    int seconds = 0;
+    int i = at + 3;
+    if (i < n) {
+      minutes = i + 3 <= n && s.charAt(i) == ':' ? digits(s, i + 1, i + 3) : -1;
+      i += 3;
+    }
+    if (i < n) {
+      seconds = i + 3 == n && s.charAt(i) == ':' ? digits(s, i + 1, i + 3) : -1;
+      i += 3;
+    }
+    if (hours < 0 || hours > 18 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) {
+      return Integer.MIN_VALUE;
+    }
+    int total = hours * 3600 + minutes * 60 + seconds;
+    return s.charAt(at) == '-' ? -total : total;
+  }
+
+  private static void two(char[] out, int at, int value) {
+    out[at] = (char) ('0' + value / 10);
+    out[at + 1] = (char) ('0' + value % 10);
+  }
+
+  /** The decimal digits of {@code s[from, to)} as a number; -1 when any is not a digit. */
+  private static int digits(String s, int from, int to) {
+    int value = 0;
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+}
