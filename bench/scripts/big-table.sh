@@ -10,16 +10,20 @@
 # the client's refusal (a snapshot that does not fit its heap is refused with the -Xmx it needs).
 #
 # Usage: bench/scripts/big-table.sh [--db mariadb|postgresql|both] [--rows 10000000] [--heap 2g]
-#          [--mysql-port 3306] [--pg-port 5432] [--out bench-results/big-table.md]
+#          [--mysql-port 3306] [--pg-port 5432] [--updated-at] [--out bench-results/big-table.md]
+# --updated-at adds a column updated_at (PostgreSQL timestamptz, MariaDB DATETIME(6)) of distinct
+#   instants, the date-time column most real tables have.
 # Environment: TABLECAST_JAR (default cli/target/tablecast.jar), BENCH_JAR (default
 #   bench/target/tablecast-bench.jar); build both: ./mvnw -q -o -DskipTests package
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DBS=both; ROWS=10000000; HEAP=2g; MYSQL_PORT=3306; PG_PORT=5432; OUT=bench-results/big-table.md
+UPDATED_AT=
 while [ $# -gt 0 ]; do
   case "$1" in
     --db) DBS=$2; shift 2;; --rows) ROWS=$2; shift 2;; --heap) HEAP=$2; shift 2;;
     --mysql-port) MYSQL_PORT=$2; shift 2;; --pg-port) PG_PORT=$2; shift 2;; --out) OUT=$2; shift 2;;
+    --updated-at) UPDATED_AT=1; shift;;
     -h|--help) sed -n 2,15p "$0"; exit 0;;
     *) echo "big-table: unknown option $1" >&2; exit 2;;
   esac
@@ -43,15 +47,21 @@ echo "|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
 for db in $DBS; do
   progress "$db: creating tc_big.bench_rows with $ROWS rows"
   cols="id BIGINT NOT NULL PRIMARY KEY, version BIGINT NOT NULL, name VARCHAR(32) NOT NULL, price DECIMAL(10,2) NOT NULL, qty INT NOT NULL"
+  my_at=""; pg_at=""
+  if [ -n "$UPDATED_AT" ]; then
+    [ "$db" = mariadb ] && cols="$cols, updated_at DATETIME(6) NOT NULL" || cols="$cols, updated_at TIMESTAMPTZ NOT NULL"
+    my_at=", TIMESTAMP'2026-01-01 00:00:00' + INTERVAL seq * 1001 MICROSECOND"
+    pg_at=", TIMESTAMPTZ '2026-01-01 00:00:00+00' + i * INTERVAL '1001 microseconds'"
+  fi
   if [ "$db" = mariadb ]; then
     my -e "DROP DATABASE IF EXISTS tc_big; CREATE DATABASE tc_big"
     my tc_big -e "CREATE TABLE bench_rows ($cols);
-      INSERT INTO bench_rows SELECT seq, 0, CONCAT('row-', seq), seq % 1000 + 0.99, seq % 100 FROM seq_1_to_$ROWS; ANALYZE TABLE bench_rows" >/dev/null
+      INSERT INTO bench_rows SELECT seq, 0, CONCAT('row-', seq), seq % 1000 + 0.99, seq % 100$my_at FROM seq_1_to_$ROWS; ANALYZE TABLE bench_rows" >/dev/null
     url="jdbc:mariadb://127.0.0.1:$MYSQL_PORT/tc_big?user=root"
     size=$(my -e "SELECT data_length + index_length FROM information_schema.tables WHERE table_schema = 'tc_big' AND table_name = 'bench_rows'")
   else
     pg -c "DROP SCHEMA IF EXISTS tc_big CASCADE" -c "CREATE SCHEMA tc_big" -c "CREATE TABLE tc_big.bench_rows ($cols)" \
-      -c "INSERT INTO tc_big.bench_rows SELECT i, 0, 'row-' || i, i % 1000 + 0.99, i % 100 FROM generate_series(1, $ROWS) i" \
+      -c "INSERT INTO tc_big.bench_rows SELECT i, 0, 'row-' || i, i % 1000 + 0.99, i % 100$pg_at FROM generate_series(1, $ROWS) i" \
       -c "VACUUM ANALYZE tc_big.bench_rows"
     url="jdbc:postgresql://127.0.0.1:$PG_PORT/test?user=postgres"
     size=$(pg -c "SELECT pg_total_relation_size('tc_big.bench_rows')")
