@@ -146,7 +146,7 @@ final class MysqlTriggers {
     }
     StringJoiner list = new StringJoiner(", ");
     for (ColumnInfo c : table.columns()) {
-      list.add(MysqlTypes.jsonValue(c, "t." + MysqlIdentifiers.quote(c.name())));
+      list.add(MysqlTypes.textValue(c, "t." + MysqlIdentifiers.quote(c.name())));
     }
     return new RowSelect(list.toString(), SnapshotRead.Shape.COLUMN_TEXTS);
   }
