@@ -1,5 +1,6 @@
 package io.tablecast.protocol.row;
 
+import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -64,6 +65,30 @@ public final class InstantText {
   }
 
   /**
+   * The instant {@code s} names when {@code s} is exactly what {@link #print} prints for it ({@code
+   * T}, {@code Z}, the fraction in the groups of three digits it needs), else null: {@code
+   * print(parse(s)).equals(s)} without printing, for years 0000 to 9999.
+   */
+  @SuppressWarnings("JavaInstantGetSecondsGetNano") // only the fraction's digits are looked at
+  public static Instant parsePrinted(String s) {
+    Instant instant = parse(s);
+    int n = s.length();
+    if (instant == null || s.charAt(10) != 'T' || s.charAt(n - 1) != 'Z') {
+      return null;
+    }
+    int digits = fractionDigits(instant.getNano());
+    return n == (digits == 0 ? 20 : 21 + digits) ? instant : null;
+  }
+
+  /** How many fraction digits {@link #print} gives {@code nanos}: 0, 3, 6 or 9. */
+  private static int fractionDigits(int nanos) {
+    if (nanos == 0) {
+      return 0;
+    }
+    return nanos % 1_000_000 == 0 ? 3 : nanos % 1_000 == 0 ? 6 : 9;
+  }
+
+  /**
    * {@link Instant#toString()} of the instant {@code epochSecond} and {@code nanos}: {@code
    * YYYY-MM-DDTHH:MM:SSZ}, the fraction in groups of three digits as needed; years outside 0000 to
    * 9999 as {@code Instant} prints them (a sign, more digits).
@@ -75,12 +100,12 @@ public final class InstantText {
     }
     int secondOfDay = Math.floorMod(epochSecond, 86_400);
     LocalDate date = LocalDate.ofEpochDay(day);
-    char[] out = new char[30];
+    byte[] out = new byte[30]; // ASCII: a Latin-1 string is made of it without a scan
     int year = date.getYear();
-    out[0] = (char) ('0' + year / 1000);
-    out[1] = (char) ('0' + year / 100 % 10);
-    out[2] = (char) ('0' + year / 10 % 10);
-    out[3] = (char) ('0' + year % 10);
+    out[0] = (byte) ('0' + year / 1000);
+    out[1] = (byte) ('0' + year / 100 % 10);
+    out[2] = (byte) ('0' + year / 10 % 10);
+    out[3] = (byte) ('0' + year % 10);
     out[4] = '-';
     two(out, 5, date.getMonthValue());
     out[7] = '-';
@@ -92,18 +117,18 @@ public final class InstantText {
     out[16] = ':';
     two(out, 17, secondOfDay % 60);
     int length = 19;
-    if (nanos != 0) {
-      int digits = nanos % 1_000_000 == 0 ? 3 : nanos % 1_000 == 0 ? 6 : 9;
+    int digits = fractionDigits(nanos);
+    if (digits > 0) {
       int value = nanos / NANO_SCALE[digits];
       out[length++] = '.';
       for (int d = digits - 1; d >= 0; d--) {
-        out[length + d] = (char) ('0' + value % 10);
+        out[length + d] = (byte) ('0' + value % 10);
         value /= 10;
       }
       length += digits;
     }
     out[length++] = 'Z';
-    return new String(out, 0, length);
+    return new String(out, 0, length, StandardCharsets.ISO_8859_1);
   }
 
   /** The epoch day of {@code s}'s {@code YYYY-MM-DD}, or null when it is no date. */
@@ -152,9 +177,9 @@ public final class InstantText {
     return s.charAt(at) == '-' ? -total : total;
   }
 
-  private static void two(char[] out, int at, int value) {
-    out[at] = (char) ('0' + value / 10);
-    out[at + 1] = (char) ('0' + value % 10);
+  private static void two(byte[] out, int at, int value) {
+    out[at] = (byte) ('0' + value / 10);
+    out[at + 1] = (byte) ('0' + value % 10);
   }
 
   /** The decimal digits of {@code s[from, to)} as a number; -1 when any is not a digit. */

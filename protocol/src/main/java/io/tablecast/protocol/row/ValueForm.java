@@ -354,18 +354,17 @@ enum ValueForm {
     @Override
     void encode(JsonNode v, RowSink out) {
       String text = textOf(v);
-      Instant instant = InstantText.parse(text);
-      if (instant == null) { // years BC or past 9999
+      Instant instant = InstantText.parsePrinted(text); // nearly every value
+      if (instant == null) { // years BC or past 9999, infinity, any text not in this form
         try {
           instant = Instant.parse(text);
-        } catch (DateTimeException notAnInstant) { // infinity, -infinity
+        } catch (DateTimeException notAnInstant) {
           instant = null;
         }
-      }
-      if (instant == null
-          || !InstantText.print(instant.getEpochSecond(), instant.getNano()).equals(text)) {
-        writeText(out, text);
-        return;
+        if (instant == null || !instant.toString().equals(text)) {
+          writeText(out, text);
+          return;
+        }
       }
       writeParameter(out, 0);
       Varints.writeSigned(out, instant.getEpochSecond());

@@ -29,7 +29,12 @@ class InstantTextTest {
             default -> random.nextInt(1_000_000_000);
           };
       Instant instant = Instant.ofEpochSecond(second, nanos);
-      assertThat(InstantText.print(second, nanos)).isEqualTo(instant.toString());
+      String printed = instant.toString();
+      assertThat(InstantText.print(second, nanos)).isEqualTo(printed);
+      if (instant.atOffset(ZoneOffset.UTC).getYear() >= 0
+          && instant.atOffset(ZoneOffset.UTC).getYear() <= 9999) {
+        assertThat(InstantText.parsePrinted(printed)).isEqualTo(instant);
+      }
     }
   }
 
@@ -67,6 +72,23 @@ class InstantTextTest {
             && s.charAt(s.length() - 6) != ':'
         ? s.substring(0, s.length() - 3)
         : s.endsWith("Z") ? s.substring(0, s.length() - 1) + "+00" : s;
+  }
+
+  /** Texts of instants that {@link InstantText#print} would print otherwise. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "2024-02-29T11:45:30.000Z",
+        "2024-02-29T11:45:30.500000Z",
+        "2024-02-29T11:45:30.1234Z",
+        "2024-02-29T11:45:30.123456000Z",
+        "2024-02-29 11:45:30Z",
+        "2024-02-29T11:45:30+00:00",
+        "2024-02-29T11:45:30+00",
+      })
+  void parsePrintedRefusesOtherFormsOfAnInstant(String text) {
+    assertThat(InstantText.parse(text)).isNotNull();
+    assertThat(InstantText.parsePrinted(text)).isNull();
   }
 
   @ParameterizedTest
