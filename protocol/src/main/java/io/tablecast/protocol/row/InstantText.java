@@ -1,7 +1,6 @@
 package io.tablecast.protocol.row;
 
 import java.nio.charset.StandardCharsets;
-import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 
@@ -36,9 +35,9 @@ public final class InstantText {
         || s.charAt(16) != ':') {
       return null;
     }
-    int hour = digits(s, 11, 13);
-    int minute = digits(s, 14, 16);
-    int second = digits(s, 17, 19);
+    int hour = TemporalText.digits(s, 11, 13);
+    int minute = TemporalText.digits(s, 14, 16);
+    int second = TemporalText.digits(s, 17, 19);
     if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
       return null;
     }
@@ -53,10 +52,10 @@ public final class InstantText {
       if (count < 1 || count > 9) {
         return null;
       }
-      nanos = digits(s, start, i) * NANO_SCALE[count];
+      nanos = TemporalText.digits(s, start, i) * NANO_SCALE[count];
     }
     int offset = offsetSeconds(s, i);
-    Long day = epochDay(s);
+    Long day = TemporalText.epochDayAtStart(s);
     if (offset == Integer.MIN_VALUE || day == null) {
       return null;
     }
@@ -131,21 +130,6 @@ public final class InstantText {
     return new String(out, 0, length, StandardCharsets.ISO_8859_1);
   }
 
-  /** The epoch day of {@code s}'s {@code YYYY-MM-DD}, or null when it is no date. */
-  private static Long epochDay(String s) {
-    int year = digits(s, 0, 4);
-    int month = digits(s, 5, 7);
-    int day = digits(s, 8, 10);
-    if (year < 0 || month < 0 || day < 0) {
-      return null;
-    }
-    try {
-      return LocalDate.of(year, month, day).toEpochDay();
-    } catch (DateTimeException e) {
-      return null;
-    }
-  }
-
   /**
    * The offset at {@code s[at..]} to its end in seconds east of UTC ({@code Z}, {@code +HH}, {@code
    * +HH:MM}, {@code +HH:MM:SS}), or {@code Integer.MIN_VALUE} when it is not one.
@@ -158,16 +142,16 @@ public final class InstantText {
     if (at >= n || (s.charAt(at) != '+' && s.charAt(at) != '-')) {
       return Integer.MIN_VALUE;
     }
-    int hours = at + 3 <= n ? digits(s, at + 1, at + 3) : -1;
+    int hours = at + 3 <= n ? TemporalText.digits(s, at + 1, at + 3) : -1;
     int minutes = 0;
     int seconds = 0;
     int i = at + 3;
     if (i < n) {
-      minutes = i + 3 <= n && s.charAt(i) == ':' ? digits(s, i + 1, i + 3) : -1;
+      minutes = i + 3 <= n && s.charAt(i) == ':' ? TemporalText.digits(s, i + 1, i + 3) : -1;
       i += 3;
     }
     if (i < n) {
-      seconds = i + 3 == n && s.charAt(i) == ':' ? digits(s, i + 1, i + 3) : -1;
+      seconds = i + 3 == n && s.charAt(i) == ':' ? TemporalText.digits(s, i + 1, i + 3) : -1;
       i += 3;
     }
     if (hours < 0 || hours > 18 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) {
@@ -180,18 +164,5 @@ public final class InstantText {
   private static void two(byte[] out, int at, int value) {
     out[at] = (byte) ('0' + value / 10);
     out[at + 1] = (byte) ('0' + value % 10);
-  }
-
-  /** The decimal digits of {@code s[from, to)} as a number; -1 when any is not a digit. */
-  private static int digits(String s, int from, int to) {
-    int value = 0;
-    for (int i = from; i < to; i++) {
-      char c = s.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      value = value * 10 + (c - '0');
-    }
-    return value;
   }
 }

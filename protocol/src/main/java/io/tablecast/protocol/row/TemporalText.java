@@ -29,7 +29,12 @@ final class TemporalText {
 
   /** {@code YYYY-MM-DD} as an epoch day, or null. */
   static Long parseDate(String s) {
-    if (s.length() != 10 || s.charAt(4) != '-' || s.charAt(7) != '-') {
+    return s.length() == 10 ? epochDayAtStart(s) : null;
+  }
+
+  /** The {@code YYYY-MM-DD} that {@code s} begins with as an epoch day, or null. */
+  static Long epochDayAtStart(String s) {
+    if (s.length() < 10 || s.charAt(4) != '-' || s.charAt(7) != '-') {
       return null;
     }
     int y = digits(s, 0, 4);
@@ -170,7 +175,7 @@ final class TemporalText {
   }
 
   /** The decimal digits of {@code s[from, to)} as a number; -1 when any is not a digit. */
-  private static int digits(String s, int from, int to) {
+  static int digits(String s, int from, int to) {
     int value = 0;
     for (int i = from; i < to; i++) {
       char c = s.charAt(i);

@@ -424,10 +424,7 @@ class TypeFidelityTest {
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("types"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      Map<Integer, String> snapshot = new TreeMap<>();
-      source.snapshot(
-          (t, row) ->
-              snapshot.put(Rows.json(t, row).get("id").asInt(), Rows.text(Rows.json(t, row))));
+      Map<Integer, String> snapshot = SourcePolls.snapshotTexts(source, "id");
       assertThat(snapshot.get(1)).isEqualTo(expectedRow1);
       assertThat(snapshot.get(2)).isEqualTo(allNull(source.tables().get(0), 2));
 

@@ -115,10 +115,7 @@ class MysqlColumnTextsTest {
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("years"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      Map<Integer, String> snapshot = new TreeMap<>();
-      source.snapshot(
-          (t, row) ->
-              snapshot.put(Rows.json(t, row).get("v").asInt(), Rows.text(Rows.json(t, row))));
+      Map<Integer, String> snapshot = SourcePolls.snapshotTexts(source, "v");
       assertThat(snapshot)
           .containsEntry(1, "{\"y\":0,\"f\":1.5,\"v\":1}")
           .containsEntry(2, "{\"y\":2000,\"f\":2.5,\"v\":2}");
@@ -154,10 +151,7 @@ class MysqlColumnTextsTest {
               dateTimes && !mariadb(db)
                   ? SnapshotRead.Shape.JSON_TEXT
                   : SnapshotRead.Shape.COLUMN_TEXTS);
-      Map<Integer, String> snapshot = new TreeMap<>();
-      source.snapshot(
-          (t, row) ->
-              snapshot.put(Rows.json(t, row).get("id").asInt(), Rows.text(Rows.json(t, row))));
+      Map<Integer, String> snapshot = SourcePolls.snapshotTexts(source, "id");
 
       RowNormalizer json = new RowNormalizer(table, new MysqlDialect(flavor));
       Map<Integer, String> asJsonObject = new TreeMap<>();

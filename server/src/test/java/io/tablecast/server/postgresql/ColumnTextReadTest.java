@@ -177,10 +177,7 @@ class ColumnTextReadTest {
       if (shape == SnapshotRead.Shape.JSON_TEXT) {
         assertThat(read.sql()).contains("to_jsonb");
       }
-      Map<Integer, String> snapshot = new TreeMap<>();
-      source.snapshot(
-          (t, row) ->
-              snapshot.put(Rows.json(t, row).get("id").asInt(), Rows.text(Rows.json(t, row))));
+      Map<Integer, String> snapshot = SourcePolls.snapshotTexts(source, "id");
       int rows = snapshot.size();
       assertThat(rows).isGreaterThanOrEqualTo(2);
 
