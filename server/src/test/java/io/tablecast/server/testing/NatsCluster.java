@@ -1,7 +1,6 @@
 package io.tablecast.server.testing;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -17,11 +16,26 @@ public final class NatsCluster implements AutoCloseable {
     this.nodes = nodes;
   }
 
-  /** Starts {@code size} nodes whose {@code max_payload} is {@code maxPayload} bytes. */
+  /**
+   * Starts {@code size} nodes whose {@code max_payload} is {@code maxPayload} bytes; again on new
+   * ports when one of them was taken before its node bound it.
+   */
   public static NatsCluster start(int size, long maxPayload) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(size, maxPayload);
+      } catch (NatsServerProcess.PortTaken e) {
+        if (attempt == NatsServerProcess.START_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static NatsCluster startOnce(int size, long maxPayload) throws IOException {
     List<Integer> routePorts = new ArrayList<>();
     for (int i = 0; i < size; i++) {
-      routePorts.add(freePort());
+      routePorts.add(NatsServerProcess.freePort());
     }
     String routes =
         routePorts.stream()
@@ -56,12 +70,6 @@ public final class NatsCluster implements AutoCloseable {
   /** The node named {@code n<i>} ({@code i} from 1). */
   public NatsServerProcess node(String serverName) {
     return nodes.get(Integer.parseInt(serverName.substring(1)) - 1);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   @Override

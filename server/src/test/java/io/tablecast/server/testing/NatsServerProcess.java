@@ -71,15 +71,45 @@ public final class NatsServerProcess implements AutoCloseable {
               + ": the scale-out tests need a real NATS server with JetStream; install it "
               + "(apt-get install nats-server) or set NATS_SERVER to its path");
     }
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
+    for (int attempt = 1; ; attempt++) {
+      NatsServerProcess n =
+          new NatsServerProcess(
+              binary,
+              Files.createTempDirectory("nats-js"),
+              freePort(),
+              maxPayload,
+              extraConfig,
+              jetStream);
+      try {
+        n.startProcess();
+        return n;
+      } catch (PortTaken e) {
+        if (attempt == START_ATTEMPTS) {
+          throw e;
+        }
+      }
     }
-    NatsServerProcess n =
-        new NatsServerProcess(
-            binary, Files.createTempDirectory("nats-js"), port, maxPayload, extraConfig, jetStream);
-    n.startProcess();
-    return n;
+  }
+
+  /** Tries to start a process on new free ports when one was taken before it bound it. */
+  static final int START_ATTEMPTS = 5;
+
+  /**
+   * A port picked free (a socket bound to port 0, then closed) and taken by another process before
+   * nats-server bound it: the ports of outgoing connections come from the same range.
+   */
+  static final class PortTaken extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    PortTaken(String log) {
+      super("nats-server could not bind a port picked free: " + log);
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
   }
 
   /** {@code nats://127.0.0.1:PORT}. */
@@ -105,8 +135,11 @@ public final class NatsServerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException(
-            "nats-server exited: " + Files.readString(dir.resolve("nats.log")));
+        String log = Files.readString(dir.resolve("nats.log"));
+        if (log.contains("address already in use")) {
+          throw new PortTaken(log);
+        }
+        throw new IllegalStateException("nats-server exited: " + log);
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("127.0.0.1", port), 200);
