@@ -128,10 +128,10 @@ public final class RowNormalizer {
    * A row read as one text per column of this table version, in table order (a {@link
    * SnapshotRead.Shape#COLUMN_TEXTS} read), in the row form: each text taken as the JSON generator
    * prints that value, so that the bytes equal {@link #encode(String)}'s of the row's JSON. An
-   * INTEGER, DECIMAL or TIMESTAMP_TZ (MySQL's {@code UNIX_TIMESTAMP}) text that is a valid JSON
-   * number is that number, any other (NaN, money, a PostgreSQL date-time) the string; a BOOLEAN's
-   * {@code t}/{@code true} or {@code f}/{@code false} the boolean, a number (MySQL's TINYINT(1))
-   * that number; other kinds the string; null is NULL.
+   * INTEGER, DECIMAL, FLOAT or TIMESTAMP_TZ (MySQL's {@code UNIX_TIMESTAMP}) text that is a valid
+   * JSON number is that number, any other (NaN, Infinity, money, a PostgreSQL date-time) the
+   * string; a BOOLEAN's {@code t}/{@code true} or {@code f}/{@code false} the boolean, a number
+   * (MySQL's TINYINT(1)) that number; other kinds the string; null is NULL.
    *
    * @throws IllegalArgumentException when the texts are not one per column
    * @throws IllegalStateException as {@link #encode(String)}
@@ -155,6 +155,7 @@ public final class RowNormalizer {
         normalized[i] = true;
       } else if ((kind == ColumnKind.INTEGER
               || kind == ColumnKind.DECIMAL
+              || kind == ColumnKind.FLOAT
               || kind == ColumnKind.TIMESTAMP_TZ) // MySQL: UNIX_TIMESTAMP(col)
           && JsonNumbers.isNumber(text)) {
         values[i] = JsonNumbers.node(text);

@@ -28,13 +28,17 @@ final class PgTableReads {
    * the {@code T} and an offset of hours alone ({@code +00} for {@code +00:00}). A table of only
    * these kinds is read as one text column per column ({@link SnapshotRead.Shape#COLUMN_TEXTS}): no
    * JSON built per row, fetched two to three times faster than {@code row_to_json}
-   * (docs/BENCHMARKS.md). Not floats ({@code to_jsonb} writes {@code -0} as {@code 0}), not JSON
-   * (arrays, composites, {@code json} columns, types cast to JSON).
+   * (docs/BENCHMARKS.md). Floats too: {@code to_jsonb} prints a float's shortest exact digits as
+   * its text does (from PostgreSQL 12; only the notation differs, {@code 1e+300} against 301
+   * digits, the same double), {@code NaN} and the infinities as strings, and {@code -0} as {@code
+   * 0}, which the text's {@code -0} reads as too (an integral JSON number). Not JSON (arrays,
+   * composites, {@code json} columns, types cast to JSON).
    */
   private static final Set<ColumnKind> READ_AS_TEXT =
       EnumSet.of(
           ColumnKind.INTEGER,
           ColumnKind.DECIMAL,
+          ColumnKind.FLOAT,
           ColumnKind.BOOLEAN,
           ColumnKind.STRING,
           ColumnKind.BINARY,
@@ -73,9 +77,9 @@ final class PgTableReads {
   }
 
   /**
-   * A row as JSON text for whole-table reads of a table with a float or JSON column: the capture
-   * function's generator, so the row form is the same bytes as its images ({@code
-   * TypeFidelityTest}); {@code t.*}, not {@code t}: a column named t would be taken for the row.
+   * A row as JSON text for whole-table reads of a table with a JSON column: the capture function's
+   * generator, so the row form is the same bytes as its images ({@code TypeFidelityTest}); {@code
+   * t.*}, not {@code t}: a column named t would be taken for the row.
    */
   static final String ROW_JSON = "to_jsonb(t.*)::text";
 

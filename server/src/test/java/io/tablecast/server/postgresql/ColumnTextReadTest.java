@@ -39,10 +39,10 @@ class ColumnTextReadTest {
           + "i4r int4range, tsv tsvector, pt point, jp jsonpath, c1 \"char\", x8 xid8";
 
   /**
-   * Three rows of {@link #COLUMNS}, each ending with {@code last} (the values of columns added
+   * Three rows of {@link #COLUMNS}, each ending with its {@code last} (the values of columns added
    * after them): edge values; NULLs; dates and times BC and past 9999.
    */
-  private static String values(String last) {
+  private static String values(String... last) {
     return "(1, -32768, -9223372036854775808, 12.3400, 123456789012345678901234567890.123456789, "
         + "'NaN', true, E'q\"\\\\ \\x01 é😀\\n', 'short', 'ab', '\\x00ff', '2024-02-29', 'infinity', "
         + "'13:45:30.123456', '13:45:30+02', '2024-02-29 13:45:30.5', '-infinity', "
@@ -50,17 +50,17 @@ class ColumnTextReadTest {
         + "12.3, 1234567.891, '1 year 2 mons 3 days 04:05:06.5', '192.168.0.1/24', "
         + "'08:00:2b:01:02:03', B'1010', '<a k=\"v\">x &amp; y</a>', 'a name', '16/B374D848', "
         + "4294967295, '[1,5)', 'a fat cat', '(1.5,-2)', '$.a[*] ? (@ > 2)', 'x', '123'"
-        + last
+        + last[0]
         + "), (2"
         + ", NULL".repeat(37)
-        + last
+        + last[1]
         + "), (3"
         + ", NULL".repeat(10)
         + ", '0044-03-15 BC', '294276-12-31', '24:00:00', '24:00:00-15:59', "
         + "'0044-03-15 13:45:30.5 BC', '294276-12-31 23:59:59.999999', "
         + "'0044-03-15 13:45:30.5+00 BC', '294276-12-31 23:59:59.999999+00'"
         + ", NULL".repeat(19)
-        + last
+        + last[2]
         + ")";
   }
 
@@ -84,13 +84,17 @@ class ColumnTextReadTest {
       throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("date_times");
     Map<Integer, String> snapshot =
-        snapshotEqualsCapturedImages(db, COLUMNS, values(""), SnapshotRead.Shape.COLUMN_TEXTS);
+        snapshotEqualsCapturedImages(
+            db, COLUMNS + FLOATS, values(FLOAT_VALUES), SnapshotRead.Shape.COLUMN_TEXTS);
     assertThat(snapshot.get(1))
         .contains(
             "\"nan\":\"NaN\"",
             "\"dinf\":\"infinity\"",
             "\"ts\":\"2024-02-29T13:45:30.5\"",
-            "\"tz\":\"2024-02-29T11:45:30Z\"");
+            "\"tz\":\"2024-02-29T11:45:30Z\"",
+            "\"f4\":1.0000001",
+            "\"f3\":0.30000000000000004");
+    assertThat(snapshot.get(3)).contains("\"f4\":\"NaN\"", "\"f3\":\"-Infinity\"");
     assertThat(snapshot.get(3))
         .contains(
             "\"d\":\"0044-03-15 BC\"",
@@ -100,14 +104,27 @@ class ColumnTextReadTest {
             "\"tzinf\":\"+294276-12-31T23:59:59.999999Z\"");
   }
 
-  /** The same columns beside a float: read as JSON, the same row forms. */
+  /** Floats: shortest digits, exponents, the smallest subnormal, -0, NaN and the infinities. */
+  private static final String FLOATS = ", f8 float8, f4 real, f3 float8";
+
+  private static final String[] FLOAT_VALUES = {
+    ", 1e300, 1.0000001, 0.30000000000000004",
+    ", 5e-324, 'Infinity', NULL",
+    ", '-0', 'NaN', '-Infinity'"
+  };
+
+  /** The same columns beside a JSON column: read as JSON, the same row forms. */
   @Test
-  void theSameColumnsBesideAFloatAreReadAsJsonAndTheirRowsEqualTheCapturedImages()
+  void theSameColumnsBesideAJsonColumnAreReadAsJsonAndTheirRowsEqualTheCapturedImages()
       throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("date_times_json");
+    String[] json = new String[3];
+    for (int i = 0; i < 3; i++) {
+      json[i] = FLOAT_VALUES[i] + ", '{\"a\": [1, 2.50]}'";
+    }
     Map<Integer, String> snapshot =
         snapshotEqualsCapturedImages(
-            db, COLUMNS + ", f float8", values(", -1.5e300"), SnapshotRead.Shape.JSON_TEXT);
+            db, COLUMNS + FLOATS + ", j jsonb", values(json), SnapshotRead.Shape.JSON_TEXT);
     assertThat(snapshot.get(3))
         .contains(
             "\"tz\":\"-0043-03-15T13:45:30.500Z\"", "\"tzinf\":\"+294276-12-31T23:59:59.999999Z\"");
@@ -201,7 +218,7 @@ class ColumnTextReadTest {
   }
 
   @Test
-  void aTableWithAFloatOrJsonColumnIsReadWithToJsonb() throws Exception {
+  void aTableWithAJsonColumnIsReadWithToJsonb() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("row_to_json_not");
     db.execute(
         "CREATE TABLE floats (id int PRIMARY KEY, r real)",
@@ -212,7 +229,9 @@ class ColumnTextReadTest {
             db.jdbcUrl(), null, null, List.of("floats", "docs", "arrays"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
       source.snapshot((t, row) -> {});
-      assertThat(source.tables())
+      assertThat(PgTableReads.snapshotRead(source.tables().get(0)).shape())
+          .isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
+      assertThat(source.tables().subList(1, 3))
           .allSatisfy(
               t -> assertThat(PgTableReads.snapshotRead(t).sql()).contains(PgTableReads.ROW_JSON));
     }
