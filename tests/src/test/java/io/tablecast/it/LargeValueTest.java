@@ -27,7 +27,7 @@ class LargeValueTest {
     return ddl(kind, "");
   }
 
-  /** {@code docs} with {@code more} columns after its body (", ratio FLOAT NULL"). */
+  /** {@code docs} with {@code more} columns after its body (", flags BIT(8) NULL"). */
   private static List<String> ddl(Kind kind, String more) {
     String text = kind == Kind.POSTGRESQL ? "text" : "LONGTEXT";
     return List.of(
@@ -122,14 +122,14 @@ class LargeValueTest {
    * for ever), so no table's changes reached anyone; now the change is refused, named and counted,
    * the mirrors keep the row as it was and say they are stale (API, /health, metric), other changes
    * keep flowing, and the row's next change that fits is delivered and ends the staleness. (The
-   * table has a FLOAT column, so its rows are read as {@code JSON_OBJECT}.)
+   * table has a BIT column, so its rows are read as {@code JSON_OBJECT}.)
    */
   @ParameterizedTest
   @EnumSource(value = Kind.class, names = "MYSQL")
   void aRowTooLargeForMaxAllowedPacketAsJsonIsRefusedByNameNeverDeleted(Kind kind)
       throws Exception {
     try (Pipeline p =
-        Pipeline.start(kind, "json_too_large", ddl(kind, ", ratio FLOAT NULL"), "docs", "notes")) {
+        Pipeline.start(kind, "json_too_large", ddl(kind, ", flags BIT(8) NULL"), "docs", "notes")) {
       TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("c"), "docs");
       TableMirror<Map<String, Object>> notes = p.readyMirror(p.client("n"), "notes");
       p.sql("INSERT INTO docs VALUES (2, 'small', NULL)");

@@ -32,21 +32,23 @@ enum MysqlFlavor {
   final boolean checkConstraintsRequired;
 
   /**
-   * Whether {@code JSON_OBJECT} embeds a DATE, TIME or DATETIME value as its text, so that such a
-   * column can be read as its text ({@link MysqlTypes#readAsText}): MariaDB does; MySQL 8 turns it
-   * into a JSON date-time, printed with six fraction digits whatever the column's.
+   * Whether {@code JSON_OBJECT} embeds a DATE, TIME, DATETIME or DOUBLE value as its text, so that
+   * such a column can be read as its text ({@link MysqlTypes#readAsText}): MariaDB does (checked on
+   * zero dates, times beyond a day, and doubles from the smallest normal to 1e300); MySQL 8 turns a
+   * date-time into a JSON date-time, printed with six fraction digits whatever the column's, and
+   * its printing of doubles in JSON was never compared here.
    */
-  final boolean jsonDateTimeIsText;
+  final boolean jsonObjectEmbedsTexts;
 
   MysqlFlavor(
       String outboxKeyType,
       String lockNowait,
       boolean checkConstraintsRequired,
-      boolean jsonDateTimeIsText) {
+      boolean jsonObjectEmbedsTexts) {
     this.outboxKeyType = outboxKeyType;
     this.lockNowait = lockNowait;
     this.checkConstraintsRequired = checkConstraintsRequired;
-    this.jsonDateTimeIsText = jsonDateTimeIsText;
+    this.jsonObjectEmbedsTexts = jsonObjectEmbedsTexts;
   }
 
   /** The flavor of a server whose {@code SELECT VERSION()} is {@code version}. */

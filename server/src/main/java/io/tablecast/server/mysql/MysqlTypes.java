@@ -106,26 +106,27 @@ final class MysqlTypes {
   private static final Set<ColumnKind> TEXT_KINDS =
       Set.of(ColumnKind.INTEGER, ColumnKind.DECIMAL, ColumnKind.BOOLEAN, ColumnKind.STRING);
 
-  /** Kinds whose {@code JSON_OBJECT} form is the value's text on MariaDB. */
+  /** Date-time kinds: their {@code JSON_OBJECT} form is the value's text on MariaDB. */
   private static final Set<ColumnKind> DATE_TIME_KINDS =
       Set.of(ColumnKind.DATE, ColumnKind.TIME, ColumnKind.TIMESTAMP);
 
   /**
    * Whether {@code c}'s JSON form is the text of its {@link #jsonValue} as the server sends it (a
    * number printed bare, or a string): columns {@code JSON_OBJECT} takes as they are, of a kind
-   * that reads a number or a string (not BIT, FLOAT, binary or JSON columns); on MariaDB DATE, TIME
-   * and DATETIME ({@link MysqlFlavor#jsonDateTimeIsText}); TIMESTAMP, whose value is the number
-   * {@code UNIX_TIMESTAMP} gives. A table of such columns is read as their texts in whole-table,
-   * range and by-key reads, where the database would otherwise build a JSON object per row (a
-   * million rows of the benchmark table on MariaDB: 2.1 s as {@code JSON_OBJECT}, 0.7 s as columns;
+   * that reads a number or a string (not BIT, binary or JSON columns); on MariaDB DATE, TIME,
+   * DATETIME, DOUBLE and FLOAT (as {@code CAST(col AS DOUBLE)}, its exact double) ({@link
+   * MysqlFlavor#jsonObjectEmbedsTexts}); TIMESTAMP, whose value is the number {@code
+   * UNIX_TIMESTAMP} gives. A table of such columns is read as their texts in whole-table, range and
+   * by-key reads, where the database would otherwise build a JSON object per row (a million rows of
+   * the benchmark table on MariaDB: 2.1 s as {@code JSON_OBJECT}, 0.7 s as columns;
    * docs/BENCHMARKS.md).
    */
   static boolean readAsText(MysqlFlavor flavor, ColumnInfo c) {
     if (c.kind() == ColumnKind.TIMESTAMP_TZ) {
       return true;
     }
-    if (DATE_TIME_KINDS.contains(c.kind())) {
-      return flavor.jsonDateTimeIsText;
+    if (DATE_TIME_KINDS.contains(c.kind()) || c.kind() == ColumnKind.FLOAT) {
+      return flavor.jsonObjectEmbedsTexts;
     }
     return TEXT_KINDS.contains(c.kind()) && (isYear(c) || jsonValue(c, "c").equals("c"));
   }

@@ -21,6 +21,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -78,14 +79,17 @@ class MysqlColumnTextsTest {
     TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("column_texts_dt");
     String columns =
         "id INT PRIMARY KEY, d DATE, d0 DATETIME, d6 DATETIME(6), t3 TIME(3), t0 TIME, "
-            + "ts TIMESTAMP(6) NULL, ts0 TIMESTAMP NULL, y YEAR";
+            + "ts TIMESTAMP(6) NULL, ts0 TIMESTAMP NULL, y YEAR, db DOUBLE, fl FLOAT";
     String insert =
         "SET STATEMENT sql_mode = '' FOR INSERT INTO types VALUES "
             + "(1, '2024-02-29', '2024-02-29 13:45:30', '2024-02-29 13:45:30.100000', "
-            + "'-838:59:59.000', '13:45:30', '2024-02-29 13:45:30.5', '2038-01-19 03:14:07', 2024), "
+            + "'-838:59:59.000', '13:45:30', '2024-02-29 13:45:30.5', '2038-01-19 03:14:07', 2024, "
+            + "1e300, 1.1), "
             + "(2, '0000-00-00', '0000-00-00 00:00:00', '9999-12-31 23:59:59.999999', "
-            + "'838:59:59.999', '-00:00:01', '1970-01-01 00:00:01', '0000-00-00 00:00:00', 0), "
-            + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)";
+            + "'838:59:59.999', '-00:00:01', '1970-01-01 00:00:01', '0000-00-00 00:00:00', 0, "
+            + "-0.0, 16777217), "
+            + "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 2.2250738585072014e-308, -1.5e-38), "
+            + "(4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1/3, 3.4e38)";
     if (!mariadb(db)) {
       insert = insert.replace("SET STATEMENT sql_mode = '' FOR ", "");
     }
@@ -110,19 +114,19 @@ class MysqlColumnTextsTest {
   void aYearOfZeroIsTheNumberZeroAsValueAndAsKey() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("year_zero");
     db.execute(
-        "CREATE TABLE years (y YEAR PRIMARY KEY, f FLOAT, v INT)",
-        "INSERT INTO years VALUES (0, 1.5, 1), (2000, 2.5, 2)");
+        "CREATE TABLE years (y YEAR PRIMARY KEY, f BIT(2), v INT)", // BIT: read as JSON_OBJECT
+        "INSERT INTO years VALUES (0, b'01', 1), (2000, b'10', 2)");
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("years"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
       Map<Integer, String> snapshot = SourcePolls.snapshotTexts(source, "v");
       assertThat(snapshot)
-          .containsEntry(1, "{\"y\":0,\"f\":1.5,\"v\":1}")
-          .containsEntry(2, "{\"y\":2000,\"f\":2.5,\"v\":2}");
+          .containsEntry(1, "{\"y\":0,\"f\":\"01\",\"v\":1}")
+          .containsEntry(2, "{\"y\":2000,\"f\":\"10\",\"v\":2}");
       List<RowEvent> events = new ArrayList<>();
       db.execute("UPDATE years SET v = 10 WHERE y = 0");
       SourcePolls.awaitEvents(source, events, 1);
-      assertThat(Rows.text(Rows.after(events.get(0)))).isEqualTo("{\"y\":0,\"f\":1.5,\"v\":10}");
+      assertThat(Rows.text(Rows.after(events.get(0)))).isEqualTo("{\"y\":0,\"f\":\"01\",\"v\":10}");
     }
   }
 
@@ -143,12 +147,20 @@ class MysqlColumnTextsTest {
     try (ChangeSource source = ChangeSources.open(config)) {
       TableSchema table = source.tables().get(0);
       MysqlFlavor flavor = mariadb(db) ? MysqlFlavor.MARIADB : MysqlFlavor.MYSQL;
-      boolean dateTimes =
+      // MySQL 8 keeps JSON_OBJECT for date-times and floats (MysqlFlavor.jsonObjectEmbedsTexts)
+      boolean mysql8Json =
           table.columns().stream()
-              .anyMatch(c -> c.kind() != ColumnKind.TIMESTAMP_TZ && c.kind().name().contains("T"));
+              .anyMatch(
+                  c ->
+                      Set.of(
+                              ColumnKind.DATE,
+                              ColumnKind.TIME,
+                              ColumnKind.TIMESTAMP,
+                              ColumnKind.FLOAT)
+                          .contains(c.kind()));
       assertThat(MysqlTriggers.rowSelect(flavor, table).shape())
           .isEqualTo(
-              dateTimes && !mariadb(db)
+              mysql8Json && !mariadb(db)
                   ? SnapshotRead.Shape.JSON_TEXT
                   : SnapshotRead.Shape.COLUMN_TEXTS);
       Map<Integer, String> snapshot = SourcePolls.snapshotTexts(source, "id");
@@ -186,31 +198,24 @@ class MysqlColumnTextsTest {
   }
 
   @Test
-  void aTableWithABitFloatBinaryOrJsonColumnOrADateTimeOnMysql8KeepsJsonObject() throws Exception {
+  void aTableWithABitBinaryOrJsonColumnOrADateTimeOnMysql8KeepsJsonObject() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("column_texts_not");
     db.execute(
         "CREATE TABLE bits (id INT PRIMARY KEY, b BIT(4))",
-        "CREATE TABLE floats (id INT PRIMARY KEY, f FLOAT)",
         "CREATE TABLE blobs (id INT PRIMARY KEY, v VARBINARY(10))",
         "CREATE TABLE docs (id INT PRIMARY KEY, j JSON)",
         "CREATE TABLE times (id INT PRIMARY KEY, t DATETIME(3), d DATE, tm TIME)");
     SourceConfig config =
         new SourceConfig(
-            db.jdbcUrl(),
-            null,
-            null,
-            List.of("bits", "floats", "blobs", "docs", "times"),
-            true,
-            null,
-            null);
+            db.jdbcUrl(), null, null, List.of("bits", "blobs", "docs", "times"), true, null, null);
     try (ChangeSource source = ChangeSources.open(config)) {
-      assertThat(source.tables().subList(0, 4))
-          .hasSize(4)
+      assertThat(source.tables().subList(0, 3))
+          .hasSize(3)
           .allSatisfy(
               t ->
                   assertThat(MysqlTriggers.rowSelect(MysqlFlavor.MARIADB, t).shape())
                       .isEqualTo(SnapshotRead.Shape.JSON_TEXT));
-      TableSchema times = source.tables().get(4);
+      TableSchema times = source.tables().get(3);
       assertThat(MysqlTriggers.rowSelect(MysqlFlavor.MARIADB, times).shape())
           .isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
       assertThat(MysqlTriggers.rowSelect(MysqlFlavor.MYSQL, times).shape())
