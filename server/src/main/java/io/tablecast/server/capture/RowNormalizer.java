@@ -153,9 +153,10 @@ public final class RowNormalizer {
         // a JSON number, and as encode(String) reads one: printed plain, its own normal form
         values[i] = NODES.textNode(text);
         normalized[i] = true;
+      } else if (kind == ColumnKind.FLOAT && JsonNumbers.isNumber(text)) {
+        values[i] = JsonNumbers.floatNode(text);
       } else if ((kind == ColumnKind.INTEGER
               || kind == ColumnKind.DECIMAL
-              || kind == ColumnKind.FLOAT
               || kind == ColumnKind.TIMESTAMP_TZ) // MySQL: UNIX_TIMESTAMP(col)
           && JsonNumbers.isNumber(text)) {
         values[i] = JsonNumbers.node(text);
