@@ -94,7 +94,8 @@ final class ColumnValues {
       BigDecimal seconds = v.decimalValue();
       BigDecimal whole = new BigDecimal(seconds.toBigInteger());
       long nanos = seconds.subtract(whole).movePointRight(9).longValue();
-      return InstantText.print(whole.longValueExact(), (int) nanos);
+      Instant instant = Instant.ofEpochSecond(whole.longValueExact(), nanos); // nanos may be < 0
+      return InstantText.print(instant.getEpochSecond(), instant.getNano());
     }
     String s = v.asText();
     Instant instant = InstantText.parse(s); // nearly every value, without java.time's formatters
