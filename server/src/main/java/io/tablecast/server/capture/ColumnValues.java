@@ -8,9 +8,6 @@ import io.tablecast.protocol.row.InstantText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
 import java.util.Locale;
 
 /**
@@ -89,7 +86,7 @@ final class ColumnValues {
     }
   }
 
-  private static String instant(JsonNode v) {
+  private String instant(JsonNode v) {
     if (v.isNumber()) { // MySQL: UNIX_TIMESTAMP(col), seconds with the column's fraction digits
       BigDecimal seconds = v.decimalValue();
       BigDecimal whole = new BigDecimal(seconds.toBigInteger());
@@ -97,35 +94,8 @@ final class ColumnValues {
       Instant instant = Instant.ofEpochSecond(whole.longValueExact(), nanos); // nanos may be < 0
       return InstantText.print(instant.getEpochSecond(), instant.getNano());
     }
-    String s = v.asText();
-    Instant instant = InstantText.parse(s); // nearly every value, without java.time's formatters
-    if (instant != null) {
-      return InstantText.print(instant.getEpochSecond(), instant.getNano());
-    }
-    if (s.equals("infinity") || s.equals("-infinity")) {
-      return s;
-    }
-    return OffsetDateTime.parse(isoYear(s), OFFSET_DATE_TIME).toInstant().toString();
+    return dialect.instant(v.asText());
   }
-
-  /**
-   * A date-time with its offset as PostgreSQL prints one, in JSON ({@code
-   * 2024-02-29T11:45:30.5+00:00}) or as its text output under {@code DateStyle = ISO} ({@code
-   * 2024-02-29 11:45:30.5+00}): a {@code T} or a space, an offset of hours, minutes or seconds
-   * (local mean time zones print {@code +05:53:28}).
-   */
-  private static final DateTimeFormatter OFFSET_DATE_TIME =
-      new DateTimeFormatterBuilder()
-          .append(DateTimeFormatter.ISO_LOCAL_DATE)
-          .optionalStart()
-          .appendLiteral('T')
-          .optionalEnd()
-          .optionalStart()
-          .appendLiteral(' ')
-          .optionalEnd()
-          .append(DateTimeFormatter.ISO_LOCAL_TIME)
-          .appendOffset("+HH:mm:ss", "Z")
-          .toFormatter(Locale.ROOT);
 
   /**
    * A local date-time with the {@code T} of ISO 8601 where a database printed a space between date
@@ -136,20 +106,5 @@ final class ColumnValues {
     return space >= 10 && space + 1 < s.length() && Character.isDigit(s.charAt(space + 1))
         ? s.substring(0, space) + "T" + s.substring(space + 1)
         : s;
-  }
-
-  /**
-   * {@code s} with PostgreSQL's year written as ISO 8601 writes it: a year before 1 prints as
-   * {@code 0044-03-15 ... BC} (ISO year -43, {@code -0043}), a year past 9999 with more digits and
-   * no sign ({@code +294276}).
-   */
-  private static String isoYear(String s) {
-    int dash = s.indexOf('-');
-    if (s.endsWith(" BC")) {
-      int isoYear = 1 - Integer.parseInt(s, 0, dash, 10);
-      String year = String.format(Locale.ROOT, isoYear == 0 ? "%04d" : "-%04d", -isoYear);
-      return year + s.substring(dash, s.length() - " BC".length());
-    }
-    return dash > 4 ? "+" + s : s;
   }
 }

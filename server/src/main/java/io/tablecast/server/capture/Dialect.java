@@ -1,9 +1,11 @@
 package io.tablecast.server.capture;
 
 import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.row.InstantText;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -217,4 +219,19 @@ public interface Dialect {
 
   /** A BINARY value as this database's JSON prints it, as base64. */
   String binaryBase64(String printed);
+
+  /**
+   * A TIMESTAMP_TZ value that arrived as text, as the form of docs/TYPES.md ({@code
+   * Instant.toString()}), or a text that names no instant as it is. By default ISO 8601 with an
+   * offset ({@link InstantText#parse}), years 0 to 9999.
+   *
+   * @throws RuntimeException when it is neither (the caller names the column)
+   */
+  default String instant(String printed) {
+    Instant instant = InstantText.parse(printed);
+    if (instant == null) {
+      instant = Instant.parse(printed);
+    }
+    return InstantText.print(instant.getEpochSecond(), instant.getNano());
+  }
 }

@@ -360,6 +360,12 @@ final class PgDialect implements TailDialect {
     return Base64.getEncoder().encodeToString(PgTypes.bytea(printed));
   }
 
+  /** Either of PostgreSQL's forms, any year, the infinities ({@link PgInstants}). */
+  @Override
+  public String instant(String printed) {
+    return PgInstants.instant(printed);
+  }
+
   // ---------------------------------------------------------------- tail
 
   /** Reads by snapshot ({@link PgChangeSource}). */
