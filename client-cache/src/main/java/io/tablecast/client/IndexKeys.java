@@ -1,7 +1,9 @@
 package io.tablecast.client;
 
+import io.tablecast.protocol.row.InstantText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -10,8 +12,10 @@ import java.util.List;
 /**
  * The one form of a secondary index's key, for the keys read from rows and the keys asked for
  * alike: integral numbers (and decimals without a fraction that fit) become {@code Long}, other
- * decimals lose trailing zeros, floats become {@code Double}, a composite key is an unmodifiable
- * {@code List} of parts (which may be null). Sorted indexes order keys with {@link #ORDER}.
+ * decimals lose trailing zeros, floats become {@code Double}, a text that is an instant as {@link
+ * Instant#toString()} prints it (a TIMESTAMP_TZ value) becomes that {@code Instant}, so that it
+ * orders by time, a composite key is an unmodifiable {@code List} of parts (which may be null).
+ * Sorted indexes order keys with {@link #ORDER}.
  */
 final class IndexKeys {
   private IndexKeys() {}
@@ -21,7 +25,12 @@ final class IndexKeys {
     if (value == null) {
       return null;
     }
-    if (value instanceof Long || value instanceof String) {
+    if (value instanceof String text) {
+      // a TIMESTAMP_TZ value of a generic row: as text, 30Z sorted after 30.500Z
+      Instant instant = InstantText.parsePrinted(text);
+      return instant != null ? instant : text;
+    }
+    if (value instanceof Long) {
       return value;
     }
     if (value instanceof Integer || value instanceof Short || value instanceof Byte) {

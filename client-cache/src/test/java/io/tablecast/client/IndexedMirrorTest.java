@@ -251,4 +251,42 @@ class IndexedMirrorTest {
       assertThat(ids(byPrice.get(null))).containsExactly(4L);
     }
   }
+
+  /**
+   * A TIMESTAMP_TZ value is the text {@code Instant.toString()} prints, whose whole seconds have no
+   * fraction: as text {@code ...:30Z} sorted after {@code ...:30.500Z}. Keyed as the instant, the
+   * index orders by time, and is looked up with the text or an {@code Instant}.
+   */
+  @Test
+  void aGenericSortedIndexOrdersATimestampTzColumnByTime() throws Exception {
+    List<ColumnInfo> columns =
+        List.of(
+            new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+            new ColumnInfo("at", "timestamptz", ColumnKind.TIMESTAMP_TZ));
+    RowForm form = new RowForm(columns, List.of("id"));
+    List<ObjectNode> rows = new ArrayList<>();
+    String[] ats = {
+      "2024-02-29T11:45:30.500Z", "2024-02-29T11:45:30Z", "2024-02-29T11:45:29.999999Z"
+    };
+    for (int i = 0; i < ats.length; i++) {
+      rows.add(PackedRow.of(form, form.encode(row("id", i + 1, "at", ats[i]))));
+    }
+    try (FakeServer server = new FakeServer();
+        TablecastClient client = TablecastClient.builder().servers(server.address()).build()) {
+      TableMirror<Map<String, Object>> m = client.mirror(T, List.of(sorted("by_at", "at")));
+      FakeServer.Conn conn = server.handshake(0);
+      conn.expect(Message.Subscribe.class);
+      conn.send(
+          new Message.SnapshotBegin(T, columns, List.of("id"), 1, rows.size()),
+          new Message.SnapshotRows(T, rows),
+          new Message.SnapshotEnd(T, 1));
+      assertThat(m.awaitReady(WAIT)).isTrue();
+      MirrorIndex<Map<String, Object>> byAt = m.index("by_at");
+      assertThat(ids(byAt.ordered())).containsExactly(3L, 2L, 1L);
+      assertThat(ids(byAt.get("2024-02-29T11:45:30Z"))).containsExactly(2L);
+      assertThat(ids(byAt.get(java.time.Instant.parse("2024-02-29T11:45:30.5Z"))))
+          .containsExactly(1L);
+      assertThat(ids(byAt.range("2024-02-29T11:45:30Z", true, null, true))).containsExactly(2L, 1L);
+    }
+  }
 }
