@@ -19,6 +19,7 @@ import io.tablecast.protocol.row.PackedRow;
 import io.tablecast.protocol.row.RowForm;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -225,21 +226,11 @@ class IndexedMirrorTest {
         List.of(
             new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
             new ColumnInfo("price", "decimal(10,2)", ColumnKind.DECIMAL));
-    RowForm form = new RowForm(columns, List.of("id"));
-    List<ObjectNode> rows = new ArrayList<>();
-    String[] prices = {"100.25", "9.50", "10.00", null};
-    for (int i = 0; i < prices.length; i++) {
-      rows.add(PackedRow.of(form, form.encode(row("id", i + 1, "price", prices[i]))));
-    }
+    List<ObjectNode> rows = packed(columns, "price", "100.25", "9.50", "10.00", null);
     try (FakeServer server = new FakeServer();
         TablecastClient client = TablecastClient.builder().servers(server.address()).build()) {
       TableMirror<Map<String, Object>> m = client.mirror(T, List.of(sorted("by_price", "price")));
-      FakeServer.Conn conn = server.handshake(0);
-      conn.expect(Message.Subscribe.class);
-      conn.send(
-          new Message.SnapshotBegin(T, columns, List.of("id"), 1, rows.size()),
-          new Message.SnapshotRows(T, rows),
-          new Message.SnapshotEnd(T, 1));
+      snapshot(server, columns, rows);
       assertThat(m.awaitReady(WAIT)).isTrue();
       assertThat(m.get(1L)).isInstanceOf(RowView.class);
       MirrorIndex<Map<String, Object>> byPrice = m.index("by_price");
@@ -263,30 +254,47 @@ class IndexedMirrorTest {
         List.of(
             new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
             new ColumnInfo("at", "timestamptz", ColumnKind.TIMESTAMP_TZ));
-    RowForm form = new RowForm(columns, List.of("id"));
-    List<ObjectNode> rows = new ArrayList<>();
-    String[] ats = {
-      "2024-02-29T11:45:30.500Z", "2024-02-29T11:45:30Z", "2024-02-29T11:45:29.999999Z"
-    };
-    for (int i = 0; i < ats.length; i++) {
-      rows.add(PackedRow.of(form, form.encode(row("id", i + 1, "at", ats[i]))));
-    }
+    List<ObjectNode> rows =
+        packed(
+            columns,
+            "at",
+            "2024-02-29T11:45:30.500Z",
+            "2024-02-29T11:45:30Z",
+            "2024-02-29T11:45:29.999999Z");
     try (FakeServer server = new FakeServer();
         TablecastClient client = TablecastClient.builder().servers(server.address()).build()) {
       TableMirror<Map<String, Object>> m = client.mirror(T, List.of(sorted("by_at", "at")));
-      FakeServer.Conn conn = server.handshake(0);
-      conn.expect(Message.Subscribe.class);
-      conn.send(
-          new Message.SnapshotBegin(T, columns, List.of("id"), 1, rows.size()),
-          new Message.SnapshotRows(T, rows),
-          new Message.SnapshotEnd(T, 1));
+      snapshot(server, columns, rows);
       assertThat(m.awaitReady(WAIT)).isTrue();
       MirrorIndex<Map<String, Object>> byAt = m.index("by_at");
       assertThat(ids(byAt.ordered())).containsExactly(3L, 2L, 1L);
       assertThat(ids(byAt.get("2024-02-29T11:45:30Z"))).containsExactly(2L);
-      assertThat(ids(byAt.get(java.time.Instant.parse("2024-02-29T11:45:30.5Z"))))
-          .containsExactly(1L);
+      assertThat(ids(byAt.get(Instant.parse("2024-02-29T11:45:30.5Z")))).containsExactly(1L);
       assertThat(ids(byAt.range("2024-02-29T11:45:30Z", true, null, true))).containsExactly(2L, 1L);
     }
+  }
+
+  /**
+   * Rows of {@code columns} in the row form: id {@code i + 1} and {@code column} {@code values[i]}.
+   */
+  private static List<ObjectNode> packed(
+      List<ColumnInfo> columns, String column, String... values) {
+    RowForm form = new RowForm(columns, List.of("id"));
+    List<ObjectNode> rows = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      rows.add(PackedRow.of(form, form.encode(row("id", i + 1, column, values[i]))));
+    }
+    return rows;
+  }
+
+  /** Answers the mirror's subscription to {@code T} with a snapshot of {@code rows}. */
+  private static void snapshot(FakeServer server, List<ColumnInfo> columns, List<ObjectNode> rows)
+      throws Exception {
+    FakeServer.Conn conn = server.handshake(0);
+    conn.expect(Message.Subscribe.class);
+    conn.send(
+        new Message.SnapshotBegin(T, columns, List.of("id"), 1, rows.size()),
+        new Message.SnapshotRows(T, rows),
+        new Message.SnapshotEnd(T, 1));
   }
 }
