@@ -11,6 +11,9 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Typed rows: one object of the row type per row, mapped by Jackson, and nothing beside it. A
@@ -23,14 +26,22 @@ import java.util.Set;
  * @param <V> the row type
  */
 final class TypedRowMapping<V> implements RowMapping<V> {
+  private static final Logger LOG = LoggerFactory.getLogger(TypedRowMapping.class);
   private final Class<V> type;
   private final ObjectMapper mapper;
   private final boolean comparable;
+
+  /** Rows of a plain record straight from the row form; null when Jackson maps every row. */
+  private final DirectRecordMapping<V> direct;
+
+  private final AtomicLong mappedDirectly = new AtomicLong();
+  private volatile boolean directDiffers;
 
   TypedRowMapping(Class<V> type, ObjectMapper mapper) {
     this.type = type;
     this.mapper = mapper;
     this.comparable = overridesEquals(type);
+    this.direct = DirectRecordMapping.of(mapper, type);
   }
 
   /**
@@ -99,13 +110,66 @@ final class TypedRowMapping<V> implements RowMapping<V> {
 
   @Override
   public V map(ObjectNode json) {
+    if (!(json instanceof PackedRow packed && packed.form() != null && !packed.decoded())) {
+      return byJackson(json);
+    }
+    if (direct != null && !directDiffers) {
+      V row = direct.map(packed.form(), packed.bytes());
+      if (row != null) {
+        long n = mappedDirectly.getAndIncrement();
+        return n < CHECKED_FIRST || n % CHECKED_EVERY == 0 ? checked(row, packed) : row;
+      }
+    }
+    // a row in the row form: a tree of its own, garbage once mapped, rather than the row's
+    // cached one, which a snapshot's pending rows would keep alive until the last is mapped
+    return byJackson(packed.form().toNode(packed.bytes()));
+  }
+
+  /**
+   * Rows mapped directly that Jackson maps too, to compare: the first ones, then one in so many.
+   */
+  static final int CHECKED_FIRST = 64;
+
+  static final int CHECKED_EVERY = 1024;
+
+  /**
+   * {@code row} as mapped directly, when Jackson maps the same row to an equal object; otherwise
+   * Jackson's row (or its refusal), and Jackson maps every row from now on.
+   */
+  private V checked(V row, PackedRow packed) {
+    V reference;
     try {
-      // a row in the row form: a tree of its own, garbage once mapped, rather than the row's
-      // cached one, which a snapshot's pending rows would keep alive until the last is mapped
-      ObjectNode tree =
-          json instanceof PackedRow packed && packed.form() != null && !packed.decoded()
-              ? packed.form().toNode(packed.bytes())
-              : json;
+      reference = byJackson(packed.form().toNode(packed.bytes()));
+    } catch (IllegalArgumentException e) {
+      differs(row, e.getMessage());
+      throw e;
+    }
+    if (!reference.equals(row)) {
+      differs(row, reference.toString());
+    }
+    return reference;
+  }
+
+  private void differs(V direct, String jackson) {
+    if (!directDiffers) {
+      directDiffers = true;
+      LOG.warn(
+          "rows of {} are mapped by Jackson alone from now on: read directly from the row form,"
+              + " a row gave {} where Jackson gives {} (a difference Tablecast did not foresee:"
+              + " please report it with the row type and the mapper's settings)",
+          type.getName(),
+          direct,
+          jackson);
+    }
+  }
+
+  /** Whether rows of {@code form} are mapped without Jackson (tests). */
+  boolean mapsDirectly(io.tablecast.protocol.row.RowForm form) {
+    return direct != null && !directDiffers && direct.takes(form);
+  }
+
+  private V byJackson(ObjectNode tree) {
+    try {
       return mapper.treeToValue(tree, type);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException(

@@ -279,6 +279,36 @@ public final class RowForm {
   }
 
   /**
+   * The values of the columns {@code wanted} in an encoded row, in one walk, as {@link
+   * #valueToJava} reads each (null for NULL); the others are passed without decoding and left null.
+   *
+   * @param wanted per column in table order, whether to decode it
+   * @param values per column in table order, filled
+   */
+  public void valuesToJava(byte[] row, boolean[] wanted, Object[] values) {
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = RowLayout.keyEnd(in);
+    for (int column : keyColumns) {
+      values[column] = take(column, wanted, in);
+    }
+    expect(in, keyEnd, "the key");
+    int bitmap = in.skip(bitmapBytes);
+    for (int j = 0; j < otherColumns.length; j++) {
+      int column = otherColumns[j];
+      values[column] = RowLayout.isNull(row, bitmap, j) ? null : take(column, wanted, in);
+    }
+    end(in);
+  }
+
+  private Object take(int column, boolean[] wanted, RowSource in) {
+    if (!wanted[column]) {
+      forms[column].skip(in);
+      return null;
+    }
+    return forms[column].toJava(in);
+  }
+
+  /**
    * Checks that {@code row} has this form's shape: the key ends where its length says, each
    * non-null value lies where the layout puts it, and nothing follows the last. Reads without
    * allocating, so that a store of rows (the server's image) can refuse bytes of another layout or

@@ -17,13 +17,19 @@ import org.junit.jupiter.api.Test;
 class ValueToJavaTest {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  @Test
-  void everyKindDecodesToTheValueAndClassOfItsJsonNode() {
-    Random random = new Random(11);
+  /** A column c_KIND of every kind, in the enum's order. */
+  private static List<ColumnInfo> columnOfEveryKind() {
     List<ColumnInfo> columns = new ArrayList<>();
     for (ColumnKind kind : ColumnKind.values()) {
       columns.add(new ColumnInfo("c_" + kind.name().toLowerCase(), "t", kind));
     }
+    return columns;
+  }
+
+  @Test
+  void everyKindDecodesToTheValueAndClassOfItsJsonNode() {
+    Random random = new Random(11);
+    List<ColumnInfo> columns = columnOfEveryKind();
     RowForm form = new RowForm(columns, List.of("c_string", "c_integer"));
     int[] compared = new int[ColumnKind.values().length];
     for (int i = 0; i < 2_000; i++) {
@@ -42,6 +48,29 @@ class ValueToJavaTest {
     assertThat(java.util.Arrays.stream(compared).min().orElseThrow())
         .as("non-null values compared of the rarest kind")
         .isGreaterThan(100);
+  }
+
+  @Test
+  void oneWalkOverTheWantedColumnsGivesWhatEachColumnReadGives() {
+    Random random = new Random(12);
+    List<ColumnInfo> columns = columnOfEveryKind();
+    RowForm form = new RowForm(columns, List.of("c_date", "c_integer"));
+    boolean[] wanted = new boolean[columns.size()];
+    int nonNull = 0;
+    for (int i = 0; i < 2_000; i++) {
+      byte[] bytes = form.encode(DirectReadTest.randomRow(form, random));
+      for (int c = 0; c < wanted.length; c++) {
+        wanted[c] = random.nextInt(3) > 0;
+      }
+      Object[] values = new Object[columns.size()];
+      form.valuesToJava(bytes, wanted, values);
+      for (int c = 0; c < wanted.length; c++) {
+        Object expected = wanted[c] ? form.valueToJava(bytes, c) : null;
+        assertThat(values[c]).as("column %s, wanted %s", c, wanted[c]).isEqualTo(expected);
+        nonNull += values[c] != null ? 1 : 0;
+      }
+    }
+    assertThat(nonNull).isGreaterThan(10_000);
   }
 
   @Test
