@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.MirrorRows.Prepared;
 import io.tablecast.client.internal.MirrorFile;
 import io.tablecast.client.internal.MirrorSink;
+import io.tablecast.client.internal.PendingRows;
 import io.tablecast.client.internal.RowIndex;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
@@ -214,6 +215,10 @@ final class MirrorWriter<V> implements MirrorSink {
   @Override
   public SnapshotDiff install(Map<Object, ObjectNode> snapshot, long snapshotPosition) {
     SnapshotSwap<V> swap = new SnapshotSwap<>(mirror, mapping, fit, dispatcher);
+    if (snapshot instanceof PendingRows pending) { // slot for slot, no second hashing of the keys
+      return swap.finish(
+          pending.mapped((key, json) -> swap.received(key, json, this::map)), snapshotPosition);
+    }
     RowIndex<V> fresh = new RowIndex<>(snapshot.size());
     for (Map.Entry<Object, ObjectNode> e : snapshot.entrySet()) {
       V row = swap.received(e.getKey(), e.getValue(), this::map);

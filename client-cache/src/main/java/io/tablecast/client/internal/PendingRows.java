@@ -8,6 +8,7 @@ import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * A snapshot's rows while it arrives, by normalized key, holding per row only what the mirrors will
@@ -19,7 +20,7 @@ import java.util.Set;
  * JSON trees) are held as they came. Read by {@link MirrorSink#install} through the {@link Map}
  * view; confined to the connection's event loop. Internal.
  */
-final class PendingRows extends AbstractMap<Object, ObjectNode> {
+public final class PendingRows extends AbstractMap<Object, ObjectNode> {
   private final RowIndex<Object> rows;
 
   /** The layout of the rows held as bytes; null until the first such row. */
@@ -45,6 +46,14 @@ final class PendingRows extends AbstractMap<Object, ObjectNode> {
       }
     }
     return row(rows.put(key, row));
+  }
+
+  /**
+   * The rows as a mirror's index: each row (key boxed) replaced by what {@code f} makes of it, or
+   * left out when that is null, slot for slot ({@link RowIndex#mapped}). These rows are unchanged.
+   */
+  public <W> RowIndex<W> mapped(BiFunction<Object, ObjectNode, W> f) {
+    return rows.mapped((key, held) -> f.apply(key, row(held)));
   }
 
   @Override

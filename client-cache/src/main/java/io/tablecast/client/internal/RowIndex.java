@@ -1,10 +1,13 @@
 package io.tablecast.client.internal;
 
 import java.util.AbstractMap;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 
 /**
  * A mirror's rows by normalized key (see {@code TableMirror}): open addressing with linear probing
@@ -45,6 +48,11 @@ public final class RowIndex<V> {
 
   private volatile Slots slots;
   private int size;
+
+  private RowIndex(Slots slots, int size) {
+    this.slots = slots;
+    this.size = size;
+  }
 
   /** An index sized for {@code expected} rows without growing. */
   public RowIndex(int expected) {
@@ -145,6 +153,37 @@ public final class RowIndex<V> {
         action.accept(keyAt(s, i), (V) v);
       }
     }
+  }
+
+  /**
+   * A new index of the same keys, each row replaced by what {@code f} makes of its key (boxed) and
+   * row, or left out when that is null: built slot for slot, without hashing or probing again (a
+   * snapshot's rows becoming a mirror's), the keys copied. This index is not changed. Writer, or
+   * under the read lock.
+   */
+  public <W> RowIndex<W> mapped(BiFunction<Object, ? super V, ? extends W> f) {
+    Slots s = slots;
+    Object[] values = new Object[s.values.length];
+    List<Object> left = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      @SuppressWarnings("unchecked")
+      V v = (V) s.values[i];
+      if (v != null) {
+        Object key = keyAt(s, i);
+        W w = f.apply(key, v);
+        if (w != null) {
+          values[i] = w;
+        } else {
+          values[i] = v; // held until removed below, so that no probe run is cut short meanwhile
+          left.add(key);
+        }
+      }
+    }
+    RowIndex<W> out =
+        new RowIndex<>(
+            new Slots(s.longs.clone(), s.keys == null ? null : s.keys.clone(), values), size);
+    left.forEach(out::remove);
+    return out;
   }
 
   /**

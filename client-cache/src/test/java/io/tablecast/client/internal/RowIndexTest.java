@@ -38,6 +38,40 @@ class RowIndexTest {
     }
   }
 
+  @Test
+  void aMappedIndexHoldsWhatTheMappingGaveUnderEveryKeyAndLeavesTheSourceAlone() {
+    Random random = new Random(8);
+    RowIndex<String> index = new RowIndex<>(0);
+    Map<Object, String> model = new HashMap<>();
+    for (int step = 0; step < 20_000; step++) {
+      Object key = key(random);
+      if (random.nextInt(4) == 0) {
+        index.remove(key);
+        model.remove(key);
+      } else {
+        index.put(key, "v" + step);
+        model.put(key, "v" + step);
+      }
+    }
+    // one row in three left out: the removals shift probe runs in the new index
+    RowIndex<String> mapped =
+        index.mapped((key, v) -> v.hashCode() % 3 == 0 ? null : key + "=" + v);
+    Map<Object, String> expected = new HashMap<>();
+    model.forEach((k, v) -> expected.put(k, v.hashCode() % 3 == 0 ? null : k + "=" + v));
+    expected.values().removeIf(java.util.Objects::isNull);
+    assertThat(expected.size()).isLessThan(model.size()).isGreaterThan(model.size() / 2);
+    assertThat(mapped.size()).isEqualTo(expected.size());
+    for (Object k : model.keySet()) {
+      assertThat(mapped.get(k)).as("%s", k).isEqualTo(expected.get(k));
+      assertThat(index.get(k)).isEqualTo(model.get(k));
+    }
+    Map<Object, String> all = new HashMap<>();
+    mapped.forEach(all::put);
+    assertThat(all).isEqualTo(expected);
+    mapped.put(-1L, "new");
+    assertThat(index.get(-1L)).as("the source's slots are its own").isNull();
+  }
+
   /** Mostly longs (a few clustered, to make long probe runs), some strings, lists, big integers. */
   private static Object key(Random random) {
     int kind = random.nextInt(10);
