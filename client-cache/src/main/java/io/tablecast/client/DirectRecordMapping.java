@@ -93,9 +93,6 @@ final class DirectRecordMapping<V> {
     }
   }
 
-  /** Longest decimal text Jackson reads by default ({@code StreamReadConstraints}). */
-  private static final int MAX_NUMBER_LENGTH = 1000;
-
   private final AnnotatedWithParams creator;
   private final int arguments;
   private final Map<String, Component> components;
@@ -111,22 +108,25 @@ final class DirectRecordMapping<V> {
     final Conversion[] conversion;
     final boolean[] nullIsNull;
     final boolean[] wanted;
+    final boolean[] decimals;
 
     Layout(
         RowForm form,
         int[] argument,
         Conversion[] conversion,
         boolean[] nullIsNull,
-        boolean[] wanted) {
+        boolean[] wanted,
+        boolean[] decimals) {
       this.form = form;
       this.argument = argument;
       this.conversion = conversion;
       this.nullIsNull = nullIsNull;
       this.wanted = wanted;
+      this.decimals = decimals;
     }
 
     static Layout byJackson(RowForm form) {
-      return new Layout(form, null, null, null, null);
+      return new Layout(form, null, null, null, null, null);
     }
 
     boolean taken() {
@@ -301,7 +301,7 @@ final class DirectRecordMapping<V> {
     Object[] values = new Object[layout.argument.length];
     Object[] arguments = new Object[this.arguments];
     try {
-      form.valuesToJava(row, layout.wanted, values);
+      form.valuesToJava(row, layout.wanted, layout.decimals, values);
       for (int c = 0; c < values.length; c++) {
         int a = layout.argument[c];
         if (a < 0) {
@@ -332,7 +332,11 @@ final class DirectRecordMapping<V> {
       case BOOLEAN, BOOLEAN_OR_NULL -> v instanceof Boolean ? v : null;
       case STRING -> v instanceof String ? v : null;
       case DECIMAL ->
-          v instanceof String s && s.length() <= MAX_NUMBER_LENGTH ? new BigDecimal(s) : null;
+          v instanceof BigDecimal
+              ? v
+              : v instanceof String s && s.length() <= RowForm.MAX_DECIMAL_TEXT
+                  ? new BigDecimal(s)
+                  : null;
       case INSTANT -> v instanceof String s ? InstantText.parsePrinted(s) : null;
       case LOCAL_DATE -> v instanceof String s ? LocalDate.parse(s) : null;
       case LOCAL_DATE_TIME -> v instanceof String s ? LocalDateTime.parse(s) : null;
@@ -355,6 +359,7 @@ final class DirectRecordMapping<V> {
     Conversion[] conversion = new Conversion[columns.size()];
     boolean[] nullIsNull = new boolean[columns.size()];
     boolean[] wanted = new boolean[columns.size()];
+    boolean[] decimals = new boolean[columns.size()];
     int covered = 0;
     for (int c = 0; c < argument.length; c++) {
       Component component = components.get(columns.get(c).name());
@@ -370,12 +375,13 @@ final class DirectRecordMapping<V> {
       }
       argument[c] = component.index;
       wanted[c] = true;
+      decimals[c] = component.conversion == Conversion.DECIMAL;
       conversion[c] = component.conversion;
       nullIsNull[c] = component.nullIsNull;
       covered++;
     }
     return covered == arguments
-        ? new Layout(form, argument, conversion, nullIsNull, wanted)
+        ? new Layout(form, argument, conversion, nullIsNull, wanted, decimals)
         : Layout.byJackson(form);
   }
 }

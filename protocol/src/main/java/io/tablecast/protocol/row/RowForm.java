@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.List;
 
 /**
@@ -281,31 +282,61 @@ public final class RowForm {
   /**
    * The values of the columns {@code wanted} in an encoded row, in one walk, as {@link
    * #valueToJava} reads each (null for NULL); the others are passed without decoding and left null.
+   * A DECIMAL column flagged in {@code decimals} gives a {@code BigDecimal} equal to {@code new
+   * BigDecimal(text)} of its text instead of the text, when that text is a plain number of at most
+   * {@link #MAX_DECIMAL_TEXT} characters (any other, such as NaN, stays its text).
    *
    * @param wanted per column in table order, whether to decode it
+   * @param decimals per column in table order, whether a DECIMAL is wanted as a BigDecimal
    * @param values per column in table order, filled
    */
-  public void valuesToJava(byte[] row, boolean[] wanted, Object[] values) {
+  public void valuesToJava(byte[] row, boolean[] wanted, boolean[] decimals, Object[] values) {
     RowSource in = new RowSource(row, 0, row.length);
     int keyEnd = RowLayout.keyEnd(in);
     for (int column : keyColumns) {
-      values[column] = take(column, wanted, in);
+      values[column] = take(column, wanted, decimals, in);
     }
     expect(in, keyEnd, "the key");
     int bitmap = in.skip(bitmapBytes);
     for (int j = 0; j < otherColumns.length; j++) {
       int column = otherColumns[j];
-      values[column] = RowLayout.isNull(row, bitmap, j) ? null : take(column, wanted, in);
+      values[column] = RowLayout.isNull(row, bitmap, j) ? null : take(column, wanted, decimals, in);
     }
     end(in);
   }
 
-  private Object take(int column, boolean[] wanted, RowSource in) {
+  /** The longest decimal text read as a BigDecimal: Jackson's default number length limit. */
+  public static final int MAX_DECIMAL_TEXT = 1000;
+
+  private Object take(int column, boolean[] wanted, boolean[] decimals, RowSource in) {
     if (!wanted[column]) {
       forms[column].skip(in);
       return null;
     }
+    if (decimals[column] && forms[column] == ValueForm.DECIMAL) {
+      BigDecimal d = compactDecimal(in);
+      if (d != null) {
+        return d;
+      }
+    }
     return forms[column].toJava(in);
+  }
+
+  /**
+   * A DECIMAL value in its compact form with a scale from 0 to 900 and an unscaled value that fits
+   * a long (its plain text at most 922 characters), as a BigDecimal: the same unscaled value and
+   * scale as its text parsed. Otherwise null, the reader where it was.
+   */
+  private static BigDecimal compactDecimal(RowSource in) {
+    int start = in.position();
+    long header = Varints.readUnsigned(in);
+    long parameter = header >>> 1;
+    long scale = (parameter >>> 1) ^ -(parameter & 1);
+    if ((header & 1) == 0 && scale >= 0 && scale <= 900 && Varints.fitsLong(in)) {
+      return BigDecimal.valueOf(Varints.readSigned(in), (int) scale);
+    }
+    in.position(start);
+    return null;
   }
 
   /**

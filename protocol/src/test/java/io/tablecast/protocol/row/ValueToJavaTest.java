@@ -56,21 +56,35 @@ class ValueToJavaTest {
     List<ColumnInfo> columns = columnOfEveryKind();
     RowForm form = new RowForm(columns, List.of("c_date", "c_integer"));
     boolean[] wanted = new boolean[columns.size()];
+    boolean[] noDecimals = new boolean[columns.size()];
+    boolean[] allDecimals = new boolean[columns.size()];
+    java.util.Arrays.fill(allDecimals, true);
     int nonNull = 0;
+    int decimals = 0;
     for (int i = 0; i < 2_000; i++) {
       byte[] bytes = form.encode(DirectReadTest.randomRow(form, random));
       for (int c = 0; c < wanted.length; c++) {
         wanted[c] = random.nextInt(3) > 0;
       }
       Object[] values = new Object[columns.size()];
-      form.valuesToJava(bytes, wanted, values);
+      form.valuesToJava(bytes, wanted, noDecimals, values);
+      Object[] withDecimals = new Object[columns.size()];
+      form.valuesToJava(bytes, wanted, allDecimals, withDecimals);
       for (int c = 0; c < wanted.length; c++) {
         Object expected = wanted[c] ? form.valueToJava(bytes, c) : null;
         assertThat(values[c]).as("column %s, wanted %s", c, wanted[c]).isEqualTo(expected);
         nonNull += values[c] != null ? 1 : 0;
+        if (columns.get(c).kind() == ColumnKind.DECIMAL
+            && withDecimals[c] instanceof BigDecimal d) {
+          assertThat(d).as("%s", expected).isEqualTo(new BigDecimal((String) expected));
+          decimals++;
+        } else {
+          assertThat(withDecimals[c]).isEqualTo(expected);
+        }
       }
     }
     assertThat(nonNull).isGreaterThan(10_000);
+    assertThat(decimals).as("decimals read as BigDecimal").isGreaterThan(300);
   }
 
   @Test
