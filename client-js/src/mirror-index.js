@@ -7,14 +7,39 @@
 function comparable(kind, v) {
   if (v === null || v === undefined) return null;
   switch (kind) {
-    case 'TIME':
+    case 'DATE':
     case 'TIMESTAMP':
     case 'TIMESTAMP_TZ':
-      // fractions of a second padded so that text order is time order (30Z before 30.5Z)
-      return String(v).replace(/(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/, (m, hms, frac) => `${hms}.${(frac ?? '').padEnd(9, '0')}`);
+      return dateTimeKey(String(v));
+    case 'TIME':
+      return timeKey(String(v));
     default:
       return v;
   }
+}
+
+/**
+ * A text whose order is the time order of a date or date-time as the server sends it (docs/TYPES.md):
+ * `-infinity` first and `infinity` last, a signed year of any length (ISO 8601's `-0043`, `+294276`,
+ * PostgreSQL's `0044-... BC`, which is year -43) as a fixed-width number, the fraction of a second
+ * padded (`30Z` before `30.5Z`). Any other text is its own key.
+ */
+function dateTimeKey(s) {
+  if (s === '-infinity') return ' ';
+  if (s === 'infinity') return '~';
+  const m = /^([+-]?)(\d{4,})(-\d{2}-\d{2})(.*?)( BC)?$/.exec(s);
+  if (!m) return s;
+  const year = m[5] ? 1 - Number(m[2]) : m[1] === '-' ? -Number(m[2]) : Number(m[2]);
+  const time = m[4].replace(/(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/, (x, hms, frac) => `${hms}.${(frac ?? '').padEnd(9, '0')}`);
+  return String(year + 100_000_000).padStart(9, '0') + m[3] + time;
+}
+
+/** A text whose order is the order of a time of day or a MySQL TIME (`-838:59:59` to `838:59:59`). */
+function timeKey(s) {
+  const m = /^(-?)(\d+):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/.exec(s);
+  if (!m) return s;
+  const nanos = (BigInt(m[2]) * 3600n + BigInt(m[3]) * 60n + BigInt(m[4])) * 1_000_000_000n + BigInt((m[5] ?? '').padEnd(9, '0'));
+  return String((m[1] === '-' ? -nanos : nanos) + 10n ** 18n).padStart(19, '0');
 }
 
 /** Compares two decimal numbers given as numbers or exact text ("-12.3400"). */

@@ -613,3 +613,34 @@ test('secondary indexes: lookups and ranges follow every batch and snapshot, val
   assert.deepEqual(ids(byPrice.ordered()), [4, 5, 2, 1]);
   assert.equal(byPrice.get('200')[0], m.get(1), 'the rows the mirror holds');
 });
+
+test('secondary indexes: temporal columns order as points in time, BC, past 9999 and beyond a day included', async () => {
+  newClient();
+  const m = client.mirror('shop.times');
+  const idx = (column) => m.index(`by_${column}`, column, { sorted: true });
+  const [byInstant, byDate, byStamp, byTime] = ['instant', 'day', 'stamp', 'clock'].map(idx);
+  const conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'e1', position: 1 });
+  await conn.next('subscribe');
+  const cols = [{ name: 'id', dbType: 'int', kind: 'INTEGER' }, { name: 'instant', dbType: 'timestamptz', kind: 'TIMESTAMP_TZ' },
+    { name: 'day', dbType: 'date', kind: 'DATE' }, { name: 'stamp', dbType: 'timestamp', kind: 'TIMESTAMP' },
+    { name: 'clock', dbType: 'time', kind: 'TIME' }];
+  // each column's values in time order, as the server sends them (docs/TYPES.md), ids 1..7
+  const instants = ['-infinity', '-0043-03-15T12:00:00Z', '-0001-12-31T23:59:59.500Z', '2024-02-29T11:45:30Z',
+    '2024-02-29T11:45:30.500Z', '+294276-12-31T23:59:59.999999Z', 'infinity'];
+  const days = ['-infinity', '0044-03-15 BC', '0001-03-15 BC', '0001-01-01', '2024-02-29', '294276-12-31', 'infinity'];
+  const stamps = ['-infinity', '0044-03-15T13:45:30.5 BC', '0044-03-15T13:45:31 BC', '2024-02-29T13:45:30',
+    '2024-02-29T13:45:30.123456', '12024-01-01T00:00:00', 'infinity'];
+  const clocks = ['-838:59:59.000000', '-00:00:01', '00:00:00', '13:45:30', '13:45:30.5', '99:00:00', '100:00:00'];
+  const order = [3, 6, 1, 7, 2, 5, 4]; // rows arrive out of order
+  conn.snapshot('shop.times', cols, ['id'], 1, order.map((id) => ({
+    id, instant: instants[id - 1], day: days[id - 1], stamp: stamps[id - 1], clock: clocks[id - 1],
+  })));
+  await m.ready;
+  const ids = (rows) => rows.map((r) => r.id);
+  for (const [name, index] of [['instant', byInstant], ['day', byDate], ['stamp', byStamp], ['clock', byTime]]) {
+    assert.deepEqual(ids(index.ordered()), [1, 2, 3, 4, 5, 6, 7], `${name} in time order`);
+  }
+  assert.deepEqual(ids(byDate.range({ from: '0001-03-15 BC', to: '2024-02-29' })), [3, 4]);
+  assert.deepEqual(ids(byTime.range({ from: '-00:00:01', to: '99:00:00' })), [2, 3, 4, 5]);
+});
