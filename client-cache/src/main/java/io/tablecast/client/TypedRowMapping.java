@@ -141,26 +141,48 @@ final class TypedRowMapping<V> implements RowMapping<V> {
     try {
       reference = byJackson(packed.form().toNode(packed.bytes()));
     } catch (IllegalArgumentException e) {
-      differs(row, e.getMessage());
+      differs("Jackson cannot map a row read directly");
       throw e;
     }
     if (!reference.equals(row)) {
-      differs(row, reference.toString());
+      List<String> components = differingComponents(row, reference);
+      differs(
+          components.isEmpty()
+              ? "the two objects are not equal, though each component is"
+              : "the components " + components + " differ");
     }
     return reference;
   }
 
-  private void differs(V direct, String jackson) {
+  /**
+   * Stops the direct path for good, logged once. Names the components that differ, never their
+   * values, which the log is no place for.
+   */
+  private void differs(String how) {
     if (!directDiffers) {
       directDiffers = true;
       LOG.warn(
-          "rows of {} are mapped by Jackson alone from now on: read directly from the row form,"
-              + " a row gave {} where Jackson gives {} (a difference Tablecast did not foresee:"
-              + " please report it with the row type and the mapper's settings)",
+          "rows of {} are mapped by Jackson alone from now on: read directly from the row form and"
+              + " by Jackson, {} (a difference Tablecast did not foresee: please report it with"
+              + " the row type and the mapper's settings)",
           type.getName(),
-          direct,
-          jackson);
+          how);
     }
+  }
+
+  /** The names of the record components whose values differ between {@code a} and {@code b}. */
+  private List<String> differingComponents(V a, V b) {
+    List<String> names = new java.util.ArrayList<>();
+    for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
+      try {
+        if (!java.util.Objects.deepEquals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
+          names.add(c.getName());
+        }
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        names.add(c.getName() + " (unreadable)");
+      }
+    }
+    return names;
   }
 
   /** Whether rows of {@code form} are mapped without Jackson (tests). */

@@ -270,6 +270,13 @@ class DirectRecordMappingTest {
             PackedRow.of(form, form.encode(NODES.objectNode().put("id", 7L).put("name", "a"))));
     assertThat(row.name()).isEqualTo("a");
     assertThat(mapping.mapsDirectly(form)).as("Jackson maps every row from now on").isFalse();
+    assertThat(
+            mapping
+                .map(
+                    PackedRow.of(
+                        form, form.encode(NODES.objectNode().put("id", 8L).put("name", "b"))))
+                .id())
+        .isEqualTo(8);
   }
 
   /** What mapping a list of rows gave. */
