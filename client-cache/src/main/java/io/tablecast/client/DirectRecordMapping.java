@@ -45,7 +45,9 @@ import java.util.Map;
  * BC, a text that does not parse) sends that row to Jackson, which maps it or explains why not; any
  * other record, mapper or layout sends every row there. Jackson stays the reference: {@link
  * TypedRowMapping} maps a sample of the rows taken here through it as well and stops taking this
- * path for good if one differs.
+ * path for good if one differs. Besides records, a class whose only properties are those of its
+ * {@code @JsonCreator} constructor or factory is mapped the same way, when it overrides {@code
+ * equals} (which that comparison needs).
  *
  * <p>Thread-safe: the layouts are immutable, and the last one used is kept in a volatile field.
  *
@@ -144,8 +146,8 @@ final class DirectRecordMapping<V> {
 
   /** The direct mapping of {@code type} under {@code mapper}, or null when Jackson maps it all. */
   static <V> DirectRecordMapping<V> of(ObjectMapper mapper, Class<V> type) {
-    if (!type.isRecord()) {
-      return null;
+    if (!TypedRowMapping.overridesEquals(type)) {
+      return null; // rows mapped here could not be compared with Jackson's
     }
     try {
       DeserializationConfig config = mapper.getDeserializationConfig();

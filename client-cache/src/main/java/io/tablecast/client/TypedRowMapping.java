@@ -145,10 +145,10 @@ final class TypedRowMapping<V> implements RowMapping<V> {
       throw e;
     }
     if (!reference.equals(row)) {
-      List<String> components = differingComponents(row, reference);
+      List<String> components = type.isRecord() ? differingComponents(row, reference) : List.of();
       differs(
           components.isEmpty()
-              ? "the two objects are not equal, though each component is"
+              ? "the two objects are not equal"
               : "the components " + components + " differ");
     }
     return reference;
