@@ -15,11 +15,13 @@ import com.fasterxml.jackson.databind.deser.ValueInstantiator;
 import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
 import com.fasterxml.jackson.databind.deser.std.StdValueInstantiator;
 import com.fasterxml.jackson.databind.deser.std.StringDeserializer;
+import com.fasterxml.jackson.databind.deser.std.UUIDDeserializer;
 import com.fasterxml.jackson.databind.introspect.AnnotatedWithParams;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer;
 import com.fasterxml.jackson.datatype.jsr310.deser.LocalDateDeserializer;
 import com.fasterxml.jackson.datatype.jsr310.deser.LocalDateTimeDeserializer;
+import com.fasterxml.jackson.datatype.jsr310.deser.LocalTimeDeserializer;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.row.InstantText;
@@ -29,25 +31,29 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Typed rows of a record type mapped straight from the row form, without a JSON tree: each column's
  * value is decoded once and handed to the creator Jackson itself calls. Taken only where that gives
  * what Jackson gives: the record's deserializer, its creator and each component's deserializer are
  * the ones the mapper resolves, and a component is read directly only when that deserializer is one
- * of Jackson's standard ones (numbers, text, {@code BigDecimal}, booleans, the JSR-310 {@code
- * Instant}, {@code LocalDate}, {@code LocalDateTime}) and the column's value has the plain form it
- * reads. Any other value (a NULL for a primitive, a number out of an {@code int}'s range, a date
- * BC, a text that does not parse) sends that row to Jackson, which maps it or explains why not; any
- * other record, mapper or layout sends every row there. Jackson stays the reference: {@link
- * TypedRowMapping} maps a sample of the rows taken here through it as well and stops taking this
- * path for good if one differs. Besides records, a class whose only properties are those of its
- * {@code @JsonCreator} constructor or factory is mapped the same way, when it overrides {@code
- * equals} (which that comparison needs).
+ * of Jackson's standard ones (numbers, text, {@code BigDecimal}, booleans, {@code UUID}, the
+ * JSR-310 {@code Instant}, {@code OffsetDateTime}, {@code LocalDate}, {@code LocalDateTime}, {@code
+ * LocalTime}) and the column's value has the plain form it reads. Any other value (a NULL for a
+ * primitive, a number out of an {@code int}'s range, a date BC, a text that does not parse) sends
+ * that row to Jackson, which maps it or explains why not; any other record, mapper or layout sends
+ * every row there. Jackson stays the reference: {@link TypedRowMapping} maps a sample of the rows
+ * taken here through it as well and stops taking this path for good if one differs. Besides
+ * records, a class whose only properties are those of its {@code @JsonCreator} constructor or
+ * factory is mapped the same way, when it overrides {@code equals} (which that comparison needs).
  *
  * <p>Thread-safe: the layouts are immutable, and the last one used is kept in a volatile field.
  *
@@ -68,7 +74,10 @@ final class DirectRecordMapping<V> {
     DECIMAL(true),
     INSTANT(true),
     LOCAL_DATE(true),
-    LOCAL_DATE_TIME(true);
+    LOCAL_DATE_TIME(true),
+    LOCAL_TIME(true),
+    OFFSET_DATE_TIME(true),
+    UUID(true);
 
     final boolean reference;
 
@@ -91,6 +100,9 @@ final class DirectRecordMapping<V> {
         case INSTANT -> kind == ColumnKind.TIMESTAMP_TZ;
         case LOCAL_DATE -> kind == ColumnKind.DATE;
         case LOCAL_DATE_TIME -> kind == ColumnKind.TIMESTAMP;
+        case LOCAL_TIME -> kind == ColumnKind.TIME;
+        case OFFSET_DATE_TIME -> kind == ColumnKind.TIMESTAMP_TZ;
+        case UUID -> kind == ColumnKind.STRING;
       };
     }
   }
@@ -250,8 +262,22 @@ final class DirectRecordMapping<V> {
     if (c == LocalDateTimeDeserializer.class) {
       return Conversion.LOCAL_DATE_TIME;
     }
+    if (c == LocalTimeDeserializer.class) {
+      return Conversion.LOCAL_TIME;
+    }
+    if (c == InstantDeserializer.class && t == OffsetDateTime.class) {
+      return Conversion.OFFSET_DATE_TIME;
+    }
+    if (c == UUIDDeserializer.class) {
+      return Conversion.UUID;
+    }
     return null;
   }
+
+  /** A UUID as Jackson reads it from text: 36 characters, hex digits and four dashes in place. */
+  private static final Pattern CANONICAL_UUID =
+      Pattern.compile(
+          "\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}");
 
   /** Texts each date-time deserializer is asked to read before its component is read directly. */
   private static final Map<Conversion, List<String>> PROBES =
@@ -261,7 +287,13 @@ final class DirectRecordMapping<V> {
           Conversion.LOCAL_DATE,
           List.of("2024-02-29", "0001-01-01"),
           Conversion.LOCAL_DATE_TIME,
-          List.of("2024-02-29T13:45:30.123456", "1969-12-31T23:59:59"));
+          List.of("2024-02-29T13:45:30.123456", "1969-12-31T23:59:59"),
+          Conversion.LOCAL_TIME,
+          List.of("13:45:30.123456", "00:00:00"),
+          Conversion.OFFSET_DATE_TIME,
+          List.of("2024-02-29T11:45:30.123456Z", "1969-12-31T23:59:59Z"),
+          Conversion.UUID,
+          List.of("123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-0000-4000-8000-00000000000A"));
 
   /**
    * Whether the deserializer of {@code p} reads the probe texts of its conversion as the conversion
@@ -342,6 +374,15 @@ final class DirectRecordMapping<V> {
       case INSTANT -> v instanceof String s ? InstantText.parsePrinted(s) : null;
       case LOCAL_DATE -> v instanceof String s ? LocalDate.parse(s) : null;
       case LOCAL_DATE_TIME -> v instanceof String s ? LocalDateTime.parse(s) : null;
+      case LOCAL_TIME -> v instanceof String s ? LocalTime.parse(s) : null;
+      case OFFSET_DATE_TIME ->
+          v instanceof String s && InstantText.parsePrinted(s) != null
+              ? OffsetDateTime.ofInstant(InstantText.parsePrinted(s), ZoneOffset.UTC)
+              : null;
+      case UUID ->
+          v instanceof String s && CANONICAL_UUID.matcher(s).matches()
+              ? java.util.UUID.fromString(s)
+              : null;
     };
   }
 
