@@ -1,9 +1,7 @@
 package io.tablecast.client;
 
 import com.fasterxml.jackson.annotation.JsonSetter;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationConfig;
-import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,33 +10,14 @@ import com.fasterxml.jackson.databind.deser.CreatorProperty;
 import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext;
 import com.fasterxml.jackson.databind.deser.SettableBeanProperty;
 import com.fasterxml.jackson.databind.deser.ValueInstantiator;
-import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
 import com.fasterxml.jackson.databind.deser.std.StdValueInstantiator;
-import com.fasterxml.jackson.databind.deser.std.StringDeserializer;
-import com.fasterxml.jackson.databind.deser.std.UUIDDeserializer;
 import com.fasterxml.jackson.databind.introspect.AnnotatedWithParams;
-import com.fasterxml.jackson.databind.node.TextNode;
-import com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer;
-import com.fasterxml.jackson.datatype.jsr310.deser.LocalDateDeserializer;
-import com.fasterxml.jackson.datatype.jsr310.deser.LocalDateTimeDeserializer;
-import com.fasterxml.jackson.datatype.jsr310.deser.LocalTimeDeserializer;
 import io.tablecast.protocol.ColumnInfo;
-import io.tablecast.protocol.ColumnKind;
-import io.tablecast.protocol.row.InstantText;
 import io.tablecast.protocol.row.RowForm;
-import java.io.IOException;
-import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Typed rows of a record type mapped straight from the row form, without a JSON tree: each column's
@@ -60,52 +39,6 @@ import java.util.regex.Pattern;
  * @param <V> the record type
  */
 final class DirectRecordMapping<V> {
-  /** A conversion of one column's decoded value to the argument its component takes. */
-  private enum Conversion {
-    LONG(false),
-    LONG_OR_NULL(true),
-    INT(false),
-    INT_OR_NULL(true),
-    DOUBLE(false),
-    DOUBLE_OR_NULL(true),
-    BOOLEAN(false),
-    BOOLEAN_OR_NULL(true),
-    STRING(true),
-    DECIMAL(true),
-    INSTANT(true),
-    LOCAL_DATE(true),
-    LOCAL_DATE_TIME(true),
-    LOCAL_TIME(true),
-    OFFSET_DATE_TIME(true),
-    UUID(true);
-
-    final boolean reference;
-
-    Conversion(boolean reference) {
-      this.reference = reference;
-    }
-
-    /** Whether a column of {@code kind} has values of the form this conversion reads. */
-    boolean reads(ColumnKind kind) {
-      return switch (this) {
-        case LONG, LONG_OR_NULL, INT, INT_OR_NULL -> kind == ColumnKind.INTEGER;
-        case DOUBLE, DOUBLE_OR_NULL -> kind == ColumnKind.FLOAT;
-        case BOOLEAN, BOOLEAN_OR_NULL -> kind == ColumnKind.BOOLEAN;
-        case STRING ->
-            kind != ColumnKind.INTEGER
-                && kind != ColumnKind.FLOAT
-                && kind != ColumnKind.BOOLEAN
-                && kind != ColumnKind.JSON;
-        case DECIMAL -> kind == ColumnKind.DECIMAL;
-        case INSTANT -> kind == ColumnKind.TIMESTAMP_TZ;
-        case LOCAL_DATE -> kind == ColumnKind.DATE;
-        case LOCAL_DATE_TIME -> kind == ColumnKind.TIMESTAMP;
-        case LOCAL_TIME -> kind == ColumnKind.TIME;
-        case OFFSET_DATE_TIME -> kind == ColumnKind.TIMESTAMP_TZ;
-        case UUID -> kind == ColumnKind.STRING;
-      };
-    }
-  }
 
   private final AnnotatedWithParams creator;
   private final int arguments;
@@ -113,13 +46,13 @@ final class DirectRecordMapping<V> {
   private final boolean unknownColumnsFail;
   private volatile Layout last;
 
-  private record Component(int index, Conversion conversion, boolean nullIsNull) {}
+  private record Component(int index, ComponentConversion conversion, boolean nullIsNull) {}
 
   /** Per column of one row form: where its value goes, and how; all null when Jackson maps all. */
   private static final class Layout {
     final RowForm form;
     final int[] argument;
-    final Conversion[] conversion;
+    final ComponentConversion[] conversion;
     final boolean[] nullIsNull;
     final boolean[] wanted;
     final boolean[] decimals;
@@ -127,7 +60,7 @@ final class DirectRecordMapping<V> {
     Layout(
         RowForm form,
         int[] argument,
-        Conversion[] conversion,
+        ComponentConversion[] conversion,
         boolean[] nullIsNull,
         boolean[] wanted,
         boolean[] decimals) {
@@ -192,10 +125,10 @@ final class DirectRecordMapping<V> {
               && config.getDefaultSetterInfo().nonDefaultValueNulls() == null;
       Map<String, Component> components = new HashMap<>();
       for (SettableBeanProperty p : creatorProperties) {
-        Conversion conversion = conversionOf(p);
+        ComponentConversion conversion = ComponentConversion.of(p);
         if (!(p instanceof CreatorProperty c)
             || conversion == null
-            || !readsAsConverted(mapper, p, conversion)
+            || !conversion.readsAsJacksonDoes(mapper, p)
             || c.isIgnorable()
             || c.getInjectableValueId() != null
             || c.getValueTypeDeserializer() != null
@@ -227,96 +160,6 @@ final class DirectRecordMapping<V> {
     }
   }
 
-  /** How a component is read, from the deserializer Jackson resolved for it; null: by Jackson. */
-  private static Conversion conversionOf(SettableBeanProperty p) {
-    JsonDeserializer<?> d = p.getValueDeserializer();
-    Class<?> t = p.getType().getRawClass();
-    if (d == null) {
-      return null;
-    }
-    Class<?> c = d.getClass();
-    if (c == NumberDeserializers.LongDeserializer.class) {
-      return t == long.class ? Conversion.LONG : Conversion.LONG_OR_NULL;
-    }
-    if (c == NumberDeserializers.IntegerDeserializer.class) {
-      return t == int.class ? Conversion.INT : Conversion.INT_OR_NULL;
-    }
-    if (c == NumberDeserializers.DoubleDeserializer.class) {
-      return t == double.class ? Conversion.DOUBLE : Conversion.DOUBLE_OR_NULL;
-    }
-    if (c == NumberDeserializers.BooleanDeserializer.class) {
-      return t == boolean.class ? Conversion.BOOLEAN : Conversion.BOOLEAN_OR_NULL;
-    }
-    if (c == StringDeserializer.class && t == String.class) {
-      return Conversion.STRING;
-    }
-    if (c == NumberDeserializers.BigDecimalDeserializer.class && t == BigDecimal.class) {
-      return Conversion.DECIMAL;
-    }
-    if (c == InstantDeserializer.class && t == Instant.class) {
-      return Conversion.INSTANT;
-    }
-    if (c == LocalDateDeserializer.class) {
-      return Conversion.LOCAL_DATE;
-    }
-    if (c == LocalDateTimeDeserializer.class) {
-      return Conversion.LOCAL_DATE_TIME;
-    }
-    if (c == LocalTimeDeserializer.class) {
-      return Conversion.LOCAL_TIME;
-    }
-    if (c == InstantDeserializer.class && t == OffsetDateTime.class) {
-      return Conversion.OFFSET_DATE_TIME;
-    }
-    if (c == UUIDDeserializer.class) {
-      return Conversion.UUID;
-    }
-    return null;
-  }
-
-  /** A UUID as Jackson reads it from text: 36 characters, hex digits and four dashes in place. */
-  private static final Pattern CANONICAL_UUID =
-      Pattern.compile(
-          "\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}");
-
-  /** Texts each date-time deserializer is asked to read before its component is read directly. */
-  private static final Map<Conversion, List<String>> PROBES =
-      Map.of(
-          Conversion.INSTANT,
-          List.of("2024-02-29T11:45:30.123456Z", "1969-12-31T23:59:59Z"),
-          Conversion.LOCAL_DATE,
-          List.of("2024-02-29", "0001-01-01"),
-          Conversion.LOCAL_DATE_TIME,
-          List.of("2024-02-29T13:45:30.123456", "1969-12-31T23:59:59"),
-          Conversion.LOCAL_TIME,
-          List.of("13:45:30.123456", "00:00:00"),
-          Conversion.OFFSET_DATE_TIME,
-          List.of("2024-02-29T11:45:30.123456Z", "1969-12-31T23:59:59Z"),
-          Conversion.UUID,
-          List.of("123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-0000-4000-8000-00000000000A"));
-
-  /**
-   * Whether the deserializer of {@code p} reads the probe texts of its conversion as the conversion
-   * does: a date-time deserializer can be configured (a pattern, a zone, leniency) in ways its
-   * class does not show.
-   */
-  private static boolean readsAsConverted(
-      ObjectMapper mapper, SettableBeanProperty p, Conversion conversion) throws IOException {
-    for (String probe : PROBES.getOrDefault(conversion, List.of())) {
-      try (JsonParser parser = new TextNode(probe).traverse(mapper)) {
-        parser.nextToken();
-        DeserializationContext context =
-            ((DefaultDeserializationContext) mapper.getDeserializationContext())
-                .createInstance(mapper.getDeserializationConfig(), parser, null);
-        Object jackson = p.getValueDeserializer().deserialize(parser, context);
-        if (!convert(conversion, probe).equals(jackson)) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
   /** Whether rows of {@code form} are mapped here (tests). */
   boolean takes(RowForm form) {
     return layoutOf(form).taken();
@@ -345,7 +188,7 @@ final class DirectRecordMapping<V> {
         if (v == null && !layout.nullIsNull[c]) {
           return null;
         }
-        Object argument = v == null ? null : convert(layout.conversion[c], v);
+        Object argument = v == null ? null : layout.conversion[c].convert(v);
         if (argument == null && v != null) {
           return null;
         }
@@ -355,35 +198,6 @@ final class DirectRecordMapping<V> {
     } catch (Exception e) {
       return null; // malformed bytes, a text that does not parse, a constructor that refuses
     }
-  }
-
-  private static Object convert(Conversion conversion, Object v) {
-    return switch (conversion) {
-      case LONG, LONG_OR_NULL ->
-          v instanceof Integer i ? Long.valueOf(i.longValue()) : v instanceof Long ? v : null;
-      case INT, INT_OR_NULL -> v instanceof Integer ? v : null;
-      case DOUBLE, DOUBLE_OR_NULL -> v instanceof Double ? v : null;
-      case BOOLEAN, BOOLEAN_OR_NULL -> v instanceof Boolean ? v : null;
-      case STRING -> v instanceof String ? v : null;
-      case DECIMAL ->
-          v instanceof BigDecimal
-              ? v
-              : v instanceof String s && s.length() <= RowForm.MAX_DECIMAL_TEXT
-                  ? new BigDecimal(s)
-                  : null;
-      case INSTANT -> v instanceof String s ? InstantText.parsePrinted(s) : null;
-      case LOCAL_DATE -> v instanceof String s ? LocalDate.parse(s) : null;
-      case LOCAL_DATE_TIME -> v instanceof String s ? LocalDateTime.parse(s) : null;
-      case LOCAL_TIME -> v instanceof String s ? LocalTime.parse(s) : null;
-      case OFFSET_DATE_TIME ->
-          v instanceof String s && InstantText.parsePrinted(s) != null
-              ? OffsetDateTime.ofInstant(InstantText.parsePrinted(s), ZoneOffset.UTC)
-              : null;
-      case UUID ->
-          v instanceof String s && CANONICAL_UUID.matcher(s).matches()
-              ? java.util.UUID.fromString(s)
-              : null;
-    };
   }
 
   private Layout layoutOf(RowForm form) {
@@ -399,7 +213,7 @@ final class DirectRecordMapping<V> {
   private Layout layout(RowForm form) {
     List<ColumnInfo> columns = form.columns();
     int[] argument = new int[columns.size()];
-    Conversion[] conversion = new Conversion[columns.size()];
+    ComponentConversion[] conversion = new ComponentConversion[columns.size()];
     boolean[] nullIsNull = new boolean[columns.size()];
     boolean[] wanted = new boolean[columns.size()];
     boolean[] decimals = new boolean[columns.size()];
@@ -418,7 +232,7 @@ final class DirectRecordMapping<V> {
       }
       argument[c] = component.index;
       wanted[c] = true;
-      decimals[c] = component.conversion == Conversion.DECIMAL;
+      decimals[c] = component.conversion == ComponentConversion.DECIMAL;
       conversion[c] = component.conversion;
       nullIsNull[c] = component.nullIsNull;
       covered++;
