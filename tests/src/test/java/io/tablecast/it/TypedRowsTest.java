@@ -39,8 +39,8 @@ class TypedRowsTest {
 
   /**
    * The columns a record of the common component types reads: built from the row's bytes without
-   * Jackson's tree ({@code DirectRecordMapping}), where {@link Typed}'s byte[], LocalTime and
-   * JsonNode components go through Jackson; both must read the same values.
+   * Jackson's tree ({@code DirectRecordMapping}), where {@link Typed}'s byte[] and JsonNode
+   * components send its rows through Jackson; both must read the same values.
    */
   record Plain(
       long id,
@@ -49,6 +49,7 @@ class TypedRowsTest {
       boolean flag,
       String label,
       LocalDate day,
+      LocalTime clock,
       LocalDateTime stamp,
       Instant instant,
       String nothing) {
@@ -60,6 +61,7 @@ class TypedRowsTest {
           t.flag(),
           t.label(),
           t.day(),
+          t.clock(),
           t.stamp(),
           t.instant(),
           t.nothing());
