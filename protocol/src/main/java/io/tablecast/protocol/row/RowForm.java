@@ -330,8 +330,7 @@ public final class RowForm {
   private static BigDecimal compactDecimal(RowSource in) {
     int start = in.position();
     long header = Varints.readUnsigned(in);
-    long parameter = header >>> 1;
-    long scale = (parameter >>> 1) ^ -(parameter & 1);
+    long scale = ValueForm.decimalScale(header >>> 1);
     if ((header & 1) == 0 && scale >= 0 && scale <= 900 && Varints.fitsLong(in)) {
       return BigDecimal.valueOf(Varints.readSigned(in), (int) scale);
     }

@@ -101,7 +101,7 @@ enum ValueForm {
 
     @Override
     String compactText(long parameter, RowSource in) {
-      long scale = (parameter >>> 1) ^ -(parameter & 1);
+      long scale = decimalScale(parameter);
       if (scale < 0 || scale > MAX_DECIMAL_SCALE) {
         throw in.malformed("decimal scale " + scale);
       }
@@ -611,6 +611,11 @@ enum ValueForm {
    * make a reader print.
    */
   static final int MAX_DECIMAL_SCALE = 16_383;
+
+  /** The scale of a compact DECIMAL, zig-zag coded in its header's parameter. */
+  static long decimalScale(long parameter) {
+    return (parameter >>> 1) ^ -(parameter & 1);
+  }
 
   /** A plain decimal text as a BigDecimal that prints it back exactly; null for any other text. */
   static BigDecimal decimal(String text) {
