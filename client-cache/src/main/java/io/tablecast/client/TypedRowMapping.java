@@ -7,31 +7,45 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.RowKeys;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Typed rows: one object of the row type per row, mapped by Jackson, and nothing beside it. A
- * re-snapshot's row is unchanged when the object mapped from it {@code equals} the one held, if the
- * row type overrides {@code equals} (records do); otherwise every row of a re-snapshot counts as
- * updated. What is read back from a row (a new primary key, an image to seed another mirror) is
- * read from the object as the mapper writes it; a column the row type has no property for cannot
- * be, and the table's next snapshot has to give it ({@link CannotRead}).
+ * Typed rows: one object of the row type per row, mapped by Jackson (or, for a plain record, built
+ * from the row form as Jackson would build it: {@link DirectRecordMapping}, checked against Jackson
+ * on a sample of rows), and nothing beside it. A re-snapshot's row is unchanged when the object
+ * mapped from it {@code equals} the one held, if the row type overrides {@code equals} (records
+ * do); otherwise every row of a re-snapshot counts as updated. What is read back from a row (a new
+ * primary key, an image to seed another mirror) is read from the object as the mapper writes it; a
+ * column the row type has no property for cannot be, and the table's next snapshot has to give it
+ * ({@link CannotRead}).
  *
  * @param <V> the row type
  */
 final class TypedRowMapping<V> implements RowMapping<V> {
   private static final Logger LOG = LoggerFactory.getLogger(TypedRowMapping.class);
+
+  /**
+   * Rows mapped directly that Jackson maps too, to compare: the first ones, then one in so many.
+   */
+  static final int CHECKED_FIRST = 64;
+
+  static final int CHECKED_EVERY = 1024;
+
   private final Class<V> type;
   private final ObjectMapper mapper;
   private final boolean comparable;
 
-  /** Rows of a plain record straight from the row form; null when Jackson maps every row. */
+  /** Rows straight from the row form ({@link DirectRecordMapping}); null: Jackson maps them all. */
   private final DirectRecordMapping<V> direct;
 
   private final AtomicLong mappedDirectly = new AtomicLong();
@@ -126,13 +140,6 @@ final class TypedRowMapping<V> implements RowMapping<V> {
   }
 
   /**
-   * Rows mapped directly that Jackson maps too, to compare: the first ones, then one in so many.
-   */
-  static final int CHECKED_FIRST = 64;
-
-  static final int CHECKED_EVERY = 1024;
-
-  /**
    * {@code row} as mapped directly, when Jackson maps the same row to an equal object; otherwise
    * Jackson's row (or its refusal), and Jackson maps every row from now on.
    */
@@ -172,10 +179,10 @@ final class TypedRowMapping<V> implements RowMapping<V> {
 
   /** The names of the record components whose values differ between {@code a} and {@code b}. */
   private List<String> differingComponents(V a, V b) {
-    List<String> names = new java.util.ArrayList<>();
-    for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
+    List<String> names = new ArrayList<>();
+    for (RecordComponent c : type.getRecordComponents()) {
       try {
-        if (!java.util.Objects.deepEquals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
+        if (!Objects.deepEquals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
           names.add(c.getName());
         }
       } catch (ReflectiveOperationException | RuntimeException e) {
@@ -186,7 +193,7 @@ final class TypedRowMapping<V> implements RowMapping<V> {
   }
 
   /** Whether rows of {@code form} are mapped without Jackson (tests). */
-  boolean mapsDirectly(io.tablecast.protocol.row.RowForm form) {
+  boolean mapsDirectly(RowForm form) {
     return direct != null && !directDiffers && direct.takes(form);
   }
 
