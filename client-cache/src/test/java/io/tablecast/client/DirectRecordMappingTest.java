@@ -226,4 +226,31 @@ class DirectRecordMappingTest {
                 .id())
         .isEqualTo(8);
   }
+
+  /** Unequal to any other object once its id reaches 1,000: a difference only a later row shows. */
+  public record EqualBelowAThousand(long id, String name) {
+    @Override
+    public boolean equals(Object o) {
+      return id < 1000 && o instanceof EqualBelowAThousand e && e.id == id && e.name.equals(name);
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(id);
+    }
+  }
+
+  @Test
+  void afterTheFirstRowsOneRowInSoManyIsComparedStill() {
+    RowForm form = form("id INTEGER", "name STRING");
+    TypedRowMapping<EqualBelowAThousand> mapping =
+        new TypedRowMapping<>(EqualBelowAThousand.class, TIME_MAPPER);
+    int checkedRow = TypedRowMapping.CHECKED_EVERY; // the 1,025th row mapped directly
+    for (long id = 0; id < checkedRow + 10; id++) {
+      ObjectNode row =
+          NODES.objectNode().put("id", id < checkedRow ? id : 1000 + id).put("name", "n");
+      mapping.map(PackedRow.of(form, form.encode(row)));
+      assertThat(mapping.mapsDirectly(form)).as("after row %s", id).isEqualTo(id < checkedRow);
+    }
+  }
 }
