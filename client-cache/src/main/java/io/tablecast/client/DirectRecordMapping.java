@@ -48,36 +48,33 @@ final class DirectRecordMapping<V> {
 
   private record Component(int index, ComponentConversion conversion, boolean nullIsNull) {}
 
-  /** Per column of one row form: where its value goes, and how; all null when Jackson maps all. */
+  /**
+   * Per column of one row form, the component its value goes to (null: none); null when Jackson
+   * maps every row of the form. What the row walk is asked for is derived from it once.
+   */
   private static final class Layout {
     final RowForm form;
-    final int[] argument;
-    final ComponentConversion[] conversion;
-    final boolean[] nullIsNull;
+    final Component[] component;
     final boolean[] wanted;
     final boolean[] decimals;
 
-    Layout(
-        RowForm form,
-        int[] argument,
-        ComponentConversion[] conversion,
-        boolean[] nullIsNull,
-        boolean[] wanted,
-        boolean[] decimals) {
+    Layout(RowForm form, Component[] component) {
       this.form = form;
-      this.argument = argument;
-      this.conversion = conversion;
-      this.nullIsNull = nullIsNull;
-      this.wanted = wanted;
-      this.decimals = decimals;
+      this.component = component;
+      this.wanted = component == null ? null : new boolean[component.length];
+      this.decimals = component == null ? null : new boolean[component.length];
+      for (int c = 0; component != null && c < component.length; c++) {
+        wanted[c] = component[c] != null;
+        decimals[c] = wanted[c] && component[c].conversion == ComponentConversion.DECIMAL;
+      }
     }
 
     static Layout byJackson(RowForm form) {
-      return new Layout(form, null, null, null, null, null);
+      return new Layout(form, null);
     }
 
     boolean taken() {
-      return argument != null;
+      return component != null;
     }
   }
 
@@ -175,24 +172,24 @@ final class DirectRecordMapping<V> {
     if (!layout.taken()) {
       return null;
     }
-    Object[] values = new Object[layout.argument.length];
+    Object[] values = new Object[layout.component.length];
     Object[] arguments = new Object[this.arguments];
     try {
       form.valuesToJava(row, layout.wanted, layout.decimals, values);
       for (int c = 0; c < values.length; c++) {
-        int a = layout.argument[c];
-        if (a < 0) {
+        Component component = layout.component[c];
+        if (component == null) {
           continue;
         }
         Object v = values[c];
-        if (v == null && !layout.nullIsNull[c]) {
+        if (v == null && !component.nullIsNull) {
           return null;
         }
-        Object argument = v == null ? null : layout.conversion[c].convert(v);
+        Object argument = v == null ? null : component.conversion.convert(v);
         if (argument == null && v != null) {
           return null;
         }
-        arguments[a] = argument;
+        arguments[component.index] = argument;
       }
       return (V) creator.call(arguments);
     } catch (Exception e) {
@@ -212,33 +209,22 @@ final class DirectRecordMapping<V> {
   /** Every component has a column of a kind its conversion reads, and no column is refused. */
   private Layout layout(RowForm form) {
     List<ColumnInfo> columns = form.columns();
-    int[] argument = new int[columns.size()];
-    ComponentConversion[] conversion = new ComponentConversion[columns.size()];
-    boolean[] nullIsNull = new boolean[columns.size()];
-    boolean[] wanted = new boolean[columns.size()];
-    boolean[] decimals = new boolean[columns.size()];
+    Component[] component = new Component[columns.size()];
     int covered = 0;
-    for (int c = 0; c < argument.length; c++) {
-      Component component = components.get(columns.get(c).name());
-      argument[c] = -1;
-      if (component == null) {
+    for (int c = 0; c < component.length; c++) {
+      Component to = components.get(columns.get(c).name());
+      if (to == null) {
         if (unknownColumnsFail) {
           return Layout.byJackson(form);
         }
         continue;
       }
-      if (!component.conversion.reads(columns.get(c).kind())) {
+      if (!to.conversion.reads(columns.get(c).kind())) {
         return Layout.byJackson(form);
       }
-      argument[c] = component.index;
-      wanted[c] = true;
-      decimals[c] = component.conversion == ComponentConversion.DECIMAL;
-      conversion[c] = component.conversion;
-      nullIsNull[c] = component.nullIsNull;
+      component[c] = to;
       covered++;
     }
-    return covered == arguments
-        ? new Layout(form, argument, conversion, nullIsNull, wanted, decimals)
-        : Layout.byJackson(form);
+    return covered == arguments ? new Layout(form, component) : Layout.byJackson(form);
   }
 }
