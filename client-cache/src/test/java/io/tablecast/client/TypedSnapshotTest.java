@@ -273,6 +273,8 @@ class TypedSnapshotTest {
     conn.send(new Message.SnapshotBegin(T, COLUMNS, List.of("id"), 10, 2), rows(item(1, "one", 1)));
     await().atMost(WAIT).until(() -> typed.snapshotProgress().rowsReceived() == 1);
     TableMirror<java.util.Map<String, Object>> generic = client.mirror(T); // its bytes are gone
+    // attached on the event loop: told the snapshot's progress then, before the rest is sent
+    await().atMost(WAIT).until(() -> generic.snapshotProgress().rowsReceived() == 1);
     conn.send(rows(item(2, "two", 2)), new Message.SnapshotEnd(T, 10));
 
     FakeServer.Conn again = server.handshake(10); // the client reconnects for a fresh snapshot

@@ -89,6 +89,11 @@ final class IncomingSnapshot {
     mirrors.snapshotProgress(received, expected);
   }
 
+  /** Tells {@code mirror} how many rows of how many came. */
+  void tellProgress(MirrorSink mirror) {
+    mirror.snapshotProgress(received, expected);
+  }
+
   /**
    * Adds a message's rows, keyed by {@code primaryKey} (a row without its key is logged and left
    * out); returns why the snapshot does not fit in the heap (nothing added then), else null.

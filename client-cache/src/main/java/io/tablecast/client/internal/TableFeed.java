@@ -169,6 +169,9 @@ final class TableFeed {
       }
     }
     mirrors.add(m);
+    if (snapshot != null) {
+      snapshot.tellProgress(m); // a mirror added while the snapshot comes shows how far it is
+    }
     return false;
   }
 
