@@ -181,7 +181,10 @@ final class PgChangeSource extends PollingChangeSource {
   @Override
   protected CommittedBatch readOnce() throws SQLException {
     followCapture();
-    return unfollowed.attachTo(readInSnapshot());
+    // a range read off the tail's path comes with a batch read after its snapshot
+    boolean rangeInFlight = driftCheck.inFlight();
+    CommittedBatch batch = readInSnapshot();
+    return unfollowed.attachTo(rangeInFlight ? driftCheck.follow(batch) : batch);
   }
 
   /**
@@ -216,7 +219,9 @@ final class PgChangeSource extends PollingChangeSource {
     Set<String> resync = new LinkedHashSet<>(pendingResyncs);
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis = 0;
-    try (Connection c = pool.getConnection()) {
+    boolean rangeOffPath = false;
+    Connection c = pool.getConnection();
+    try {
       begin(c);
       try {
         List<TableId> toRead = new ArrayList<>();
@@ -293,23 +298,29 @@ final class PgChangeSource extends PollingChangeSource {
           checkDrift = false;
           watch.suspectChange();
         }
-        if (checkDrift) { // after the resyncs: a chunk compares against the image they leave
-          CommittedBatch.TableRead chunk = driftCheck.read(c);
-          if (chunk != null) {
-            reads.add(chunk);
-          }
+        if (checkDrift) {
+          // after the resyncs: a range compares against the image they leave. It is read on the
+          // reconciliation thread, in this transaction, which that thread ends: this batch, and
+          // the changes committed meanwhile, need not wait for it (docs/BENCHMARKS.md)
+          rangeOffPath = driftCheck.readOffPath(c, Connection::commit);
         }
-        c.commit();
+        if (!rangeOffPath) {
+          c.commit();
+        }
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly(c);
         throw e;
+      }
+    } finally {
+      if (!rangeOffPath) {
+        c.close();
       }
     }
     // Only after the connection was given back without error: closing it (the pool resets its
     // session) fails on a killed session, and then this read must count as not done.
     previousSnapshot = current;
     pendingResyncs.clear();
-    if (checkDrift) {
+    if (checkDrift && !rangeOffPath) {
       driftCheck.published();
     }
     if (!events.isEmpty()) {
@@ -361,6 +372,12 @@ final class PgChangeSource extends PollingChangeSource {
   @Override
   protected long backlog(Connection c) throws SQLException {
     return PgOutboxQueries.backlog(c, plan.outboxTable(), previousSnapshot);
+  }
+
+  @Override
+  public void close() {
+    driftCheck.close();
+    super.close();
   }
 
   /**

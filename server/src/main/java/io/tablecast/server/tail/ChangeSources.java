@@ -22,10 +22,10 @@ public final class ChangeSources {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeSources.class);
 
   /**
-   * Connections of the source pool: snapshot or poll, prune, lock probes, and the registry
-   * heartbeat.
+   * Connections of the source pool: snapshot or poll, a reconciliation range read off the tail's
+   * path, prune, lock probes, and the registry heartbeat.
    */
-  public static final int POOL_SIZE = 4;
+  public static final int POOL_SIZE = 5;
 
   private ChangeSources() {}
 

@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import io.tablecast.server.capture.TableSchema;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,6 +33,13 @@ public record CommittedBatch(
 
   public CommittedBatch(List<RowEvent> events, long captureMillis) {
     this(events, captureMillis, List.of());
+  }
+
+  /** This batch with {@code read} after its table reads. */
+  public CommittedBatch withTableRead(TableRead read) {
+    List<TableRead> reads = new ArrayList<>(tableReads);
+    reads.add(read);
+    return new CommittedBatch(events, captureMillis, reads, staleness);
   }
 
   /** True when there is neither an event, nor a table read, nor a change of a table's staleness. */

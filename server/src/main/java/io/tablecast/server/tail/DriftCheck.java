@@ -1,18 +1,17 @@
 package io.tablecast.server.tail;
 
 import io.tablecast.server.capture.CapturePlan;
-import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 
 /**
@@ -21,16 +20,19 @@ import org.slf4j.Logger;
  * #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in primary-key order) is read
  * in the snapshot of an outbox read, and the hub compares it with its image (see {@link
  * CommittedBatch.Chunk}). Use: {@link #prepare()} before the outbox read's transaction, {@link
- * #read} inside it, {@link #published()} after. Pass after pass, table after table: at most 10,000
- * rows an interval, so a table of {@code n} rows is compared whole about every {@code n / 10,000}
- * intervals; ranges that small hold the tail (and every change behind it) a few milliseconds each
- * rather than one range of 10,000 rows for tens of them (docs/BENCHMARKS.md). Each read is one
- * index range scan (keyset pagination), never a full scan, and never a whole table in memory.
+ * #read} inside it, {@link #published()} after; or, so that the batch need not wait for the range,
+ * {@link #readOffPath} inside it and {@link #follow} on every batch after it. Pass after pass,
+ * table after table: at most 10,000 rows an interval, so a table of {@code n} rows is compared
+ * whole about every {@code n / 10,000} intervals; ranges that small hold the tail (and every change
+ * behind it) a few milliseconds each rather than one range of 10,000 rows for tens of them
+ * (docs/BENCHMARKS.md). Each read is one index range scan (keyset pagination), never a full scan,
+ * and never a whole table in memory.
  *
  * <p>It finds what the triggers did not see (MySQL/MariaDB TRUNCATE; a PostgreSQL trigger disabled
  * and enabled again inside one transaction; a bug), names the keys, and repairs them. Before a pass
  * over a table begins, {@link PassStart} may look at the table's catalog (MySQL/MariaDB follows an
- * ALTER TABLE there). Confined to the tail thread.
+ * ALTER TABLE there). Confined to the tail thread, but for the read of a range {@link
+ * #readOffPath}.
  */
 public final class DriftCheck {
   private static final Logger LOG = RecentEvents.logger(DriftCheck.class);
@@ -86,6 +88,12 @@ public final class DriftCheck {
   private TableSchema nextPassTable;
   private List<String> nextAfter;
 
+  /** The reconciliation thread, started by the first {@link #readOffPath}. */
+  private ExecutorService reader;
+
+  /** The range read off the tail's path, until a batch takes it ({@link #follow}), or null. */
+  private RangeInFlight inFlight;
+
   public DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
     this(plan, interval, passStart, CHUNK_ROWS);
   }
@@ -109,7 +117,8 @@ public final class DriftCheck {
    * may reinstall triggers (DDL that would wait for a transaction that has read the table).
    */
   public boolean prepare() throws SQLException {
-    if (interval.isZero()
+    if (inFlight != null
+        || interval.isZero()
         || plan.get().tables().isEmpty()
         || System.nanoTime() - lastRead < interval.toNanos() / RANGES_PER_INTERVAL) {
       return false;
@@ -135,6 +144,7 @@ public final class DriftCheck {
     passTable = null;
     after = null;
     starting = null;
+    inFlight = null; // its read ends on its own; the hub forgot the pass with its images
   }
 
   /**
@@ -164,6 +174,98 @@ public final class DriftCheck {
    * table cannot be read now (altered meanwhile: logged; the next pass starts at the next table).
    */
   public CommittedBatch.TableRead read(Connection c) {
+    RangeRead range = begin();
+    return range == null ? null : finish(range, range.read(c), UnaryOperator.identity());
+  }
+
+  /**
+   * Like {@link #read}, but on the reconciliation thread: the outbox read that took {@code c}'s
+   * snapshot hands its batch on at once instead of waiting for the range (tens of milliseconds on
+   * PostgreSQL, and every change committed meanwhile waited with it). That thread reads the range
+   * in {@code c}'s transaction, ends it with {@code end} and closes {@code c}; the range comes with
+   * a later batch, brought forward to it ({@link #follow}). Returns false, {@code c} left to the
+   * caller, when there is nothing to read (as {@link #read} returning null; call {@link #published}
+   * after the batch as then).
+   */
+  public boolean readOffPath(Connection c, TransactionEnd end) {
+    RangeRead range = begin();
+    if (range == null) {
+      return false;
+    }
+    if (reader == null) {
+      reader =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "tablecast-reconcile");
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    inFlight = new RangeInFlight(range, reader.submit(() -> readAndEnd(range, c, end)));
+    return true;
+  }
+
+  /** Ends the transaction of an off-path range read: commits or rolls back. */
+  @FunctionalInterface
+  public interface TransactionEnd {
+    void end(Connection c) throws SQLException;
+  }
+
+  private static RangeRead.Outcome readAndEnd(RangeRead range, Connection c, TransactionEnd end) {
+    try (c) {
+      RangeRead.Outcome outcome = range.read(c);
+      try {
+        end.end(c);
+      } catch (SQLException | RuntimeException e) {
+        LOG.debug("Ending a reconciliation range's read failed: {}", e.toString());
+      }
+      return outcome;
+    } catch (SQLException e) { // closing: the rows were read in full all the same
+      LOG.debug("Closing a reconciliation range's connection failed: {}", e.toString());
+      return new RangeRead.Failed(e.getMessage());
+    }
+  }
+
+  /** True while a range is read off the tail's path ({@link #prepare()} then reads none). */
+  public boolean inFlight() {
+    return inFlight != null;
+  }
+
+  /**
+   * {@code batch}, read after the snapshot of the range in flight, is about to be handed on:
+   * returns it, with the range once read, brought forward to it, and moves the cursor past the
+   * range.
+   */
+  public CommittedBatch follow(CommittedBatch batch) {
+    RangeInFlight range = inFlight;
+    if (range == null) {
+      return batch;
+    }
+    range.follow(batch);
+    if (!range.isDone()) {
+      return batch;
+    }
+    inFlight = null;
+    CommittedBatch.TableRead read;
+    if (range.dropped() != null) {
+      LOG.debug(
+          "Reconciliation of {} starts over: its range was {} while it was read",
+          range.range().table().id().qualified(),
+          range.dropped());
+      nextTable();
+      read = null;
+    } else {
+      read = finish(range.range(), range.outcome(), range::broughtForward);
+    }
+    published();
+    return read == null ? batch : batch.withTableRead(read);
+  }
+
+  /**
+   * Where a pass is, as the tail thread left it, and the range that follows: null when the table
+   * cannot be read now (its columns changed since the pass began).
+   */
+  private RangeRead begin() {
     lastRead = System.nanoTime();
     nextTableIndex = tableIndex;
     nextPassTable = passTable;
@@ -178,65 +280,47 @@ public final class DriftCheck {
       nextTable();
       return null;
     }
-    boolean first = passTable == null;
-    List<byte[]> rows = new ArrayList<>();
-    List<String> lastKey = null;
-    long chars = 0;
-    int keyColumns = table.primaryKey().size();
-    ChunkQuery query = current.chunkQuery(table, !first, chunkRows);
-    int rowColumns = query.rowShape().columns(table);
-    try (PreparedStatement ps = current.prepareRead(c, query.sql())) {
-      int[] parameters = query.parameterKeyColumns();
-      for (int i = 0; i < parameters.length; i++) {
-        ps.setObject(i + 1, after.get(parameters[i]), query.parameterSqlType());
-      }
-      ps.setFetchSize(1000);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String[] texts = OutboxRows.texts(rs, rowColumns);
-          for (String text : texts) {
-            chars += text == null ? 0 : text.length();
-          }
-          rows.add(OutboxRows.row(query.rowShape(), normalizer, texts));
-          if (rows.size() == chunkRows
-              || chars >= CHUNK_CHARS) { // more may follow: the next chunk starts here
-            lastKey = new ArrayList<>(keyColumns);
-            for (int i = 0; i < keyColumns; i++) {
-              lastKey.add(rs.getString(rowColumns + i + 1));
-            }
-            break;
-          }
-        }
-      }
-      // The range was read with the plan's columns and key: compared with an image of another
-      // layout it would count the change as drift (a new key's duplicates of the old one as
-      // repairs). The catalog is read after the range, in its transaction: the range's read holds
-      // the table's metadata lock (MySQL/MariaDB) or AccessShareLock (PostgreSQL) until the end,
-      // so no ALTER TABLE can come between what the range saw and this description.
-      if (!current.describeLayout(c, table.id()).equals(table)) {
-        LOG.debug(
-            "Reconciliation of {} starts over: the table was altered", table.id().qualified());
-        passStart.alteredDuringPass(table);
-        nextTable();
-        return null;
-      }
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Reconciliation of {} skipped, the next table follows: {}",
-          table.id().qualified(),
-          e.getMessage());
+    return new RangeRead(table, current, normalizer, passTable == null, after, chunkRows);
+  }
+
+  /** What the hub is handed for a range read, and where the pass goes next. */
+  private CommittedBatch.TableRead finish(
+      RangeRead range, RangeRead.Outcome outcome, UnaryOperator<List<byte[]>> rows) {
+    TableSchema table = range.table();
+    if (outcome instanceof RangeRead.Altered) {
+      LOG.debug("Reconciliation of {} starts over: the table was altered", table.id().qualified());
+      passStart.alteredDuringPass(table);
       nextTable();
       return null;
     }
-    boolean last = lastKey == null;
+    if (outcome instanceof RangeRead.Failed failed) {
+      LOG.warn(
+          "Reconciliation of {} skipped, the next table follows: {}",
+          table.id().qualified(),
+          failed.message());
+      nextTable();
+      return null;
+    }
+    RangeRead.Rows read = (RangeRead.Rows) outcome;
+    boolean last = read.lastKey() == null;
     if (last) {
       nextTable();
     } else {
       nextPassTable = table;
-      nextAfter = lastKey;
+      nextAfter = read.lastKey();
     }
     return new CommittedBatch.TableRead(
-        table, rows, CommittedBatch.Purpose.RECONCILE, new CommittedBatch.Chunk(first, last));
+        table,
+        rows.apply(read.rows()),
+        CommittedBatch.Purpose.RECONCILE,
+        new CommittedBatch.Chunk(range.first(), last));
+  }
+
+  /** Stops the reconciliation thread (a read under way ends with its connection's pool). */
+  public void close() {
+    if (reader != null) {
+      reader.shutdownNow();
+    }
   }
 
   private void nextTable() {

@@ -138,11 +138,11 @@ class DriftCheckTest {
     }
   }
 
-  private static List<String> hex(List<byte[]> rows) {
+  static List<String> hex(List<byte[]> rows) {
     return rows.stream().map(HexFormat.of()::formatHex).toList();
   }
 
-  private static CapturePlan plan(TestDatabases.Isolated db) throws Exception {
+  static CapturePlan plan(TestDatabases.Isolated db) throws Exception {
     SourceConfig config =
         new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
     try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
@@ -153,7 +153,7 @@ class DriftCheckTest {
   }
 
   /** A pass start that takes the table as known and fails the test on an ALTER TABLE. */
-  private static DriftCheck.PassStart unaltered() {
+  static DriftCheck.PassStart unaltered() {
     return new DriftCheck.PassStart() {
       @Override
       public TableSchema begin(TableSchema known) {

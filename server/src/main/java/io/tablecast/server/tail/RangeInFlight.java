@@ -1,0 +1,114 @@
+package io.tablecast.server.tail;
+
+import io.tablecast.protocol.row.RowForm;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+/**
+ * A reconciliation range read on the reconciliation thread, in the snapshot of an outbox read whose
+ * batch the tail has already handed on, while the tail reads the batches after it. The hub compares
+ * a range with its image as it stands after the batch the range comes with, so the range is brought
+ * forward to that batch: each change the later batches made to its table replaces or removes the
+ * row of its key, or adds it (a row a change touched counts as seen by the pass anyway: {@code
+ * DriftPasses}). Whatever rows cannot describe (a TRUNCATE, a whole re-read of the table, a change
+ * in another table version) drops the range, and its pass starts over. Tail thread, but for the
+ * read itself.
+ */
+final class RangeInFlight {
+  private final RangeRead range;
+  private final Future<RangeRead.Outcome> outcome;
+  private final RowForm form;
+
+  /** Rows of the table changed since the range's snapshot, by key: the row now, or null if gone. */
+  private final Map<ByteBuffer, byte[]> changed = new HashMap<>();
+
+  /** Why the range can no longer be compared, or null. */
+  private String dropped;
+
+  RangeInFlight(RangeRead range, Future<RangeRead.Outcome> outcome) {
+    this.range = range;
+    this.outcome = outcome;
+    this.form = new RowForm(range.table().columns(), range.table().primaryKey());
+  }
+
+  RangeRead range() {
+    return range;
+  }
+
+  /** {@code batch}, read after the range's snapshot, is being handed on. */
+  void follow(CommittedBatch batch) {
+    String name = range.table().id().qualified();
+    for (RowEvent e : batch.events()) {
+      if (dropped != null) {
+        return;
+      }
+      if (!e.table().equals(name)) {
+        continue;
+      }
+      if (e instanceof RowEvent.Upsert u && u.schema().equals(range.table())) {
+        if (u.before() != null) {
+          byte[] before = form.keyOf(u.before());
+          if (!Arrays.equals(before, u.key())) { // the UPDATE moved the row to another key
+            changed.put(ByteBuffer.wrap(before), null);
+          }
+        }
+        changed.put(ByteBuffer.wrap(u.key()), u.row());
+      } else if (e instanceof RowEvent.Delete d && d.schema().equals(range.table())) {
+        changed.put(ByteBuffer.wrap(d.key()), null);
+      } else {
+        dropped = e instanceof RowEvent.Truncate ? "truncated" : "altered";
+      }
+    }
+    for (CommittedBatch.TableRead r : batch.tableReads()) {
+      if (r.schema().id().equals(range.table().id())) {
+        dropped = "read whole";
+      }
+    }
+  }
+
+  boolean isDone() {
+    return outcome.isDone();
+  }
+
+  /** Why the range cannot be compared any more (it is dropped), or null. */
+  String dropped() {
+    return dropped;
+  }
+
+  /** What the read found, once {@link #isDone()}. */
+  RangeRead.Outcome outcome() {
+    try {
+      return outcome.get();
+    } catch (ExecutionException e) {
+      return new RangeRead.Failed(String.valueOf(e.getCause()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new RangeRead.Failed("interrupted");
+    }
+  }
+
+  /** The rows read, brought forward to the last batch {@link #follow}ed. */
+  List<byte[]> broughtForward(List<byte[]> rows) {
+    if (changed.isEmpty()) {
+      return rows;
+    }
+    List<byte[]> out = new ArrayList<>(rows.size() + changed.size());
+    for (byte[] row : rows) {
+      if (!changed.containsKey(ByteBuffer.wrap(form.keyOf(row)))) {
+        out.add(row);
+      }
+    }
+    for (byte[] row : changed.values()) {
+      if (row != null) {
+        out.add(row);
+      }
+    }
+    return out;
+  }
+}
