@@ -210,12 +210,13 @@ final class MysqlChangeSource extends PollingChangeSource {
         }
       }
     }
+    boolean rangeInFlight = driftCheck.inFlight(); // read off the tail's path after a batch before
     boolean reconcile = driftCheck.prepare();
     CommittedBatch batch = readBatch(reconcile);
-    if (reconcile) {
+    if (reconcile && !driftCheck.inFlight()) {
       driftCheck.published(); // only after success: a failed read reads the same range again
     }
-    return batch;
+    return rangeInFlight ? driftCheck.follow(batch) : batch;
   }
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
@@ -237,8 +238,11 @@ final class MysqlChangeSource extends PollingChangeSource {
     List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
     List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
     List<TableId> failedResyncs = new ArrayList<>();
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement()) {
+    boolean rangeOffPath = false;
+    Connection c = pool.getConnection();
+    Statement s = null;
+    try {
+      s = c.createStatement();
       if (!reconcile && resyncs.isEmpty()) {
         read = readOutbox(s); // READ COMMITTED: one statement, one consistent read
       }
@@ -266,22 +270,42 @@ final class MysqlChangeSource extends PollingChangeSource {
               failedResyncs.add(t.id());
             }
           }
-          if (reconcile) { // after the resyncs: a range compares against the image they leave
-            CommittedBatch.TableRead range = driftCheck.read(c);
-            if (range != null) {
-              tableReads.add(range);
-            }
+          if (reconcile) {
+            // after the resyncs: a range compares against the image they leave. It is read on the
+            // reconciliation thread, in this transaction, which that thread commits: this batch,
+            // and the changes committed meanwhile, need not wait for it (docs/BENCHMARKS.md)
+            s.close(); // the connection is the reconciliation thread's from here on
+            rangeOffPath = driftCheck.readOffPath(c, MysqlChangeSource::commit);
           }
-          s.execute("COMMIT");
+          if (!rangeOffPath) {
+            commit(c);
+          }
         } catch (SQLException | RuntimeException e) {
           rollbackQuietly(s);
           throw e;
         }
       }
       // After the read (order matters): the stamp of a gap seen by this read follows its id's
-      // allocation.
+      // allocation. (The range's open snapshot is no writer: the look counts only transactions
+      // that modified rows.)
       if (gaps.needsLook() && facts.lookDue()) {
-        look = facts.look(c, true, gaps);
+        if (rangeOffPath) {
+          try (Connection other = pool.getConnection()) {
+            look = facts.look(other, true, gaps);
+          }
+        } else {
+          look = facts.look(c, true, gaps);
+        }
+      }
+    } finally {
+      try {
+        if (s != null) {
+          s.close(); // no effect when closed before the range was handed on
+        }
+      } finally {
+        if (!rangeOffPath) {
+          c.close();
+        }
       }
     }
     if (gaps.needsProbes()) {
@@ -373,8 +397,15 @@ final class MysqlChangeSource extends PollingChangeSource {
     return pruning.backlog(c);
   }
 
+  private static void commit(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("COMMIT");
+    }
+  }
+
   @Override
   public void close() {
+    driftCheck.close();
     captureWatch.close();
     super.close();
   }
