@@ -23,8 +23,8 @@ import org.slf4j.Logger;
  * #read} inside it, {@link #published()} after; or, so that the batch need not wait for the range,
  * {@link #readOffPath} inside it and {@link #follow} on every batch after it. Pass after pass,
  * table after table: at most 10,000 rows an interval, so a table of {@code n} rows is compared
- * whole about every {@code n / 10,000} intervals; ranges that small hold the tail (and every change
- * behind it) a few milliseconds each rather than one range of 10,000 rows for tens of them
+ * whole about every {@code n / 10,000} intervals; ranges that small cost the database, and the hub
+ * that compares them, a few milliseconds each rather than tens for one range of 10,000 rows
  * (docs/BENCHMARKS.md). Each read is one index range scan (keyset pagination), never a full scan,
  * and never a whole table in memory.
  *
@@ -212,17 +212,20 @@ public final class DriftCheck {
   }
 
   private static RangeRead.Outcome readAndEnd(RangeRead range, Connection c, TransactionEnd end) {
-    try (c) {
+    try {
       RangeRead.Outcome outcome = range.read(c);
-      try {
-        end.end(c);
-      } catch (SQLException | RuntimeException e) {
-        LOG.debug("Ending a reconciliation range's read failed: {}", e.toString());
-      }
+      end.end(c);
       return outcome;
-    } catch (SQLException e) { // closing: the rows were read in full all the same
-      LOG.debug("Closing a reconciliation range's connection failed: {}", e.toString());
+    } catch (SQLException | RuntimeException e) {
+      // ending a read-only transaction: the rows read are the snapshot's all the same, but a
+      // range that failed is dropped either way, and a failed end is rare enough to drop it too
       return new RangeRead.Failed(e.getMessage());
+    } finally {
+      try {
+        c.close();
+      } catch (SQLException e) { // the pool evicts it
+        LOG.debug("Closing a reconciliation range's connection failed: {}", e.toString());
+      }
     }
   }
 
