@@ -132,7 +132,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         s.execute("COMMIT");
         probeWait = facts.probeWait(c);
       } catch (SQLException | RuntimeException e) {
-        rollbackQuietly(s);
+        rollbackQuietly(c);
         throw e;
       }
     }
@@ -281,7 +281,7 @@ final class MysqlChangeSource extends PollingChangeSource {
             commit(c);
           }
         } catch (SQLException | RuntimeException e) {
-          rollbackQuietly(s);
+          rollbackQuietly(c); // on a statement of its own: s is closed once a range is handed on
           throw e;
         }
       }
@@ -374,8 +374,8 @@ final class MysqlChangeSource extends PollingChangeSource {
     }
   }
 
-  private static void rollbackQuietly(Statement s) {
-    try {
+  private static void rollbackQuietly(Connection c) {
+    try (Statement s = c.createStatement()) {
       s.execute("ROLLBACK");
     } catch (SQLException ignored) {
       // broken connection, the pool evicts it
