@@ -210,13 +210,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         }
       }
     }
-    boolean rangeInFlight = driftCheck.inFlight(); // read off the tail's path after a batch before
-    boolean reconcile = driftCheck.prepare();
-    CommittedBatch batch = readBatch(reconcile);
-    if (reconcile && !driftCheck.inFlight()) {
-      driftCheck.published(); // only after success: a failed read reads the same range again
-    }
-    return rangeInFlight ? driftCheck.follow(batch) : batch;
+    return driftCheck.completed(readBatch(driftCheck.prepare()));
   }
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */

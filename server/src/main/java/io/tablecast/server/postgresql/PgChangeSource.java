@@ -181,10 +181,7 @@ final class PgChangeSource extends PollingChangeSource {
   @Override
   protected CommittedBatch readOnce() throws SQLException {
     followCapture();
-    // a range read off the tail's path comes with a batch read after its snapshot
-    boolean rangeInFlight = driftCheck.inFlight();
-    CommittedBatch batch = readInSnapshot();
-    return unfollowed.attachTo(rangeInFlight ? driftCheck.follow(batch) : batch);
+    return unfollowed.attachTo(driftCheck.completed(readInSnapshot()));
   }
 
   /**
@@ -320,9 +317,6 @@ final class PgChangeSource extends PollingChangeSource {
     // session) fails on a killed session, and then this read must count as not done.
     previousSnapshot = current;
     pendingResyncs.clear();
-    if (checkDrift && !rangeOffPath) {
-      driftCheck.published();
-    }
     if (!events.isEmpty()) {
       metrics.outboxRowsRead(events.size());
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);

@@ -19,12 +19,12 @@ import org.slf4j.Logger;
  * reconcile_interval}, evenly spaced, one key range of one cached table (at most {@link
  * #CHUNK_ROWS} rows or about {@link #CHUNK_CHARS} characters of JSON, in primary-key order) is read
  * in the snapshot of an outbox read, and the hub compares it with its image (see {@link
- * CommittedBatch.Chunk}). Use: {@link #prepare()} before the outbox read's transaction, {@link
- * #read} inside it, {@link #published()} after; or, so that the batch need not wait for the range,
- * {@link #readOffPath} inside it and {@link #follow} on every batch after it. Pass after pass,
- * table after table: at most 10,000 rows an interval, so a table of {@code n} rows is compared
- * whole about every {@code n / 10,000} intervals; ranges that small cost the database, and the hub
- * that compares them, a few milliseconds each rather than tens for one range of 10,000 rows
+ * CommittedBatch.Chunk}). Use: {@link #prepare()} before each outbox read's transaction, {@link
+ * #readOffPath} inside it when that returned true, and {@link #completed} on the batch of each read
+ * that succeeded (or, the range on the path, {@link #read} and {@link #published()}). Pass after
+ * pass, table after table: at most 10,000 rows an interval, so a table of {@code n} rows is
+ * compared whole about every {@code n / 10,000} intervals; ranges that small cost the database, and
+ * the hub that compares them, a few milliseconds each rather than tens for one range of 10,000 rows
  * (docs/BENCHMARKS.md). Each read is one index range scan (keyset pagination), never a full scan,
  * and never a whole table in memory.
  *
@@ -94,6 +94,12 @@ public final class DriftCheck {
   /** The range read off the tail's path, until a batch takes it ({@link #follow}), or null. */
   private RangeInFlight inFlight;
 
+  /** The outbox read under way began with a range in flight: its batch follows that range. */
+  private boolean readFollowsRange;
+
+  /** The outbox read under way began a range (read, read off the path, or found unreadable). */
+  private boolean readBeganRange;
+
   public DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
     this(plan, interval, passStart, CHUNK_ROWS);
   }
@@ -117,6 +123,8 @@ public final class DriftCheck {
    * may reinstall triggers (DDL that would wait for a transaction that has read the table).
    */
   public boolean prepare() throws SQLException {
+    readFollowsRange = inFlight != null;
+    readBeganRange = false;
     if (inFlight != null
         || interval.isZero()
         || plan.get().tables().isEmpty()
@@ -229,6 +237,25 @@ public final class DriftCheck {
     }
   }
 
+  /**
+   * The outbox read that began with the last {@link #prepare()} succeeded: returns its batch as it
+   * is to be handed on. A range in flight since an earlier read is brought forward to it ({@link
+   * #follow}; the batch of the read whose snapshot the range is read in needs no following), and a
+   * range read on the path, or found unreadable, moves the cursor ({@link #published}). A read that
+   * failed calls nothing: the next one reads the same range again, or follows the one in flight.
+   */
+  public CommittedBatch completed(CommittedBatch batch) {
+    if (readFollowsRange) {
+      readFollowsRange = false;
+      return follow(batch);
+    }
+    if (readBeganRange && inFlight == null) {
+      published();
+    }
+    readBeganRange = false;
+    return batch;
+  }
+
   /** True while a range is read off the tail's path ({@link #prepare()} then reads none). */
   public boolean inFlight() {
     return inFlight != null;
@@ -269,6 +296,7 @@ public final class DriftCheck {
    * cannot be read now (its columns changed since the pass began).
    */
   private RangeRead begin() {
+    readBeganRange = true;
     lastRead = System.nanoTime();
     nextTableIndex = tableIndex;
     nextPassTable = passTable;

@@ -159,6 +159,81 @@ class DriftCheckOffPathTest {
     check.close();
   }
 
+  @Test
+  void theBatchOfTheReadThatBeganTheRangeIsNotFollowedButTheBatchAfterAFailedReadIs()
+      throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("drift_offpath_reads");
+    db.execute(
+        "CREATE TABLE items (id int PRIMARY KEY, v text)",
+        "INSERT INTO items SELECT g, 'v' || g FROM generate_series(1, 6) g");
+    CapturePlan plan = plan(db);
+    TableSchema table = plan.tables().get(0);
+    RowForm form = new RowForm(table.columns(), table.primaryKey());
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered());
+
+    // the read's own batch holds a TRUNCATE of the table before the range's snapshot: the range,
+    // read after it, needs no following, and following it would drop the range
+    Thread.sleep(2);
+    assertThat(check.prepare()).isTrue();
+    Connection c = db.connect();
+    c.setAutoCommit(false);
+    assertThat(check.readOffPath(c, Connection::commit)).isTrue();
+    CommittedBatch own =
+        new CommittedBatch(List.of(new RowEvent.Truncate(table.id().qualified())), 0);
+    assertThat(check.completed(own).tableReads()).isEmpty();
+    assertThat(hex(awaitCompleted(check).rows()))
+        .as("not dropped by the batch it was read with")
+        .hasSize(6);
+
+    // the read that began the next range fails after handing it on: the next read's batch, which
+    // repeats that read's changes and holds those committed since, brings the range forward
+    Thread.sleep(2);
+    assertThat(check.prepare()).isTrue();
+    Map<Integer, byte[]> was;
+    try (Connection before = db.connect()) {
+      before.setAutoCommit(false);
+      was = byId(form, OutboxRows.readTable(plan, before, table));
+      before.rollback();
+    }
+    c = db.connect();
+    c.setAutoCommit(false);
+    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT 1"); // the range's snapshot
+    }
+    db.execute("UPDATE items SET v = 'changed' WHERE id = 2");
+    byte[] changed;
+    try (Connection after = db.connect()) {
+      after.setAutoCommit(false);
+      changed = byId(form, OutboxRows.readTable(plan, after, table)).get(2);
+      after.rollback();
+    }
+    assertThat(check.readOffPath(c, Connection::commit)).isTrue();
+    // (the read fails here: completed is not called)
+    assertThat(check.prepare()).isFalse();
+    check.completed(new CommittedBatch(List.of(upsert(table, form, changed, was.get(2))), 0));
+    Map<Integer, byte[]> range = byId(form, awaitCompleted(check).rows());
+    assertThat(hex(List.of(range.get(2))))
+        .as("brought forward by the batch after the failed read")
+        .isEqualTo(hex(List.of(changed)));
+    check.close();
+  }
+
+  /** Reads with nothing new, one after the other, until one comes with the range. */
+  private static CommittedBatch.TableRead awaitCompleted(DriftCheck check) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (System.nanoTime() < deadline) {
+      assertThat(check.prepare()).as("no second range while one is read").isFalse();
+      CommittedBatch handed = check.completed(CommittedBatch.EMPTY);
+      if (!handed.tableReads().isEmpty()) {
+        return handed.tableReads().get(0);
+      }
+      assertThat(check.inFlight()).as("the range was dropped").isTrue();
+      Thread.sleep(5);
+    }
+    throw new AssertionError("the range read off the path never came");
+  }
+
   private static RowEvent upsert(TableSchema table, RowForm form, byte[] row, byte[] before) {
     return new RowEvent.Upsert(table.id().qualified(), table, form.keyOf(row), row, before);
   }
