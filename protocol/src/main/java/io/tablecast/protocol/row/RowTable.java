@@ -24,6 +24,12 @@ public final class RowTable {
 
   private int size;
 
+  /**
+   * Per slot, one bit: whether its row was marked since {@link #startMarking}; null while not
+   * marking. Bits move with their rows (growth, backward shifts).
+   */
+  private long[] marks;
+
   /** A table sized for {@code expectedRows} without growing. */
   public RowTable(int expectedRows) {
     int capacity = MIN_CAPACITY;
@@ -65,11 +71,13 @@ public final class RowTable {
       byte[] other = rows[slot];
       if (hashes[slot] == hash && sameKey(other, row, start, length)) {
         rows[slot] = row;
+        setMark(slot);
         return other;
       }
     }
     rows[slot] = row;
     hashes[slot] = hash;
+    setMark(slot);
     if (++size > rows.length * 3L / 4) {
       resize(rows.length << 1);
     }
@@ -93,7 +101,64 @@ public final class RowTable {
 
   public void clear() {
     Arrays.fill(rows, null);
+    if (marks != null) {
+      Arrays.fill(marks, 0);
+    }
     size = 0;
+  }
+
+  /**
+   * Starts marking rows: from now until {@link #stopMarking}, every row put is marked, and {@link
+   * #markAndGet} marks the row it finds; the rows here now start unmarked. How a reconciliation
+   * pass remembers the rows it saw: one bit per slot, not a set of keys.
+   */
+  public void startMarking() {
+    marks = new long[(rows.length + 63) >>> 6];
+  }
+
+  /** Forgets the marks. */
+  public void stopMarking() {
+    marks = null;
+  }
+
+  /** True between {@link #startMarking} and {@link #stopMarking}. */
+  public boolean marking() {
+    return marks != null;
+  }
+
+  /** As {@link #get}, and marks the row found while marking. */
+  public byte[] markAndGet(byte[] key) {
+    int hash = hash(key, 0, key.length);
+    int mask = rows.length - 1;
+    for (int slot = hash & mask; rows[slot] != null; slot = (slot + 1) & mask) {
+      if (hashes[slot] == hash && keyEquals(rows[slot], key)) {
+        setMark(slot);
+        return rows[slot];
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Every row not marked since {@link #startMarking}, in no particular order: a scan of the marks
+   * and of the references of unmarked slots, no row read.
+   *
+   * @throws IllegalStateException when not marking
+   */
+  public void forEachUnmarked(Consumer<byte[]> action) {
+    if (marks == null) {
+      throw new IllegalStateException("not marking");
+    }
+    for (int word = 0; word < marks.length; word++) {
+      long unmarked = ~marks[word];
+      while (unmarked != 0) {
+        int slot = (word << 6) + Long.numberOfTrailingZeros(unmarked);
+        unmarked &= unmarked - 1;
+        if (slot < rows.length && rows[slot] != null) {
+          action.accept(rows[slot]);
+        }
+      }
+    }
   }
 
   /** Every row, in no particular order. */
@@ -116,7 +181,7 @@ public final class RowTable {
    * Bytes this table holds on the heap beside the rows' arrays: the index (references and hashes).
    */
   public long indexBytes() {
-    return (long) rows.length * (4 + 4);
+    return (long) rows.length * (4 + 4) + (marks == null ? 0 : marks.length * 8L);
   }
 
   /**
@@ -162,6 +227,7 @@ public final class RowTable {
       slot = (slot + 1) & mask;
       if (rows[slot] == null) {
         rows[gap] = null;
+        clearMark(gap);
         return;
       }
       int home = hashes[slot] & mask;
@@ -170,6 +236,11 @@ public final class RowTable {
       if (movable) {
         rows[gap] = rows[slot];
         hashes[gap] = hashes[slot];
+        if (marked(slot)) {
+          setMark(gap);
+        } else {
+          clearMark(gap);
+        }
         gap = slot;
       }
     }
@@ -178,8 +249,10 @@ public final class RowTable {
   private void resize(int capacity) {
     byte[][] oldRows = rows;
     int[] oldHashes = hashes;
+    long[] oldMarks = marks;
     rows = new byte[capacity][];
     hashes = new int[capacity];
+    marks = oldMarks == null ? null : new long[(capacity + 63) >>> 6];
     int mask = capacity - 1;
     for (int i = 0; i < oldRows.length; i++) {
       if (oldRows[i] != null) {
@@ -189,7 +262,26 @@ public final class RowTable {
         }
         rows[slot] = oldRows[i];
         hashes[slot] = oldHashes[i];
+        if (oldMarks != null && (oldMarks[i >>> 6] & (1L << i)) != 0) {
+          setMark(slot);
+        }
       }
     }
+  }
+
+  private void setMark(int slot) {
+    if (marks != null) {
+      marks[slot >>> 6] |= 1L << slot;
+    }
+  }
+
+  private void clearMark(int slot) {
+    if (marks != null) {
+      marks[slot >>> 6] &= ~(1L << slot);
+    }
+  }
+
+  private boolean marked(int slot) {
+    return marks != null && (marks[slot >>> 6] & (1L << slot)) != 0;
   }
 }

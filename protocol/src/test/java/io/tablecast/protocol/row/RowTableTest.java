@@ -59,6 +59,68 @@ class RowTableTest {
   }
 
   @Test
+  void marksFollowTheirRowsThroughPutsRemovesShiftsAndGrowth() {
+    Random random = new Random(5);
+    RowTable table = new RowTable();
+    Map<ByteBuffer, byte[]> model = new HashMap<>();
+    for (long id = 0; id < 2_000; id++) { // rows from before the marking: unmarked
+      byte[] row = row(id, "before");
+      table.put(row);
+      model.put(ByteBuffer.wrap(FORM.keyOf(row)), row);
+    }
+    long unmarkedBytes = table.indexBytes();
+    table.startMarking();
+    assertThat(table.indexBytes() - unmarkedBytes)
+        .as("one bit per slot (a slot: 8 bytes of index)")
+        .isEqualTo(unmarkedBytes / 64);
+    java.util.Set<ByteBuffer> marked = new java.util.HashSet<>();
+    for (int i = 0; i < 60_000; i++) {
+      // a narrow key range at first (long probe runs, shifts), a wide one later (growth)
+      long id = random.nextInt(i < 30_000 ? 3_000 : 40_000);
+      byte[] row = row(id, "v" + i);
+      ByteBuffer k = ByteBuffer.wrap(FORM.keyOf(row));
+      switch (random.nextInt(4)) {
+        case 0 -> {
+          table.remove(k.array());
+          model.remove(k);
+          marked.remove(k);
+        }
+        case 1 -> {
+          table.put(row); // a row put while marking is marked
+          model.put(k, row);
+          marked.add(k);
+        }
+        default -> {
+          assertThat(table.markAndGet(k.array())).isSameAs(model.get(k));
+          if (model.containsKey(k)) {
+            marked.add(k);
+          }
+        }
+      }
+      if (i % 5_000 == 0 || i == 59_999) {
+        List<byte[]> unmarked = new java.util.ArrayList<>();
+        table.forEachUnmarked(unmarked::add);
+        assertThat(unmarked)
+            .containsExactlyInAnyOrderElementsOf(
+                model.entrySet().stream()
+                    .filter(e -> !marked.contains(e.getKey()))
+                    .map(Map.Entry::getValue)
+                    .toList());
+      }
+    }
+    table.stopMarking();
+    assertThat(table.marking()).isFalse();
+    table.startMarking();
+    List<byte[]> all = new java.util.ArrayList<>();
+    table.forEachUnmarked(all::add);
+    assertThat(all).as("a new marking starts with every row unmarked").hasSize(model.size());
+  }
+
+  private static byte[] row(long id, String v) {
+    return FORM.encode(NODES.objectNode().put("v", v).put("region", "eu").put("id", id));
+  }
+
+  @Test
   void consecutiveIntegerKeysHaveDistinctHashes() {
     RowForm form =
         new RowForm(List.of(new ColumnInfo("id", "bigint", ColumnKind.INTEGER)), List.of("id"));

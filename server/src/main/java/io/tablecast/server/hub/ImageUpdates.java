@@ -1,7 +1,6 @@
 package io.tablecast.server.hub;
 
 import io.tablecast.protocol.Message;
-import io.tablecast.protocol.Op;
 import io.tablecast.protocol.row.RowForm;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.RowChange;
@@ -77,11 +76,8 @@ final class ImageUpdates {
           continue;
         }
         RowChange c = image.apply(event);
-        if (c != null) {
+        if (c != null) { // (a row put while a reconciliation pass runs is marked seen)
           changes.add(JsonEdge.change(image.form(), c));
-          if (c.op() != Op.DELETE) {
-            tableReads.changeApplied(e.table(), c.after());
-          }
         }
       } catch (RuntimeException ex) {
         imageErrors.failed(image, e, ex);

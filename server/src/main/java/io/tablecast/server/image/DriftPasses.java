@@ -1,6 +1,5 @@
 package io.tablecast.server.image;
 
-import io.tablecast.protocol.row.RowTable;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
 import java.util.HashMap;
@@ -11,54 +10,59 @@ import java.util.Map;
  * Compares a table with its image one key range at a time ({@link CommittedBatch.Chunk}). Each
  * range's rows, read in the snapshot of the batch just applied, must equal the image's rows of the
  * same keys. Rows the image holds but the table no longer does cannot be found that way (the hub
- * cannot order keys as the database does), so a pass remembers every key it saw, in a range or in a
- * change applied during the pass: at the end of the pass, a row of the image that is neither is
- * gone from the table. (A row present in the table throughout the pass lies in one of its ranges;
- * one that arrived later came with a change.) The keys a pass saw are kept as the rows themselves
- * in a {@link RowTable} (its index finds them by the key at their start), mostly the image's own
- * arrays: a pass costs an index, not a copy of every key. Hub thread.
+ * cannot order keys as the database does), so a pass remembers every row it saw, in a range or put
+ * by a change applied during the pass: at the end of the pass, a row of the image that is neither
+ * is gone from the table. (A row present in the table throughout the pass lies in one of its
+ * ranges; one that arrived later came with a change.) The image itself marks the rows seen, one bit
+ * per slot of its index ({@link TableImage#startPass}): a pass costs no set of keys, and its end is
+ * a scan of the index, not a lookup per row (on 1,000,000 rows the hub thread spent 65-155 ms there
+ * with a set of keys; docs/BENCHMARKS.md). Hub thread.
  */
 final class DriftPasses {
-  /** Keys seen so far by the pass under way, per table: rows with those keys. */
-  private final Map<String, RowTable> seen = new HashMap<>();
-
-  /** A change applied to {@code table} put {@code row} in the image. */
-  void touched(String table, byte[] row) {
-    RowTable keys = seen.get(table);
-    if (keys != null) {
-      keys.put(row);
-    }
-  }
+  /** The pass under way per table: the image whose rows carry its marks. */
+  private final Map<String, TableImage> passes = new HashMap<>();
 
   /** The images were replaced (a new snapshot): every pass under way starts over. */
   void reset() {
-    seen.clear();
+    passes.values().forEach(TableImage::endPass);
+    passes.clear();
   }
 
   /**
    * The events that make {@code image} agree with one range read: an INSERT or UPDATE for each row
    * read that the image lacks or holds differently and, at the end of a pass, a DELETE for each row
-   * of the image the pass never saw. Does not change the image.
+   * of the image the pass never saw. Does not change the image's rows.
    */
   List<RowEvent> compare(TableImage image, CommittedBatch.TableRead read) {
     CommittedBatch.Chunk chunk = read.chunk();
     String table = image.name();
     if (chunk.first()) {
-      seen.put(table, new RowTable());
+      end(table);
+      passes.put(table, image);
+      image.startPass();
     }
-    RowTable keys = seen.get(table); // null: a pass that began before a new snapshot
-    List<RowEvent> out = image.upserts(read.rows(), keys != null ? keys : new RowTable());
+    // another image (a new column list since the pass began) or none (a pass that began before a
+    // new snapshot): its ranges are compared, but the pass cannot tell what is gone
+    boolean whole = passes.get(table) == image;
+    List<RowEvent> out = image.upserts(read.rows());
     if (chunk.last()) {
-      seen.remove(table);
-      if (keys != null) {
-        out.addAll(image.deletesExcept(keys));
+      if (whole) {
+        out.addAll(image.deletesUnmarked());
       }
+      end(table);
     }
     return out;
   }
 
+  private void end(String table) {
+    TableImage image = passes.remove(table);
+    if (image != null) {
+      image.endPass();
+    }
+  }
+
   /** True when a pass over {@code table} is under way (tests). */
   boolean inPass(String table) {
-    return seen.containsKey(table);
+    return passes.containsKey(table);
   }
 }

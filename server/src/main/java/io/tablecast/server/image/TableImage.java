@@ -307,46 +307,75 @@ public final class TableImage {
   }
 
   /**
-   * INSERT for each row of {@code actual} (rows of the table read at the image's position, in its
-   * row form) whose key the image lacks, UPDATE for each it holds with other bytes; puts every row
-   * in {@code seen}, the set of keys a pass saw. Does not change the image.
+   * A reconciliation pass over this image begins: from now on the image marks the rows the pass
+   * sees, those a range read finds ({@link #upserts(List)}) and every row a change puts.
    */
-  List<RowEvent> upserts(List<byte[]> actual, RowTable seen) {
-    return upserts(actual, seen, false);
+  void startPass() {
+    rows.startMarking();
   }
 
-  /** As {@link #upserts(List, RowTable)}; {@code everyRow}: an UPDATE for equal rows too. */
+  /** The pass ended or was abandoned: its marks are dropped. */
+  void endPass() {
+    rows.stopMarking();
+  }
+
+  /**
+   * INSERT for each row of {@code actual} (a key range of the table read at the image's position,
+   * in its row form) whose key the image lacks, UPDATE for each it holds with other bytes; marks
+   * the rows it finds, for the pass under way ({@link #startPass}). Does not change the image.
+   */
+  List<RowEvent> upserts(List<byte[]> actual) {
+    return upserts(actual, null, false);
+  }
+
+  /**
+   * As {@link #upserts(List)}, but puts every row of {@code actual} in {@code seen} instead of
+   * marking; {@code everyRow}: an UPDATE for equal rows too.
+   */
   private List<RowEvent> upserts(List<byte[]> actual, RowTable seen, boolean everyRow) {
     List<RowEvent> out = new ArrayList<>();
     for (byte[] row : actual) {
       form.check(row);
       byte[] key = form.keyOf(row);
-      byte[] have = rows.get(key);
-      if (have == null
-          || everyRow
-          || !Arrays.equals(have, row)) { // an UPDATE carries the image's row before it
+      byte[] have = seen == null ? rows.markAndGet(key) : rows.get(key);
+      boolean differs = have == null || everyRow || !Arrays.equals(have, row);
+      if (differs) { // an UPDATE carries the image's row before it
         out.add(new RowEvent.Upsert(name(), schema, key, row, have));
-        seen.put(row);
-      } else {
-        seen.put(have); // the image's own array: the pass's set shares it
+      }
+      if (seen != null) {
+        seen.put(differs ? row : have); // equal: the image's own array, shared
       }
     }
     return out;
   }
 
   /**
+   * A delete for each row of the image the pass under way did not mark: rows the table no longer
+   * holds. A scan of the index's references, no row read but those deleted. Does not change the
+   * image.
+   */
+  List<RowEvent> deletesUnmarked() {
+    List<RowEvent> out = new ArrayList<>();
+    rows.forEachUnmarked(row -> out.add(delete(row)));
+    return out;
+  }
+
+  /**
    * A delete for each row of the image whose key is not in {@code seen}. Does not change the image.
    */
-  List<RowEvent> deletesExcept(RowTable seen) {
+  private List<RowEvent> deletesExcept(RowTable seen) {
     List<RowEvent> out = new ArrayList<>();
     rows.forEach(
         row -> {
-          byte[] key = form.keyOf(row);
-          if (seen.get(key) == null) {
-            out.add(new RowEvent.Delete(name(), schema, key, null));
+          if (seen.get(form.keyOf(row)) == null) {
+            out.add(delete(row));
           }
         });
     return out;
+  }
+
+  private RowEvent delete(byte[] row) {
+    return new RowEvent.Delete(name(), schema, form.keyOf(row), null);
   }
 
   /** Whether two rows of this form have the same key, compared in place. */

@@ -39,13 +39,6 @@ public final class TableReads {
   }
 
   /**
-   * A change applied to {@code table} put {@code row} in its image (a pass must not miss its key).
-   */
-  public void changeApplied(String table, byte[] row) {
-    driftPasses.touched(table, row);
-  }
-
-  /**
    * The image of {@code image}'s table in the layout {@code layout} describes: {@code image} itself
    * when it holds that layout, else a new image of the same rows converted to it ({@link
    * TableImage#withSchema}), installed, and announced before any row of the new layout ({@code

@@ -68,8 +68,43 @@ class DriftPassesTest {
     // inserted after its range was read: only the change saw it
     RowChange inserted = image.apply(FakeChangeSource.upsert(ITEMS, null, row(0, "new")));
     assertThat(inserted).isNotNull();
-    passes.touched("public.items", inserted.after());
     assertThat(passes.compare(image, chunk(false, true))).isEmpty();
+  }
+
+  @Test
+  void aRowOfTheLastRangeThatDiffersIsUpdatedNotDeleted() {
+    TableImage image = image(row(1, "a"), row(2, "stale"));
+    DriftPasses passes = new DriftPasses();
+    passes.compare(image, chunk(true, false, row(1, "a")));
+    // the repair is published and applied after the pass ended: the pass saw the row all the same
+    assertThat(described(passes.compare(image, chunk(false, true, row(2, "b")))))
+        .containsExactly("UPDATE 2");
+  }
+
+  @Test
+  void rowsMovedDeletedAndPutAgainByChangesDuringThePassAreJudgedByWhereTheyEnd() {
+    TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"), row(4, "d"));
+    DriftPasses passes = new DriftPasses();
+    passes.compare(image, chunk(true, false, row(1, "a"), row(2, "b")));
+    // 2 deleted, then inserted again; 1 moved to 7 (its range was read before)
+    image.apply(FakeChangeSource.delete(ITEMS, row(2, "b")));
+    image.apply(FakeChangeSource.upsert(ITEMS, null, row(2, "again")));
+    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(7, "a")));
+    // 4 is gone from the table without a trigger; 3 is still there
+    assertThat(described(passes.compare(image, chunk(false, true, row(3, "c")))))
+        .containsExactly("DELETE 4");
+  }
+
+  @Test
+  void aPassWhoseImageWasReplacedDeletesNothing() {
+    TableImage image = image(row(1, "a"), row(9, "gone?"));
+    DriftPasses passes = new DriftPasses();
+    passes.compare(image, chunk(true, false, row(1, "a")));
+    // a new column list since the pass began: the hub holds a new image of the same rows
+    TableImage replaced = image(row(1, "a"), row(9, "gone?"));
+    assertThat(described(passes.compare(replaced, chunk(false, true, row(2, "b")))))
+        .containsExactly("INSERT 2");
+    assertThat(passes.inPass("public.items")).isFalse();
   }
 
   @Test
