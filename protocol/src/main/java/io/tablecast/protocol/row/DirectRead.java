@@ -139,7 +139,7 @@ final class DirectRead {
     }
     long scale = zigzag(header >>> 1);
     int m = varintLength(row, start + n);
-    if (m == 0 || scale < 0 || scale > ValueForm.MAX_DECIMAL_SCALE) {
+    if (m == 0 || scale < 0 || scale > NumberForms.MAX_DECIMAL_SCALE) {
       return null;
     }
     return DecimalText.plain(zigzag(varint(row, start + n, m)), (int) scale);

@@ -330,7 +330,7 @@ public final class RowForm {
   private static BigDecimal compactDecimal(RowSource in) {
     int start = in.position();
     long header = Varints.readUnsigned(in);
-    long scale = ValueForm.decimalScale(header >>> 1);
+    long scale = NumberForms.decimalScale(header >>> 1);
     if ((header & 1) == 0 && scale >= 0 && scale <= 900 && Varints.fitsLong(in)) {
       return BigDecimal.valueOf(Varints.readSigned(in), (int) scale);
     }

@@ -5,13 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.tablecast.protocol.ColumnKind;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
-import java.time.Instant;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -31,14 +25,7 @@ enum ValueForm {
   INTEGER {
     @Override
     void encode(JsonNode v, RowSink out) {
-      if (!v.isIntegralNumber()) {
-        throw unexpected(v);
-      }
-      if (v.canConvertToLong()) {
-        Varints.writeSigned(out, v.longValue());
-      } else {
-        Varints.writeSigned(out, v.bigIntegerValue());
-      }
+      NumberForms.encodeInteger(v, out);
     }
 
     @Override
@@ -48,32 +35,17 @@ enum ValueForm {
 
     @Override
     JsonNode toNode(RowSource in) {
-      Number n = Varints.readSignedAnySize(in);
-      return n instanceof Long l
-          ? NODES.numberNode(l.longValue())
-          : NODES.numberNode((BigInteger) n);
+      return NumberForms.integerNode(in);
     }
 
     @Override
     Object toJava(RowSource in) {
-      if (!Varints.fitsLong(in)) {
-        return Varints.readSignedAnySize(in); // a BigInteger
-      }
-      long v = Varints.readSigned(in);
-      if (v == (int) v) {
-        return Integer.valueOf((int) v);
-      }
-      return Long.valueOf(v);
+      return NumberForms.integerJava(in);
     }
 
     @Override
     void write(RowSource in, JsonGenerator g) throws IOException {
-      Number n = Varints.readSignedAnySize(in);
-      if (n instanceof Long l) {
-        g.writeNumber(l.longValue());
-      } else {
-        g.writeNumber((BigInteger) n);
-      }
+      NumberForms.writeInteger(in, g);
     }
   },
 
@@ -84,32 +56,12 @@ enum ValueForm {
   DECIMAL {
     @Override
     void encode(JsonNode v, RowSink out) {
-      String text = textOf(v);
-      if (DecimalText.isCompactPlain(text)) { // nearly every value: no BigDecimal needed
-        writeParameter(out, (long) DecimalText.scale(text) << 1);
-        Varints.writeSigned(out, DecimalText.unscaled(text));
-        return;
-      }
-      BigDecimal d = decimal(text);
-      if (d == null) {
-        writeText(out, text);
-        return;
-      }
-      writeParameter(out, ((long) d.scale() << 1) ^ (d.scale() >> 31));
-      Varints.writeSigned(out, d.unscaledValue());
+      NumberForms.encodeDecimal(v, out);
     }
 
     @Override
     String compactText(long parameter, RowSource in) {
-      long scale = decimalScale(parameter);
-      if (scale < 0 || scale > MAX_DECIMAL_SCALE) {
-        throw in.malformed("decimal scale " + scale);
-      }
-      if (Varints.fitsLong(in)) {
-        return DecimalText.plain(Varints.readSigned(in), (int) scale);
-      }
-      BigInteger unscaled = (BigInteger) Varints.readSignedAnySize(in);
-      return new BigDecimal(unscaled, (int) scale).toPlainString();
+      return NumberForms.decimalText(parameter, in);
     }
 
     @Override
@@ -124,40 +76,22 @@ enum ValueForm {
   FLOAT {
     @Override
     void encode(JsonNode v, RowSink out) {
-      if (v.isTextual()) { // NaN, Infinity, -Infinity
-        writeText(out, v.textValue());
-      } else if (v.isFloat()) {
-        writeParameter(out, 1);
-        out.writeFixed(Float.floatToRawIntBits(v.floatValue()) & 0xffffffffL, 4);
-      } else if (v.isDouble()) {
-        writeParameter(out, 0);
-        out.writeFixed(Double.doubleToRawLongBits(v.doubleValue()), 8);
-      } else {
-        throw unexpected(v);
-      }
+      NumberForms.encodeFloat(v, out);
     }
 
     @Override
     JsonNode compactNode(long parameter, RowSource in) {
-      return parameter == 1
-          ? NODES.numberNode(Float.intBitsToFloat((int) in.readFixed(4)))
-          : NODES.numberNode(Double.longBitsToDouble(in.readFixed(8)));
+      return NumberForms.floatNode(parameter, in);
     }
 
     @Override
     Object compactJava(long parameter, RowSource in) {
-      return parameter == 1 // a float as Jackson's FloatNode.doubleValue() widens it
-          ? Double.valueOf(Float.intBitsToFloat((int) in.readFixed(4)))
-          : Double.valueOf(Double.longBitsToDouble(in.readFixed(8)));
+      return NumberForms.floatJava(parameter, in);
     }
 
     @Override
     void writeCompact(long parameter, RowSource in, JsonGenerator g) throws IOException {
-      if (parameter == 1) {
-        g.writeNumber(Float.intBitsToFloat((int) in.readFixed(4)));
-      } else {
-        g.writeNumber(Double.longBitsToDouble(in.readFixed(8)));
-      }
+      NumberForms.writeFloat(parameter, in, g);
     }
 
     @Override
@@ -171,7 +105,7 @@ enum ValueForm {
     @Override
     void encode(JsonNode v, RowSink out) {
       if (!v.isBoolean()) {
-        throw unexpected(v);
+        throw ValueBytes.unexpected(v);
       }
       out.write(v.booleanValue() ? 1 : 0);
     }
@@ -209,7 +143,7 @@ enum ValueForm {
   STRING {
     @Override
     void encode(JsonNode v, RowSink out) {
-      writeUtf8(out, textOf(v));
+      TextForms.writeUtf8(out, ValueBytes.textOf(v));
     }
 
     @Override
@@ -219,17 +153,17 @@ enum ValueForm {
 
     @Override
     JsonNode toNode(RowSource in) {
-      return NODES.textNode(readUtf8(in));
+      return NODES.textNode(TextForms.readUtf8(in));
     }
 
     @Override
     Object toJava(RowSource in) {
-      return readUtf8(in);
+      return TextForms.readUtf8(in);
     }
 
     @Override
     void write(RowSource in, JsonGenerator g) throws IOException {
-      g.writeString(readUtf8(in));
+      g.writeString(TextForms.readUtf8(in));
     }
   },
 
@@ -237,31 +171,17 @@ enum ValueForm {
   BINARY {
     @Override
     void encode(JsonNode v, RowSink out) {
-      String text = textOf(v);
-      byte[] bytes;
-      try {
-        bytes = Base64.getDecoder().decode(text);
-      } catch (IllegalArgumentException notBase64) {
-        bytes = null;
-      }
-      if (bytes == null || !Base64.getEncoder().encodeToString(bytes).equals(text)) {
-        writeText(out, text);
-        return;
-      }
-      writeParameter(out, bytes.length);
-      out.write(bytes);
+      TextForms.encodeBinary(v, out);
     }
 
     @Override
     String compactText(long parameter, RowSource in) {
-      int start = in.skip(checkedLength(parameter, in));
-      return Base64.getEncoder()
-          .encodeToString(Arrays.copyOfRange(in.bytes(), start, in.position()));
+      return TextForms.binaryText(parameter, in);
     }
 
     @Override
     void skipCompact(long parameter, RowSource in) {
-      in.skip(checkedLength(parameter, in));
+      in.skip(ValueBytes.checkedLength(parameter, in));
     }
   },
 
@@ -269,19 +189,12 @@ enum ValueForm {
   DATE {
     @Override
     void encode(JsonNode v, RowSink out) {
-      String text = textOf(v);
-      Long day = TemporalText.parseDate(text);
-      if (day == null) {
-        writeText(out, text);
-        return;
-      }
-      writeParameter(out, 0);
-      Varints.writeSigned(out, day);
+      TemporalForms.encodeDate(v, out);
     }
 
     @Override
     String compactText(long parameter, RowSource in) {
-      return TemporalText.printDate(Varints.readSigned(in));
+      return TemporalForms.dateText(in);
     }
   },
 
@@ -289,19 +202,12 @@ enum ValueForm {
   TIME {
     @Override
     void encode(JsonNode v, RowSink out) {
-      String text = textOf(v);
-      TemporalText.Parsed t = TemporalText.parseTime(text);
-      if (t == null || !TemporalText.printTime(t.seconds(), t.digits()).equals(text)) {
-        writeText(out, text);
-        return;
-      }
-      writeParameter(out, t.digits());
-      Varints.writeSigned(out, t.seconds());
+      TemporalForms.encodeTime(v, out);
     }
 
     @Override
     String compactText(long parameter, RowSource in) {
-      return TemporalText.printTime(Varints.readSigned(in), checkedDigits(parameter, in));
+      return TemporalForms.timeText(parameter, in);
     }
   },
 
@@ -312,37 +218,17 @@ enum ValueForm {
   TIMESTAMP {
     @Override
     void encode(JsonNode v, RowSink out) {
-      String text = textOf(v);
-      TemporalText.Parsed t = TemporalText.parseTimestamp(text);
-      if (t == null
-          || !TemporalText.printTimestamp(t.seconds(), t.fraction(), t.digits()).equals(text)) {
-        writeText(out, text);
-        return;
-      }
-      writeParameter(out, t.digits());
-      Varints.writeSigned(out, t.seconds());
-      if (t.digits() > 0) {
-        Varints.writeUnsigned(out, t.fraction());
-      }
+      TemporalForms.encodeTimestamp(v, out);
     }
 
     @Override
     String compactText(long parameter, RowSource in) {
-      int digits = checkedDigits(parameter, in);
-      long seconds = Varints.readSigned(in);
-      long fraction = digits > 0 ? Varints.readUnsigned(in) : 0;
-      if (fraction < 0 || fraction >= TemporalText.powerOfTen(digits)) {
-        throw in.malformed("fraction " + fraction + " of " + digits + " digits");
-      }
-      return TemporalText.printTimestamp(seconds, fraction, digits);
+      return TemporalForms.timestampText(parameter, in);
     }
 
     @Override
     void skipCompact(long parameter, RowSource in) {
-      Varints.skip(in);
-      if (parameter > 0) {
-        Varints.skip(in);
-      }
+      TemporalForms.skipTimestamp(parameter, in);
     }
   },
 
@@ -353,32 +239,12 @@ enum ValueForm {
   TIMESTAMP_TZ {
     @Override
     void encode(JsonNode v, RowSink out) {
-      String text = textOf(v);
-      Instant instant = InstantText.parsePrinted(text); // nearly every value
-      if (instant == null) { // years BC or past 9999, infinity, any text not in this form
-        try {
-          instant = Instant.parse(text);
-        } catch (DateTimeException notAnInstant) {
-          instant = null;
-        }
-        if (instant == null || !instant.toString().equals(text)) {
-          writeText(out, text);
-          return;
-        }
-      }
-      writeParameter(out, 0);
-      Varints.writeSigned(out, instant.getEpochSecond());
-      Varints.writeUnsigned(out, instant.getNano());
+      TemporalForms.encodeInstant(v, out);
     }
 
     @Override
     String compactText(long parameter, RowSource in) {
-      long seconds = Varints.readSigned(in);
-      long nanos = Varints.readUnsigned(in);
-      if (nanos > 999_999_999L) {
-        throw in.malformed("nanoseconds " + nanos);
-      }
-      return InstantText.print(seconds, (int) nanos);
+      return TemporalForms.instantText(in);
     }
 
     @Override
@@ -392,13 +258,7 @@ enum ValueForm {
   JSON {
     @Override
     void encode(JsonNode v, RowSink out) {
-      try {
-        byte[] text = JSON_TEXT.writeValueAsBytes(v);
-        Varints.writeUnsigned(out, text.length);
-        out.write(text);
-      } catch (IOException e) {
-        throw new IllegalArgumentException("cannot write a JSON value: " + e.getMessage(), e);
-      }
+      TextForms.encodeJson(v, out);
     }
 
     @Override
@@ -408,13 +268,7 @@ enum ValueForm {
 
     @Override
     JsonNode toNode(RowSource in) {
-      int length = Varints.readLength(in);
-      int start = in.skip(length);
-      try {
-        return RowForm.JSON.readTree(in.bytes(), start, length);
-      } catch (IOException e) {
-        throw in.malformed("JSON value that does not parse: " + e.getMessage());
-      }
+      return TextForms.jsonNode(in);
     }
 
     @Override
@@ -424,22 +278,9 @@ enum ValueForm {
 
     @Override
     void write(RowSource in, JsonGenerator g) throws IOException {
-      int length = Varints.readLength(in);
-      int start = in.skip(length);
-      g.writeRawValue(new String(in.bytes(), start, length, StandardCharsets.UTF_8));
+      TextForms.writeJson(in, g);
     }
   };
-
-  /**
-   * Writes a JSON column's value as UTF-8 with characters outside the BMP as their four bytes (not
-   * escaped surrogate pairs), so that the text written raw from the row form is the text Jackson
-   * writes for the parsed value.
-   */
-  private static final com.fasterxml.jackson.databind.ObjectWriter JSON_TEXT =
-      RowForm.JSON
-          .writer()
-          .with(
-              com.fasterxml.jackson.core.json.JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8);
 
   static final JsonNodeFactory NODES =
       JsonNodeFactory.instance; // numberNode(BigDecimal) keeps the scale
@@ -486,7 +327,7 @@ enum ValueForm {
   void skip(RowSource in) {
     long header = Varints.readUnsigned(in);
     if ((header & 1) == 1) {
-      in.skip(checkedLength(header >>> 1, in));
+      in.skip(ValueBytes.checkedLength(header >>> 1, in));
     } else {
       skipCompact(header >>> 1, in);
     }
@@ -496,7 +337,7 @@ enum ValueForm {
   JsonNode toNode(RowSource in) {
     long header = Varints.readUnsigned(in);
     if ((header & 1) == 1) {
-      return NODES.textNode(text(header, in));
+      return NODES.textNode(ValueBytes.text(header, in));
     }
     return compactNode(header >>> 1, in);
   }
@@ -508,7 +349,7 @@ enum ValueForm {
   Object toJava(RowSource in) {
     long header = Varints.readUnsigned(in);
     if ((header & 1) == 1) {
-      return text(header, in);
+      return ValueBytes.text(header, in);
     }
     return compactJava(header >>> 1, in);
   }
@@ -517,7 +358,7 @@ enum ValueForm {
   void write(RowSource in, JsonGenerator g) throws IOException {
     long header = Varints.readUnsigned(in);
     if ((header & 1) == 1) {
-      g.writeString(text(header, in));
+      g.writeString(ValueBytes.text(header, in));
     } else {
       writeCompact(header >>> 1, in, g);
     }
@@ -552,85 +393,5 @@ enum ValueForm {
 
   void skipCompact(long parameter, RowSource in) {
     Varints.skip(in);
-  }
-
-  // ---- shared helpers
-
-  static void writeParameter(RowSink out, long parameter) {
-    Varints.writeUnsigned(out, parameter << 1);
-  }
-
-  static void writeText(RowSink out, String text) {
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    Varints.writeUnsigned(out, ((long) bytes.length << 1) | 1);
-    out.write(bytes);
-  }
-
-  static void writeUtf8(RowSink out, String text) {
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    Varints.writeUnsigned(out, bytes.length);
-    out.write(bytes);
-  }
-
-  static String readUtf8(RowSource in) {
-    int length = Varints.readLength(in);
-    int start = in.skip(length);
-    return new String(in.bytes(), start, length, StandardCharsets.UTF_8);
-  }
-
-  private static String text(long header, RowSource in) {
-    int length = checkedLength(header >>> 1, in);
-    int start = in.skip(length);
-    return new String(in.bytes(), start, length, StandardCharsets.UTF_8);
-  }
-
-  static int checkedLength(long length, RowSource in) {
-    if (length > Integer.MAX_VALUE) {
-      throw in.malformed("length " + length + " out of range");
-    }
-    return (int) length;
-  }
-
-  static int checkedDigits(long digits, RowSource in) {
-    if (digits > 9) {
-      throw in.malformed("fraction of " + digits + " digits");
-    }
-    return (int) digits;
-  }
-
-  static String textOf(JsonNode v) {
-    if (!v.isTextual()) {
-      throw unexpected(v);
-    }
-    return v.textValue();
-  }
-
-  /**
-   * Largest scale of a decimal kept compact: PostgreSQL's numeric shows at most 16,383 digits after
-   * the point (MySQL 30). A plain text never has a negative scale. Bounds what a corrupt row can
-   * make a reader print.
-   */
-  static final int MAX_DECIMAL_SCALE = 16_383;
-
-  /** The scale of a compact DECIMAL, zig-zag coded in its header's parameter. */
-  static long decimalScale(long parameter) {
-    return (parameter >>> 1) ^ -(parameter & 1);
-  }
-
-  /** A plain decimal text as a BigDecimal that prints it back exactly; null for any other text. */
-  static BigDecimal decimal(String text) {
-    try {
-      BigDecimal d = new BigDecimal(text);
-      return d.scale() >= 0 && d.scale() <= MAX_DECIMAL_SCALE && d.toPlainString().equals(text)
-          ? d
-          : null;
-    } catch (NumberFormatException notADecimal) { // NaN, Infinity
-      return null;
-    }
-  }
-
-  static IllegalArgumentException unexpected(JsonNode v) {
-    return new IllegalArgumentException(
-        "a " + v.getNodeType() + " value where the column's JSON form was expected");
   }
 }
