@@ -3,20 +3,13 @@ package io.tablecast.client;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import io.tablecast.client.internal.ClientConfig;
-import io.tablecast.client.internal.ClientTls;
 import io.tablecast.client.internal.HeapRoom;
-import io.tablecast.client.internal.ServerSession;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A connection to one or more Tablecast servers and the live table mirrors fed through it.
@@ -39,8 +32,6 @@ import org.slf4j.LoggerFactory;
  * {@code docs/CLIENT.md}.
  */
 public final class TablecastClient implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(TablecastClient.class);
-
   /** Default {@link Builder#connectTimeout(Duration)}: 5 seconds. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
@@ -65,28 +56,10 @@ public final class TablecastClient implements AutoCloseable {
   /** Default {@link Builder#clientName(String)}. */
   public static final String DEFAULT_CLIENT_NAME = "tablecast-java";
 
-  private final String clientName;
-  private final ListenerDispatcher dispatcher;
-  private final ClientListeners listeners;
-  private final ServerSession session;
-  private final MirrorRegistry mirrors;
-  private final WarmRestart warmRestart;
+  private final ClientParts parts;
 
-  private TablecastClient(
-      ClientConfig config,
-      ObjectMapper mapper,
-      List<ConnectionListener> connectionListeners,
-      List<ErrorListener> errorListeners,
-      WarmRestart warmRestart) {
-    this.warmRestart = warmRestart;
-    this.clientName = config.clientName();
-    this.dispatcher = new ListenerDispatcher(config.clientName());
-    this.listeners = new ClientListeners(dispatcher, connectionListeners, errorListeners);
-    this.session = new ServerSession(config, listeners);
-    this.mirrors = new MirrorRegistry(session, mapper, dispatcher, listeners, warmRestart);
-    if (warmRestart != null) {
-      warmRestart.start(session, listeners, clientName);
-    }
+  private TablecastClient(ClientSettings settings) {
+    this.parts = new ClientParts(settings);
   }
 
   /** A builder with the defaults above and no servers. */
@@ -103,7 +76,7 @@ public final class TablecastClient implements AutoCloseable {
    * @throws TablecastException if the client is closed
    */
   public <V> TableMirror<V> mirror(String table, Class<V> rowType) {
-    return mirrors.mirror(table, rowType);
+    return parts.mirrors.mirror(table, rowType);
   }
 
   /**
@@ -112,14 +85,14 @@ public final class TablecastClient implements AutoCloseable {
    */
   public <V> TableMirror<V> mirror(
       String table, Class<V> rowType, List<IndexDefinition<V>> indexes) {
-    return mirrors.mirror(table, rowType).declare(indexes);
+    return parts.mirrors.mirror(table, rowType).declare(indexes);
   }
 
   /** Like {@link #mirror(String)}, with the secondary indexes it lacks added. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public TableMirror<Map<String, Object>> mirror(
       String table, List<IndexDefinition<Map<String, Object>>> indexes) {
-    return ((Mirror) mirrors.mirror(table, Map.class)).declare(indexes);
+    return ((Mirror) parts.mirrors.mirror(table, Map.class)).declare(indexes);
   }
 
   /**
@@ -129,7 +102,7 @@ public final class TablecastClient implements AutoCloseable {
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public TableMirror<Map<String, Object>> mirror(String table) {
-    return (TableMirror) mirrors.mirror(table, Map.class);
+    return (TableMirror) parts.mirrors.mirror(table, Map.class);
   }
 
   /**
@@ -141,13 +114,13 @@ public final class TablecastClient implements AutoCloseable {
    * @throws TablecastException if the client is closed
    */
   public <V> TableMirror<V> mirror(String table, Class<V> rowType, MirrorShape shape) {
-    return mirrors.mirror(table, rowType, shape);
+    return parts.mirrors.mirror(table, rowType, shape);
   }
 
   /** Like {@link #mirror(String, Class, MirrorShape)}, with generic rows. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public TableMirror<Map<String, Object>> mirror(String table, MirrorShape shape) {
-    return (TableMirror) mirrors.mirror(table, Map.class, shape);
+    return (TableMirror) parts.mirrors.mirror(table, Map.class, shape);
   }
 
   /**
@@ -159,13 +132,13 @@ public final class TablecastClient implements AutoCloseable {
    * @throws TablecastException if the client is closed
    */
   public <V> NearCache<V> nearCache(String table, Class<V> rowType, NearCacheOptions options) {
-    return mirrors.nearCache(table, rowType, options);
+    return parts.mirrors.nearCache(table, rowType, options);
   }
 
   /** Like {@link #nearCache(String, Class, NearCacheOptions)}, with generic rows. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   public NearCache<Map<String, Object>> nearCache(String table, NearCacheOptions options) {
-    return (NearCache) mirrors.nearCache(table, Map.class, options);
+    return (NearCache) parts.mirrors.nearCache(table, Map.class, options);
   }
 
   /**
@@ -173,7 +146,7 @@ public final class TablecastClient implements AutoCloseable {
    * too, register it with {@link Builder#connectionListener}).
    */
   public Subscription addConnectionListener(ConnectionListener listener) {
-    return listeners.add(listener);
+    return parts.listeners.add(listener);
   }
 
   /**
@@ -182,7 +155,7 @@ public final class TablecastClient implements AutoCloseable {
    * Builder#errorListener}).
    */
   public Subscription addErrorListener(ErrorListener listener) {
-    return listeners.add(listener);
+    return parts.listeners.add(listener);
   }
 
   /**
@@ -196,55 +169,28 @@ public final class TablecastClient implements AutoCloseable {
    *     of a version without sync)
    */
   public void sync(Duration timeout) throws InterruptedException {
-    SyncCalls.await(session, timeout);
+    SyncCalls.await(parts.session, timeout);
   }
 
   /** As {@link #sync(Duration)}, without waiting: the future fails as that method throws. */
   public CompletableFuture<Void> syncAsync() {
-    return SyncCalls.async(session);
+    return SyncCalls.async(parts.session);
   }
 
   /** What this client did, for {@link TablecastClientMetrics}. */
   ClientActivity activity() {
-    return listeners.activity();
+    return parts.listeners.activity();
   }
 
   /** Closes the connection and stops all threads; mirrors become not ready. Idempotent. */
   @Override
   public void close() {
-    if (warmRestart != null) {
-      warmRestart.close(); // while the session can still hand over the rows
-    }
-    mirrors.close();
-    session.close();
-    if (dispatcher.close()) {
-      log.info("client {} closed", clientName);
-    }
+    parts.close();
   }
 
   /** Configures a {@link TablecastClient}; not thread-safe. */
   public static final class Builder {
-    private final List<String> servers = new ArrayList<>();
-    private String clientName = DEFAULT_CLIENT_NAME;
-    private String user;
-    private String password;
-    private String token;
-    private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
-    private Duration backoffMin = DEFAULT_BACKOFF_MIN;
-    private Duration backoffMax = DEFAULT_BACKOFF_MAX;
-    private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
-    private int heapReservePercent = DEFAULT_HEAP_RESERVE_PERCENT;
-    private HeapRoom heap = HeapRoom.runtime();
-    private ObjectMapper objectMapper;
-    private boolean tls;
-    private boolean tlsVerifyHostname = true;
-    private Path tlsTrusted;
-    private Path tlsClientCertChain;
-    private Path tlsClientKey;
-    private Path warmRestartDirectory;
-    private Duration warmRestartInterval = DEFAULT_WARM_RESTART_INTERVAL;
-    private final List<ConnectionListener> connectionListeners = new ArrayList<>();
-    private final List<ErrorListener> errorListeners = new ArrayList<>();
+    private final ClientSettings settings = new ClientSettings();
 
     private Builder() {}
 
@@ -282,8 +228,8 @@ public final class TablecastClient implements AutoCloseable {
         throw new IllegalArgumentException(
             "warmRestart interval must be at least 1 second, was " + saveEvery);
       }
-      this.warmRestartDirectory = directory;
-      this.warmRestartInterval = saveEvery;
+      settings.warmRestartDirectory = directory;
+      settings.warmRestartInterval = saveEvery;
       return this;
     }
 
@@ -300,10 +246,10 @@ public final class TablecastClient implements AutoCloseable {
      * client certificate: its PEM chain and its unencrypted PKCS#8 PEM key.
      */
     public Builder tls(Path trustedCertPem, Path clientCertChainPem, Path clientKeyPem) {
-      this.tls = true;
-      this.tlsTrusted = trustedCertPem;
-      this.tlsClientCertChain = clientCertChainPem;
-      this.tlsClientKey = clientKeyPem;
+      settings.tls = true;
+      settings.tlsTrusted = trustedCertPem;
+      settings.tlsClientCertChain = clientCertChainPem;
+      settings.tlsClientKey = clientKeyPem;
       return this;
     }
 
@@ -312,39 +258,39 @@ public final class TablecastClient implements AutoCloseable {
      * it off only for tests or when connecting by an address the certificate cannot name.
      */
     public Builder tlsVerifyHostname(boolean verify) {
-      this.tlsVerifyHostname = verify;
+      settings.tlsVerifyHostname = verify;
       return this;
     }
 
     /** Adds servers as {@code host:port}; reconnects go round-robin over all of them. */
     public Builder servers(String... hostPorts) {
       Objects.requireNonNull(hostPorts, "servers");
-      servers.addAll(List.of(hostPorts));
+      settings.servers.addAll(List.of(hostPorts));
       return this;
     }
 
     /** A name for the server's logs and metrics; default {@link #DEFAULT_CLIENT_NAME}. */
     public Builder clientName(String clientName) {
-      this.clientName = clientName;
+      settings.clientName = clientName;
       return this;
     }
 
     /** User and password for password authentication. */
     public Builder credentials(String user, String password) {
-      this.user = user;
-      this.password = password;
+      settings.user = user;
+      settings.password = password;
       return this;
     }
 
     /** A signed token (e.g. JWT), as an alternative to {@link #credentials}. */
     public Builder token(String token) {
-      this.token = token;
+      settings.token = token;
       return this;
     }
 
     /** TCP connect timeout; default {@link #DEFAULT_CONNECT_TIMEOUT}. */
     public Builder connectTimeout(Duration connectTimeout) {
-      this.connectTimeout = connectTimeout;
+      settings.connectTimeout = connectTimeout;
       return this;
     }
 
@@ -353,14 +299,14 @@ public final class TablecastClient implements AutoCloseable {
      * {@link #DEFAULT_BACKOFF_MIN} and {@link #DEFAULT_BACKOFF_MAX}.
      */
     public Builder reconnectBackoff(Duration min, Duration max) {
-      this.backoffMin = min;
-      this.backoffMax = max;
+      settings.backoffMin = min;
+      settings.backoffMax = max;
       return this;
     }
 
     /** Largest frame accepted from the server; default {@link #DEFAULT_MAX_FRAME_BYTES}. */
     public Builder maxFrameBytes(int maxFrameBytes) {
-      this.maxFrameBytes = maxFrameBytes;
+      settings.maxFrameBytes = maxFrameBytes;
       return this;
     }
 
@@ -371,13 +317,13 @@ public final class TablecastClient implements AutoCloseable {
      * 0..90, default {@link #DEFAULT_HEAP_RESERVE_PERCENT}.
      */
     public Builder heapReservePercent(int percent) {
-      this.heapReservePercent = percent;
+      settings.heapReservePercent = percent;
       return this;
     }
 
     /** The heap snapshots are sized against (tests give a small one of their own). */
     Builder heap(HeapRoom heap) {
-      this.heap = heap;
+      settings.heap = heap;
       return this;
     }
 
@@ -389,7 +335,7 @@ public final class TablecastClient implements AutoCloseable {
      * JSON columns to {@code JsonNode}, maps or records.
      */
     public Builder objectMapper(ObjectMapper objectMapper) {
-      this.objectMapper = objectMapper;
+      settings.objectMapper = objectMapper;
       return this;
     }
 
@@ -398,7 +344,7 @@ public final class TablecastClient implements AutoCloseable {
      * TablecastClient#addConnectionListener} to add one later).
      */
     public Builder connectionListener(ConnectionListener listener) {
-      connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
+      settings.connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
       return this;
     }
 
@@ -407,7 +353,7 @@ public final class TablecastClient implements AutoCloseable {
      * first connection on (see {@link TablecastClient#addErrorListener} to add one later).
      */
     public Builder errorListener(ErrorListener listener) {
-      errorListeners.add(Objects.requireNonNull(listener, "errorListener"));
+      settings.errorListeners.add(Objects.requireNonNull(listener, "errorListener"));
       return this;
     }
 
@@ -417,37 +363,8 @@ public final class TablecastClient implements AutoCloseable {
      * @throws IllegalArgumentException naming the first bad value
      */
     public TablecastClient build() {
-      List<InetSocketAddress> addresses = BuilderValues.addresses(servers);
-      BuilderValues.check(
-          clientName, connectTimeout, backoffMin, backoffMax, maxFrameBytes, heapReservePercent);
-      ObjectMapper mapper = objectMapper != null ? objectMapper : defaultObjectMapper();
-      ClientTls clientTls =
-          tls
-              ? ClientTls.create(tlsTrusted, tlsClientCertChain, tlsClientKey, tlsVerifyHostname)
-              : null;
-      TablecastClient client =
-          new TablecastClient(
-              new ClientConfig(
-                  addresses,
-                  clientName,
-                  user,
-                  password,
-                  token,
-                  connectTimeout,
-                  backoffMin,
-                  backoffMax,
-                  maxFrameBytes,
-                  clientTls,
-                  heap,
-                  heapReservePercent),
-              mapper,
-              connectionListeners,
-              errorListeners,
-              warmRestartDirectory == null
-                  ? null
-                  : new WarmRestart(
-                      warmRestartDirectory, warmRestartInterval, heap, heapReservePercent));
-      client.session.start();
+      TablecastClient client = new TablecastClient(settings);
+      client.parts.start();
       return client;
     }
 
