@@ -1,6 +1,5 @@
 package io.tablecast.protocol.row;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
@@ -10,14 +9,29 @@ import java.util.function.Consumer;
  * index (linear probing, backward-shift deletion, no tombstones) over the rows themselves. A row's
  * key is a slice at its start, so the index hashes and compares it in place: no key object, no map
  * entry, no boxed hash per row, about 14 bytes of index per row beside the row's own array. Rows
- * are immutable byte arrays and may be shared with readers of a copy ({@link #rows()}).
+ * are immutable byte arrays and may be shared with readers of a copy ({@link #rows()}). The slots'
+ * references lie in pages of {@link #PAGE_SLOTS}, so that such a copy shares them and a write after
+ * it copies only the page it writes to.
  *
  * <p>Not thread-safe: one owner thread (the server's hub), or the owner's own locking.
  */
 public final class RowTable {
   private static final int MIN_CAPACITY = 16;
 
-  private byte[][] rows;
+  /** Slots per page of references at most (4 KiB of compressed references). */
+  static final int PAGE_SLOTS = 1 << 10;
+
+  /** Slots in all: a power of two. */
+  private int capacity;
+
+  /** The slots' rows (null where empty), {@code pageSlots} a page. */
+  private byte[][][] pages;
+
+  private int pageShift;
+  private int pageMask;
+
+  /** Per page, one bit: the page is held by a view ({@link #rows()}), copied before a write. */
+  private long[] sharedPages;
 
   /** Per slot, the hash of its row's key; meaningful where {@code rows[slot] != null}. */
   private int[] hashes;
@@ -36,8 +50,7 @@ public final class RowTable {
     while (capacity * 3L / 4 < expectedRows) {
       capacity <<= 1;
     }
-    rows = new byte[capacity][];
-    hashes = new int[capacity];
+    allocate(capacity);
   }
 
   public RowTable() {
@@ -50,14 +63,23 @@ public final class RowTable {
 
   /** The row with this key, or null. */
   public byte[] get(byte[] key) {
+    int slot = find(key);
+    return slot < 0 ? null : row(slot);
+  }
+
+  /** The slot of the row with this key, or -1. */
+  private int find(byte[] key) {
     int hash = hash(key, 0, key.length);
-    int mask = rows.length - 1;
-    for (int slot = hash & mask; rows[slot] != null; slot = (slot + 1) & mask) {
-      if (hashes[slot] == hash && keyEquals(rows[slot], key)) {
-        return rows[slot];
+    int mask = capacity - 1;
+    for (int slot = hash & mask; ; slot = (slot + 1) & mask) {
+      byte[] row = row(slot);
+      if (row == null) {
+        return -1;
+      }
+      if (hashes[slot] == hash && keyEquals(row, key)) {
+        return slot;
       }
     }
-    return null;
   }
 
   /** Puts a row, replacing the row of the same key; returns the replaced row, or null. */
@@ -65,42 +87,45 @@ public final class RowTable {
     int start = RowForm.keyStart(row);
     int length = RowForm.keyLength(row);
     int hash = hash(row, start, start + length);
-    int mask = rows.length - 1;
+    int mask = capacity - 1;
     int slot = hash & mask;
-    for (; rows[slot] != null; slot = (slot + 1) & mask) {
-      byte[] other = rows[slot];
+    for (byte[] other; (other = row(slot)) != null; slot = (slot + 1) & mask) {
       if (hashes[slot] == hash && sameKey(other, row, start, length)) {
-        rows[slot] = row;
+        setRow(slot, row);
         setMark(slot);
         return other;
       }
     }
-    rows[slot] = row;
+    setRow(slot, row);
     hashes[slot] = hash;
     setMark(slot);
-    if (++size > rows.length * 3L / 4) {
-      resize(rows.length << 1);
+    if (++size > capacity * 3L / 4) {
+      resize(capacity << 1);
     }
     return null;
   }
 
   /** Removes the row with this key; returns it, or null. */
   public byte[] remove(byte[] key) {
-    int hash = hash(key, 0, key.length);
-    int mask = rows.length - 1;
-    for (int slot = hash & mask; rows[slot] != null; slot = (slot + 1) & mask) {
-      if (hashes[slot] == hash && keyEquals(rows[slot], key)) {
-        byte[] removed = rows[slot];
-        shiftBack(slot);
-        size--;
-        return removed;
-      }
+    int slot = find(key);
+    if (slot < 0) {
+      return null;
     }
-    return null;
+    byte[] removed = row(slot);
+    shiftBack(slot);
+    size--;
+    return removed;
   }
 
   public void clear() {
-    Arrays.fill(rows, null);
+    for (int p = 0; p < pages.length; p++) {
+      if (shared(p)) {
+        pages[p] = new byte[pageMask + 1][]; // the view keeps its page
+      } else {
+        Arrays.fill(pages[p], null);
+      }
+    }
+    Arrays.fill(sharedPages, 0);
     if (marks != null) {
       Arrays.fill(marks, 0);
     }
@@ -113,7 +138,7 @@ public final class RowTable {
    * pass remembers the rows it saw: one bit per slot, not a set of keys.
    */
   public void startMarking() {
-    marks = new long[(rows.length + 63) >>> 6];
+    marks = new long[(capacity + 63) >>> 6];
   }
 
   /** Forgets the marks. */
@@ -128,15 +153,12 @@ public final class RowTable {
 
   /** As {@link #get}, and marks the row found while marking. */
   public byte[] markAndGet(byte[] key) {
-    int hash = hash(key, 0, key.length);
-    int mask = rows.length - 1;
-    for (int slot = hash & mask; rows[slot] != null; slot = (slot + 1) & mask) {
-      if (hashes[slot] == hash && keyEquals(rows[slot], key)) {
-        setMark(slot);
-        return rows[slot];
-      }
+    int slot = find(key);
+    if (slot < 0) {
+      return null;
     }
-    return null;
+    setMark(slot);
+    return row(slot);
   }
 
   /**
@@ -154,8 +176,9 @@ public final class RowTable {
       while (unmarked != 0) {
         int slot = (word << 6) + Long.numberOfTrailingZeros(unmarked);
         unmarked &= unmarked - 1;
-        if (slot < rows.length && rows[slot] != null) {
-          action.accept(rows[slot]);
+        byte[] row = slot < capacity ? row(slot) : null;
+        if (row != null) {
+          action.accept(row);
         }
       }
     }
@@ -163,25 +186,26 @@ public final class RowTable {
 
   /** Every row, in no particular order. */
   public void forEach(Consumer<byte[]> action) {
-    for (byte[] row : rows) {
-      if (row != null) {
-        action.accept(row);
-      }
-    }
-  }
-
-  /** A copy of the row list (the rows themselves are shared: they never change). */
-  public List<byte[]> rows() {
-    List<byte[]> out = new ArrayList<>(size);
-    forEach(out::add);
-    return out;
+    FrozenRows.forEach(pages, action);
   }
 
   /**
-   * Bytes this table holds on the heap beside the rows' arrays: the index (references and hashes).
+   * The rows as they are now, in no particular order: an immutable list that later writes do not
+   * change. Costs a copy of the table of pages now (a reference per {@link #PAGE_SLOTS} slots); a
+   * later write copies the page it writes to, once however many lists were taken meanwhile. The
+   * rows themselves are shared: they never change.
+   */
+  public List<byte[]> rows() {
+    Arrays.fill(sharedPages, -1L);
+    return new FrozenRows(pages.clone(), size);
+  }
+
+  /**
+   * Bytes this table holds on the heap beside the rows' arrays: the index (references and hashes,
+   * and the table of pages).
    */
   public long indexBytes() {
-    return (long) rows.length * (4 + 4) + (marks == null ? 0 : marks.length * 8L);
+    return (long) capacity * (4 + 4) + pages.length * 4L + (marks == null ? 0 : marks.length * 8L);
   }
 
   /**
@@ -221,12 +245,13 @@ public final class RowTable {
    * early.
    */
   private void shiftBack(int gap) {
-    int mask = rows.length - 1;
+    int mask = capacity - 1;
     int slot = gap;
     while (true) {
       slot = (slot + 1) & mask;
-      if (rows[slot] == null) {
-        rows[gap] = null;
+      byte[] row = row(slot);
+      if (row == null) {
+        setRow(gap, null);
         clearMark(gap);
         return;
       }
@@ -234,7 +259,7 @@ public final class RowTable {
       // the row at slot may move to gap when its home is not in (gap, slot], cyclically
       boolean movable = gap <= slot ? (home <= gap || home > slot) : (home <= gap && home > slot);
       if (movable) {
-        rows[gap] = rows[slot];
+        setRow(gap, row);
         hashes[gap] = hashes[slot];
         if (marked(slot)) {
           setMark(gap);
@@ -246,27 +271,61 @@ public final class RowTable {
     }
   }
 
-  private void resize(int capacity) {
-    byte[][] oldRows = rows;
+  /** New, empty slots: {@code capacity} of them, a power of two. */
+  private void allocate(int capacity) {
+    this.capacity = capacity;
+    pageShift = Math.min(Integer.numberOfTrailingZeros(capacity), 10);
+    pageMask = (1 << pageShift) - 1;
+    pages = new byte[capacity >>> pageShift][][];
+    for (int p = 0; p < pages.length; p++) {
+      pages[p] = new byte[pageMask + 1][];
+    }
+    sharedPages = new long[(pages.length + 63) >>> 6];
+    hashes = new int[capacity];
+  }
+
+  private void resize(int newCapacity) {
+    int oldCapacity = capacity;
+    byte[][][] oldPages = pages; // views keep them
+    int oldShift = pageShift;
+    int oldMask = pageMask;
     int[] oldHashes = hashes;
     long[] oldMarks = marks;
-    rows = new byte[capacity][];
-    hashes = new int[capacity];
-    marks = oldMarks == null ? null : new long[(capacity + 63) >>> 6];
-    int mask = capacity - 1;
-    for (int i = 0; i < oldRows.length; i++) {
-      if (oldRows[i] != null) {
+    allocate(newCapacity);
+    marks = oldMarks == null ? null : new long[(newCapacity + 63) >>> 6];
+    int mask = newCapacity - 1;
+    for (int i = 0; i < oldCapacity; i++) {
+      byte[] row = oldPages[i >>> oldShift][i & oldMask];
+      if (row != null) {
         int slot = oldHashes[i] & mask;
-        while (rows[slot] != null) {
+        while (row(slot) != null) {
           slot = (slot + 1) & mask;
         }
-        rows[slot] = oldRows[i];
+        setRow(slot, row);
         hashes[slot] = oldHashes[i];
         if (oldMarks != null && (oldMarks[i >>> 6] & (1L << i)) != 0) {
           setMark(slot);
         }
       }
     }
+  }
+
+  private byte[] row(int slot) {
+    return pages[slot >>> pageShift][slot & pageMask];
+  }
+
+  /** Writes a slot; a page a view holds is copied first (copy on write). */
+  private void setRow(int slot, byte[] row) {
+    int p = slot >>> pageShift;
+    if (shared(p)) {
+      pages[p] = pages[p].clone();
+      sharedPages[p >>> 6] &= ~(1L << p);
+    }
+    pages[p][slot & pageMask] = row;
+  }
+
+  private boolean shared(int page) {
+    return (sharedPages[page >>> 6] & (1L << page)) != 0;
   }
 
   private void setMark(int slot) {

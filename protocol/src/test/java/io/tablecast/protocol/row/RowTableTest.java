@@ -59,6 +59,47 @@ class RowTableTest {
   }
 
   @Test
+  void theRowsTakenStayAsTheyWereThroughLaterPutsRemovesGrowthAndClear() {
+    Random random = new Random(7);
+    RowTable table = new RowTable();
+    Map<ByteBuffer, byte[]> model = new HashMap<>();
+    List<List<byte[]>> taken = new java.util.ArrayList<>();
+    List<List<byte[]>> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 40_000; i++) {
+      long id = random.nextInt(i < 20_000 ? 2_000 : 30_000);
+      byte[] row = row(id, "v" + i);
+      ByteBuffer k = ByteBuffer.wrap(FORM.keyOf(row));
+      if (random.nextInt(3) == 0) {
+        table.remove(k.array());
+        model.remove(k);
+      } else {
+        table.put(row);
+        model.put(k, row);
+      }
+      if (i % 3_000 == 0
+          || random.nextInt(5_000) == 0) { // sometimes two views with no write between
+        taken.add(table.rows());
+        expected.add(List.copyOf(model.values()));
+      }
+      if (i == 30_000) {
+        table.clear();
+        model.clear();
+      }
+    }
+    for (int v = 0; v < taken.size(); v++) {
+      List<byte[]> rows = taken.get(v);
+      assertThat(rows).as("view %d", v).containsExactlyInAnyOrderElementsOf(expected.get(v));
+      List<byte[]> byIndex = new java.util.ArrayList<>();
+      for (int i = 0; i < rows.size(); i++) {
+        byIndex.add(rows.get(i));
+      }
+      assertThat(byIndex)
+          .as("view %d by index, in its iteration order", v)
+          .containsExactlyElementsOf(rows);
+    }
+  }
+
+  @Test
   void marksFollowTheirRowsThroughPutsRemovesShiftsAndGrowth() {
     Random random = new Random(5);
     RowTable table = new RowTable();

@@ -132,7 +132,11 @@ public final class TableImage {
     return rows.get(key);
   }
 
-  /** A copy of the row list; the rows themselves are shared and immutable. */
+  /**
+   * The rows as they are now, an immutable list that later changes do not touch ({@link
+   * RowTable#rows()}: it costs the hub thread nothing now, and one copy of the index's references
+   * at the image's next change); the rows themselves are shared and immutable.
+   */
   public List<byte[]> copyRows() {
     return rows.rows();
   }
