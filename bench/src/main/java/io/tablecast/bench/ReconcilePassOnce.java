@@ -1,11 +1,6 @@
 package io.tablecast.bench;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.ColumnInfo;
-import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.row.RowForm;
-import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.image.TableImages;
@@ -35,25 +30,13 @@ public final class ReconcilePassOnce {
   public static void main(String[] args) {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     int passes = args.length > 1 ? Integer.parseInt(args[1]) : 6;
-    TableSchema schema =
-        new TableSchema(
-            new TableId("public", "bench_rows"),
-            List.of(
-                new ColumnInfo("id", "int8", ColumnKind.INTEGER),
-                new ColumnInfo("version", "int8", ColumnKind.INTEGER),
-                new ColumnInfo("name", "varchar", ColumnKind.STRING),
-                new ColumnInfo("price", "numeric", ColumnKind.DECIMAL),
-                new ColumnInfo("qty", "int4", ColumnKind.INTEGER)),
-            List.of("id"));
+    TableSchema schema = BenchTable.schema();
     RowForm form = new RowForm(schema.columns(), schema.primaryKey());
     TableImage image = new TableImage(schema);
     List<byte[]> table = new ArrayList<>(rows);
     for (int i = 1; i <= rows; i++) {
-      ObjectNode row = JsonNodeFactory.instance.objectNode();
-      row.put("id", i).put("version", 0).put("name", "name-" + i);
-      row.put("price", (i % 1000) + ".25").put("qty", i % 100);
-      image.put(form.encode(row));
-      table.add(form.encode(row)); // the database's copy: equal bytes, another array
+      image.put(BenchTable.row(form, i, 0));
+      table.add(BenchTable.row(form, i, 0)); // the database's copy: equal bytes, another array
     }
     TableImages images = new TableImages();
     images.replaceAll(List.of(image));

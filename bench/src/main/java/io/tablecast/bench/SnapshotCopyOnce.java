@@ -1,11 +1,6 @@
 package io.tablecast.bench;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.ColumnInfo;
-import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.row.RowForm;
-import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.RowEvent;
@@ -31,20 +26,11 @@ public final class SnapshotCopyOnce {
   public static void main(String[] args) {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 12;
-    TableSchema schema =
-        new TableSchema(
-            new TableId("public", "bench_rows"),
-            List.of(
-                new ColumnInfo("id", "int8", ColumnKind.INTEGER),
-                new ColumnInfo("version", "int8", ColumnKind.INTEGER),
-                new ColumnInfo("name", "varchar", ColumnKind.STRING),
-                new ColumnInfo("price", "numeric", ColumnKind.DECIMAL),
-                new ColumnInfo("qty", "int4", ColumnKind.INTEGER)),
-            List.of("id"));
+    TableSchema schema = BenchTable.schema();
     RowForm form = new RowForm(schema.columns(), schema.primaryKey());
     TableImage image = new TableImage(schema);
     for (int i = 1; i <= rows; i++) {
-      image.put(row(form, i, 0));
+      image.put(BenchTable.row(form, i, 0));
     }
     int measured = rounds - 2;
     long[] copy = new long[measured * SNAPSHOTS];
@@ -62,7 +48,7 @@ public final class SnapshotCopyOnce {
       }
       long[] changes = new long[2];
       for (int c = 0; c < 2; c++) {
-        byte[] row = row(form, 1 + (round * 2 + c) % rows, round + 1);
+        byte[] row = BenchTable.row(form, 1 + (round * 2 + c) % rows, round + 1);
         RowEvent change =
             new RowEvent.Upsert(schema.id().qualified(), schema, form.keyOf(row), row, null);
         long start = System.nanoTime();
@@ -94,13 +80,6 @@ public final class SnapshotCopyOnce {
         median(nextChange) / 1e6,
         median(walk) / 1e6,
         sink % 10);
-  }
-
-  private static byte[] row(RowForm form, int id, int version) {
-    ObjectNode row = JsonNodeFactory.instance.objectNode();
-    row.put("id", id).put("version", version).put("name", "name-" + id);
-    row.put("price", (id % 1000) + ".25").put("qty", id % 100);
-    return form.encode(row);
   }
 
   private static double median(long[] values) {
