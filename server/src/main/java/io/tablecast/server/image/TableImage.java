@@ -134,8 +134,8 @@ public final class TableImage {
 
   /**
    * The rows as they are now, an immutable list that later changes do not touch ({@link
-   * RowTable#rows()}: it costs the hub thread nothing now, and one copy of the index's references
-   * at the image's next change); the rows themselves are shared and immutable.
+   * RowTable#rows()}: it costs the hub thread a copy of the index's table of pages now, and later
+   * changes a copy of each page they write to); the rows themselves are shared and immutable.
    */
   public List<byte[]> copyRows() {
     return rows.rows();
