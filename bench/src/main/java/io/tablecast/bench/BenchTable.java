@@ -1,16 +1,8 @@
 package io.tablecast.bench;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.ColumnInfo;
-import io.tablecast.protocol.ColumnKind;
-import io.tablecast.protocol.row.RowForm;
-import io.tablecast.server.capture.TableId;
-import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.List;
 import java.util.function.LongConsumer;
 
 /** The benchmark table: five columns of common types, filled with deterministic rows. */
@@ -30,29 +22,6 @@ public final class BenchTable {
   public record Row(long id, long version, String name, java.math.BigDecimal price, int qty) {}
 
   private BenchTable() {}
-
-  /** The table as the server describes it, for benchmarks of its image without a database. */
-  public static TableSchema schema() {
-    return new TableSchema(
-        new TableId("public", NAME),
-        List.of(
-            new ColumnInfo("id", "int8", ColumnKind.INTEGER),
-            new ColumnInfo("version", "int8", ColumnKind.INTEGER),
-            new ColumnInfo("name", "varchar", ColumnKind.STRING),
-            new ColumnInfo("price", "numeric", ColumnKind.DECIMAL),
-            new ColumnInfo("qty", "int4", ColumnKind.INTEGER)),
-        List.of("id"));
-  }
-
-  /**
-   * Row {@code id} as {@link #create} fills it, at {@code version}, in the row form {@code form}.
-   */
-  public static byte[] row(RowForm form, long id, long version) {
-    ObjectNode row = JsonNodeFactory.instance.objectNode();
-    row.put("id", id).put("version", version).put("name", "row-" + id);
-    row.put("price", (id % 1000) + ".99").put("qty", id % 100);
-    return form.encode(row);
-  }
 
   /**
    * Creates the table and inserts ids 1..rows with multi-row INSERTs; reports rows inserted so far.

@@ -30,13 +30,13 @@ public final class ReconcilePassOnce {
   public static void main(String[] args) {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     int passes = args.length > 1 ? Integer.parseInt(args[1]) : 6;
-    TableSchema schema = BenchTable.schema();
+    TableSchema schema = BenchImageRows.schema();
     RowForm form = new RowForm(schema.columns(), schema.primaryKey());
     TableImage image = new TableImage(schema);
     List<byte[]> table = new ArrayList<>(rows);
     for (int i = 1; i <= rows; i++) {
-      image.put(BenchTable.row(form, i, 0));
-      table.add(BenchTable.row(form, i, 0)); // the database's copy: equal bytes, another array
+      image.put(BenchImageRows.row(form, i, 0));
+      table.add(BenchImageRows.row(form, i, 0)); // the database's copy: equal bytes, another array
     }
     TableImages images = new TableImages();
     images.replaceAll(List.of(image));

@@ -26,11 +26,11 @@ public final class SnapshotCopyOnce {
   public static void main(String[] args) {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 12;
-    TableSchema schema = BenchTable.schema();
+    TableSchema schema = BenchImageRows.schema();
     RowForm form = new RowForm(schema.columns(), schema.primaryKey());
     TableImage image = new TableImage(schema);
     for (int i = 1; i <= rows; i++) {
-      image.put(BenchTable.row(form, i, 0));
+      image.put(BenchImageRows.row(form, i, 0));
     }
     int measured = rounds - 2;
     long[] copy = new long[measured * SNAPSHOTS];
@@ -48,7 +48,7 @@ public final class SnapshotCopyOnce {
       }
       long[] changes = new long[2];
       for (int c = 0; c < 2; c++) {
-        byte[] row = BenchTable.row(form, 1 + (round * 2 + c) % rows, round + 1);
+        byte[] row = BenchImageRows.row(form, 1 + (round * 2 + c) % rows, round + 1);
         RowEvent change =
             new RowEvent.Upsert(schema.id().qualified(), schema, form.keyOf(row), row, null);
         long start = System.nanoTime();
