@@ -9,6 +9,7 @@ import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -54,6 +55,13 @@ final class SnapshotFrames implements CatchUpSender.Frames {
   private int table;
 
   private List<byte[]> rows;
+
+  /**
+   * The rows not yet sent, walked in order (the image's rows are a paged view, which an iterator
+   * walks without first packing them into an array of their own).
+   */
+  private Iterator<byte[]> unsent;
+
   private int offset;
   private long startNanos;
 
@@ -75,6 +83,7 @@ final class SnapshotFrames implements CatchUpSender.Frames {
     if (rows == null) {
       startNanos = System.nanoTime();
       rows = visible(t, session.policy()); // only the rows the session's policy lets it see
+      unsent = rows.iterator();
       offset = 0;
       return new Message.SnapshotBegin(
           name,
@@ -90,8 +99,8 @@ final class SnapshotFrames implements CatchUpSender.Frames {
       while (offset < limit && (chunk.isEmpty() || bytes < CHUNK_BYTES)) {
         // the image's bytes, or the row in the layout of the only columns the session may see
         ObjectNode row =
-            JsonEdge.project(
-                PackedRow.of(t.form(), rows.get(offset++)), session.policy(), name, pk);
+            JsonEdge.project(PackedRow.of(t.form(), unsent.next()), session.policy(), name, pk);
+        offset++;
         bytes += JsonEdge.approxBytes(row);
         chunk.add(row);
       }
@@ -107,6 +116,7 @@ final class SnapshotFrames implements CatchUpSender.Frames {
         session,
         TimeUnit.NANOSECONDS.toMillis(tookNanos));
     rows = null;
+    unsent = null;
     table++;
     return new Message.SnapshotEnd(name, position);
   }
