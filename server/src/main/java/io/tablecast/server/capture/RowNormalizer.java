@@ -1,8 +1,6 @@
 package io.tablecast.server.capture;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -12,8 +10,6 @@ import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.row.DecimalText;
 import io.tablecast.protocol.row.RowForm;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,6 +31,7 @@ public final class RowNormalizer {
   private final ColumnValues values;
   private final RowForm form;
   private final ColumnInfo[] columns;
+  private final ImageFields fields;
 
   /** Each column's index in table order, by name. */
   private final Map<String, Integer> columnIndex = new HashMap<>();
@@ -44,6 +41,7 @@ public final class RowNormalizer {
     this.values = new ColumnValues(dialect);
     this.form = new RowForm(table.columns(), table.primaryKey());
     this.columns = table.columns().toArray(new ColumnInfo[0]);
+    this.fields = new ImageFields(table);
     for (int i = 0; i < columns.length; i++) {
       columnIndex.put(columns[i].name(), i);
     }
@@ -81,38 +79,14 @@ public final class RowNormalizer {
 
   private byte[] encode(String json, boolean exact) {
     JsonNode[] values = new JsonNode[columns.length];
-    int fields = 0;
     boolean[] normalized = new boolean[columns.length];
-    try (JsonParser p = JSON.getFactory().createParser(json)) {
-      JsonToken token = p.nextToken();
-      if (token != JsonToken.START_OBJECT) {
-        // JSON null is no row; anything else fails as before
-        return exact ? null : encode(parse(json));
-      }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        Integer column = columnIndex.get(p.currentName());
-        token = p.nextToken();
-        fields++;
-        if (column == null) {
-          if (exact) {
-            return null;
-          }
-          p.skipChildren();
-        } else {
-          String plain =
-              token.isNumeric() && columns[column].kind() == ColumnKind.DECIMAL
-                  ? p.getText()
-                  : null;
-          // a decimal printed plain is its own normal form: what its BigDecimal would print
-          normalized[column] = plain != null && DecimalText.isCompactPlain(plain);
-          values[column] = normalized[column] ? NODES.textNode(plain) : node(p, token);
-        }
-      }
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(
-          "image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a String has no I/O to fail
+    int fields = this.fields.read(json, values, normalized, exact);
+    if (fields == ImageFields.NOT_EXACT) {
+      return null;
+    }
+    if (fields == ImageFields.NOT_AN_OBJECT) {
+      // JSON null is no row; anything else fails as before
+      return exact ? null : encode(parse(json));
     }
     if (exact) {
       for (JsonNode v : values) {
@@ -191,36 +165,6 @@ public final class RowNormalizer {
   }
 
   /**
-   * The node {@code readTree} makes of the value at the parser's {@code token}: scalars built here
-   * (a row's values are nearly all scalars), objects and arrays (JSON columns) read as trees.
-   */
-  private static JsonNode node(JsonParser p, JsonToken token) throws IOException {
-    switch (token) {
-      case VALUE_STRING:
-        return NODES.textNode(p.getText());
-      case VALUE_NUMBER_INT:
-        switch (p.getNumberType()) {
-          case INT:
-            return NODES.numberNode(p.getIntValue());
-          case LONG:
-            return NODES.numberNode(p.getLongValue());
-          default:
-            return NODES.numberNode(p.getBigIntegerValue());
-        }
-      case VALUE_NUMBER_FLOAT: // as USE_BIG_DECIMAL_FOR_FLOATS reads it: scale kept
-        return NODES.numberNode(p.getDecimalValue());
-      case VALUE_TRUE:
-        return NODES.booleanNode(true);
-      case VALUE_FALSE:
-        return NODES.booleanNode(false);
-      case VALUE_NULL:
-        return NODES.nullNode();
-      default:
-        return JSON.readTree(p);
-    }
-  }
-
-  /**
    * A parsed row image, normalized once and written in the row form; columns missing from it are
    * NULL; a null image stays null.
    *
@@ -281,29 +225,7 @@ public final class RowNormalizer {
   public KeyImage keyImage(String json) {
     List<String> key = table.primaryKey();
     JsonNode[] values = new JsonNode[columns.length];
-    int found = 0;
-    try (JsonParser p = JSON.getFactory().createParser(json)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        return null;
-      }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        Integer column = columnIndex.get(p.currentName());
-        JsonToken token = p.nextToken();
-        if (column == null || !key.contains(columns[column].name())) {
-          p.skipChildren();
-          continue;
-        }
-        if (values[column] == null) {
-          found++;
-        }
-        values[column] = node(p, token);
-      }
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(
-          "image of " + table.id() + " is not valid JSON: " + e.getOriginalMessage(), e);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a String has no I/O to fail
-    }
+    int found = fields.keyValues(json, values);
     if (found < key.size()) {
       return null;
     }

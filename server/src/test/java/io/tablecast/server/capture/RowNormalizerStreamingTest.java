@@ -3,8 +3,13 @@ package io.tablecast.server.capture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.MessageCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -183,6 +188,74 @@ class RowNormalizerStreamingTest {
     assertThat(compared).isGreaterThan(1_000);
     assertThat(failed).isGreaterThan(1_000);
     assertThat(exact).isGreaterThan(100);
+  }
+
+  /**
+   * Texts {@link FlatJsonObject} reads and texts it leaves to Jackson, at every field position and
+   * in changing field orders (the normalizer learns a table's order from one image for the next):
+   * each gives the tree path's bytes or fails with the streaming parser's message.
+   */
+  @Test
+  void oddAndBrokenTextsGiveJacksonsBytesOrJacksonsError() {
+    TableSchema table =
+        new TableSchema(
+            TableId.parse("app.t", "app"),
+            List.of(
+                new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+                new ColumnInfo("name", "text", ColumnKind.STRING),
+                new ColumnInfo("price", "numeric", ColumnKind.DECIMAL)),
+            List.of("id"));
+    RowNormalizer n = new RowNormalizer(table, dialect());
+    List<String> odd = new ArrayList<>(FlatJsonObjectTest.NOT_PLAIN_VALUES);
+    odd.addAll(List.of("7" + "0".repeat(70), "1.25", "-0.0", "\"x\"", "null", "true"));
+    List<String> orders = List.of("id name price", "price id name", "name price id", "id price");
+    int same = 0;
+    int failed = 0;
+    for (String order : orders) {
+      for (String v : odd) {
+        for (String column : order.split(" ")) {
+          StringBuilder json = new StringBuilder("{");
+          for (String c : order.split(" ")) {
+            String value = c.equals(column) ? v : c.equals("name") ? "\"n\"" : "3";
+            json.append(json.length() > 1 ? ", " : "").append('"').append(c).append("\": ");
+            json.append(value);
+          }
+          String text = json.append('}').toString();
+          String error = jsonError(text);
+          byte[] expected = null;
+          try {
+            expected = error == null ? n.encode(n.parse(text)) : null;
+          } catch (IllegalStateException e) {
+            error = e.getMessage();
+          }
+          if (error == null) {
+            assertThat(n.encode(text)).as(text).isEqualTo(expected);
+            same++;
+          } else {
+            assertThatThrownBy(() -> n.encode(text))
+                .as(text)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage(error);
+            failed++;
+          }
+        }
+      }
+    }
+    assertThat(same).isGreaterThan(50);
+    assertThat(failed).isGreaterThan(100);
+  }
+
+  /** The error Jackson's streaming parser finds reading the object {@code text}, as named. */
+  private static String jsonError(String text) {
+    try (JsonParser p = MessageCodec.jsonMapper().getFactory().createParser(text)) {
+      p.nextToken();
+      p.skipChildren();
+      return null;
+    } catch (JsonProcessingException e) {
+      return "image of app.t is not valid JSON: " + e.getOriginalMessage();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Test
