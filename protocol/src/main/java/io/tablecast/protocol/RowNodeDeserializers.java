@@ -17,7 +17,8 @@ import java.io.IOException;
  * Reads the rows and keys of messages in both forms: a CBOR byte string is a row (or key) in the
  * row form of protocol version 3, left unbound ({@link PackedRow}, {@link PackedKey}) for the
  * connection's decoder to give its table's layout ({@link RowLayouts}); anything else is read as
- * the JSON tree of version 2, as Jackson reads it.
+ * the JSON tree of version 2, as Jackson reads it. Changes, the messages that carry them, are read
+ * by {@link ChangeDeserializer}.
  */
 final class RowNodeDeserializers {
 
@@ -27,6 +28,7 @@ final class RowNodeDeserializers {
     SimpleModule m = new SimpleModule("tablecast-row-form");
     m.addDeserializer(ObjectNode.class, new Rows());
     m.addDeserializer(ArrayNode.class, new Keys());
+    m.addDeserializer(Message.Change.class, new ChangeDeserializer());
     return m;
   }
 
