@@ -18,7 +18,7 @@ import java.io.IOException;
  * row form of protocol version 3, left unbound ({@link PackedRow}, {@link PackedKey}) for the
  * connection's decoder to give its table's layout ({@link RowLayouts}); anything else is read as
  * the JSON tree of version 2, as Jackson reads it. Changes, the messages that carry them, are read
- * by {@link ChangeDeserializer}.
+ * by {@link ChangeDeserializer} and written by {@link ChangeSerializer}.
  */
 final class RowNodeDeserializers {
 
@@ -29,6 +29,7 @@ final class RowNodeDeserializers {
     m.addDeserializer(ObjectNode.class, new Rows());
     m.addDeserializer(ArrayNode.class, new Keys());
     m.addDeserializer(Message.Change.class, new ChangeDeserializer());
+    m.addSerializer(Message.Change.class, new ChangeSerializer());
     return m;
   }
 

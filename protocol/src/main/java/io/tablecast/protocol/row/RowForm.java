@@ -1,6 +1,7 @@
 package io.tablecast.protocol.row;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -9,6 +10,7 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -40,6 +42,10 @@ public final class RowForm {
   // the layout's arrays, read on every row (RowLayout documents them)
   private final ValueForm[] forms;
   private final String[] names;
+
+  /** The names as JSON writes them, quoted and encoded once. */
+  private final SerializedString[] jsonNames;
+
   private final int[] keyColumns;
   private final int[] otherColumns;
   private final int[] keyPlace;
@@ -56,6 +62,8 @@ public final class RowForm {
     this.layout = new RowLayout(this.columns, this.primaryKey);
     this.forms = layout.forms;
     this.names = layout.names;
+    this.jsonNames =
+        Arrays.stream(names).map(SerializedString::new).toArray(SerializedString[]::new);
     this.keyColumns = layout.keyColumns;
     this.otherColumns = layout.otherColumns;
     this.keyPlace = layout.keyPlace;
@@ -376,7 +384,7 @@ public final class RowForm {
     RowSource key = new RowSource(row, 0, keyEnd);
     g.writeStartObject();
     for (int i = 0, j = 0; i < forms.length; i++) {
-      g.writeFieldName(names[i]);
+      g.writeFieldName(jsonNames[i]);
       if (keyPlace[i] >= 0) {
         key.position(keyValueStarts[keyPlace[i]]);
         forms[i].write(key, g);
