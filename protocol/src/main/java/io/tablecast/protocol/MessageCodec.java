@@ -109,7 +109,7 @@ public final class MessageCodec {
     mapper.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
     mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-    mapper.registerModule(RowNodeDeserializers.module());
+    mapper.registerModule(MessageCodecModule.module());
     // a message field of the wrong kind is BAD_FRAME, not silently converted: no number or
     // boolean where a string is expected, no string where a number is expected
     com.fasterxml.jackson.databind.cfg.CoercionAction fail =

@@ -14,15 +14,16 @@ import io.tablecast.protocol.row.PackedRow;
 import java.io.IOException;
 
 /**
- * Reads the rows and keys of messages in both forms: a CBOR byte string is a row (or key) in the
- * row form of protocol version 3, left unbound ({@link PackedRow}, {@link PackedKey}) for the
- * connection's decoder to give its table's layout ({@link RowLayouts}); anything else is read as
- * the JSON tree of version 2, as Jackson reads it. Changes, the messages that carry them, are read
- * by {@link ChangeDeserializer} and written by {@link ChangeSerializer}.
+ * The Jackson module of {@link MessageCodec}'s mappers. It reads the rows and keys of messages in
+ * both forms: a CBOR byte string is a row (or key) in the row form of protocol version 3, left
+ * unbound ({@link PackedRow}, {@link PackedKey}) for the connection's decoder to give its table's
+ * layout ({@link RowLayouts}); anything else is read as the JSON tree of version 2, as Jackson
+ * reads it. Changes, the messages that carry them, are read by {@link ChangeDeserializer} and
+ * written by {@link ChangeSerializer}.
  */
-final class RowNodeDeserializers {
+final class MessageCodecModule {
 
-  private RowNodeDeserializers() {}
+  private MessageCodecModule() {}
 
   static SimpleModule module() {
     SimpleModule m = new SimpleModule("tablecast-row-form");
