@@ -1,7 +1,6 @@
 package io.tablecast.protocol.row;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -10,7 +9,6 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -43,12 +41,10 @@ public final class RowForm {
   private final ValueForm[] forms;
   private final String[] names;
 
-  /** The names as JSON writes them, quoted and encoded once. */
-  private final SerializedString[] jsonNames;
+  private final RowJson json;
 
   private final int[] keyColumns;
   private final int[] otherColumns;
-  private final int[] keyPlace;
   private final int bitmapBytes;
 
   /**
@@ -62,11 +58,9 @@ public final class RowForm {
     this.layout = new RowLayout(this.columns, this.primaryKey);
     this.forms = layout.forms;
     this.names = layout.names;
-    this.jsonNames =
-        Arrays.stream(names).map(SerializedString::new).toArray(SerializedString[]::new);
+    this.json = new RowJson(layout);
     this.keyColumns = layout.keyColumns;
     this.otherColumns = layout.otherColumns;
-    this.keyPlace = layout.keyPlace;
     this.bitmapBytes = layout.bitmapBytes;
   }
 
@@ -237,14 +231,14 @@ public final class RowForm {
     for (int column : keyColumns) {
       values[column] = forms[column].toNode(in);
     }
-    expect(in, keyEnd, "the key");
+    RowLayout.expect(in, keyEnd, "the key");
     int bitmap = in.skip(bitmapBytes);
     for (int j = 0; j < otherColumns.length; j++) {
       int column = otherColumns[j];
       values[column] =
           RowLayout.isNull(row, bitmap, j) ? ValueForm.NODES.nullNode() : forms[column].toNode(in);
     }
-    end(in);
+    RowLayout.end(in);
     ObjectNode out = ValueForm.NODES.objectNode();
     for (int i = 0; i < forms.length; i++) {
       out.set(names[i], values[i]);
@@ -259,7 +253,7 @@ public final class RowForm {
     for (int column : keyColumns) {
       out.add(forms[column].toNode(in));
     }
-    end(in);
+    RowLayout.end(in);
     return out;
   }
 
@@ -304,13 +298,13 @@ public final class RowForm {
     for (int column : keyColumns) {
       values[column] = take(column, wanted, decimals, in);
     }
-    expect(in, keyEnd, "the key");
+    RowLayout.expect(in, keyEnd, "the key");
     int bitmap = in.skip(bitmapBytes);
     for (int j = 0; j < otherColumns.length; j++) {
       int column = otherColumns[j];
       values[column] = RowLayout.isNull(row, bitmap, j) ? null : take(column, wanted, decimals, in);
     }
-    end(in);
+    RowLayout.end(in);
   }
 
   /** The longest decimal text read as a BigDecimal: Jackson's default number length limit. */
@@ -360,59 +354,24 @@ public final class RowForm {
     for (int column : keyColumns) {
       forms[column].skip(in);
     }
-    expect(in, keyEnd, "the key");
+    RowLayout.expect(in, keyEnd, "the key");
     int bitmap = in.skip(bitmapBytes);
     for (int j = 0; j < otherColumns.length; j++) {
       if (!RowLayout.isNull(row, bitmap, j)) {
         forms[otherColumns[j]].skip(in);
       }
     }
-    end(in);
+    RowLayout.end(in);
   }
 
   /** Writes an encoded row as a JSON object: the same text as Jackson writes {@link #toNode}. */
   public void writeJson(byte[] row, JsonGenerator g) throws IOException {
-    RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = RowLayout.keyEnd(in);
-    int[] keyValueStarts = new int[keyColumns.length];
-    for (int k = 0; k < keyColumns.length; k++) {
-      keyValueStarts[k] = in.position();
-      forms[keyColumns[k]].skip(in);
-    }
-    expect(in, keyEnd, "the key");
-    int bitmap = in.skip(bitmapBytes);
-    RowSource key = new RowSource(row, 0, keyEnd);
-    g.writeStartObject();
-    for (int i = 0, j = 0; i < forms.length; i++) {
-      g.writeFieldName(jsonNames[i]);
-      if (keyPlace[i] >= 0) {
-        key.position(keyValueStarts[keyPlace[i]]);
-        forms[i].write(key, g);
-      } else if (RowLayout.isNull(row, bitmap, j++)) {
-        g.writeNull();
-      } else {
-        forms[i].write(in, g);
-      }
-    }
-    g.writeEndObject();
-    end(in);
+    json.writeRow(row, g);
   }
 
   /** Writes an encoded key as a JSON array: the same text as Jackson writes {@link #keyToNode}. */
   public void writeKeyJson(byte[] key, JsonGenerator g) throws IOException {
-    RowSource in = new RowSource(key, 0, key.length);
-    g.writeStartArray();
-    for (int column : keyColumns) {
-      forms[column].write(in, g);
-    }
-    g.writeEndArray();
-    end(in);
-  }
-
-  private static void expect(RowSource in, int position, String what) {
-    if (in.position() != position) {
-      throw in.malformed(what + " should end at byte " + position);
-    }
+    json.writeKey(key, g);
   }
 
   private void encodeValue(int column, JsonNode v, RowSink out) {
@@ -429,12 +388,6 @@ public final class RowForm {
               + ", was "
               + abbreviated(v),
           e);
-    }
-  }
-
-  private static void end(RowSource in) {
-    if (!in.atEnd()) {
-      throw in.malformed("bytes left after the last column");
     }
   }
 

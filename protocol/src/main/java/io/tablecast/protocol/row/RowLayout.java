@@ -147,4 +147,18 @@ final class RowLayout {
     in.position(start);
     return start + length;
   }
+
+  /** Fails naming {@code what} unless {@code in} is at {@code position}. */
+  static void expect(RowSource in, int position, String what) {
+    if (in.position() != position) {
+      throw in.malformed(what + " should end at byte " + position);
+    }
+  }
+
+  /** Fails unless {@code in} is at the end of its row. */
+  static void end(RowSource in) {
+    if (!in.atEnd()) {
+      throw in.malformed("bytes left after the last column");
+    }
+  }
 }
