@@ -41,6 +41,13 @@ final class ImageFields {
   private final boolean[] keyColumns;
 
   /**
+   * Whether the table's images are plain as a rule: not when a column is of kind JSON (JSON,
+   * arrays, composites), whose values nest, so that {@link FlatJsonObject} would give up after
+   * reading part of nearly every image.
+   */
+  private final boolean plainImages;
+
+  /**
    * The columns in the order of the fields of the last image {@link #readFlat} found them in
    * another order than this one's (starts empty): the next image's names are compared with these
    * before they are looked up. Replaced whole, never changed, so that tail threads may share it.
@@ -55,6 +62,7 @@ final class ImageFields {
       columnIndex.put(columns[i].name(), i);
       keyColumns[i] = table.primaryKey().contains(columns[i].name());
     }
+    this.plainImages = Arrays.stream(columns).noneMatch(c -> c.kind() == ColumnKind.JSON);
   }
 
   /**
@@ -66,7 +74,7 @@ final class ImageFields {
    * @throws IllegalStateException naming the table when the text is not valid JSON
    */
   int read(String json, JsonNode[] values, boolean[] normalized, boolean exact) {
-    int fields = readFlat(json, values, normalized, exact);
+    int fields = plainImages ? readFlat(json, values, normalized, exact) : FlatJsonObject.GAVE_UP;
     if (fields != FlatJsonObject.GAVE_UP) {
       return fields;
     }
