@@ -10,7 +10,7 @@ import java.io.IOException;
  * Writes a {@link Message.Change} field by field, in the record's order and without its null
  * fields, as Jackson's serializer for the record wrote it (the golden bytes of {@code
  * docs/PROTOCOL.md} are unchanged): that serializer read each field through reflection, a call per
- * field of every change of every batch on the hub thread ({@code BatchDecodeOnce} in the benchmark
+ * field of every change of every batch on the hub thread ({@code BatchCodecOnce} in the benchmark
  * times the writing too). Rows and keys write themselves ({@link
  * com.fasterxml.jackson.databind.JsonSerializable}), in the form the generator asks for.
  */
