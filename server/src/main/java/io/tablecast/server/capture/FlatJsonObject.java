@@ -183,67 +183,19 @@ final class FlatJsonObject {
   }
 
   /**
-   * A JSON number ({@code -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?}) at {@link #pos}, read in
-   * one pass; false for anything else, or a longer one than {@value #MAX_NUMBER_CHARS}.
+   * A JSON number at {@link #pos} ({@link JsonNumbers#numberEnd}); false for anything else, or a
+   * longer one than {@value #MAX_NUMBER_CHARS}.
    */
   private boolean number() {
-    int start = pos;
-    int i = start;
-    if (at(i) == '-') {
-      i++;
-    }
-    if (at(i) == '0') {
-      i++;
-    } else if (digit(at(i))) {
-      i = digits(i);
-    } else {
+    int end = JsonNumbers.numberEnd(text, pos);
+    if (end < 0 || end - pos > MAX_NUMBER_CHARS) {
       return false;
     }
-    boolean integral = true;
-    if (at(i) == '.') {
-      integral = false;
-      int from = i + 1;
-      i = digits(from);
-      if (i == from) {
-        return false;
-      }
-    }
-    if (at(i) == 'e' || at(i) == 'E') {
-      integral = false;
-      i++;
-      if (at(i) == '+' || at(i) == '-') {
-        i++;
-      }
-      int from = i;
-      i = digits(from);
-      if (i == from) {
-        return false;
-      }
-    }
-    if (i - start > MAX_NUMBER_CHARS) {
-      return false;
-    }
-    value = new String(chars, start, i - start);
+    value = new String(chars, pos, end - pos);
+    boolean integral = value.indexOf('.') < 0 && value.indexOf('e') < 0 && value.indexOf('E') < 0;
     token = integral ? JsonToken.VALUE_NUMBER_INT : JsonToken.VALUE_NUMBER_FLOAT;
-    pos = i;
+    pos = end;
     return true;
-  }
-
-  /** The character at {@code i}, or 0 past the end. */
-  private char at(int i) {
-    return i < chars.length ? chars[i] : 0;
-  }
-
-  private int digits(int from) {
-    int i = from;
-    while (digit(at(i))) {
-      i++;
-    }
-    return i;
-  }
-
-  private static boolean digit(char c) {
-    return c >= '0' && c <= '9';
   }
 
   private boolean literal(String word, JsonToken literal) {

@@ -22,13 +22,21 @@ final class JsonNumbers {
    * the test PostgreSQL's JSON output applies to a numeric type's text before printing it bare.
    */
   static boolean isNumber(String text) {
+    return numberEnd(text, 0) == text.length();
+  }
+
+  /**
+   * Where the JSON number that starts at {@code from} in {@code text} ends (the grammar of {@link
+   * #isNumber}), or -1 when none starts there.
+   */
+  static int numberEnd(String text, int from) {
     int n = text.length();
-    int i = 0;
+    int i = from;
     if (i < n && text.charAt(i) == '-') {
       i++;
     }
     if (i >= n || !digit(text.charAt(i))) {
-      return false;
+      return -1;
     }
     if (text.charAt(i) == '0') {
       i++;
@@ -36,10 +44,10 @@ final class JsonNumbers {
       i = digits(text, i);
     }
     if (i < n && text.charAt(i) == '.') {
-      int from = i + 1;
-      i = digits(text, from);
-      if (i == from) {
-        return false;
+      int start = i + 1;
+      i = digits(text, start);
+      if (i == start) {
+        return -1;
       }
     }
     if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
@@ -47,13 +55,13 @@ final class JsonNumbers {
       if (i < n && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
         i++;
       }
-      int from = i;
+      int start = i;
       i = digits(text, i);
-      if (i == from) {
-        return false;
+      if (i == start) {
+        return -1;
       }
     }
-    return i == n;
+    return i;
   }
 
   /** Whether {@code text} is a boolean as PostgreSQL prints one: t, f, true or false. */
