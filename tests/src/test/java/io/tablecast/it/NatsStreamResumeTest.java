@@ -141,8 +141,8 @@ class NatsStreamResumeTest {
         p.sql("INSERT INTO wide VALUES (" + id + ", 'row " + id + "')");
         await().atMost(CONVERGE).until(() -> server.position() > before);
       }
+      long last = server.position(); // read before the write: the server may apply it at once
       p.sql("UPDATE wide SET pad = 'updated' WHERE id = 3");
-      long last = server.position();
       await().atMost(CONVERGE).until(() -> server.position() > last);
       JetStreamManagement jsm = admin.jetStreamManagement();
       long lastSequence = jsm.getStreamInfo(stream(p)).getStreamState().getLastSequence();
