@@ -2,6 +2,7 @@ package io.tablecast.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.client.RowView;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import java.sql.Connection;
@@ -99,6 +100,19 @@ public class ReadPathBenchmark {
     bh.consume(row.get("name"));
     bh.consume(row.get("price"));
     bh.consume(row.get("qty"));
+  }
+
+  /**
+   * The same three columns by the generic row's typed getters: the name's text, the price as a
+   * {@code BigDecimal} (what a caller computes with; {@code get} gives a decimal's text), the
+   * quantity as a {@code Long}.
+   */
+  @Benchmark
+  public void mirrorGetThreeTypedColumns(Cursor c, Blackhole bh) {
+    RowView row = (RowView) mirror.get(keys[c.i++ & (keys.length - 1)]);
+    bh.consume(row.getString("name"));
+    bh.consume(row.getDecimal("price"));
+    bh.consume(row.getLong("qty"));
   }
 
   @Benchmark

@@ -16,7 +16,8 @@ public final class ReadPathFigure implements Figure {
       double jdbcNs,
       double jdbcErr,
       double typedNs,
-      double threeColumnsNs) {}
+      double threeColumnsNs,
+      double threeTypedColumnsNs) {}
 
   private final List<Result> results = new ArrayList<>();
 
@@ -42,6 +43,7 @@ public final class ReadPathFigure implements Figure {
     double jdbcErr = Double.NaN;
     double typed = Double.NaN;
     double threeColumns = Double.NaN;
+    double threeTypedColumns = Double.NaN;
     for (RunResult r : run) {
       String label = r.getParams().getBenchmark();
       var p = r.getPrimaryResult();
@@ -55,14 +57,17 @@ public final class ReadPathFigure implements Figure {
         typed = p.getScore();
       } else if (label.endsWith("mirrorGetThreeColumns")) {
         threeColumns = p.getScore();
+      } else if (label.endsWith("mirrorGetThreeTypedColumns")) {
+        threeTypedColumns = p.getScore();
       }
     }
-    results.add(new Result(db, mirror, mirrorErr, jdbc, jdbcErr, typed, threeColumns));
+    results.add(
+        new Result(db, mirror, mirrorErr, jdbc, jdbcErr, typed, threeColumns, threeTypedColumns));
     progress.note(
         String.format(
             "%s read path: mirror.get %.1f ns, JDBC PK SELECT %.0f ns, ratio %.0fx; typed get %.1f"
-                + " ns, generic get + three columns %.1f ns",
-            db.label(), mirror, jdbc, jdbc / mirror, typed, threeColumns));
+                + " ns, generic get + three columns %.1f ns (by typed getters %.1f ns)",
+            db.label(), mirror, jdbc, jdbc / mirror, typed, threeColumns, threeTypedColumns));
   }
 
   @Override
@@ -81,7 +86,8 @@ public final class ReadPathFigure implements Figure {
             + "generic mirror of "
             + ReadPathBenchmark.ROWS
             + " rows (the same on a typed mirror of records; and a generic get that reads the row's name,"
-            + " price and qty); `jdbcPkSelect` = borrow a HikariCP connection, "
+            + " price and qty, by `get(column)` and by the row's typed getters `getString`, `getDecimal`,"
+            + " `getLong`); `jdbcPkSelect` = borrow a HikariCP connection, "
             + "prepare `SELECT id, version, name, price, qty FROM bench_rows WHERE id = ?`, read the row, return the "
             + "connection (loopback, database on the same machine). Random keys.");
     List<List<String>> rows = new ArrayList<>();
@@ -93,7 +99,8 @@ public final class ReadPathFigure implements Figure {
               Report.fmt(r.jdbcNs) + " ± " + Report.fmt(r.jdbcErr),
               String.format("%,.0f×", r.jdbcNs / r.mirrorNs),
               Report.fmt(r.typedNs),
-              Report.fmt(r.threeColumnsNs)));
+              Report.fmt(r.threeColumnsNs),
+              Report.fmt(r.threeTypedColumnsNs)));
     }
     s.table(
         List.of(
@@ -102,7 +109,8 @@ public final class ReadPathFigure implements Figure {
             "JDBC PK SELECT ns/op",
             "mirror faster by",
             "typed mirror.get ns/op",
-            "generic get + 3 columns ns/op"),
+            "generic get + 3 columns ns/op",
+            "the same by typed getters ns/op"),
         rows);
     CategoryChart chart =
         new CategoryChartBuilder()

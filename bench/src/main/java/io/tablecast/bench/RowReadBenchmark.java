@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.row.RowForm;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +23,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * RowForm.valueToJava} (what a generic mirror's {@code row.get(column)} runs) on 10,000 rows of
  * {@code bench_rows} in the row form, filled as {@link BenchTable} fills them, read in a fixed
  * pseudo-random order: each of {@code name}, {@code price} and {@code qty} alone, and the three
- * together. Run it alone with JMH:
+ * together; and a late column of a 30-column row, walked to from the row's start and from its
+ * anchors ({@link RowForm#anchors}). Run it alone with JMH:
  *
  * <pre>
  * java -cp bench/target/tablecast-bench.jar org.openjdk.jmh.Main RowReadBenchmark -f 1 -wi 5 -w 1s -i 8 -r 1s
@@ -32,9 +34,19 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class RowReadBenchmark {
+  static final int WIDE_COLUMNS = 30;
+
   private RowForm form;
   private byte[][] rows;
   private int[] order;
+
+  /**
+   * A table of 30 columns (the key, then STRING, INTEGER and DECIMAL in turn), its rows' anchors.
+   */
+  private RowForm wide;
+
+  private byte[][] wideRows;
+  private int[] wideAnchors;
 
   @State(Scope.Thread)
   public static class Cursor {
@@ -59,6 +71,27 @@ public class RowReadBenchmark {
       row.put("id", i).put("version", 0).put("name", "row-" + i);
       row.put("price", (i % 1000) + ".99").put("qty", i % 100);
       rows[i - 1] = form.encode(row);
+    }
+    List<ColumnInfo> wideColumns = new ArrayList<>(List.of(column("id", ColumnKind.INTEGER)));
+    for (int c = 1; c < WIDE_COLUMNS; c++) {
+      ColumnKind kind =
+          c % 3 == 0 ? ColumnKind.DECIMAL : c % 3 == 1 ? ColumnKind.INTEGER : ColumnKind.STRING;
+      wideColumns.add(column("c" + c, kind));
+    }
+    wide = new RowForm(wideColumns, List.of("id"));
+    wideRows = new byte[rows.length][];
+    wideAnchors = new int[rows.length];
+    for (int i = 1; i <= rows.length; i++) {
+      ObjectNode row = JsonNodeFactory.instance.objectNode().put("id", i);
+      for (int c = 1; c < WIDE_COLUMNS; c++) {
+        switch (c % 3) {
+          case 0 -> row.put("c" + c, (i % 1000) + "." + (c % 100));
+          case 1 -> row.put("c" + c, (i + c) % 100);
+          default -> row.put("c" + c, "value " + c + " of row " + i);
+        }
+      }
+      wideRows[i - 1] = wide.encode(row);
+      wideAnchors[i - 1] = wide.anchors(wideRows[i - 1]);
     }
     Random r = new Random(42);
     order = new int[1 << 14];
@@ -88,6 +121,20 @@ public class RowReadBenchmark {
   @Benchmark
   public Object qty(Cursor c) {
     return form.valueToJava(next(c), form.indexOf("qty"));
+  }
+
+  /** The next-to-last column of a 30-column row (an INTEGER), walking from the row's start. */
+  @Benchmark
+  public Object wideLateColumn(Cursor c) {
+    int i = order[c.i++ & (order.length - 1)];
+    return wide.valueToJava(wideRows[i], WIDE_COLUMNS - 2);
+  }
+
+  /** The same, the walk starting from the row's nearest anchor, as a generic mirror's row reads. */
+  @Benchmark
+  public Object wideLateColumnFromAnchors(Cursor c) {
+    int i = order[c.i++ & (order.length - 1)];
+    return wide.valueToJava(wideRows[i], WIDE_COLUMNS - 2, wideAnchors[i]);
   }
 
   @Benchmark

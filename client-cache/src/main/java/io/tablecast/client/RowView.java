@@ -17,7 +17,9 @@ import java.util.Set;
 /**
  * A row of a generic mirror as the server sent it in protocol version 3: its row-form bytes and its
  * table version's layout, decoded on read. No map, no value objects are kept per row: each read
- * decodes the one column it asks for (skipping those before it). As a {@code Map<String, Object>}
+ * decodes the one column it asks for, passing the values before it from the nearest of a few
+ * positions in the row that the first read of a later column notes ({@link RowForm#anchors}: an
+ * int, held in what would otherwise be the object's padding). As a {@code Map<String, Object>}
  * (what {@link TablecastClient#mirror(String)} gives) it reads like the maps of earlier versions:
  * every column in table order, the values Jackson would read from JSON (String,
  * Integer/Long/BigInteger, Double, Boolean, null, nested maps and lists; decimals as strings),
@@ -27,6 +29,14 @@ import java.util.Set;
 public final class RowView extends AbstractMap<String, Object> {
   private final RowForm form;
   private final byte[] bytes;
+
+  /**
+   * {@link RowForm#anchors} of the bytes, computed at the first read past the first anchor; 0 until
+   * then. Racy on purpose, as {@code String}'s hash: every thread computes the same value from
+   * immutable bytes, and an int is written whole, so a reader sees 0 (and computes it) or the
+   * value.
+   */
+  private int anchors;
 
   RowView(RowForm form, byte[] bytes) {
     this.form = form;
@@ -61,7 +71,17 @@ public final class RowView extends AbstractMap<String, Object> {
 
   /** The value of column {@code index} (table order), as the map gives it. */
   public Object get(int index) {
-    return form.valueToJava(bytes, index);
+    return form.valueToJava(bytes, index, anchorsFor(index));
+  }
+
+  /** The row's anchors, computed at the first read that would start from one; else 0. */
+  private int anchorsFor(int column) {
+    int a = anchors;
+    if (a == 0 && form.pastFirstAnchor(column)) {
+      a = form.anchors(bytes);
+      anchors = a;
+    }
+    return a;
   }
 
   @Override
@@ -118,6 +138,10 @@ public final class RowView extends AbstractMap<String, Object> {
   /** A DECIMAL (or integral) column as a BigDecimal with its scale, or null for NULL. */
   public BigDecimal getDecimal(String column) {
     int index = indexOf(column);
+    BigDecimal compact = form.compactDecimal(bytes, index, anchorsFor(index));
+    if (compact != null) {
+      return compact;
+    }
     Object v = get(index);
     if (v == null) {
       return null;

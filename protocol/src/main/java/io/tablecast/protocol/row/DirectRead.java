@@ -1,5 +1,6 @@
 package io.tablecast.protocol.row;
 
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -92,7 +93,7 @@ final class DirectRead {
         switch (form) {
           case STRING -> string(row, start);
           case INTEGER -> integer(row, start);
-          case DECIMAL -> decimal(row, start);
+          case DECIMAL -> decimal(row, start, false);
           default -> null;
         };
     return value != null ? value : form.toJava(new RowSource(row, start, row.length));
@@ -127,7 +128,17 @@ final class DirectRead {
     return v == (int) v ? (Object) Integer.valueOf((int) v) : (Object) Long.valueOf(v);
   }
 
-  private static String decimal(byte[] row, int start) {
+  /**
+   * The DECIMAL value that begins at {@code start} as a {@code BigDecimal}, when it is in its
+   * compact form (an unscaled value and a scale from 0 to {@link NumberForms#MAX_DECIMAL_SCALE}):
+   * the same unscaled value and scale as {@code new BigDecimal} of the text {@link #toJava} gives.
+   * Null for a decimal kept as its text, or bytes that are not plainly well formed.
+   */
+  static BigDecimal bigDecimal(byte[] row, int start) {
+    return (BigDecimal) decimal(row, start, true);
+  }
+
+  private static Object decimal(byte[] row, int start, boolean big) {
     int n = varintLength(row, start);
     if (n == 0) {
       return null;
@@ -135,14 +146,19 @@ final class DirectRead {
     long header = varint(row, start, n);
     if ((header & 1) == 1) { // kept as its text
       int end = within(row, start + n, header >>> 1);
-      return end < 0 ? null : new String(row, start + n, end - start - n, StandardCharsets.UTF_8);
+      return end < 0 || big
+          ? null
+          : new String(row, start + n, end - start - n, StandardCharsets.UTF_8);
     }
     long scale = zigzag(header >>> 1);
     int m = varintLength(row, start + n);
     if (m == 0 || scale < 0 || scale > NumberForms.MAX_DECIMAL_SCALE) {
       return null;
     }
-    return DecimalText.plain(zigzag(varint(row, start + n, m)), (int) scale);
+    long unscaled = zigzag(varint(row, start + n, m));
+    return big
+        ? BigDecimal.valueOf(unscaled, (int) scale)
+        : DecimalText.plain(unscaled, (int) scale);
   }
 
   /**

@@ -277,8 +277,44 @@ public final class RowForm {
    * @param column the column's index in table order
    */
   public Object valueToJava(byte[] row, int column) {
-    int start = layout.valueStart(row, column);
+    return valueToJava(row, column, 0);
+  }
+
+  /**
+   * As {@link #valueToJava(byte[], int)}, the walk to the column starting from the row's {@code
+   * anchors} ({@link #anchors}), which its holder computed once and kept.
+   */
+  public Object valueToJava(byte[] row, int column, int anchors) {
+    int start = layout.valueStart(row, column, anchors);
     return start < 0 ? null : DirectRead.toJava(forms[column], row, start);
+  }
+
+  /**
+   * A DECIMAL column's value in an encoded row as a {@code BigDecimal} read straight from its
+   * compact form (equal, scale included, to {@code new BigDecimal} of the text {@link #valueToJava}
+   * gives), the walk starting from the row's {@code anchors}; null when the value is NULL, kept as
+   * its text, or the column is not a DECIMAL: read those from {@link #valueToJava}.
+   */
+  public BigDecimal compactDecimal(byte[] row, int column, int anchors) {
+    int start = forms[column] == ValueForm.DECIMAL ? layout.valueStart(row, column, anchors) : -1;
+    return start < 0 ? null : DirectRead.bigDecimal(row, start);
+  }
+
+  /**
+   * Where the walk to some of the columns of {@code row} may start, packed in a non-zero int for a
+   * holder of the row to keep beside its bytes and pass to {@link #valueToJava(byte[], int, int)}:
+   * reads of later columns then skip the values before the nearest anchor. Computed with one walk.
+   */
+  public int anchors(byte[] row) {
+    return layout.anchors(row);
+  }
+
+  /**
+   * Whether a read of {@code column} would start from one of a row's {@link #anchors}: a holder
+   * need not compute them for reads of the columns before the first.
+   */
+  public boolean pastFirstAnchor(int column) {
+    return layout.pastFirstAnchor(column);
   }
 
   /**
@@ -293,52 +329,11 @@ public final class RowForm {
    * @param values per column in table order, filled
    */
   public void valuesToJava(byte[] row, boolean[] wanted, boolean[] decimals, Object[] values) {
-    RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = RowLayout.keyEnd(in);
-    for (int column : keyColumns) {
-      values[column] = take(column, wanted, decimals, in);
-    }
-    RowLayout.expect(in, keyEnd, "the key");
-    int bitmap = in.skip(bitmapBytes);
-    for (int j = 0; j < otherColumns.length; j++) {
-      int column = otherColumns[j];
-      values[column] = RowLayout.isNull(row, bitmap, j) ? null : take(column, wanted, decimals, in);
-    }
-    RowLayout.end(in);
+    ChosenColumns.read(layout, row, wanted, decimals, values);
   }
 
   /** The longest decimal text read as a BigDecimal: Jackson's default number length limit. */
   public static final int MAX_DECIMAL_TEXT = 1000;
-
-  private Object take(int column, boolean[] wanted, boolean[] decimals, RowSource in) {
-    if (!wanted[column]) {
-      forms[column].skip(in);
-      return null;
-    }
-    if (decimals[column] && forms[column] == ValueForm.DECIMAL) {
-      BigDecimal d = compactDecimal(in);
-      if (d != null) {
-        return d;
-      }
-    }
-    return forms[column].toJava(in);
-  }
-
-  /**
-   * A DECIMAL value in its compact form with a scale from 0 to 900 and an unscaled value that fits
-   * a long (its plain text at most 922 characters), as a BigDecimal: the same unscaled value and
-   * scale as its text parsed. Otherwise null, the reader where it was.
-   */
-  private static BigDecimal compactDecimal(RowSource in) {
-    int start = in.position();
-    long header = Varints.readUnsigned(in);
-    long scale = NumberForms.decimalScale(header >>> 1);
-    if ((header & 1) == 0 && scale >= 0 && scale <= 900 && Varints.fitsLong(in)) {
-      return BigDecimal.valueOf(Varints.readSigned(in), (int) scale);
-    }
-    in.position(start);
-    return null;
-  }
 
   /**
    * Checks that {@code row} has this form's shape: the key ends where its length says, each

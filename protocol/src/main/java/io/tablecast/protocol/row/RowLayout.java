@@ -32,6 +32,12 @@ final class RowLayout {
 
   final int bitmapBytes;
 
+  /** Per column: its place among the other columns, or -1 for a key column. */
+  private final int[] otherPlace;
+
+  /** Other columns per stretch between two anchors ({@link #anchors}): the longest walk + 1. */
+  private final int anchorStep;
+
   /**
    * @throws IllegalArgumentException when a key column is not a column, or is named twice
    */
@@ -60,12 +66,16 @@ final class RowLayout {
       keyPlace[keyColumns[k]] = k;
     }
     this.otherColumns = new int[forms.length - keyColumns.length];
+    this.otherPlace = new int[forms.length];
+    Arrays.fill(otherPlace, -1);
     for (int i = 0, j = 0; i < forms.length; i++) {
       if (keyPlace[i] < 0) {
+        otherPlace[i] = j;
         otherColumns[j++] = i;
       }
     }
     this.bitmapBytes = (otherColumns.length + 7) / 8;
+    this.anchorStep = Math.max(1, (otherColumns.length + ANCHORS) / (ANCHORS + 1));
   }
 
   /** The index of the column named {@code name}, or -1: by identity first, then by equals. */
@@ -84,20 +94,92 @@ final class RowLayout {
     return -1;
   }
 
-  /** Where a column's value begins in {@code row}, or -1 when it is NULL. */
-  int valueStart(byte[] row, int column) {
-    Objects.checkIndex(column, forms.length);
+  /** Anchors kept per row: positions the walk to a column may start from. */
+  static final int ANCHORS = 3;
+
+  private static final int ANCHOR_BITS = 10;
+  private static final int ANCHOR_MASK = (1 << ANCHOR_BITS) - 1;
+
+  /** An anchor too far from the first value to be kept: the walk starts before it. */
+  private static final int NO_ANCHOR = ANCHOR_MASK;
+
+  /**
+   * Where the walk to a column of {@code row} may start without passing the values before it,
+   * packed in an int for the row's holder to keep ({@link RowForm#anchors}): for the other columns
+   * {@code anchorStep}, {@code 2 anchorStep} and {@code 3 anchorStep} (in table order, the key's
+   * columns apart), the position where that column's value begins (or would, were it not NULL),
+   * counted from the first of them in {@link #ANCHOR_BITS} bits each; farther than that, or after a
+   * value that is not plainly well formed, it is not kept. Never 0: the top bit says it was
+   * computed. Never throws: a read of a broken row meets its fault as it would without anchors.
+   */
+  int anchors(byte[] row) {
+    int packed = Integer.MIN_VALUE;
+    int slots = Math.min(ANCHORS, (otherColumns.length - 1) / anchorStep);
+    for (int slot = 0; slot < ANCHORS; slot++) {
+      packed |= NO_ANCHOR << (slot * ANCHOR_BITS);
+    }
+    if (slots <= 0) {
+      return packed;
+    }
+    int bitmap = plainKeyEnd(row);
+    if (bitmap < 0 || bitmapBytes > row.length - bitmap) {
+      return packed; // malformed: reads walk from the start and name the fault
+    }
+    int first = bitmap + bitmapBytes;
+    int at = first;
+    for (int j = 0, slot = 0; slot < slots; j++) {
+      if (j == (slot + 1) * anchorStep) {
+        int offset = at - first;
+        if (offset >= NO_ANCHOR) {
+          break;
+        }
+        packed &= ~(NO_ANCHOR << (slot * ANCHOR_BITS));
+        packed |= offset << (slot * ANCHOR_BITS);
+        slot++;
+      }
+      if (!isNull(row, bitmap, j)) {
+        at = DirectRead.end(passes[otherColumns[j]], row, at);
+        if (at < 0) {
+          break; // not plainly well formed: reads walk past it from an anchor before, as ever
+        }
+      }
+    }
+    return packed;
+  }
+
+  /** Whether a read of {@code column} would start from an anchor: it lies past the first. */
+  boolean pastFirstAnchor(int column) {
+    return otherPlace[column] >= anchorStep && otherColumns.length > 1;
+  }
+
+  /** The key's end from its length varint, or -1 when it is not plainly well formed. */
+  private static int plainKeyEnd(byte[] row) {
     int lengthBytes = DirectRead.varintLength(row, 0);
     long keyLength = lengthBytes == 0 ? -1 : DirectRead.varint(row, 0, lengthBytes);
+    return keyLength < 0 || keyLength > row.length - lengthBytes
+        ? -1
+        : lengthBytes + (int) keyLength;
+  }
+
+  /** Where a column's value begins in {@code row}, or -1 when it is NULL. */
+  int valueStart(byte[] row, int column) {
+    return valueStart(row, column, 0);
+  }
+
+  /**
+   * Where a column's value begins in {@code row}, or -1 when it is NULL, the walk starting from the
+   * nearest of the row's {@code anchors} ({@link #anchors}; 0: none) before it.
+   */
+  int valueStart(byte[] row, int column, int anchors) {
+    Objects.checkIndex(column, forms.length);
+    int keyEnd = plainKeyEnd(row);
     int keyStart;
-    int keyEnd;
-    if (keyLength < 0 || keyLength > row.length - lengthBytes) {
+    if (keyEnd < 0) {
       RowSource in = new RowSource(row, 0, row.length); // refuses what the fast read did not take
       keyEnd = keyEnd(in);
       keyStart = in.position();
     } else {
-      keyStart = lengthBytes;
-      keyEnd = lengthBytes + (int) keyLength;
+      keyStart = DirectRead.varintLength(row, 0);
     }
     int at = keyStart;
     if (keyPlace[column] >= 0) {
@@ -111,7 +193,18 @@ final class RowLayout {
       new RowSource(row, bitmap, row.length).skip(bitmapBytes); // names the fault
     }
     at = bitmap + bitmapBytes;
-    for (int j = 0; ; j++) {
+    int j = 0;
+    if (anchors != 0) {
+      for (int slot = Math.min(ANCHORS, otherPlace[column] / anchorStep) - 1; slot >= 0; slot--) {
+        int offset = (anchors >>> (slot * ANCHOR_BITS)) & ANCHOR_MASK;
+        if (offset != NO_ANCHOR) {
+          j = (slot + 1) * anchorStep;
+          at += offset;
+          break;
+        }
+      }
+    }
+    for (; ; j++) {
       int other = otherColumns[j];
       boolean isNull = isNull(row, bitmap, j);
       if (other == column) {

@@ -49,6 +49,9 @@ class DirectReadTest {
             .as("column %s of %s", columns.get(c).name(), whole)
             .isEqualTo(expected);
         assertThat(form.valueToNode(bytes, c)).isEqualTo(whole.get(columns.get(c).name()));
+        assertThat(form.valueToJava(bytes, c, form.anchors(bytes)))
+            .as("column %s of %s from the row's anchors", columns.get(c).name(), whole)
+            .isEqualTo(expected);
       }
     }
   }
@@ -71,9 +74,13 @@ class DirectReadTest {
         int c = i2;
         String expected = outcome(() -> readByWalk(bad, c));
         String actual = outcome(() -> form.valueToJava(bad, c));
-        if (!actual.equals(expected)) { // the row's hex only for a failure: it is long
+        String anchored = outcome(() -> form.valueToJava(bad, c, form.anchors(bad)));
+        if (!actual.equals(expected) || !anchored.equals(expected)) { // hex only for a failure
           assertThat(actual)
               .as("column %s of %s", columns.get(c).name(), hex(bad))
+              .isEqualTo(expected);
+          assertThat(anchored)
+              .as("column %s of %s from the row's anchors", columns.get(c).name(), hex(bad))
               .isEqualTo(expected);
         }
         if (expected.startsWith("error")) {
@@ -85,6 +92,70 @@ class DirectReadTest {
     }
     assertThat(errors).as("reads refused").isGreaterThan(1_000);
     assertThat(values).as("reads that gave a value").isGreaterThan(1_000);
+  }
+
+  @Test
+  void anchorsLetAReadSkipTheValuesBeforeThemAndStopWhereTheRowGrowsLong() {
+    List<ColumnInfo> wide = new ArrayList<>();
+    wide.add(new ColumnInfo("id", "t", ColumnKind.INTEGER));
+    for (int i = 1; i < 30; i++) {
+      wide.add(new ColumnInfo("c" + i, "t", i % 3 == 0 ? ColumnKind.DECIMAL : ColumnKind.STRING));
+    }
+    RowForm wideForm = new RowForm(wide, List.of("id"));
+    Random random = new Random(5);
+    int[] kept = new int[RowLayout.ANCHORS + 1];
+    for (int i = 0; i < 2_000; i++) {
+      ObjectNode row = NODES.objectNode().put("id", i);
+      int longest = random.nextInt(4) == 0 ? 300 : 20; // some rows pass the anchors' reach
+      for (int c = 1; c < wide.size(); c++) {
+        if (random.nextInt(5) == 0) {
+          row.putNull("c" + c);
+        } else if (c % 3 == 0) {
+          row.put("c" + c, random.nextInt(100_000) + "." + random.nextInt(100));
+        } else {
+          row.put("c" + c, "x".repeat(random.nextInt(longest)));
+        }
+      }
+      byte[] bytes = wideForm.encode(row);
+      int anchors = wideForm.anchors(bytes);
+      assertThat(anchors).isNotZero();
+      int slots = 0;
+      for (int slot = 0; slot < RowLayout.ANCHORS; slot++) {
+        slots += ((anchors >>> (slot * 10)) & 0x3ff) != 0x3ff ? 1 : 0;
+      }
+      kept[slots]++;
+      for (int c = 0; c < wide.size(); c++) {
+        assertThat(wideForm.valueToJava(bytes, c, anchors))
+            .as("column %d of %s", c, row)
+            .isEqualTo(wideForm.valueToJava(bytes, c));
+      }
+    }
+    assertThat(kept[RowLayout.ANCHORS]).as("rows with every anchor").isGreaterThan(1_000);
+    assertThat(kept[0] + kept[1] + kept[2]).as("rows too long for some").isGreaterThan(100);
+  }
+
+  @Test
+  void aCompactDecimalReadsAsTheBigDecimalOfItsText() {
+    int compact = 0;
+    for (int c = 0; c < columns.size(); c++) {
+      if (columns.get(c).kind() != ColumnKind.DECIMAL) {
+        continue;
+      }
+      Random random = new Random(6);
+      for (int i = 0; i < 500; i++) {
+        byte[] bytes = form.encode(randomRow(random));
+        Object text = form.valueToJava(bytes, c);
+        java.math.BigDecimal d = form.compactDecimal(bytes, c, form.anchors(bytes));
+        if (d != null) {
+          compact++;
+          assertThat(d).isEqualTo(new java.math.BigDecimal((String) text)); // scale included
+        }
+      }
+    }
+    assertThat(compact).as("compact decimals read").isGreaterThan(200);
+    assertThat(form.compactDecimal(form.encode(randomRow(new Random(7))), 0, 0))
+        .as("not a DECIMAL column")
+        .isNull();
   }
 
   @Test
