@@ -27,8 +27,9 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * Figure 5 (JMH): a primary-key read from a {@code TableMirror} vs the same read as a JDBC {@code
  * SELECT ... WHERE id = ?} on a HikariCP pooled connection; beside them a typed mirror's get and a
- * generic get that reads three columns of the row. The trial setup starts a fresh schema, a server
- * and a client; keys are drawn from a fixed pseudo-random sequence.
+ * generic get that reads three columns of the row, by the map's {@code get(column)} and by the
+ * row's typed getters. The trial setup starts a fresh schema, a server and a client; keys are drawn
+ * from a fixed pseudo-random sequence.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
