@@ -7,7 +7,11 @@ import java.math.BigDecimal;
  * builds a record from, the columns it does not map passed without decoding.
  */
 final class ChosenColumns {
-  /** The largest scale read as a BigDecimal: its plain text stays within Jackson's 1,000 digits. */
+  /**
+   * The largest scale of a compact decimal ({@link DirectRead#bigDecimal}) read as a BigDecimal:
+   * its plain text (an unscaled value that fits a long: at most 922 characters) stays within {@link
+   * RowForm#MAX_DECIMAL_TEXT}, Jackson's limit; any other decimal is read as its text.
+   */
   private static final int MAX_SCALE = 900;
 
   private ChosenColumns() {}
@@ -17,7 +21,7 @@ final class ChosenColumns {
     RowSource in = new RowSource(row, 0, row.length);
     int keyEnd = RowLayout.keyEnd(in);
     for (int column : layout.keyColumns) {
-      values[column] = take(layout.forms[column], column, wanted, decimals, in);
+      values[column] = take(layout.forms[column], column, wanted, decimals, row, in);
     }
     RowLayout.expect(in, keyEnd, "the key");
     int bitmap = in.skip(layout.bitmapBytes);
@@ -27,40 +31,24 @@ final class ChosenColumns {
       values[column] =
           RowLayout.isNull(row, bitmap, j)
               ? null
-              : take(layout.forms[column], column, wanted, decimals, in);
+              : take(layout.forms[column], column, wanted, decimals, row, in);
     }
     RowLayout.end(in);
   }
 
   private static Object take(
-      ValueForm form, int column, boolean[] wanted, boolean[] decimals, RowSource in) {
+      ValueForm form, int column, boolean[] wanted, boolean[] decimals, byte[] row, RowSource in) {
     if (!wanted[column]) {
       form.skip(in);
       return null;
     }
     if (decimals[column] && form == ValueForm.DECIMAL) {
-      BigDecimal d = compactDecimal(in);
-      if (d != null) {
+      BigDecimal d = DirectRead.bigDecimal(row, in.position());
+      if (d != null && d.scale() <= MAX_SCALE) {
+        form.skip(in); // the value just read
         return d;
       }
     }
     return form.toJava(in);
-  }
-
-  /**
-   * A DECIMAL value in its compact form with a scale from 0 to {@link #MAX_SCALE} and an unscaled
-   * value that fits a long (its plain text at most 922 characters, within {@link
-   * RowForm#MAX_DECIMAL_TEXT}), as a BigDecimal: the same unscaled value and scale as its text
-   * parsed. Otherwise null, the reader where it was.
-   */
-  private static BigDecimal compactDecimal(RowSource in) {
-    int start = in.position();
-    long header = Varints.readUnsigned(in);
-    long scale = NumberForms.decimalScale(header >>> 1);
-    if ((header & 1) == 0 && scale >= 0 && scale <= MAX_SCALE && Varints.fitsLong(in)) {
-      return BigDecimal.valueOf(Varints.readSigned(in), (int) scale);
-    }
-    in.position(start);
-    return null;
   }
 }
