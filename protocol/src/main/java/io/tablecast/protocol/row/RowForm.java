@@ -118,10 +118,17 @@ public final class RowForm {
 
   /** {@code row}: the object the values came from, for messages (null: print the values). */
   private byte[] encode(JsonNode[] values, JsonNode row) {
-    byte[] keyBytes = encodeKey(values, row);
-    RowSink out = new RowSink(keyBytes.length + 2 + bitmapBytes + 8 * otherColumns.length);
-    Varints.writeUnsigned(out, keyBytes.length);
-    out.write(keyBytes);
+    RowSink out = new RowSink(2 + 8 * (keyColumns.length + otherColumns.length) + bitmapBytes);
+    out.write(0); // the key's length, a one-byte varint below 128: set once the key is written
+    writeKey(values, row, out);
+    int keyLength = out.size() - 1;
+    if (keyLength < 0x80) {
+      out.set(0, keyLength);
+    } else { // a longer varint: the key written again after it
+      out = new RowSink(keyLength + 3 + bitmapBytes + 8 * otherColumns.length);
+      Varints.writeUnsigned(out, keyLength);
+      writeKey(values, row, out);
+    }
     int bitmap = out.size();
     for (int i = 0; i < bitmapBytes; i++) {
       out.write(0);
@@ -175,6 +182,11 @@ public final class RowForm {
   /** The key of values in table order; {@code shown}: what a message prints (null: the values). */
   private byte[] encodeKey(JsonNode[] values, JsonNode shown) {
     RowSink out = new RowSink(8 * keyColumns.length);
+    writeKey(values, shown, out);
+    return out.toByteArray();
+  }
+
+  private void writeKey(JsonNode[] values, JsonNode shown, RowSink out) {
     for (int column : keyColumns) {
       JsonNode v = values[column];
       if (v == null || v.isNull()) {
@@ -184,11 +196,10 @@ public final class RowForm {
                 + " is "
                 + (v == null ? "missing" : "NULL")
                 + " in "
-                + abbreviated(shown != null ? shown : valuesNode(values)));
+                + ValueBytes.abbreviated(shown != null ? shown : valuesNode(values)));
       }
       encodeValue(column, v, out);
     }
-    return out.toByteArray();
   }
 
   /** The key of an encoded row: the same bytes as {@link #encodeKey} of the row's JSON form. */
@@ -381,13 +392,8 @@ public final class RowForm {
               + "): "
               + e.getMessage()
               + ", was "
-              + abbreviated(v),
+              + ValueBytes.abbreviated(v),
           e);
     }
-  }
-
-  private static String abbreviated(JsonNode v) {
-    String s = v.toString();
-    return s.length() > 80 ? s.substring(0, 77) + "..." : s;
   }
 }

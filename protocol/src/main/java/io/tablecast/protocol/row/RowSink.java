@@ -48,6 +48,11 @@ final class RowSink {
     return size;
   }
 
+  /** Sets the byte at {@code index} (written before) to {@code b}. */
+  void set(int index, int b) {
+    bytes[index] = (byte) b;
+  }
+
   byte[] toByteArray() {
     return Arrays.copyOf(bytes, size);
   }

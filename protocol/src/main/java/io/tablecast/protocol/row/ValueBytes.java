@@ -52,6 +52,12 @@ final class ValueBytes {
     return v.textValue();
   }
 
+  /** A value as an error message shows it: its JSON, cut at 80 characters. */
+  static String abbreviated(JsonNode v) {
+    String s = v.toString();
+    return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+  }
+
   static IllegalArgumentException unexpected(JsonNode v) {
     return new IllegalArgumentException(
         "a " + v.getNodeType() + " value where the column's JSON form was expected");

@@ -235,6 +235,26 @@ class RowFormTest {
   }
 
   @Test
+  void keysOnEitherSideOfAOneByteLengthAreWrittenWithTheirLengthAndReadBack() {
+    RowForm form =
+        new RowForm(
+            List.of(
+                new ColumnInfo("k", "text", ColumnKind.STRING),
+                new ColumnInfo("v", "text", ColumnKind.STRING)),
+            List.of("k"));
+    for (int length : new int[] {0, 1, 125, 126, 127, 128, 129, 300, 20_000}) {
+      ObjectNode row = NODES.objectNode().put("k", "k".repeat(length)).put("v", "value");
+      byte[] bytes = form.encode(row);
+      byte[] key = form.encodeKey(NODES.objectNode().put("k", "k".repeat(length)));
+      assertThat(form.toNode(bytes)).as("key text of %s", length).isEqualTo(row);
+      assertThat(form.keyOf(bytes)).as("key text of %s", length).isEqualTo(key);
+      int lengthBytes = key.length < 0x80 ? 1 : key.length < 0x4000 ? 2 : 3; // varint
+      assertThat(RowForm.keyStart(bytes)).as("key text of %s", length).isEqualTo(lengthBytes);
+      assertThat(RowForm.keyLength(bytes)).as("key text of %s", length).isEqualTo(key.length);
+    }
+  }
+
+  @Test
   void aValueNotOfItsKindsFormIsRefusedNamingTheColumn() {
     RowForm form =
         new RowForm(List.of(new ColumnInfo("price", "decimal", ColumnKind.DECIMAL)), List.of());

@@ -36,8 +36,8 @@ final class ColumnValues {
     switch (c.kind()) {
       case INTEGER:
         {
-          if (v.isInt() || v.isLong()) { // nearly every value: no BigInteger on the way
-            return NODES.numberNode(v.longValue());
+          if (v.isInt() || v.isLong()) { // nearly every value: kept, the row form writes its long
+            return v;
           }
           BigInteger i = v.isNumber() ? v.bigIntegerValue() : new BigInteger(v.asText().trim());
           return i.compareTo(LONG_MIN) >= 0 && i.compareTo(LONG_MAX) <= 0

@@ -33,23 +33,41 @@ final class FlatJsonObject {
 
   private static final JsonNodeFactory NODES = MessageCodec.jsonMapper().getNodeFactory();
 
+  /**
+   * Integers up to this many characters (sign included) are read into a long as they are passed: at
+   * most 18 digits always fit, and {@link JsonNumbers#node} reads them so too.
+   */
+  private static final int MAX_LONG_CHARS = 18;
+
+  /** Read in place (no copy of its characters: this runs for every image the tail reads). */
   private final String text;
-  private final char[] chars;
+
+  private final int length;
   private int pos;
   private int nameStart = -1;
   private int nameEnd;
+
+  /** The value's text; for a number made only when asked ({@link #text}). */
   private String value;
+
+  private int valueStart;
+  private int valueEnd;
+
+  /** The value of an integer of at most {@link #MAX_LONG_CHARS} characters, read as passed. */
+  private long integer;
+
+  private boolean readAsLong;
   private JsonToken token;
 
   FlatJsonObject(String text) {
     this.text = text;
-    this.chars = text.toCharArray();
+    this.length = text.length();
   }
 
   /** Reads up to the opening brace: false when the text starts with anything else. */
   boolean open() {
     skipSpace();
-    if (pos < chars.length && chars[pos] == '{') {
+    if (pos < length && text.charAt(pos) == '{') {
       pos++;
       return true;
     }
@@ -61,10 +79,10 @@ final class FlatJsonObject {
    */
   int next() {
     skipSpace();
-    if (pos >= chars.length) {
+    if (pos >= length) {
       return GAVE_UP;
     }
-    char c = chars[pos];
+    char c = text.charAt(pos);
     if (nameStart < 0 && c == '}') {
       return END; // {}
     }
@@ -84,7 +102,7 @@ final class FlatJsonObject {
       return GAVE_UP;
     }
     skipSpace();
-    if (pos >= chars.length || chars[pos] != ':') {
+    if (pos >= length || text.charAt(pos) != ':') {
       return GAVE_UP;
     }
     pos++;
@@ -94,25 +112,21 @@ final class FlatJsonObject {
 
   /** The field's name. */
   String name() {
-    return new String(chars, nameStart, nameEnd - nameStart);
+    return text.substring(nameStart, nameEnd);
   }
 
   /** Whether the field's name is {@code candidate}, without making a string of it. */
   boolean nameIs(String candidate) {
-    int length = nameEnd - nameStart;
-    if (candidate.length() != length) {
-      return false;
-    }
-    for (int i = 0; i < length; i++) {
-      if (candidate.charAt(i) != chars[nameStart + i]) {
-        return false;
-      }
-    }
-    return true;
+    int nameLength = nameEnd - nameStart;
+    return candidate.length() == nameLength
+        && text.regionMatches(nameStart, candidate, 0, nameLength);
   }
 
   /** The field's value as Jackson's {@code getText} gives it: a string unquoted, a number as is. */
   String text() {
+    if (value == null && token != null && token.isNumeric()) {
+      value = text.substring(valueStart, valueEnd);
+    }
     return value;
   }
 
@@ -130,8 +144,14 @@ final class FlatJsonObject {
       case VALUE_STRING:
         return NODES.textNode(value);
       case VALUE_NUMBER_INT:
+        if (readAsLong) { // as JsonNumbers.node reads it, without its text
+          return integer == (int) integer
+              ? NODES.numberNode((int) integer)
+              : NODES.numberNode(integer);
+        }
+        return JsonNumbers.node(text());
       case VALUE_NUMBER_FLOAT:
-        return JsonNumbers.node(value);
+        return JsonNumbers.node(text());
       case VALUE_TRUE:
         return NODES.booleanNode(true);
       case VALUE_FALSE:
@@ -142,14 +162,14 @@ final class FlatJsonObject {
   }
 
   private boolean value() {
-    if (pos >= chars.length) {
+    if (pos >= length) {
       return false;
     }
-    char c = chars[pos];
+    char c = text.charAt(pos);
     if (c == '"') {
       int start = pos + 1;
       int end = stringEnd();
-      value = end < 0 ? null : new String(chars, start, end - start);
+      value = end < 0 ? null : text.substring(start, end);
       token = JsonToken.VALUE_STRING;
       return value != null;
     }
@@ -166,11 +186,11 @@ final class FlatJsonObject {
    * closing quote, or -1 for any other text.
    */
   private int stringEnd() {
-    if (pos >= chars.length || chars[pos] != '"') {
+    if (pos >= length || text.charAt(pos) != '"') {
       return -1;
     }
-    for (int i = pos + 1; i < chars.length; i++) {
-      char c = chars[i];
+    for (int i = pos + 1; i < length; i++) {
+      char c = text.charAt(i);
       if (c == '"') {
         pos = i + 1;
         return i;
@@ -191,8 +211,19 @@ final class FlatJsonObject {
     if (end < 0 || end - pos > MAX_NUMBER_CHARS) {
       return false;
     }
-    value = new String(chars, pos, end - pos);
-    boolean integral = value.indexOf('.') < 0 && value.indexOf('e') < 0 && value.indexOf('E') < 0;
+    boolean negative = text.charAt(pos) == '-';
+    long read = 0;
+    boolean integral = true;
+    for (int i = negative ? pos + 1 : pos; i < end && integral; i++) {
+      char c = text.charAt(i);
+      integral = c >= '0' && c <= '9';
+      read = read * 10 + (c - '0'); // meaningless past MAX_LONG_CHARS, and then not used
+    }
+    value = null;
+    valueStart = pos;
+    valueEnd = end;
+    readAsLong = integral && end - pos <= MAX_LONG_CHARS;
+    integer = negative ? -read : read;
     token = integral ? JsonToken.VALUE_NUMBER_INT : JsonToken.VALUE_NUMBER_FLOAT;
     pos = end;
     return true;
@@ -203,7 +234,7 @@ final class FlatJsonObject {
       return false;
     }
     int end = pos + word.length();
-    if (end < chars.length && Character.isLetterOrDigit(chars[end])) {
+    if (end < length && Character.isLetterOrDigit(text.charAt(end))) {
       return false; // trueX: Jackson names the token
     }
     pos = end;
@@ -213,8 +244,8 @@ final class FlatJsonObject {
   }
 
   private void skipSpace() {
-    while (pos < chars.length) {
-      char c = chars[pos];
+    while (pos < length) {
+      char c = text.charAt(pos);
       if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
         return;
       }

@@ -135,7 +135,10 @@ final class ImageFields {
         learn = false; // an image with other fields teaches no order
         continue;
       }
-      normalized[column] = isPlainDecimal(column, image.token(), image.text());
+      // a number's text is made only for a DECIMAL column
+      normalized[column] =
+          columns[column].kind() == ColumnKind.DECIMAL
+              && isPlainDecimal(column, image.token(), image.text());
       values[column] = normalized[column] ? NODES.textNode(image.text()) : image.node();
     }
     if (learn && seen != null && read == FlatJsonObject.END && fields == columns.length) {
