@@ -4,17 +4,42 @@ import java.util.Objects;
 
 /**
  * A table's schema (PostgreSQL schema or MySQL database) and name. Its qualified form {@code
- * schema.table} is the name clients subscribe with.
+ * schema.table} is the name clients subscribe with. A value class (equal by schema and name, as the
+ * record it was), not a record, so that the qualified name is made once: the hub names a table with
+ * it for every change.
  */
-public record TableId(String schema, String name) {
-  public TableId {
-    Objects.requireNonNull(schema, "schema");
-    Objects.requireNonNull(name, "name");
+public final class TableId {
+  private final String schema;
+  private final String name;
+  private final String qualified;
+
+  public TableId(String schema, String name) {
+    this.schema = Objects.requireNonNull(schema, "schema");
+    this.name = Objects.requireNonNull(name, "name");
+    this.qualified = schema + "." + name;
+  }
+
+  public String schema() {
+    return schema;
+  }
+
+  public String name() {
+    return name;
   }
 
   /** {@code schema.table}, the name used in configuration, on the wire and in the outbox. */
   public String qualified() {
-    return schema + "." + name;
+    return qualified;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TableId other && schema.equals(other.schema) && name.equals(other.name);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * schema.hashCode() + name.hashCode();
   }
 
   /**
