@@ -18,7 +18,7 @@ final class ChangeKeys {
   static List<RowChange> keyed(String table, List<Change> changes, List<String> primaryKey) {
     List<RowChange> keyed = new ArrayList<>(changes.size());
     for (Change c : changes) {
-      Object key = RowKeys.fromKeyArray(c.key());
+      Object key = RowKeys.ofChange(c.key(), c.after());
       Object oldKey = oldKey(c, key, primaryKey);
       if (c.op() == Op.DELETE) {
         keyed.add(new RowChange(key, oldKey, null));

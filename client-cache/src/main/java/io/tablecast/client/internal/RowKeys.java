@@ -38,6 +38,22 @@ public final class RowKeys {
   }
 
   /**
+   * The key of a change, equal to {@link #fromKeyArray} of its key: read from its row's bytes, by
+   * the key columns of the row's own layout, when it has a row in the row form (no key values
+   * decoded: this runs for every change a mirror applies), else from its key's values.
+   */
+  static Object ofChange(ArrayNode key, ObjectNode after) {
+    if (after instanceof PackedRow packed && packed.form() != null) {
+      RowForm form = packed.form();
+      Object fromBytes = fromPacked(form, packed.bytes(), form.primaryKey());
+      if (fromBytes != null) {
+        return fromBytes;
+      }
+    }
+    return fromKeyArray(key);
+  }
+
+  /**
    * The key of a row image, from its primary-key columns.
    *
    * @throws IllegalArgumentException naming the missing column

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.PackedKey;
 import io.tablecast.protocol.row.PackedRow;
 import io.tablecast.protocol.row.RowForm;
 import java.math.BigInteger;
@@ -78,6 +79,32 @@ class RowKeysTest {
       assertThat(packed.decoded()).as("tree built for key %s", key).isFalse();
     }
     RowForm byRatio = new RowForm(columns, List.of("ratio")); // a float part: its JSON text
+    for (List<String> key :
+        List.of(
+            List.of("id"),
+            List.of("name"),
+            List.of("big"),
+            List.of("ratio"),
+            List.of("ok", "id"),
+            List.of("name", "ratio", "big"))) {
+      RowForm form = new RowForm(columns, key);
+      byte[] row = form.encode(tree);
+      PackedKey changeKey = PackedKey.of(form, form.keyOf(row));
+      Object expected = RowKeys.fromKeyArray(PackedKey.of(form, form.keyOf(row)));
+      assertThat(RowKeys.ofChange(changeKey, PackedRow.of(form, row)))
+          .as("change of key %s", key)
+          .isEqualTo(expected);
+      assertThat(RowKeys.ofChange(changeKey, null)).as("delete of key %s", key).isEqualTo(expected);
+      assertThat(RowKeys.ofChange(PackedKey.of(form, form.keyOf(row)), PackedRow.of(form, row)))
+          .as("key %s", key)
+          .isEqualTo(expected);
+    }
+    PackedKey unread = PackedKey.of(byRatio, byRatio.keyOf(byRatio.encode(tree)));
+    RowForm byId = new RowForm(columns, List.of("id"));
+    PackedKey idKey = PackedKey.of(byId, byId.keyOf(byId.encode(tree)));
+    RowKeys.ofChange(idKey, PackedRow.of(byId, byId.encode(tree)));
+    assertThat(idKey.decoded()).as("an integer key read from the row's bytes").isFalse();
+    assertThat(unread.decoded()).isFalse();
     assertThat(RowKeys.fromRow(PackedRow.of(byRatio, byRatio.encode(tree)), List.of("ratio")))
         .isEqualTo("1.5");
     assertThat(RowKeys.fromRowOrNull(PackedRow.of(byRatio, byRatio.encode(tree)), List.of("no")))

@@ -56,7 +56,7 @@ public final class PackedKey extends ArrayNode {
     if (values.form != null) {
       throw new IllegalStateException("the key is already bound to a layout");
     }
-    form.keyToNode(values.bytes); // checks the bytes (a key is a few values)
+    form.checkKey(values.bytes);
     values.form = form;
   }
 

@@ -257,6 +257,16 @@ public final class RowForm {
     return out;
   }
 
+  /**
+   * Checks that {@code key} is a key of this form, as {@link #keyToNode} reads it, building
+   * nothing.
+   *
+   * @throws MalformedRowException when it is not
+   */
+  public void checkKey(byte[] key) {
+    layout.checkKey(key);
+  }
+
   /** The key's values in key order, in their JSON forms. */
   public ArrayNode keyToNode(byte[] key) {
     ArrayNode out = ValueForm.NODES.arrayNode(keyColumns.length);
@@ -355,19 +365,7 @@ public final class RowForm {
    * @throws MalformedRowException naming where the row breaks
    */
   public void check(byte[] row) {
-    RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = RowLayout.keyEnd(in);
-    for (int column : keyColumns) {
-      forms[column].skip(in);
-    }
-    RowLayout.expect(in, keyEnd, "the key");
-    int bitmap = in.skip(bitmapBytes);
-    for (int j = 0; j < otherColumns.length; j++) {
-      if (!RowLayout.isNull(row, bitmap, j)) {
-        forms[otherColumns[j]].skip(in);
-      }
-    }
-    RowLayout.end(in);
+    layout.check(row);
   }
 
   /** Writes an encoded row as a JSON object: the same text as Jackson writes {@link #toNode}. */

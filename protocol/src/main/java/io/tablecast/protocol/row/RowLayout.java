@@ -228,6 +228,34 @@ final class RowLayout {
   }
 
   /** Whether the {@code j}-th other column is NULL in the bitmap at {@code bitmap}. */
+  /** {@link RowForm#check}. */
+  void check(byte[] row) {
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = keyEnd(in);
+    skipKey(in);
+    expect(in, keyEnd, "the key");
+    int bitmap = in.skip(bitmapBytes);
+    for (int j = 0; j < otherColumns.length; j++) {
+      if (!isNull(row, bitmap, j)) {
+        forms[otherColumns[j]].skip(in);
+      }
+    }
+    end(in);
+  }
+
+  /** {@link RowForm#checkKey}. */
+  void checkKey(byte[] key) {
+    RowSource in = new RowSource(key, 0, key.length);
+    skipKey(in);
+    end(in);
+  }
+
+  private void skipKey(RowSource in) {
+    for (int column : keyColumns) {
+      forms[column].skip(in);
+    }
+  }
+
   static boolean isNull(byte[] row, int bitmap, int j) {
     return (row[bitmap + (j >>> 3)] & (1 << (j & 7))) != 0;
   }
