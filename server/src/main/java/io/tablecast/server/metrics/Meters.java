@@ -13,6 +13,14 @@ import java.util.List;
 final class Meters {
   private final MeterRegistry registry;
 
+  /**
+   * The tail's two counters, looked up once: it counts every outbox read, and registering looks the
+   * meter up by its id (name and tags compared) each time.
+   */
+  private volatile Counter tailRows;
+
+  private volatile Counter tailReads;
+
   Meters(MeterRegistry registry) {
     this.registry = registry;
   }
@@ -144,15 +152,27 @@ final class Meters {
   }
 
   Counter tailRowsCounter() {
-    return Counter.builder("tablecast.tail.rows")
-        .description("outbox rows read by the tail")
-        .register(registry);
+    Counter c = tailRows;
+    if (c == null) { // registered at most twice by racing threads: the registry gives one meter
+      c =
+          Counter.builder("tablecast.tail.rows")
+              .description("outbox rows read by the tail")
+              .register(registry);
+      tailRows = c;
+    }
+    return c;
   }
 
   Counter tailReadsCounter() {
-    return Counter.builder("tablecast.tail.reads")
-        .description("reads of the outbox by the tail, empty or not")
-        .register(registry);
+    Counter c = tailReads;
+    if (c == null) {
+      c =
+          Counter.builder("tablecast.tail.reads")
+              .description("reads of the outbox by the tail, empty or not")
+              .register(registry);
+      tailReads = c;
+    }
+    return c;
   }
 
   Counter coalescedCounter() {
