@@ -227,7 +227,6 @@ final class RowLayout {
     return in.position();
   }
 
-  /** Whether the {@code j}-th other column is NULL in the bitmap at {@code bitmap}. */
   /** {@link RowForm#check}. */
   void check(byte[] row) {
     RowSource in = new RowSource(row, 0, row.length);
@@ -256,6 +255,7 @@ final class RowLayout {
     }
   }
 
+  /** Whether the {@code j}-th other column is NULL in the bitmap at {@code bitmap}. */
   static boolean isNull(byte[] row, int bitmap, int j) {
     return (row[bitmap + (j >>> 3)] & (1 << (j & 7))) != 0;
   }
