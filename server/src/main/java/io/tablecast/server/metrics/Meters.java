@@ -14,15 +14,23 @@ final class Meters {
   private final MeterRegistry registry;
 
   /**
-   * The tail's two counters, looked up once: it counts every outbox read, and registering looks the
-   * meter up by its id (name and tags compared) each time.
+   * The tail's two counters, registered once: it counts every outbox read, and registering looks
+   * the meter up by its id (name and tags compared) each time.
    */
-  private volatile Counter tailRows;
+  private final Counter tailRows;
 
-  private volatile Counter tailReads;
+  private final Counter tailReads;
 
   Meters(MeterRegistry registry) {
     this.registry = registry;
+    this.tailRows =
+        Counter.builder("tablecast.tail.rows")
+            .description("outbox rows read by the tail")
+            .register(registry);
+    this.tailReads =
+        Counter.builder("tablecast.tail.reads")
+            .description("reads of the outbox by the tail, empty or not")
+            .register(registry);
   }
 
   /** Registers every per-table counter and timer of {@code table}, at zero. */
@@ -152,27 +160,11 @@ final class Meters {
   }
 
   Counter tailRowsCounter() {
-    Counter c = tailRows;
-    if (c == null) { // registered at most twice by racing threads: the registry gives one meter
-      c =
-          Counter.builder("tablecast.tail.rows")
-              .description("outbox rows read by the tail")
-              .register(registry);
-      tailRows = c;
-    }
-    return c;
+    return tailRows;
   }
 
   Counter tailReadsCounter() {
-    Counter c = tailReads;
-    if (c == null) {
-      c =
-          Counter.builder("tablecast.tail.reads")
-              .description("reads of the outbox by the tail, empty or not")
-              .register(registry);
-      tailReads = c;
-    }
-    return c;
+    return tailReads;
   }
 
   Counter coalescedCounter() {
