@@ -46,26 +46,7 @@ echo "|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
 
 for db in $DBS; do
   progress "$db: creating tc_big.bench_rows with $ROWS rows"
-  cols="id BIGINT NOT NULL PRIMARY KEY, version BIGINT NOT NULL, name VARCHAR(32) NOT NULL, price DECIMAL(10,2) NOT NULL, qty INT NOT NULL"
-  my_at=""; pg_at=""
-  if [ -n "$UPDATED_AT" ]; then
-    [ "$db" = mariadb ] && cols="$cols, updated_at DATETIME(6) NOT NULL" || cols="$cols, updated_at TIMESTAMPTZ NOT NULL"
-    my_at=", TIMESTAMP'2026-01-01 00:00:00' + INTERVAL seq * 1001 MICROSECOND"
-    pg_at=", TIMESTAMPTZ '2026-01-01 00:00:00+00' + i * INTERVAL '1001 microseconds'"
-  fi
-  if [ "$db" = mariadb ]; then
-    my -e "DROP DATABASE IF EXISTS tc_big; CREATE DATABASE tc_big"
-    my tc_big -e "CREATE TABLE bench_rows ($cols);
-      INSERT INTO bench_rows SELECT seq, 0, CONCAT('row-', seq), seq % 1000 + 0.99, seq % 100$my_at FROM seq_1_to_$ROWS; ANALYZE TABLE bench_rows" >/dev/null
-    url="jdbc:mariadb://127.0.0.1:$MYSQL_PORT/tc_big?user=root"
-    size=$(my -e "SELECT data_length + index_length FROM information_schema.tables WHERE table_schema = 'tc_big' AND table_name = 'bench_rows'")
-  else
-    pg -c "DROP SCHEMA IF EXISTS tc_big CASCADE" -c "CREATE SCHEMA tc_big" -c "CREATE TABLE tc_big.bench_rows ($cols)" \
-      -c "INSERT INTO tc_big.bench_rows SELECT i, 0, 'row-' || i, i % 1000 + 0.99, i % 100$pg_at FROM generate_series(1, $ROWS) i" \
-      -c "VACUUM ANALYZE tc_big.bench_rows"
-    url="jdbc:postgresql://127.0.0.1:$PG_PORT/test?user=postgres"
-    size=$(pg -c "SELECT pg_total_relation_size('tc_big.bench_rows')")
-  fi
+  create_big_table "$db" "$ROWS" "$UPDATED_AT" # sets url and size
   port=$(free_port)
   printf 'server_name: big-table\nlisten: { host: 127.0.0.1, port: %s }\nsource:\n  jdbc_url: "%s"\n  install_triggers: true\ncached_tables: [tc_big.bench_rows]\n' \
     "$port" "$url" >"$WORK/$db.yaml"
@@ -73,10 +54,7 @@ for db in $DBS; do
   t0=$(date +%s%N)
   java -Xmx"$HEAP" -jar "$JAR" serve --config "$WORK/$db.yaml" >"$WORK/$db-server.log" 2>&1 &
   server=$!; PIDS+=("$server")
-  until curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
-    kill -0 "$server" 2>/dev/null || { tail -30 "$WORK/$db-server.log" >&2; exit 1; }
-    sleep 0.5
-  done
+  await_health "$server" "$port" "$WORK/$db-server.log" || exit 1
   start=$(awk -v t="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.1f s", t / 1e9 }')
   server_heap=$(heap_after_full_gc "$server")
   progress "$db: server ready in $start, heap $(mib "$server_heap") MiB"
@@ -98,7 +76,7 @@ for db in $DBS; do
   progress "$line"
   kill "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
-  if [ "$db" = mariadb ]; then my -e "DROP DATABASE tc_big"; else pg -c "DROP SCHEMA tc_big CASCADE"; fi
+  drop_big_table "$db"
 done
 
 {

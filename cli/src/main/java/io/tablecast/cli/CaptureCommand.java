@@ -55,6 +55,7 @@ final class CaptureCommand implements Callable<Integer> {
                   endpoints.close();
                 },
                 "tablecast-shutdown"));
+    StartedMark.started();
     capture.awaitTermination();
     endpoints.close();
     if (capture.failure() != null) {

@@ -38,6 +38,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     TablecastServer server = TablecastServer.start(cfg);
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tablecast-shutdown"));
+    StartedMark.started();
     server.awaitTermination();
     return 0;
   }

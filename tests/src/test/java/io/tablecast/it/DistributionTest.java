@@ -89,7 +89,12 @@ class DistributionTest {
     assertThat(exec.find()).as(unit).isTrue();
     assertThat(home.resolve(exec.group(1))).isEqualTo(home.resolve("bin/tablecast"));
     assertThat(exec.group(2)).isEqualTo("serve --config /opt/tablecast/conf/tablecast.yaml");
-    assertThat(unit).contains("[Install]", "WantedBy=multi-user.target", "User=tablecast");
+    assertThat(unit)
+        .contains(
+            "[Install]",
+            "WantedBy=multi-user.target",
+            "User=tablecast",
+            "CacheDirectory=tablecast");
   }
 
   @Test
@@ -279,6 +284,13 @@ class DistributionTest {
     }
     assertThat(server.waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s of SIGTERM").isTrue();
     assertThat(server.exitValue()).isEqualTo(143);
+    // the class-data-sharing archive the JVM wrote as it exited, for the next start (its lines
+    // stayed out of the JSON log: read below), and the server's mark that this run started
+    try (Stream<Path> cds = Files.list(dir.resolve("cds"))) {
+      assertThat(cds.map(p -> p.getFileName().toString()))
+          .anyMatch(n -> n.matches("serve-\\d+\\.jsa\\.\\d+\\.new"))
+          .anyMatch(n -> n.matches("serve-\\d+\\.jsa\\.\\d+\\.new\\.started"));
+    }
     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
     List<JsonNode> events = new ArrayList<>();
     for (String line : lines) {
@@ -318,6 +330,7 @@ class DistributionTest {
   private static void environment(Map<String, String> target, Map<String, String> extra) {
     target.put("JAVA_HOME", System.getProperty("java.home"));
     target.put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+    target.put("TABLECAST_CDS_DIR", dir.resolve("cds").toString()); // not the user's cache
     target.remove("TABLECAST_LOG_FORMAT");
     target.remove("TABLECAST_LOG_LEVEL");
     target.putAll(extra);

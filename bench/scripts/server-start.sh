@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# A server's start on a big table as a user runs it, `bin/tablecast serve` (docs/BENCHMARKS.md,
+# "Server start from a class-data-sharing archive"): with the launcher's class-data sharing (an
+# archive written by a first, unmeasured run) and without it (TABLECAST_CDS=off), alternated.
+#
+# For each database: the benchmark table with ROWS rows in tc_big (as big-table.sh makes it); then
+# ROUNDS pairs of starts of the checkout's launcher (-Xmx$HEAP, install_triggers), each measured from
+# the process's start to /health answering 200, with the server's own "started in" and the JVM's
+# CPU then (utime + stime). Prints a table of each start and the medians.
+#
+# Usage: bench/scripts/server-start.sh [--db mariadb|postgresql|both] [--rows 1000000]
+#          [--rounds 5] [--heap 2g] [--mysql-port 3306] [--pg-port 5432]
+#          [--out bench-results/server-start.md]
+# Build first: ./mvnw -q -o -DskipTests package (the launcher runs cli/target/tablecast.jar)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DBS=postgresql; ROWS=1000000; ROUNDS=5; HEAP=2g; MYSQL_PORT=3306; PG_PORT=5432
+OUT=bench-results/server-start.md
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --db) DBS=$2; shift 2;; --rows) ROWS=$2; shift 2;; --rounds) ROUNDS=$2; shift 2;;
+    --heap) HEAP=$2; shift 2;; --mysql-port) MYSQL_PORT=$2; shift 2;; --pg-port) PG_PORT=$2; shift 2;;
+    --out) OUT=$2; shift 2;;
+    -h|--help) sed -n 2,14p "$0"; exit 0;;
+    *) echo "server-start: unknown option $1" >&2; exit 2;;
+  esac
+done
+[ "$DBS" = both ] && DBS="mariadb postgresql"
+[ -f cli/target/tablecast.jar ] || { echo "server-start: build first: ./mvnw -q -o -DskipTests package" >&2; exit 1; }
+WORK=$(mktemp -d /tmp/tc-server-start.XXXXXX)
+mkdir -p "$(dirname "$OUT")"
+# shellcheck source=bench/scripts/processes.sh
+. bench/scripts/processes.sh
+progress() { printf '[server-start] %s\n' "$*" >&2; }
+TICKS=$(getconf CLK_TCK)
+
+# one start: prints "wall_ms own_ms cpu_ms"
+start_once() { # db, label, cds setting
+  local port log server t0 wall own cpu
+  port=$(free_port)
+  printf 'server_name: server-start\nlisten: { host: 127.0.0.1, port: %s }\nsource:\n  jdbc_url: "%s"\n  install_triggers: true\ncached_tables: [tc_big.bench_rows]\n' \
+    "$port" "$url" >"$WORK/$1.yaml"
+  log="$WORK/$1-$2.log"
+  t0=$(date +%s%N)
+  TABLECAST_CDS=$3 TABLECAST_CDS_DIR="$WORK/cds" TABLECAST_JAVA_OPTS="-Xmx$HEAP" \
+    bin/tablecast serve --config "$WORK/$1.yaml" >"$log" 2>&1 &
+  server=$!; PIDS+=("$server")
+  await_health "$server" "$port" "$log" || exit 1
+  wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+  cpu=$(awk -v t="$TICKS" '{ printf "%d", ($14 + $15) * 1000 / t }' "/proc/$server/stat")
+  own=$(sed -n 's/.* started on .* in \([0-9]*\) ms.*/\1/p' "$log" | head -1)
+  kill "$server"; wait "$server" 2>/dev/null || true
+  echo "$wall $own $cpu"
+}
+median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+{
+  echo "# Server start on $ROWS rows, bin/tablecast serve -Xmx$HEAP: class-data sharing off / on"
+  echo
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); logs in $WORK"
+  echo
+  echo "| database | round | off: to /health, server's own, JVM CPU (ms) | on: to /health, server's own, JVM CPU (ms) | load |"
+  echo "|---|---|---|---|---|"
+} >"$OUT"
+for db in $DBS; do
+  progress "$db: creating tc_big.bench_rows with $ROWS rows"
+  create_big_table "$db" "$ROWS"
+  rm -rf "$WORK/cds"
+  progress "$db: a first run writes the archive (not measured)"
+  start_once "$db" first on >/dev/null
+  offs=(); ons=()
+  for r in $(seq "$ROUNDS"); do
+    off=$(start_once "$db" "off-$r" off); on=$(start_once "$db" "on-$r" on)
+    offs+=("$off"); ons+=("$on")
+    line="| $db | $r | ${off// /, } | ${on// /, } | $(cut -d' ' -f1 /proc/loadavg) |"
+    echo "$line" >>"$OUT"; progress "$line"
+  done
+  for i in 1 2 3; do
+    mo[$i]=$(printf '%s\n' "${offs[@]}" | cut -d' ' -f$i | median)
+    mn[$i]=$(printf '%s\n' "${ons[@]}" | cut -d' ' -f$i | median)
+  done
+  echo "| $db | **median** | ${mo[1]}, ${mo[2]}, ${mo[3]} | ${mn[1]}, ${mn[2]}, ${mn[3]} | |" >>"$OUT"
+  drop_big_table "$db"
+done
+cat "$OUT"
