@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * writes nothing.
  */
 class LauncherClassSharingTest {
-  /** Where each run's JVM lists the classes it loaded and where from. */
-  private static final String CLASS_LOG = "classes.txt";
+  /** The JVM option that lists the classes a run loaded and where from, in {@link #classLog}. */
+  private static final String CLASS_LOG_OPTION = "-Xlog:class+load=info:file=";
 
   @TempDir static Path dir;
   private static Path served;
@@ -54,16 +56,25 @@ class LauncherClassSharingTest {
         .anyMatch(n -> n.matches("serve-\\d+\\.jsa\\.\\d+\\.new\\.started"));
     assertThat(classesFromTheArchive()).as("the first run had no archive to start from").isZero();
 
-    // an archive of other jars or another JVM: removed once this one is in place
-    Files.writeString(cds.resolve("serve-1.jsa"), "");
+    // archives of other jars, JVMs or options: one unused for eight days, one of today
+    Path stale = Files.writeString(cds.resolve("serve-1.jsa"), "");
+    Files.setLastModifiedTime(stale, FileTime.from(Instant.now().minus(Duration.ofDays(8))));
+    Files.writeString(cds.resolve("serve-2.jsa"), "");
     assertThat(stopAfterStart(cds, Map.of())).isEqualTo(143);
     assertThat(names(cds))
-        .as("adopted, under its own name; the other one removed")
-        .hasSize(1)
-        .allMatch(n -> n.matches("serve-\\d+\\.jsa"));
+        .as("adopted, under its own name; the stale other one removed, today's kept")
+        .hasSize(2)
+        .contains("serve-2.jsa")
+        .anyMatch(n -> n.matches("serve-\\d{3,}\\.jsa"));
     assertThat(classesFromTheArchive())
         .as("classes the second run loaded from the archive")
         .isGreaterThan(2_000);
+
+    // other JVM options: not this archive (which they might not map), but one of their own
+    String otherOptions = "-Xmx300m -XX:TieredStopAtLevel=1 " + CLASS_LOG_OPTION + classLog();
+    assertThat(stopAfterStart(cds, Map.of("TABLECAST_JAVA_OPTS", otherOptions))).isEqualTo(143);
+    assertThat(classesFromTheArchive()).isZero();
+    assertThat(names(cds)).hasSize(4).anyMatch(n -> n.endsWith(".new.started"));
   }
 
   @Test
@@ -155,23 +166,26 @@ class LauncherClassSharingTest {
             .directory(dir.toFile())
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("serve.log").toFile());
-    Files.deleteIfExists(dir.resolve(CLASS_LOG));
+    Files.deleteIfExists(classLog());
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     pb.environment().put("TABLECAST_CDS_DIR", cds.toString());
     pb.environment()
         .put(
             "TABLECAST_JAVA_OPTS",
-            "-Xmx256m -XX:TieredStopAtLevel=1 -Xlog:class+load=info:file="
-                + dir.resolve(CLASS_LOG));
+            "-Xmx256m -XX:TieredStopAtLevel=1 " + CLASS_LOG_OPTION + classLog());
     pb.environment().putAll(env);
     return pb.start();
   }
 
   /** How many classes the last run loaded from the launcher's archive (the JVM's top archive). */
   private static long classesFromTheArchive() throws IOException {
-    try (Stream<String> lines = Files.lines(dir.resolve(CLASS_LOG))) {
+    try (Stream<String> lines = Files.lines(classLog())) {
       return lines.filter(l -> l.contains("source: shared objects file (top)")).count();
     }
+  }
+
+  private static Path classLog() {
+    return dir.resolve("classes.txt");
   }
 
   private static List<String> names(Path cds) throws IOException {
