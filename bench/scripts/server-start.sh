@@ -7,21 +7,23 @@
 # ROUNDS pairs of starts of the checkout's launcher (-Xmx$HEAP, install_triggers), each measured from
 # the process's start to /health answering 200, with the server's own "started in" and the JVM's
 # CPU then (utime + stime). Prints a table of each start and the medians.
+# With --builds OLD.jar NEW.jar, the pairs are two builds instead, each started as
+# `java -Xmx$HEAP -jar JAR serve` (no class-data sharing): one build against another.
 #
 # Usage: bench/scripts/server-start.sh [--db mariadb|postgresql|both] [--rows 1000000]
 #          [--rounds 5] [--heap 2g] [--mysql-port 3306] [--pg-port 5432]
-#          [--out bench-results/server-start.md]
+#          [--builds OLD.jar NEW.jar] [--out bench-results/server-start.md]
 # Build first: ./mvnw -q -o -DskipTests package (the launcher runs cli/target/tablecast.jar)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DBS=postgresql; ROWS=1000000; ROUNDS=5; HEAP=2g; MYSQL_PORT=3306; PG_PORT=5432
-OUT=bench-results/server-start.md
+OUT=bench-results/server-start.md; BUILDS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --db) DBS=$2; shift 2;; --rows) ROWS=$2; shift 2;; --rounds) ROUNDS=$2; shift 2;;
     --heap) HEAP=$2; shift 2;; --mysql-port) MYSQL_PORT=$2; shift 2;; --pg-port) PG_PORT=$2; shift 2;;
-    --out) OUT=$2; shift 2;;
-    -h|--help) sed -n 2,14p "$0"; exit 0;;
+    --out) OUT=$2; shift 2;; --builds) BUILDS=("$2" "$3"); shift 3;;
+    -h|--help) sed -n 2,16p "$0"; exit 0;;
     *) echo "server-start: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -42,8 +44,12 @@ start_once() { # db, label, cds setting
     "$port" "$url" >"$WORK/$1.yaml"
   log="$WORK/$1-$2.log"
   t0=$(date +%s%N)
-  TABLECAST_CDS=$3 TABLECAST_CDS_DIR="$WORK/cds" TABLECAST_JAVA_OPTS="-Xmx$HEAP" \
-    bin/tablecast serve --config "$WORK/$1.yaml" >"$log" 2>&1 &
+  if [ "${#BUILDS[@]}" = 2 ]; then # $3: the jar
+    java -Xmx"$HEAP" -jar "$3" serve --config "$WORK/$1.yaml" >"$log" 2>&1 &
+  else # $3: TABLECAST_CDS
+    TABLECAST_CDS=$3 TABLECAST_CDS_DIR="$WORK/cds" TABLECAST_JAVA_OPTS="-Xmx$HEAP" \
+      bin/tablecast serve --config "$WORK/$1.yaml" >"$log" 2>&1 &
+  fi
   server=$!; PIDS+=("$server")
   await_health "$server" "$port" "$log" || exit 1
   wall=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -55,22 +61,28 @@ start_once() { # db, label, cds setting
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 {
-  echo "# Server start on $ROWS rows, bin/tablecast serve -Xmx$HEAP: class-data sharing off / on"
+  if [ "${#BUILDS[@]}" = 2 ]; then
+    echo "# Server start on $ROWS rows, java -Xmx$HEAP -jar JAR serve: ${BUILDS[0]} / ${BUILDS[1]}"
+  else
+    echo "# Server start on $ROWS rows, bin/tablecast serve -Xmx$HEAP: class-data sharing off / on"
+  fi
   echo
   echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); logs in $WORK"
   echo
-  echo "| database | round | off: to /health, server's own, JVM CPU (ms) | on: to /health, server's own, JVM CPU (ms) | load |"
+  echo "| database | round | first (off / old): to /health, server's own, JVM CPU (ms) | second (on / new): the same | load |"
   echo "|---|---|---|---|---|"
 } >"$OUT"
 for db in $DBS; do
   progress "$db: creating tc_big.bench_rows with $ROWS rows"
   create_big_table "$db" "$ROWS"
   rm -rf "$WORK/cds"
-  progress "$db: a first run writes the archive (not measured)"
-  start_once "$db" first on >/dev/null
+  a=off; b=on
+  [ "${#BUILDS[@]}" = 2 ] && a=${BUILDS[0]} && b=${BUILDS[1]}
+  progress "$db: a first run (not measured; it writes the archive)"
+  start_once "$db" first "$b" >/dev/null
   offs=(); ons=()
   for r in $(seq "$ROUNDS"); do
-    off=$(start_once "$db" "off-$r" off); on=$(start_once "$db" "on-$r" on)
+    off=$(start_once "$db" "a-$r" "$a"); on=$(start_once "$db" "b-$r" "$b")
     offs+=("$off"); ons+=("$on")
     line="| $db | $r | ${off// /, } | ${on// /, } | $(cut -d' ' -f1 /proc/loadavg) |"
     echo "$line" >>"$OUT"; progress "$line"

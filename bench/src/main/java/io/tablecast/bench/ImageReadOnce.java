@@ -15,11 +15,13 @@ import java.util.Locale;
  * What the tail spends reading one outbox image, no outbox: PostgreSQL's whole-row image of the
  * benchmark table ({@code to_jsonb(NEW)::text}, as its trigger writes it) read into the row form
  * ({@code RowNormalizer.encodeExact}, once per image of every change), and MySQL's key image
- * ({@code RowNormalizer.keyImage}, once per changed row). Each database is asked once for its
- * dialect (the bench's databases, else the shared ones: {@link Db}). Prints the median nanoseconds
- * per image over the rounds after the first three (warm-up). To compare builds, put the other
- * build's server jar first on the class path: {@code java -cp OLD/tablecast-server.jar:
- * tablecast-bench.jar io.tablecast.bench.ImageReadOnce [IMAGES (100000)] [ROUNDS (15)]}.
+ * ({@code RowNormalizer.keyImage}, once per changed row), and the same row read as its columns'
+ * texts ({@code RowNormalizer.encodeColumnTexts}: every row of a snapshot, and every row MySQL's
+ * tail reads by key). Each database is asked once for its dialect (the bench's databases, else the
+ * shared ones: {@link Db}). Prints the median nanoseconds per image over the rounds after the first
+ * three (warm-up). To compare builds, put the other build's server jar first on the class path:
+ * {@code java -cp OLD/tablecast-server.jar: tablecast-bench.jar io.tablecast.bench.ImageReadOnce
+ * [IMAGES (100000)] [ROUNDS (15)]}.
  */
 public final class ImageReadOnce {
   private ImageReadOnce() {}
@@ -32,6 +34,7 @@ public final class ImageReadOnce {
     RowNormalizer my = new RowNormalizer(schema, dialect(Db.MARIADB));
     String[] rows = new String[images];
     String[] keys = new String[images];
+    String[][] texts = new String[images][];
     for (int i = 0; i < images; i++) {
       long id = 1_000_000L + i * 7919L % 1_000_000L;
       // jsonb prints keys by length, then bytes; MySQL's JSON_OBJECT as the trigger lists them
@@ -45,9 +48,15 @@ public final class ImageReadOnce {
               id % 1000,
               i % 50);
       keys[i] = "{\"id\": " + id + "}";
+      // in table order (BenchImageRows: id, version, name, price, qty)
+      texts[i] =
+          new String[] {
+            Long.toString(id), Long.toString(i % 50), "row-" + id, id % 1000 + ".99", "" + id % 100
+          };
     }
     long[] row = new long[rounds];
     long[] key = new long[rounds];
+    long[] columns = new long[rounds];
     long sink = 0;
     for (int r = 0; r < rounds; r++) {
       long start = System.nanoTime();
@@ -60,15 +69,25 @@ public final class ImageReadOnce {
         sink += my.keyImage(image).key().length;
       }
       key[r] = System.nanoTime() - start;
+      start = System.nanoTime();
+      for (String[] columnTexts : texts) {
+        sink += my.encodeColumnTexts(columnTexts).length;
+      }
+      columns[r] = System.nanoTime() - start;
     }
     System.out.printf(
         Locale.ROOT,
-        "%d images, %d rounds: PostgreSQL whole-row image %.0f ns, MySQL key image %.0f ns (median"
-            + " per image of the rounds after the first three; %d)%n",
+        "%d images, %d rounds: PostgreSQL whole-row image %.0f ns, MySQL key image %.0f ns, a row"
+            + " as column texts %.0f ns (median per image of the rounds after the first three;"
+            + " the first round's: %.0f, %.0f, %.0f ns; %d)%n",
         images,
         rounds,
         median(row, 3) / images,
         median(key, 3) / images,
+        median(columns, 3) / images,
+        row[0] / (double) images,
+        key[0] / (double) images,
+        columns[0] / (double) images,
         sink & 1);
   }
 

@@ -67,8 +67,7 @@ final class NumberForms {
   static void encodeDecimal(JsonNode v, RowSink out) {
     String text = ValueBytes.textOf(v);
     if (DecimalText.isCompactPlain(text)) { // nearly every value: no BigDecimal needed
-      ValueBytes.writeParameter(out, (long) DecimalText.scale(text) << 1);
-      Varints.writeSigned(out, DecimalText.unscaled(text));
+      writeCompactDecimal(text, out);
       return;
     }
     BigDecimal d = decimal(text);
@@ -78,6 +77,12 @@ final class NumberForms {
     }
     ValueBytes.writeParameter(out, ((long) d.scale() << 1) ^ (d.scale() >> 31));
     Varints.writeSigned(out, d.unscaledValue());
+  }
+
+  /** A decimal text that {@link DecimalText#isCompactPlain}, in the compact form. */
+  static void writeCompactDecimal(String text, RowSink out) {
+    ValueBytes.writeParameter(out, (long) DecimalText.scale(text) << 1);
+    Varints.writeSigned(out, DecimalText.unscaled(text));
   }
 
   static String decimalText(long parameter, RowSource in) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -93,7 +94,7 @@ public final class RowForm {
     for (int i = 0; i < names.length; i++) {
       values[i] = row.get(names[i]);
     }
-    return encode(values, row);
+    return encode(values, null, row);
   }
 
   /**
@@ -104,7 +105,24 @@ public final class RowForm {
    * @throws IllegalArgumentException as {@link #encode(JsonNode)}
    */
   public byte[] encode(JsonNode[] valuesInTableOrder) {
-    return encode(allColumns(valuesInTableOrder), null);
+    return encode(allColumns(valuesInTableOrder), null, null);
+  }
+
+  /**
+   * {@link #encode(JsonNode[])} of a row read as its columns' texts: a column with a value in
+   * {@code values} (JSON {@code null} for NULL) is written from it, any other from its text in
+   * {@code texts}, which must be one {@link #writesText} takes for the column's kind (the bytes are
+   * those of the value the text prints).
+   *
+   * @throws IllegalArgumentException as {@link #encode(JsonNode)}
+   */
+  public byte[] encodeTexts(String[] texts, JsonNode[] values) {
+    return encode(allColumns(values), texts, null);
+  }
+
+  /** Whether {@link #encodeTexts} writes {@code text} of a column of {@code kind} as it is. */
+  public static boolean writesText(ColumnKind kind, String text) {
+    return TextValues.writes(kind, text);
   }
 
   /** {@code values}, checked to hold one value per column. */
@@ -117,28 +135,31 @@ public final class RowForm {
   }
 
   /** {@code row}: the object the values came from, for messages (null: print the values). */
-  private byte[] encode(JsonNode[] values, JsonNode row) {
+  private byte[] encode(JsonNode[] values, String[] texts, JsonNode row) {
     RowSink out = new RowSink(2 + 8 * (keyColumns.length + otherColumns.length) + bitmapBytes);
     out.write(0); // the key's length, a one-byte varint below 128: set once the key is written
-    writeKey(values, row, out);
+    writeKey(values, texts, row, out);
     int keyLength = out.size() - 1;
     if (keyLength < 0x80) {
       out.set(0, keyLength);
     } else { // a longer varint: the key written again after it
       out = new RowSink(keyLength + 3 + bitmapBytes + 8 * otherColumns.length);
       Varints.writeUnsigned(out, keyLength);
-      writeKey(values, row, out);
+      writeKey(values, texts, row, out);
     }
     int bitmap = out.size();
     for (int i = 0; i < bitmapBytes; i++) {
       out.write(0);
     }
     for (int j = 0; j < otherColumns.length; j++) {
-      JsonNode v = values[otherColumns[j]];
-      if (v == null || v.isNull()) {
+      int column = otherColumns[j];
+      JsonNode v = values[column];
+      if (v == null && texts != null && texts[column] != null) {
+        TextValues.write(forms[column], texts[column], out);
+      } else if (v == null || v.isNull()) {
         out.setBit(bitmap + (j >>> 3), j & 7);
       } else {
-        encodeValue(otherColumns[j], v, out);
+        encodeValue(column, v, out);
       }
     }
     return out.toByteArray();
@@ -182,13 +203,17 @@ public final class RowForm {
   /** The key of values in table order; {@code shown}: what a message prints (null: the values). */
   private byte[] encodeKey(JsonNode[] values, JsonNode shown) {
     RowSink out = new RowSink(8 * keyColumns.length);
-    writeKey(values, shown, out);
+    writeKey(values, null, shown, out);
     return out.toByteArray();
   }
 
-  private void writeKey(JsonNode[] values, JsonNode shown, RowSink out) {
+  private void writeKey(JsonNode[] values, String[] texts, JsonNode shown, RowSink out) {
     for (int column : keyColumns) {
       JsonNode v = values[column];
+      if (v == null && texts != null && texts[column] != null) {
+        TextValues.write(forms[column], texts[column], out);
+        continue;
+      }
       if (v == null || v.isNull()) {
         throw new IllegalArgumentException(
             "primary-key column "
@@ -236,25 +261,7 @@ public final class RowForm {
 
   /** The JSON form of an encoded row: every column in table order, NULL as JSON null. */
   public ObjectNode toNode(byte[] row) {
-    JsonNode[] values = new JsonNode[forms.length];
-    RowSource in = new RowSource(row, 0, row.length);
-    int keyEnd = RowLayout.keyEnd(in);
-    for (int column : keyColumns) {
-      values[column] = forms[column].toNode(in);
-    }
-    RowLayout.expect(in, keyEnd, "the key");
-    int bitmap = in.skip(bitmapBytes);
-    for (int j = 0; j < otherColumns.length; j++) {
-      int column = otherColumns[j];
-      values[column] =
-          RowLayout.isNull(row, bitmap, j) ? ValueForm.NODES.nullNode() : forms[column].toNode(in);
-    }
-    RowLayout.end(in);
-    ObjectNode out = ValueForm.NODES.objectNode();
-    for (int i = 0; i < forms.length; i++) {
-      out.set(names[i], values[i]);
-    }
-    return out;
+    return json.toNode(row);
   }
 
   /**
@@ -269,13 +276,7 @@ public final class RowForm {
 
   /** The key's values in key order, in their JSON forms. */
   public ArrayNode keyToNode(byte[] key) {
-    ArrayNode out = ValueForm.NODES.arrayNode(keyColumns.length);
-    RowSource in = new RowSource(key, 0, key.length);
-    for (int column : keyColumns) {
-      out.add(forms[column].toNode(in));
-    }
-    RowLayout.end(in);
-    return out;
+    return json.keyToNode(key);
   }
 
   /**

@@ -2,13 +2,16 @@ package io.tablecast.protocol.row;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * Writes rows and keys of one {@link RowLayout} as JSON text straight from their bytes, with the
- * column names quoted and encoded once: what a WebSocket session receives, written once per batch.
- * Immutable.
+ * The JSON forms of the rows and keys of one {@link RowLayout}: as trees, and as JSON text written
+ * straight from their bytes, with the column names quoted and encoded once (what a WebSocket
+ * session receives, written once per batch). Immutable.
  */
 final class RowJson {
   private final RowLayout layout;
@@ -20,6 +23,42 @@ final class RowJson {
     this.layout = layout;
     this.names =
         Arrays.stream(layout.names).map(SerializedString::new).toArray(SerializedString[]::new);
+  }
+
+  /** The JSON form of an encoded row: every column in table order, NULL as JSON null. */
+  ObjectNode toNode(byte[] row) {
+    JsonNode[] values = new JsonNode[layout.forms.length];
+    RowSource in = new RowSource(row, 0, row.length);
+    int keyEnd = RowLayout.keyEnd(in);
+    for (int column : layout.keyColumns) {
+      values[column] = layout.forms[column].toNode(in);
+    }
+    RowLayout.expect(in, keyEnd, "the key");
+    int bitmap = in.skip(layout.bitmapBytes);
+    for (int j = 0; j < layout.otherColumns.length; j++) {
+      int column = layout.otherColumns[j];
+      values[column] =
+          RowLayout.isNull(row, bitmap, j)
+              ? ValueForm.NODES.nullNode()
+              : layout.forms[column].toNode(in);
+    }
+    RowLayout.end(in);
+    ObjectNode out = ValueForm.NODES.objectNode();
+    for (int i = 0; i < layout.forms.length; i++) {
+      out.set(layout.names[i], values[i]);
+    }
+    return out;
+  }
+
+  /** The key's values in key order, in their JSON forms. */
+  ArrayNode keyToNode(byte[] key) {
+    ArrayNode out = ValueForm.NODES.arrayNode(layout.keyColumns.length);
+    RowSource in = new RowSource(key, 0, key.length);
+    for (int column : layout.keyColumns) {
+      out.add(layout.forms[column].toNode(in));
+    }
+    RowLayout.end(in);
+    return out;
   }
 
   /**

@@ -95,7 +95,7 @@ public final class RowNormalizer {
         }
       }
     }
-    return encoded(values, normalized);
+    return encoded(values, normalized, null);
   }
 
   /**
@@ -123,6 +123,8 @@ public final class RowNormalizer {
       if (text == null) {
         values[i] = NODES.nullNode();
         normalized[i] = true;
+      } else if (RowForm.writesText(kind, text)) {
+        normalized[i] = true; // nearly every value: written from its text, no node
       } else if (kind == ColumnKind.DECIMAL && DecimalText.isCompactPlain(text)) {
         // a JSON number, and as encode(String) reads one: printed plain, its own normal form
         values[i] = NODES.textNode(text);
@@ -142,14 +144,15 @@ public final class RowNormalizer {
         values[i] = NODES.textNode(text);
       }
     }
-    return encoded(values, normalized);
+    return encoded(values, normalized, texts);
   }
 
   /**
    * The row form of one value per column as the JSON generator printed them (null for a column the
-   * image lacks), each converted to its kind unless already {@code normalized}.
+   * image lacks), each converted to its kind unless already {@code normalized}; with {@code texts},
+   * a column without a value is written from its text ({@link RowForm#encodeTexts}).
    */
-  private byte[] encoded(JsonNode[] values, boolean[] normalized) {
+  private byte[] encoded(JsonNode[] values, boolean[] normalized, String[] texts) {
     for (int i = 0; i < columns.length; i++) {
       if (!normalized[i]) {
         JsonNode v = values[i];
@@ -157,7 +160,7 @@ public final class RowNormalizer {
       }
     }
     try {
-      return form.encode(values);
+      return texts == null ? form.encode(values) : form.encodeTexts(texts, values);
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(
           "cannot write a row of " + table.id() + " in its row form: " + e.getMessage(), e);
