@@ -155,7 +155,7 @@ public final class RowForm {
       int column = otherColumns[j];
       JsonNode v = values[column];
       if (v == null && texts != null && texts[column] != null) {
-        TextValues.write(forms[column], texts[column], out);
+        TextValues.write(columns.get(column), forms[column], texts[column], out);
       } else if (v == null || v.isNull()) {
         out.setBit(bitmap + (j >>> 3), j & 7);
       } else {
@@ -211,7 +211,7 @@ public final class RowForm {
     for (int column : keyColumns) {
       JsonNode v = values[column];
       if (v == null && texts != null && texts[column] != null) {
-        TextValues.write(forms[column], texts[column], out);
+        TextValues.write(columns.get(column), forms[column], texts[column], out);
         continue;
       }
       if (v == null || v.isNull()) {

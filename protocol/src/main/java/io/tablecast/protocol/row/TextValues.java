@@ -1,5 +1,6 @@
 package io.tablecast.protocol.row;
 
+import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
 
 /**
@@ -33,8 +34,23 @@ final class TextValues {
     }
   }
 
-  /** Writes {@code text}, one {@link #writes} takes for {@code form}'s kind. */
-  static void write(ValueForm form, String text, RowSink out) {
+  /**
+   * Writes {@code text} of {@code column} (whose form is {@code form}).
+   *
+   * @throws IllegalArgumentException naming the column when {@link #writes} does not take the text:
+   *     it is never written as something else
+   */
+  static void write(ColumnInfo column, ValueForm form, String text, RowSink out) {
+    if (!writes(column.kind(), text)) {
+      throw new IllegalArgumentException(
+          "column "
+              + column.name()
+              + " ("
+              + column.kind()
+              + "): the text "
+              + (text.length() > 40 ? text.substring(0, 40) + "..." : text)
+              + " is not its value's plain print; give its value instead");
+    }
     switch (form) {
       case INTEGER:
         Varints.writeSigned(out, plainInteger(text));

@@ -1,6 +1,7 @@
 package io.tablecast.protocol.row;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -83,6 +84,18 @@ class TextValuesTest {
         }) {
       assertThat(RowForm.writesText(kind, "1")).as(kind.toString()).isFalse();
     }
+  }
+
+  @Test
+  void aTextNotTakenIsRefusedNamingTheColumnNeverWrittenAsSomethingElse() {
+    String[] texts = {"1", "a", "007", null, null, null};
+    JsonNode[] values = new JsonNode[texts.length];
+    for (int c = 3; c < texts.length; c++) {
+      values[c] = NODES.nullNode();
+    }
+    assertThatThrownBy(() -> FORM.encodeTexts(texts, values))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("column n (INTEGER): the text 007 is not its value's plain print");
   }
 
   /** The value the server's normalizer makes of a text it reads for a column of {@code kind}. */
