@@ -26,7 +26,8 @@ class ClientExampleTest {
   // --- example start (docs/CLIENT.md)
   record Account(long id, String owner, BigDecimal balance) {}
 
-  static BigDecimal example(String server, CountDownLatch changed) throws InterruptedException {
+  static BigDecimal example(String server, CountDownLatch listening, CountDownLatch changed)
+      throws InterruptedException {
     try (TablecastClient client =
         TablecastClient.builder()
             .servers(server) // "host:port", one or more
@@ -39,6 +40,7 @@ class ClientExampleTest {
             System.out.println(e.op() + " " + e.key() + ": " + e.oldRow() + " -> " + e.newRow());
             changed.countDown();
           });
+      listening.countDown(); // (the test's: a change applied before this line is not heard)
       if (!accounts.awaitReady(Duration.ofSeconds(10))) {
         throw new IllegalStateException("no snapshot of shop.accounts within 10 s");
       }
@@ -81,12 +83,13 @@ class ClientExampleTest {
   @Test
   void exampleFromTheDocsRuns() throws Exception {
     try (FakeServer server = new FakeServer()) {
+      CountDownLatch listening = new CountDownLatch(1);
       CountDownLatch changed = new CountDownLatch(1);
       CompletableFuture<BigDecimal> total =
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return example(server.address(), changed);
+                  return example(server.address(), listening, changed);
                 } catch (InterruptedException e) {
                   throw new IllegalStateException(e);
                 }
@@ -101,6 +104,9 @@ class ClientExampleTest {
           1,
           row("id", 42, "owner", "ann", "balance", "10.00"),
           row("id", 43, "owner", "bob", "balance", "5.50"));
+      // a listener hears the changes applied after it was added: the change is sent once it is
+      // (the scripted server answers at once; two CI runs saw the change beat the listener)
+      assertThat(listening.await(10, TimeUnit.SECONDS)).isTrue();
       conn.send(
           batch(
               2,
