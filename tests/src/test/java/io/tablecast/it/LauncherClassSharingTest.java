@@ -78,6 +78,21 @@ class LauncherClassSharingTest {
   }
 
   @Test
+  void aHeapWithoutCompressedReferencesGetsItsArchiveToo() throws Exception {
+    // over 32 GB (reserved, not used) the JVM maps archives on another base: the launcher's check
+    // of a new archive must map it as the server will
+    Path cds = Files.createDirectories(dir.resolve("cds-big-heap"));
+    Map<String, String> env =
+        Map.of(
+            "TABLECAST_JAVA_OPTS",
+            "-Xmx40g -XX:TieredStopAtLevel=1 " + CLASS_LOG_OPTION + classLog());
+    assertThat(stopAfterStart(cds, env)).isEqualTo(143);
+    assertThat(stopAfterStart(cds, env)).isEqualTo(143);
+    assertThat(names(cds)).hasSize(1).allMatch(n -> n.matches("serve-\\d+\\.jsa"));
+    assertThat(classesFromTheArchive()).isGreaterThan(2_000);
+  }
+
+  @Test
   void anArchiveOfARunRefusedAtStartIsNeverUsed() throws Exception {
     Path cds = Files.createDirectories(dir.resolve("cds-refused"));
     assertThat(run(refused, cds, Map.of()).waitFor(60, TimeUnit.SECONDS)).isTrue();
