@@ -6,14 +6,19 @@ import io.nats.client.Message;
 import io.tablecast.server.tail.ReadBarrier;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * What a server that serves from the stream asks of the capture leader, with NATS requests: only
- * the leader listens (standbys do not), and while none leads a request fails with the reason.
+ * the leader listens (standbys do not), and while none leads a request fails with the reason. A
+ * request a leader took and never answered (it stopped, or was killed, holding it) is asked again
+ * after {@code nats.capture_takeover}, by when a standby leads, until {@link #TIMEOUT}.
  *
  * <ul>
  *   <li><b>sync</b> ({@code tablecast.<stream>.sync}), read-your-writes: a stream sequence that
@@ -73,8 +78,8 @@ final class LeaderRequests {
    * Server: asks the leader for a sync. Completes with the sequence, or exceptionally ({@link
    * IllegalStateException}) saying why no leader answered.
    */
-  static CompletableFuture<Long> ask(Connection nats, String stream) {
-    return request(nats, subject(stream), new byte[0])
+  static CompletableFuture<Long> ask(Connection nats, String stream, Duration captureTakeover) {
+    return request(nats, subject(stream), new byte[0], captureTakeover)
         .thenApply(m -> Long.parseLong(new String(m.getData(), StandardCharsets.US_ASCII)));
   }
 
@@ -100,30 +105,79 @@ final class LeaderRequests {
    * request, or exceptionally ({@link IllegalStateException}) saying why none did.
    */
   static CompletableFuture<Void> askReread(Connection nats, String stream, String table) {
-    return request(nats, rereadSubject(stream), table.getBytes(StandardCharsets.UTF_8))
+    return request(nats, rereadSubject(stream), table.getBytes(StandardCharsets.UTF_8), TIMEOUT)
         .thenApply(m -> null);
   }
 
-  /** A request to the leader: its answer, or a failure naming the subject and why none came. */
-  private static CompletableFuture<Message> request(Connection nats, String subject, byte[] body) {
-    return nats.requestWithTimeout(subject, body, TIMEOUT)
-        .handle(
-            (Message m, Throwable e) -> {
-              if (e == null && m != null && !m.isStatusMessage()) {
-                return m;
+  /**
+   * A request to the leader: its answer, or a failure naming the subject and why none came. When no
+   * answer comes within {@code askAgainAfter} (a leader took it and stopped holding it), it is
+   * asked again, until {@link #TIMEOUT}; nobody listening fails it at once.
+   */
+  private static CompletableFuture<Message> request(
+      Connection nats, String subject, byte[] body, Duration askAgainAfter) {
+    return request(nats, subject, body, askAgainAfter, System.nanoTime() + TIMEOUT.toNanos());
+  }
+
+  private static CompletableFuture<Message> request(
+      Connection nats, String subject, byte[] body, Duration askAgainAfter, long deadline) {
+    long wait = Math.min(askAgainAfter.toNanos(), deadline - System.nanoTime());
+    CompletableFuture<Message> asked =
+        nats.requestWithTimeout(subject, body, TIMEOUT)
+            // our own timeout: NATS's fires on a timer up to 5 s late, and fails as no responders
+            .orTimeout(Math.max(wait, 0), TimeUnit.NANOSECONDS);
+    return asked
+        .thenApply(
+            m -> {
+              if (m.isStatusMessage()) {
+                throw unanswered(subject, "status " + m.getStatus());
               }
-              throw new IllegalStateException(
-                  "no tablecast capture answered on NATS subject "
-                      + subject
-                      + " ("
-                      + (e != null ? why(e) : "status " + m.getStatus())
-                      + "): only the capture leader answers, and a standby takes over within"
-                      + " nats.capture_takeover");
+              return m;
+            })
+        .exceptionallyCompose(
+            e -> {
+              Throwable cause = unwrap(e);
+              if (cause instanceof TimeoutException && deadline - System.nanoTime() > 0) {
+                return request(nats, subject, body, askAgainAfter, deadline);
+              }
+              return CompletableFuture.failedFuture(
+                  cause instanceof Unanswered ? cause : unanswered(subject, why(cause)));
             });
   }
 
+  /**
+   * The failure of a request no leader answered (not a {@link CancellationException}, also one).
+   */
+  private static final class Unanswered extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Unanswered(String message) {
+      super(message);
+    }
+  }
+
+  private static Unanswered unanswered(String subject, String why) {
+    return new Unanswered(
+        "no tablecast capture answered on NATS subject "
+            + subject
+            + " ("
+            + why
+            + "): only the capture leader answers, and a standby takes over within"
+            + " nats.capture_takeover");
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+
   private static String why(Throwable e) {
-    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    Throwable cause = unwrap(e);
+    if (cause instanceof CancellationException && cause.getMessage() == null) {
+      return "nobody listens"; // how the NATS client fails a request on the no-responders status
+    }
+    if (cause instanceof TimeoutException) {
+      return "no answer within " + TIMEOUT.toSeconds() + " s";
+    }
     return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
   }
 }

@@ -1,6 +1,7 @@
 package io.tablecast.server.stream;
 
 import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
@@ -22,7 +23,9 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 
 /**
@@ -47,6 +50,7 @@ public final class StreamCapture implements AutoCloseable {
   private final CountDownLatch terminated = new CountDownLatch(1);
   private volatile RuntimeException fenced;
   private volatile boolean resumed;
+  private final List<Dispatcher> answering = new CopyOnWriteArrayList<>();
   private boolean closed;
 
   private StreamCapture(
@@ -84,14 +88,18 @@ public final class StreamCapture implements AutoCloseable {
       self[0].resumed = sink.resumed();
       // the leader answers the servers' requests: read-your-writes, and tables to read again
       Optional<ReadBarrier> barrier = source.readBarrier();
-      barrier.ifPresent(b -> LeaderRequests.answer(nats, stream, b, publisher::lastSequence));
-      LeaderRequests.answerRereads(
-          nats,
-          stream,
-          table -> {
-            rereads.add(table); // read with the tail's next poll, which the request wakes
-            barrier.ifPresent(StreamCapture::wake);
-          });
+      barrier.ifPresent(
+          b ->
+              self[0].answering.add(
+                  LeaderRequests.answer(nats, stream, b, publisher::lastSequence)));
+      self[0].answering.add(
+          LeaderRequests.answerRereads(
+              nats,
+              stream,
+              table -> {
+                rereads.add(table); // read with the tail's next poll, which the request wakes
+                barrier.ifPresent(StreamCapture::wake);
+              }));
       LOG.info(
           "capture of {} publishing to NATS stream {} at {} after sequence {} ({})",
           config,
@@ -198,6 +206,7 @@ public final class StreamCapture implements AutoCloseable {
       closed = true;
     }
     try {
+      stopAnswering();
       publisher.close();
       tail.close();
       source.close();
@@ -209,6 +218,22 @@ public final class StreamCapture implements AutoCloseable {
       LOG.info("capture stopped");
     } finally {
       terminated.countDown();
+    }
+  }
+
+  /**
+   * Stops taking the servers' requests, and makes sure NATS knows before the tail stops: a request
+   * taken now would never be answered, while one NATS has nobody for fails at once, or reaches the
+   * next leader.
+   */
+  private void stopAnswering() {
+    try {
+      answering.forEach(nats::closeDispatcher);
+      nats.flush(Duration.ofSeconds(2));
+    } catch (TimeoutException | RuntimeException e) {
+      LOG.debug("NATS did not confirm that capture stopped answering requests: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -38,6 +38,7 @@ public final class StreamChangeSource implements ChangeSource {
   private final String stream;
   private final String epoch;
   private final Duration checkpointInterval;
+  private final Duration captureTakeover;
   private GroupReader reader;
   private final List<TableSchema> tables;
   private Map<TableSchema, List<byte[]>> snapshotRows;
@@ -50,6 +51,7 @@ public final class StreamChangeSource implements ChangeSource {
       String stream,
       String epoch,
       Duration checkpointInterval,
+      Duration captureTakeover,
       GroupReader reader,
       Map<TableSchema, List<byte[]>> snapshot,
       long sequence) {
@@ -57,6 +59,7 @@ public final class StreamChangeSource implements ChangeSource {
     this.stream = stream;
     this.epoch = epoch;
     this.checkpointInterval = checkpointInterval;
+    this.captureTakeover = captureTakeover;
     this.reader = reader;
     this.snapshotRows = snapshot;
     this.tables = List.copyOf(snapshot.keySet());
@@ -107,7 +110,7 @@ public final class StreamChangeSource implements ChangeSource {
    * thread.
    */
   public CompletableFuture<Long> committedSequence() {
-    return LeaderRequests.ask(nats, stream);
+    return LeaderRequests.ask(nats, stream, captureTakeover);
   }
 
   /** The stream sequence of the last group read. */

@@ -92,6 +92,7 @@ final class StreamStart {
               stream,
               epoch,
               settings.checkpointInterval(),
+              settings.captureTakeover(),
               new GroupReader(nats, stream, from),
               snapshot,
               checkpoint.info().sequence());
@@ -139,7 +140,14 @@ final class StreamStart {
               stream,
               g.sequence());
           return new StreamChangeSource(
-              nats, stream, epoch, settings.checkpointInterval(), reader, snapshot, g.sequence());
+              nats,
+              stream,
+              epoch,
+              settings.checkpointInterval(),
+              settings.captureTakeover(),
+              reader,
+              snapshot,
+              g.sequence());
         }
       }
     } catch (IOException | RuntimeException | InterruptedException e) {
