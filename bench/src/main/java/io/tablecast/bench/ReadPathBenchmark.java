@@ -116,6 +116,31 @@ public class ReadPathBenchmark {
     bh.consume(row.getLong("qty"));
   }
 
+  /** The columns' indexes in the table version's rows, taken once, as a caller of them would. */
+  @State(Scope.Benchmark)
+  public static class ColumnIndexes {
+    int name;
+    int price;
+    int qty;
+
+    @Setup(Level.Trial)
+    public void setUp(ReadPathBenchmark b) {
+      RowView row = (RowView) b.mirror.get(b.keys[0]);
+      name = row.columnIndex("name");
+      price = row.columnIndex("price");
+      qty = row.columnIndex("qty");
+    }
+  }
+
+  /** The same three columns by the typed getters by index (indexes taken once). */
+  @Benchmark
+  public void mirrorGetThreeTypedColumnsByIndex(Cursor c, ColumnIndexes x, Blackhole bh) {
+    RowView row = (RowView) mirror.get(keys[c.i++ & (keys.length - 1)]);
+    bh.consume(row.getString(x.name));
+    bh.consume(row.getDecimal(x.price));
+    bh.consume(row.getLong(x.qty));
+  }
+
   @Benchmark
   public void jdbcPkSelect(Cursor c, Blackhole bh) throws SQLException {
     try (Connection conn = pool.getConnection();

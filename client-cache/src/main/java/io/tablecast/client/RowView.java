@@ -117,28 +117,54 @@ public final class RowView extends AbstractMap<String, Object> {
 
   /** A text column (STRING, DECIMAL, temporal kinds, BINARY as base64), or null for NULL. */
   public String getString(String column) {
-    int index = indexOf(column);
-    Object v = get(index);
+    return getString(indexOf(column));
+  }
+
+  /**
+   * As {@link #getString(String)}, by the column's index in this row's {@link #columns()}.
+   *
+   * @throws IndexOutOfBoundsException when the row has no such column
+   */
+  public String getString(int index) {
+    Object v = get(checkIndex(index));
     return (v == null || v instanceof String) ? (String) v : node(index).toString();
   }
 
   /** An integral column as a long, or null for NULL. */
   public Long getLong(String column) {
-    int index = indexOf(column);
-    Object v = get(index);
+    return getLong(indexOf(column));
+  }
+
+  /**
+   * As {@link #getLong(String)}, by the column's index in this row's {@link #columns()}.
+   *
+   * @throws IndexOutOfBoundsException when the row has no such column
+   * @throws IllegalStateException when the column's value is not a long
+   */
+  public Long getLong(int index) {
+    Object v = get(checkIndex(index));
     if (v == null || v instanceof Long) {
       return (Long) v;
     }
     if (v instanceof Integer i) {
       return Long.valueOf(i);
     }
-    throw new IllegalStateException("column " + column + " holds " + node(index) + ", not a long");
+    throw new IllegalStateException(
+        "column " + name(index) + " holds " + node(index) + ", not a long");
   }
 
   /** A DECIMAL (or integral) column as a BigDecimal with its scale, or null for NULL. */
   public BigDecimal getDecimal(String column) {
-    int index = indexOf(column);
-    BigDecimal compact = form.compactDecimal(bytes, index, anchorsFor(index));
+    return getDecimal(indexOf(column));
+  }
+
+  /**
+   * As {@link #getDecimal(String)}, by the column's index in this row's {@link #columns()}.
+   *
+   * @throws IndexOutOfBoundsException when the row has no such column
+   */
+  public BigDecimal getDecimal(int index) {
+    BigDecimal compact = form.compactDecimal(bytes, checkIndex(index), anchorsFor(index));
     if (compact != null) {
       return compact;
     }
@@ -151,8 +177,16 @@ public final class RowView extends AbstractMap<String, Object> {
 
   /** A FLOAT (or other numeric) column as a double, or null for NULL. */
   public Double getDouble(String column) {
-    int index = indexOf(column);
-    Object v = get(index);
+    return getDouble(indexOf(column));
+  }
+
+  /**
+   * As {@link #getDouble(String)}, by the column's index in this row's {@link #columns()}.
+   *
+   * @throws IndexOutOfBoundsException when the row has no such column
+   */
+  public Double getDouble(int index) {
+    Object v = get(checkIndex(index));
     if (v == null || v instanceof Double) {
       return (Double) v;
     }
@@ -161,9 +195,39 @@ public final class RowView extends AbstractMap<String, Object> {
 
   /** A BOOLEAN column, or null for NULL. */
   public Boolean getBoolean(String column) {
-    int index = indexOf(column);
-    Object v = get(index);
+    return getBoolean(indexOf(column));
+  }
+
+  /**
+   * As {@link #getBoolean(String)}, by the column's index in this row's {@link #columns()}.
+   *
+   * @throws IndexOutOfBoundsException when the row has no such column
+   */
+  public Boolean getBoolean(int index) {
+    Object v = get(checkIndex(index));
     return (v == null || v instanceof Boolean) ? (Boolean) v : node(index).booleanValue();
+  }
+
+  /**
+   * The index of {@code column} in this row's {@link #columns()}, for the getters by index; -1 when
+   * the row has no such column. Rows of one table version share it; after a change of the table's
+   * columns, rows of the new version may place a column elsewhere: take the index of each row's
+   * version (its {@link #columns()}), or read by name.
+   */
+  public int columnIndex(String column) {
+    return form.indexOf(Objects.requireNonNull(column, "column"));
+  }
+
+  private int checkIndex(int index) {
+    if (index < 0 || index >= form.columns().size()) {
+      throw new IndexOutOfBoundsException(
+          "no column " + index + "; the row has " + form.columns().size() + " columns");
+    }
+    return index;
+  }
+
+  private String name(int index) {
+    return form.columns().get(index).name();
   }
 
   private int indexOf(String column) {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A generic mirror fed by a server of protocol version 3 keeps each row as its row-form bytes and
- * decodes on read ({@link RowView}): the same values, by name and index, as the maps of version 2.
+ * decodes on read ({@link RowView}): the same values, by name and index, as the maps of version 2,
+ * and by the typed getters by name and by index.
  */
 class GenericRowViewTest {
   private static final String T = "app.items";
@@ -77,6 +78,22 @@ class GenericRowViewTest {
       assertThat(v.getBoolean("ok")).isTrue();
       assertThat(v.getString("note")).isNull();
       assertThat(v.get(1)).isEqualTo("Zoë");
+      assertThat(v.columnIndex("price")).isEqualTo(2);
+      assertThat(v.columnIndex("nope")).isEqualTo(-1);
+      assertThat(v.getLong(v.columnIndex("id"))).isEqualTo(1L);
+      assertThat(v.getString(1)).isEqualTo("Zoë");
+      assertThat(v.getDecimal(2)).isEqualTo(new BigDecimal("12.30")).hasScaleOf(2);
+      assertThat(v.getDouble(3)).isEqualTo(0.5d);
+      assertThat(v.getBoolean(4)).isTrue();
+      assertThat(v.getString(5)).isNull();
+      assertThat(v.getLong(5)).isNull();
+      assertThatThrownBy(() -> v.getLong(1))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("column name holds");
+      assertThatThrownBy(() -> v.getString(6))
+          .isInstanceOf(IndexOutOfBoundsException.class)
+          .hasMessageContaining("no column 6; the row has 6 columns");
+      assertThatThrownBy(() -> v.getDecimal(-1)).isInstanceOf(IndexOutOfBoundsException.class);
       assertThatThrownBy(() -> v.getLong("nope")).hasMessageContaining("no column nope");
       assertThatThrownBy(() -> r.put("name", "x"))
           .isInstanceOf(UnsupportedOperationException.class);
