@@ -9,10 +9,10 @@ import java.util.Locale;
 /**
  * One client in a JVM of its own, for {@code bench/scripts/big-table.sh}: mirrors one table of the
  * benchmark's shape (generic rows, or {@link BenchTable.Row} records with {@code --typed}) from a
- * running server and prints one line: {@code ready <rows> rows in <s> s, heap after full GC <MiB>
- * MiB (<bytes> bytes a row)}, or {@code refused: <message>} when the client refuses the snapshot
- * (too big for its heap). Usage: {@code java -Xmx2g -cp tablecast-bench.jar
- * io.tablecast.bench.MirrorOnce HOST:PORT TABLE [--typed]}.
+ * running server and prints the bytes its threads allocated per row while loading, then one line:
+ * {@code ready <rows> rows in <s> s, heap after full GC <MiB> MiB (<bytes> bytes a row)}, or {@code
+ * refused: <message>} when the client refuses the snapshot (too big for its heap). Usage: {@code
+ * java -Xmx2g -cp tablecast-bench.jar io.tablecast.bench.MirrorOnce HOST:PORT TABLE [--typed]}.
  */
 public final class MirrorOnce {
   private MirrorOnce() {}
@@ -26,6 +26,7 @@ public final class MirrorOnce {
     try (TablecastClient client =
         TablecastClient.builder().servers(args[0]).clientName("mirror-once").build()) {
       long t0 = System.nanoTime();
+      long allocated0 = allocatedByLiveThreads();
       TableMirror<?> m =
           typed ? client.mirror(args[1], BenchTable.Row.class) : client.mirror(args[1]);
       try {
@@ -35,6 +36,12 @@ public final class MirrorOnce {
         return;
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
+      long allocated = allocatedByLiveThreads() - allocated0;
+      System.out.println(
+          String.format(
+              Locale.ROOT,
+              "allocated %.0f bytes a row while loading (the JVM's live threads)",
+              allocated / (double) Math.max(1, m.size())));
       long heap = Machine.heapAfterGc();
       System.out.println(
           String.format(
@@ -45,5 +52,16 @@ public final class MirrorOnce {
               heap >> 20,
               heap / (double) Math.max(1, m.size())));
     }
+  }
+
+  /** Bytes allocated so far by the threads alive now (HotSpot's per-thread counters). */
+  private static long allocatedByLiveThreads() {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (long b : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+      sum += Math.max(0, b);
+    }
+    return sum;
   }
 }

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,13 +216,14 @@ final class MirrorWriter<V> implements MirrorSink {
   @Override
   public SnapshotDiff install(Map<Object, ObjectNode> snapshot, long snapshotPosition) {
     SnapshotSwap<V> swap = new SnapshotSwap<>(mirror, mapping, fit, dispatcher);
+    BiFunction<Object, ObjectNode, V> map = this::map; // once, not an object per row
     if (snapshot instanceof PendingRows pending) { // slot for slot, no second hashing of the keys
       return swap.finish(
-          pending.mapped((key, json) -> swap.received(key, json, this::map)), snapshotPosition);
+          pending.mapped((key, json) -> swap.received(key, json, map)), snapshotPosition);
     }
     RowIndex<V> fresh = new RowIndex<>(snapshot.size());
     for (Map.Entry<Object, ObjectNode> e : snapshot.entrySet()) {
-      V row = swap.received(e.getKey(), e.getValue(), this::map);
+      V row = swap.received(e.getKey(), e.getValue(), map);
       if (row != null) {
         fresh.put(e.getKey(), row);
       }

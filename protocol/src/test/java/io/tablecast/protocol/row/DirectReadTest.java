@@ -170,6 +170,67 @@ class DirectReadTest {
   }
 
   /** The read as it was before the positional one: a reader walking to the column. */
+  @Test
+  void aRowIsCheckedAsTheReaderChecksIt() {
+    Random random = new Random(5);
+    int refused = 0;
+    for (int i = 0; i < 6_000; i++) {
+      byte[] good = form.encode(randomRow(random));
+      byte[] row =
+          switch (i % 5) {
+            case 0 -> good;
+            case 1 -> Arrays.copyOf(good, random.nextInt(good.length)); // cut short
+            case 2 -> flipped(good, random, 1);
+            case 3 -> Arrays.copyOf(good, good.length + 1 + random.nextInt(3)); // bytes left
+            default -> withBytes(good, random);
+          };
+      String expected = outcome(() -> checkByReader(row));
+      String actual = outcome(() -> check(row));
+      if (!actual.equals(expected)) {
+        assertThat(actual).as("check of %s", hex(row)).isEqualTo(expected);
+      }
+      refused += expected.startsWith("error") ? 1 : 0;
+    }
+    assertThat(refused).as("rows refused").isGreaterThan(2_000).isLessThan(5_500);
+  }
+
+  private Object check(byte[] row) {
+    form.check(row);
+    return null;
+  }
+
+  /** The check {@link RowForm#check} made with a reader per row (before it walked as reads do). */
+  private Object checkByReader(byte[] row) {
+    RowSource in = new RowSource(row, 0, row.length);
+    int length = Varints.readLength(in);
+    int keyStart = in.position();
+    in.skip(length);
+    int keyEnd = keyStart + length;
+    in.position(keyStart);
+    for (String key : form.primaryKey()) {
+      ValueForm.skipOne(formOf(form.indexOf(key)), in);
+    }
+    if (in.position() != keyEnd) {
+      throw in.malformed("the key should end at byte " + keyEnd);
+    }
+    List<Integer> others = new ArrayList<>();
+    for (int i = 0; i < columns.size(); i++) {
+      if (!form.primaryKey().contains(columns.get(i).name())) {
+        others.add(i);
+      }
+    }
+    int bitmap = in.skip((others.size() + 7) / 8);
+    for (int j = 0; j < others.size(); j++) {
+      if ((row[bitmap + (j >>> 3)] & (1 << (j & 7))) == 0) {
+        ValueForm.skipOne(formOf(others.get(j)), in);
+      }
+    }
+    if (!in.atEnd()) {
+      throw in.malformed("bytes left after the last column");
+    }
+    return null;
+  }
+
   private Object readByWalk(byte[] row, int column) {
     Objects.checkIndex(column, columns.size());
     RowSource in = new RowSource(row, 0, row.length);
