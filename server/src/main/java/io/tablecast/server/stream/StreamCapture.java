@@ -229,7 +229,9 @@ public final class StreamCapture implements AutoCloseable {
   private void stopAnswering() {
     try {
       answering.forEach(nats::closeDispatcher);
-      nats.flush(Duration.ofSeconds(2));
+      if (nats.getStatus() == Connection.Status.CONNECTED) { // else NATS forgot them already
+        nats.flush(Duration.ofSeconds(2));
+      }
     } catch (TimeoutException | RuntimeException e) {
       LOG.debug("NATS did not confirm that capture stopped answering requests: {}", e.toString());
     } catch (InterruptedException e) {
