@@ -146,7 +146,8 @@ final class LeaderRequests {
   }
 
   /**
-   * The failure of a request no leader answered (not a {@link CancellationException}, also one).
+   * The failure of a request no leader answered: a type of its own, since the NATS client's {@link
+   * CancellationException} is an {@link IllegalStateException} too.
    */
   private static final class Unanswered extends IllegalStateException {
     private static final long serialVersionUID = 1L;
