@@ -7,6 +7,7 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.row.JavaValues;
 import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.util.List;
 import java.util.Map;
 
@@ -25,12 +26,23 @@ final class GenericRowMapping implements RowMapping<Map<String, Object>> {
         : JavaValues.toMap(json);
   }
 
+  /** A view of {@code bytes}, which it keeps (not copied). */
+  @Override
+  public Map<String, Object> map(RowForm form, byte[] bytes) {
+    return new RowView(form, bytes);
+  }
+
   @Override
   public Boolean sameImage(Map<String, Object> old, ObjectNode json) {
-    if (old instanceof RowView view && json instanceof PackedRow packed && packed.form() != null) {
-      return view.sameRow(packed.form(), packed.bytes());
+    if (json instanceof PackedRow packed && packed.form() != null) {
+      return sameImage(old, packed.form(), packed.bytes());
     }
     return null;
+  }
+
+  @Override
+  public Boolean sameImage(Map<String, Object> old, RowForm form, byte[] bytes) {
+    return old instanceof RowView view ? view.sameRow(form, bytes) : null;
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.tablecast.client.internal.PendingRows;
 import io.tablecast.client.internal.RowIndex;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.row.RowForm;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,18 +98,34 @@ final class MirrorWriter<V> implements MirrorSink {
     try {
       value = mapping.map(json);
     } catch (RuntimeException e) {
-      log.error(
-          "cannot map the row of {} with key {} to the mirror's row type {}; its previous value is kept",
-          mirror.table(),
-          key,
-          rowType.getName(),
-          e);
-      fit.failed(key, e.getMessage());
-      clientListeners.rowNotMapped(mirror.table(), key, rowType, e);
-      return null;
+      return notMapped(key, e);
     }
     fit.mapped(key);
     return value;
+  }
+
+  /** As {@link #map(Object, ObjectNode)}, for the row {@code bytes} in the layout {@code form}. */
+  private V map(Object key, RowForm form, byte[] bytes) {
+    V value;
+    try {
+      value = mapping.map(form, bytes);
+    } catch (RuntimeException e) {
+      return notMapped(key, e);
+    }
+    fit.mapped(key);
+    return value;
+  }
+
+  private V notMapped(Object key, RuntimeException e) {
+    log.error(
+        "cannot map the row of {} with key {} to the mirror's row type {}; its previous value is kept",
+        mirror.table(),
+        key,
+        rowType.getName(),
+        e);
+    fit.failed(key, e.getMessage());
+    clientListeners.rowNotMapped(mirror.table(), key, rowType, e);
+    return null;
   }
 
   @Override
@@ -218,8 +235,21 @@ final class MirrorWriter<V> implements MirrorSink {
     SnapshotSwap<V> swap = new SnapshotSwap<>(mirror, mapping, fit, dispatcher);
     BiFunction<Object, ObjectNode, V> map = this::map; // once, not an object per row
     if (snapshot instanceof PendingRows pending) { // slot for slot, no second hashing of the keys
+      SnapshotSwap.BytesMapping<V> mapBytes = this::map;
       return swap.finish(
-          pending.mapped((key, json) -> swap.received(key, json, map)), snapshotPosition);
+          pending.mapped(
+              new PendingRows.Mapper<>() {
+                @Override
+                public V bytes(Object key, RowForm form, byte[] bytes) {
+                  return swap.received(key, form, bytes, mapBytes);
+                }
+
+                @Override
+                public V tree(Object key, ObjectNode json) {
+                  return swap.received(key, json, map);
+                }
+              }),
+          snapshotPosition);
     }
     RowIndex<V> fresh = new RowIndex<>(snapshot.size());
     for (Map.Entry<Object, ObjectNode> e : snapshot.entrySet()) {

@@ -2,6 +2,8 @@ package io.tablecast.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.util.List;
 
 /**
@@ -23,10 +25,25 @@ interface RowMapping<V> {
   V map(ObjectNode json);
 
   /**
+   * The row of {@code bytes} in the layout {@code form}: {@link #map} of its {@link PackedRow},
+   * which a mapping that reads the bytes itself need not make (a snapshot's rows held as bytes).
+   *
+   * @throws RuntimeException when it cannot be mapped to the row type
+   */
+  default V map(RowForm form, byte[] bytes) {
+    return map(PackedRow.of(form, bytes));
+  }
+
+  /**
    * Whether {@code json}, received in a re-snapshot, is the row {@code old} held: TRUE or FALSE
    * when that shows without mapping it (the row form's bytes), null otherwise.
    */
   Boolean sameImage(V old, ObjectNode json);
+
+  /** {@link #sameImage(Object, ObjectNode)} of the row {@code bytes} in the layout {@code form}. */
+  default Boolean sameImage(V old, RowForm form, byte[] bytes) {
+    return sameImage(old, PackedRow.of(form, bytes));
+  }
 
   /** Whether {@code mapped}, mapped from a re-snapshot's row, is the row {@code old} held. */
   boolean sameValue(V old, V mapped);

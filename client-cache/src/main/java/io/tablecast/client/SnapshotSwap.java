@@ -3,6 +3,7 @@ package io.tablecast.client;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.MirrorSink.SnapshotDiff;
 import io.tablecast.client.internal.RowIndex;
+import io.tablecast.protocol.row.RowForm;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -56,7 +57,30 @@ final class SnapshotSwap<V> {
     if (Boolean.TRUE.equals(same)) {
       return old;
     }
-    V row = map.apply(key, json);
+    return held(key, old, same, map.apply(key, json));
+  }
+
+  /** A mapping of a row in the row form, as {@link MirrorWriter} makes it. */
+  interface BytesMapping<V> {
+    /** The row of {@code bytes} in the layout {@code form}, or null when it does not map. */
+    V map(Object key, RowForm form, byte[] bytes);
+  }
+
+  /**
+   * As {@link #received(Object, ObjectNode, BiFunction)}, for the row {@code bytes} in the layout
+   * {@code form} (a snapshot's row held as bytes), without a tree or a {@code PackedRow} around it.
+   */
+  V received(Object key, RowForm form, byte[] bytes, BytesMapping<V> map) {
+    V old = diff ? current.get(key) : null;
+    Boolean same = old == null ? Boolean.FALSE : mapping.sameImage(old, form, bytes);
+    if (Boolean.TRUE.equals(same)) {
+      return old;
+    }
+    return held(key, old, same, map.map(key, form, bytes));
+  }
+
+  /** The row to hold once a received row was mapped to {@code row} (null: did not map). */
+  private V held(Object key, V old, Boolean same, V row) {
     if (row == null) {
       return old;
     }

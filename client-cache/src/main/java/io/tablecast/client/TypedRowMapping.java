@@ -127,26 +127,31 @@ final class TypedRowMapping<V> implements RowMapping<V> {
     if (!(json instanceof PackedRow packed && packed.form() != null && !packed.decoded())) {
       return byJackson(json);
     }
+    return map(packed.form(), packed.bytes());
+  }
+
+  @Override
+  public V map(RowForm form, byte[] bytes) {
     if (direct != null && !directDiffers) {
-      V row = direct.map(packed.form(), packed.bytes());
+      V row = direct.map(form, bytes);
       if (row != null) {
         long n = mappedDirectly.getAndIncrement();
-        return n < CHECKED_FIRST || n % CHECKED_EVERY == 0 ? checked(row, packed) : row;
+        return n < CHECKED_FIRST || n % CHECKED_EVERY == 0 ? checked(row, form, bytes) : row;
       }
     }
     // a row in the row form: a tree of its own, garbage once mapped, rather than the row's
     // cached one, which a snapshot's pending rows would keep alive until the last is mapped
-    return byJackson(packed.form().toNode(packed.bytes()));
+    return byJackson(form.toNode(bytes));
   }
 
   /**
    * {@code row} as mapped directly, when Jackson maps the same row to an equal object; otherwise
    * Jackson's row (or its refusal), and Jackson maps every row from now on.
    */
-  private V checked(V row, PackedRow packed) {
+  private V checked(V row, RowForm form, byte[] bytes) {
     V reference;
     try {
-      reference = byJackson(packed.form().toNode(packed.bytes()));
+      reference = byJackson(form.toNode(bytes));
     } catch (IllegalArgumentException e) {
       differs("Jackson cannot map a row read directly");
       throw e;

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.client.internal.MirrorSink;
 import io.tablecast.client.internal.MirrorSink.SnapshotDiff;
 import io.tablecast.client.internal.RowIndex;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -57,6 +59,17 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
       held = mapping.map(row);
     } catch (RuntimeException e) { // told at the end, if it is still the row's image then
       held = new Unmapped(row);
+    }
+    rows.put(key, held);
+  }
+
+  @Override
+  public void put(Object key, RowForm form, byte[] bytes) {
+    Object held;
+    try {
+      held = mapping.map(form, bytes);
+    } catch (RuntimeException e) { // told at the end, if it is still the row's image then
+      held = new Unmapped(PackedRow.of(form, bytes));
     }
     rows.put(key, held);
   }

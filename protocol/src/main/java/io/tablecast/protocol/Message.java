@@ -1,8 +1,10 @@
 package io.tablecast.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.row.PackedRows;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -162,9 +164,12 @@ public sealed interface Message {
   }
 
   /** A chunk of snapshot rows, each a JSON object keyed by column name. */
-  record SnapshotRows(String table, List<ObjectNode> rows) implements Message {
+  record SnapshotRows(
+      String table, @JsonDeserialize(using = SnapshotRowsDeserializer.class) List<ObjectNode> rows)
+      implements Message {
     public SnapshotRows {
-      rows = List.copyOf(rows);
+      // a chunk decoded in the row form is unmodifiable already, and holds no object per row
+      rows = rows instanceof PackedRows ? rows : List.copyOf(rows);
     }
   }
 

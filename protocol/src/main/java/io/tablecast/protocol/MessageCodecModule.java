@@ -34,8 +34,7 @@ final class MessageCodecModule {
     return m;
   }
 
-  private static byte[] bytes(JsonParser p, DeserializationContext ctxt, Class<?> type)
-      throws IOException {
+  static byte[] bytes(JsonParser p, DeserializationContext ctxt, Class<?> type) throws IOException {
     Object embedded = p.getEmbeddedObject();
     if (embedded instanceof byte[] b) {
       return b;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.row.MalformedRowException;
 import io.tablecast.protocol.row.PackedKey;
 import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.PackedRows;
 import io.tablecast.protocol.row.RowForm;
 import java.util.HashMap;
 import java.util.List;
@@ -47,8 +48,12 @@ public final class RowLayouts {
     } else if (m instanceof Message.SchemaChanged c) {
       announce(c.table(), c.columns(), c.primaryKey());
     } else if (m instanceof Message.SnapshotRows rows) {
-      for (ObjectNode row : rows.rows()) {
-        bindRow(rows.table(), row);
+      if (rows.rows() instanceof PackedRows packed) {
+        bindRows(rows.table(), packed);
+      } else {
+        for (ObjectNode row : rows.rows()) {
+          bindRow(rows.table(), row);
+        }
       }
     } else if (m instanceof Message.ChangeBatch batch) {
       bindChanges(batch.changes());
@@ -95,6 +100,20 @@ public final class RowLayouts {
             "a row of " + table + " does not follow its layout: " + e.getMessage(),
             e);
       }
+    }
+  }
+
+  private void bindRows(String table, PackedRows rows) {
+    if (rows.isEmpty() || rows.form() != null) {
+      return;
+    }
+    try {
+      rows.bind(layout(table));
+    } catch (MalformedRowException e) {
+      throw new ProtocolException(
+          ErrorCode.BAD_FRAME,
+          "a row of " + table + " does not follow its layout: " + e.getMessage(),
+          e);
     }
   }
 

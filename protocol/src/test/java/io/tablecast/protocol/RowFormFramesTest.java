@@ -13,6 +13,7 @@ import io.netty.handler.codec.DecoderException;
 import io.tablecast.protocol.netty.BinaryFraming;
 import io.tablecast.protocol.row.PackedKey;
 import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.PackedRows;
 import io.tablecast.protocol.row.RowForm;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -143,6 +144,11 @@ class RowFormFramesTest {
     }
     assertThat((Message) ch.readInbound()).isEqualTo(packed.get(MessageType.SNAPSHOT_BEGIN));
     Message.SnapshotRows rows = ch.readInbound();
+    assertThat(rows.rows())
+        .as("a chunk's rows decode as their bytes, bound together")
+        .isInstanceOfSatisfying(
+            PackedRows.class,
+            p -> assertThat(p.form()).isSameAs(((PackedRow) p.get(0)).form()).isNotNull());
     ObjectNode row = rows.rows().get(0);
     assertThat(row).isInstanceOf(PackedRow.class);
     assertThat(row)
@@ -165,6 +171,35 @@ class RowFormFramesTest {
                 ? r.rows().get(0)
                 : null);
     ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aChunkWithARowNotInTheRowFormDecodesAsRowsOneByOne() {
+    Message.SnapshotRows packed =
+        (Message.SnapshotRows) SampleMessages.rowForm().get(MessageType.SNAPSHOT_ROWS);
+    ObjectNode tree =
+        ((Message.SnapshotRows) SampleMessages.rowFormAsTrees().get(MessageType.SNAPSHOT_ROWS))
+            .rows()
+            .get(0);
+    Message mixed = new Message.SnapshotRows(packed.table(), List.of(packed.rows().get(0), tree));
+    ByteBuf frame = MessageCodec.encodeFrame(mixed, 3, ByteBufAllocator.DEFAULT);
+    frame.skipBytes(4);
+    Message.SnapshotRows decoded = (Message.SnapshotRows) MessageCodec.decodeFrameBody(frame);
+    frame.release();
+    assertThat(decoded.rows()).isNotInstanceOf(PackedRows.class).hasSize(2);
+    assertThat(decoded.rows().get(0)).isInstanceOf(PackedRow.class);
+    assertThat(decoded.rows().get(1)).isNotInstanceOf(PackedRow.class);
+    assertThat(decoded.rows().get(1)).hasToString(tree.toString());
+    RowLayouts layouts = new RowLayouts();
+    layouts.bind(
+        new Message.SnapshotBegin(
+            packed.table(),
+            SampleMessages.sampleForm().columns(),
+            SampleMessages.sampleForm().primaryKey(),
+            1,
+            2));
+    layouts.bind(decoded);
+    assertThat(decoded.rows().get(0)).hasToString(tree.toString());
   }
 
   @Test

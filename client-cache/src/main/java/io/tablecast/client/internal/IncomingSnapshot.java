@@ -6,7 +6,10 @@ import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.Message.Change;
 import io.tablecast.protocol.Message.SnapshotBegin;
 import io.tablecast.protocol.Op;
+import io.tablecast.protocol.row.PackedRows;
+import io.tablecast.protocol.row.RowForm;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +105,12 @@ final class IncomingSnapshot {
     if (fetchAgain != null) {
       return null;
     }
+    if (batch instanceof PackedRows packed && packed.form() != null) {
+      Object[] keys = keys(packed, primaryKey);
+      if (keys != null) {
+        return add(packed, keys);
+      } // a row without its key: the rows one by one, as trees, that one logged and left out
+    }
     List<Object> keys = new ArrayList<>(batch.size());
     List<ObjectNode> keyed = new ArrayList<>(batch.size());
     for (ObjectNode row : batch) {
@@ -118,6 +127,45 @@ final class IncomingSnapshot {
     }
     for (int i = 0; i < keyed.size(); i++) {
       put(keys.get(i), keyed.get(i));
+    }
+    received += batch.size();
+    return null;
+  }
+
+  /** The keys of a chunk's rows, read from their bytes; null when a row lacks its key. */
+  private static Object[] keys(PackedRows batch, List<String> primaryKey) {
+    Object[] keys = new Object[batch.size()];
+    try {
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = RowKeys.fromBytesOrNull(batch.form(), batch.bytes(i), primaryKey);
+        if (keys[i] == null) {
+          return null;
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    return keys;
+  }
+
+  /**
+   * As {@link #add(List, List)} for rows in the row form keyed by {@code keys}: each row goes to
+   * the mirrors as its bytes, with no object made around them.
+   */
+  private String add(PackedRows batch, Object[] keys) {
+    String tooLarge = sizing.rows(batch, Arrays.asList(keys));
+    if (tooLarge != null) {
+      return tooLarge;
+    }
+    RowForm form = batch.form();
+    for (int i = 0; i < keys.length; i++) {
+      byte[] bytes = batch.bytes(i);
+      if (rows != null) {
+        rows.put(keys[i], form, bytes);
+      }
+      for (MirrorSink.MappedSnapshot copy : mapped.values()) {
+        copy.put(keys[i], form, bytes);
+      }
     }
     received += batch.size();
     return null;

@@ -3,6 +3,8 @@ package io.tablecast.client.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ErrorCode;
+import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.RowForm;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +49,14 @@ public interface MirrorSink {
 
     /** Adds or replaces the row of {@code key} (normalized). */
     void put(Object key, ObjectNode row);
+
+    /**
+     * As {@link #put(Object, ObjectNode)}, for the row {@code bytes} in the layout {@code form} (a
+     * snapshot chunk's row, not made an object by the decoder).
+     */
+    default void put(Object key, RowForm form, byte[] bytes) {
+      put(key, PackedRow.of(form, bytes));
+    }
 
     /** Removes the row of {@code key}, if held. */
     void remove(Object key);

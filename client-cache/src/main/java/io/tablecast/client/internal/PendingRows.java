@@ -8,7 +8,6 @@ import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiFunction;
 
 /**
  * A snapshot's rows while it arrives, by normalized key, holding per row only what the mirrors will
@@ -48,12 +47,37 @@ public final class PendingRows extends AbstractMap<Object, ObjectNode> {
     return row(rows.put(key, row));
   }
 
+  /** What a mirror makes of each row held: one method per form a row is held in. */
+  public interface Mapper<W> {
+    /**
+     * The row {@code bytes} in the layout {@code form} (kept: not copied), or null to leave out.
+     */
+    W bytes(Object key, RowForm form, byte[] bytes);
+
+    /** A row held as it came (a version-2 server's tree), or null to leave out. */
+    W tree(Object key, ObjectNode row);
+  }
+
+  /** As {@link #put}, for the row {@code bytes} in the layout {@code form} (held as they are). */
+  void put(Object key, RowForm form, byte[] bytes) {
+    if (this.form == null) {
+      this.form = form;
+    }
+    rows.put(key, form == this.form ? bytes : PackedRow.of(form, bytes));
+  }
+
   /**
    * The rows as a mirror's index: each row (key boxed) replaced by what {@code f} makes of it, or
-   * left out when that is null, slot for slot ({@link RowIndex#mapped}). These rows are unchanged.
+   * left out when that is null, slot for slot ({@link RowIndex#mapped}); a row held as bytes is
+   * given as its bytes, without a {@link PackedRow} made around them. These rows are unchanged.
    */
-  public <W> RowIndex<W> mapped(BiFunction<Object, ObjectNode, W> f) {
-    return rows.mapped((key, held) -> f.apply(key, row(held)));
+  public <W> RowIndex<W> mapped(Mapper<W> f) {
+    RowForm bytesForm = form;
+    return rows.mapped(
+        (key, held) ->
+            held instanceof byte[] bytes
+                ? f.bytes(key, bytesForm, bytes)
+                : f.tree(key, (ObjectNode) held));
   }
 
   @Override

@@ -93,6 +93,17 @@ public final class RowKeys {
   }
 
   /**
+   * The key of the row {@code bytes} in the layout {@code form}, as {@link #fromRowOrNull} of its
+   * {@link PackedRow}, which is made only when the key cannot be read from the bytes alone.
+   *
+   * @throws IllegalArgumentException as {@link #fromRow}
+   */
+  static Object fromBytesOrNull(RowForm form, byte[] bytes, List<String> primaryKey) {
+    Object key = primaryKey.isEmpty() ? null : fromPacked(form, bytes, primaryKey);
+    return key != null ? key : fromRowOrNull(PackedRow.of(form, bytes), primaryKey);
+  }
+
+  /**
    * The key of a row in the row form read from its bytes, without building its JSON tree (a
    * snapshot of a million rows keys a million rows); null when a part is of a kind whose key form
    * is its JSON text (a float, a JSON value) or a column is missing: the tree then decides.

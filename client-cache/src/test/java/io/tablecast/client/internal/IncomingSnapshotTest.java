@@ -12,6 +12,7 @@ import io.tablecast.protocol.Message.SnapshotBegin;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.Op;
 import io.tablecast.protocol.row.PackedRow;
+import io.tablecast.protocol.row.PackedRows;
 import io.tablecast.protocol.row.RowForm;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,10 +39,17 @@ class IncomingSnapshotTest {
   static final class Copy implements MirrorSink.MappedSnapshot {
     final Map<Object, String> names = new LinkedHashMap<>();
     long installedAt = -1;
+    int putAsBytes;
 
     @Override
     public void put(Object key, ObjectNode row) {
       names.put(key, row.get("name").asText());
+    }
+
+    @Override
+    public void put(Object key, RowForm form, byte[] bytes) {
+      putAsBytes++;
+      names.put(key, form.toNode(bytes).get("name").asText());
     }
 
     @Override
@@ -192,6 +200,43 @@ class IncomingSnapshotTest {
     assertThat(generic.installed).hasSize(1000);
     assertThat(typed.installed).as("the typed mirror installs its copy").isNull();
     assertThat(typed.copy.installedAt).isEqualTo(10);
+  }
+
+  @Test
+  void aChunkDecodedInTheRowFormReachesTheMirrorsAsItsBytesWithNoRowObject() {
+    List<byte[]> bytes = new ArrayList<>();
+    for (ObjectNode row : chunk(1, 1000)) {
+      bytes.add(((PackedRow) row).bytes());
+    }
+    PackedRows chunk = PackedRows.of(FORM, bytes);
+    Sink typed = new Sink(true, true);
+    Sink generic = new Sink(false, true);
+    IncomingSnapshot s = begin(typed, generic);
+    assertThat(s.add(chunk, List.of("id"))).isNull();
+    assertThat(typed.copy.putAsBytes)
+        .as("the typed copy maps each row from its bytes")
+        .isEqualTo(1000);
+    assertThat(typed.copy.names).containsEntry(7L, "item 7").hasSize(1000);
+    List<Object> held = new ArrayList<>();
+    s.rows()
+        .mapped(
+            new PendingRows.Mapper<Object>() {
+              @Override
+              public Object bytes(Object key, RowForm form, byte[] row) {
+                assertThat(form).isSameAs(FORM);
+                assertThat(row)
+                    .as("the chunk's own array, not a copy")
+                    .isSameAs(bytes.get((int) (long) (Long) key - 1));
+                held.add(key);
+                return row;
+              }
+
+              @Override
+              public Object tree(Object key, ObjectNode row) {
+                throw new AssertionError("row " + key + " held as a tree");
+              }
+            });
+    assertThat(held).hasSize(1000).contains(1L, 1000L);
   }
 
   @Test
