@@ -40,6 +40,9 @@ final class IncomingSnapshot {
   private final IdentityHashMap<MirrorSink, MirrorSink.MappedSnapshot> mapped =
       new IdentityHashMap<>();
 
+  /** The values of {@link #mapped}, walked for every row without an iterator per row. */
+  private MirrorSink.MappedSnapshot[] copies;
+
   /** Why the snapshot cannot be installed and must be asked for again; null while it can be. */
   private String fetchAgain;
 
@@ -73,6 +76,7 @@ final class IncomingSnapshot {
         objects++;
       }
     }
+    this.copies = mapped.values().toArray(new MirrorSink.MappedSnapshot[0]);
     this.rows = views + objects > 0 ? new PendingRows(b.rowCount()) : null;
     this.sizing =
         new SnapshotSizing(
@@ -163,7 +167,7 @@ final class IncomingSnapshot {
       if (rows != null) {
         rows.put(keys[i], form, bytes);
       }
-      for (MirrorSink.MappedSnapshot copy : mapped.values()) {
+      for (MirrorSink.MappedSnapshot copy : copies) {
         copy.put(keys[i], form, bytes);
       }
     }
@@ -175,7 +179,7 @@ final class IncomingSnapshot {
     if (rows != null) {
       rows.put(key, row);
     }
-    for (MirrorSink.MappedSnapshot copy : mapped.values()) {
+    for (MirrorSink.MappedSnapshot copy : copies) {
       copy.put(key, row);
     }
   }
@@ -184,7 +188,7 @@ final class IncomingSnapshot {
     if (rows != null) {
       rows.remove(key);
     }
-    for (MirrorSink.MappedSnapshot copy : mapped.values()) {
+    for (MirrorSink.MappedSnapshot copy : copies) {
       copy.remove(key);
     }
   }
@@ -219,6 +223,7 @@ final class IncomingSnapshot {
     fetchAgain = why;
     rows = null;
     mapped.clear();
+    copies = new MirrorSink.MappedSnapshot[0];
   }
 
   /** Applies a batch's changes of the table when the batch is newer than the snapshot. */
