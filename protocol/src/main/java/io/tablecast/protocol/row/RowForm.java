@@ -136,7 +136,15 @@ public final class RowForm {
 
   /** {@code row}: the object the values came from, for messages (null: print the values). */
   private byte[] encode(JsonNode[] values, String[] texts, JsonNode row) {
-    RowSink out = new RowSink(2 + 8 * (keyColumns.length + otherColumns.length) + bitmapBytes);
+    RowSink sink = RowSink.borrow();
+    try {
+      return encode(values, texts, row, sink);
+    } finally {
+      sink.giveBack();
+    }
+  }
+
+  private byte[] encode(JsonNode[] values, String[] texts, JsonNode row, RowSink out) {
     out.write(0); // the key's length, a one-byte varint below 128: set once the key is written
     writeKey(values, texts, row, out);
     int keyLength = out.size() - 1;
@@ -202,9 +210,13 @@ public final class RowForm {
 
   /** The key of values in table order; {@code shown}: what a message prints (null: the values). */
   private byte[] encodeKey(JsonNode[] values, JsonNode shown) {
-    RowSink out = new RowSink(8 * keyColumns.length);
-    writeKey(values, null, shown, out);
-    return out.toByteArray();
+    RowSink out = RowSink.borrow();
+    try {
+      writeKey(values, null, shown, out);
+      return out.toByteArray();
+    } finally {
+      out.giveBack();
+    }
   }
 
   private void writeKey(JsonNode[] values, String[] texts, JsonNode shown, RowSink out) {
