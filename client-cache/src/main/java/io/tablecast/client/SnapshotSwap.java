@@ -45,6 +45,14 @@ final class SnapshotSwap<V> {
   }
 
   /**
+   * Whether the rows received are compared with rows the mirror held (it held its table before);
+   * when not, {@link #mapped} keeps each row as it is.
+   */
+  boolean comparesRows() {
+    return diff;
+  }
+
+  /**
    * The row to hold for the image {@code json} of {@code key}: the row held when {@code json} is
    * its image ({@link RowMapping#sameImage}) or maps to an equal value ({@link
    * RowMapping#sameValue}), else what {@code map} makes of it. When it cannot be mapped ({@code

@@ -35,6 +35,9 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
   /** Per key the mapped row ({@code V}), or an {@link Unmapped}; null once installed. */
   private RowIndex<Object> rows;
 
+  /** Whether an {@link Unmapped} was ever held. */
+  private boolean unmappedHeld;
+
   /**
    * @param expectedRows the rows the snapshot announced: sized for at most a million up front, as
    *     {@code PendingRows}, growing past that as they come
@@ -59,6 +62,7 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
       held = mapping.map(row);
     } catch (RuntimeException e) { // told at the end, if it is still the row's image then
       held = new Unmapped(row);
+      unmappedHeld = true;
     }
     rows.put(key, held);
   }
@@ -70,6 +74,7 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
       held = mapping.map(form, bytes);
     } catch (RuntimeException e) { // told at the end, if it is still the row's image then
       held = new Unmapped(PackedRow.of(form, bytes));
+      unmappedHeld = true;
     }
     rows.put(key, held);
   }
@@ -95,6 +100,9 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
     RowIndex<Object> held = rows;
     rows = null;
     SnapshotSwap<V> s = swap.get();
+    if (!s.comparesRows() && !unmappedHeld) { // every row stays as it is: no pass, no key boxed
+      return s.finish((RowIndex<V>) (RowIndex<?>) held, position);
+    }
     List<Object> unmapped = new ArrayList<>();
     held.forEach(
         (key, value) -> {
