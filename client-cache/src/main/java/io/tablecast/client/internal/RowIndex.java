@@ -1,5 +1,6 @@
 package io.tablecast.client.internal;
 
+import io.tablecast.protocol.row.RowTable;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -253,8 +254,13 @@ public final class RowIndex<V> {
     return key instanceof Long l ? hash(l.longValue()) : mix(key.hashCode());
   }
 
-  private static int hash(long key) {
-    return mix((int) (key ^ (key >>> 32)));
+  /**
+   * The server's image's hash of the same key ({@link RowTable#hashOfIntegerKey}): a snapshot comes
+   * in the image's slot order, so that its rows fill this index's slots in order too, each put
+   * touching the cache lines the previous one did instead of two lines at random.
+   */
+  static int hash(long key) {
+    return RowTable.hashOfIntegerKey(key);
   }
 
   /** Murmur3's finalizer: consecutive keys spread over a power-of-two table. */

@@ -2,6 +2,11 @@ package io.tablecast.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.row.RowForm;
+import io.tablecast.protocol.row.RowTable;
 import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.List;
@@ -11,6 +16,23 @@ import org.junit.jupiter.api.Test;
 
 /** {@link RowIndex} behaves as a map of normalized keys, whatever the order of its changes. */
 class RowIndexTest {
+
+  /**
+   * An integer key hashes here as the server's image hashes its bytes, so that a snapshot, sent in
+   * the image's slot order, fills this index's slots in order (docs/BENCHMARKS.md, "the server's
+   * slot order").
+   */
+  @Test
+  void anIntegerKeyHashesAsTheServersImageHashesIt() {
+    RowForm form =
+        new RowForm(List.of(new ColumnInfo("id", "bigint", ColumnKind.INTEGER)), List.of("id"));
+    Random random = new Random(9);
+    for (int i = 0; i < 10_000; i++) {
+      long id = i < 5_000 ? i - 100 : random.nextLong() >> random.nextInt(64);
+      byte[] key = form.encodeKey(JsonNodeFactory.instance.objectNode().put("id", id));
+      assertThat(RowIndex.hash(id)).as("key %d", id).isEqualTo(RowTable.hash(key, 0, key.length));
+    }
+  }
 
   @Test
   void randomChangesOfLongAndOtherKeysGiveWhatAMapGives() {

@@ -209,17 +209,41 @@ public final class RowTable {
   }
 
   /**
-   * The hash of a key's bytes ({@code bytes[from, to)}), the one this index uses; for other sets or
-   * maps of keys in the row form too. FNV-1a over the bytes, then murmur3's finalizer so that keys
-   * differing in a few bits (consecutive integers) spread over a power-of-two table. (A {@code 31 *
-   * h + b} polynomial gives the 1,000,000 varint keys 1..1,000,000 only about 127,000 distinct
-   * values: eight rows per hash and long probe runs.)
+   * The hash of a key's bytes: a key that is one varint of at most 64 bits (a primary key of one
+   * INTEGER column, the common case) hashes as its value does ({@link #hashOfIntegerKey}), so that
+   * a client's index of such keys, hashing the values, holds them in this table's slot order and
+   * receives a snapshot, sent in that order, slot after slot; any other key by FNV-1a over its
+   * bytes and murmur3's finalizer.
    */
   public static int hash(byte[] bytes, int from, int to) {
+    long zigzag = 0;
+    for (int i = from, shift = 0; i < to && shift < 64; i++, shift += 7) {
+      int b = bytes[i];
+      zigzag |= (long) (b & 0x7f) << shift;
+      if (b >= 0) { // the varint's last byte
+        if (i == to - 1 && (shift < 63 || (b & 0x7e) == 0)) {
+          return hashOfIntegerKey((zigzag >>> 1) ^ -(zigzag & 1));
+        }
+        break;
+      }
+    }
     int h = 0x811c9dc5;
     for (int i = from; i < to; i++) {
       h = (h ^ (bytes[i] & 0xff)) * 0x01000193;
     }
+    return finish(h);
+  }
+
+  /**
+   * {@link #hash} of the key of a table whose primary key is one INTEGER column holding {@code
+   * value}, computed from the value: murmur3's finalizer of its two halves.
+   */
+  public static int hashOfIntegerKey(long value) {
+    return finish((int) (value ^ (value >>> 32)));
+  }
+
+  private static int finish(int hash) {
+    int h = hash;
     h ^= h >>> 16; // murmur3's finalizer
     h *= 0x85ebca6b;
     h ^= h >>> 13;

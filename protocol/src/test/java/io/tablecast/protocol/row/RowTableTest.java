@@ -24,6 +24,24 @@ class RowTableTest {
           List.of("region", "id"));
 
   @Test
+  void anIntegerKeyHashesWithoutItsBytesAsItsBytesHash() {
+    RowForm byId =
+        new RowForm(List.of(new ColumnInfo("id", "bigint", ColumnKind.INTEGER)), List.of("id"));
+    Random random = new Random(5);
+    List<Long> values = new java.util.ArrayList<>(List.of(0L, 1L, -1L, 63L, 64L, -64L, -65L));
+    values.addAll(List.of(Long.MAX_VALUE, Long.MIN_VALUE, (long) Integer.MAX_VALUE, 1L << 56));
+    for (int i = 0; i < 10_000; i++) {
+      values.add(random.nextLong() >> random.nextInt(64));
+    }
+    for (long v : values) {
+      byte[] key = byId.encodeKey(NODES.objectNode().put("id", v));
+      assertThat(RowTable.hashOfIntegerKey(v))
+          .as("key %d", v)
+          .isEqualTo(RowTable.hash(key, 0, key.length));
+    }
+  }
+
+  @Test
   void behavesAsAMapThroughRandomPutsReplacesAndRemoves() {
     Random random = new Random(3);
     RowTable table = new RowTable();
