@@ -95,25 +95,18 @@ public final class RowLayouts {
       try {
         p.bind(layout(table));
       } catch (MalformedRowException e) {
-        throw new ProtocolException(
-            ErrorCode.BAD_FRAME,
-            "a row of " + table + " does not follow its layout: " + e.getMessage(),
-            e);
+        throw notFollowing("a row", table, e);
       }
     }
   }
 
   private void bindRows(String table, PackedRows rows) {
-    if (rows.isEmpty() || rows.form() != null) {
-      return;
-    }
-    try {
-      rows.bind(layout(table));
-    } catch (MalformedRowException e) {
-      throw new ProtocolException(
-          ErrorCode.BAD_FRAME,
-          "a row of " + table + " does not follow its layout: " + e.getMessage(),
-          e);
+    if (!rows.isEmpty() && rows.form() == null) {
+      try {
+        rows.bind(layout(table));
+      } catch (MalformedRowException e) {
+        throw notFollowing("a row", table, e);
+      }
     }
   }
 
@@ -122,12 +115,18 @@ public final class RowLayouts {
       try {
         k.bind(layout(table));
       } catch (MalformedRowException e) {
-        throw new ProtocolException(
-            ErrorCode.BAD_FRAME,
-            "a key of " + table + " does not follow its layout: " + e.getMessage(),
-            e);
+        throw notFollowing("a key", table, e);
       }
     }
+  }
+
+  /** A row or key ({@code what}) of {@code table} whose bytes do not follow its layout. */
+  private static ProtocolException notFollowing(
+      String what, String table, MalformedRowException e) {
+    return new ProtocolException(
+        ErrorCode.BAD_FRAME,
+        what + " of " + table + " does not follow its layout: " + e.getMessage(),
+        e);
   }
 
   private RowForm layout(String table) {
