@@ -185,6 +185,11 @@ public interface Dialect {
    */
   SnapshotRead snapshotRead(TableSchema table);
 
+  /** How whole-table reads ({@link #snapshotRead}) fetch their rows: by default the result set. */
+  default RowTextsFetch rowTextsFetch() {
+    return RowTextsFetch.RESULT_SET;
+  }
+
   /**
    * Prepares a read whose results are taken as texts ({@link ChunkQuery}): by default as the driver
    * prepares any statement. A driver that switches a statement it saw often to binary results must

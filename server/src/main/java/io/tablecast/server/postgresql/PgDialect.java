@@ -6,6 +6,7 @@ import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.Identifiers;
 import io.tablecast.server.capture.InstalledTrigger;
+import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
@@ -334,6 +335,12 @@ final class PgDialect implements TailDialect {
   @Override
   public SnapshotRead snapshotRead(TableSchema table) {
     return PgTableReads.snapshotRead(table);
+  }
+
+  /** {@code COPY ... TO STDOUT}: {@link PgCopyFetch}. */
+  @Override
+  public RowTextsFetch rowTextsFetch() {
+    return PgCopyFetch.COPY;
   }
 
   @Override

@@ -155,6 +155,7 @@ public final class OutboxRows {
     try {
       return ReadAhead.forEach(
           c,
+          plan.dialect().rowTextsFetch(),
           read.sql(),
           read.shape().columns(t),
           texts -> each.accept(row(read.shape(), n, texts)));

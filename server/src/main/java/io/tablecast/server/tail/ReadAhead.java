@@ -1,9 +1,8 @@
 package io.tablecast.server.tail;
 
+import io.tablecast.server.capture.RowTextsFetch;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -11,13 +10,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads a query's rows as texts (each row's first {@code columns} columns) on a thread of its own,
- * up to {@link #AHEAD} chunks of {@link #CHUNK} rows (or {@link #CHUNK_CHARS} of text) ahead of the
- * caller, who turns each into its row form meanwhile. Read on one thread, the database waited while
- * the server encoded a fetched chunk and the server while the database produced the next: a table's
- * snapshot took the sum of both. The reader uses the caller's connection (in the caller's
- * transaction) and is finished, its statement closed, before {@link #forEach} returns or throws, so
- * the connection is the caller's alone again.
+ * Reads a query's rows as texts (each row's first {@code columns} columns, fetched as the dialect
+ * fetches them: {@link RowTextsFetch}) on a thread of its own, up to {@link #AHEAD} chunks of
+ * {@link #CHUNK} rows (or {@link #CHUNK_CHARS} of text) ahead of the caller, who turns each into
+ * its row form meanwhile. Read on one thread, the database waited while the server encoded a
+ * fetched chunk and the server while the database produced the next: a table's snapshot took the
+ * sum of both. The reader uses the caller's connection (in the caller's transaction) and is
+ * finished, its statement closed, before {@link #forEach} returns or throws, so the connection is
+ * the caller's alone again.
  */
 final class ReadAhead {
   static final int CHUNK = 1000;
@@ -46,12 +46,17 @@ final class ReadAhead {
    */
   static long forEach(Connection c, String sql, int columns, RowTexts each)
       throws SQLException, InterruptedException {
+    return forEach(c, RowTextsFetch.RESULT_SET, sql, columns, each);
+  }
+
+  /** As {@link #forEach(Connection, String, int, RowTexts)}, the rows fetched by {@code fetch}. */
+  static long forEach(Connection c, RowTextsFetch fetch, String sql, int columns, RowTexts each)
+      throws SQLException, InterruptedException {
     BlockingQueue<Object> chunks = new ArrayBlockingQueue<>(AHEAD);
-    Statement s = c.createStatement();
+    RowTextsFetch.Fetch s = fetch.open(c, sql, columns);
     Thread reader =
         new Thread(
-            () -> read(s, sql, columns, chunks),
-            "tablecast-read-ahead-" + Thread.currentThread().getName());
+            () -> read(s, chunks), "tablecast-read-ahead-" + Thread.currentThread().getName());
     reader.setDaemon(true);
     reader.start();
     boolean done = false;
@@ -81,7 +86,7 @@ final class ReadAhead {
     } finally {
       if (!done) { // the caller failed or was interrupted: stop the reader, wait for it
         reader.interrupt();
-        cancelQuietly(s);
+        s.cancel();
         chunks.clear();
       }
       reader.join();
@@ -89,37 +94,18 @@ final class ReadAhead {
     }
   }
 
-  private static void read(Statement s, String sql, int columns, BlockingQueue<Object> chunks) {
-    long rows = 0;
+  private static void read(RowTextsFetch.Fetch fetch, BlockingQueue<Object> chunks) {
+    Chunker chunker = new Chunker(chunks);
     End end;
     try {
-      s.setFetchSize(CHUNK);
-      try (ResultSet rs = s.executeQuery(sql)) {
-        List<String[]> chunk = new ArrayList<>(CHUNK);
-        long chars = 0;
-        while (rs.next()) {
-          String[] texts = OutboxRows.texts(rs, columns);
-          for (String text : texts) {
-            chars += text == null ? 0 : text.length();
-          }
-          chunk.add(texts);
-          rows++;
-          if (chunk.size() == CHUNK || chars >= CHUNK_CHARS) {
-            chunks.put(chunk);
-            chunk = new ArrayList<>(CHUNK);
-            chars = 0;
-          }
-        }
-        if (!chunk.isEmpty()) {
-          chunks.put(chunk);
-        }
-      }
-      end = new End(rows, null);
+      fetch.run(chunker);
+      chunker.flush();
+      end = new End(chunker.rows, null);
     } catch (InterruptedException e) {
       return; // the caller gave up: nobody reads the end
     } catch (SQLException | RuntimeException | Error e) {
       chunks.clear(); // room for the end, and the rows read ahead are garbage now
-      end = new End(rows, e);
+      end = new End(chunker.rows, e);
     }
     try {
       while (!chunks.offer(end, 100, TimeUnit.MILLISECONDS)) {
@@ -132,11 +118,35 @@ final class ReadAhead {
     }
   }
 
-  private static void cancelQuietly(Statement s) {
-    try {
-      s.cancel();
-    } catch (SQLException ignored) {
-      // the read ends on its own, or on the interrupt
+  /** Groups the fetched rows into chunks of {@link #CHUNK} rows or {@link #CHUNK_CHARS}. */
+  private static final class Chunker implements RowTextsFetch.Rows {
+    private final BlockingQueue<Object> chunks;
+    private List<String[]> chunk = new ArrayList<>(CHUNK);
+    private long chars;
+    long rows;
+
+    Chunker(BlockingQueue<Object> chunks) {
+      this.chunks = chunks;
+    }
+
+    @Override
+    public void accept(String[] texts) throws InterruptedException {
+      for (String text : texts) {
+        chars += text == null ? 0 : text.length();
+      }
+      chunk.add(texts);
+      rows++;
+      if (chunk.size() == CHUNK || chars >= CHUNK_CHARS) {
+        chunks.put(chunk);
+        chunk = new ArrayList<>(CHUNK);
+        chars = 0;
+      }
+    }
+
+    void flush() throws InterruptedException {
+      if (!chunk.isEmpty()) {
+        chunks.put(chunk);
+      }
     }
   }
 }

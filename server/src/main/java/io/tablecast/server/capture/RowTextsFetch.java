@@ -1,0 +1,48 @@
+package io.tablecast.server.capture;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * How a dialect fetches the rows of a whole-table read ({@link SnapshotRead}) as texts: each row's
+ * columns as their types' text output, NULL as null. By default the query's result set, fetched in
+ * chunks ({@link #RESULT_SET}); a database with a cheaper bulk export fetches with it (PostgreSQL's
+ * {@code COPY ... TO STDOUT}). A fetch runs on a reader thread of its own, in the caller's
+ * connection and transaction, while the caller encodes the rows read before.
+ */
+@FunctionalInterface
+public interface RowTextsFetch {
+
+  /** The query's result set, {@link ResultSetFetch#FETCH_SIZE} rows a round trip. */
+  RowTextsFetch RESULT_SET = ResultSetFetch::new;
+
+  /** A fetch of the rows of {@code sql} (each row's first {@code columns} columns) on {@code c}. */
+  Fetch open(Connection c, String sql, int columns) throws SQLException;
+
+  /** One fetch, run once. */
+  interface Fetch extends AutoCloseable {
+
+    /**
+     * Runs the read and hands each row's texts to {@code each}, in order, on the calling thread; an
+     * interrupt of that thread ends it soon (with {@link InterruptedException}), leaving the
+     * connection usable once rolled back.
+     */
+    void run(Rows each) throws SQLException, InterruptedException;
+
+    /**
+     * Asks a {@link #run} in progress on another thread to stop: called after interrupting that
+     * thread, for a read the interrupt alone would not end soon (a result set waiting on the
+     * database).
+     */
+    void cancel();
+
+    @Override
+    void close() throws SQLException;
+  }
+
+  /** Takes each row's texts; may block (a reader ahead of its caller waits for room). */
+  @FunctionalInterface
+  interface Rows {
+    void accept(String[] texts) throws InterruptedException;
+  }
+}
