@@ -41,15 +41,10 @@ final class ReadAhead {
   private ReadAhead() {}
 
   /**
-   * Runs {@code sql} on {@code c} and hands each row's first {@code columns} columns as texts to
-   * {@code each}, in order, on the calling thread; returns the number of rows.
+   * Runs {@code sql} on {@code c} and hands each row's first {@code columns} columns as texts, as
+   * {@code fetch} fetches them, to {@code each}, in order, on the calling thread; returns the
+   * number of rows.
    */
-  static long forEach(Connection c, String sql, int columns, RowTexts each)
-      throws SQLException, InterruptedException {
-    return forEach(c, RowTextsFetch.RESULT_SET, sql, columns, each);
-  }
-
-  /** As {@link #forEach(Connection, String, int, RowTexts)}, the rows fetched by {@code fetch}. */
   static long forEach(Connection c, RowTextsFetch fetch, String sql, int columns, RowTexts each)
       throws SQLException, InterruptedException {
     BlockingQueue<Object> chunks = new ArrayBlockingQueue<>(AHEAD);

@@ -3,6 +3,8 @@ package io.tablecast.server.tail;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tablecast.server.capture.DatabaseFamily;
+import io.tablecast.server.capture.Dialect;
 import io.tablecast.server.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -10,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,8 +20,26 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@link ReadAhead}: every row in order, whatever the chunking; a failure of the caller or of the
  * query ends the reader before the connection is handed back, usable, to the caller's transaction.
+ * Each database's rows are fetched as its dialect fetches them: a result set on MySQL, {@code COPY}
+ * on PostgreSQL.
  */
 class ReadAheadTest {
+
+  /** Runs {@code sql} through {@link ReadAhead} with the fetch of the dialect {@code c} is to. */
+  private static long forEach(Connection c, String sql, int columns, ReadAhead.RowTexts each)
+      throws Exception {
+    return ReadAhead.forEach(c, dialect(c).rowTextsFetch(), sql, columns, each);
+  }
+
+  private static Dialect dialect(Connection c) throws SQLException {
+    String url = c.getMetaData().getURL();
+    for (DatabaseFamily family : ServiceLoader.load(DatabaseFamily.class)) {
+      if (family.urlPrefixes().stream().anyMatch(url::startsWith)) {
+        return family.detect(c);
+      }
+    }
+    throw new IllegalStateException("no database family serves " + url);
+  }
 
   private static Connection open(TestDatabases.Kind kind) throws SQLException {
     Connection c = kind.isolated("readahead").connect();
@@ -43,7 +64,7 @@ class ReadAheadTest {
   void everyRowArrivesInOrderAcrossChunks(TestDatabases.Kind kind) throws Exception {
     try (Connection c = open(kind)) {
       List<String> seen = new ArrayList<>();
-      long n = ReadAhead.forEach(c, numbers(kind, 10_500), 1, texts -> seen.add(texts[0]));
+      long n = forEach(c, numbers(kind, 10_500), 1, texts -> seen.add(texts[0]));
       assertThat(n).isEqualTo(10_500);
       assertThat(seen).hasSize(10_500);
       for (int i = 0; i < seen.size(); i++) {
@@ -60,7 +81,7 @@ class ReadAheadTest {
       List<String> seen = new ArrayList<>();
       assertThatThrownBy(
               () ->
-                  ReadAhead.forEach(
+                  forEach(
                       c,
                       numbers(kind, 200_000),
                       1,
@@ -86,7 +107,7 @@ class ReadAheadTest {
   @EnumSource(TestDatabases.Kind.class)
   void aFailingQueryFailsWithTheDatabasesError(TestDatabases.Kind kind) throws Exception {
     try (Connection c = open(kind)) {
-      assertThatThrownBy(() -> ReadAhead.forEach(c, "SELECT nope FROM no_such_table", 1, t -> {}))
+      assertThatThrownBy(() -> forEach(c, "SELECT nope FROM no_such_table", 1, t -> {}))
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("no_such_table");
       assertThat(readers()).isEmpty();
@@ -104,7 +125,7 @@ class ReadAheadTest {
                 + "FROM seq_1_to_2500 ORDER BY seq";
     try (Connection c = open(kind)) {
       List<String[]> seen = new ArrayList<>();
-      assertThat(ReadAhead.forEach(c, sql, 3, seen::add)).isEqualTo(2500);
+      assertThat(forEach(c, sql, 3, seen::add)).isEqualTo(2500);
       assertThat(seen).hasSize(2500);
       assertThat(seen.get(0)).containsExactly("1", "row-1", "1.5");
       assertThat(seen.get(1)).containsExactly("2", "row-2", null);
@@ -117,7 +138,7 @@ class ReadAheadTest {
     try (Connection c = open(TestDatabases.Kind.POSTGRESQL)) {
       long[] chars = {0};
       long n =
-          ReadAhead.forEach(
+          forEach(
               c,
               "SELECT repeat('x', 1 << 20) || g FROM generate_series(1, 12) g ORDER BY g",
               1,
