@@ -14,9 +14,13 @@ import org.postgresql.copy.CopyOut;
  * snapshot, streamed by the database without a round trip per chunk and read as one array a row
  * instead of one a column (docs/BENCHMARKS.md, "Server start: whole tables read with COPY").
  *
- * <p>A run ends on an interrupt once the next row arrives, then cancels the copy on its own thread,
- * which waits for the database to end it: no cancel request outlives the read to reach the
- * connection's next statement, as one sent from another thread could.
+ * <p>A run ends on an interrupt once the next row arrives, or when its caller throws; it then ends
+ * the copy on its own thread: a cancel request (which has reached the database when {@code
+ * cancelQuery} returns), then the copy read to its end, the cancel's error or the copy's last row,
+ * whichever the cancel found. The connection is then in step again, its transaction failed or not,
+ * and no cancel is left to reach its next statement. pgjdbc's own {@code cancelCopy} returns before
+ * the cancel's error arrives: the next statement (the caller's rollback) failed with it and the
+ * protocol was out of step ({@code PgCopyFetchTest}).
  */
 final class PgCopyFetch implements RowTextsFetch.Fetch {
 
