@@ -15,14 +15,68 @@ import java.util.Map;
  */
 final class ResumeBuffer {
 
-  /** A batch as applied, with every table's changes. */
-  record Retained(
-      long position, long captureMillis, List<Message.Change> changes, long approxBytes) {}
+  /**
+   * A batch as applied, with every table's changes: as a list (a batch read again from a {@link
+   * BatchHistory}, held while it is replayed), or packed (kept in this buffer, {@link
+   * PackedChanges}).
+   */
+  static final class Retained {
+    private final long position;
+    private final long captureMillis;
+    private final List<Message.Change> list;
+    private final PackedChanges packed;
+    private final long approxBytes;
+
+    /**
+     * @param approxBytes the changes' size as {@link BatchParts#approxBytes} estimates it
+     */
+    Retained(long position, long captureMillis, List<Message.Change> changes, long approxBytes) {
+      this(position, captureMillis, changes, null, approxBytes);
+    }
+
+    private Retained(
+        long position,
+        long captureMillis,
+        List<Message.Change> list,
+        PackedChanges packed,
+        long approxBytes) {
+      this.position = position;
+      this.captureMillis = captureMillis;
+      this.list = list;
+      this.packed = packed;
+      this.approxBytes = approxBytes;
+    }
+
+    long position() {
+      return position;
+    }
+
+    long captureMillis() {
+      return captureMillis;
+    }
+
+    /** The changes; a packed batch's are made anew at each call. */
+    List<Message.Change> changes() {
+      return packed != null ? packed.changes() : list;
+    }
+
+    boolean isEmpty() {
+      return packed != null ? packed.size() == 0 : list.isEmpty();
+    }
+
+    /** The bytes the batch holds on to (packed), or its changes' estimated size (a list). */
+    long approxBytes() {
+      return approxBytes;
+    }
+  }
 
   private final int maxBatches;
   private final long maxBytes;
   private final ArrayDeque<Retained> batches = new ArrayDeque<>();
   private long bytes;
+
+  /** The batch packed last, whose table and layout arrays the next one shares when it can. */
+  private PackedChanges last;
 
   /** Every batch with a position at or below this one has been evicted (or predates the run). */
   private long evictedThrough;
@@ -33,14 +87,21 @@ final class ResumeBuffer {
     this.evictedThrough = startPosition;
   }
 
-  /** Keeps a batch, evicting the oldest past the bounds; returns its approximate size in bytes. */
+  /**
+   * Keeps a batch, packed, evicting the oldest past the bounds (counted in the bytes the packed
+   * batches hold); returns the changes' approximate size as the wire's {@link
+   * BatchParts#approxBytes} estimates it.
+   */
   long append(long position, long captureMillis, List<Message.Change> changes) {
     long size = 64;
     for (Message.Change c : changes) {
       size += BatchParts.approxBytes(c);
     }
-    batches.addLast(new Retained(position, captureMillis, changes, size));
-    bytes += size;
+    PackedChanges packed = PackedChanges.of(changes, last);
+    last = packed;
+    Retained kept = new Retained(position, captureMillis, null, packed, packed.retainedBytes());
+    batches.addLast(kept);
+    bytes += kept.approxBytes();
     while (!batches.isEmpty() && (batches.size() > maxBatches || bytes > maxBytes)) {
       Retained old = batches.removeFirst();
       bytes -= old.approxBytes();
