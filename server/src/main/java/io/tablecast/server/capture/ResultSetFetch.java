@@ -24,11 +24,7 @@ final class ResultSetFetch implements RowTextsFetch.Fetch {
     statement.setFetchSize(FETCH_SIZE);
     try (ResultSet rs = statement.executeQuery(sql)) {
       while (rs.next()) {
-        String[] texts = new String[columns];
-        for (int i = 0; i < columns; i++) {
-          texts[i] = rs.getString(i + 1);
-        }
-        each.accept(texts);
+        each.accept(RowTextsFetch.texts(rs, columns));
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.tablecast.server.capture;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
@@ -18,6 +19,18 @@ public interface RowTextsFetch {
 
   /** A fetch of the rows of {@code sql} (each row's first {@code columns} columns) on {@code c}. */
   Fetch open(Connection c, String sql, int columns) throws SQLException;
+
+  /**
+   * The first {@code columns} columns of the result set's current row, as texts: how {@link
+   * #RESULT_SET} reads each row, and every read of a few rows (ranges, rows by key) too.
+   */
+  static String[] texts(ResultSet rs, int columns) throws SQLException {
+    String[] texts = new String[columns];
+    for (int i = 0; i < columns; i++) {
+      texts[i] = rs.getString(i + 1);
+    }
+    return texts;
+  }
 
   /** One fetch, run once. */
   interface Fetch extends AutoCloseable {

@@ -2,6 +2,7 @@ package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
@@ -193,7 +194,7 @@ final class ChangedRows {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           if (texts) { // no JSON, so no JSON_OBJECT too large for max_allowed_packet either
-            byte[] row = n.encodeColumnTexts(OutboxRows.texts(rs, t.columns().size()));
+            byte[] row = n.encodeColumnTexts(RowTextsFetch.texts(rs, t.columns().size()));
             rows.put(RowKey.ofRow(row), row);
             continue;
           }

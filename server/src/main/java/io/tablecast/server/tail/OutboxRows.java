@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
@@ -84,7 +85,7 @@ public final class OutboxRows {
       try (Statement s = c.createStatement();
           ResultSet rs = s.executeQuery(read.sql() + " LIMIT " + TableSize.FIRST_ROWS)) {
         while (rs.next()) {
-          first.add(row(read.shape(), n, texts(rs, columns)));
+          first.add(row(read.shape(), n, RowTextsFetch.texts(rs, columns)));
         }
       }
       out.add(new TableSize(t, plan.dialect().estimatedRows(c, t.id()), first));
@@ -102,15 +103,6 @@ public final class OutboxRows {
       throw new IllegalStateException(tooLarge(n.table().id().qualified(), null));
     }
     return n.encode(json);
-  }
-
-  /** The first {@code columns} columns of the result set's current row, as texts. */
-  public static String[] texts(ResultSet rs, int columns) throws SQLException {
-    String[] texts = new String[columns];
-    for (int i = 0; i < columns; i++) {
-      texts[i] = rs.getString(i + 1);
-    }
-    return texts;
   }
 
   /**

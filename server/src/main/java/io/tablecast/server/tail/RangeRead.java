@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.TableSchema;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -79,7 +80,7 @@ final class RangeRead {
       ps.setFetchSize(1000);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String[] texts = OutboxRows.texts(rs, rowColumns);
+          String[] texts = RowTextsFetch.texts(rs, rowColumns);
           for (String text : texts) {
             chars += text == null ? 0 : text.length();
           }

@@ -186,7 +186,7 @@ class HostileIdentifierTest {
       ResultSet rs, SnapshotRead read, TableSchema schema, RowNormalizer normalizer)
       throws SQLException {
     return OutboxRows.row(
-        read.shape(), normalizer, OutboxRows.texts(rs, read.shape().columns(schema)));
+        read.shape(), normalizer, RowTextsFetch.texts(rs, read.shape().columns(schema)));
   }
 
   private static ObjectNode row(int id, String prefix) {
