@@ -21,22 +21,10 @@ class PackedChangesTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static final RowForm ITEMS =
-      new RowForm(
-          List.of(
-              new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
-              new ColumnInfo("name", "text", ColumnKind.STRING),
-              new ColumnInfo("price", "numeric(10,2)", ColumnKind.DECIMAL)),
-          List.of("id"));
+  private static final RowForm ITEMS = items();
 
   /** The same columns, another table version (after an ALTER TABLE, say): another layout. */
-  private static final RowForm ITEMS_V2 =
-      new RowForm(
-          List.of(
-              new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
-              new ColumnInfo("name", "text", ColumnKind.STRING),
-              new ColumnInfo("price", "numeric(10,2)", ColumnKind.DECIMAL)),
-          List.of("id"));
+  private static final RowForm ITEMS_V2 = items();
 
   private static final RowForm PAIRS =
       new RowForm(
@@ -168,6 +156,15 @@ class PackedChangesTest {
     PackedChanges packed = PackedChanges.of(List.of(), null);
     assertThat(packed.size()).isZero();
     assertThat(packed.changes()).isEmpty();
+  }
+
+  private static RowForm items() {
+    return new RowForm(
+        List.of(
+            new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+            new ColumnInfo("name", "text", ColumnKind.STRING),
+            new ColumnInfo("price", "numeric(10,2)", ColumnKind.DECIMAL)),
+        List.of("id"));
   }
 
   private static Message.Change change(
