@@ -15,8 +15,8 @@ import java.util.List;
  * row nodes (each with its own bytes) per change. The buffer keeps the last 100,000 batches, so
  * every change outlives the young collections of its first minutes: kept as objects, each one was
  * copied by the collector into the survivor spaces and then the old generation, which concurrent
- * marking had to free again (a young pause grew with the buffer to about 100 ms at 4,000 changes/s;
- * docs/BENCHMARKS.md). One array per batch is copied whole, without being traced.
+ * marking had to free again (young pauses of up to 130-220 ms at 4,000 changes/s against 56-65 ms
+ * packed; docs/BENCHMARKS.md). One array per batch is copied whole, without being traced.
  *
  * <p>{@link #changes} makes the changes anew at each call, with the same bytes, layouts and table
  * names: a resume replay filters and encodes them as the fan-out did. A change whose key or rows

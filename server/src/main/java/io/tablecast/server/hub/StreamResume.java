@@ -112,7 +112,7 @@ final class StreamResume implements CatchUpSender.Frames, AutoCloseable {
       for (BatchHistory.Positioned b; (b = reading.next()) != null; ) {
         ResumeBuffer.Retained r = changes.changes(b);
         batches++;
-        if (kept != null && !r.changes().isEmpty()) {
+        if (kept != null && !r.isEmpty()) {
           bytes += r.approxBytes();
           kept = bytes > retainedBytes ? null : kept;
           if (kept != null) {
