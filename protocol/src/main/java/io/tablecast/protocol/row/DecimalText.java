@@ -56,7 +56,7 @@ public final class DecimalText {
   }
 
   /** Most digits of a plain decimal read without a BigDecimal: any 18 digits fit a long. */
-  private static final int MAX_COMPACT_DIGITS = 18;
+  static final int MAX_COMPACT_DIGITS = 18;
 
   /** 10<sup>i</sup> for i in 0..18. */
   private static final long[] POWERS_OF_TEN = new long[MAX_COMPACT_DIGITS + 1];

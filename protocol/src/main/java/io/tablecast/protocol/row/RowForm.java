@@ -120,6 +120,18 @@ public final class RowForm {
     return encode(allColumns(values), texts, null);
   }
 
+  /**
+   * {@link #encodeTexts(String[], JsonNode[])} of a row read as UTF-8 column texts, each text one
+   * {@link #writesText} takes (or NULL outside the key): the same bytes, with no {@code String}
+   * made for a value; null when a text is not, a key column is NULL or the key takes 128 bytes or
+   * more (the caller then gives the row as strings and values).
+   *
+   * @throws IllegalArgumentException when the texts are not one per column
+   */
+  public byte[] encodeTexts(TextSlices row) {
+    return SliceValues.encode(layout, row);
+  }
+
   /** Whether {@link #encodeTexts} writes {@code text} of a column of {@code kind} as it is. */
   public static boolean writesText(ColumnKind kind, String text) {
     return TextValues.writes(kind, text);

@@ -46,11 +46,16 @@ public final class RowTable {
 
   /** A table sized for {@code expectedRows} without growing. */
   public RowTable(int expectedRows) {
+    allocate(capacityFor(expectedRows));
+  }
+
+  /** The fewest slots that hold {@code rows} rows: a power of two, at most three quarters full. */
+  private static int capacityFor(int rows) {
     int capacity = MIN_CAPACITY;
-    while (capacity * 3L / 4 < expectedRows) {
+    while (capacity * 3L / 4 < rows) {
       capacity <<= 1;
     }
-    allocate(capacity);
+    return capacity;
   }
 
   public RowTable() {
@@ -115,6 +120,17 @@ public final class RowTable {
     shiftBack(slot);
     size--;
     return removed;
+  }
+
+  /**
+   * Shrinks the index when it has four times the slots its rows need or more (a table sized for an
+   * estimate that was far too high): then it has twice what they need, room to grow once.
+   */
+  public void fit() {
+    int needed = capacityFor(size);
+    if (capacity >= 4L * needed) {
+      resize(needed << 1);
+    }
   }
 
   public void clear() {

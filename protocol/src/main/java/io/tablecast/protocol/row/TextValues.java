@@ -15,7 +15,7 @@ import io.tablecast.protocol.ColumnKind;
  */
 final class TextValues {
   /** Longer integers may not fit a long: they go through the node. */
-  private static final int MAX_DIGITS = 18;
+  static final int MAX_DIGITS = 18;
 
   private TextValues() {}
 

@@ -175,6 +175,28 @@ class RowTableTest {
     assertThat(all).as("a new marking starts with every row unmarked").hasSize(model.size());
   }
 
+  @Test
+  void anIndexSizedForFarMoreRowsShrinksToTwiceWhatTheyNeedKeepingEveryRow() {
+    RowTable sized = new RowTable(1_000_000);
+    RowTable grown = new RowTable();
+    for (long id = 0; id < 1000; id++) {
+      sized.put(row(id, "v" + id));
+      grown.put(row(id, "v" + id));
+    }
+    long before = sized.indexBytes();
+    sized.fit();
+    assertThat(sized.indexBytes()).isLessThan(before / 100).isEqualTo(2 * grown.indexBytes());
+    for (long id = 0; id < 1000; id++) {
+      assertThat(sized.get(FORM.keyOf(row(id, "x")))).isEqualTo(row(id, "v" + id));
+    }
+    assertThat(sized.size()).isEqualTo(1000);
+    long fitted = sized.indexBytes();
+    sized.fit(); // room to grow once is kept
+    grown.fit();
+    assertThat(sized.indexBytes()).isEqualTo(fitted);
+    assertThat(grown.indexBytes()).isEqualTo(fitted / 2);
+  }
+
   private static byte[] row(long id, String v) {
     return FORM.encode(NODES.objectNode().put("v", v).put("region", "eu").put("id", id));
   }

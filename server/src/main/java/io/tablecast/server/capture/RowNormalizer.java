@@ -10,6 +10,7 @@ import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.row.DecimalText;
 import io.tablecast.protocol.row.RowForm;
+import io.tablecast.protocol.row.TextSlices;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -145,6 +146,19 @@ public final class RowNormalizer {
       }
     }
     return encoded(values, normalized, texts);
+  }
+
+  /**
+   * {@link #encodeColumnTexts(String[])} of a row read as UTF-8 slices ({@code COPY}): written
+   * straight from its bytes when every text is one the row form takes as it is (nearly every row of
+   * a table of integers, plain decimals, strings and booleans), else made strings first.
+   *
+   * @throws IllegalArgumentException when the texts are not one per column
+   * @throws IllegalStateException as {@link #encode(String)}
+   */
+  public byte[] encodeColumnTexts(TextSlices row) {
+    byte[] direct = form.encodeTexts(row);
+    return direct != null ? direct : encodeColumnTexts(row.texts());
   }
 
   /**

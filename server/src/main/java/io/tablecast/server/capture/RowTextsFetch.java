@@ -1,5 +1,6 @@
 package io.tablecast.server.capture;
 
+import io.tablecast.protocol.row.TextSlices;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -57,5 +58,13 @@ public interface RowTextsFetch {
   @FunctionalInterface
   interface Rows {
     void accept(String[] texts) throws InterruptedException;
+
+    /**
+     * Takes a row whose texts a fetch read as UTF-8 slices of one array ({@code COPY}), to be
+     * written into the row form without a {@code String} per value; by default as strings.
+     */
+    default void accept(TextSlices row) throws InterruptedException {
+      accept(row.texts());
+    }
   }
 }

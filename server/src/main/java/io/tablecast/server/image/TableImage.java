@@ -50,6 +50,20 @@ public final class TableImage {
     this(schema, 1, 0);
   }
 
+  /**
+   * An empty image of {@code schema}'s table whose key index holds {@code expectedRows} rows
+   * without growing: the table's snapshot puts them with no rehash of the rows put before ({@link
+   * #fitIndex} once loaded, in case the estimate was far too high).
+   */
+  public TableImage(TableSchema schema, int expectedRows) {
+    this(schema, 1, expectedRows);
+  }
+
+  /** Shrinks the key index when it is four times what the rows need or more. */
+  public void fitIndex() {
+    rows.fit();
+  }
+
   private TableImage(TableSchema schema, int version, int expectedRows) {
     this.schema = schema;
     this.version = version;

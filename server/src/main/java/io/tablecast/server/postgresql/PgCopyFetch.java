@@ -1,7 +1,7 @@
 package io.tablecast.server.postgresql;
 
+import io.tablecast.protocol.row.TextSlices;
 import io.tablecast.server.capture.RowTextsFetch;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.postgresql.PGConnection;
@@ -45,7 +45,7 @@ final class PgCopyFetch implements RowTextsFetch.Fetch {
     try {
       byte[] line;
       while ((line = out.readFromCopy()) != null) {
-        each.accept(fields(line, columns));
+        each.accept(slices(line, columns));
         if (Thread.interrupted()) {
           throw new InterruptedException("COPY of " + copy + " interrupted");
         }
@@ -87,59 +87,59 @@ final class PgCopyFetch implements RowTextsFetch.Fetch {
   public void close() {}
 
   /**
-   * The {@code columns} fields of one row of {@code COPY}'s text format: separated by tabs, the row
-   * ended by a newline, {@code \N} for NULL, and a backslash before a backslash, a tab, a newline
-   * or a carriage return in a value, written {@code \\ \t \n \r} (and {@code \b \f \v}, which
-   * {@code COPY TO} writes for those control characters); a text is UTF-8 (pgjdbc's only client
-   * encoding).
+   * The {@code columns} fields of one row of {@code COPY}'s text format, as slices of {@code line}:
+   * separated by tabs, the row ended by a newline, {@code \N} for NULL, and a backslash before a
+   * backslash, a tab, a newline or a carriage return in a value, written {@code \\ \t \n \r} (and
+   * {@code \b \f \v}, which {@code COPY TO} writes for those control characters), unescaped in
+   * place; a text is UTF-8 (pgjdbc's only client encoding). {@code line} becomes the row's.
    *
    * @throws IllegalStateException when the row has another number of fields
    */
-  static String[] fields(byte[] line, int columns) {
-    String[] texts = new String[columns];
+  static TextSlices slices(byte[] line, int columns) {
+    int[] bounds = new int[columns << 1];
     int end = line.length > 0 && line[line.length - 1] == '\n' ? line.length - 1 : line.length;
     int column = 0;
     int start = 0;
+    boolean escaped = false;
     for (int i = 0; i <= end; i++) {
       if (i == end || line[i] == '\t') {
         if (column == columns) {
           throw wrongFieldCount(line, columns);
         }
-        texts[column++] = field(line, start, i);
+        int to = i;
+        if (escaped) {
+          escaped = false;
+          if (i - start == 2 && line[start + 1] == 'N') {
+            start = -1; // NULL
+            to = -1;
+          } else {
+            to = unescape(line, start, i);
+          }
+        }
+        bounds[column << 1] = start;
+        bounds[(column++ << 1) + 1] = to;
         start = i + 1;
+      } else if (line[i] == '\\') {
+        escaped = true;
       }
     }
     if (column != columns) {
       throw wrongFieldCount(line, columns);
     }
-    return texts;
+    return new TextSlices(line, bounds);
   }
 
-  private static String field(byte[] line, int from, int to) {
-    int backslash = -1;
+  /** Unescapes the field from {@code from} to {@code to} in place; returns its new end. */
+  private static int unescape(byte[] line, int from, int to) {
+    int n = from;
     for (int i = from; i < to; i++) {
-      if (line[i] == '\\') {
-        backslash = i;
-        break;
-      }
-    }
-    if (backslash < 0) {
-      return new String(line, from, to - from, StandardCharsets.UTF_8);
-    }
-    if (to - from == 2 && line[from + 1] == 'N') {
-      return null;
-    }
-    byte[] out = new byte[to - from];
-    int n = backslash - from;
-    System.arraycopy(line, from, out, 0, n);
-    for (int i = backslash; i < to; i++) {
       byte b = line[i];
       if (b == '\\' && i + 1 < to) {
         b = unescaped(line[++i]);
       }
-      out[n++] = b;
+      line[n++] = b;
     }
-    return new String(out, 0, n, StandardCharsets.UTF_8);
+    return n;
   }
 
   private static byte unescaped(byte escaped) {

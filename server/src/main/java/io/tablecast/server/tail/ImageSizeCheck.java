@@ -143,6 +143,7 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
             + " rows); the heap can give them {}",
         bytes(need),
         room());
+    images.sizes(sizes);
   }
 
   @Override

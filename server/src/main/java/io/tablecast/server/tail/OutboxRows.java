@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tablecast.protocol.row.TextSlices;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.RowTextsFetch;
@@ -137,8 +138,9 @@ public final class OutboxRows {
   }
 
   /**
-   * Reads every row of {@code t} in the connection's transaction, each in the row form; the
-   * database produces the next rows while this thread encodes the last ({@link ReadAhead}).
+   * Reads every row of {@code t} in the connection's transaction, each in the row form; the rows
+   * are fetched and encoded on a reader thread while this one stores the rows encoded before
+   * ({@link ReadAhead}).
    */
   private static long eachRow(CapturePlan plan, Connection c, TableSchema t, Consumer<byte[]> each)
       throws SQLException {
@@ -150,7 +152,20 @@ public final class OutboxRows {
           plan.dialect().rowTextsFetch(),
           read.sql(),
           read.shape().columns(t),
-          texts -> each.accept(row(read.shape(), n, texts)));
+          new ReadAhead.RowEncoder<byte[]>() {
+            @Override
+            public byte[] encode(String[] texts) {
+              return row(read.shape(), n, texts);
+            }
+
+            @Override
+            public byte[] encode(TextSlices row) {
+              return read.shape() == SnapshotRead.Shape.JSON_TEXT
+                  ? present(n, row.text(0))
+                  : n.encodeColumnTexts(row);
+            }
+          },
+          each::accept);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SQLException("reading " + t.id().qualified() + " was interrupted", e);

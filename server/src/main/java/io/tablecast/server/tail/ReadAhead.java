@@ -1,5 +1,6 @@
 package io.tablecast.server.tail;
 
+import io.tablecast.protocol.row.TextSlices;
 import io.tablecast.server.capture.RowTextsFetch;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,13 +12,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Reads a query's rows as texts (each row's first {@code columns} columns, fetched as the dialect
- * fetches them: {@link RowTextsFetch}) on a thread of its own, up to {@link #AHEAD} chunks of
- * {@link #CHUNK} rows (or {@link #CHUNK_CHARS} of text) ahead of the caller, who turns each into
- * its row form meanwhile. Read on one thread, the database waited while the server encoded a
- * fetched chunk and the server while the database produced the next: a table's snapshot took the
- * sum of both. The reader uses the caller's connection (in the caller's transaction) and is
- * finished, its statement closed, before {@link #forEach} returns or throws, so the connection is
- * the caller's alone again.
+ * fetches them: {@link RowTextsFetch}) on a thread of its own, turns each into what the caller
+ * keeps (a row in its row form) there, and hands them over up to {@link #AHEAD} chunks of {@link
+ * #CHUNK} rows (or {@link #CHUNK_CHARS} of text) ahead of the caller, who stores the rows of a
+ * chunk meanwhile. Read on one thread, the database waited while the server encoded a fetched chunk
+ * and the server while the database produced the next: a table's snapshot took the sum of both;
+ * encoded by the caller, the caller's work was the snapshot's pace while the reader waited
+ * (docs/BENCHMARKS.md, "Server start: rows written from COPY's bytes"). The reader uses the
+ * caller's connection (in the caller's transaction) and is finished, its statement closed, before
+ * {@link #forEach} returns or throws, so the connection is the caller's alone again.
  */
 final class ReadAhead {
   static final int CHUNK = 1000;
@@ -26,10 +29,27 @@ final class ReadAhead {
   /** A chunk ends early at this much text, so that rows of megabytes are not read far ahead. */
   static final long CHUNK_CHARS = 4L << 20;
 
-  /** What the caller does with each row's texts; may throw what the snapshot's encoding throws. */
+  /**
+   * Turns a row's texts into what the caller keeps, on the reader's thread; may throw what the
+   * snapshot's encoding throws, which ends the read and is thrown to the caller.
+   */
   @FunctionalInterface
-  interface RowTexts {
-    void accept(String[] texts) throws SQLException;
+  interface RowEncoder<T> {
+    T encode(String[] texts);
+
+    /**
+     * A row a fetch read as UTF-8 slices ({@link RowTextsFetch.Rows#accept(TextSlices)}); by
+     * default as strings.
+     */
+    default T encode(TextSlices row) {
+      return encode(row.texts());
+    }
+  }
+
+  /** What the caller does with each row, on its own thread. */
+  @FunctionalInterface
+  interface Rows<T> {
+    void accept(T row) throws SQLException;
   }
 
   /**
@@ -41,17 +61,24 @@ final class ReadAhead {
   private ReadAhead() {}
 
   /**
-   * Runs {@code sql} on {@code c} and hands each row's first {@code columns} columns as texts, as
-   * {@code fetch} fetches them, to {@code each}, in order, on the calling thread; returns the
-   * number of rows.
+   * Runs {@code sql} on {@code c}, turns each row's first {@code columns} columns, fetched as texts
+   * by {@code fetch}, into a {@code T} with {@code encoder} on the reader's thread, and hands each
+   * to {@code each}, in order, on the calling thread; returns the number of rows.
    */
-  static long forEach(Connection c, RowTextsFetch fetch, String sql, int columns, RowTexts each)
+  static <T> long forEach(
+      Connection c,
+      RowTextsFetch fetch,
+      String sql,
+      int columns,
+      RowEncoder<T> encoder,
+      Rows<T> each)
       throws SQLException, InterruptedException {
     BlockingQueue<Object> chunks = new ArrayBlockingQueue<>(AHEAD);
     RowTextsFetch.Fetch s = fetch.open(c, sql, columns);
     Thread reader =
         new Thread(
-            () -> read(s, chunks), "tablecast-read-ahead-" + Thread.currentThread().getName());
+            () -> read(s, new Chunker<>(chunks, encoder), chunks),
+            "tablecast-read-ahead-" + Thread.currentThread().getName());
     reader.setDaemon(true);
     reader.start();
     boolean done = false;
@@ -73,9 +100,9 @@ final class ReadAhead {
           return end.rows();
         }
         @SuppressWarnings("unchecked")
-        List<String[]> rows = (List<String[]>) next;
-        for (String[] texts : rows) {
-          each.accept(texts);
+        List<T> rows = (List<T>) next;
+        for (T row : rows) {
+          each.accept(row);
         }
       }
     } finally {
@@ -89,8 +116,8 @@ final class ReadAhead {
     }
   }
 
-  private static void read(RowTextsFetch.Fetch fetch, BlockingQueue<Object> chunks) {
-    Chunker chunker = new Chunker(chunks);
+  private static void read(
+      RowTextsFetch.Fetch fetch, Chunker<?> chunker, BlockingQueue<Object> chunks) {
     End end;
     try {
       fetch.run(chunker);
@@ -113,15 +140,20 @@ final class ReadAhead {
     }
   }
 
-  /** Groups the fetched rows into chunks of {@link #CHUNK} rows or {@link #CHUNK_CHARS}. */
-  private static final class Chunker implements RowTextsFetch.Rows {
+  /**
+   * Encodes the fetched rows and groups them into chunks of {@link #CHUNK} rows or {@link
+   * #CHUNK_CHARS} of text.
+   */
+  private static final class Chunker<T> implements RowTextsFetch.Rows {
     private final BlockingQueue<Object> chunks;
-    private List<String[]> chunk = new ArrayList<>(CHUNK);
+    private final RowEncoder<T> encoder;
+    private List<T> chunk = new ArrayList<>(CHUNK);
     private long chars;
     long rows;
 
-    Chunker(BlockingQueue<Object> chunks) {
+    Chunker(BlockingQueue<Object> chunks, RowEncoder<T> encoder) {
       this.chunks = chunks;
+      this.encoder = encoder;
     }
 
     @Override
@@ -129,7 +161,17 @@ final class ReadAhead {
       for (String text : texts) {
         chars += text == null ? 0 : text.length();
       }
-      chunk.add(texts);
+      add(encoder.encode(texts));
+    }
+
+    @Override
+    public void accept(TextSlices row) throws InterruptedException {
+      chars += row.length();
+      add(encoder.encode(row));
+    }
+
+    private void add(T row) throws InterruptedException {
+      chunk.add(row);
       rows++;
       if (chunk.size() == CHUNK || chars >= CHUNK_CHARS) {
         chunks.put(chunk);

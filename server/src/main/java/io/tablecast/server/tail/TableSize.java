@@ -22,6 +22,11 @@ public record TableSize(TableSchema table, long estimatedRows, List<byte[]> firs
     firstRows = List.copyOf(firstRows);
   }
 
+  /** The rows the table is expected to have: exact when {@link #whole}, else the estimate. */
+  public long expectedRows() {
+    return whole() ? firstRows.size() : Math.max(estimatedRows, firstRows.size());
+  }
+
   /** Whether {@link #firstRows} is the whole table. */
   public boolean whole() {
     return firstRows.size() < FIRST_ROWS;

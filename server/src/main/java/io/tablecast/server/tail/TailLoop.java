@@ -295,9 +295,12 @@ public final class TailLoop implements AutoCloseable {
             @SuppressWarnings(
                 "ReferenceEquality") // the source's own schema: rows come table by table
             public void row(TableSchema table, byte[] row) {
-              long now = System.nanoTime();
               TableLoad load = current;
               if (load == null || load.table != table) {
+                long now = System.nanoTime(); // once a table, not once a row
+                if (load != null) {
+                  load.last = now; // the rows come table by table
+                }
                 load = loads.get(table);
                 if (load == null) {
                   load = new TableLoad(table, now);
@@ -312,7 +315,6 @@ public final class TailLoop implements AutoCloseable {
                 }
                 current = load;
               }
-              load.last = now;
               load.rows++;
               progress.advance(1);
               check.row(table, row);
@@ -323,12 +325,12 @@ public final class TailLoop implements AutoCloseable {
     loading = null;
     long end = System.nanoTime();
     Map<String, TableLoad> byName = new HashMap<>();
-    loads.values().forEach(l -> byName.put(l.table.id().qualified(), l));
+    loads.values().forEach(l -> byName.put(l.table.id().qualified(), l.endingBy(end)));
     List<String> names = new ArrayList<>();
     for (TableSchema t : tables) {
       String name = t.id().qualified();
       names.add(name);
-      TableLoad l = byName.getOrDefault(name, new TableLoad(t, start));
+      TableLoad l = byName.getOrDefault(name, new TableLoad(t, start).endingBy(start));
       LOG.info(
           "snapshot of {} rows of {} in {} ms",
           l.rows,
@@ -343,17 +345,27 @@ public final class TailLoop implements AutoCloseable {
     tableNames = List.copyOf(names);
   }
 
-  /** One table's part of a snapshot: when its first and last rows came, and how many. */
+  /** One table's part of a snapshot: when its first row came, when it ended, how many rows. */
   private static final class TableLoad {
     final TableSchema table;
     final long first;
-    long last;
+
+    /** When the next table's first row came (or the read ended): no clock read a row. */
+    long last = -1;
+
     long rows;
 
     TableLoad(TableSchema table, long first) {
       this.table = table;
       this.first = first;
-      this.last = first;
+    }
+
+    /** This, ending at {@code end} unless the next table's first row ended it. */
+    TableLoad endingBy(long end) {
+      if (last < 0) {
+        last = end;
+      }
+      return this;
     }
   }
 

@@ -41,7 +41,7 @@ class PgCopyFetchTest {
   }
 
   private static String[] fields(String line, int columns) {
-    return PgCopyFetch.fields(line.getBytes(StandardCharsets.UTF_8), columns);
+    return PgCopyFetch.slices(line.getBytes(StandardCharsets.UTF_8), columns).texts();
   }
 
   @Test
@@ -51,6 +51,8 @@ class PgCopyFetchTest {
     assertThat(fields("a\\tb\\nc\\rd\\\\e\\bf\\fg\\vh\n", 1))
         .containsExactly("a\tb\nc\rd\\e\bf\fg\u000bh");
     assertThat(fields("é😀\\\\x\t\\\\x00ff\n", 2)).containsExactly("é😀\\x", "\\x00ff");
+    assertThat(fields("x\\ty\t\\N\t\\\\\t\t\\N\n", 5))
+        .containsExactly("x\ty", null, "\\", "", null);
     assertThat(fields("last field without a newline", 1))
         .containsExactly("last field without a newline");
   }

@@ -26,9 +26,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ReadAheadTest {
 
   /** Runs {@code sql} through {@link ReadAhead} with the fetch of the dialect {@code c} is to. */
-  private static long forEach(Connection c, String sql, int columns, ReadAhead.RowTexts each)
+  private static long forEach(Connection c, String sql, int columns, ReadAhead.Rows<String[]> each)
       throws Exception {
-    return ReadAhead.forEach(c, dialect(c).rowTextsFetch(), sql, columns, each);
+    return ReadAhead.forEach(c, dialect(c).rowTextsFetch(), sql, columns, texts -> texts, each);
   }
 
   private static Dialect dialect(Connection c) throws SQLException {
@@ -95,6 +95,39 @@ class ReadAheadTest {
           .hasMessage("row 1501 does not convert");
       assertThat(readers()).as("the reader is finished when forEach throws").isEmpty();
       c.rollback(); // the cancelled read may have failed the transaction (PostgreSQL)
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT 41 + 1")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getInt(1)).isEqualTo(42);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void aRowThatDoesNotEncodeFailsTheReadWithItsErrorAndKeepsTheConnection(TestDatabases.Kind kind)
+      throws Exception {
+    try (Connection c = open(kind)) {
+      List<String> seen = new ArrayList<>();
+      assertThatThrownBy(
+              () ->
+                  ReadAhead.forEach(
+                      c,
+                      dialect(c).rowTextsFetch(),
+                      numbers(kind, 200_000),
+                      1,
+                      texts -> {
+                        if (texts[0].equals("2501")) {
+                          throw new IllegalStateException("row 2501 does not convert");
+                        }
+                        return texts[0];
+                      },
+                      seen::add))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("row 2501 does not convert");
+      assertThat(readers()).as("the reader is finished when forEach throws").isEmpty();
+      assertThat(seen).hasSizeLessThanOrEqualTo(2500);
+      c.rollback();
       try (Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("SELECT 41 + 1")) {
         assertThat(rs.next()).isTrue();
