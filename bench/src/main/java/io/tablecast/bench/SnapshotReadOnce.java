@@ -36,6 +36,10 @@ public final class SnapshotReadOnce {
       System.exit(2);
     }
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 8;
+    if (rounds < 3) {
+      System.err.println("SnapshotReadOnce: ROUNDS must be 3 or more (rounds 1 and 2 warm up)");
+      System.exit(2);
+    }
     SourceConfig config =
         new SourceConfig(
             args[0],
