@@ -45,8 +45,9 @@ public final class RowForm {
   private final RowJson json;
 
   private final int[] keyColumns;
-  private final int[] otherColumns;
-  private final int bitmapBytes;
+
+  /** Writes rows and keys from their values' JSON forms. */
+  private final RowWriter writer;
 
   /**
    * @param columns the table's columns in table order
@@ -61,8 +62,7 @@ public final class RowForm {
     this.names = layout.names;
     this.json = new RowJson(layout);
     this.keyColumns = layout.keyColumns;
-    this.otherColumns = layout.otherColumns;
-    this.bitmapBytes = layout.bitmapBytes;
+    this.writer = new RowWriter(this.columns, layout);
   }
 
   public List<ColumnInfo> columns() {
@@ -94,7 +94,7 @@ public final class RowForm {
     for (int i = 0; i < names.length; i++) {
       values[i] = row.get(names[i]);
     }
-    return encode(values, null, row);
+    return writer.row(values, null, row);
   }
 
   /**
@@ -105,7 +105,7 @@ public final class RowForm {
    * @throws IllegalArgumentException as {@link #encode(JsonNode)}
    */
   public byte[] encode(JsonNode[] valuesInTableOrder) {
-    return encode(allColumns(valuesInTableOrder), null, null);
+    return writer.row(allColumns(valuesInTableOrder), null, null);
   }
 
   /**
@@ -117,7 +117,7 @@ public final class RowForm {
    * @throws IllegalArgumentException as {@link #encode(JsonNode)}
    */
   public byte[] encodeTexts(String[] texts, JsonNode[] values) {
-    return encode(allColumns(values), texts, null);
+    return writer.row(allColumns(values), texts, null);
   }
 
   /**
@@ -146,55 +146,6 @@ public final class RowForm {
     return values;
   }
 
-  /** {@code row}: the object the values came from, for messages (null: print the values). */
-  private byte[] encode(JsonNode[] values, String[] texts, JsonNode row) {
-    RowSink sink = RowSink.borrow();
-    try {
-      return encode(values, texts, row, sink);
-    } finally {
-      sink.giveBack();
-    }
-  }
-
-  private byte[] encode(JsonNode[] values, String[] texts, JsonNode row, RowSink out) {
-    out.write(0); // the key's length, a one-byte varint below 128: set once the key is written
-    writeKey(values, texts, row, out);
-    int keyLength = out.size() - 1;
-    if (keyLength < 0x80) {
-      out.set(0, keyLength);
-    } else { // a longer varint: the key written again after it
-      out = new RowSink(keyLength + 3 + bitmapBytes + 8 * otherColumns.length);
-      Varints.writeUnsigned(out, keyLength);
-      writeKey(values, texts, row, out);
-    }
-    int bitmap = out.size();
-    for (int i = 0; i < bitmapBytes; i++) {
-      out.write(0);
-    }
-    for (int j = 0; j < otherColumns.length; j++) {
-      int column = otherColumns[j];
-      JsonNode v = values[column];
-      if (v == null && texts != null && texts[column] != null) {
-        TextValues.write(columns.get(column), forms[column], texts[column], out);
-      } else if (v == null || v.isNull()) {
-        out.setBit(bitmap + (j >>> 3), j & 7);
-      } else {
-        encodeValue(column, v, out);
-      }
-    }
-    return out.toByteArray();
-  }
-
-  private ObjectNode valuesNode(JsonNode[] values) {
-    ObjectNode out = ValueForm.NODES.objectNode();
-    for (int i = 0; i < names.length; i++) {
-      if (values[i] != null) {
-        out.set(names[i], values[i]);
-      }
-    }
-    return out;
-  }
-
   /**
    * The key of a row given as a JSON object holding at least the key columns (a whole row, or a
    * key-only image such as a MySQL trigger records).
@@ -206,7 +157,7 @@ public final class RowForm {
     for (int column : keyColumns) {
       values[column] = image.get(names[column]);
     }
-    return encodeKey(values, image);
+    return writer.key(values, image);
   }
 
   /**
@@ -217,38 +168,7 @@ public final class RowForm {
    * @throws IllegalArgumentException as {@link #encodeKey(JsonNode)}
    */
   public byte[] encodeKey(JsonNode[] valuesInTableOrder) {
-    return encodeKey(allColumns(valuesInTableOrder), null);
-  }
-
-  /** The key of values in table order; {@code shown}: what a message prints (null: the values). */
-  private byte[] encodeKey(JsonNode[] values, JsonNode shown) {
-    RowSink out = RowSink.borrow();
-    try {
-      writeKey(values, null, shown, out);
-      return out.toByteArray();
-    } finally {
-      out.giveBack();
-    }
-  }
-
-  private void writeKey(JsonNode[] values, String[] texts, JsonNode shown, RowSink out) {
-    for (int column : keyColumns) {
-      JsonNode v = values[column];
-      if (v == null && texts != null && texts[column] != null) {
-        TextValues.write(columns.get(column), forms[column], texts[column], out);
-        continue;
-      }
-      if (v == null || v.isNull()) {
-        throw new IllegalArgumentException(
-            "primary-key column "
-                + names[column]
-                + " is "
-                + (v == null ? "missing" : "NULL")
-                + " in "
-                + ValueBytes.abbreviated(shown != null ? shown : valuesNode(values)));
-      }
-      encodeValue(column, v, out);
-    }
+    return writer.key(allColumns(valuesInTableOrder), null);
   }
 
   /** The key of an encoded row: the same bytes as {@link #encodeKey} of the row's JSON form. */
@@ -401,22 +321,5 @@ public final class RowForm {
   /** Writes an encoded key as a JSON array: the same text as Jackson writes {@link #keyToNode}. */
   public void writeKeyJson(byte[] key, JsonGenerator g) throws IOException {
     json.writeKey(key, g);
-  }
-
-  private void encodeValue(int column, JsonNode v, RowSink out) {
-    try {
-      forms[column].encode(v, out);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "column "
-              + names[column]
-              + " ("
-              + columns.get(column).kind()
-              + "): "
-              + e.getMessage()
-              + ", was "
-              + ValueBytes.abbreviated(v),
-          e);
-    }
   }
 }
