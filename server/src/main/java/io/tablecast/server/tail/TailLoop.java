@@ -299,7 +299,7 @@ public final class TailLoop implements AutoCloseable {
               if (load == null || load.table != table) {
                 long now = System.nanoTime(); // once a table, not once a row
                 if (load != null) {
-                  load.last = now; // the rows come table by table
+                  load.endingBy(now); // the rows come table by table
                 }
                 load = loads.get(table);
                 if (load == null) {
@@ -351,7 +351,9 @@ public final class TailLoop implements AutoCloseable {
     final long first;
 
     /** When the next table's first row came (or the read ended): no clock read a row. */
-    long last = -1;
+    long last;
+
+    boolean ended;
 
     long rows;
 
@@ -360,10 +362,11 @@ public final class TailLoop implements AutoCloseable {
       this.first = first;
     }
 
-    /** This, ending at {@code end} unless the next table's first row ended it. */
+    /** This, ending at {@code end} unless it ended before (the next table's first row came). */
     TableLoad endingBy(long end) {
-      if (last < 0) {
+      if (!ended) {
         last = end;
+        ended = true;
       }
       return this;
     }
