@@ -126,6 +126,7 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
       t.estimated = s.estimatedRows();
       t.whole = s.whole();
       t.firstRows = s.firstRows().size();
+      t.expected = s.expectedRows();
       for (byte[] row : s.firstRows()) {
         t.firstBytes += rowBytes(row);
       }
@@ -312,6 +313,10 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
     boolean done;
 
     long firstRows;
+
+    /** The rows the table is expected to have ({@link TableSize#expectedRows}; 0 unknown). */
+    long expected;
+
     long firstBytes;
     long loaded;
     long bytes;
@@ -322,7 +327,7 @@ final class ImageSizeCheck implements ChangeSource.SnapshotSink {
 
     /** The rows the table is expected to have: exact when read ahead whole. */
     long expected() {
-      return whole ? firstRows : Math.max(estimated, firstRows);
+      return expected;
     }
 
     /**
