@@ -39,13 +39,6 @@ import org.slf4j.Logger;
 final class MysqlChangeSource extends PollingChangeSource {
   private static final Logger LOG = RecentEvents.logger(MysqlChangeSource.class);
 
-  /**
-   * For the next transaction only: a consistent snapshot needs REPEATABLE READ, while the pool's
-   * sessions stay READ COMMITTED, so the pool has no session state to reset when one is given back.
-   */
-  private static final String REPEATABLE_READ_NEXT =
-      "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
-
   private final AlteredTables alteredTables;
   private final DriftCheck driftCheck;
   private final MysqlCaptureWatch captureWatch;
@@ -60,6 +53,7 @@ final class MysqlChangeSource extends PollingChangeSource {
   private GapTracker gaps;
   private final GapFacts facts;
   private final MysqlOutboxPruning pruning;
+  private final ReadSnapshots snapshots = new ReadSnapshots();
   private volatile int openGaps;
 
   /**
@@ -122,8 +116,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     Duration probeWait;
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
-      s.execute(REPEATABLE_READ_NEXT); // this transaction only: nothing for the pool to reset
-      s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+      ReadSnapshots.begin(s);
       try {
         // After the snapshot began: holders of ids the snapshot cannot see began before this look.
         look = facts.look(c, false, gaps);
@@ -132,7 +125,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         s.execute("COMMIT");
         probeWait = facts.probeWait(c);
       } catch (SQLException | RuntimeException e) {
-        rollbackQuietly(c);
+        ReadSnapshots.rollbackQuietly(c);
         throw e;
       }
     }
@@ -214,8 +207,8 @@ final class MysqlChangeSource extends PollingChangeSource {
   }
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
-  private OutboxRead readOutbox(Statement s) throws SQLException {
-    return OutboxRead.read(s, plan(), flavor, gaps, metrics::rowRefused);
+  private OutboxRead readOutbox(Statement s, String begin) throws SQLException {
+    return OutboxRead.read(s, begin, plan(), flavor, gaps, metrics::rowRefused);
   }
 
   /**
@@ -226,6 +219,7 @@ final class MysqlChangeSource extends PollingChangeSource {
    * after this batch must equal them.
    */
   private CommittedBatch readBatch(boolean reconcile) throws SQLException {
+    snapshots.commitHeld(); // when the last read's batch was empty, no poll came between
     OutboxRead read = null;
     List<RowEvent> events = List.of();
     GapTracker.Look look = null;
@@ -233,18 +227,19 @@ final class MysqlChangeSource extends PollingChangeSource {
     List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
     List<TableId> failedResyncs = new ArrayList<>();
     boolean rangeOffPath = false;
+    boolean commitLater = false;
+    boolean lookDue = gaps.needsLook() && facts.lookDue();
     Connection c = pool.getConnection();
     Statement s = null;
     try {
       s = c.createStatement();
       if (!reconcile && resyncs.isEmpty()) {
-        read = readOutbox(s); // READ COMMITTED: one statement, one consistent read
+        read = readOutbox(s, ""); // READ COMMITTED: one statement, one consistent read
       }
       if (reconcile || !resyncs.isEmpty() || !read.ids.isEmpty()) {
-        s.execute(REPEATABLE_READ_NEXT);
-        s.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
         try {
-          read = readOutbox(s); // again, in the snapshot the rows are read from (it may find more)
+          // again, in the snapshot the rows are read from (it may find more); one round trip
+          read = readOutbox(s, ReadSnapshots.BEGIN);
           events = readChangedRows(read.changed, c);
           for (String table :
               read.changed.unkeyed()) { // rows recorded with an older key: read it all
@@ -269,20 +264,23 @@ final class MysqlChangeSource extends PollingChangeSource {
             // reconciliation thread, in this transaction, which that thread commits: this batch,
             // and the changes committed meanwhile, need not wait for it (docs/BENCHMARKS.md)
             s.close(); // the connection is the reconciliation thread's from here on
-            rangeOffPath = driftCheck.readOffPath(c, MysqlChangeSource::commit);
+            rangeOffPath = driftCheck.readOffPath(c, ReadSnapshots::commit);
           }
-          if (!rangeOffPath) {
-            commit(c);
+          if (lookDue && !rangeOffPath) {
+            ReadSnapshots.commit(c); // the look below runs on c
+          } else if (!rangeOffPath) {
+            commitLater = true; // at the next poll, inside its pause: off the batch's path
           }
         } catch (SQLException | RuntimeException e) {
-          rollbackQuietly(c); // on a statement of its own: s is closed once a range is handed on
+          ReadSnapshots.rollbackQuietly(
+              c); // on a statement of its own: s is closed once a range is handed on
           throw e;
         }
       }
       // After the read (order matters): the stamp of a gap seen by this read follows its id's
       // allocation. (The range's open snapshot is no writer: the look counts only transactions
       // that modified rows.)
-      if (gaps.needsLook() && facts.lookDue()) {
+      if (lookDue) {
         if (rangeOffPath) {
           try (Connection other = pool.getConnection()) {
             look = facts.look(other, true, gaps);
@@ -297,7 +295,9 @@ final class MysqlChangeSource extends PollingChangeSource {
           s.close(); // no effect when closed before the range was handed on
         }
       } finally {
-        if (!rangeOffPath) {
+        if (commitLater) {
+          snapshots.hold(c);
+        } else if (!rangeOffPath) {
           c.close();
         }
       }
@@ -368,14 +368,6 @@ final class MysqlChangeSource extends PollingChangeSource {
     }
   }
 
-  private static void rollbackQuietly(Connection c) {
-    try (Statement s = c.createStatement()) {
-      s.execute("ROLLBACK");
-    } catch (SQLException ignored) {
-      // broken connection, the pool evicts it
-    }
-  }
-
   private void publishProgress() {
     pruning.progress(gaps.lowestUnresolved(), gaps.maxSeen());
     openGaps = gaps.gapCount();
@@ -391,14 +383,14 @@ final class MysqlChangeSource extends PollingChangeSource {
     return pruning.backlog(c);
   }
 
-  private static void commit(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("COMMIT");
-    }
+  @Override
+  protected void finishLastRead() {
+    snapshots.commitHeld();
   }
 
   @Override
   public void close() {
+    snapshots.commitHeld();
     driftCheck.close();
     captureWatch.close();
     super.close();

@@ -386,6 +386,16 @@ final class MysqlDialect implements TailDialect {
     return "TRANSACTION_READ_COMMITTED";
   }
 
+  /**
+   * Multi-statements: the tail begins a consistent snapshot and reads the outbox in it in one round
+   * trip ({@link OutboxRead}). Every statement the tail sends is generated from quoted identifiers
+   * and numbers; values travel as parameters.
+   */
+  @Override
+  public Map<String, String> poolProperties() {
+    return Map.of("allowMultiQueries", "true");
+  }
+
   @Override
   public ChangeSource open(SourceContext source) {
     return new MysqlChangeSource(this, source);

@@ -24,13 +24,18 @@ final class OutboxRead {
 
   /**
    * One consistent read of the outbox of {@code plan} (one statement, or inside the caller's
-   * snapshot): the rows {@code gaps} still wants.
+   * snapshot): the rows {@code gaps} still wants. With {@code begin} (statements, each ending in
+   * {@code ;}, e.g. those that begin that snapshot) sent with the read as one multi-statement: one
+   * round trip, not one a statement (the tail's pool allows it: {@link
+   * MysqlDialect#poolProperties}).
    *
+   * @param begin statements to run first, or ""
    * @param flavor how its changed rows are read ({@link ChangedRows})
    * @param rowRefused told the table of each changed row that cannot be read
    */
   static OutboxRead read(
       Statement s,
+      String begin,
       CapturePlan plan,
       MysqlFlavor flavor,
       GapTracker gaps,
@@ -38,12 +43,13 @@ final class OutboxRead {
       throws SQLException {
     OutboxRead read = new OutboxRead(plan, flavor, rowRefused);
     String sql =
-        "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) FROM "
+        begin
+            + "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED) FROM "
             + plan.outboxTable()
             + " WHERE "
             + gaps.whereClause()
             + " ORDER BY id";
-    try (ResultSet rs = s.executeQuery(sql)) {
+    try (ResultSet rs = lastResult(s, sql)) {
       while (rs.next()) {
         long id = rs.getLong(1);
         if (!gaps.wanted(id)) {
@@ -57,5 +63,17 @@ final class OutboxRead {
       }
     }
     return read;
+  }
+
+  /** Runs {@code sql} and returns its result set, after the update counts of what comes first. */
+  private static ResultSet lastResult(Statement s, String sql) throws SQLException {
+    boolean resultSet = s.execute(sql);
+    while (!resultSet) {
+      if (s.getUpdateCount() == -1) {
+        throw new SQLException("the outbox read returned no rows: " + sql);
+      }
+      resultSet = s.getMoreResults();
+    }
+    return s.getResultSet();
   }
 }

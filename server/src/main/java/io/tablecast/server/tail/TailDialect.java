@@ -1,11 +1,12 @@
 package io.tablecast.server.tail;
 
 import io.tablecast.server.capture.Dialect;
+import java.util.Map;
 
 /**
- * A {@link Dialect} with what the tail needs of its database: the transaction isolation of the
- * source's connections, and its {@link ChangeSource}. Every registered database's dialect
- * implements it ({@link ChangeSources} opens the source through it).
+ * A {@link Dialect} with what the tail needs of its database: the transaction isolation and driver
+ * properties of the source's connections, and its {@link ChangeSource}. Every registered database's
+ * dialect implements it ({@link ChangeSources} opens the source through it).
  */
 public interface TailDialect extends Dialect {
 
@@ -15,6 +16,11 @@ public interface TailDialect extends Dialect {
    * connection is given back.
    */
   String poolIsolation();
+
+  /** Driver properties of the source pool's connections, beside those of the URL. */
+  default Map<String, String> poolProperties() {
+    return Map.of();
+  }
 
   /**
    * The change source of {@code source.plan()}'s tables, reading from {@code source.pool()} (which

@@ -166,7 +166,7 @@ class ChangeSourceTest {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void aReadWhoseConnectionFailsToCloseIsReadAgainNotLost(Kind kind) throws Exception {
+  void aReadWhoseConnectionFailsToCloseLosesNothing(Kind kind) throws Exception {
     TestDatabases.Isolated db = kind.isolated("tail_close");
     db.execute("CREATE TABLE closing (id INT PRIMARY KEY, v INT NOT NULL, note VARCHAR(40))");
     SourceConfig config =
@@ -194,8 +194,27 @@ class ChangeSourceTest {
                 }
                 return !events.isEmpty();
               });
-      assertThat(failures.get()).as("a read failed on close").isPositive();
-      assertThat(events).extracting(e -> id(Rows.after(e))).containsExactly(1);
+      if (kind == Kind.MYSQL) {
+        // The read that found the row keeps its snapshot open until the next poll
+        // (ReadSnapshots): its connection is closed after the batch left, and a failure then is
+        // logged, neither delivering the row again nor losing the next one
+        assertThat(failures.get()).as("the batch left before its connection was closed").isZero();
+        pool[0].failNextClose.set(true);
+        assertThat(source.poll(Duration.ofMillis(50)).events()).isEmpty();
+        assertThat(pool[0].failNextClose.get()).as("the held read's close failed").isFalse();
+        db.execute("INSERT INTO closing VALUES (2, 2, 'y')");
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () -> {
+                  events.addAll(source.poll(Duration.ofMillis(50)).events());
+                  return events.size() > 1;
+                });
+        assertThat(events).extracting(e -> id(Rows.after(e))).containsExactly(1, 2);
+      } else {
+        assertThat(failures.get()).as("a read failed on close").isPositive();
+        assertThat(events).extracting(e -> id(Rows.after(e))).containsExactly(1);
+      }
     }
   }
 

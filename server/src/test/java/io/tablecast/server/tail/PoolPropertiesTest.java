@@ -1,0 +1,62 @@
+package io.tablecast.server.tail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariConfig;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.testing.TestDatabases;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The source pool's driver properties: set beside the URL, and a URL that sets one otherwise (its
+ * option would win and break every read) refused at start, naming the option.
+ */
+class PoolPropertiesTest {
+  private static final Map<String, String> MULTI = Map.of("allowMultiQueries", "true");
+
+  @Test
+  void setsTheDialectsPropertiesBesideTheUrl() {
+    HikariConfig config = new HikariConfig();
+    PoolProperties.apply(config, "jdbc:mariadb://db:3306/shop?user=app&password=secret", MULTI);
+    assertThat(config.getDataSourceProperties()).containsEntry("allowMultiQueries", "true");
+  }
+
+  @Test
+  void acceptsTheSameValueInTheUrlInAnyCase() {
+    HikariConfig config = new HikariConfig();
+    PoolProperties.apply(config, "jdbc:mariadb://db/shop?ALLOWMULTIQUERIES=TRUE", MULTI);
+    assertThat(config.getDataSourceProperties()).containsEntry("allowMultiQueries", "true");
+  }
+
+  @Test
+  void refusesAUrlThatSetsAnotherValueNamingTheOptionNotTheSecrets() {
+    assertThatThrownBy(
+            () ->
+                PoolProperties.apply(
+                    new HikariConfig(),
+                    "jdbc:mariadb://db/shop?password=secret&allowmultiqueries=false",
+                    MULTI))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("source.jdbc_url sets allowMultiQueries=false")
+        .hasMessageContaining("need allowMultiQueries=true")
+        .hasMessageContaining("remove allowMultiQueries from source.jdbc_url")
+        .hasMessageNotContaining("secret");
+  }
+
+  @Test
+  void aMariadbSourceWhoseUrlForbidsMultiStatementsIsRefusedAtOpen() {
+    TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("poolprops");
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY, v INT NOT NULL)");
+    String url =
+        db.jdbcUrl() + (db.jdbcUrl().contains("?") ? "&" : "?") + "allowMultiQueries=false";
+    assertThatThrownBy(
+            () ->
+                ChangeSources.open(
+                    new SourceConfig(url, null, null, List.of("items"), true, null, null)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowMultiQueries=false");
+  }
+}
