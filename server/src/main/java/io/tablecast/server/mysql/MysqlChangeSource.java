@@ -272,8 +272,8 @@ final class MysqlChangeSource extends PollingChangeSource {
             commitLater = true; // at the next poll, inside its pause: off the batch's path
           }
         } catch (SQLException | RuntimeException e) {
-          ReadSnapshots.rollbackQuietly(
-              c); // on a statement of its own: s is closed once a range is handed on
+          // on a statement of its own: s is closed once a range is handed on
+          ReadSnapshots.rollbackQuietly(c);
           throw e;
         }
       }

@@ -70,7 +70,7 @@ final class OutboxRead {
     boolean resultSet = s.execute(sql);
     while (!resultSet) {
       if (s.getUpdateCount() == -1) {
-        throw new SQLException("the outbox read returned no rows: " + sql);
+        throw new SQLException("the outbox read returned no result set: " + sql);
       }
       resultSet = s.getMoreResults();
     }

@@ -15,7 +15,8 @@ import org.slf4j.Logger;
  * <p>That last commit: a read-only transaction's commit changes nothing, so its round trip need not
  * delay a change. The read's connection is held, its snapshot open, and committed (and given back)
  * at the start of the next poll, inside the pause after rows ({@link #hold}, {@link #commitHeld}).
- * Not thread-safe: the tail's thread only.
+ * The tail's thread holds and commits; closing the source may commit from another thread, so the
+ * two are synchronized (never contended while the tail runs).
  */
 final class ReadSnapshots {
   private static final Logger LOG = RecentEvents.logger(ReadSnapshots.class);
@@ -51,7 +52,7 @@ final class ReadSnapshots {
   }
 
   /** Holds {@code c}, its snapshot open, until {@link #commitHeld} (commits one held before). */
-  void hold(Connection c) {
+  synchronized void hold(Connection c) {
     commitHeld();
     held = c;
   }
@@ -60,7 +61,7 @@ final class ReadSnapshots {
    * Commits the held read's snapshot and gives its connection back; a failure is logged, not
    * thrown: the read's batch stands, and a broken connection is evicted by the pool.
    */
-  void commitHeld() {
+  synchronized void commitHeld() {
     Connection c = held;
     if (c == null) {
       return;
