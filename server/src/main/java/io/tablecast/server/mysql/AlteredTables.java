@@ -7,7 +7,10 @@ import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.DriftCheck;
+import io.tablecast.server.tail.OutboxRows;
+import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,8 +29,9 @@ import org.slf4j.Logger;
  * is re-read whole with the next batch. After one that changed the key, the triggers are
  * reinstalled (with {@code install_triggers}) or found reinstalled by someone else before the plan
  * takes the new key and the table is re-read; until then the table cannot be followed ({@link
- * UnfollowedTables}). Owns the capture plan, which an ALTER TABLE replaces. Confined to the tail
- * thread, except {@link #plan()}.
+ * UnfollowedTables}). Owns the capture plan, which an ALTER TABLE replaces, and reads with it what
+ * an ALTER TABLE can fail: a batch's changed rows and the tables re-read whole. Confined to the
+ * tail thread, except {@link #plan()}.
  */
 final class AlteredTables implements DriftCheck.PassStart {
   private static final Logger LOG = RecentEvents.logger(AlteredTables.class);
@@ -42,6 +46,11 @@ final class AlteredTables implements DriftCheck.PassStart {
 
   private final UnfollowedTables unfollowed;
 
+  /**
+   * The tail's held snapshot, committed before a table's catalog is read or its triggers changed.
+   */
+  private final ReadSnapshots snapshots;
+
   /** Tables whose triggers are stale and were reported, with the column list reported. */
   private final Map<String, TableSchema> staleReported = new HashMap<>();
 
@@ -51,13 +60,15 @@ final class AlteredTables implements DriftCheck.PassStart {
       SourceConfig config,
       ServerMetrics metrics,
       MysqlCaptureWatch resyncs,
-      UnfollowedTables unfollowed) {
+      UnfollowedTables unfollowed,
+      ReadSnapshots snapshots) {
     this.plan = plan;
     this.pool = pool;
     this.config = config;
     this.metrics = metrics;
     this.resyncs = resyncs;
     this.unfollowed = unfollowed;
+    this.snapshots = snapshots;
   }
 
   CapturePlan plan() {
@@ -72,6 +83,9 @@ final class AlteredTables implements DriftCheck.PassStart {
    */
   @Override
   public TableSchema begin(TableSchema known) throws SQLException {
+    // outside any snapshot of the tail: a reinstall's DDL waits for every transaction that has read
+    // the table, and the tail's thread, which runs this, would never end the one it holds
+    snapshots.commitHeld();
     String name = known.id().qualified();
     TableSchema current;
     try (Connection c = pool.getConnection()) {
@@ -136,6 +150,45 @@ final class AlteredTables implements DriftCheck.PassStart {
   @Override
   public void alteredDuringPass(TableSchema known) {
     resyncs.altered(known.id());
+  }
+
+  /**
+   * Reads the changed rows. When that fails, an ALTER TABLE may be why (a renamed or dropped column
+   * fails the read, a changed type fails the conversion, and neither fires a trigger on
+   * MySQL/MariaDB): the tables of the read are compared with the catalog at once, rather than at
+   * their next reconciliation pass, and each altered one takes its new columns and is re-read whole
+   * with the next batch. The failure stands (the poll is retried, with the new columns), but it no
+   * longer stops every table's changes until a restart.
+   */
+  List<RowEvent> readChangedRows(ChangedRows changed, Connection c) throws SQLException {
+    try {
+      return changed.read(c);
+    } catch (SQLException
+        | IllegalStateException e) { // a column gone, or a value that no longer converts
+      ReadSnapshots.rollbackQuietly(c); // the comparison below may reinstall triggers: no snapshot
+      for (TableSchema known : changed.tables()) {
+        begin(known); // an altered table is queued for its resync
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read
+   * now (e.g. the table was altered meanwhile: the outbox read stands; the resync is given up,
+   * logged, and left to reconciliation).
+   */
+  CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) {
+    try {
+      return new CommittedBatch.TableRead(
+          table, OutboxRows.readTable(plan, c, table), CommittedBatch.Purpose.RESYNC);
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn(
+          "Resync of {} skipped, left to reconciliation: {}",
+          table.id().qualified(),
+          e.getMessage());
+      return null;
+    }
   }
 
   /** Reinstalls the capture triggers (new before stale); true when done. */

@@ -56,6 +56,9 @@ final class MysqlChangeSource extends PollingChangeSource {
   private final ReadSnapshots snapshots = new ReadSnapshots();
   private volatile int openGaps;
 
+  /** The last read found rows: the next one begins in its snapshot. */
+  private boolean busy;
+
   /**
    * @param source its {@code probeWait}: without innodb_trx, how long lock probes must find a
    *     skipped id neither present nor locked before it counts as rolled back; null = {@code
@@ -69,7 +72,8 @@ final class MysqlChangeSource extends PollingChangeSource {
     ServerMetrics metrics = source.metrics();
     this.metrics = metrics;
     this.captureWatch = new MysqlCaptureWatch(dialect, this::plan, config, metrics, unfollowed);
-    this.alteredTables = new AlteredTables(plan, pool, config, metrics, captureWatch, unfollowed);
+    this.alteredTables =
+        new AlteredTables(plan, pool, config, metrics, captureWatch, unfollowed, snapshots);
     this.driftCheck =
         new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;
@@ -214,12 +218,16 @@ final class MysqlChangeSource extends PollingChangeSource {
   /**
    * Reads the outbox once. While idle a poll is one statement; when it finds rows, the outbox is
    * read again inside a consistent snapshot and the changed rows are read in that same snapshot, so
-   * the batch is every transaction it saw, whole, as of one moment. With {@code reconcile}, the
-   * next key range of reconciliation is read in the snapshot too, so the image's rows of those keys
-   * after this batch must equal them.
+   * the batch is every transaction it saw, whole, as of one moment. While busy (the last read found
+   * rows) the read begins in the snapshot, without the statement outside it. The last read's
+   * snapshot, when it holds one, is committed by the first statement of this read, in the same
+   * round trip ({@link ReadSnapshots}). With {@code reconcile}, the next key range of
+   * reconciliation is read in the snapshot too, so the image's rows of those keys after this batch
+   * must equal them.
    */
   private CommittedBatch readBatch(boolean reconcile) throws SQLException {
-    snapshots.commitHeld(); // when the last read's batch was empty, no poll came between
+    Connection held = snapshots.takeHeld();
+    String owed = held == null ? "" : ReadSnapshots.COMMIT; // sent with this read's first statement
     OutboxRead read = null;
     List<RowEvent> events = List.of();
     GapTracker.Look look = null;
@@ -229,18 +237,21 @@ final class MysqlChangeSource extends PollingChangeSource {
     boolean rangeOffPath = false;
     boolean commitLater = false;
     boolean lookDue = gaps.needsLook() && facts.lookDue();
-    Connection c = pool.getConnection();
+    boolean inSnapshotFirst = reconcile || !resyncs.isEmpty() || busy;
+    Connection c = held == null ? pool.getConnection() : held;
     Statement s = null;
     try {
       s = c.createStatement();
-      if (!reconcile && resyncs.isEmpty()) {
-        read = readOutbox(s, ""); // READ COMMITTED: one statement, one consistent read
+      if (!inSnapshotFirst) {
+        read = readOutbox(s, owed); // READ COMMITTED: one statement, one consistent read
+        owed = "";
       }
-      if (reconcile || !resyncs.isEmpty() || !read.ids.isEmpty()) {
+      if (inSnapshotFirst || !read.ids.isEmpty()) {
         try {
-          // again, in the snapshot the rows are read from (it may find more); one round trip
-          read = readOutbox(s, ReadSnapshots.BEGIN);
-          events = readChangedRows(read.changed, c);
+          // (again,) in the snapshot the rows are read from (it may find more); one round trip
+          read = readOutbox(s, owed + ReadSnapshots.BEGIN);
+          owed = "";
+          events = alteredTables.readChangedRows(read.changed, c);
           for (String table :
               read.changed.unkeyed()) { // rows recorded with an older key: read it all
             TableSchema t = plan().normalizer(table).table();
@@ -252,7 +263,7 @@ final class MysqlChangeSource extends PollingChangeSource {
           }
           for (TableSchema t :
               resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
-            CommittedBatch.TableRead resync = resyncRead(c, t);
+            CommittedBatch.TableRead resync = alteredTables.resyncRead(c, t);
             if (resync != null) {
               tableReads.add(resync);
             } else {
@@ -294,6 +305,9 @@ final class MysqlChangeSource extends PollingChangeSource {
         if (s != null) {
           s.close(); // no effect when closed before the range was handed on
         }
+        if (!owed.isEmpty()) { // nothing was sent: the held snapshot ends here
+          ReadSnapshots.rollbackQuietly(c);
+        }
       } finally {
         if (commitLater) {
           snapshots.hold(c);
@@ -326,46 +340,9 @@ final class MysqlChangeSource extends PollingChangeSource {
           dropped);
     }
     captureWatch.resynced(resyncs, failedResyncs);
+    busy = !read.ids.isEmpty();
     return unfollowed.attachTo(
         OutboxRows.batch(events, read.captureMillis, tableReads, refusedRows.after(read.changed)));
-  }
-
-  /**
-   * Reads the changed rows. When that fails, an ALTER TABLE may be why (a renamed or dropped column
-   * fails the read, a changed type fails the conversion, and neither fires a trigger on
-   * MySQL/MariaDB): the tables of the read are compared with the catalog at once, rather than at
-   * their next reconciliation pass, and each altered one takes its new columns and is re-read whole
-   * with the next batch. The failure stands (the poll is retried, with the new columns), but it no
-   * longer stops every table's changes until a restart.
-   */
-  private List<RowEvent> readChangedRows(ChangedRows changed, Connection c) throws SQLException {
-    try {
-      return changed.read(c);
-    } catch (SQLException
-        | IllegalStateException e) { // a column gone, or a value that no longer converts
-      for (TableSchema known : changed.tables()) {
-        alteredTables.begin(known); // an altered table is queued for its resync
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read
-   * now (e.g. the table was altered meanwhile: the outbox read stands; the resync is given up,
-   * logged, and left to reconciliation).
-   */
-  private CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) {
-    try {
-      return new CommittedBatch.TableRead(
-          table, OutboxRows.readTable(plan(), c, table), CommittedBatch.Purpose.RESYNC);
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Resync of {} skipped, left to reconciliation: {}",
-          table.id().qualified(),
-          e.getMessage());
-      return null;
-    }
   }
 
   private void publishProgress() {
@@ -381,11 +358,6 @@ final class MysqlChangeSource extends PollingChangeSource {
   @Override
   protected long backlog(Connection c) throws SQLException {
     return pruning.backlog(c);
-  }
-
-  @Override
-  protected void finishLastRead() {
-    snapshots.commitHeld();
   }
 
   @Override

@@ -108,7 +108,6 @@ public abstract class PollingChangeSource implements ChangeSource {
     if (!started) {
       throw new IllegalStateException("snapshot() must be called before poll()");
     }
-    finishLastRead();
     long deadline = ticker.nanoTime() + maxWait.toNanos();
     if (pauseOwed) { // the last read found rows: let the next ones gather, as between empty reads
       pauseOwed = false;
@@ -155,13 +154,6 @@ public abstract class PollingChangeSource implements ChangeSource {
    * read reads the same again.
    */
   protected abstract CommittedBatch readOnce() throws SQLException;
-
-  /**
-   * What the last read left for after its batch was handed on (MySQL/MariaDB: committing its
-   * read-only snapshot), done at the start of the next poll, before its pause; nothing by default.
-   * It must not throw: the last read's batch stands.
-   */
-  protected void finishLastRead() {}
 
   /**
    * Deletes at most {@code limit} delivered outbox rows older than the retention; returns how many.

@@ -23,14 +23,15 @@ import org.junit.jupiter.api.Test;
 /**
  * What the MySQL/MariaDB tail sends per read, statement by statement (docs/BENCHMARKS.md,
  * "MariaDB's busy read"): idle, one probe of the outbox; when it finds rows, the snapshot's begin
- * and the outbox read again as one multi-statement, then the changed rows, and the snapshot's
- * commit only at the start of the next poll, after the batch has left.
+ * and the outbox read again as one multi-statement, then the changed rows; while busy (the last
+ * read found rows) no probe, the read begins in its snapshot. A snapshot is committed by the next
+ * read's first statement, never in a round trip of its own.
  */
 class MysqlReadRoundTripsTest {
   private static final String BEGIN = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
 
   @Test
-  void aReadThatFindsRowsTakesThreeRoundTripsAndCommitsAfterItsBatchLeft() throws Exception {
+  void aBusyReadTakesTwoRoundTripsAndEverySnapshotIsCommittedByTheNextRead() throws Exception {
     TestDatabases.Isolated db = TestDatabases.Kind.MYSQL.isolated("roundtrips");
     db.execute("CREATE TABLE items (id INT PRIMARY KEY, v INT NOT NULL)");
     List<String> sent = Collections.synchronizedList(new ArrayList<>());
@@ -55,11 +56,20 @@ class MysqlReadRoundTripsTest {
           .containsExactly("probe", "begin+outbox", "rows");
 
       sent.clear();
-      source.poll(Duration.ofMillis(30));
+      db.execute("INSERT INTO items VALUES (2, 2)");
+      pollUntilRows(source);
       assertThat(kinds(sent))
-          .as("the next poll commits that snapshot first, then probes")
-          .startsWith("commit", "probe")
-          .containsOnlyOnce("commit");
+          .as(
+              "busy: the read begins in its snapshot, committing the last one in the same statement")
+          .containsExactly("commit+begin+outbox", "rows");
+
+      sent.clear();
+      source.poll(Duration.ofMillis(30));
+      List<String> after = kinds(sent);
+      assertThat(after)
+          .as("still busy, then idle again: each snapshot committed by the next read")
+          .startsWith("commit+begin+outbox", "commit+probe");
+      assertThat(after.subList(2, after.size())).containsOnly("probe");
     }
   }
 
@@ -75,7 +85,18 @@ class MysqlReadRoundTripsTest {
     synchronized (sent) {
       for (String sql : sent) {
         String s = sql.trim().toUpperCase(Locale.ROOT);
+        String commit = "";
+        if (s.startsWith("COMMIT; ")) {
+          commit = "commit+";
+          s = s.substring("COMMIT; ".length());
+        }
         if (s.startsWith(BEGIN) && s.contains("TABLECAST_OUTBOX")) {
+          kinds.add(commit + "begin+outbox");
+        } else if (s.startsWith("SELECT") && s.contains("TABLECAST_OUTBOX")) {
+          kinds.add(commit + "probe");
+        } else if (!commit.isEmpty()) {
+          kinds.add(sql);
+        } else if (s.startsWith(BEGIN) && s.contains("TABLECAST_OUTBOX")) {
           kinds.add("begin+outbox");
         } else if (s.startsWith("SELECT") && s.contains("TABLECAST_OUTBOX")) {
           kinds.add("probe");
