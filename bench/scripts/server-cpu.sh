@@ -10,7 +10,9 @@
 # CLIENTS connections (PostgreSQL: pgbench -R; MariaDB: sysbench --rate): WARMUP seconds not
 # counted, then SECONDS measured. Reported per run: the changes committed in the measured window,
 # the server's and the watcher's CPU over it (utime + stime of the process, /proc), as % of a core
-# and as ms per 1,000 changes, and the server's threads by group. The jars run in turn, ROUNDS
+# and as ms per 1,000 changes, the server's threads by group, and the database's CPU over the same
+# window (the writers' statements and the tail's reads; MariaDB: the mariadbd process on the port;
+# PostgreSQL: the postmaster and its backends, ended ones included). The jars run in turn, ROUNDS
 # times.
 #
 # Usage: bench/scripts/server-cpu.sh [--db postgresql|mariadb] [--rate 10000] [--seconds 30]
@@ -52,6 +54,27 @@ thread_ticks() {
     printf '%s\t%s\n' "$(tr -d '\n' <"$t/comm" | sed 's/[0-9]\+/#/g')" "$(awk '{print $14 + $15}' "$t/stat")"
   done 2>/dev/null
 }
+# the database server's CPU ticks: mariadbd's (every thread); the postmaster's with its children's,
+# the live ones read directly and the ended ones from its cutime and cstime
+db_pid() {
+  if [ "$DB" = postgresql ]; then
+    head -1 "$(PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -qAt -c "SHOW data_directory")/postmaster.pid"
+  else
+    pgrep -f "mariadbd.*--port=$MYSQL_PORT" | head -1
+  fi
+}
+db_ticks() {
+  if [ "$DB" = postgresql ]; then
+    local total child
+    total=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat")
+    for child in $(pgrep -P "$1"); do
+      total=$((total + $(awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+  else
+    cpu_ticks "$1"
+  fi
+}
 progress() { printf '[server-cpu] %s\n' "$*" >&2; }
 printf '\\set id random(1, %s)\nUPDATE bench_rows SET version = version + 1 WHERE id = :id;\n' "$ROWS" >"$WORK/update.sql"
 cat >"$WORK/update.lua" <<LUA
@@ -89,8 +112,8 @@ create_table() {
   fi
 }
 
-echo "| round | jar | changes committed (measured) | changes/s | server % of a core | server ms CPU per 1,000 changes | watcher % of a core |" >"$WORK/rows.md"
-echo "|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
+echo "| round | jar | changes committed (measured) | changes/s | server % of a core | server ms CPU per 1,000 changes | watcher % of a core | database % of a core |" >"$WORK/rows.md"
+echo "|---|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
 for round in $(seq 1 "$ROUNDS"); do
   for jar in "${JARS[@]}"; do
     progress "round $round, $jar: a fresh database tc_cpu with $ROWS rows"
@@ -110,9 +133,10 @@ for round in $(seq 1 "$ROUNDS"); do
     progress "round $round: warming up for ${WARMUP}s at $RATE/s"
     writers_run "$WARMUP" >/dev/null
     thread_ticks "$server" >"$WORK/threads0"
-    s0=$(cpu_ticks "$server"); w0=$(cpu_ticks "$watcher"); t0=$(date +%s%N)
+    dbp=$(db_pid)
+    s0=$(cpu_ticks "$server"); w0=$(cpu_ticks "$watcher"); d0=$(db_ticks "$dbp"); t0=$(date +%s%N)
     changes=$(writers_run "$SECONDS_MEASURED")
-    s1=$(cpu_ticks "$server"); w1=$(cpu_ticks "$watcher"); t1=$(date +%s%N)
+    s1=$(cpu_ticks "$server"); w1=$(cpu_ticks "$watcher"); d1=$(db_ticks "$dbp"); t1=$(date +%s%N)
     thread_ticks "$server" >"$WORK/threads1"
     # the server's threads over the window, by group, % of a core (threads that ended are missing)
     awk -F'\t' -v hz="$TICKS" -v ns=$((t1 - t0)) 'NR == FNR { a[$1] += $2; next } { b[$1] += $2 }
@@ -120,9 +144,9 @@ for round in $(seq 1 "$ROUNDS"); do
       "$WORK/threads0" "$WORK/threads1" | sort -rn | head -8 | tr '\n' ';' | sed 's/;$/\n/' \
       >"$WORK/threads-$round-$(basename "$(dirname "$jar")")-$(basename "$jar")"
     progress "server threads: $(cat "$WORK/threads-$round-$(basename "$(dirname "$jar")")-$(basename "$jar")")"
-    line=$(awk -v c="$changes" -v s=$((s1 - s0)) -v w=$((w1 - w0)) -v hz="$TICKS" -v ns=$((t1 - t0)) \
+    line=$(awk -v c="$changes" -v s=$((s1 - s0)) -v w=$((w1 - w0)) -v d=$((d1 - d0)) -v hz="$TICKS" -v ns=$((t1 - t0)) \
       -v r="$round" -v j="$jar" 'BEGIN { wall = ns / 1e9;
-        printf "| %s | %s | %d | %.0f | %.1f %% | %.1f | %.1f %% |", r, j, c, c / wall, 100 * s / hz / wall, 1000 * (s / hz) / (c / 1000), 100 * w / hz / wall }')
+        printf "| %s | %s | %d | %.0f | %.1f %% | %.1f | %.1f %% | %.1f %% |", r, j, c, c / wall, 100 * s / hz / wall, 1000 * (s / hz) / (c / 1000), 100 * w / hz / wall, 100 * d / hz / wall }')
     echo "$line" >>"$WORK/rows.md"
     progress "$line"
     kill "$watcher" "$server" 2>/dev/null || true
