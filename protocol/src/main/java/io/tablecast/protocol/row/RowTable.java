@@ -87,15 +87,50 @@ public final class RowTable {
     }
   }
 
+  /**
+   * Puts the first {@code count} of {@code rows}, given the {@link #hash} of each one's key in
+   * {@code keyHashes} (the same index), in the order of the index pages they hash to rather than in
+   * the order given: how a whole table read is loaded. A page is written by a run of puts, not by
+   * one put now and another later, which matters once the pages are in the old generation: under G1
+   * each write of a young row into an old page dirties its card for the concurrent refinement
+   * threads, and a card dirtied once per run instead of once per put costs them a fraction
+   * (docs/BENCHMARKS.md, "Server start: a snapshot's rows put page by page"). Rows of one key: the
+   * last one given is kept.
+   */
+  public void putAll(byte[][] rows, int[] keyHashes, int count) {
+    int needed = capacityFor(size + count);
+    if (needed > capacity) {
+      resize(needed); // once, before: the order below is the new capacity's
+    }
+    int mask = capacity - 1;
+    int[] next = new int[pages.length + 1]; // a counting sort by page: starts, then ends
+    for (int i = 0; i < count; i++) {
+      next[((keyHashes[i] & mask) >>> pageShift) + 1]++;
+    }
+    for (int p = 1; p < next.length; p++) {
+      next[p] += next[p - 1];
+    }
+    int[] order = new int[count];
+    for (int i = 0; i < count; i++) {
+      order[next[(keyHashes[i] & mask) >>> pageShift]++] = i; // stable: one key's rows in turn
+    }
+    for (int i : order) {
+      put(rows[i], keyHashes[i]);
+    }
+  }
+
   /** Puts a row, replacing the row of the same key; returns the replaced row, or null. */
   public byte[] put(byte[] row) {
     int start = RowForm.keyStart(row);
-    int length = RowForm.keyLength(row);
-    int hash = hash(row, start, start + length);
+    return put(row, hash(row, start, start + RowForm.keyLength(row)));
+  }
+
+  private byte[] put(byte[] row, int hash) {
     int mask = capacity - 1;
     int slot = hash & mask;
     for (byte[] other; (other = row(slot)) != null; slot = (slot + 1) & mask) {
-      if (hashes[slot] == hash && sameKey(other, row, start, length)) {
+      if (hashes[slot] == hash
+          && sameKey(other, row, RowForm.keyStart(row), RowForm.keyLength(row))) {
         setRow(slot, row);
         setMark(slot);
         return other;

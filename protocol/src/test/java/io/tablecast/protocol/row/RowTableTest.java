@@ -197,6 +197,38 @@ class RowTableTest {
     assertThat(grown.indexBytes()).isEqualTo(fitted / 2);
   }
 
+  @Test
+  void rowsPutAllAtOnceAreWhatPuttingThemInTurnMakes() {
+    Random random = new Random(11);
+    byte[][] rows = new byte[20_005][];
+    int[] hashes = new int[rows.length];
+    Map<ByteBuffer, byte[]> model = new HashMap<>();
+    RowTable putAll = new RowTable(100); // grows on the way
+    RowTable putInTurn = new RowTable();
+    for (int from = 0; from < 20_000; from += 5000) { // four runs, keys repeated across them
+      for (int i = 0; i < 5000; i++) {
+        byte[] row =
+            FORM.encode(
+                NODES
+                    .objectNode()
+                    .put("v", "v" + (from + i))
+                    .put("region", random.nextBoolean() ? "eu" : "us")
+                    .put("id", random.nextInt(12_000))); // some keys twice or more in a run
+        rows[i] = row;
+        int start = RowForm.keyStart(row);
+        hashes[i] = RowTable.hash(row, start, start + RowForm.keyLength(row));
+        model.put(ByteBuffer.wrap(FORM.keyOf(row)), row); // the last row of a key wins
+        putInTurn.put(row);
+      }
+      rows[5000] = rows[0]; // past count: not put
+      putAll.putAll(rows, hashes, 5000);
+    }
+
+    assertThat(putAll.size()).isEqualTo(model.size()).isEqualTo(putInTurn.size());
+    model.forEach((key, row) -> assertThat(putAll.get(key.array())).isSameAs(row));
+    assertThat(putAll.indexBytes()).isEqualTo(putInTurn.indexBytes());
+  }
+
   private static byte[] row(long id, String v) {
     return FORM.encode(NODES.objectNode().put("v", v).put("region", "eu").put("id", id));
   }

@@ -59,6 +59,23 @@ public final class TableImage {
     this(schema, 1, expectedRows);
   }
 
+  /**
+   * Checks that {@code row} is a row of this image's row form, without adding it.
+   *
+   * @throws io.tablecast.protocol.row.MalformedRowException when it is not
+   */
+  public void check(byte[] row) {
+    form.check(row);
+  }
+
+  /**
+   * Adds the first {@code count} of {@code rows}, snapshot rows each already {@linkplain #check
+   * checked}, given the hash of each one's key ({@link RowTable#putAll}).
+   */
+  public void putAll(byte[][] rows, int[] keyHashes, int count) {
+    this.rows.putAll(rows, keyHashes, count);
+  }
+
   /** Shrinks the key index when it is four times what the rows need or more. */
   public void fitIndex() {
     rows.fit();

@@ -3,18 +3,23 @@ package io.tablecast.server.hub;
 import static io.tablecast.server.hub.FakeChangeSource.bytes;
 import static io.tablecast.server.hub.FakeChangeSource.table;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tablecast.protocol.row.MalformedRowException;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.TableSize;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A snapshot's images are sized for the rows the catalog estimates, and an estimate far too high
- * (statistics from before a mass delete) leaves no index of its size behind once installed.
+ * A snapshot's images hold every row handed over, each in its table's image; they are sized for the
+ * rows the catalog estimates, and an estimate far too high (statistics from before a mass delete)
+ * leaves no index of its size behind once installed; a row not of its table's form is refused when
+ * it is handed over.
  */
 class SnapshotImagesTest {
 
@@ -59,6 +64,46 @@ class SnapshotImagesTest {
         .isEqualTo(new TableImage(items, 5000).indexBytes())
         .isGreaterThan(grown.indexBytes());
     assertThat(single(installed).size()).isEqualTo(3000);
+  }
+
+  /** Rows are put a run at a time: a table of more than one run, then another, all of them. */
+  @Test
+  void everyRowOfTablesLongerThanARunIsInstalledInItsTablesImage() {
+    TableSchema items = table("items");
+    TableSchema tags = table("tags");
+    List<TableImage> installed = new ArrayList<>();
+    SnapshotImages load = new SnapshotImages(List.of(items, tags), installed::addAll);
+    int itemCount = SnapshotImages.RUN + 1001;
+    for (int id = 1; id <= itemCount; id++) {
+      load.row(items, bytes(id, "i" + id));
+    }
+    for (int id = 1; id <= 700; id++) {
+      load.row(tags, bytes(id, "t" + id));
+    }
+    load.install();
+
+    assertThat(installed)
+        .extracting(TableImage::name)
+        .containsExactly("public.items", "public.tags");
+    assertThat(installed.get(0).size()).isEqualTo(itemCount);
+    assertThat(installed.get(1).size()).isEqualTo(700);
+    for (int id : new int[] {1, SnapshotImages.RUN, SnapshotImages.RUN + 1, itemCount}) {
+      assertThat(installed.get(0).get(FakeChangeSource.key(id))).isEqualTo(bytes(id, "i" + id));
+    }
+    assertThat(installed.get(1).get(FakeChangeSource.key(700))).isEqualTo(bytes(700, "t700"));
+  }
+
+  @Test
+  void aRowNotOfItsTablesFormIsRefusedWhenHandedOver() {
+    TableSchema items = table("items");
+    List<TableImage> installed = new ArrayList<>();
+    SnapshotImages load = new SnapshotImages(List.of(items), installed::addAll);
+    load.row(items, bytes(1, "one"));
+    byte[] whole = bytes(2, "two");
+    byte[] cut = Arrays.copyOf(whole, whole.length - 2);
+
+    assertThatThrownBy(() -> load.row(items, cut)).isInstanceOf(MalformedRowException.class);
+    assertThat(installed).isEmpty();
   }
 
   private static TableImage single(Collection<TableImage> images) {
