@@ -1,6 +1,6 @@
 package io.tablecast.client.internal;
 
-import io.tablecast.protocol.row.RowTable;
+import io.tablecast.protocol.row.KeyHash;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -255,12 +255,12 @@ public final class RowIndex<V> {
   }
 
   /**
-   * The server's image's hash of the same key ({@link RowTable#hashOfIntegerKey}): a snapshot comes
-   * in the image's slot order, so that its rows fill this index's slots in order too, each put
+   * The server's image's hash of the same key ({@link KeyHash#ofIntegerKey}): a snapshot comes in
+   * the image's slot order, so that its rows fill this index's slots in order too, each put
    * touching the cache lines the previous one did instead of two lines at random.
    */
   static int hash(long key) {
-    return RowTable.hashOfIntegerKey(key);
+    return KeyHash.ofIntegerKey(key);
   }
 
   /** Murmur3's finalizer: consecutive keys spread over a power-of-two table. */

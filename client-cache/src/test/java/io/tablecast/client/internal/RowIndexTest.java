@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.row.KeyHash;
 import io.tablecast.protocol.row.RowForm;
-import io.tablecast.protocol.row.RowTable;
 import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +30,7 @@ class RowIndexTest {
     for (int i = 0; i < 10_000; i++) {
       long id = i < 5_000 ? i - 100 : random.nextLong() >> random.nextInt(64);
       byte[] key = form.encodeKey(JsonNodeFactory.instance.objectNode().put("id", id));
-      assertThat(RowIndex.hash(id)).as("key %d", id).isEqualTo(RowTable.hash(key, 0, key.length));
+      assertThat(RowIndex.hash(id)).as("key %d", id).isEqualTo(KeyHash.of(key, 0, key.length));
     }
   }
 

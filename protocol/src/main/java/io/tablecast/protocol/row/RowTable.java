@@ -74,7 +74,7 @@ public final class RowTable {
 
   /** The slot of the row with this key, or -1. */
   private int find(byte[] key) {
-    int hash = hash(key, 0, key.length);
+    int hash = KeyHash.of(key, 0, key.length);
     int mask = capacity - 1;
     for (int slot = hash & mask; ; slot = (slot + 1) & mask) {
       byte[] row = row(slot);
@@ -88,14 +88,14 @@ public final class RowTable {
   }
 
   /**
-   * Puts the first {@code count} of {@code rows}, given the {@link #hash} of each one's key in
-   * {@code keyHashes} (the same index), in the order of the index pages they hash to rather than in
-   * the order given: how a whole table read is loaded. A page is written by a run of puts, not by
-   * one put now and another later, which matters once the pages are in the old generation: under G1
-   * each write of a young row into an old page dirties its card for the concurrent refinement
-   * threads, and a card dirtied once per run instead of once per put costs them a fraction
-   * (docs/BENCHMARKS.md, "Server start: a snapshot's rows put page by page"). Rows of one key: the
-   * last one given is kept.
+   * Puts the first {@code count} of {@code rows}, given the hash of each one's key ({@link
+   * KeyHash#ofRowKey}) in {@code keyHashes} (the same index), in the order of the index pages they
+   * hash to rather than in the order given: how a whole table read is loaded. A page is written by
+   * a run of puts, not by one put now and another later, which matters once the pages are in the
+   * old generation: under G1 each write of a young row into an old page dirties its card for the
+   * concurrent refinement threads, and a card dirtied once per run instead of once per put costs
+   * them a fraction (docs/BENCHMARKS.md, "Server start: a snapshot's rows put page by page"). Rows
+   * of one key: the last one given is kept.
    */
   public void putAll(byte[][] rows, int[] keyHashes, int count) {
     int needed = capacityFor(size + count);
@@ -121,8 +121,7 @@ public final class RowTable {
 
   /** Puts a row, replacing the row of the same key; returns the replaced row, or null. */
   public byte[] put(byte[] row) {
-    int start = RowForm.keyStart(row);
-    return put(row, hash(row, start, start + RowForm.keyLength(row)));
+    return put(row, KeyHash.ofRowKey(row));
   }
 
   private byte[] put(byte[] row, int hash) {
@@ -257,49 +256,6 @@ public final class RowTable {
    */
   public long indexBytes() {
     return (long) capacity * (4 + 4) + pages.length * 4L + (marks == null ? 0 : marks.length * 8L);
-  }
-
-  /**
-   * The hash of a key's bytes: a key that is one varint of at most 64 bits (a primary key of one
-   * INTEGER column, the common case) hashes as its value does ({@link #hashOfIntegerKey}), so that
-   * a client's index of such keys, hashing the values, holds them in this table's slot order and
-   * receives a snapshot, sent in that order, slot after slot; any other key by FNV-1a over its
-   * bytes and murmur3's finalizer.
-   */
-  public static int hash(byte[] bytes, int from, int to) {
-    long zigzag = 0;
-    for (int i = from, shift = 0; i < to && shift < 64; i++, shift += 7) {
-      int b = bytes[i];
-      zigzag |= (long) (b & 0x7f) << shift;
-      if (b >= 0) { // the varint's last byte
-        if (i == to - 1 && (shift < 63 || (b & 0x7e) == 0)) {
-          return hashOfIntegerKey((zigzag >>> 1) ^ -(zigzag & 1));
-        }
-        break;
-      }
-    }
-    int h = 0x811c9dc5;
-    for (int i = from; i < to; i++) {
-      h = (h ^ (bytes[i] & 0xff)) * 0x01000193;
-    }
-    return finish(h);
-  }
-
-  /**
-   * {@link #hash} of the key of a table whose primary key is one INTEGER column holding {@code
-   * value}, computed from the value: murmur3's finalizer of its two halves.
-   */
-  public static int hashOfIntegerKey(long value) {
-    return finish((int) (value ^ (value >>> 32)));
-  }
-
-  private static int finish(int hash) {
-    int h = hash;
-    h ^= h >>> 16; // murmur3's finalizer
-    h *= 0x85ebca6b;
-    h ^= h >>> 13;
-    h *= 0xc2b2ae35;
-    return h ^ (h >>> 16);
   }
 
   private static boolean keyEquals(byte[] row, byte[] key) {

@@ -35,9 +35,7 @@ class RowTableTest {
     }
     for (long v : values) {
       byte[] key = byId.encodeKey(NODES.objectNode().put("id", v));
-      assertThat(RowTable.hashOfIntegerKey(v))
-          .as("key %d", v)
-          .isEqualTo(RowTable.hash(key, 0, key.length));
+      assertThat(KeyHash.ofIntegerKey(v)).as("key %d", v).isEqualTo(KeyHash.of(key, 0, key.length));
     }
   }
 
@@ -215,8 +213,7 @@ class RowTableTest {
                     .put("region", random.nextBoolean() ? "eu" : "us")
                     .put("id", random.nextInt(12_000))); // some keys twice or more in a run
         rows[i] = row;
-        int start = RowForm.keyStart(row);
-        hashes[i] = RowTable.hash(row, start, start + RowForm.keyLength(row));
+        hashes[i] = KeyHash.ofRowKey(row);
         model.put(ByteBuffer.wrap(FORM.keyOf(row)), row); // the last row of a key wins
         putInTurn.put(row);
       }
@@ -241,7 +238,7 @@ class RowTableTest {
     int n = 1_000_000;
     for (long id = 1; id <= n; id++) {
       byte[] key = form.encodeKey(NODES.objectNode().put("id", id));
-      hashes.add(RowTable.hash(key, 0, key.length));
+      hashes.add(KeyHash.of(key, 0, key.length));
     }
     assertThat(hashes.size()).as("distinct hashes of %d keys", n).isGreaterThan(n - n / 1000);
   }

@@ -1,7 +1,6 @@
 package io.tablecast.server.hub;
 
-import io.tablecast.protocol.row.RowForm;
-import io.tablecast.protocol.row.RowTable;
+import io.tablecast.protocol.row.KeyHash;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.TableSize;
@@ -83,9 +82,8 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
       lastTable = table;
     }
     lastImage.check(row);
-    int start = RowForm.keyStart(row);
     run[runLength] = row;
-    runHashes[runLength] = RowTable.hash(row, start, start + RowForm.keyLength(row));
+    runHashes[runLength] = KeyHash.ofRowKey(row);
     if (++runLength == run.length) {
       if (runLength < RUN) { // grown up to RUN: a small table takes a small buffer
         run = Arrays.copyOf(run, runLength * 2);

@@ -1,9 +1,5 @@
 package io.tablecast.server.image;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.Op;
 import io.tablecast.protocol.row.RowForm;
 import io.tablecast.protocol.row.RowTable;
@@ -20,9 +16,6 @@ import java.util.List;
  * by the hub thread; a snapshot may share the rows with another thread after copying the row list.
  */
 public final class TableImage {
-
-  private static final JsonNodeFactory NODES =
-      JsonNodeFactory.instance; // numberNode(BigDecimal) keeps the scale
 
   private final TableSchema schema;
 
@@ -236,11 +229,10 @@ public final class TableImage {
   TableImage withSchema(TableSchema newSchema) {
     TableImage copy = new TableImage(newSchema, version + 1, rows.size());
     copy.converted = true;
-    RowForm[] single =
-        new RowForm[newSchema.columns().size()]; // one column's form, made when first needed
+    LayoutConversion conversion = new LayoutConversion(newSchema, copy.form);
     rows.forEach(
         row -> {
-          byte[] converted = copy.converted(form.toNode(row), single);
+          byte[] converted = conversion.row(form.toNode(row));
           if (converted != null) {
             copy.rows.put(converted);
           }
@@ -255,63 +247,7 @@ public final class TableImage {
    * whole read of the table that follows the ALTER TABLE repairs the row).
    */
   public RowEvent converted(RowEvent event, RowForm other) {
-    RowForm[] single = new RowForm[schema.columns().size()];
-    if (event instanceof RowEvent.Upsert u) {
-      byte[] row = converted(other.toNode(u.row()), single);
-      byte[] before = u.before() == null ? null : converted(other.toNode(u.before()), single);
-      return row == null ? null : new RowEvent.Upsert(name(), schema, form.keyOf(row), row, before);
-    }
-    if (event instanceof RowEvent.Delete d) {
-      ObjectNode keyImage = NODES.objectNode();
-      JsonNode values = other.keyToNode(d.key());
-      for (int k = 0; k < other.primaryKey().size(); k++) {
-        keyImage.set(other.primaryKey().get(k), values.get(k));
-      }
-      try {
-        return new RowEvent.Delete(name(), schema, form.encodeKey(keyImage), null);
-      } catch (IllegalArgumentException keyGone) {
-        return null;
-      }
-    }
-    return event;
-  }
-
-  /**
-   * A row of another layout, in its JSON form, in this image's form; null when its key cannot be
-   * formed.
-   */
-  private byte[] converted(ObjectNode old, RowForm[] single) {
-    List<ColumnInfo> columns = schema.columns();
-    ObjectNode row = NODES.objectNode();
-    for (ColumnInfo c : columns) {
-      JsonNode v = old.get(c.name());
-      row.set(c.name(), v == null ? NODES.nullNode() : v);
-    }
-    try {
-      return form.encode(row);
-    } catch (IllegalArgumentException notAllFit) {
-      // below: NULL for each value of another kind; a key that cannot be formed leaves the row out
-    }
-    for (int i = 0; i < columns.size(); i++) {
-      ColumnInfo c = columns.get(i);
-      JsonNode v = row.get(c.name());
-      if (v.isNull() || schema.primaryKey().contains(c.name())) {
-        continue;
-      }
-      if (single[i] == null) {
-        single[i] = new RowForm(List.of(c), List.of());
-      }
-      try {
-        single[i].encode(NODES.objectNode().set(c.name(), v));
-      } catch (IllegalArgumentException otherKind) {
-        row.set(c.name(), NODES.nullNode());
-      }
-    }
-    try {
-      return form.encode(row);
-    } catch (IllegalArgumentException keyGone) {
-      return null;
-    }
+    return new LayoutConversion(schema, form).event(name(), event, other);
   }
 
   /**

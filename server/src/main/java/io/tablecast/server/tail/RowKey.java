@@ -1,7 +1,7 @@
 package io.tablecast.server.tail;
 
+import io.tablecast.protocol.row.KeyHash;
 import io.tablecast.protocol.row.RowForm;
-import io.tablecast.protocol.row.RowTable;
 import java.util.Arrays;
 
 /**
@@ -34,12 +34,12 @@ public final class RowKey {
    * as a varint) hashes to its bytes read as a little-endian number: distinct keys get distinct
    * hashes, and close integers close ones, so that a map of many consecutive keys (the changed keys
    * of a large MySQL transaction) is filled in memory order rather than at random. Longer keys hash
-   * as {@link RowTable#hash}. ({@code Arrays.hashCode}'s {@code 31 * h + b} gives the varints of
+   * as {@link KeyHash#of}. ({@code Arrays.hashCode}'s {@code 31 * h + b} gives the varints of
    * 1..1,000,000 only about 125,000 distinct values.)
    */
   static int hash(byte[] key) {
     if (key.length > 4) {
-      return RowTable.hash(key, 0, key.length);
+      return KeyHash.of(key, 0, key.length);
     }
     int h = 0;
     for (int i = key.length - 1; i >= 0; i--) {
