@@ -93,6 +93,30 @@ class SnapshotImagesTest {
     assertThat(installed.get(1).get(FakeChangeSource.key(700))).isEqualTo(bytes(700, "t700"));
   }
 
+  /** A big table's runs are longer (a quarter of its expected rows, here not a power of two). */
+  @Test
+  void everyRowOfATableExpectedToBeBigIsInstalled() {
+    TableSchema items = table("items");
+    List<TableImage> installed = new ArrayList<>();
+    SnapshotImages load = new SnapshotImages(List.of(items), installed::addAll);
+    int expected = 4 * SnapshotImages.RUN + 40_000;
+    List<byte[]> first = new ArrayList<>();
+    for (int id = 1; id <= TableSize.FIRST_ROWS; id++) {
+      first.add(bytes(id, "i" + id));
+    }
+    load.sizes(List.of(new TableSize(items, expected, first)));
+    int count = expected / 4 + 1001; // one longer run and a part of the next
+    for (int id = 1; id <= count; id++) {
+      load.row(items, bytes(id, "i" + id));
+    }
+    load.install();
+
+    assertThat(single(installed).size()).isEqualTo(count);
+    for (int id : new int[] {1, expected / 4, expected / 4 + 1, count}) {
+      assertThat(single(installed).get(FakeChangeSource.key(id))).isEqualTo(bytes(id, "i" + id));
+    }
+  }
+
   @Test
   void aRowNotOfItsTablesFormIsRefusedWhenHandedOver() {
     TableSchema items = table("items");
