@@ -3,6 +3,7 @@ package io.tablecast.server.image;
 import io.tablecast.protocol.Op;
 import io.tablecast.protocol.row.RowForm;
 import io.tablecast.protocol.row.RowTable;
+import io.tablecast.protocol.row.RowTableLoad;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.tail.RowEvent;
 import java.util.ArrayList;
@@ -62,11 +63,11 @@ public final class TableImage {
   }
 
   /**
-   * Adds the first {@code count} of {@code rows}, snapshot rows each already {@linkplain #check
-   * checked}, given the hash of each one's key ({@link RowTable#putAll}).
+   * A load of snapshot rows into this image, a run at a time ({@link RowTableLoad}): each row given
+   * already {@linkplain #check checked}; about {@code expectedRows} of them (0 when unknown).
    */
-  public void putAll(byte[][] rows, int[] keyHashes, int count) {
-    this.rows.putAll(rows, keyHashes, count);
+  public RowTableLoad load(long expectedRows) {
+    return new RowTableLoad(rows, expectedRows);
   }
 
   /** Shrinks the key index when it is four times what the rows need or more. */
@@ -230,13 +231,15 @@ public final class TableImage {
     TableImage copy = new TableImage(newSchema, version + 1, rows.size());
     copy.converted = true;
     LayoutConversion conversion = new LayoutConversion(newSchema, copy.form);
+    RowTableLoad load = copy.load(rows.size());
     rows.forEach(
         row -> {
           byte[] converted = conversion.row(form.toNode(row));
           if (converted != null) {
-            copy.rows.put(converted);
+            load.add(converted);
           }
         });
+    load.finish();
     return copy;
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tablecast.protocol.row.MalformedRowException;
+import io.tablecast.protocol.row.RowTableLoad;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.TableSize;
@@ -73,7 +74,7 @@ class SnapshotImagesTest {
     TableSchema tags = table("tags");
     List<TableImage> installed = new ArrayList<>();
     SnapshotImages load = new SnapshotImages(List.of(items, tags), installed::addAll);
-    int itemCount = SnapshotImages.RUN + 1001;
+    int itemCount = RowTableLoad.RUN + 1001;
     for (int id = 1; id <= itemCount; id++) {
       load.row(items, bytes(id, "i" + id));
     }
@@ -87,7 +88,7 @@ class SnapshotImagesTest {
         .containsExactly("public.items", "public.tags");
     assertThat(installed.get(0).size()).isEqualTo(itemCount);
     assertThat(installed.get(1).size()).isEqualTo(700);
-    for (int id : new int[] {1, SnapshotImages.RUN, SnapshotImages.RUN + 1, itemCount}) {
+    for (int id : new int[] {1, RowTableLoad.RUN, RowTableLoad.RUN + 1, itemCount}) {
       assertThat(installed.get(0).get(FakeChangeSource.key(id))).isEqualTo(bytes(id, "i" + id));
     }
     assertThat(installed.get(1).get(FakeChangeSource.key(700))).isEqualTo(bytes(700, "t700"));
@@ -99,7 +100,7 @@ class SnapshotImagesTest {
     TableSchema items = table("items");
     List<TableImage> installed = new ArrayList<>();
     SnapshotImages load = new SnapshotImages(List.of(items), installed::addAll);
-    int expected = 4 * SnapshotImages.RUN + 40_000;
+    int expected = 4 * RowTableLoad.RUN + 40_000;
     List<byte[]> first = new ArrayList<>();
     for (int id = 1; id <= TableSize.FIRST_ROWS; id++) {
       first.add(bytes(id, "i" + id));
