@@ -298,7 +298,13 @@ class DistributionTest {
     }
     assertThat(events)
         .allMatch(e -> e.has("timestamp") && e.has("level") && e.has("loggerName"))
-        .anyMatch(e -> e.path("formattedMessage").asText().contains("started on 127.0.0.1:"))
+        .anyMatch(
+            e ->
+                e.path("formattedMessage")
+                    .asText()
+                    .matches(
+                        "tablecast server .* started on 127\\.0\\.0\\.1:\\d+ in \\d+ ms"
+                            + " \\(\\d+ ms since the process started\\), .*"))
         .anyMatch(e -> e.path("formattedMessage").asText().contains("server stopped"))
         .anyMatch(e -> e.path("formattedMessage").asText().matches("install: 0/\\d+ statements .*"))
         .anyMatch(e -> e.path("formattedMessage").asText().startsWith("snapshot: 0 rows"));
