@@ -1,5 +1,5 @@
 # Shared by the bench scripts that run the server and clients as processes of their own
-# (bulk-transaction-memory.sh, big-table.sh, server-start.sh); sourced after they parse MYSQL_PORT and PG_PORT.
+# (bulk-transaction-memory.sh, big-table.sh, server-start.sh, start-phases.sh); sourced after they parse MYSQL_PORT and PG_PORT.
 # Kills every pid added to PIDS when the script exits.
 PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
