@@ -1,8 +1,11 @@
 package io.tablecast.cli;
 
+import java.util.Map;
+import java.util.function.Supplier;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** The {@code tablecast} launcher: one entry point for serving, installing and inspecting. */
 @Command(
@@ -27,20 +30,47 @@ import picocli.CommandLine.Command;
     })
 public final class TablecastCommand implements Runnable {
 
+  /** The roles whose start time matters, by name; each also listed in the annotation above. */
+  private static final Map<String, Supplier<Object>> SERVER_ROLES =
+      Map.of("serve", ServeCommand::new, "capture", CaptureCommand::new);
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
   }
 
   /** The configured command line, shared by {@link #main} and tests. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new TablecastCommand());
-    cl.registerConverter(java.time.Duration.class, new DurationConverter());
-    cl.setCaseInsensitiveEnumValuesAllowed(true);
     // `generate-completion` prints a bash/zsh completion script; listed in the help like the others
     cl.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
     UnknownCommand.install(cl);
+    return configured(cl);
+  }
+
+  /**
+   * The command line for arguments that start with {@code first}: for a server role ({@code serve},
+   * {@code capture}) a {@code tablecast} with that one subcommand, else {@link #commandLine()}.
+   * picocli builds the model of every subcommand it is given, by reflection, before parsing: about
+   * 0.1 s of a server's start for the ten that a server role never runs (docs/BENCHMARKS.md,
+   * "Server start: what comes before the snapshot"). The role's options, help and errors are the
+   * same either way ({@code TablecastCommandTest}).
+   */
+  static CommandLine commandLine(String first) {
+    Supplier<Object> role = first == null ? null : SERVER_ROLES.get(first);
+    if (role == null) {
+      return commandLine();
+    }
+    CommandLine cl = new CommandLine(CommandSpec.create().name("tablecast"));
+    cl.addSubcommand(first, role.get());
+    return configured(cl);
+  }
+
+  /** Settings picocli applies to the subcommands already added, so called after adding them. */
+  private static CommandLine configured(CommandLine cl) {
+    cl.registerConverter(java.time.Duration.class, new DurationConverter());
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           cmd.getErr().println("tablecast " + cmd.getCommandName() + ": " + describe(e));

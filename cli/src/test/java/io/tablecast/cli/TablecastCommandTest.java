@@ -1,0 +1,63 @@
+package io.tablecast.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tablecast.cli.UnknownCommandTest.Run;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * A server role's command line ({@code main} builds only that subcommand's model) is the full
+ * command line's to its users: the same help, the same errors, the same exit codes.
+ */
+class TablecastCommandTest {
+
+  @TempDir Path dir;
+
+  private static Run run(CommandLine cl, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void aServerRoleGetsItsOwnSubcommandOnlyAndAnyOtherCommandTheWholeCommandLine() {
+    assertThat(TablecastCommand.commandLine("serve").getSubcommands()).containsOnlyKeys("serve");
+    assertThat(TablecastCommand.commandLine("capture").getSubcommands())
+        .containsOnlyKeys("capture");
+    for (String first : new String[] {"watch", "install", "--help", "servee", null}) {
+      assertThat(TablecastCommand.commandLine(first).getSubcommands().keySet())
+          .as(String.valueOf(first))
+          .isEqualTo(TablecastCommand.commandLine().getSubcommands().keySet());
+    }
+  }
+
+  @Test
+  void aServerRolesHelpAndErrorsAreTheWholeCommandLines() {
+    String missing = dir.resolve("no-such.yaml").toString();
+    String[][] cases = {
+      {"serve", "--help"},
+      {"serve"}, // --config missing
+      {"serve", "--config", missing}, // a file that is not there: the execution's error
+      {"serve", "--config", missing, "--no-such-option"},
+      {"serve", "--config"},
+      {"capture", "--help"},
+      {"capture"},
+      {"capture", "--config", missing},
+      {"capture", "--config", missing, "extra"},
+    };
+    for (String[] args : cases) {
+      Run whole = run(TablecastCommand.commandLine(), args);
+      Run role = run(TablecastCommand.commandLine(args[0]), args);
+      assertThat(role).as(String.join(" ", args)).isEqualTo(whole);
+      assertThat(whole.out() + whole.err()).as(String.join(" ", args)).contains("tablecast");
+    }
+  }
+}
