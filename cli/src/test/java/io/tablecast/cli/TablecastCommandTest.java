@@ -1,14 +1,12 @@
 package io.tablecast.cli;
 
+import static io.tablecast.cli.UnknownCommandTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.cli.UnknownCommandTest.Run;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A server role's command line ({@code main} builds only that subcommand's model) is the full
@@ -17,15 +15,6 @@ import picocli.CommandLine;
 class TablecastCommandTest {
 
   @TempDir Path dir;
-
-  private static Run run(CommandLine cl, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute(args);
-    return new Run(code, out.toString(), err.toString());
-  }
 
   @Test
   void aServerRoleGetsItsOwnSubcommandOnlyAndAnyOtherCommandTheWholeCommandLine() {

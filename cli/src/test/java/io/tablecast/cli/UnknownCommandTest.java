@@ -17,9 +17,13 @@ class UnknownCommandTest {
   record Run(int exitCode, String out, String err) {}
 
   static Run run(String... args) {
+    return run(TablecastCommand.commandLine(), args);
+  }
+
+  /** {@code args} run by {@code cl}: its exit code, and what it printed to each stream. */
+  static Run run(CommandLine cl, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = TablecastCommand.commandLine();
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     int code = cl.execute(args);
