@@ -141,19 +141,34 @@ public final class NatsServerProcess implements AutoCloseable {
         }
         throw new IllegalStateException("nats-server exited: " + log);
       }
-      try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      if (listening()) {
         return;
-      } catch (IOException notYet) {
-        try {
-          Thread.sleep(50); // the process is starting; nothing to wait on but the port
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IOException("interrupted", e);
-        }
+      }
+      try {
+        Thread.sleep(50); // the process is starting; nothing to wait on but its ports and log
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
       }
     }
     throw new IllegalStateException("nats-server did not listen on " + port + " within 20 s");
+  }
+
+  /**
+   * What nats-server logs once it listens for routes: it binds its route port after its client
+   * port, so a node is up (and its route port known not taken) only when the log says so.
+   */
+  private static final String ROUTES_LISTENING = "Listening for route connections on";
+
+  /** Its client port accepts and, in a cluster, its log says it listens for routes too. */
+  private boolean listening() throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+    } catch (IOException notYet) {
+      return false;
+    }
+    return !extraConfig.contains("cluster {")
+        || Files.readString(dir.resolve("nats.log")).contains(ROUTES_LISTENING);
   }
 
   /** Kills the process (the store stays). */
