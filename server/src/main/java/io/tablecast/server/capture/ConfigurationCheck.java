@@ -119,6 +119,16 @@ final class ConfigurationCheck {
     }
     String registry = ConsumerRegistry.table(dialect, installation.schema());
     String register = probe("UPDATE " + registry + " SET heartbeat_at = heartbeat_at WHERE 1 = 0");
+    if (register == null
+        && probe("UPDATE " + registry + " SET needs_from = needs_from WHERE 1 = 0") != null) {
+      out.add(
+          CaptureFinding.warn(
+              "outbox",
+              registry
+                  + " was created by an older version: servers on this outbox cannot coordinate "
+                  + "pruning, and one far behind another could miss rows the other pruned; run "
+                  + "`tablecast install` with this version"));
+    }
     if (register != null) {
       out.add(
           CaptureFinding.warn(

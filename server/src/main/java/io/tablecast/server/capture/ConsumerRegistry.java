@@ -13,10 +13,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 
@@ -26,8 +30,11 @@ import org.slf4j.Logger;
  * {@link #HEARTBEAT}. A server whose heartbeat is older than {@link #LIVENESS} is gone. {@link
  * TriggerInstaller#install()} never removes capture, and {@link TriggerInstaller#uninstall} refuses
  * to remove a table a live server needs, so that one configuration cannot remove the capture
- * another server still reads. Registering is best effort: a server whose user may not write the
- * table (or whose installation predates it) serves anyway, with a WARN.
+ * another server still reads. With each heartbeat a server also writes the lowest outbox position
+ * it may still read ({@code needs_from}), and every server prunes only below the lowest of the live
+ * ones ({@link #lowestNeeded}), so that none deletes rows another has not read. Registering is best
+ * effort: a server whose user may not write the table (or whose installation predates it) serves
+ * anyway, with a WARN.
  */
 public final class ConsumerRegistry implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(ConsumerRegistry.class);
@@ -57,13 +64,23 @@ public final class ConsumerRegistry implements AutoCloseable {
   private final DataSource pool;
   private final String table;
   private final String id;
+  private final Supplier<OptionalLong> neededFrom;
   private final ScheduledExecutorService heartbeats;
+  private final AtomicBoolean expired = new AtomicBoolean();
   private volatile boolean warned;
 
-  private ConsumerRegistry(DataSource pool, String table, String id) {
+  /** The registry has {@code needs_from} (false: installed by a version before it). */
+  private volatile boolean coordinated = true;
+
+  private String serverName;
+  private String tablesJson;
+
+  private ConsumerRegistry(
+      DataSource pool, String table, String id, Supplier<OptionalLong> neededFrom) {
     this.pool = pool;
     this.table = table;
     this.id = id;
+    this.neededFrom = neededFrom;
     this.heartbeats =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -86,6 +103,27 @@ public final class ConsumerRegistry implements AutoCloseable {
   }
 
   /**
+   * What brings a registry created by an older version up to this one's ({@code needs_from}, for
+   * pruning coordinated between servers); empty when it is current or does not exist yet.
+   */
+  static List<String> upgradeStatements(Connection c, Dialect dialect, String schema)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT COUNT(*), SUM(CASE WHEN column_name = 'needs_from' THEN 1 ELSE 0 END)"
+                + " FROM information_schema.columns"
+                + " WHERE table_schema = ? AND table_name = 'tablecast_consumers'")) {
+      ps.setString(1, schema);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) > 0 && rs.getLong(2) == 0
+            ? List.of("ALTER TABLE " + table(dialect, schema) + " ADD COLUMN needs_from BIGINT")
+            : List.of();
+      }
+    }
+  }
+
+  /**
    * The servers registered on this installation whose heartbeat is within {@link #LIVENESS}; empty
    * when the registry table does not exist.
    */
@@ -95,9 +133,9 @@ public final class ConsumerRegistry implements AutoCloseable {
             c.prepareStatement(
                 "SELECT consumer_id, server_name, host, cached_tables FROM "
                     + table(dialect, schema)
-                    + " WHERE heartbeat_at > CURRENT_TIMESTAMP(6) - INTERVAL '"
-                    + LIVENESS.toSeconds()
-                    + "' SECOND ORDER BY started_at");
+                    + " WHERE "
+                    + LIVE
+                    + " ORDER BY started_at");
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(
@@ -114,32 +152,47 @@ public final class ConsumerRegistry implements AutoCloseable {
   }
 
   /** SQLSTATEs of "table does not exist": MySQL/MariaDB, PostgreSQL. */
-  private static final java.util.Set<String> NO_SUCH_TABLE = java.util.Set.of("42S02", "42P01");
+  private static final Set<String> NO_SUCH_TABLE = Set.of("42S02", "42P01");
+
+  /** SQLSTATEs of "column does not exist": MySQL/MariaDB, PostgreSQL. */
+  private static final Set<String> NO_SUCH_COLUMN = Set.of("42S22", "42703");
+
+  /** A registration whose heartbeat is within {@link #LIVENESS} (SQL, both databases). */
+  private static final String LIVE =
+      "heartbeat_at > CURRENT_TIMESTAMP(6) - INTERVAL '" + LIVENESS.toSeconds() + "' SECOND";
 
   /**
    * Registers a server that caches the plan's tables and keeps its heartbeat until {@link
    * #close()}. Never throws: a registration that fails is logged.
    */
+  public static ConsumerRegistry register(CapturePlan plan, DataSource pool, String serverName) {
+    return register(plan, pool, serverName, HEARTBEAT, OptionalLong::empty);
+  }
+
+  /**
+   * As {@link #register(CapturePlan, DataSource, String)}, refreshing it {@code every} period with
+   * what the server's source still needs of the outbox ({@code neededFrom}: the lowest position it
+   * may still read, empty while it does not know). Other servers prune only below the lowest of the
+   * live servers' positions; until its first heartbeat a server needs everything (0).
+   */
   @SuppressWarnings(
       "FutureReturnValueIgnored") // heartbeat() logs its own failures; close() ends the schedule
-  public static ConsumerRegistry register(CapturePlan plan, DataSource pool, String serverName) {
+  public static ConsumerRegistry register(
+      CapturePlan plan,
+      DataSource pool,
+      String serverName,
+      Duration every,
+      Supplier<OptionalLong> neededFrom) {
     String table = table(plan.dialect(), plan.outboxSchema());
-    ConsumerRegistry registry = new ConsumerRegistry(pool, table, UUID.randomUUID().toString());
+    ConsumerRegistry registry =
+        new ConsumerRegistry(pool, table, UUID.randomUUID().toString(), neededFrom);
     List<String> tables = plan.tables().stream().map(t -> t.id().qualified()).toList();
-    try (Connection c = pool.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO "
-                    + table
-                    + " (consumer_id, server_name, host, cached_tables) VALUES (?, ?, ?, ?)")) {
-      ps.setString(1, registry.id);
-      ps.setString(2, serverName);
-      ps.setString(3, host());
-      ps.setString(4, JSON.writeValueAsString(tables));
-      ps.executeUpdate();
-      long every = HEARTBEAT.toMillis();
+    try (Connection c = pool.getConnection()) {
+      registry.serverName = serverName;
+      registry.tablesJson = JSON.writeValueAsString(tables);
+      registry.insert(c);
       registry.heartbeats.scheduleWithFixedDelay(
-          registry::heartbeat, every, every, TimeUnit.MILLISECONDS);
+          registry::heartbeat, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
       LOG.info(
           "Registered in {} as {} ('{}'), needing the capture of {}",
           table,
@@ -159,15 +212,59 @@ public final class ConsumerRegistry implements AutoCloseable {
     return registry;
   }
 
-  private void heartbeat() {
-    try (Connection c = pool.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "UPDATE "
-                    + table
-                    + " SET heartbeat_at = CURRENT_TIMESTAMP(6) WHERE consumer_id = ?")) {
+  private void insert(Connection c) throws SQLException {
+    try {
+      insert(c, true);
+    } catch (SQLException e) {
+      if (!NO_SUCH_COLUMN.contains(e.getSQLState())) {
+        throw e;
+      }
+      coordinated = false;
+      LOG.warn(
+          "{} was created by an older version, without needs_from: this server's pruning of the outbox "
+              + "cannot be coordinated with other servers on it, and one that is far behind another could "
+              + "miss rows the other pruned. Run `tablecast install` with this version.",
+          table);
+      insert(c, false);
+    }
+  }
+
+  private void insert(Connection c, boolean withNeeds) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " (consumer_id, server_name, host, cached_tables"
+                + (withNeeds ? ", needs_from) VALUES (?, ?, ?, ?, 0)" : ") VALUES (?, ?, ?, ?)"))) {
       ps.setString(1, id);
+      ps.setString(2, serverName);
+      ps.setString(3, host());
+      ps.setString(4, tablesJson);
       ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Refreshes the registration and what the server needs. A registration found expired (no
+   * heartbeat for {@link #LIVENESS}: the process paused, or cut from the database) is made anew,
+   * and {@link #takeExpired()} tells the source: meanwhile other servers pruned without regard to
+   * it, so it may have missed rows.
+   */
+  private void heartbeat() {
+    try (Connection c = pool.getConnection()) {
+      OptionalLong needs = neededFrom.get();
+      if (refresh(c, needs, true) == 0) {
+        expired.set(true);
+        LOG.warn(
+            "This server's registration in {} had expired (no heartbeat for over {} s): other servers "
+                + "may have pruned outbox rows it had not read. Registering again and re-reading every "
+                + "cached table.",
+            table,
+            LIVENESS.toSeconds());
+        if (refresh(c, OptionalLong.of(0), false) == 0) {
+          insert(c); // removed meanwhile (`uninstall --force`, or by hand)
+        }
+      }
       warned = false;
     } catch (SQLException | RuntimeException e) {
       if (!warned) { // once per run of failures: the database may be down for a while
@@ -177,6 +274,52 @@ public final class ConsumerRegistry implements AutoCloseable {
             e.toString());
         warned = true;
       }
+    }
+  }
+
+  /** Updates the heartbeat (and {@code needs}, when known); {@code live}: only if not expired. */
+  private int refresh(Connection c, OptionalLong needs, boolean live) throws SQLException {
+    boolean withNeeds = coordinated && needs.isPresent();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE "
+                + table
+                + " SET heartbeat_at = CURRENT_TIMESTAMP(6)"
+                + (withNeeds ? ", needs_from = ?" : "")
+                + " WHERE consumer_id = ?"
+                + (live ? " AND " + LIVE : ""))) {
+      int i = 1;
+      if (withNeeds) {
+        ps.setLong(i++, needs.getAsLong());
+      }
+      ps.setString(i, id);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** Whether the registration expired since the last call (see {@link #heartbeat()}). */
+  public boolean takeExpired() {
+    return expired.getAndSet(false);
+  }
+
+  /**
+   * The lowest outbox position a live server registered as still needed, empty when none did (or
+   * the registry predates {@code needs_from}): what every server prunes below at most.
+   */
+  public static OptionalLong lowestNeeded(Connection c, Dialect dialect, String schema)
+      throws SQLException {
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT MIN(needs_from) FROM " + table(dialect, schema) + " WHERE " + LIVE);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      long v = rs.getLong(1);
+      return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
+    } catch (SQLException e) {
+      if (NO_SUCH_TABLE.contains(e.getSQLState()) || NO_SUCH_COLUMN.contains(e.getSQLState())) {
+        return OptionalLong.empty();
+      }
+      throw e;
     }
   }
 

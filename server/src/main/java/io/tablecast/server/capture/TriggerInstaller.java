@@ -337,6 +337,7 @@ public final class TriggerInstaller implements AutoCloseable {
             dialect.installStatements(
                 connection, installation(), describe(), installed, List.of()));
     out.addAll(ConsumerRegistry.createStatements(dialect, defaultSchema));
+    out.addAll(ConsumerRegistry.upgradeStatements(connection, dialect, defaultSchema));
     return out;
   }
 

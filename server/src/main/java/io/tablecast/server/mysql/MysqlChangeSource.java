@@ -356,6 +356,11 @@ final class MysqlChangeSource extends PollingChangeSource {
   }
 
   @Override
+  public java.util.OptionalLong neededFrom() {
+    return pruning.neededFrom();
+  }
+
+  @Override
   protected long backlog(Connection c) throws SQLException {
     return pruning.backlog(c);
   }

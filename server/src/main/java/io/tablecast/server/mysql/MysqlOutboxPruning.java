@@ -1,12 +1,14 @@
 package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.ConsumerRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -64,8 +66,23 @@ final class MysqlOutboxPruning {
     acknowledgedBelow = lowestUnresolved;
   }
 
+  /**
+   * The lowest outbox id this server may still read (what it prunes below), empty before its first
+   * read.
+   */
+  OptionalLong neededFrom() {
+    return started
+        ? OptionalLong.of(Math.min(pruneBelow, acknowledgedBelow))
+        : OptionalLong.empty();
+  }
+
   int pruneChunk(Connection c, int limit) throws SQLException {
-    long below = Math.min(pruneBelow, acknowledgedBelow);
+    CapturePlan p = plan.get();
+    long below =
+        Math.min(
+            Math.min(pruneBelow, acknowledgedBelow),
+            ConsumerRegistry.lowestNeeded(c, p.dialect(), p.outboxSchema())
+                .orElse(Long.MAX_VALUE)); // what other live servers have not read yet
     if (below <= 1) {
       return 0;
     }

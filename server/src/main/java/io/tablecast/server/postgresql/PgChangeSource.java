@@ -2,6 +2,7 @@ package io.tablecast.server.postgresql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.ConsumerRegistry;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
@@ -25,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -350,7 +352,10 @@ final class PgChangeSource extends PollingChangeSource {
     return OutboxRows.batch(read.events(), read.captureMillis(), List.of());
   }
 
-  /** Deletes delivered outbox rows past the retention ({@link PgOutboxQueries#prune}). */
+  /**
+   * Deletes delivered outbox rows past the retention ({@link PgOutboxQueries#prune}) that no other
+   * live server still needs ({@link ConsumerRegistry#lowestNeeded}).
+   */
   @Override
   protected int pruneChunk(Connection c, int limit) throws SQLException {
     String acked = acknowledgedSnapshot;
@@ -358,8 +363,19 @@ final class PgChangeSource extends PollingChangeSource {
         c,
         plan.outboxTable(),
         acked == null ? previousSnapshot : acked,
+        ConsumerRegistry.lowestNeeded(c, plan.dialect(), plan.outboxSchema()),
         config.outboxRetention(),
         limit);
+  }
+
+  /** The xmin of the snapshot pruning stops at: transactions from it on may still be read. */
+  @Override
+  public OptionalLong neededFrom() {
+    String acked = acknowledgedSnapshot;
+    String snapshot = acked == null ? previousSnapshot : acked;
+    return snapshot == null
+        ? OptionalLong.empty()
+        : OptionalLong.of(Long.parseLong(snapshot.substring(0, snapshot.indexOf(':'))));
   }
 
   /** Committed rows the tail has not read yet (capped). */

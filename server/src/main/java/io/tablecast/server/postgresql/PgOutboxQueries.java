@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The SQL of the PostgreSQL tail over its outbox, PgQ-style: which rows are new since a transaction
@@ -69,20 +70,27 @@ final class PgOutboxQueries {
    * (visible in it: delivered) and older than {@code retention}; returns how many.
    */
   static int prune(
-      Connection c, String outbox, String previousSnapshot, Duration retention, int limit)
+      Connection c,
+      String outbox,
+      String previousSnapshot,
+      OptionalLong othersNeed,
+      Duration retention,
+      int limit)
       throws SQLException {
     String sql =
         "DELETE FROM "
             + outbox
             + " WHERE id IN (SELECT id FROM "
             + outbox
-            + " WHERE txid < pg_snapshot_xmin(?::pg_snapshot) AND created_at < clock_timestamp() - make_interval(secs => ?)"
+            + " WHERE txid < pg_snapshot_xmin(?::pg_snapshot) AND txid < ?::xid8"
+            + " AND created_at < clock_timestamp() - make_interval(secs => ?)"
             + " ORDER BY id LIMIT "
             + limit
             + ")";
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, previousSnapshot);
-      ps.setDouble(2, retention.toMillis() / 1000.0);
+      ps.setString(2, Long.toUnsignedString(othersNeed.orElse(Long.MAX_VALUE)));
+      ps.setDouble(3, retention.toMillis() / 1000.0);
       return ps.executeUpdate();
     }
   }

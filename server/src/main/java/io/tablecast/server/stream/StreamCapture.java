@@ -292,6 +292,11 @@ public final class StreamCapture implements AutoCloseable {
     }
 
     @Override
+    public java.util.OptionalLong neededFrom() {
+      return source.neededFrom();
+    }
+
+    @Override
     public void resumeAfter(String c) throws SQLException {
       source.resumeAfter(c); // (the tail resumes through snapshot() above; passed on all the same)
     }

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The database side of the server: a consistent snapshot of the cached tables, then the committed
@@ -69,6 +70,15 @@ public interface ChangeSource extends AutoCloseable {
    * position read but not stored yet. Sources without cursors ignore it.
    */
   default void acknowledged(String cursor) {}
+
+  /**
+   * The lowest outbox position this source may still read (PostgreSQL: a transaction id;
+   * MySQL/MariaDB: an outbox id), which other servers on the outbox must not prune; empty while it
+   * does not know (before its snapshot). Any thread.
+   */
+  default OptionalLong neededFrom() {
+    return OptionalLong.empty();
+  }
 
   /**
    * The longest pause between two attempts after reads failed: the tail doubles its pause from 100

@@ -77,24 +77,34 @@ public final class ChangeSources {
    * @param pools makes the source's connection pool
    */
   record Tuning(
-      Duration probeWait, Duration pruneRest, Function<HikariConfig, HikariDataSource> pools) {
+      Duration probeWait,
+      Duration pruneRest,
+      Function<HikariConfig, HikariDataSource> pools,
+      Duration heartbeat) {
     /** What a server runs with. */
-    static final Tuning DEFAULT = new Tuning(null, OutboxPruner.REST, HikariDataSource::new);
+    static final Tuning DEFAULT =
+        new Tuning(null, OutboxPruner.REST, HikariDataSource::new, ConsumerRegistry.HEARTBEAT);
 
     Tuning withProbeWait(Duration wait) {
-      return new Tuning(wait, pruneRest, pools);
+      return new Tuning(wait, pruneRest, pools, heartbeat);
     }
 
     Tuning withPruneRest(Duration rest) {
-      return new Tuning(probeWait, rest, pools);
+      return new Tuning(probeWait, rest, pools, heartbeat);
     }
 
     Tuning withPools(Function<HikariConfig, HikariDataSource> maker) {
-      return new Tuning(probeWait, pruneRest, maker);
+      return new Tuning(probeWait, pruneRest, maker, heartbeat);
+    }
+
+    /** How often a registered source refreshes its registration ({@link ConsumerRegistry}). */
+    Tuning withHeartbeat(Duration every) {
+      return new Tuning(probeWait, pruneRest, pools, every);
     }
   }
 
-  private static ChangeSource open(
+  /** As {@link #open(SourceConfig, ServerMetrics, String)}, with {@code tuning} (tests). */
+  static ChangeSource open(
       SourceConfig config, ServerMetrics metrics, Tuning tuning, String serverName)
       throws SQLException {
     CapturePlan plan;
@@ -140,7 +150,10 @@ public final class ChangeSources {
             new SourceContext(plan, pool, config, metrics, tuning.pruneRest(), tuning.probeWait()));
     return serverName == null
         ? source
-        : new RegisteredSource(source, ConsumerRegistry.register(plan, pool, serverName));
+        : new RegisteredSource(
+            source,
+            ConsumerRegistry.register(
+                plan, pool, serverName, tuning.heartbeat(), source::neededFrom));
   }
 
   /** The tail's side of {@code dialect}, which every registered database's dialect implements. */
@@ -176,9 +189,24 @@ public final class ChangeSources {
       source.resync(table);
     }
 
+    /**
+     * Re-reads every cached table when the registration had expired: other servers pruned without
+     * regard to this one meanwhile, so rows it had not read may be gone (on the tail's thread, as
+     * every resync is asked for).
+     */
     @Override
     public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+      if (registry.takeExpired()) {
+        for (io.tablecast.server.capture.TableSchema t : source.tables()) {
+          source.resync(t.id().qualified());
+        }
+      }
       return source.poll(maxWait);
+    }
+
+    @Override
+    public java.util.OptionalLong neededFrom() {
+      return source.neededFrom();
     }
 
     @Override

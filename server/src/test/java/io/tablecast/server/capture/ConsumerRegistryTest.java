@@ -99,6 +99,37 @@ class ConsumerRegistryTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aRegistryOfAnOlderVersionStillRegistersAndInstallBringsItsNeedsColumn(Kind kind)
+      throws Exception {
+    TestDatabases.Isolated db = kind.isolated("registry_old");
+    db.execute("CREATE TABLE ta (id INT PRIMARY KEY)");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "ta"));
+        HikariDataSource pool = pool(db);
+        Connection c = db.connect()) {
+      installer.install();
+      db.execute("ALTER TABLE tablecast_consumers DROP COLUMN needs_from"); // as before it
+      try (ConsumerRegistry old = ConsumerRegistry.register(installer.plan(), pool, "older")) {
+        assertThat(ConsumerRegistry.live(c, installer.dialect(), db.schema()))
+            .extracting(ConsumerRegistry.Consumer::serverName)
+            .containsExactly("older");
+        assertThat(ConsumerRegistry.lowestNeeded(c, installer.dialect(), db.schema())).isEmpty();
+      }
+      assertThat(installer.check())
+          .filteredOn(f -> f.message().contains("created by an older version"))
+          .singleElement()
+          .satisfies(f -> assertThat(f.message()).contains("`tablecast install`"));
+      installer.install(); // adds the column
+      assertThat(installer.check())
+          .noneMatch(f -> f.message().contains("created by an older version"));
+      try (ConsumerRegistry current = ConsumerRegistry.register(installer.plan(), pool, "new")) {
+        assertThat(ConsumerRegistry.lowestNeeded(c, installer.dialect(), db.schema()))
+            .hasValue(0); // needs everything until its source says what
+      }
+    }
+  }
+
   private static long outboxRows(TestDatabases.Isolated db, String table) throws Exception {
     try (Connection c = db.connect();
         Statement s = c.createStatement();
