@@ -15,6 +15,7 @@ module io.tablecast.client {
   requires transitive com.fasterxml.jackson.databind; // Builder.objectMapper(ObjectMapper)
   requires com.fasterxml.jackson.datatype.jsr310;
   requires io.netty.buffer;
+  requires io.netty.codec; // TooLongFrameException: a frame over maxFrameBytes, explained
   requires io.netty.common;
   requires io.netty.handler;
   requires io.netty.transport;

@@ -100,7 +100,8 @@ final class Reconnector {
                                     config.clientName(),
                                     config.user(),
                                     config.password(),
-                                    config.token())));
+                                    config.token()),
+                                config.maxFrameBytes()));
                   }
                 });
   }

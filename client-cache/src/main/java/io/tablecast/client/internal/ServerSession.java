@@ -270,11 +270,11 @@ public final class ServerSession implements AutoCloseable {
     }
   }
 
-  /** A TLS failure on {@code ch}: logged, and mirrors not ready yet fail with the explanation. */
-  void tlsFailed(Channel ch, Throwable cause) {
-    InetSocketAddress target = ch.attr(ClientTls.TARGET).get();
-    String text =
-        ClientTls.explain(target != null ? target : (InetSocketAddress) ch.remoteAddress(), cause);
+  /**
+   * The client gave up on {@code ch} for a reason a retry does not cure (TLS, a frame over its
+   * limit), explained by {@code text}: logged, and mirrors not ready yet fail with it.
+   */
+  void failedHere(Channel ch, String text) {
     log.warn("{}; reconnecting", text);
     ending(ch, text);
     refuse(new Refusal(null, text));

@@ -4,10 +4,12 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
+import java.net.InetSocketAddress;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,11 +23,13 @@ final class SessionHandler extends SimpleChannelInboundHandler<Message> {
 
   private final ServerSession session;
   private final Message.Hello hello;
+  private final int maxFrameBytes;
   private boolean tlsFailureReported;
 
-  SessionHandler(ServerSession session, Message.Hello hello) {
+  SessionHandler(ServerSession session, Message.Hello hello, int maxFrameBytes) {
     this.session = session;
     this.hello = hello;
+    this.maxFrameBytes = maxFrameBytes;
   }
 
   @Override
@@ -74,6 +78,13 @@ final class SessionHandler extends SimpleChannelInboundHandler<Message> {
         reportTlsFailure(ctx, cause);
         return;
       }
+      if (c instanceof TooLongFrameException tooLong) {
+        session.failedHere(
+            ctx.channel(),
+            FrameLimit.explain(ctx.channel().remoteAddress(), maxFrameBytes, tooLong));
+        ctx.close();
+        return;
+      }
     }
     log.warn("connection to {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
     session.ending(ctx.channel(), "connection failed: " + cause);
@@ -84,7 +95,11 @@ final class SessionHandler extends SimpleChannelInboundHandler<Message> {
   private void reportTlsFailure(ChannelHandlerContext ctx, Throwable cause) {
     if (!tlsFailureReported) {
       tlsFailureReported = true;
-      session.tlsFailed(ctx.channel(), cause);
+      InetSocketAddress target = ctx.channel().attr(ClientTls.TARGET).get();
+      session.failedHere(
+          ctx.channel(),
+          ClientTls.explain(
+              target != null ? target : (InetSocketAddress) ctx.channel().remoteAddress(), cause));
     }
     ctx.close();
   }
