@@ -7,8 +7,10 @@ import io.tablecast.client.TablecastClient;
 import io.tablecast.server.auth.AccessPolicy;
 import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.auth.PasswordHasher;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,7 +55,24 @@ class BrowserConsoleTest {
                       AccessPolicy.ALLOW_ALL)),
               null,
               null);
-      p.startServer(b -> b.set("auth", auth));
+      p.startServer(
+          b -> {
+            b.set("auth", auth);
+            if (kind == Kind.MYSQL) { // else the capture check finds the TRUNCATE below: a resync
+              SourceConfig s = p.sourceConfig();
+              b.source(
+                  new SourceConfig(
+                      s.jdbcUrl(),
+                      null,
+                      null,
+                      s.cachedTables().stream().map(t -> t.table()).toList(),
+                      true,
+                      null,
+                      null,
+                      s.reconcileInterval(),
+                      Duration.ZERO));
+            }
+          });
       String items = p.db.table("items");
       String console = "http://127.0.0.1:" + p.server().port() + "/console/";
       ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
@@ -120,7 +139,9 @@ class BrowserConsoleTest {
         // recent errors tab shows the WARN it logged
         p.awaitMirrorEqualsTable(mirror, "items");
         if (kind == Kind.MYSQL) {
-          int rowsBefore = mirror.size(); // TRUNCATE fires no trigger: reconciliation repairs each
+          // TRUNCATE fires no trigger, and without the capture check (which would re-read the
+          // table) reconciliation repairs each row
+          int rowsBefore = mirror.size();
           p.expectRepairs(rowsBefore);
           p.sql("TRUNCATE TABLE items");
           page.expectText("#card-repairs", String.format(Locale.US, "%,d", rowsBefore));

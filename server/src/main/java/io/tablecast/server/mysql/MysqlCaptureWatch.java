@@ -77,6 +77,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
    */
   private final Set<String> reported = new HashSet<>();
 
+  /** The cached tables' InnoDB ids: a new one is a TRUNCATE (or a rebuild), re-read whole. */
+  private final RecreatedTables recreated;
+
   MysqlCaptureWatch(
       MysqlDialect dialect,
       Supplier<CapturePlan> plan,
@@ -88,6 +91,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
     this.config = config;
     this.metrics = metrics;
     this.unfollowed = unfollowed;
+    this.recreated = new RecreatedTables(dialect.flavor());
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -196,6 +200,13 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForAlteredTables() throws SQLException {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
+      for (TableId t : recreated.changed(c, p.tables().stream().map(TableSchema::id).toList())) {
+        LOG.info(
+            "{} was truncated or rebuilt (its InnoDB table id changed; neither fires a trigger): "
+                + "re-reading it",
+            t);
+        resyncs.add(t);
+      }
       for (TableSchema known : p.tables()) {
         TableSchema now;
         try {
@@ -208,6 +219,14 @@ final class MysqlCaptureWatch implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Remembers the cached tables' InnoDB ids; before the snapshot, so that a TRUNCATE after it is
+   * found by the next check ({@link RecreatedTables}).
+   */
+  void rememberTableIds(Connection c) throws SQLException {
+    recreated.changed(c, plan.get().tables().stream().map(TableSchema::id).toList());
   }
 
   /**

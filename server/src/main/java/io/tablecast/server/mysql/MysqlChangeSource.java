@@ -120,6 +120,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     Duration probeWait;
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
+      captureWatch.rememberTableIds(c); // before the snapshot: a TRUNCATE after it is found
       ReadSnapshots.begin(s);
       try {
         // After the snapshot began: holders of ids the snapshot cannot see began before this look.
@@ -169,6 +170,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     OutboxCursor at = OutboxCursor.parse(cursor);
     Duration probeWait;
     try (Connection c = pool.getConnection()) {
+      captureWatch.rememberTableIds(c);
       facts.look(c, false, null); // finds out whether innodb_trx is readable
       probeWait = facts.probeWait(c);
     }
