@@ -75,6 +75,7 @@ public final class ChangeSources {
    * @param pruneRest how long the {@link OutboxPruner} rests after a round that found less than a
    *     chunk to delete ({@link OutboxPruner#REST})
    * @param pools makes the source's connection pool
+   * @param heartbeat how often a registered source refreshes its registration
    */
   record Tuning(
       Duration probeWait,
