@@ -77,7 +77,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
    */
   private final Set<String> reported = new HashSet<>();
 
-  /** The cached tables' InnoDB ids: a new one is a TRUNCATE (or a rebuild), re-read whole. */
+  /** The cached tables' InnoDB ids: a new one is a TRUNCATE, re-read whole. */
   private final RecreatedTables recreated;
 
   MysqlCaptureWatch(
@@ -200,10 +200,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForAlteredTables() throws SQLException {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
-      for (TableId t : recreated.changed(c, p.tables().stream().map(TableSchema::id).toList())) {
+      for (TableId t : recreated.truncated(c, p.tables().stream().map(TableSchema::id).toList())) {
         LOG.info(
-            "{} was truncated or rebuilt (its InnoDB table id changed; neither fires a trigger): "
-                + "re-reading it",
+            "{} was truncated (a new InnoDB table id; TRUNCATE fires no trigger): re-reading it",
             t);
         resyncs.add(t);
       }
@@ -226,7 +225,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * found by the next check ({@link RecreatedTables}).
    */
   void rememberTableIds(Connection c) throws SQLException {
-    recreated.changed(c, plan.get().tables().stream().map(TableSchema::id).toList());
+    recreated.truncated(c, plan.get().tables().stream().map(TableSchema::id).toList());
   }
 
   /**
