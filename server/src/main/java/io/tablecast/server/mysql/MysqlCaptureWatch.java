@@ -200,7 +200,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForAlteredTables() throws SQLException {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
-      for (TableId t : recreated.truncated(c, p.tables().stream().map(TableSchema::id).toList())) {
+      for (TableId t : truncatedTables(c, p)) {
         LOG.info(
             "{} was truncated (a new InnoDB table id; TRUNCATE fires no trigger): re-reading it",
             t);
@@ -224,8 +224,23 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * Remembers the cached tables' InnoDB ids; before the snapshot, so that a TRUNCATE after it is
    * found by the next check ({@link RecreatedTables}).
    */
-  void rememberTableIds(Connection c) throws SQLException {
-    recreated.truncated(c, plan.get().tables().stream().map(TableSchema::id).toList());
+  void rememberTableIds(Connection c) {
+    truncatedTables(c, plan.get());
+  }
+
+  /**
+   * The cached tables truncated since the last look; none when the look fails (said at WARN: the
+   * rest of the check and the snapshot go on, and reconciliation still finds a TRUNCATE).
+   */
+  private Set<TableId> truncatedTables(Connection c, CapturePlan p) {
+    try {
+      return recreated.truncated(c, p.tables().stream().map(TableSchema::id).toList());
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn(
+          "Looking for truncated tables failed (reconciliation still finds them): {}",
+          e.toString());
+      return Set.of();
+    }
   }
 
   /**
