@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
@@ -308,16 +309,37 @@ public final class ConsumerRegistry implements AutoCloseable {
    */
   public static OptionalLong lowestNeeded(Connection c, Dialect dialect, String schema)
       throws SQLException {
+    return lowestNeed(c, dialect, schema)
+        .map(n -> OptionalLong.of(n.from()))
+        .orElse(OptionalLong.empty());
+  }
+
+  /**
+   * What a live server still needs of the outbox: from position {@code from} on.
+   *
+   * @param from the lowest outbox position it may still read
+   * @param server which server
+   */
+  public record Need(long from, String server) {}
+
+  /** As {@link #lowestNeeded}, with the server that needs it. */
+  public static Optional<Need> lowestNeed(Connection c, Dialect dialect, String schema)
+      throws SQLException {
     try (PreparedStatement ps =
             c.prepareStatement(
-                "SELECT MIN(needs_from) FROM " + table(dialect, schema) + " WHERE " + LIVE);
+                "SELECT needs_from, server_name, host FROM "
+                    + table(dialect, schema)
+                    + " WHERE "
+                    + LIVE
+                    + " AND needs_from IS NOT NULL ORDER BY needs_from LIMIT 1");
         ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      long v = rs.getLong(1);
-      return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
+      return rs.next()
+          ? Optional.of(
+              new Need(rs.getLong(1), "server '" + rs.getString(2) + "' on " + rs.getString(3)))
+          : Optional.empty();
     } catch (SQLException e) {
       if (NO_SUCH_TABLE.contains(e.getSQLState()) || NO_SUCH_COLUMN.contains(e.getSQLState())) {
-        return OptionalLong.empty();
+        return Optional.empty();
       }
       throw e;
     }

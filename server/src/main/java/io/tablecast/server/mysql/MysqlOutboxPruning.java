@@ -1,7 +1,7 @@
 package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
-import io.tablecast.server.capture.ConsumerRegistry;
+import io.tablecast.server.capture.PruningHold;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,6 +31,8 @@ final class MysqlOutboxPruning {
    * {@link Long#MAX_VALUE} while nothing was acknowledged (a single server: no downstream).
    */
   private volatile long acknowledgedBelow = Long.MAX_VALUE;
+
+  private final PruningHold hold = new PruningHold();
 
   private volatile long maxDelivered;
   private volatile boolean started;
@@ -78,11 +80,10 @@ final class MysqlOutboxPruning {
 
   int pruneChunk(Connection c, int limit) throws SQLException {
     CapturePlan p = plan.get();
+    long own = Math.min(pruneBelow, acknowledgedBelow);
     long below =
         Math.min(
-            Math.min(pruneBelow, acknowledgedBelow),
-            ConsumerRegistry.lowestNeeded(c, p.dialect(), p.outboxSchema())
-                .orElse(Long.MAX_VALUE)); // what other live servers have not read yet
+            own, hold.othersAllow(c, p.dialect(), p.outboxSchema(), own)); // others not read yet
     if (below <= 1) {
       return 0;
     }

@@ -2,7 +2,7 @@ package io.tablecast.server.postgresql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
-import io.tablecast.server.capture.ConsumerRegistry;
+import io.tablecast.server.capture.PruningHold;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
@@ -79,6 +79,8 @@ final class PgChangeSource extends PollingChangeSource {
    * {@link #previousSnapshot}, what was read (one process serving its own images).
    */
   private volatile String acknowledgedSnapshot;
+
+  private final PruningHold pruningHold = new PruningHold();
 
   PgChangeSource(PgDialect dialect, SourceContext source) {
     super(source.pool(), source.config(), source.metrics(), source.pruneRest());
@@ -354,16 +356,21 @@ final class PgChangeSource extends PollingChangeSource {
 
   /**
    * Deletes delivered outbox rows past the retention ({@link PgOutboxQueries#prune}) that no other
-   * live server still needs ({@link ConsumerRegistry#lowestNeeded}).
+   * live server still needs ({@link PruningHold}).
    */
   @Override
   protected int pruneChunk(Connection c, int limit) throws SQLException {
     String acked = acknowledgedSnapshot;
+    String snapshot = acked == null ? previousSnapshot : acked;
+    if (snapshot == null) {
+      return 0; // nothing read yet
+    }
     return PgOutboxQueries.prune(
         c,
         plan.outboxTable(),
-        acked == null ? previousSnapshot : acked,
-        ConsumerRegistry.lowestNeeded(c, plan.dialect(), plan.outboxSchema()),
+        snapshot,
+        pruningHold.othersAllow(
+            c, plan.dialect(), plan.outboxSchema(), PgOutboxQueries.xmin(snapshot)),
         config.outboxRetention(),
         limit);
   }
@@ -375,7 +382,7 @@ final class PgChangeSource extends PollingChangeSource {
     String snapshot = acked == null ? previousSnapshot : acked;
     return snapshot == null
         ? OptionalLong.empty()
-        : OptionalLong.of(Long.parseLong(snapshot.substring(0, snapshot.indexOf(':'))));
+        : OptionalLong.of(PgOutboxQueries.xmin(snapshot));
   }
 
   /** Committed rows the tail has not read yet (capped). */

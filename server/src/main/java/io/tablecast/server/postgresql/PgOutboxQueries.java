@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalLong;
 
 /**
  * The SQL of the PostgreSQL tail over its outbox, PgQ-style: which rows are new since a transaction
@@ -69,11 +68,16 @@ final class PgOutboxQueries {
    * Deletes up to {@code limit} rows of transactions older than {@code previousSnapshot}'s xmin
    * (visible in it: delivered) and older than {@code retention}; returns how many.
    */
+  /** The xmin of a {@code pg_snapshot}'s text ({@code xmin:xmax:xip,...}). */
+  static long xmin(String snapshot) {
+    return Long.parseLong(snapshot.substring(0, snapshot.indexOf(':')));
+  }
+
   static int prune(
       Connection c,
       String outbox,
       String previousSnapshot,
-      OptionalLong othersNeed,
+      long othersAllow,
       Duration retention,
       int limit)
       throws SQLException {
@@ -89,7 +93,7 @@ final class PgOutboxQueries {
             + ")";
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, previousSnapshot);
-      ps.setString(2, Long.toUnsignedString(othersNeed.orElse(Long.MAX_VALUE)));
+      ps.setString(2, Long.toString(othersAllow));
       ps.setDouble(3, retention.toMillis() / 1000.0);
       return ps.executeUpdate();
     }
