@@ -33,7 +33,7 @@ import org.slf4j.Logger;
  * to remove a table a live server needs, so that one configuration cannot remove the capture
  * another server still reads. With each heartbeat a server also writes the lowest outbox position
  * it may still read ({@code needs_from}), and every server prunes only below the lowest of the live
- * ones ({@link #lowestNeeded}), so that none deletes rows another has not read. Registering is best
+ * ones ({@link #lowestNeed}), so that none deletes rows another has not read. Registering is best
  * effort: a server whose user may not write the table (or whose installation predates it) serves
  * anyway, with a WARN.
  */
@@ -304,17 +304,6 @@ public final class ConsumerRegistry implements AutoCloseable {
   }
 
   /**
-   * The lowest outbox position a live server registered as still needed, empty when none did (or
-   * the registry predates {@code needs_from}): what every server prunes below at most.
-   */
-  public static OptionalLong lowestNeeded(Connection c, Dialect dialect, String schema)
-      throws SQLException {
-    return lowestNeed(c, dialect, schema)
-        .map(n -> OptionalLong.of(n.from()))
-        .orElse(OptionalLong.empty());
-  }
-
-  /**
    * What a live server still needs of the outbox: from position {@code from} on.
    *
    * @param from the lowest outbox position it may still read
@@ -322,7 +311,10 @@ public final class ConsumerRegistry implements AutoCloseable {
    */
   public record Need(long from, String server) {}
 
-  /** As {@link #lowestNeeded}, with the server that needs it. */
+  /**
+   * The live registration that needs the lowest outbox position (below which alone every server
+   * prunes), empty when none says (or the registry predates {@code needs_from}).
+   */
   public static Optional<Need> lowestNeed(Connection c, Dialect dialect, String schema)
       throws SQLException {
     try (PreparedStatement ps =

@@ -114,7 +114,7 @@ class ConsumerRegistryTest {
         assertThat(ConsumerRegistry.live(c, installer.dialect(), db.schema()))
             .extracting(ConsumerRegistry.Consumer::serverName)
             .containsExactly("older");
-        assertThat(ConsumerRegistry.lowestNeeded(c, installer.dialect(), db.schema())).isEmpty();
+        assertThat(ConsumerRegistry.lowestNeed(c, installer.dialect(), db.schema())).isEmpty();
       }
       assertThat(installer.check())
           .filteredOn(f -> f.message().contains("created by an older version"))
@@ -124,8 +124,10 @@ class ConsumerRegistryTest {
       assertThat(installer.check())
           .noneMatch(f -> f.message().contains("created by an older version"));
       try (ConsumerRegistry current = ConsumerRegistry.register(installer.plan(), pool, "new")) {
-        assertThat(ConsumerRegistry.lowestNeeded(c, installer.dialect(), db.schema()))
-            .hasValue(0); // needs everything until its source says what
+        assertThat(
+                ConsumerRegistry.lowestNeed(c, installer.dialect(), db.schema())
+                    .map(ConsumerRegistry.Need::from))
+            .hasValue(0L); // needs everything until its source says what
       }
     }
   }
