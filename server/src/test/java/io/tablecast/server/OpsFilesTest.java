@@ -155,7 +155,8 @@ class OpsFilesTest {
             "TablecastReconciliationRepaired",
             "TablecastOutboxGrowing",
             "TablecastTableStale",
-            "TablecastTailBehind");
+            "TablecastTailBehind",
+            "TablecastDuplicateKeys");
   }
 
   @Test

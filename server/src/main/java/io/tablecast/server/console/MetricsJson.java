@@ -66,6 +66,7 @@ final class MetricsJson {
     problems.put("captureProblems", counter("tablecast.capture.problems"));
     problems.put("resyncs", counter("tablecast.resyncs"));
     problems.put("resyncRows", counter("tablecast.resync.rows"));
+    problems.put("duplicateKeyRows", gaugeSum("tablecast.duplicate.keys"));
     ObjectNode byTable = out.putObject("byTable");
     perTable(byTable, "repairs", "tablecast.reconcile.repairs");
     perTable(byTable, "reconcileRuns", "tablecast.reconcile.runs");
@@ -105,6 +106,11 @@ final class MetricsJson {
   private double gauge(String name) {
     Gauge g = registry.find(name).gauge();
     return g == null ? 0 : g.value();
+  }
+
+  /** The sum of a per-table gauge over its tables. */
+  private double gaugeSum(String name) {
+    return registry.find(name).gauges().stream().mapToDouble(Gauge::value).sum();
   }
 
   /** Per table, the non-zero totals of a per-table counter under {@code field}. */

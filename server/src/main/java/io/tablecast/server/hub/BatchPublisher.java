@@ -76,8 +76,8 @@ final class BatchPublisher {
   }
 
   /** The images were replaced (a new snapshot): every reconciliation pass under way starts over. */
-  void imagesReplaced() {
-    tableReads.imagesReplaced();
+  void imagesReplaced(java.util.Map<String, Long> duplicateRows) {
+    tableReads.imagesReplaced(duplicateRows);
   }
 
   /** The position of the last applied batch (0 before any). Any thread. */

@@ -10,7 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Images of the tables of one snapshot read ({@link ChangeHub#snapshotLoad}), filled by the tail
@@ -28,7 +28,13 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
   private static final int MAX_EXPECTED_ROWS = 1 << 28;
 
   private final Map<String, TableImage> loading = new LinkedHashMap<>();
-  private final Consumer<Collection<TableImage>> install;
+  private final BiConsumer<Collection<TableImage>, Map<String, Long>> install;
+
+  /** Per table, the rows given so far (its image holds one per key). */
+  private final Map<String, Long> rowsGiven = new HashMap<>();
+
+  /** The rows of {@link #lastImage} given since it became the last. */
+  private long lastRows;
 
   /** The table of the last row and its image: a source reads one table after the other. */
   private TableSchema lastTable;
@@ -44,7 +50,8 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
   /**
    * @param install installs the loaded images, blocking until done
    */
-  SnapshotImages(List<TableSchema> tables, Consumer<Collection<TableImage>> install) {
+  SnapshotImages(
+      List<TableSchema> tables, BiConsumer<Collection<TableImage>, Map<String, Long>> install) {
     for (TableSchema t : tables) {
       loading.put(t.id().qualified(), new TableImage(t));
     }
@@ -81,6 +88,7 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
     }
     lastImage.check(row);
     lastLoad.add(row);
+    lastRows++;
   }
 
   /** Puts the last table's rows not yet put. */
@@ -88,14 +96,22 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
     if (lastLoad != null) {
       lastLoad.finish();
       lastLoad = null;
+      rowsGiven.merge(lastTable.id().qualified(), lastRows, Long::sum);
+      lastRows = 0;
     }
     lastTable = null;
   }
 
+  /**
+   * Installs the images, with the rows each table's read gave beyond one per key (a PostgreSQL
+   * parent's key does not bind its inheritance children): the image kept one of them.
+   */
   @Override
   public void install() {
     finishTable();
     loading.values().forEach(TableImage::fitIndex);
-    install.accept(loading.values());
+    Map<String, Long> duplicateRows = new HashMap<>();
+    rowsGiven.forEach((name, given) -> duplicateRows.put(name, given - loading.get(name).size()));
+    install.accept(loading.values(), duplicateRows);
   }
 }

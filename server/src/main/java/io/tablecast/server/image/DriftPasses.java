@@ -2,6 +2,7 @@ package io.tablecast.server.image;
 
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,18 +23,23 @@ final class DriftPasses {
   /** The pass under way per table: the image whose rows carry its marks. */
   private final Map<String, TableImage> passes = new HashMap<>();
 
+  /** Per pass under way, the rows its ranges read beyond one per key so far. */
+  private final Map<String, Long> duplicateRows = new HashMap<>();
+
   /** The images were replaced (a new snapshot): every pass under way starts over. */
   void reset() {
     passes.values().forEach(TableImage::endPass);
     passes.clear();
+    duplicateRows.clear();
   }
 
   /**
    * The events that make {@code image} agree with one range read: an INSERT or UPDATE for each row
    * read that the image lacks or holds differently and, at the end of a pass, a DELETE for each row
-   * of the image the pass never saw. Does not change the image's rows.
+   * of the image the pass never saw. Does not change the image's rows. At the end of a whole pass,
+   * also the rows its ranges read beyond one per key (else -1).
    */
-  List<RowEvent> compare(TableImage image, CommittedBatch.TableRead read) {
+  ReadDifferences compare(TableImage image, CommittedBatch.TableRead read) {
     CommittedBatch.Chunk chunk = read.chunk();
     String table = image.name();
     if (chunk.first()) {
@@ -44,17 +50,21 @@ final class DriftPasses {
     // another image (a new column list since the pass began) or none (a pass that began before a
     // new snapshot): its ranges are compared, but the pass cannot tell what is gone
     boolean whole = passes.get(table) == image;
-    List<RowEvent> out = image.upserts(read.rows());
+    ReadDifferences range = image.upserts(read.rows());
+    List<RowEvent> out = new ArrayList<>(range.events());
+    long duplicates = duplicateRows.merge(table, range.duplicateRows(), Long::sum);
     if (chunk.last()) {
       if (whole) {
         out.addAll(image.deletesUnmarked());
       }
       end(table);
+      return new ReadDifferences(out, whole ? duplicates : -1);
     }
-    return out;
+    return new ReadDifferences(out, -1);
   }
 
   private void end(String table) {
+    duplicateRows.remove(table);
     TableImage image = passes.remove(table);
     if (image != null) {
       image.endPass();

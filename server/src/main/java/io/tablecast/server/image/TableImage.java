@@ -258,12 +258,12 @@ public final class TableImage {
    * image's position, in its row form): DELETE for keys only here, UPDATE for rows that differ (for
    * every row, with {@code everyRow}), INSERT for keys only there. Does not change the image.
    */
-  List<RowEvent> diff(List<byte[]> actual, boolean everyRow) {
+  ReadDifferences diff(List<byte[]> actual, boolean everyRow) {
     RowTable keys = new RowTable(actual.size());
     List<RowEvent> upserts = upserts(actual, keys, everyRow);
     List<RowEvent> out = deletesExcept(keys);
     out.addAll(upserts);
-    return out;
+    return new ReadDifferences(out, actual.size() - (long) keys.size());
   }
 
   /**
@@ -295,30 +295,60 @@ public final class TableImage {
 
   /**
    * INSERT for each row of {@code actual} (a key range of the table read at the image's position,
-   * in its row form) whose key the image lacks, UPDATE for each it holds with other bytes; marks
-   * the rows it finds, for the pass under way ({@link #startPass}). Does not change the image.
+   * in its row form, in key order) whose key the image lacks, UPDATE for each it holds with other
+   * bytes; marks the rows it finds, for the pass under way ({@link #startPass}). Does not change
+   * the image.
+   *
+   * <p>Rows that share a key (a PostgreSQL parent's key does not bind its inheritance children)
+   * come next to each other in key order: the image holds one of them, and when it holds one of the
+   * group no event is made, so that each pass does not swap one for the other and count it as
+   * drift; else the last of the group is the one that differs. They are counted in {@code
+   * duplicateRows}.
    */
-  List<RowEvent> upserts(List<byte[]> actual) {
-    return upserts(actual, null, false);
+  ReadDifferences upserts(List<byte[]> actual) {
+    List<RowEvent> out = new ArrayList<>();
+    long duplicates = 0;
+    int n = actual.size();
+    for (int i = 0; i < n; ) {
+      byte[] row = actual.get(i);
+      form.check(row);
+      int end = i + 1;
+      while (end < n && sameKey(row, actual.get(end))) {
+        form.check(actual.get(end));
+        end++;
+      }
+      byte[] key = form.keyOf(row);
+      byte[] have = rows.markAndGet(key);
+      byte[] last = actual.get(end - 1);
+      boolean held = false;
+      for (int j = i; j < end && have != null && !held; j++) {
+        held = Arrays.equals(have, actual.get(j));
+      }
+      if (!held) { // an UPDATE carries the image's row before it
+        out.add(new RowEvent.Upsert(name(), schema, key, last, have));
+      }
+      duplicates += end - i - 1;
+      i = end;
+    }
+    return new ReadDifferences(out, duplicates);
   }
 
   /**
-   * As {@link #upserts(List)}, but puts every row of {@code actual} in {@code seen} instead of
-   * marking; {@code everyRow}: an UPDATE for equal rows too.
+   * INSERT or UPDATE for each row of {@code actual} (a whole table, in any order) the image lacks
+   * or holds with other bytes ({@code everyRow}: an UPDATE for equal rows too), each row put in
+   * {@code seen}.
    */
   private List<RowEvent> upserts(List<byte[]> actual, RowTable seen, boolean everyRow) {
     List<RowEvent> out = new ArrayList<>();
     for (byte[] row : actual) {
       form.check(row);
       byte[] key = form.keyOf(row);
-      byte[] have = seen == null ? rows.markAndGet(key) : rows.get(key);
+      byte[] have = rows.get(key);
       boolean differs = have == null || everyRow || !Arrays.equals(have, row);
       if (differs) { // an UPDATE carries the image's row before it
         out.add(new RowEvent.Upsert(name(), schema, key, row, have));
       }
-      if (seen != null) {
-        seen.put(differs ? row : have); // equal: the image's own array, shared
-      }
+      seen.put(differs ? row : have); // equal: the image's own array, shared
     }
     return out;
   }

@@ -7,6 +7,7 @@ import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 
@@ -22,6 +23,7 @@ public final class TableReads {
   private final TableImages images;
   private final DriftPasses driftPasses = new DriftPasses();
   private final ServerMetrics metrics;
+  private final DuplicateKeys duplicateKeys;
 
   /** Told of an image that took a new column list, before its rows' differences are published. */
   private final Consumer<TableImage> schemaChanged;
@@ -36,6 +38,7 @@ public final class TableReads {
     this.schemaChanged = schemaChanged;
     this.images = images;
     this.metrics = metrics;
+    this.duplicateKeys = new DuplicateKeys(metrics);
   }
 
   /**
@@ -61,9 +64,17 @@ public final class TableReads {
     return converted;
   }
 
-  /** The images were replaced (a new snapshot): every reconciliation pass under way starts over. */
-  public void imagesReplaced() {
+  /**
+   * The images were replaced (a new snapshot): every reconciliation pass under way starts over.
+   *
+   * @param duplicateRows per table loaded, the rows its snapshot read beyond one per primary key
+   */
+  public void imagesReplaced(Map<String, Long> duplicateRows) {
     driftPasses.reset();
+    for (String name : images.names()) {
+      duplicateKeys.found(
+          images.get(name).schema(), duplicateRows.getOrDefault(name, 0L), "snapshot");
+    }
   }
 
   /**
@@ -84,13 +95,17 @@ public final class TableReads {
     // after an ALTER TABLE: the sessions hold the rows in the old layout, which the image's
     // converted rows compare equal to; the re-read sends every row, in the new one
     boolean everyRow = resync && r.chunk() == null && image.converted();
-    List<RowEvent> repairs;
+    ReadDifferences read;
     try {
-      repairs = r.chunk() == null ? image.diff(r.rows(), everyRow) : driftPasses.compare(image, r);
+      read = r.chunk() == null ? image.diff(r.rows(), everyRow) : driftPasses.compare(image, r);
     } catch (RuntimeException e) {
       LOG.error("cannot compare table {} with its image: {}", name, e.getMessage());
       return List.of();
     }
+    if (read.whole()) {
+      duplicateKeys.found(r.schema(), read.duplicateRows(), resync ? "re-read" : "reconciliation");
+    }
+    List<RowEvent> repairs = read.events();
     if (r.chunk() == null) {
       images.validated(
           name); // the whole table: its differences, published, make the image equal to it

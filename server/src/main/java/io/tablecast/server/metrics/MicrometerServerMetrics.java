@@ -28,6 +28,8 @@ public final class MicrometerServerMetrics implements ServerMetrics {
   private final MeterRegistry registry;
   private final Meters meters;
   private final Map<String, AtomicInteger> staleTables = new ConcurrentHashMap<>();
+  private final Map<String, java.util.concurrent.atomic.AtomicLong> duplicateKeys =
+      new ConcurrentHashMap<>();
   private final FixedMeters fixed;
   private final CaptureLag captureLag;
 
@@ -113,6 +115,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
       meters.registerTable(table);
       captureLag.register(registry, table);
       tableStale(table, false);
+      duplicateKeyRows(table, 0);
     }
     meters.registerUntabled();
   }
@@ -227,6 +230,31 @@ public final class MicrometerServerMetrics implements ServerMetrics {
             table,
             t -> registry.gauge("tablecast.table.stale", Tags.of("table", t), new AtomicInteger()))
         .set(stale ? 1 : 0);
+  }
+
+  /**
+   * {@code tablecast.duplicate.keys{table}}: the rows the last whole read of {@code table} found
+   * beyond one per primary key, which its mirrors cannot hold (0 for every cached table from the
+   * start).
+   */
+  @Override
+  public void duplicateKeyRows(String table, long rows) {
+    duplicateKeys
+        .computeIfAbsent(
+            table,
+            t ->
+                registry.gauge(
+                    "tablecast.duplicate.keys",
+                    Tags.of("table", t),
+                    new java.util.concurrent.atomic.AtomicLong()))
+        .set(rows);
+  }
+
+  /** Rows beyond one per key found by the last whole reads, all tables. */
+  public long duplicateKeyRows() {
+    return duplicateKeys.values().stream()
+        .mapToLong(java.util.concurrent.atomic.AtomicLong::get)
+        .sum();
   }
 
   /**

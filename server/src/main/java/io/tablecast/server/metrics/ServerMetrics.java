@@ -98,6 +98,12 @@ public interface ServerMetrics {
    */
   default void imageError(String table) {}
 
+  /**
+   * A whole read of {@code table} (snapshot, re-read, reconciliation pass) found {@code rows} rows
+   * beyond one per primary key, which its mirrors cannot hold (0: none).
+   */
+  default void duplicateKeyRows(String table, long rows) {}
+
   /** {@code table} was re-read whole (a resync) and {@code rows} row differences were published. */
   default void resynced(String table, int rows) {}
 

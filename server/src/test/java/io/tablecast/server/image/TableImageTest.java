@@ -92,11 +92,28 @@ class TableImageTest {
   }
 
   @Test
+  void aWholeReadCountsTheRowsThatShareAKeyWithAnother() {
+    TableImage image = image(row(1, "a"), row(2, "b"));
+    ReadDifferences read =
+        image.diff(
+            FakeChangeSource.bytes(
+                ITEMS, List.of(row(2, "b"), row(1, "a"), row(2, "child"), row(2, "grandchild"))),
+            false);
+    assertThat(read.duplicateRows()).isEqualTo(2);
+    assertThat(
+            image.diff(FakeChangeSource.bytes(ITEMS, List.of(row(1, "a"))), false).duplicateRows())
+        .isZero();
+  }
+
+  @Test
   void aWholeReadIsComparedByteForByte() {
     TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
     List<RowEvent> diff =
-        image.diff(
-            FakeChangeSource.bytes(ITEMS, List.of(row(1, "a"), row(2, "B"), row(4, "d"))), false);
+        image
+            .diff(
+                FakeChangeSource.bytes(ITEMS, List.of(row(1, "a"), row(2, "B"), row(4, "d"))),
+                false)
+            .events();
     assertThat(diff)
         .extracting(
             e ->

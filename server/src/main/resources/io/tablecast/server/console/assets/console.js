@@ -255,6 +255,7 @@ function renderMetrics(m) {
     ['image errors', integer.format(p.imageErrors), 'imageErrors'],
     ['rows refused', integer.format(p.rowsRefused), 'rowsRefused'],
     ['capture problems', integer.format(p.captureProblems), 'captureProblems'],
+    ['rows sharing a key, not in mirrors', integer.format(p.duplicateKeyRows ?? 0), 'duplicateKeyRows'],
   ]);
   const tbody = $('repairs-by-table').tBodies[0];
   tbody.replaceChildren();
