@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What a {@link TablecastClient.Builder} has been told, unchecked (the builder sets these fields),
@@ -68,9 +69,14 @@ final class ClientSettings {
         heapReservePercent);
   }
 
-  /** The mapper set, else {@link TablecastClient.Builder#defaultObjectMapper()}. */
-  ObjectMapper objectMapper() {
-    return objectMapper != null ? objectMapper : TablecastClient.Builder.defaultObjectMapper();
+  /**
+   * Makes the mapper of typed rows: the one set now, else {@link
+   * TablecastClient.Builder#defaultObjectMapper()} when first asked (a client of generic mirrors
+   * never needs one).
+   */
+  Supplier<ObjectMapper> objectMapper() {
+    ObjectMapper given = objectMapper;
+    return given != null ? () -> given : TablecastClient.Builder::defaultObjectMapper;
   }
 
   /** The warm restart asked for, not yet started; null when none was. */

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * A client's mirrors, one per table and row type: creates each on first request, with the row
@@ -17,7 +18,17 @@ final class MirrorRegistry {
   private record Key(String table, Class<?> rowType) {}
 
   private final ServerSession session;
-  private final ObjectMapper objectMapper;
+
+  /** Makes the mapper of typed rows, at the first typed mirror. */
+  private final Supplier<ObjectMapper> mapperSource;
+
+  /**
+   * The mapper of typed rows, once a typed mirror asked for it: a client of generic mirrors never
+   * builds one (Jackson's default mapper with its Java time module, tens of milliseconds of a
+   * client's start, more in a cold JVM).
+   */
+  private ObjectMapper objectMapper;
+
   private final ListenerDispatcher dispatcher;
   private final ClientListeners clientListeners;
   private final Map<Key, Mirror<?>> mirrors = new ConcurrentHashMap<>();
@@ -33,13 +44,13 @@ final class MirrorRegistry {
 
   MirrorRegistry(
       ServerSession session,
-      ObjectMapper objectMapper,
+      Supplier<ObjectMapper> mapperSource,
       ListenerDispatcher dispatcher,
       ClientListeners clientListeners,
       WarmRestart warmRestart) {
     this.session = session;
     this.warmRestart = warmRestart;
-    this.objectMapper = objectMapper;
+    this.mapperSource = mapperSource;
     this.dispatcher = dispatcher;
     this.clientListeners = clientListeners;
   }
@@ -75,7 +86,7 @@ final class MirrorRegistry {
                           rowMapper(rowType),
                           generic
                               ? RowFit.generic(table)
-                              : RowFit.typed(table, rowType, objectMapper),
+                              : RowFit.typed(table, rowType, objectMapper()),
                           dispatcher,
                           clientListeners,
                           warmRestart == null ? null : warmRestart.place(table, rowType, shape),
@@ -171,7 +182,15 @@ final class MirrorRegistry {
   private <V> RowMapping<V> rowMapper(Class<V> rowType) {
     return rowType == Map.class
         ? (RowMapping<V>) new GenericRowMapping()
-        : new TypedRowMapping<>(rowType, objectMapper);
+        : new TypedRowMapping<>(rowType, objectMapper());
+  }
+
+  /** The mapper of typed rows, made at the first call. */
+  private synchronized ObjectMapper objectMapper() {
+    if (objectMapper == null) {
+      objectMapper = mapperSource.get();
+    }
+    return objectMapper;
   }
 
   /** Makes every mirror not ready; no mirror can be created any more. Idempotent. */
