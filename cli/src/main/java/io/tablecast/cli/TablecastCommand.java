@@ -36,8 +36,27 @@ public final class TablecastCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /**
+   * Netty's switch for its JFR events ({@code io.netty.AllocateBuffer} and others): off in
+   * Tablecast's own processes unless set. The events are disabled in every recording that does not
+   * ask for them, but the first pooled buffer still loads JDK Flight Recorder's classes to ask:
+   * about 0.1 s on the connection's path of a client's cold start (a quarter of a second of a new
+   * client's readiness on a million rows, docs/BENCHMARKS.md, "A new client's start: Netty's JFR
+   * events"). {@code -Dio.netty.jfr.enabled=true} brings them back.
+   */
+  static final String NETTY_JFR = "io.netty.jfr.enabled";
+
   public static void main(String[] args) {
+    withoutNettyJfrUnlessAsked(System.getProperties());
     System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
+  }
+
+  /**
+   * Turns Netty's JFR events off in {@code properties} unless they say otherwise; before any Netty
+   * class reads them.
+   */
+  static void withoutNettyJfrUnlessAsked(java.util.Properties properties) {
+    properties.putIfAbsent(NETTY_JFR, "false");
   }
 
   /** The configured command line, shared by {@link #main} and tests. */

@@ -17,6 +17,17 @@ class TablecastCommandTest {
   @TempDir Path dir;
 
   @Test
+  void nettysJfrEventsAreOffUnlessTheUserAskedForThem() {
+    java.util.Properties unset = new java.util.Properties();
+    TablecastCommand.withoutNettyJfrUnlessAsked(unset);
+    assertThat(unset.getProperty("io.netty.jfr.enabled")).isEqualTo("false");
+    java.util.Properties asked = new java.util.Properties();
+    asked.setProperty("io.netty.jfr.enabled", "true");
+    TablecastCommand.withoutNettyJfrUnlessAsked(asked);
+    assertThat(asked.getProperty("io.netty.jfr.enabled")).isEqualTo("true");
+  }
+
+  @Test
   void aServerRoleGetsItsOwnSubcommandOnlyAndAnyOtherCommandTheWholeCommandLine() {
     assertThat(TablecastCommand.commandLine("serve").getSubcommands()).containsOnlyKeys("serve");
     assertThat(TablecastCommand.commandLine("capture").getSubcommands())
