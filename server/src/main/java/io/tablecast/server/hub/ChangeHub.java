@@ -234,17 +234,12 @@ public final class ChangeHub implements TailSink, AutoCloseable {
     return new SnapshotImages(tables, this::install);
   }
 
-  /** Installs the images loaded from the source's snapshot. Blocks until done. */
-  public void install(Collection<TableImage> loaded) {
-    install(loaded, Map.of());
-  }
-
   /**
    * Installs the images loaded from the source's snapshot, whose read found {@code duplicateRows}
    * rows beyond one per primary key in the tables it names (logged and measured: {@link
    * io.tablecast.server.image.DuplicateKeys}). Blocks until done.
    */
-  void install(Collection<TableImage> loaded, Map<String, Long> duplicateRows) {
+  public void install(Collection<TableImage> loaded, Map<String, Long> duplicateRows) {
     hub.await(
         () -> {
           images.replaceAll(loaded);

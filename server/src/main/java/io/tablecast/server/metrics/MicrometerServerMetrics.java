@@ -3,16 +3,12 @@ package io.tablecast.server.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -27,9 +23,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
 
   private final MeterRegistry registry;
   private final Meters meters;
-  private final Map<String, AtomicInteger> staleTables = new ConcurrentHashMap<>();
-  private final Map<String, java.util.concurrent.atomic.AtomicLong> duplicateKeys =
-      new ConcurrentHashMap<>();
+  private final TableGauges tableGauges;
   private final FixedMeters fixed;
   private final CaptureLag captureLag;
 
@@ -43,6 +37,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
     this.registry = registry;
     this.captureLag = new CaptureLag(clockMillis);
     this.meters = new Meters(registry);
+    this.tableGauges = new TableGauges(registry);
     this.fixed = new FixedMeters(registry);
   }
 
@@ -225,11 +220,7 @@ public final class MicrometerServerMetrics implements ServerMetrics {
    */
   @Override
   public void tableStale(String table, boolean stale) {
-    staleTables
-        .computeIfAbsent(
-            table,
-            t -> registry.gauge("tablecast.table.stale", Tags.of("table", t), new AtomicInteger()))
-        .set(stale ? 1 : 0);
+    tableGauges.stale(table, stale);
   }
 
   /**
@@ -239,22 +230,12 @@ public final class MicrometerServerMetrics implements ServerMetrics {
    */
   @Override
   public void duplicateKeyRows(String table, long rows) {
-    duplicateKeys
-        .computeIfAbsent(
-            table,
-            t ->
-                registry.gauge(
-                    "tablecast.duplicate.keys",
-                    Tags.of("table", t),
-                    new java.util.concurrent.atomic.AtomicLong()))
-        .set(rows);
+    tableGauges.duplicateKeyRows(table, rows);
   }
 
   /** Rows beyond one per key found by the last whole reads, all tables. */
   public long duplicateKeyRows() {
-    return duplicateKeys.values().stream()
-        .mapToLong(java.util.concurrent.atomic.AtomicLong::get)
-        .sum();
+    return tableGauges.duplicateKeyRows();
   }
 
   /**

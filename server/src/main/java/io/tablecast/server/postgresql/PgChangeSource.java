@@ -17,8 +17,6 @@ import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.SourceContext;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -74,13 +72,8 @@ final class PgChangeSource extends PollingChangeSource {
   private long watchFailedLoggedNanos;
   private volatile String previousSnapshot;
 
-  /**
-   * The last snapshot a downstream stream acknowledged ({@link #acknowledged}); null = prune up to
-   * {@link #previousSnapshot}, what was read (one process serving its own images).
-   */
-  private volatile String acknowledgedSnapshot;
-
-  private final PruningHold pruningHold = new PruningHold();
+  /** Where pruning stops: what was read, or what a downstream stream acknowledged. */
+  private final PgPruning pruning = new PgPruning();
 
   PgChangeSource(PgDialect dialect, SourceContext source) {
     super(source.pool(), source.config(), source.metrics(), source.pruneRest());
@@ -171,14 +164,14 @@ final class PgChangeSource extends PollingChangeSource {
   protected void resumeAt(String cursor) throws SQLException {
     watch.check(); // learns the partitions and children, as a snapshot does
     previousSnapshot = cursor;
-    acknowledgedSnapshot = cursor;
+    pruning.acknowledged(cursor);
     driftCheck.snapshotTaken();
     LOG.info("resuming after pg_snapshot {}", cursor);
   }
 
   @Override
   public void acknowledged(String cursor) {
-    acknowledgedSnapshot = cursor;
+    pruning.acknowledged(cursor);
   }
 
   /** Runs the capture watch when due, then reads once. */
@@ -219,7 +212,7 @@ final class PgChangeSource extends PollingChangeSource {
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = new LinkedHashSet<>(pendingResyncs);
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
-    long captureMillis = 0;
+    long captureMillis;
     boolean rangeOffPath = false;
     Connection c = pool.getConnection();
     try {
@@ -255,30 +248,10 @@ final class PgChangeSource extends PollingChangeSource {
           c.commit();
           return CommittedBatch.EMPTY; // same visible set of transactions: nothing new
         }
-        try (PreparedStatement ps = c.prepareStatement(readSql)) {
-          for (int i = 1; i <= 3; i++) {
-            ps.setString(i, previousSnapshot);
-          }
-          ps.setFetchSize(1000);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              if (RowEvent.RESYNC_CODE.equals(rs.getString(3).trim())) {
-                if (plan.normalizer(rs.getString(2)) != null) {
-                  resync.add(rs.getString(2));
-                  captureMillis = Math.max(captureMillis, rs.getLong(6));
-                  // a partition or child truncated: its table may have changed shape too
-                  watch.suspectChange();
-                }
-                continue;
-              }
-              RowEvent e = outboxEvents.event(c, rs, resync);
-              if (e != null) {
-                events.add(e);
-                captureMillis = Math.max(captureMillis, rs.getLong(6));
-              }
-            }
-          }
-        }
+        // a partition or child truncated (a re-read mark): its table may have changed shape too
+        captureMillis =
+            outboxEvents.readAfter(
+                c, readSql, previousSnapshot, resync, events, watch::suspectChange);
         if (!resync.isEmpty() || checkDrift) {
           readSettings(c);
         }
@@ -360,29 +333,13 @@ final class PgChangeSource extends PollingChangeSource {
    */
   @Override
   protected int pruneChunk(Connection c, int limit) throws SQLException {
-    String acked = acknowledgedSnapshot;
-    String snapshot = acked == null ? previousSnapshot : acked;
-    if (snapshot == null) {
-      return 0; // nothing read yet
-    }
-    return PgOutboxQueries.prune(
-        c,
-        plan.outboxTable(),
-        snapshot,
-        pruningHold.othersAllow(
-            c, plan.dialect(), plan.outboxSchema(), PgOutboxQueries.xmin(snapshot)),
-        config.outboxRetention(),
-        limit);
+    return pruning.pruneChunk(c, plan, config.outboxRetention(), previousSnapshot, limit);
   }
 
   /** The xmin of the snapshot pruning stops at: transactions from it on may still be read. */
   @Override
   public OptionalLong neededFrom() {
-    String acked = acknowledgedSnapshot;
-    String snapshot = acked == null ? previousSnapshot : acked;
-    return snapshot == null
-        ? OptionalLong.empty()
-        : OptionalLong.of(PgOutboxQueries.xmin(snapshot));
+    return pruning.neededFrom(previousSnapshot);
   }
 
   /** Committed rows the tail has not read yet (capped). */

@@ -7,8 +7,10 @@ import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.RowEvent;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -32,6 +34,49 @@ final class PgOutboxEvents {
   PgOutboxEvents(Supplier<CapturePlan> plan, PgColumnChanges columnChanges) {
     this.plan = plan;
     this.columnChanges = columnChanges;
+  }
+
+  /**
+   * Reads the outbox rows of the transactions committed after {@code previousSnapshot} with {@code
+   * readSql} (its three parameters that snapshot), in the connection's transaction: their events
+   * into {@code events}, the cached tables they mark for a re-read (op {@code R}: a partition or
+   * child truncated) into {@code resync}, each such mark told to {@code onRereadMark}.
+   *
+   * @return the latest capture time of the rows taken, epoch ms (0: none)
+   */
+  long readAfter(
+      Connection c,
+      String readSql,
+      String previousSnapshot,
+      Set<String> resync,
+      List<RowEvent> events,
+      Runnable onRereadMark)
+      throws SQLException {
+    long captureMillis = 0;
+    try (PreparedStatement ps = c.prepareStatement(readSql)) {
+      for (int i = 1; i <= 3; i++) {
+        ps.setString(i, previousSnapshot);
+      }
+      ps.setFetchSize(1000);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (RowEvent.RESYNC_CODE.equals(rs.getString(3).trim())) {
+            if (plan.get().normalizer(rs.getString(2)) != null) {
+              resync.add(rs.getString(2));
+              captureMillis = Math.max(captureMillis, rs.getLong(6));
+              onRereadMark.run();
+            }
+            continue;
+          }
+          RowEvent e = event(c, rs, resync);
+          if (e != null) {
+            events.add(e);
+            captureMillis = Math.max(captureMillis, rs.getLong(6));
+          }
+        }
+      }
+    }
+    return captureMillis;
   }
 
   /**

@@ -160,7 +160,7 @@ class ChangeHubTest {
     for (int i = 1; i <= 100; i++) {
       image.put(Rows.bytes(A, FakeChangeSource.row(i, tenKilobytes)));
     }
-    h.hub.install(List.of(image));
+    h.hub.install(List.of(image), java.util.Map.of());
     HubHarness.Session s = h.connect("c1");
     h.hub.subscribe(s.subscriber(), Message.Subscribe.fresh(List.of("public.a")));
     s.client().next(Message.SnapshotBegin.class);

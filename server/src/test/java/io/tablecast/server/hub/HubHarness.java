@@ -77,7 +77,7 @@ final class HubHarness implements AutoCloseable {
     for (TableSchema t : tables) {
       images.add(new TableImage(t));
     }
-    hub.install(images);
+    hub.install(images, java.util.Map.of());
     server =
         new ServerBootstrap()
             .group(group)
@@ -145,7 +145,7 @@ final class HubHarness implements AutoCloseable {
       }
       images.add(image);
     }
-    hub.install(images);
+    hub.install(images, java.util.Map.of());
   }
 
   Session connect(String name) throws InterruptedException {

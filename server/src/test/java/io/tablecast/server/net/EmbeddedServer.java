@@ -51,7 +51,7 @@ final class EmbeddedServer {
   static ChangeHub emptyHub() {
     ChangeHub hub =
         new ChangeHub(TestHubSettings.of(java.time.Duration.ofHours(1), 10, 1 << 20, 64 << 20));
-    hub.install(List.of());
+    hub.install(List.of(), java.util.Map.of());
     return hub;
   }
 

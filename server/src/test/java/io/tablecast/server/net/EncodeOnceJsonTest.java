@@ -33,7 +33,7 @@ class EncodeOnceJsonTest {
   void jsonSessionsShareOneEncodedBufferAndBinarySessionsGetCbor() {
     try (ChangeHub hub =
         new ChangeHub(TestHubSettings.of(Duration.ofMinutes(5), 100, 1 << 20, 64L << 20))) {
-      hub.install(List.of(new TableImage(table("a"))));
+      hub.install(List.of(new TableImage(table("a"))), java.util.Map.of());
       EmbeddedChannel ws1 = new EmbeddedChannel(WebSocketTextFrames.INSTANCE);
       EmbeddedChannel ws2 = new EmbeddedChannel(WebSocketTextFrames.INSTANCE);
       EmbeddedChannel bin = new EmbeddedChannel();

@@ -29,7 +29,7 @@ class SessionHandshakeTest {
   @BeforeEach
   void setUp() {
     hub = new ChangeHub(TestHubSettings.of(Duration.ofHours(1), 10, 1 << 20, 64 << 20));
-    hub.install(List.of());
+    hub.install(List.of(), java.util.Map.of());
     ch =
         new EmbeddedChannel(
             NettyServer.detector(
