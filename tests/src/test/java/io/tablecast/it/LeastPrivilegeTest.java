@@ -85,6 +85,71 @@ class LeastPrivilegeTest {
     }
   }
 
+  /**
+   * Row-level security enabled on a cached table while serving, with a policy that hides rows from
+   * the serving user: the next capture check finds it, logs why and the ways out, and the table is
+   * stale for its clients (its reads would no longer see the table); once the user bypasses the
+   * policies, the table is re-read and follows the table again.
+   */
+  @org.junit.jupiter.api.Test
+  void rowLevelSecurityEnabledWhileServingMakesTheTableStaleUntilTheUserBypassesIt()
+      throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
+            "INSERT INTO items VALUES (1, 'one'), (2, 'two')");
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "rls_live", ddl, "items")) {
+      try (TriggerInstaller admin = TriggerInstaller.connect(p.sourceConfig())) {
+        admin.install();
+      }
+      String user = "tc_rls_" + p.db.schema().replaceAll("[^a-z0-9]", "").substring(0, 12);
+      String restrictedUrl = grantServingRights(p, Kind.POSTGRESQL, user);
+      SourceConfig source =
+          new SourceConfig(
+              restrictedUrl,
+              null,
+              null,
+              List.of(p.db.table("items")),
+              false,
+              null,
+              null,
+              Pipeline.RECONCILE_EVERY,
+              Pipeline.CAPTURE_CHECK_EVERY);
+      try (TablecastServer server =
+              TablecastServer.start(
+                  ServerConfig.builder()
+                      .set("server_name", "rls-live")
+                      .listen("127.0.0.1", 0)
+                      .source(source)
+                      .build());
+          TablecastClient client =
+              TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
+        TableMirror<Map<String, Object>> m = client.mirror(p.db.table("items"));
+        assertThat(m.awaitReady(Pipeline.READY)).isTrue();
+        p.sql(
+            "ALTER TABLE items ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY only_one ON items USING (id = 1)");
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(20))
+            .untilAsserted(
+                () ->
+                    assertThat(m.staleReason())
+                        .contains("row-level security")
+                        .contains("BYPASSRLS"));
+        assertThat(m.size()).as("the mirror keeps the rows the policy hides").isEqualTo(2);
+        p.sql("ALTER ROLE " + user + " BYPASSRLS", "INSERT INTO items VALUES (3, 'three')");
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(20))
+            .untilAsserted(() -> assertThat(m.staleReason()).isNull());
+        p.awaitMirrorEqualsTable(m, "items");
+        assertThat(server.metrics().captureProblems()).isPositive();
+        assertThat(server.metrics().reconcileRepairs()).isZero();
+      } finally {
+        p.sql("DROP TABLE items", "DROP OWNED BY " + user, "DROP ROLE " + user);
+      }
+    }
+  }
+
   /** Statements the serving user must be refused. */
   private static List<String> forbidden(Pipeline p, Kind kind) throws SQLException {
     String outbox = p.db.table("tablecast_outbox");

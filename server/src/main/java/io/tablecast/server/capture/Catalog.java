@@ -32,7 +32,7 @@ public final class Catalog {
     Identifiers.validate(dialect, "schema", id.schema());
     Identifiers.validate(dialect, "table", id.name());
     dialect.checkTable(c, id);
-    return describeLayout(c, dialect, id, choice);
+    return describeLayout(c, dialect, id, choice, dialect.tableProblems(c, id));
   }
 
   /**
@@ -43,8 +43,15 @@ public final class Catalog {
    */
   static TableSchema describeLayout(Connection c, Dialect dialect, TableId id, ColumnChoice choice)
       throws SQLException {
+    return describeLayout(c, dialect, id, choice, List.of());
+  }
+
+  /** As above, reporting {@code tableProblems} with the columns' (see {@link #describe}). */
+  private static TableSchema describeLayout(
+      Connection c, Dialect dialect, TableId id, ColumnChoice choice, List<String> tableProblems)
+      throws SQLException {
     List<CatalogColumn> all = dialect.columns(c, id);
-    List<String> problems = new ArrayList<>();
+    List<String> problems = new ArrayList<>(tableProblems);
     List<String> names = all.stream().map(CatalogColumn::name).toList();
     for (String named : choice.named()) {
       if (!names.contains(named)) {

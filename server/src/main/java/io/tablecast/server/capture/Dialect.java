@@ -77,6 +77,15 @@ public interface Dialect {
   void checkTable(Connection c, TableId id) throws SQLException;
 
   /**
+   * What keeps a table that passed {@link #checkTable} from being captured whole beside its
+   * columns: each problem a sentence naming the table and the way out, reported with the column
+   * problems of the same table. None by default.
+   */
+  default List<String> tableProblems(Connection c, TableId id) throws SQLException {
+    return List.of();
+  }
+
+  /**
    * Every column of the table, in table order, with its kind, or, for a type that cannot be
    * captured, why not (never throws for one: the caller names them all at once).
    */

@@ -82,11 +82,16 @@ public record CaptureCheck(List<Coverage> tables) {
     /**
      * A relation of the table cannot be captured at all (a foreign table; the table was dropped).
      */
-    UNCAPTURABLE;
+    UNCAPTURABLE,
+    /**
+     * Row-level security applies to this server's reads of the table: they see only the rows its
+     * policies show the server's user.
+     */
+    ROW_SECURITY;
 
     /** Whether installing the capture again fixes it. */
     public boolean repairable() {
-      return this != UNCAPTURABLE;
+      return this != UNCAPTURABLE && this != ROW_SECURITY;
     }
   }
 

@@ -302,10 +302,10 @@ final class PgCaptureWatch {
     }
     List<Problem> repairable = fresh.stream().filter(p -> p.issue().repairable()).toList();
     boolean done = config.installTriggers() && !repairable.isEmpty() && repair(repairable);
-    Map<TableId, List<String>> unfollowed = new HashMap<>();
+    Map<TableId, List<Problem>> unfollowed = new HashMap<>();
     for (Problem p : reported.values()) {
       if (!(done && repairable.contains(p))) {
-        unfollowed.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.message());
+        unfollowed.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p);
       }
     }
     unfollowed.forEach(this::tableCannotBeFollowed);
@@ -370,13 +370,24 @@ final class PgCaptureWatch {
    * A table whose changes cannot all be captured now; called at every check while that lasts. It is
    * stale for its clients until {@link #tableFollowedAgain}.
    */
-  private void tableCannotBeFollowed(TableId table, List<String> reasons) {
-    unfollowed.cannotFollow(
-        table,
-        String.join("; ", reasons)
-            + (config.installTriggers()
+  private void tableCannotBeFollowed(TableId table, List<Problem> problems) {
+    String suffix =
+        problems.stream().noneMatch(p -> p.issue().repairable())
+            ? ""
+            : config.installTriggers()
                 ? " (the server could not repair it: see its log)"
-                : " (install_triggers is off: run `tablecast install`)"));
+                : " (install_triggers is off: run `tablecast install`)";
+    unfollowed.cannotFollow(
+        table, problems.stream().map(Problem::message).collect(Collectors.joining("; ")) + suffix);
+  }
+
+  /**
+   * Whether the last check found row-level security applying to this server's reads of {@code
+   * table}: its reads see only what the policies show, so no reconciliation range may be compared.
+   */
+  boolean readsFiltered(TableId table) {
+    return reported.values().stream()
+        .anyMatch(p -> p.table().equals(table) && p.issue() == CaptureCheck.Issue.ROW_SECURITY);
   }
 
   /** {@code table} is captured completely again and is being re-read with the next batch. */

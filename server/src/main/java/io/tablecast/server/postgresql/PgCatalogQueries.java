@@ -18,7 +18,7 @@ import java.util.List;
 final class PgCatalogQueries {
   private PgCatalogQueries() {}
 
-  /** Besides being a base table: no partition or child of it may be a foreign table. */
+  /** A base table, named without what PostgreSQL's dollar quoting of the triggers would break. */
   static void checkTable(Connection c, TableId id) throws SQLException {
     PgIdentifiers.refuseDollarTag("schema", id.schema());
     PgIdentifiers.refuseDollarTag("table", id.name());
@@ -28,26 +28,61 @@ final class PgCatalogQueries {
             c,
             "SELECT table_type FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
             id));
+  }
+
+  /**
+   * No partition or child of the table may be a foreign table, and row-level security must not
+   * apply to this user's reads of it.
+   */
+  static List<String> tableProblems(Connection c, TableId id) throws SQLException {
+    List<String> problems = new ArrayList<>();
     PgCoverage.Snapshot tree = PgCoverage.read(c, id.schema(), List.of(id), List.of());
-    List<String> foreign = new ArrayList<>();
     for (Member m : tree.members().get(id)) {
+      if (tree.rowSecured().containsKey(m.oid())) {
+        problems.add(rowSecurityProblem(id, tree.rowSecured().get(m.oid())));
+      }
       if (tree.foreign().contains(m.oid())) {
-        foreign.add(m.id().qualified());
+        problems.add(foreignMemberProblem(id, m));
       }
     }
-    if (!foreign.isEmpty()) {
-      throw new IllegalArgumentException(
-          "table "
-              + id
-              + " has the foreign table(s) "
-              + String.join(", ", foreign)
-              + " among its partitions or inheritance children: their rows change on another server, where no trigger "
-              + "of this database fires, so Tablecast cannot capture "
-              + id
-              + "; detach them or leave "
-              + id
-              + " out of cached_tables");
-    }
+    return problems;
+  }
+
+  /** A member of {@code table} that is a foreign table, and the way out. */
+  static String foreignMemberProblem(TableId table, Member member) {
+    return "table "
+        + table
+        + " has "
+        + PgCoverage.describe(member)
+        + ", a foreign table: its rows change on another server, where no trigger of this database"
+        + " fires, so Tablecast cannot capture "
+        + table
+        + "; detach "
+        + member.id()
+        + " (ALTER TABLE ... DETACH PARTITION or NO INHERIT) or leave "
+        + table
+        + " out of cached_tables";
+  }
+
+  /**
+   * Row-level security of {@code table} applies to {@code user} (PostgreSQL's {@code
+   * row_security_active}: enabled on it, the user neither a superuser, nor BYPASSRLS, nor its owner
+   * unless FORCE ROW LEVEL SECURITY), and the ways out.
+   */
+  static String rowSecurityProblem(TableId table, String user) {
+    return "table "
+        + table
+        + " has row-level security, which applies to "
+        + user
+        + ", the user this configuration connects as: a server's snapshot and reconciliation"
+        + " would read only the rows the policies show "
+        + user
+        + ", while the triggers record every row's change, so mirrors would hold neither the table"
+        + " nor the policies' view of it; give the user BYPASSRLS (ALTER ROLE "
+        + (user.matches("[a-z_][a-z0-9_]*") ? user : PgIdentifiers.quote(user))
+        + " BYPASSRLS), serve as the table's owner (without FORCE ROW LEVEL SECURITY), or leave "
+        + table
+        + " out of cached_tables";
   }
 
   /** A column as {@code pg_attribute} gives it: its name, type oid and printed type. */

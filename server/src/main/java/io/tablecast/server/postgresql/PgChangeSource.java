@@ -202,6 +202,9 @@ final class PgChangeSource extends PollingChangeSource {
 
   private CommittedBatch readInSnapshot() throws SQLException {
     boolean checkDrift = driftCheck.prepare();
+    if (checkDrift && watch.readsFiltered(driftCheck.table().id())) {
+      checkDrift = false; // row-level security: its ranges wait until reads see the table again
+    }
     if (!checkDrift && pendingResyncs.isEmpty() && altered.isEmpty() && !columnChanges.lookDue()) {
       CommittedBatch batch = readInOneStatement();
       if (batch != null) {

@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,7 +47,8 @@ final class PgCoverage {
           + " JOIN pg_catalog.pg_inherits i ON i.inhparent = tree.relid),"
           + " members AS (SELECT ord, relid, min(depth) AS depth FROM tree GROUP BY ord, relid)"
           + " SELECT m.ord, m.relid, r.nspname, r.relname, r.relkind, r.relispartition, m.depth,"
-          + " t.tgname, t.tgenabled, t.tgparentid <> 0, t.tgargs, t.tgfoid = (SELECT pinned FROM fns), t.tgtype & 32 <> 0"
+          + " t.tgname, t.tgenabled, t.tgparentid <> 0, t.tgargs, t.tgfoid = (SELECT pinned FROM fns), t.tgtype & 32 <> 0,"
+          + " CASE WHEN m.depth = 0 AND row_security_active(m.relid) THEN current_user END"
           + " FROM members m"
           + " CROSS JOIN LATERAL (SELECT (SELECT n.nspname FROM pg_catalog.pg_namespace n WHERE n.oid = c.relnamespace)"
           + " AS nspname, c.relname, c.relkind, c.relispartition FROM pg_catalog.pg_class c WHERE c.oid = m.relid"
@@ -82,13 +84,15 @@ final class PgCoverage {
 
   /**
    * The catalog's view: per cached table its members (none when it no longer exists), the capture
-   * triggers on each member, the members that are foreign tables, and the capture triggers read
-   * outside the trees.
+   * triggers on each member, the members that are foreign tables, the cached tables whose row-level
+   * security applies to this user (by oid, the user's name), and the capture triggers read outside
+   * the trees.
    */
   record Snapshot(
       Map<TableId, List<Member>> members,
       Map<Long, List<Trigger>> onMembers,
       Set<Long> foreign,
+      Map<Long, String> rowSecured,
       List<Trigger> elsewhere) {}
 
   /**
@@ -105,6 +109,7 @@ final class PgCoverage {
     Map<TableId, List<Member>> members = new LinkedHashMap<>();
     Map<Long, List<Trigger>> onMembers = new LinkedHashMap<>();
     Set<Long> foreign = new HashSet<>();
+    Map<Long, String> rowSecured = new HashMap<>();
     tables.forEach(t -> members.put(t, new ArrayList<>()));
     try (PreparedStatement ps = c.prepareStatement(TREE)) {
       String[] quoted = tables.stream().map(t -> PgIdentifiers.quote(t)).toArray(String[]::new);
@@ -125,6 +130,9 @@ final class PgCoverage {
             members.get(tables.get(ord - 1)).add(new Member(oid, id, role));
             if (rs.getString(5).charAt(0) == 'f') {
               foreign.add(oid);
+            }
+            if (rs.getString(14) != null) {
+              rowSecured.put(oid, rs.getString(14));
             }
             collect = !onMembers.containsKey(oid);
             onMembers.putIfAbsent(oid, new ArrayList<>());
@@ -163,7 +171,7 @@ final class PgCoverage {
         }
       }
     }
-    return new Snapshot(members, onMembers, foreign, others);
+    return new Snapshot(members, onMembers, foreign, rowSecured, others);
   }
 
   /** Columns from {@code first}: name, enabled, clone, args, pinned, truncate. */
@@ -218,6 +226,15 @@ final class PgCoverage {
                     + "(or is not visible to this user): its mirror cannot follow it; restart the server once it exists again"));
       }
       for (Member m : e.getValue()) {
+        if (s.rowSecured().containsKey(m.oid())) {
+          problems.add(
+              new Problem(
+                  table,
+                  m.id(),
+                  null,
+                  Issue.ROW_SECURITY,
+                  PgCatalogQueries.rowSecurityProblem(table, s.rowSecured().get(m.oid()))));
+        }
         if (s.foreign().contains(m.oid())) {
           problems.add(
               new Problem(
@@ -225,18 +242,7 @@ final class PgCoverage {
                   m.id(),
                   null,
                   Issue.UNCAPTURABLE,
-                  "table "
-                      + table
-                      + " has "
-                      + describe(m)
-                      + ", a foreign table: its rows change on another server, where no trigger of this database fires, so "
-                      + "Tablecast cannot capture "
-                      + table
-                      + "; detach "
-                      + m.id()
-                      + " (ALTER TABLE ... NO INHERIT) or leave "
-                      + table
-                      + " out of cached_tables"));
+                  PgCatalogQueries.foreignMemberProblem(table, m)));
           continue;
         }
         List<Trigger> triggers = s.onMembers().getOrDefault(m.oid(), List.of());
@@ -387,7 +393,7 @@ final class PgCoverage {
             + ", or `tablecast install` (or set install_triggers: true)");
   }
 
-  private static String describe(Member m) {
+  static String describe(Member m) {
     return switch (m.role()) {
       case TABLE -> "the table itself";
       case PARTITION -> "its partition " + m.id();

@@ -83,6 +83,11 @@ final class PgDialect implements TailDialect {
   }
 
   @Override
+  public List<String> tableProblems(Connection c, TableId id) throws SQLException {
+    return PgCatalogQueries.tableProblems(c, id);
+  }
+
+  @Override
   public List<CatalogColumn> columns(Connection c, TableId id) throws SQLException {
     return PgCatalogQueries.columns(c, id);
   }
