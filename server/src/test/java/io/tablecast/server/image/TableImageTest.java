@@ -73,6 +73,33 @@ class TableImageTest {
     assertThat(image.size()).isZero();
   }
 
+  /**
+   * A swap under a DEFERRABLE key: a moved row, or a deleted one, takes its old key away only while
+   * the image holds that very row there, not the row another change has put on the key since.
+   */
+  @Test
+  void aChangeLeavingAKeyTakesAwayOnlyItsOwnRowThere() {
+    TableImage image = image(row(1, "a"), row(2, "b"));
+    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a"))); // a: 1 -> 2
+    RowChange b =
+        image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b"))); // b: 2 -> 1
+    assertThat(b.op()).as("key 1 was free").isEqualTo(Op.INSERT);
+    assertThat(json(image, image.get(FakeChangeSource.key(2)))).isEqualTo(row(2, "a"));
+    assertThat(json(image, image.get(FakeChangeSource.key(1)))).isEqualTo(row(1, "b"));
+
+    byte[] notHeld = Rows.bytes(ITEMS, row(2, "gone"));
+    assertThat(
+            image.apply(
+                new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(2), notHeld)))
+        .as("a delete of a row the image does not hold there")
+        .isNull();
+    byte[] held = Rows.bytes(ITEMS, row(2, "a"));
+    assertThat(
+            image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(2), held)))
+        .isNotNull();
+    assertThat(image.size()).isEqualTo(1);
+  }
+
   @Test
   void bytesThatAreNotARowOfTheImagesFormAreRefusedAndTheImageKeepsItsRow() {
     TableImage image = image(row(1, "a"));
