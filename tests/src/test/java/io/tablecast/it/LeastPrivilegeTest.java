@@ -62,13 +62,7 @@ class LeastPrivilegeTest {
       SourceConfig source =
           new SourceConfig(
               restrictedUrl, null, null, List.of(p.db.table("items")), false, null, null);
-      try (TablecastServer server =
-              TablecastServer.start(
-                  ServerConfig.builder()
-                      .set("server_name", "least-privilege")
-                      .listen("127.0.0.1", 0)
-                      .source(source)
-                      .build());
+      try (TablecastServer server = serve("least-privilege", source);
           TablecastClient client =
               TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
         TableMirror<Map<String, Object>> m = client.mirror(p.db.table("items"));
@@ -115,13 +109,7 @@ class LeastPrivilegeTest {
               null,
               Pipeline.RECONCILE_EVERY,
               Pipeline.CAPTURE_CHECK_EVERY);
-      try (TablecastServer server =
-              TablecastServer.start(
-                  ServerConfig.builder()
-                      .set("server_name", "rls-live")
-                      .listen("127.0.0.1", 0)
-                      .source(source)
-                      .build());
+      try (TablecastServer server = serve("rls-live", source);
           TablecastClient client =
               TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
         TableMirror<Map<String, Object>> m = client.mirror(p.db.table("items"));
@@ -148,6 +136,17 @@ class LeastPrivilegeTest {
         p.sql("DROP TABLE items", "DROP OWNED BY " + user, "DROP ROLE " + user);
       }
     }
+  }
+
+  /** A server of {@code source} on a free port. */
+  private static TablecastServer serve(String name, SourceConfig source)
+      throws InterruptedException {
+    return TablecastServer.start(
+        ServerConfig.builder()
+            .set("server_name", name)
+            .listen("127.0.0.1", 0)
+            .source(source)
+            .build());
   }
 
   /** Statements the serving user must be refused. */
