@@ -43,6 +43,9 @@ final class ImageUpdates {
     takeNewLayouts(events);
     List<Message.Change> changes = new ArrayList<>(events.size());
     Map<TableSchema, RowForm> olderForms = new HashMap<>();
+    // rows moved onto their key by this batch, by identity (TableImage.apply)
+    java.util.Set<byte[]> movedIn =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (RowEvent e : events) {
       TableImage image = images.get(e.table());
       if (image == null) {
@@ -75,7 +78,7 @@ final class ImageUpdates {
               e.table());
           continue;
         }
-        RowChange c = image.apply(event);
+        RowChange c = image.apply(event, movedIn);
         if (c != null) { // (a row put while a reconciliation pass runs is marked seen)
           changes.add(JsonEdge.change(image.form(), c));
         }

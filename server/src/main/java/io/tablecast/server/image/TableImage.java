@@ -178,13 +178,28 @@ public final class TableImage {
    *     the image's form (the image is left unchanged)
    */
   public RowChange apply(RowEvent event) {
+    return apply(event, null);
+  }
+
+  /**
+   * As {@link #apply(RowEvent)}, within a batch: {@code movedIn} holds the rows an earlier change
+   * of the batch moved onto their key (by identity), and takes the rows this change moves. A change
+   * that leaves a key such a row holds, naming another row, leaves it there: within one PostgreSQL
+   * transaction a DEFERRABLE key lets two rows share a key for a while (a swap: 1 to 2, then 2 to
+   * 1), and the image holds the one moved there last ({@code KeySwapTest}). Null: every change
+   * takes its key away.
+   */
+  public RowChange apply(RowEvent event, java.util.Set<byte[]> movedIn) {
     if (event instanceof RowEvent.Upsert u) {
       byte[] after = u.row();
       form.check(after);
       byte[] old = null;
       if (u.before() != null
           && !sameKey(u.before(), after)) { // an UPDATE that moved the row to another key
-        old = removeIfHeld(form.keyOf(u.before()), u.before());
+        old = leave(form.keyOf(u.before()), u.before(), movedIn);
+        if (movedIn != null) {
+          movedIn.add(after);
+        }
       }
       byte[] replaced = rows.put(after);
       if (old == null) {
@@ -201,7 +216,7 @@ public final class TableImage {
       return new RowChange(name(), Op.UPDATE, u.key(), old, after);
     }
     if (event instanceof RowEvent.Delete d) {
-      byte[] old = d.before() == null ? rows.remove(d.key()) : removeIfHeld(d.key(), d.before());
+      byte[] old = leave(d.key(), d.before(), movedIn);
       return old == null ? null : new RowChange(name(), Op.DELETE, d.key(), old, null);
     }
     throw new IllegalArgumentException(
@@ -213,14 +228,18 @@ public final class TableImage {
   }
 
   /**
-   * Removes the row of {@code key} when it is {@code before}, the row the event says left the key;
-   * returns it, or null when the image holds another row there. Within one PostgreSQL transaction a
-   * DEFERRABLE key lets two rows share a key for a while (a swap: 1 to 2, then 2 to 1): the image
-   * holds the one written last, and the other one leaving the key must not take it away ({@code
-   * KeySwapTest}).
+   * Removes and returns the row of {@code key}, which {@code before} (null: unknown) left; null
+   * when there is none, or when another row an earlier change of the batch moved there holds it
+   * (see {@link #apply(RowEvent, java.util.Set)}).
    */
-  private byte[] removeIfHeld(byte[] key, byte[] before) {
-    return Arrays.equals(rows.get(key), before) ? rows.remove(key) : null;
+  private byte[] leave(byte[] key, byte[] before, java.util.Set<byte[]> movedIn) {
+    if (before != null && movedIn != null && !movedIn.isEmpty()) {
+      byte[] held = rows.get(key);
+      if (held != null && movedIn.contains(held) && !Arrays.equals(held, before)) {
+        return null;
+      }
+    }
+    return rows.remove(key);
   }
 
   /** Applies a {@link RowEvent.Truncate}: removes every row and returns one DELETE per row. */

@@ -15,7 +15,10 @@ import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -79,25 +82,28 @@ class TableImageTest {
    */
   @Test
   void aChangeLeavingAKeyTakesAwayOnlyItsOwnRowThere() {
-    TableImage image = image(row(1, "a"), row(2, "b"));
-    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a"))); // a: 1 -> 2
+    TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
+    Set<byte[]> movedIn = Collections.newSetFromMap(new IdentityHashMap<>());
+    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a")), movedIn); // 1 -> 2
     RowChange b =
-        image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b"))); // b: 2 -> 1
+        image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b")), movedIn); // 2 -> 1
     assertThat(b.op()).as("key 1 was free").isEqualTo(Op.INSERT);
     assertThat(json(image, image.get(FakeChangeSource.key(2)))).isEqualTo(row(2, "a"));
     assertThat(json(image, image.get(FakeChangeSource.key(1)))).isEqualTo(row(1, "b"));
 
-    byte[] notHeld = Rows.bytes(ITEMS, row(2, "gone"));
-    assertThat(
-            image.apply(
-                new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(2), notHeld)))
-        .as("a delete of a row the image does not hold there")
+    assertThat(image.apply(delete(2, "b"), movedIn))
+        .as("a delete naming another row than the one moved there in this batch")
         .isNull();
-    byte[] held = Rows.bytes(ITEMS, row(2, "a"));
-    assertThat(
-            image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(2), held)))
+    assertThat(image.apply(delete(2, "a"), movedIn)).isNotNull();
+    assertThat(image.apply(delete(3, "not what the image holds"), movedIn))
+        .as("a row no change of the batch moved there goes, whatever the delete names")
         .isNotNull();
     assertThat(image.size()).isEqualTo(1);
+  }
+
+  private static RowEvent delete(long id, String name) {
+    return new RowEvent.Delete(
+        "public.items", ITEMS, FakeChangeSource.key(id), Rows.bytes(ITEMS, row(id, name)));
   }
 
   @Test
