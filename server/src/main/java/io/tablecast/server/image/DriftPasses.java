@@ -3,6 +3,7 @@ package io.tablecast.server.image;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ final class DriftPasses {
     // another image (a new column list since the pass began) or none (a pass that began before a
     // new snapshot): its ranges are compared, but the pass cannot tell what is gone
     boolean whole = passes.get(table) == image;
-    ReadDifferences range = image.upserts(read.rows());
+    ReadDifferences range = upserts(image, read.rows());
     List<RowEvent> out = new ArrayList<>(range.events());
     long duplicates = duplicateRows.merge(table, range.duplicateRows(), Long::sum);
     if (chunk.last()) {
@@ -74,5 +75,45 @@ final class DriftPasses {
   /** True when a pass over {@code table} is under way (tests). */
   boolean inPass(String table) {
     return passes.containsKey(table);
+  }
+
+  /**
+   * INSERT for each row of {@code actual} (a key range of the table read at the image's position,
+   * in its row form, in key order) whose key the image lacks, UPDATE for each it holds with other
+   * bytes; marks the rows it finds, for the pass under way ({@link TableImage#startPass}). Does not
+   * change the image.
+   *
+   * <p>Rows that share a key (a PostgreSQL parent's key does not bind its inheritance children)
+   * come next to each other in key order: the image holds one of them, and when it holds one of the
+   * group no event is made, so that each pass does not swap one for the other and count it as
+   * drift; else the last of the group is the one that differs. They are counted in {@code
+   * duplicateRows}.
+   */
+  private static ReadDifferences upserts(TableImage image, List<byte[]> actual) {
+    List<RowEvent> out = new ArrayList<>();
+    long duplicates = 0;
+    int n = actual.size();
+    for (int i = 0; i < n; ) {
+      byte[] row = actual.get(i);
+      image.check(row);
+      int end = i + 1;
+      while (end < n && TableImage.sameKey(row, actual.get(end))) {
+        image.check(actual.get(end));
+        end++;
+      }
+      byte[] key = image.form().keyOf(row);
+      byte[] have = image.markAndGet(key);
+      byte[] last = actual.get(end - 1);
+      boolean held = false;
+      for (int j = i; j < end && have != null && !held; j++) {
+        held = Arrays.equals(have, actual.get(j));
+      }
+      if (!held) { // an UPDATE carries the image's row before it
+        out.add(new RowEvent.Upsert(image.name(), image.schema(), key, last, have));
+      }
+      duplicates += end - i - 1;
+      i = end;
+    }
+    return new ReadDifferences(out, duplicates);
   }
 }

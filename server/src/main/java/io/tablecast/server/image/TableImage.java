@@ -312,7 +312,7 @@ public final class TableImage {
 
   /**
    * A reconciliation pass over this image begins: from now on the image marks the rows the pass
-   * sees, those a range read finds ({@link #upserts(List)}) and every row a change puts.
+   * sees, those a range read finds ({@link #markAndGet}) and every row a change puts.
    */
   void startPass() {
     rows.startMarking();
@@ -324,43 +324,11 @@ public final class TableImage {
   }
 
   /**
-   * INSERT for each row of {@code actual} (a key range of the table read at the image's position,
-   * in its row form, in key order) whose key the image lacks, UPDATE for each it holds with other
-   * bytes; marks the rows it finds, for the pass under way ({@link #startPass}). Does not change
-   * the image.
-   *
-   * <p>Rows that share a key (a PostgreSQL parent's key does not bind its inheritance children)
-   * come next to each other in key order: the image holds one of them, and when it holds one of the
-   * group no event is made, so that each pass does not swap one for the other and count it as
-   * drift; else the last of the group is the one that differs. They are counted in {@code
-   * duplicateRows}.
+   * The row of {@code key}, or null, marked seen by the reconciliation pass under way ({@link
+   * #startPass}).
    */
-  ReadDifferences upserts(List<byte[]> actual) {
-    List<RowEvent> out = new ArrayList<>();
-    long duplicates = 0;
-    int n = actual.size();
-    for (int i = 0; i < n; ) {
-      byte[] row = actual.get(i);
-      form.check(row);
-      int end = i + 1;
-      while (end < n && sameKey(row, actual.get(end))) {
-        form.check(actual.get(end));
-        end++;
-      }
-      byte[] key = form.keyOf(row);
-      byte[] have = rows.markAndGet(key);
-      byte[] last = actual.get(end - 1);
-      boolean held = false;
-      for (int j = i; j < end && have != null && !held; j++) {
-        held = Arrays.equals(have, actual.get(j));
-      }
-      if (!held) { // an UPDATE carries the image's row before it
-        out.add(new RowEvent.Upsert(name(), schema, key, last, have));
-      }
-      duplicates += end - i - 1;
-      i = end;
-    }
-    return new ReadDifferences(out, duplicates);
+  byte[] markAndGet(byte[] key) {
+    return rows.markAndGet(key);
   }
 
   /**
@@ -413,7 +381,7 @@ public final class TableImage {
   }
 
   /** Whether two rows of this form have the same key, compared in place. */
-  private static boolean sameKey(byte[] a, byte[] b) {
+  static boolean sameKey(byte[] a, byte[] b) {
     int as = RowForm.keyStart(a);
     int bs = RowForm.keyStart(b);
     int length = RowForm.keyLength(a);
