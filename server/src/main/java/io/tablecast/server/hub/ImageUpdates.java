@@ -32,6 +32,13 @@ final class ImageUpdates {
   private final TableReads tableReads;
   private final ImageErrors imageErrors;
 
+  /**
+   * The rows the batch being applied moved onto their key, by identity ({@link TableImage#apply});
+   * one set for every batch (hub thread), so that a batch without key moves allocates none.
+   */
+  private final java.util.Set<byte[]> movedIn =
+      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
   ImageUpdates(TableImages images, TableReads tableReads, ImageErrors imageErrors) {
     this.images = images;
     this.tableReads = tableReads;
@@ -43,9 +50,9 @@ final class ImageUpdates {
     takeNewLayouts(events);
     List<Message.Change> changes = new ArrayList<>(events.size());
     Map<TableSchema, RowForm> olderForms = new HashMap<>();
-    // rows moved onto their key by this batch, by identity (TableImage.apply)
-    java.util.Set<byte[]> movedIn =
-        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    if (!movedIn.isEmpty()) {
+      movedIn.clear();
+    }
     for (RowEvent e : events) {
       TableImage image = images.get(e.table());
       if (image == null) {
