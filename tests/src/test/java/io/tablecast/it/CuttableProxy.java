@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class CuttableProxy implements AutoCloseable {
   private final ServerSocket listener;
-  private final InetSocketAddress upstream;
+  private volatile InetSocketAddress upstream;
   private final boolean framed;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final Set<Socket> stalled = ConcurrentHashMap.newKeySet();
@@ -94,6 +94,14 @@ final class CuttableProxy implements AutoCloseable {
    */
   void stall() {
     stalled.addAll(sockets);
+  }
+
+  /**
+   * New connections go to {@code host:port} from now on, as a virtual address moves to a promoted
+   * standby; current ones stay until {@link #cut}.
+   */
+  void retarget(String host, int port) {
+    upstream = new InetSocketAddress(host, port);
   }
 
   /** While blocked, new connections are closed at once. */

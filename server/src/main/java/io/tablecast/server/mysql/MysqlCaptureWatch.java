@@ -62,6 +62,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private final ServerMetrics metrics;
   private final UnfollowedTables unfollowed;
   private final ScheduledExecutorService timer;
+  private boolean started;
 
   /** Tables whose capture was completed by a check: re-read with the next batch. */
   private final Set<TableId> resyncs = ConcurrentHashMap.newKeySet();
@@ -106,7 +107,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
       "FutureReturnValueIgnored") // checkQuietly() logs its own failures; close() ends the schedule
   void start() {
     long every = config.captureCheckInterval().toMillis();
-    if (every > 0) {
+    if (every > 0 && !started) { // once, also when a snapshot is read again on another instance
+      started = true;
       timer.scheduleWithFixedDelay(this::checkQuietly, every, every, TimeUnit.MILLISECONDS);
     }
   }

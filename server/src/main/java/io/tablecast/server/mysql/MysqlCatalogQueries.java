@@ -4,10 +4,14 @@ import io.tablecast.protocol.ColumnKind;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.tail.DatabaseInstance;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -142,5 +146,28 @@ final class MysqlCatalogQueries {
             "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
             id);
     return rows == null ? -1 : Long.parseLong(rows);
+  }
+
+  /**
+   * The MySQL/MariaDB server {@code c} reaches: its {@code server_id} (distinct on every server of
+   * a replication topology), host and port, and when it started (from its uptime, whole seconds:
+   * one second of slack each way).
+   */
+  static DatabaseInstance instance(Connection c) throws SQLException {
+    String name;
+    long now;
+    long uptime;
+    try (Statement s = c.createStatement()) {
+      try (ResultSet rs =
+          s.executeQuery("SELECT @@server_id, @@hostname, @@port, UNIX_TIMESTAMP()")) {
+        rs.next();
+        name = "server_id " + rs.getLong(1) + " on " + rs.getString(2) + ":" + rs.getInt(3);
+        now = rs.getLong(4);
+      }
+      try (ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Uptime'")) {
+        uptime = rs.next() ? rs.getLong(2) : 0;
+      }
+    }
+    return new DatabaseInstance(name, Instant.ofEpochSecond(now - uptime), Duration.ofSeconds(1));
   }
 }

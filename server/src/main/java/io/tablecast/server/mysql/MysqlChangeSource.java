@@ -8,6 +8,7 @@ import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.DatabaseInstance;
 import io.tablecast.server.tail.DriftCheck;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.PollingChangeSource;
@@ -65,7 +66,12 @@ final class MysqlChangeSource extends PollingChangeSource {
    *     innodb_lock_wait_timeout} + 1 s, read from the database
    */
   MysqlChangeSource(MysqlDialect dialect, SourceContext source) {
-    super(source.pool(), source.config(), source.metrics(), source.pruneRest());
+    super(
+        source.pool(),
+        source.config(),
+        source.metrics(),
+        source.pruneRest(),
+        MysqlCatalogQueries::instance);
     CapturePlan plan = source.plan();
     HikariDataSource pool = source.pool();
     SourceConfig config = source.config();
@@ -118,13 +124,16 @@ final class MysqlChangeSource extends PollingChangeSource {
     long total;
     OutboxIdRange ids;
     Duration probeWait;
+    DatabaseInstance at;
+    snapshots.commitHeld(); // read again after another instance was met: the old one's, if any
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
+      at = instance().identify(c);
       captureWatch.rememberTableIds(c); // before the snapshot: a TRUNCATE after it is found
       ReadSnapshots.begin(s);
       try {
         // After the snapshot began: holders of ids the snapshot cannot see began before this look.
-        look = facts.look(c, false, gaps);
+        look = facts.look(c, false, null);
         total = OutboxRows.readTables(plan(), c, sink, counts);
         ids = OutboxIdRange.read(s, plan().outboxTable());
         s.execute("COMMIT");
@@ -140,6 +149,7 @@ final class MysqlChangeSource extends PollingChangeSource {
       gaps.useProbes();
     }
     gaps.start(ids.min(), ids.max(), ids.missing(), look);
+    instance().positioned(at);
     publishProgress();
     driftCheck.snapshotTaken();
     captureWatch.start();
@@ -169,7 +179,9 @@ final class MysqlChangeSource extends PollingChangeSource {
   protected void resumeAt(String cursor) throws SQLException {
     OutboxCursor at = OutboxCursor.parse(cursor);
     Duration probeWait;
+    DatabaseInstance on;
     try (Connection c = pool.getConnection()) {
+      on = instance().identify(c); // taken to be the cursor's: nothing tells otherwise
       captureWatch.rememberTableIds(c);
       facts.look(c, false, null); // finds out whether innodb_trx is readable
       probeWait = facts.probeWait(c);
@@ -180,6 +192,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     }
     resumed.restore(at);
     gaps = resumed;
+    instance().positioned(on);
     pruning.acknowledged(at.lowestUnresolved());
     publishProgress();
     driftCheck.snapshotTaken();
@@ -240,7 +253,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     boolean commitLater = false;
     boolean lookDue = gaps.needsLook() && facts.lookDue();
     boolean inSnapshotFirst = reconcile || !resyncs.isEmpty() || busy;
-    Connection c = held == null ? pool.getConnection() : held;
+    Connection c = held == null ? reading(pool.getConnection()) : held;
     Statement s = null;
     try {
       s = c.createStatement();
@@ -295,7 +308,7 @@ final class MysqlChangeSource extends PollingChangeSource {
       // that modified rows.)
       if (lookDue) {
         if (rangeOffPath) {
-          try (Connection other = pool.getConnection()) {
+          try (Connection other = reading(pool.getConnection())) {
             look = facts.look(other, true, gaps);
           }
         } else {

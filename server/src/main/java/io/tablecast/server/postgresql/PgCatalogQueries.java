@@ -4,10 +4,15 @@ import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.postgresql.CaptureCheck.Member;
+import io.tablecast.server.tail.DatabaseInstance;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -158,5 +163,32 @@ final class PgCatalogQueries {
         return rs.wasNull() ? -1 : Math.round(sum);
       }
     }
+  }
+
+  /**
+   * The PostgreSQL server {@code c} reaches: its cluster's system identifier (a physical standby
+   * shares it; "PostgreSQL" for a user not allowed to read it) and when its postmaster started (a
+   * promoted standby started apart; a restart starts anew).
+   */
+  static DatabaseInstance instance(Connection c) throws SQLException {
+    Instant started;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_postmaster_start_time()")) {
+      rs.next();
+      started = rs.getObject(1, OffsetDateTime.class).toInstant();
+    }
+    String name = "PostgreSQL";
+    if (c.getAutoCommit()) { // a failed statement would end a transaction
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT system_identifier FROM pg_control_system()")) {
+        rs.next();
+        name = "PostgreSQL cluster " + rs.getLong(1);
+      } catch (SQLException e) {
+        if (!"42501".equals(e.getSQLState())) {
+          throw e;
+        } // not granted to this user (it is public by default): the start time tells alone
+      }
+    }
+    return new DatabaseInstance(name, started, Duration.ZERO);
   }
 }

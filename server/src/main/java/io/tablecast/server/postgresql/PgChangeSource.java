@@ -10,6 +10,7 @@ import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.DatabaseInstance;
 import io.tablecast.server.tail.DriftCheck;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.PollingChangeSource;
@@ -76,7 +77,12 @@ final class PgChangeSource extends PollingChangeSource {
   private final PgPruning pruning = new PgPruning();
 
   PgChangeSource(PgDialect dialect, SourceContext source) {
-    super(source.pool(), source.config(), source.metrics(), source.pruneRest());
+    super(
+        source.pool(),
+        source.config(),
+        source.metrics(),
+        source.pruneRest(),
+        PgCatalogQueries::instance);
     CapturePlan plan = source.plan();
     HikariDataSource pool = source.pool();
     SourceConfig config = source.config();
@@ -134,8 +140,10 @@ final class PgChangeSource extends PollingChangeSource {
     Map<String, Long> counts = new LinkedHashMap<>();
     long total;
     watch.check(); // learns the partitions and children first: any that come after are re-read
+    DatabaseInstance at;
     try (Connection c = pool.getConnection()) {
-      begin(c);
+      at = instance().identify(c);
+      PgOutboxQueries.beginRead(c);
       try {
         PgOutboxQueries.lockBeforeSnapshot(c, plan.tables().stream().map(TableSchema::id).toList());
         snapshot = PgOutboxQueries.currentSnapshot(c);
@@ -143,12 +151,14 @@ final class PgChangeSource extends PollingChangeSource {
         total = OutboxRows.readTables(plan, c, sink, counts);
         c.commit();
       } catch (SQLException | RuntimeException e) {
-        rollbackQuietly(c);
+        PgOutboxQueries.rollbackQuietly(c);
         throw e;
       }
     }
     // Only now, the connection given back without error: closing it may fail too (a killed session)
     previousSnapshot = snapshot;
+    instance().positioned(at);
+    pruning.acknowledged(null); // one acknowledged on another instance means nothing here
     driftCheck.snapshotTaken();
     OutboxRows.logSnapshot(LOG, counts, total, start, "pg_snapshot " + snapshot);
   }
@@ -163,6 +173,11 @@ final class PgChangeSource extends PollingChangeSource {
   @Override
   protected void resumeAt(String cursor) throws SQLException {
     watch.check(); // learns the partitions and children, as a snapshot does
+    DatabaseInstance on;
+    try (Connection c = pool.getConnection()) {
+      on = instance().identify(c); // taken to be the cursor's: nothing tells otherwise
+    }
+    instance().positioned(on);
     previousSnapshot = cursor;
     pruning.acknowledged(cursor);
     driftCheck.snapshotTaken();
@@ -217,9 +232,9 @@ final class PgChangeSource extends PollingChangeSource {
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis;
     boolean rangeOffPath = false;
-    Connection c = pool.getConnection();
+    Connection c = reading(pool.getConnection());
     try {
-      begin(c);
+      PgOutboxQueries.beginRead(c);
       try {
         List<TableId> toRead = new ArrayList<>();
         if (checkDrift) {
@@ -285,7 +300,7 @@ final class PgChangeSource extends PollingChangeSource {
           c.commit();
         }
       } catch (SQLException | RuntimeException e) {
-        rollbackQuietly(c);
+        PgOutboxQueries.rollbackQuietly(c);
         throw e;
       }
     } finally {
@@ -315,7 +330,7 @@ final class PgChangeSource extends PollingChangeSource {
    */
   private CommittedBatch readInOneStatement() throws SQLException {
     PgSingleStatementRead.Result read;
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = reading(pool.getConnection())) {
       c.setAutoCommit(true);
       read = singleStatementRead.read(c, previousSnapshot);
     }
@@ -358,29 +373,12 @@ final class PgChangeSource extends PollingChangeSource {
   }
 
   /**
-   * The pool's connections are REPEATABLE READ already (see ChangeSources): nothing to reset on
-   * close.
-   */
-  private static void begin(Connection c) throws SQLException {
-    c.setAutoCommit(false);
-    c.setReadOnly(true);
-  }
-
-  /**
    * The output settings the pinned capture function writes with (see PgTriggers): rows read print
    * the same.
    */
   private void readSettings(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(dialect.tableReadSettings());
-    }
-  }
-
-  private static void rollbackQuietly(Connection c) {
-    try {
-      c.rollback();
-    } catch (SQLException ignored) {
-      // the connection is broken; the pool evicts it
     }
   }
 }

@@ -116,4 +116,21 @@ final class PgOutboxQueries {
       }
     }
   }
+
+  /**
+   * Begins a read-only transaction; the pool's connections are REPEATABLE READ already (see
+   * ChangeSources): nothing to reset on close.
+   */
+  static void beginRead(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    c.setReadOnly(true);
+  }
+
+  static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is broken; the pool evicts it
+    }
+  }
 }

@@ -2,10 +2,15 @@ package io.tablecast.server.tail;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -49,6 +54,7 @@ public abstract class PollingChangeSource implements ChangeSource {
   private final OutboxPruner pruner;
   private final ServerMetrics metrics;
   private final ReadBarrier barrier = new ReadBarrier();
+  private final InstanceWatch instance;
   private Ticker ticker = Ticker.SYSTEM;
   private boolean started;
 
@@ -65,6 +71,20 @@ public abstract class PollingChangeSource implements ChangeSource {
    */
   protected PollingChangeSource(
       HikariDataSource pool, SourceConfig config, ServerMetrics metrics, Duration pruneRest) {
+    this(pool, config, metrics, pruneRest, null);
+  }
+
+  /**
+   * As above, telling the database instances the tail reads from apart with {@code identify}
+   * ({@link InstanceWatch}); null tells none apart.
+   */
+  protected PollingChangeSource(
+      HikariDataSource pool,
+      SourceConfig config,
+      ServerMetrics metrics,
+      Duration pruneRest,
+      InstanceWatch.Identify identify) {
+    this.instance = new InstanceWatch(identify);
     this.pool = pool;
     this.metrics = metrics;
     this.schedule =
@@ -118,7 +138,7 @@ public abstract class PollingChangeSource implements ChangeSource {
     }
     while (true) {
       barrier.beforeRead();
-      CommittedBatch batch = readOnce();
+      CommittedBatch batch = instance.changed() ? readWholeAgain() : readOnce();
       metrics.outboxRead();
       long now = ticker.nanoTime();
       if (!batch.isEmpty()) {
@@ -134,6 +154,42 @@ public abstract class PollingChangeSource implements ChangeSource {
       }
       ticker.sleep(Math.min(remaining, schedule.pauseAfterEmptyRead(now)), barrier);
     }
+  }
+
+  /**
+   * After a read met another database instance ({@link InstanceWatch}): every cached table read
+   * whole in one snapshot on it ({@link #readSnapshot}), which positions the source there, handed
+   * on as one batch of resync reads (the hub publishes the differences, as for any resync).
+   */
+  private CommittedBatch readWholeAgain() throws SQLException {
+    Map<String, List<byte[]>> rows = new HashMap<>();
+    readSnapshot(
+        (table, row) ->
+            rows.computeIfAbsent(table.id().qualified(), k -> new ArrayList<>()).add(row));
+    List<CommittedBatch.TableRead> reads = new ArrayList<>();
+    for (TableSchema t : tables()) {
+      reads.add(
+          new CommittedBatch.TableRead(
+              t, rows.getOrDefault(t.id().qualified(), List.of()), CommittedBatch.Purpose.RESYNC));
+    }
+    return new CommittedBatch(List.of(), 0, reads);
+  }
+
+  /**
+   * {@code c}, which a read of the outbox is about to use, when it reaches the instance the
+   * position belongs to; otherwise {@code c} is closed and the read refused ({@link
+   * InstanceWatch#check}).
+   */
+  protected final Connection reading(Connection c) throws SQLException {
+    return instance.check(c);
+  }
+
+  /**
+   * Which instance the source reads from: {@link #readSnapshot} identifies its connection and, once
+   * read, makes it the one the position belongs to.
+   */
+  protected final InstanceWatch instance() {
+    return instance;
   }
 
   /** Reads that begin after a request answer it; a request cuts the pause between reads short. */

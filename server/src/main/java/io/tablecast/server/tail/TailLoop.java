@@ -171,6 +171,9 @@ public final class TailLoop implements AutoCloseable {
           lastSuccessMillis = System.currentTimeMillis();
           failingSinceMillis = 0;
           backoff = FIRST_BACKOFF_MILLIS;
+        } catch (InstanceChangedException e) {
+          // logged by the InstanceWatch: the next poll, at once, reads every table again
+          lastPollChanges = 0;
         } catch (SQLException | RuntimeException e) {
           if (stopped()) {
             return; // closing: the hub was shut down under the poll

@@ -1,0 +1,120 @@
+package io.tablecast.server.tail;
+
+import io.tablecast.server.log.RecentEvents;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import org.slf4j.Logger;
+
+/**
+ * Which database instance the tail's position belongs to. A standby promoted behind the same
+ * address may lack the last transactions the tail read and give their transaction ids or outbox ids
+ * to new ones; a restore or a crash may lose rows the tail read; PostgreSQL empties {@code
+ * UNLOGGED} tables in a crash. Reading on from the old position would then skip the new changes and
+ * keep rows that are gone, silently.
+ *
+ * <p>Every physical connection the tail reads on is identified once, before its first read ({@link
+ * #check}): a restart or a failover breaks every connection, so a new instance is always met on a
+ * new connection. On another instance the read is refused ({@link InstanceChangedException}) and
+ * {@link #changed()} holds until a snapshot of every cached table read on that instance positions
+ * the tail again ({@link #positioned}). Only the tail's thread calls it.
+ */
+public final class InstanceWatch {
+  private static final Logger LOG = RecentEvents.logger(InstanceWatch.class);
+
+  /** Identifies the instance a connection reaches, in one or two small queries. */
+  @FunctionalInterface
+  public interface Identify {
+    DatabaseInstance of(Connection c) throws SQLException;
+  }
+
+  private final Identify identify;
+
+  /** Physical connections identified as {@link #readFrom}'s; weak, as the pool drops them. */
+  private final Set<Connection> known = Collections.newSetFromMap(new WeakHashMap<>());
+
+  private DatabaseInstance readFrom;
+
+  /** Another instance was met and not read whole yet. */
+  private DatabaseInstance arrived;
+
+  /**
+   * @param identify null: a watch that identifies nothing and takes every connection as it is
+   */
+  public InstanceWatch(Identify identify) {
+    this.identify = identify;
+  }
+
+  /**
+   * Returns {@code c} when it reaches the instance the position was read from (identifying it if it
+   * is new to the watch); otherwise closes it and throws.
+   *
+   * @throws InstanceChangedException on another instance: {@link #changed()} is true from now on
+   */
+  public Connection check(Connection c) throws SQLException {
+    if (identify == null || readFrom == null) {
+      return c;
+    }
+    Connection physical = physical(c);
+    if (arrived == null && known.contains(physical)) {
+      return c;
+    }
+    DatabaseInstance now = identify(c);
+    if (arrived == null && now.sameAs(readFrom)) {
+      known.add(physical);
+      return c;
+    }
+    c.close();
+    InstanceChangedException e = new InstanceChangedException(readFrom, now);
+    if (arrived == null || !arrived.sameAs(now)) {
+      LOG.warn("{}", e.getMessage());
+    }
+    arrived = now;
+    throw e;
+  }
+
+  /**
+   * The instance {@code c} reaches, on which a snapshot of every cached table is about to be read;
+   * null when this watch identifies nothing. Once that read succeeded, {@link #positioned} makes it
+   * the instance the position belongs to. Closes {@code c} when it fails.
+   */
+  public DatabaseInstance identify(Connection c) throws SQLException {
+    if (identify == null) {
+      return null;
+    }
+    try {
+      return identify.of(c);
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /** A snapshot of every cached table was read on {@code at}: the position is that instance's. */
+  public void positioned(DatabaseInstance at) {
+    if (at == null) {
+      return;
+    }
+    if (readFrom == null || !at.sameAs(readFrom)) {
+      known.clear(); // connections to the former instance are identified again, never trusted
+    }
+    readFrom = at;
+    arrived = null;
+  }
+
+  /** Another instance was met: the tail must read every table again before it reads on. */
+  public boolean changed() {
+    return arrived != null;
+  }
+
+  /** The instance the position belongs to; null before the first snapshot. */
+  public DatabaseInstance readFrom() {
+    return readFrom;
+  }
+
+  private static Connection physical(Connection c) throws SQLException {
+    return c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+  }
+}

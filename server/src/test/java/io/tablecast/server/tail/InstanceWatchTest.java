@@ -1,0 +1,121 @@
+package io.tablecast.server.tail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class InstanceWatchTest {
+  private static final Instant T = Instant.parse("2026-12-02T08:00:00Z");
+  private static final DatabaseInstance A = new DatabaseInstance("cluster 1", T, Duration.ZERO);
+  private static final DatabaseInstance A_RESTARTED =
+      new DatabaseInstance("cluster 1", T.plusSeconds(30), Duration.ZERO);
+
+  private final Map<Connection, DatabaseInstance> reaches = new HashMap<>();
+  private final Map<Connection, Integer> identified = new HashMap<>();
+  private final Set<Connection> closed = new HashSet<>();
+  private final InstanceWatch watch =
+      new InstanceWatch(
+          c -> {
+            identified.merge(c, 1, Integer::sum);
+            return reaches.get(c);
+          });
+
+  @Test
+  void aConnectionToTheInstanceReadFromIsIdentifiedOnceAndPasses() throws Exception {
+    Connection first = connectionTo(A);
+    watch.positioned(watch.identify(first));
+    Connection second = connectionTo(A);
+    assertThat(watch.check(second)).isSameAs(second);
+    assertThat(watch.check(second)).isSameAs(second);
+    assertThat(identified.get(second)).isEqualTo(1);
+    assertThat(watch.changed()).isFalse();
+    assertThat(closed).isEmpty();
+  }
+
+  @Test
+  void aConnectionToAnotherInstanceIsClosedAndRefusedUntilATableReadPositionsTheTailThere()
+      throws Exception {
+    watch.positioned(watch.identify(connectionTo(A)));
+    Connection known = connectionTo(A);
+    watch.check(known);
+    Connection restarted = connectionTo(A_RESTARTED);
+
+    assertThatThrownBy(() -> watch.check(restarted))
+        .isInstanceOf(InstanceChangedException.class)
+        .hasMessageContaining(
+            "cluster 1 started 2026-12-02T08:00:00Z, now cluster 1 started "
+                + "2026-12-02T08:00:30Z");
+    assertThat(closed).containsExactly(restarted);
+    assertThat(watch.changed()).isTrue();
+    // until the tables are read again, no read goes on, not even on a connection known before
+    assertThatThrownBy(() -> watch.check(known)).isInstanceOf(InstanceChangedException.class);
+
+    Connection reading = connectionTo(A_RESTARTED);
+    watch.positioned(watch.identify(reading));
+    assertThat(watch.changed()).isFalse();
+    assertThat(watch.readFrom()).isEqualTo(A_RESTARTED);
+    Connection next = connectionTo(A_RESTARTED);
+    assertThat(watch.check(next)).isSameAs(next);
+    // a connection to the former instance, known or not, is identified again and refused
+    assertThatThrownBy(() -> watch.check(connectionTo(A)))
+        .isInstanceOf(InstanceChangedException.class);
+  }
+
+  @Test
+  void beforeItsFirstPositionAndWithoutIdentificationEveryConnectionPasses() throws Exception {
+    Connection any = connectionTo(A);
+    assertThat(watch.check(any)).isSameAs(any);
+    assertThat(identified).isEmpty();
+    InstanceWatch none = new InstanceWatch(null);
+    none.positioned(none.identify(any));
+    assertThat(none.check(connectionTo(A_RESTARTED))).isNotNull();
+    assertThat(none.changed()).isFalse();
+  }
+
+  @Test
+  void startTimesDerivedFromAWholeSecondUptimeMatchWithinTheirSlack() {
+    Duration second = Duration.ofSeconds(1);
+    DatabaseInstance m = new DatabaseInstance("server_id 1 on db:3306", T, second);
+    assertThat(m.sameAs(new DatabaseInstance("server_id 1 on db:3306", T.plusSeconds(2), second)))
+        .isTrue();
+    assertThat(m.sameAs(new DatabaseInstance("server_id 1 on db:3306", T.plusSeconds(3), second)))
+        .isFalse();
+    assertThat(m.sameAs(new DatabaseInstance("server_id 2 on db:3306", T, second))).isFalse();
+    assertThat(A.sameAs(new DatabaseInstance("cluster 1", T.plusNanos(1000), Duration.ZERO)))
+        .isFalse();
+  }
+
+  /** A connection that reaches {@code instance}; it is its own physical connection. */
+  private Connection connectionTo(DatabaseInstance instance) {
+    Connection[] self = new Connection[1];
+    self[0] =
+        (Connection)
+            Proxy.newProxyInstance(
+                Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "isWrapperFor" -> true;
+                      case "unwrap" -> proxy;
+                      case "close" -> {
+                        closed.add(self[0]);
+                        yield null;
+                      }
+                      case "hashCode" -> System.identityHashCode(proxy);
+                      case "equals" -> proxy == args[0];
+                      case "toString" -> "connection to " + instance;
+                      default -> throw new UnsupportedOperationException(method.getName());
+                    });
+    reaches.put(self[0], instance);
+    return self[0];
+  }
+}

@@ -1,0 +1,179 @@
+package io.tablecast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.server.ServerConfig;
+import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.SourceConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The database behind the server's address becomes another instance while it serves: a standby
+ * promoted after the primary crashed, without the primary's last transactions (PostgreSQL), or a
+ * server restored from a backup taken before the last writes (MariaDB). The new instance lacks
+ * changes the mirrors already show and hands their transaction ids or outbox ids to new ones: the
+ * server must take the mirrors to the new instance's tables, not keep the lost rows and skip the
+ * new changes. Reconciliation is off, so that only the tail can bring them there.
+ */
+class DatabaseFailoverTest {
+  private static final String CREATE =
+      "CREATE TABLE failover.items (id int PRIMARY KEY, name varchar(20))";
+
+  @Test
+  void aPromotedStandbyThatLacksTheLastTransactionsIsWhatMirrorsShow() throws Exception {
+    try (LocalDatabases.Postgres primary = LocalDatabases.Postgres.start("failover-primary")) {
+      primary.execute(
+          "CREATE SCHEMA failover", CREATE, "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+      try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
+          TablecastServer server = serve(pgUrl(address));
+          TablecastClient client = client(server)) {
+        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+        primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
+        try (LocalDatabases.Postgres standby = primary.standby("failover-standby")) {
+          standby.stop(); // it falls behind: what follows never reaches it
+          primary.execute(
+              "INSERT INTO failover.items VALUES (4, 'lost')",
+              "UPDATE failover.items SET name = 'lost' WHERE id = 1",
+              "DELETE FROM failover.items WHERE id = 2");
+          awaitMirror(mirror, LocalDatabases.rows(primary.jdbcUrl(), "failover.items"));
+
+          primary.crash();
+          standby.startProcess();
+          standby.promote();
+          address.retarget("127.0.0.1", standby.port);
+          address.cut();
+          // the standby's next transaction ids are the ones the lost transactions had
+          standby.execute(
+              "INSERT INTO failover.items VALUES (5, 'new')",
+              "UPDATE failover.items SET name = 'new' WHERE id = 3");
+
+          awaitMirror(mirror, LocalDatabases.rows(standby.jdbcUrl(), "failover.items"));
+          standby.execute("INSERT INTO failover.items VALUES (6, 'after')");
+          awaitMirror(mirror, LocalDatabases.rows(standby.jdbcUrl(), "failover.items"));
+        }
+      }
+    }
+  }
+
+  @Test
+  void anUnloggedTableThatACrashEmptiedIsEmptyInMirrorsOnceTheDatabaseIsBack() throws Exception {
+    try (LocalDatabases.Postgres db = LocalDatabases.Postgres.start("failover-unlogged")) {
+      db.execute(
+          "CREATE SCHEMA failover",
+          CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
+          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+      try (TablecastServer server = serve(db.jdbcUrl());
+          TablecastClient client = client(server)) {
+        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+        db.execute("INSERT INTO failover.items VALUES (3, 'c')");
+        awaitMirror(mirror, Map.of(1, "a", 2, "b", 3, "c"));
+
+        db.crash(); // crash recovery empties unlogged tables; no trigger fires
+        db.startProcess();
+        assertThat(LocalDatabases.rows(db.jdbcUrl(), "failover.items")).isEmpty();
+        awaitMirror(mirror, Map.of());
+        db.execute("INSERT INTO failover.items VALUES (4, 'd')");
+        awaitMirror(mirror, Map.of(4, "d"));
+      }
+    }
+  }
+
+  @Test
+  void aServerRestoredFromABackupTakenBeforeTheLastWritesIsWhatMirrorsShow() throws Exception {
+    try (LocalDatabases.Mariadb primary = LocalDatabases.Mariadb.start("failover-m1", 11);
+        LocalDatabases.Mariadb restored = LocalDatabases.Mariadb.start("failover-m2", 12)) {
+      primary.execute(
+          "CREATE DATABASE failover",
+          CREATE,
+          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+      try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
+          TablecastServer server = serve(mariadbUrl(address));
+          TablecastClient client = client(server)) {
+        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+        primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
+        primary.copyTo(restored, "failover"); // the backup: outbox, triggers and all
+        primary.execute(
+            "INSERT INTO failover.items VALUES (4, 'lost')",
+            "UPDATE failover.items SET name = 'lost' WHERE id = 1",
+            "DELETE FROM failover.items WHERE id = 2");
+        String primaryUrl = primary.jdbcUrl("failover");
+        awaitMirror(mirror, LocalDatabases.rows(primaryUrl, "items"));
+
+        primary.crash();
+        address.retarget("127.0.0.1", restored.port);
+        address.cut();
+        // the restored outbox gives the next changes the ids the lost ones had
+        restored.execute(
+            "INSERT INTO failover.items VALUES (5, 'new')",
+            "UPDATE failover.items SET name = 'new' WHERE id = 3");
+
+        String restoredUrl = restored.jdbcUrl("failover");
+        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
+        restored.execute("INSERT INTO failover.items VALUES (6, 'after')");
+        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
+      }
+    }
+  }
+
+  private static String pgUrl(CuttableProxy address) {
+    return "jdbc:postgresql://" + address.address() + "/postgres?user=postgres";
+  }
+
+  private static String mariadbUrl(CuttableProxy address) {
+    return "jdbc:mariadb://" + address.address() + "/failover?user=root&password=";
+  }
+
+  /** Triggers installed; no reconciliation (0 s): only the tail can bring mirrors to the table. */
+  private static TablecastServer serve(String jdbcUrl) throws InterruptedException {
+    SourceConfig source =
+        new SourceConfig(
+            jdbcUrl,
+            null,
+            null,
+            List.of("failover.items"),
+            true,
+            null,
+            null,
+            Duration.ZERO,
+            Duration.ofSeconds(1));
+    return TablecastServer.start(
+        ServerConfig.builder()
+            .set("server_name", "failover")
+            .listen("127.0.0.1", 0)
+            .source(source)
+            .build());
+  }
+
+  private static TablecastClient client(TablecastServer server) {
+    return TablecastClient.builder()
+        .servers("127.0.0.1:" + server.port())
+        .clientName("failover")
+        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+        .build();
+  }
+
+  private static void awaitMirror(
+      TableMirror<Map<String, Object>> mirror, Map<Object, Object> table) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(contents(mirror)).isEqualTo(table));
+  }
+
+  private static Map<Object, Object> contents(TableMirror<Map<String, Object>> mirror) {
+    Map<Object, Object> rows = new TreeMap<>();
+    for (Map<String, Object> r : mirror.rows()) {
+      rows.put(((Number) r.get("id")).intValue(), r.get("name"));
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,337 @@
+package io.tablecast.it;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Database servers of a test's own, started from the Debian packages on free ports in temporary
+ * directories, for what a test cannot do to the machine's shared servers: kill one, promote a
+ * standby, restore a backup into another. A missing binary fails the test with the package to
+ * install. As root (CI), PostgreSQL runs as the {@code postgres} user; MariaDB as root.
+ */
+final class LocalDatabases {
+  private LocalDatabases() {}
+
+  static final String PG_BIN = pgBin();
+
+  private static String pgBin() {
+    String given = System.getenv("PG_BIN");
+    if (given != null) {
+      return given;
+    }
+    for (String v : List.of("17", "16", "15", "14", "13")) {
+      if (Files.isExecutable(Path.of("/usr/lib/postgresql/" + v + "/bin/initdb"))) {
+        return "/usr/lib/postgresql/" + v + "/bin";
+      }
+    }
+    return "/usr/lib/postgresql/15/bin";
+  }
+
+  /** A PostgreSQL cluster of the test's own. */
+  static final class Postgres implements AutoCloseable {
+    final Path dir;
+    final int port;
+
+    private Postgres(Path dir, int port) {
+      this.dir = dir;
+      this.port = port;
+    }
+
+    /** A new cluster (trust authentication, user postgres), started. */
+    static Postgres start(String name) throws IOException {
+      require(PG_BIN + "/initdb", "apt-get install -y postgresql-15 (or set PG_BIN)");
+      Postgres pg = new Postgres(ownedDirectory(name), freePort());
+      run(asPostgres(PG_BIN + "/initdb -D " + pg.dir + " -U postgres --auth=trust -E UTF8"));
+      pg.configure();
+      pg.startProcess();
+      return pg;
+    }
+
+    /**
+     * A streaming standby of this cluster ({@code pg_basebackup -R}), started and caught up with
+     * everything committed here so far.
+     */
+    Postgres standby(String name) throws IOException, SQLException {
+      Postgres s = new Postgres(ownedDirectory(name), freePort());
+      Files.delete(s.dir);
+      run(
+          asPostgres(
+              PG_BIN
+                  + "/pg_basebackup -h 127.0.0.1 -p "
+                  + port
+                  + " -U postgres -D "
+                  + s.dir
+                  + " -R -X stream"));
+      s.configure();
+      s.startProcess();
+      s.awaitReplayed(query("SELECT pg_current_wal_lsn()::text"));
+      return s;
+    }
+
+    private void configure() throws IOException {
+      Files.writeString(
+          dir.resolve("postgresql.conf"),
+          "\nlisten_addresses = '127.0.0.1'\nport = "
+              + port
+              + "\nunix_socket_directories = '"
+              + dir
+              + "'\nfsync = off\nmax_connections = 50\nshared_buffers = 32MB\n",
+          StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    void startProcess() throws IOException {
+      run(asPostgres(PG_BIN + "/pg_ctl -D " + dir + " -l " + dir + "/server.log -w start"));
+    }
+
+    /** A clean shutdown. */
+    void stop() throws IOException {
+      run(asPostgres(PG_BIN + "/pg_ctl -D " + dir + " -m fast -w stop"));
+    }
+
+    /** As a crash: no shutdown checkpoint, every session cut. */
+    void crash() throws IOException {
+      run(asPostgres(PG_BIN + "/pg_ctl -D " + dir + " -m immediate -w stop"));
+    }
+
+    /** Ends a standby's recovery: it takes writes from now on. */
+    void promote() throws IOException {
+      run(asPostgres(PG_BIN + "/pg_ctl -D " + dir + " -w promote"));
+    }
+
+    private void awaitReplayed(String lsn) throws SQLException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!"t".equals(query("SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn"))) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the standby on port " + port + " did not replay " + lsn);
+        }
+        sleep(50);
+      }
+    }
+
+    String jdbcUrl() {
+      return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+    }
+
+    String query(String sql) throws SQLException {
+      return LocalDatabases.query(jdbcUrl(), sql);
+    }
+
+    void execute(String... sql) throws SQLException {
+      LocalDatabases.execute(jdbcUrl(), sql);
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        crash();
+      } catch (IOException e) {
+        // not running
+      }
+      run("rm -rf " + dir);
+    }
+  }
+
+  /** A MariaDB server of the test's own, with its own {@code server_id}. */
+  static final class Mariadb implements AutoCloseable {
+    final Path dir;
+    final int port;
+    final int serverId;
+    private Process process;
+
+    private Mariadb(Path dir, int port, int serverId) {
+      this.dir = dir;
+      this.port = port;
+      this.serverId = serverId;
+    }
+
+    /** A new server (root without a password from 127.0.0.1), started. */
+    static Mariadb start(String name, int serverId) throws IOException, SQLException {
+      require("/usr/bin/mariadb-install-db", "apt-get install -y mariadb-server");
+      Mariadb m = new Mariadb(Files.createTempDirectory("tc-" + name), freePort(), serverId);
+      run(
+          "mariadb-install-db --no-defaults --datadir="
+              + m.dir
+              + " --user=root --auth-root-authentication-method=normal --skip-test-db"
+              + " > "
+              + m.dir
+              + ".install.log 2>&1");
+      m.startProcess();
+      run(
+          "mariadb --socket="
+              + m.dir
+              + "/mysqld.sock -uroot -e \"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';"
+              + " GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION\"");
+      return m;
+    }
+
+    private void startProcess() throws IOException {
+      process =
+          new ProcessBuilder(
+                  "mariadbd",
+                  "--no-defaults",
+                  "--datadir=" + dir,
+                  "--port=" + port,
+                  "--bind-address=127.0.0.1",
+                  "--socket=" + dir + "/mysqld.sock",
+                  "--pid-file=" + dir + "/mariadbd.pid",
+                  "--user=root",
+                  "--server-id=" + serverId,
+                  "--log-error=" + dir + "/error.log",
+                  "--innodb-buffer-pool-size=32M",
+                  "--skip-name-resolve")
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (true) {
+        try {
+          query("SELECT 1");
+          return;
+        } catch (SQLException e) {
+          if (!process.isAlive() || System.nanoTime() > deadline) {
+            throw new IOException(
+                "mariadbd on port " + port + " did not start: see " + dir + "/error.log", e);
+          }
+          sleep(100);
+        }
+      }
+    }
+
+    /** As a crash: killed, no shutdown. */
+    void crash() throws InterruptedException {
+      process.destroyForcibly().waitFor();
+    }
+
+    /** Copies {@code database} whole (tables, rows, triggers) into {@code other}, as a backup. */
+    void copyTo(Mariadb other, String database) throws IOException {
+      run(
+          "mariadb-dump --socket="
+              + dir
+              + "/mysqld.sock -uroot --databases "
+              + database
+              + " --triggers --routines | mariadb --socket="
+              + other.dir
+              + "/mysqld.sock -uroot");
+    }
+
+    String jdbcUrl(String database) {
+      return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root&password=";
+    }
+
+    String query(String sql) throws SQLException {
+      return LocalDatabases.query(jdbcUrl(""), sql);
+    }
+
+    void execute(String... sql) throws SQLException {
+      LocalDatabases.execute(jdbcUrl(""), sql);
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (process != null) {
+        process.destroyForcibly();
+        try {
+          process.waitFor();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      run("rm -rf " + dir + " " + dir + ".install.log");
+    }
+  }
+
+  /** {@code SELECT id, name FROM table}, by id. */
+  static Map<Object, Object> rows(String jdbcUrl, String table) throws SQLException {
+    Map<Object, Object> rows = new TreeMap<>();
+    try (Connection c = DriverManager.getConnection(jdbcUrl);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT id, name FROM " + table)) {
+      while (rs.next()) {
+        rows.put(rs.getInt(1), rs.getString(2));
+      }
+    }
+    return rows;
+  }
+
+  static String query(String jdbcUrl, String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(jdbcUrl);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+
+  static void execute(String jdbcUrl, String... sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(jdbcUrl);
+        Statement s = c.createStatement()) {
+      for (String q : sql) {
+        s.execute(q);
+      }
+    }
+  }
+
+  private static boolean root() {
+    return "root".equals(System.getProperty("user.name"));
+  }
+
+  private static String asPostgres(String command) {
+    return root() ? "su postgres -s /bin/bash -c '" + command + "'" : command;
+  }
+
+  /** A new directory the PostgreSQL processes may own. */
+  private static Path ownedDirectory(String name) throws IOException {
+    Path dir = Files.createTempDirectory("tc-" + name);
+    if (root()) {
+      run("chown postgres:postgres " + dir + " && chmod 700 " + dir);
+    }
+    return dir;
+  }
+
+  private static void require(String binary, String install) {
+    if (!Files.isExecutable(Path.of(binary))) {
+      throw new IllegalStateException(binary + " is missing: " + install);
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Runs a shell command; fails with its output when it fails. */
+  static void run(String command) throws IOException {
+    Process p = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (p.waitFor() != 0) {
+        throw new IOException("`" + command + "` failed (" + p.exitValue() + "): " + out);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted: " + command, e);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
