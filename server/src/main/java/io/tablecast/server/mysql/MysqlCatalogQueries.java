@@ -3,6 +3,8 @@ package io.tablecast.server.mysql;
 import io.tablecast.protocol.ColumnKind;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
+import io.tablecast.server.capture.Identifiers;
+import io.tablecast.server.capture.InstalledTrigger;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.tail.DatabaseInstance;
 import java.sql.Connection;
@@ -169,5 +171,53 @@ final class MysqlCatalogQueries {
       }
     }
     return new DatabaseInstance(name, Instant.ofEpochSecond(now - uptime), Duration.ofSeconds(1));
+  }
+
+  /**
+   * Triggers named {@code tablecast_*} whose statement writes to {@code outbox}, on any table:
+   * found by what they do, so triggers of tables since removed from {@code cached_tables} are found
+   * too. A row trigger's owner is the table its statement records (a table renamed away takes its
+   * triggers along, still recording the old name); a parent's key-recording trigger owns its table.
+   */
+  static List<InstalledTrigger> installedTriggers(Connection c, String outbox) throws SQLException {
+    List<InstalledTrigger> out = new ArrayList<>();
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, TRIGGER_NAME, ACTION_STATEMENT "
+                    + "FROM information_schema.TRIGGERS WHERE TRIGGER_NAME LIKE 'tablecast\\_%' "
+                    + "ORDER BY 1, 2, 3");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String statement = rs.getString(4);
+        if (statement != null && statement.contains(outbox)) {
+          TableId table = new TableId(rs.getString(1), rs.getString(2));
+          out.add(new InstalledTrigger(table, rs.getString(3), recorded(statement, table)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The table a row trigger's outbox INSERT records (sql/triggers/mysql/trigger.sql), or {@code
+   * on}.
+   */
+  private static TableId recorded(String statement, TableId on) {
+    String values = "(table_name, op, new_key, old_key) VALUES (";
+    int at = statement.indexOf(values);
+    if (!statement.startsWith("INSERT INTO ") || at < 0) {
+      return on; // a key-recording trigger of a parent (BEGIN ... END): it records other tables
+    }
+    String literal = Identifiers.literal(on.qualified());
+    if (statement.startsWith(literal, at + values.length())) {
+      return on;
+    }
+    int start = at + values.length() + 1;
+    int end = statement.indexOf("', '", start);
+    String recorded = end < 0 ? "" : statement.substring(start, end).replace("''", "'");
+    int dot = recorded.indexOf('.');
+    return dot < 0
+        ? new TableId(on.schema(), recorded)
+        : new TableId(recorded.substring(0, dot), recorded.substring(dot + 1));
   }
 }

@@ -14,8 +14,6 @@ import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.SourceContext;
 import io.tablecast.server.tail.TailDialect;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -110,27 +108,12 @@ final class MysqlDialect implements TailDialect {
 
   /**
    * Triggers named {@code tablecast_*} whose statement writes to this installation's outbox, on any
-   * table: found by what they do, so triggers of tables since removed from {@code cached_tables}
-   * are found too.
+   * table ({@link MysqlCatalogQueries#installedTriggers}).
    */
   @Override
   public List<InstalledTrigger> installedTriggers(Connection c, Installation inst)
       throws SQLException {
-    List<InstalledTrigger> out = new ArrayList<>();
-    try (PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, TRIGGER_NAME, "
-                    + "ACTION_STATEMENT FROM information_schema.TRIGGERS WHERE TRIGGER_NAME LIKE 'tablecast\\_%' ORDER BY 1, 2, 3");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        String statement = rs.getString(4);
-        if (statement != null && statement.contains(inst.outbox())) {
-          out.add(
-              new InstalledTrigger(new TableId(rs.getString(1), rs.getString(2)), rs.getString(3)));
-        }
-      }
-    }
-    return out;
+    return MysqlCatalogQueries.installedTriggers(c, inst.outbox());
   }
 
   @Override
@@ -154,6 +137,13 @@ final class MysqlDialect implements TailDialect {
       throws SQLException {
     List<MysqlTriggers.Trigger> wanted = wanted(c, inst, tables);
     List<String> out = new ArrayList<>(MysqlTriggers.outbox(flavor, inst.outbox()));
+    for (InstalledTrigger moved : installed) {
+      if (!moved.table().equals(moved.owner())) {
+        // renamed away with its table: it records another table's name, and holds the name that
+        // table's own trigger needs (trigger names are per schema). Dropped first.
+        out.add(dropSql(moved));
+      }
+    }
     Map<TableId, Set<String>> wantedNames = new LinkedHashMap<>();
     for (MysqlTriggers.Trigger trigger : wanted) {
       out.add(trigger.sql());
@@ -180,18 +170,22 @@ final class MysqlDialect implements TailDialect {
    */
   @Override
   public List<String> toRun(List<String> script, List<InstalledTrigger> installed) {
-    Set<String> present = new HashSet<>();
+    Map<String, String> present = new LinkedHashMap<>(); // CREATE ... name -> ON table
     for (InstalledTrigger t : installed) {
-      present.add(
-          "CREATE TRIGGER IF NOT EXISTS "
-              + quote(t.table().schema())
-              + "."
-              + quote(t.name())
-              + " ");
+      if (t.table().equals(t.owner())) { // one renamed away with its table is not the one wanted
+        present.put(
+            "CREATE TRIGGER IF NOT EXISTS "
+                + quote(t.table().schema())
+                + "."
+                + quote(t.name())
+                + " ",
+            " ON " + MysqlIdentifiers.quote(t.table()) + " FOR EACH ROW");
+      }
     }
     List<String> out = new ArrayList<>();
     for (String statement : script) {
-      if (present.stream().noneMatch(statement::startsWith)) {
+      if (present.entrySet().stream()
+          .noneMatch(p -> statement.startsWith(p.getKey()) && statement.contains(p.getValue()))) {
         out.add(statement);
       }
     }
