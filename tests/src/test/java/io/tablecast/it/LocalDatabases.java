@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -149,18 +150,25 @@ final class LocalDatabases {
     final Path dir;
     final int port;
     final int serverId;
+    private final List<String> options;
     private Process process;
 
-    private Mariadb(Path dir, int port, int serverId) {
+    private Mariadb(Path dir, int port, int serverId, List<String> options) {
       this.dir = dir;
       this.port = port;
       this.serverId = serverId;
+      this.options = options;
     }
 
-    /** A new server (root without a password from 127.0.0.1), started. */
-    static Mariadb start(String name, int serverId) throws IOException, SQLException {
+    /**
+     * A new server (root without a password from 127.0.0.1), started with {@code options} beside
+     * its own (e.g. {@code --log-bin}).
+     */
+    static Mariadb start(String name, int serverId, String... options) throws IOException {
       require("/usr/bin/mariadb-install-db", "apt-get install -y mariadb-server");
-      Mariadb m = new Mariadb(Files.createTempDirectory("tc-" + name), freePort(), serverId);
+      Mariadb m =
+          new Mariadb(
+              Files.createTempDirectory("tc-" + name), freePort(), serverId, List.of(options));
       run(
           "mariadb-install-db --no-defaults --datadir="
               + m.dir
@@ -178,8 +186,9 @@ final class LocalDatabases {
     }
 
     private void startProcess() throws IOException {
-      process =
-          new ProcessBuilder(
+      List<String> command =
+          new ArrayList<>(
+              List.of(
                   "mariadbd",
                   "--no-defaults",
                   "--datadir=" + dir,
@@ -191,7 +200,10 @@ final class LocalDatabases {
                   "--server-id=" + serverId,
                   "--log-error=" + dir + "/error.log",
                   "--innodb-buffer-pool-size=32M",
-                  "--skip-name-resolve")
+                  "--skip-name-resolve"));
+      command.addAll(options);
+      process =
+          new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .start();
@@ -213,6 +225,18 @@ final class LocalDatabases {
     /** As a crash: killed, no shutdown. */
     void crash() throws InterruptedException {
       process.destroyForcibly().waitFor();
+    }
+
+    /**
+     * Makes this server a replica of {@code primary} (which runs with {@code --log-bin}), from the
+     * start of its binary log, and waits until it applied all of it so far.
+     */
+    void replicate(Mariadb primary) throws SQLException {
+      execute(
+          "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT="
+              + primary.port
+              + ", MASTER_USER='root', MASTER_PASSWORD='', MASTER_USE_GTID=no",
+          "START SLAVE");
     }
 
     /** Copies {@code database} whole (tables, rows, triggers) into {@code other}, as a backup. */

@@ -34,7 +34,7 @@ final class ConfigurationCheck {
   }
 
   List<CaptureFinding> run() throws SQLException {
-    List<CaptureFinding> out = new ArrayList<>();
+    List<CaptureFinding> out = new ArrayList<>(dialect.sourceFindings(connection));
     List<TableSchema> described = new ArrayList<>();
     for (String name : installer.configuredNames()) {
       String subject = installer.subject(name);

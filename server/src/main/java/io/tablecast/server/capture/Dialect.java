@@ -186,6 +186,17 @@ public interface Dialect {
     return List.of();
   }
 
+  /**
+   * What keeps this database from being the source of capture: a replica (MySQL/MariaDB) or a
+   * standby in recovery (PostgreSQL) takes its changes from another server, as row events or WAL
+   * that fire no trigger, so capture there would record none of them. Errors name the server it
+   * replicates from and say to point {@code source.jdbc_url} at the primary; a warning says when
+   * this user may not see it. None by default.
+   */
+  default List<CaptureFinding> sourceFindings(Connection c) throws SQLException {
+    return List.of();
+  }
+
   // ---- reads
 
   /**

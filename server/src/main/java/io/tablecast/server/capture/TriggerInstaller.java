@@ -108,6 +108,13 @@ public final class TriggerInstaller implements AutoCloseable {
     if (tables == null) {
       List<TableSchema> out = new ArrayList<>();
       List<CaptureFinding> problems = new ArrayList<>();
+      for (CaptureFinding f : dialect.sourceFindings(connection)) {
+        if (f.stopsServe()) {
+          problems.add(f);
+        } else {
+          LOG.warn("{}: {}", f.subject(), f.message());
+        }
+      }
       Set<String> seen = new HashSet<>();
       try (Progress progress =
           Progress.start("catalog", "tables", config.tableNames().size(), LOG)) {
@@ -126,7 +133,7 @@ public final class TriggerInstaller implements AutoCloseable {
       }
       if (!problems.isEmpty()) {
         throw new IllegalArgumentException(
-            CaptureFinding.listing("cached_tables cannot be captured as configured", problems));
+            CaptureFinding.listing("the configured tables cannot be captured", problems));
       }
       tables = List.copyOf(out);
     }

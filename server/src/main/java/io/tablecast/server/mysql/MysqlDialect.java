@@ -317,6 +317,11 @@ final class MysqlDialect implements TailDialect {
    * PROCESS, to read {@code information_schema.innodb_trx} (else lock probes, {@link
    * MysqlChangeSource}).
    */
+  @Override // a replica's replicated changes fire no trigger (ReplicaCheck)
+  public List<CaptureFinding> sourceFindings(Connection c) throws SQLException {
+    return ReplicaCheck.findings(c, flavor);
+  }
+
   @Override
   public List<CaptureFinding> privilegeFindings(Probe probe) throws SQLException {
     String process = probe.error("SELECT COUNT(*) FROM information_schema.innodb_trx");

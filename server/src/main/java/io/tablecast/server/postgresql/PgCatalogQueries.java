@@ -1,5 +1,6 @@
 package io.tablecast.server.postgresql;
 
+import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.TableId;
@@ -190,5 +191,30 @@ final class PgCatalogQueries {
       }
     }
     return new DatabaseInstance(name, started, Duration.ZERO);
+  }
+
+  /**
+   * An error when {@code c} reaches a standby in recovery: it replays the primary's WAL, which
+   * fires no trigger, and takes no writes of its own (no triggers, no outbox, no pruning).
+   */
+  static List<CaptureFinding> standbyFindings(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_is_in_recovery(), (SELECT sender_host || ':' || sender_port "
+                    + "FROM pg_stat_wal_receiver)")) {
+      rs.next();
+      if (!rs.getBoolean(1)) {
+        return List.of();
+      }
+      String primary = rs.getString(2);
+      return List.of(
+          CaptureFinding.error(
+              "source",
+              "this database is a standby in recovery"
+                  + (primary == null ? "" : " of " + primary)
+                  + ": it replays the primary's changes, which fire no trigger, and takes no "
+                  + "writes of its own. Point source.jdbc_url at the primary"));
+    }
   }
 }

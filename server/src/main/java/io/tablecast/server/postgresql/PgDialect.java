@@ -53,6 +53,11 @@ final class PgDialect implements TailDialect {
     return name();
   }
 
+  @Override // a standby replays WAL, which fires no trigger (PgCatalogQueries.standbyFindings)
+  public List<CaptureFinding> sourceFindings(Connection c) throws SQLException {
+    return PgCatalogQueries.standbyFindings(c);
+  }
+
   // ---------------------------------------------------------------- identifiers
 
   @Override
