@@ -5,11 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
-import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
-import io.tablecast.server.capture.SourceConfig;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -32,8 +29,8 @@ class DatabaseFailoverTest {
       primary.execute(
           "CREATE SCHEMA failover", CREATE, "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
       try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
-          TablecastServer server = serve(pgUrl(address));
-          TablecastClient client = client(server)) {
+          TablecastServer server = LocalDatabases.serve(pgUrl(address), "failover.items");
+          TablecastClient client = LocalDatabases.client(server)) {
         TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
         assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
         primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
@@ -70,8 +67,8 @@ class DatabaseFailoverTest {
           "CREATE SCHEMA failover",
           CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
           "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
-      try (TablecastServer server = serve(db.jdbcUrl());
-          TablecastClient client = client(server)) {
+      try (TablecastServer server = LocalDatabases.serve(db.jdbcUrl(), "failover.items");
+          TablecastClient client = LocalDatabases.client(server)) {
         TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
         assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
         db.execute("INSERT INTO failover.items VALUES (3, 'c')");
@@ -96,8 +93,8 @@ class DatabaseFailoverTest {
           CREATE,
           "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
       try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
-          TablecastServer server = serve(mariadbUrl(address));
-          TablecastClient client = client(server)) {
+          TablecastServer server = LocalDatabases.serve(mariadbUrl(address), "failover.items");
+          TablecastClient client = LocalDatabases.client(server)) {
         TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
         assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
         primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
@@ -131,35 +128,6 @@ class DatabaseFailoverTest {
 
   private static String mariadbUrl(CuttableProxy address) {
     return "jdbc:mariadb://" + address.address() + "/failover?user=root&password=";
-  }
-
-  /** Triggers installed; no reconciliation (0 s): only the tail can bring mirrors to the table. */
-  private static TablecastServer serve(String jdbcUrl) throws InterruptedException {
-    SourceConfig source =
-        new SourceConfig(
-            jdbcUrl,
-            null,
-            null,
-            List.of("failover.items"),
-            true,
-            null,
-            null,
-            Duration.ZERO,
-            Duration.ofSeconds(1));
-    return TablecastServer.start(
-        ServerConfig.builder()
-            .set("server_name", "failover")
-            .listen("127.0.0.1", 0)
-            .source(source)
-            .build());
-  }
-
-  private static TablecastClient client(TablecastServer server) {
-    return TablecastClient.builder()
-        .servers("127.0.0.1:" + server.port())
-        .clientName("failover")
-        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
-        .build();
   }
 
   private static void awaitMirror(

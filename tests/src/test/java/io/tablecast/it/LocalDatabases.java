@@ -1,5 +1,9 @@
 package io.tablecast.it;
 
+import io.tablecast.client.TablecastClient;
+import io.tablecast.server.ServerConfig;
+import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.SourceConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +93,8 @@ final class LocalDatabases {
               + port
               + "\nunix_socket_directories = '"
               + dir
-              + "'\nfsync = off\nmax_connections = 50\nshared_buffers = 32MB\n",
+              + "'\nfsync = off\nmax_connections = 50\nshared_buffers = 32MB\n"
+              + "max_prepared_transactions = 10\n",
           StandardCharsets.UTF_8,
           java.nio.file.StandardOpenOption.APPEND);
     }
@@ -275,6 +281,44 @@ final class LocalDatabases {
       }
       run("rm -rf " + dir + " " + dir + ".install.log");
     }
+  }
+
+  /**
+   * The configuration of a server on {@code jdbcUrl} caching {@code table}: capture installed (or
+   * not), no reconciliation (0 s: only the tail can bring mirrors to the table), the capture check
+   * every second.
+   */
+  static ServerConfig serverConfig(String jdbcUrl, String table, boolean installTriggers) {
+    SourceConfig source =
+        new SourceConfig(
+            jdbcUrl,
+            null,
+            null,
+            List.of(table),
+            installTriggers,
+            null,
+            null,
+            Duration.ZERO,
+            Duration.ofSeconds(1));
+    return ServerConfig.builder()
+        .set("server_name", "local")
+        .listen("127.0.0.1", 0)
+        .source(source)
+        .build();
+  }
+
+  /** A server started with {@link #serverConfig}, capture installed. */
+  static TablecastServer serve(String jdbcUrl, String table) throws InterruptedException {
+    return TablecastServer.start(serverConfig(jdbcUrl, table, true));
+  }
+
+  /** A client of {@code server} that reconnects quickly. */
+  static TablecastClient client(TablecastServer server) {
+    return TablecastClient.builder()
+        .servers("127.0.0.1:" + server.port())
+        .clientName("local")
+        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+        .build();
   }
 
   /** {@code SELECT id, name FROM table}, by id. */

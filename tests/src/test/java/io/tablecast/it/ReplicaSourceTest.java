@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
-import io.tablecast.server.capture.SourceConfig;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +30,8 @@ class ReplicaSourceTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> "1".equals(countOrNull(replica)));
       for (boolean install : new boolean[] {true, false}) {
-        ServerConfig config = config(replica.jdbcUrl("shop"), install);
+        ServerConfig config =
+            LocalDatabases.serverConfig(replica.jdbcUrl("shop"), "shop.items", install);
         assertThatThrownBy(() -> TablecastServer.start(config).close())
             .as("install_triggers: %s", install)
             .hasMessageContaining("is a replica of 127.0.0.1:" + primary.port)
@@ -53,7 +52,8 @@ class ReplicaSourceTest {
           "INSERT INTO shop.items VALUES (1, 'a')");
       try (LocalDatabases.Postgres standby = primary.standby("replica-pg-standby")) {
         for (boolean install : new boolean[] {true, false}) {
-          ServerConfig config = config(standby.jdbcUrl(), install);
+          ServerConfig config =
+              LocalDatabases.serverConfig(standby.jdbcUrl(), "shop.items", install);
           assertThatThrownBy(() -> TablecastServer.start(config).close())
               .as("install_triggers: %s", install)
               .hasMessageContaining("standby")
@@ -62,25 +62,6 @@ class ReplicaSourceTest {
         }
       }
     }
-  }
-
-  private static ServerConfig config(String jdbcUrl, boolean install) {
-    SourceConfig source =
-        new SourceConfig(
-            jdbcUrl,
-            null,
-            null,
-            List.of("shop.items"),
-            install,
-            null,
-            null,
-            Duration.ZERO,
-            Duration.ofSeconds(1));
-    return ServerConfig.builder()
-        .set("server_name", "replica")
-        .listen("127.0.0.1", 0)
-        .source(source)
-        .build();
   }
 
   private static String countOrNull(LocalDatabases.Mariadb db) {
