@@ -64,7 +64,7 @@ class MysqlReadRoundTripsTest {
           .containsExactly("commit+begin+outbox", "rows");
 
       sent.clear();
-      source.poll(Duration.ofMillis(30));
+      source.poll(Duration.ofMillis(200)); // long enough for a read after the pause, under load
       List<String> after = kinds(sent);
       assertThat(after)
           .as("still busy, then idle again: each snapshot committed by the next read")
