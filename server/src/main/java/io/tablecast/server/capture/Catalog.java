@@ -73,7 +73,8 @@ public final class Catalog {
         problems.add(
             "table "
                 + id.qualified()
-                + " has no primary key; Tablecast caches rows by key, add a PRIMARY KEY to cache it");
+                + " has no primary key and no unique index on NOT NULL columns; Tablecast caches "
+                + "rows by key: add a PRIMARY KEY (or such a UNIQUE index) to cache it");
       }
     } catch (IllegalArgumentException e) {
       problems.add(e.getMessage());

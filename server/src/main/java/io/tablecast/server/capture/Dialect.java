@@ -91,7 +91,11 @@ public interface Dialect {
    */
   List<CatalogColumn> columns(Connection c, TableId id) throws SQLException;
 
-  /** The primary-key column names in key order; empty when the table has none. */
+  /**
+   * The key rows are cached by, column names in key order: the primary key or, for a table without
+   * one, a unique index on NOT NULL columns (no prefix, expression or predicate; the one with the
+   * fewest columns, then the first by name); empty when the table has neither.
+   */
   List<String> primaryKey(Connection c, TableId id) throws SQLException;
 
   /**

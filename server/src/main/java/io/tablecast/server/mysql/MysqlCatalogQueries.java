@@ -15,8 +15,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -105,36 +109,67 @@ final class MysqlCatalogQueries {
   }
 
   /**
-   * @throws IllegalArgumentException naming the column, when a spatial column is part of the key:
-   *     its GeoJSON form cannot be bound back to find the row by key
+   * The PRIMARY key or, without one, the unique index on NOT NULL columns with the fewest columns
+   * (then by name), without prefix or functional parts (the key rows are read back by).
+   *
+   * @throws IllegalArgumentException when that key has a spatial column (sent as GeoJSON, it cannot
+   *     be read back by)
    */
   List<String> primaryKey(Connection c, TableId id) throws SQLException {
+    Map<String, List<String>> indexes = new LinkedHashMap<>();
+    Map<String, String> types = new HashMap<>();
+    Set<String> unusable = new HashSet<>();
     try (PreparedStatement ps =
             Catalog.prepare(
                 c,
-                "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "
-                    + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_KEY = 'PRI'",
+                "SELECT s.INDEX_NAME, s.COLUMN_NAME, s.SUB_PART, s.NULLABLE, col.DATA_TYPE "
+                    + "FROM information_schema.STATISTICS s LEFT JOIN information_schema.COLUMNS col "
+                    + "ON col.TABLE_SCHEMA = s.TABLE_SCHEMA AND col.TABLE_NAME = s.TABLE_NAME "
+                    + "AND col.COLUMN_NAME = s.COLUMN_NAME WHERE s.TABLE_SCHEMA = ? "
+                    + "AND s.TABLE_NAME = ? AND s.NON_UNIQUE = 0 "
+                    + "ORDER BY s.INDEX_NAME <> 'PRIMARY', s.INDEX_NAME, s.SEQ_IN_INDEX",
                 id);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        if (MysqlTypes.isSpatial(rs.getString(2))) {
-          throw new IllegalArgumentException(
-              "column "
-                  + id.qualified()
-                  + "."
-                  + rs.getString(1)
-                  + " has type "
-                  + rs.getString(2)
-                  + " and is part of the primary key, which Tablecast cannot read rows back by "
-                  + "(it sends spatial values as GeoJSON); give the table a key without spatial columns to cache it");
+        String index = rs.getString(1);
+        String column = rs.getString(2);
+        indexes.computeIfAbsent(index, k -> new ArrayList<>()).add(column);
+        if (column != null) {
+          types.put(column, rs.getString(5));
+        }
+        boolean keyable =
+            column != null && rs.getObject(3) == null && !"YES".equals(rs.getString(4));
+        if (!keyable && !index.equals("PRIMARY")) {
+          unusable.add(index); // a functional part, a prefix, or a column that may be NULL
         }
       }
     }
-    return Catalog.strings(
-        c,
-        "SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ? "
-            + "AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION",
-        id);
+    List<String> key =
+        indexes.entrySet().stream()
+            .filter(e -> !unusable.contains(e.getKey()))
+            .min(
+                Comparator.comparing(
+                        (Map.Entry<String, List<String>> e) -> !e.getKey().equals("PRIMARY"))
+                    .thenComparing(e -> e.getValue().size())
+                    .thenComparing(Map.Entry::getKey))
+            .map(Map.Entry::getValue)
+            .orElse(List.of());
+    for (String column : key) {
+      if (MysqlTypes.isSpatial(types.get(column))) {
+        throw new IllegalArgumentException(
+            "column "
+                + id.qualified()
+                + "."
+                + column
+                + " has type "
+                + types.get(column)
+                + " and is part of the "
+                + (indexes.containsKey("PRIMARY") ? "primary key" : "unique key it is cached by")
+                + ", which Tablecast cannot read rows back by "
+                + "(it sends spatial values as GeoJSON); give the table a key without spatial columns to cache it");
+      }
+    }
+    return key;
   }
 
   /**

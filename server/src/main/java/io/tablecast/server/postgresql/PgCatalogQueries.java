@@ -129,17 +129,27 @@ final class PgCatalogQueries {
   }
 
   /**
-   * From {@code pg_catalog}, not {@code information_schema}: the latter hides constraints from a
-   * user that only holds SELECT, and the server is meant to run as such a user (docs/SECURITY.md).
+   * The primary key or, without one, the unique index on NOT NULL columns with the fewest key
+   * columns (then by name), not partial, without expressions, valid; its key columns only (not
+   * INCLUDE ones). From {@code pg_catalog}, not {@code information_schema}: the latter hides
+   * constraints from a user that only holds SELECT, and the server is meant to run as such a user
+   * (docs/SECURITY.md).
    */
   static List<String> primaryKey(Connection c, TableId id) throws SQLException {
     return Catalog.strings(
         c,
-        "SELECT a.attname FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid "
-            + "JOIN pg_namespace n ON n.oid = t.relnamespace "
-            + "JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) ON true "
+        "SELECT a.attname FROM (SELECT i.indrelid, i.indkey, i.indnkeyatts FROM pg_index i "
+            + "JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace "
+            + "JOIN pg_class ic ON ic.oid = i.indexrelid "
+            + "WHERE n.nspname = ? AND t.relname = ? AND (i.indisprimary OR (i.indisunique "
+            + "AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL AND NOT EXISTS ("
+            + "SELECT 1 FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) "
             + "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
-            + "WHERE n.nspname = ? AND t.relname = ? AND i.indisprimary ORDER BY k.ord",
+            + "WHERE k.ord <= i.indnkeyatts AND NOT a.attnotnull))) "
+            + "ORDER BY i.indisprimary DESC, i.indnkeyatts, ic.relname LIMIT 1) i "
+            + "JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) ON true "
+            + "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+            + "WHERE k.ord <= i.indnkeyatts ORDER BY k.ord",
         id);
   }
 
