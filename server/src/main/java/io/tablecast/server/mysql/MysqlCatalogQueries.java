@@ -117,26 +117,20 @@ final class MysqlCatalogQueries {
    */
   List<String> primaryKey(Connection c, TableId id) throws SQLException {
     Map<String, List<String>> indexes = new LinkedHashMap<>();
-    Map<String, String> types = new HashMap<>();
     Set<String> unusable = new HashSet<>();
+    // STATISTICS alone: joined with COLUMNS, MariaDB reads every table's columns (38 ms a table)
     try (PreparedStatement ps =
             Catalog.prepare(
                 c,
-                "SELECT s.INDEX_NAME, s.COLUMN_NAME, s.SUB_PART, s.NULLABLE, col.DATA_TYPE "
-                    + "FROM information_schema.STATISTICS s LEFT JOIN information_schema.COLUMNS col "
-                    + "ON col.TABLE_SCHEMA = s.TABLE_SCHEMA AND col.TABLE_NAME = s.TABLE_NAME "
-                    + "AND col.COLUMN_NAME = s.COLUMN_NAME WHERE s.TABLE_SCHEMA = ? "
-                    + "AND s.TABLE_NAME = ? AND s.NON_UNIQUE = 0 "
-                    + "ORDER BY s.INDEX_NAME <> 'PRIMARY', s.INDEX_NAME, s.SEQ_IN_INDEX",
+                "SELECT INDEX_NAME, COLUMN_NAME, SUB_PART, NULLABLE FROM information_schema.STATISTICS "
+                    + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0 "
+                    + "ORDER BY INDEX_NAME <> 'PRIMARY', INDEX_NAME, SEQ_IN_INDEX",
                 id);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         String index = rs.getString(1);
         String column = rs.getString(2);
         indexes.computeIfAbsent(index, k -> new ArrayList<>()).add(column);
-        if (column != null) {
-          types.put(column, rs.getString(5));
-        }
         boolean keyable =
             column != null && rs.getObject(3) == null && !"YES".equals(rs.getString(4));
         if (!keyable && !index.equals("PRIMARY")) {
@@ -154,6 +148,20 @@ final class MysqlCatalogQueries {
                     .thenComparing(Map.Entry::getKey))
             .map(Map.Entry::getValue)
             .orElse(List.of());
+    Map<String, String> types = new HashMap<>();
+    if (!key.isEmpty()) {
+      try (PreparedStatement ps =
+              Catalog.prepare(
+                  c,
+                  "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "
+                      + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+                  id);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          types.put(rs.getString(1), rs.getString(2));
+        }
+      }
+    }
     for (String column : key) {
       if (MysqlTypes.isSpatial(types.get(column))) {
         throw new IllegalArgumentException(
