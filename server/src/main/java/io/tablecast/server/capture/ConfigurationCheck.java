@@ -74,7 +74,18 @@ final class ConfigurationCheck {
     for (ConsumerRegistry.Consumer c :
         ConsumerRegistry.live(connection, dialect, installation.schema())) {
       out.add(
-          CaptureFinding.info("servers", c + " is running on this outbox, caching " + c.tables()));
+          CaptureFinding.info(
+              "servers",
+              c
+                  + " is running on this outbox, caching "
+                  + c.tables()
+                  + (c.needsFrom() == null
+                      ? " (a version that does not say what it still needs)"
+                      : c.needsFrom() == 0
+                          ? ", its position not known yet (it holds all pruning back)"
+                          : ", still needing outbox rows from position "
+                              + c.needsFrom()
+                              + " (none is pruned from there on)")));
     }
     return out;
   }

@@ -55,7 +55,14 @@ public final class ConsumerRegistry implements AutoCloseable {
    * @param host the host it runs on
    * @param tables the qualified names of the tables it caches
    */
-  public record Consumer(String id, String serverName, String host, List<String> tables) {
+  /**
+   * A live registration.
+   *
+   * @param needsFrom the lowest outbox position it may still read (0: not known yet); null for a
+   *     registry created by a version before it
+   */
+  public record Consumer(
+      String id, String serverName, String host, List<String> tables, Long needsFrom) {
     @Override
     public String toString() {
       return "server '" + serverName + "' on " + host;
@@ -129,19 +136,35 @@ public final class ConsumerRegistry implements AutoCloseable {
    * when the registry table does not exist.
    */
   static List<Consumer> live(Connection c, Dialect dialect, String schema) throws SQLException {
+    try {
+      return live(c, dialect, schema, "needs_from");
+    } catch (SQLException e) {
+      if (NO_SUCH_COLUMN.contains(e.getSQLState())) {
+        return live(c, dialect, schema, "NULL"); // a registry of a version before needs_from
+      }
+      throw e;
+    }
+  }
+
+  private static List<Consumer> live(Connection c, Dialect dialect, String schema, String needsFrom)
+      throws SQLException {
     List<Consumer> out = new ArrayList<>();
     try (PreparedStatement ps =
             c.prepareStatement(
-                "SELECT consumer_id, server_name, host, cached_tables FROM "
+                "SELECT consumer_id, server_name, host, cached_tables, "
+                    + needsFrom
+                    + " FROM "
                     + table(dialect, schema)
                     + " WHERE "
                     + LIVE
                     + " ORDER BY started_at");
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
+        long from = rs.getLong(5);
+        Long needs = rs.wasNull() ? null : from; // before any other getter
         out.add(
             new Consumer(
-                rs.getString(1), rs.getString(2), rs.getString(3), tables(rs.getString(4))));
+                rs.getString(1), rs.getString(2), rs.getString(3), tables(rs.getString(4)), needs));
       }
     } catch (SQLException e) {
       if (NO_SUCH_TABLE.contains(e.getSQLState())) {

@@ -115,6 +115,10 @@ class ConsumerRegistryTest {
             .extracting(ConsumerRegistry.Consumer::serverName)
             .containsExactly("older");
         assertThat(ConsumerRegistry.lowestNeed(c, installer.dialect(), db.schema())).isEmpty();
+        assertThat(installer.check())
+            .filteredOn(f -> f.subject().equals("servers"))
+            .singleElement()
+            .satisfies(f -> assertThat(f.message()).contains("does not say what it still needs"));
       }
       assertThat(installer.check())
           .filteredOn(f -> f.message().contains("created by an older version"))
@@ -128,6 +132,14 @@ class ConsumerRegistryTest {
                 ConsumerRegistry.lowestNeed(c, installer.dialect(), db.schema())
                     .map(ConsumerRegistry.Need::from))
             .hasValue(0L); // needs everything until its source says what
+        assertThat(installer.check()) // what `tablecast check` prints of it
+            .filteredOn(f -> f.subject().equals("servers"))
+            .singleElement()
+            .satisfies(
+                f ->
+                    assertThat(f.message())
+                        .contains("server 'new'")
+                        .contains("its position not known yet (it holds all pruning back)"));
       }
     }
   }
