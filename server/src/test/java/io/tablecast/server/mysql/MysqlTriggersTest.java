@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
+import io.tablecast.server.capture.InstalledTrigger;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import java.util.List;
@@ -39,5 +40,29 @@ class MysqlTriggersTest {
     assertThat(update)
         .startsWith(
             "CREATE TRIGGER IF NOT EXISTS `app`.`" + triggers.get(1).name() + "` AFTER UPDATE");
+  }
+
+  @Test
+  void aTriggerPresentOnItsTableIsNotCreatedAgainButOneRenamedAwayWithAnotherTableIs() {
+    TableSchema table =
+        new TableSchema(
+            new TableId("app", "rates"),
+            List.of(new ColumnInfo("id", "int", ColumnKind.INTEGER)),
+            List.of("id"));
+    List<MysqlTriggers.Trigger> triggers =
+        MysqlTriggers.triggers(table, "`app`.`tablecast_outbox`");
+    List<String> script = triggers.stream().map(MysqlTriggers.Trigger::sql).toList();
+    MysqlDialect dialect = new MysqlDialect(MysqlFlavor.MARIADB);
+    TableId rates = new TableId("app", "rates");
+    TableId ratesOld = new TableId("app", "rates_old");
+
+    List<InstalledTrigger> present =
+        triggers.stream().map(t -> new InstalledTrigger(rates, t.name())).toList();
+    assertThat(dialect.toRun(script, present)).as("all there: nothing to run").isEmpty();
+
+    // RENAME TABLE rates TO rates_old, ...: the same names, now on rates_old, recording rates
+    List<InstalledTrigger> movedAway =
+        triggers.stream().map(t -> new InstalledTrigger(ratesOld, t.name(), rates)).toList();
+    assertThat(dialect.toRun(script, movedAway)).containsExactlyElementsOf(script);
   }
 }
