@@ -163,7 +163,7 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   /** Where the tail stands: the highest outbox id delivered and the gaps below it. */
   @Override
-  public String cursor() {
+  protected String position() {
     GapTracker g = gaps;
     return g == null ? null : g.cursor().encode();
   }
@@ -203,7 +203,7 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   /** Prunes only below {@code cursor}'s unresolved ids from now on (one too long: as before). */
   @Override
-  public void acknowledged(String cursor) {
+  protected void acknowledgedAt(String cursor) {
     if (!cursor.equals(OutboxCursor.TOO_LONG)) {
       pruning.acknowledged(OutboxCursor.parse(cursor).lowestUnresolved());
     }

@@ -165,7 +165,7 @@ final class PgChangeSource extends PollingChangeSource {
 
   /** The snapshot after the last read: the transactions visible in it were all read. */
   @Override
-  public String cursor() {
+  protected String position() {
     return previousSnapshot;
   }
 
@@ -185,8 +185,8 @@ final class PgChangeSource extends PollingChangeSource {
   }
 
   @Override
-  public void acknowledged(String cursor) {
-    pruning.acknowledged(cursor);
+  protected void acknowledgedAt(String snapshot) {
+    pruning.acknowledged(snapshot);
   }
 
   /** Runs the capture watch when due, then reads once. */

@@ -107,9 +107,51 @@ public abstract class PollingChangeSource implements ChangeSource {
     pruner.start();
   }
 
+  /**
+   * The position ({@link #position()}) with the database instance it was read from: a later run
+   * resumes after it only on that instance ({@link #resumeAfter}).
+   */
+  @Override
+  public final String cursor() {
+    return InstanceCursor.join(position(), instance.readFrom());
+  }
+
+  /** The position after the last read as text {@link #resumeAt} takes; null by default. */
+  protected String position() {
+    return null;
+  }
+
+  @Override
+  public final void acknowledged(String cursor) {
+    acknowledgedAt(InstanceCursor.parse(cursor).position());
+  }
+
+  /** A downstream stream stored everything up to {@code position} ({@link #acknowledged}). */
+  protected void acknowledgedAt(String position) {}
+
+  /**
+   * @throws IllegalArgumentException also when {@code cursor} was read from another database
+   *     instance than the one reached now (a failover, a restore, a restart since): its position
+   *     means nothing here, and the caller takes a snapshot instead
+   */
   @Override
   public final void resumeAfter(String cursor) throws SQLException {
-    resumeAt(cursor);
+    InstanceCursor at = InstanceCursor.parse(cursor);
+    if (at.instance() != null) {
+      DatabaseInstance now;
+      try (Connection c = pool.getConnection()) {
+        now = instance.identify(c);
+      }
+      if (now != null && !now.sameAs(at.instance())) {
+        throw new IllegalArgumentException(
+            "the cursor was read from "
+                + at.instance()
+                + ", and the database is "
+                + now
+                + " now (a failover, a restore or a restart since)");
+      }
+    }
+    resumeAt(at.position());
     started = true;
     pruner.start();
   }

@@ -32,7 +32,7 @@ class PgSingleStatementReadTest {
         Connection late = db.connect()) {
       source.snapshot((t, row) -> {});
       PgSingleStatementRead read = ((PgChangeSource) source).singleStatementRead();
-      String start = source.cursor();
+      String start = ((PgChangeSource) source).position();
 
       PgSingleStatementRead.Result nothing = read.read(reader, start);
       assertThat(nothing.events()).isEmpty();
@@ -74,7 +74,7 @@ class PgSingleStatementReadTest {
         Connection reader = db.connect()) {
       source.snapshot((t, row) -> {});
       PgSingleStatementRead read = ((PgChangeSource) source).singleStatementRead();
-      String start = source.cursor();
+      String start = ((PgChangeSource) source).position();
       int max = PgSingleStatementRead.MAX_ROWS;
       db.execute("INSERT INTO items SELECT g, 'x' FROM generate_series(1, " + max + ") g");
       PgSingleStatementRead.Result all = read.read(reader, start);
