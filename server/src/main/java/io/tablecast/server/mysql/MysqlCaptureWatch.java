@@ -202,11 +202,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForAlteredTables() throws SQLException {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
-      for (TableId t : truncatedTables(c, p)) {
-        LOG.info(
-            "{} was truncated (a new InnoDB table id; TRUNCATE fires no trigger): re-reading it",
-            t);
-        resyncs.add(t);
+      for (Map.Entry<TableId, String> t : rowsReplaced(c, p).entrySet()) {
+        LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
+        resyncs.add(t.getKey());
       }
       for (TableSchema known : p.tables()) {
         TableSchema now;
@@ -227,21 +225,23 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * found by the next check ({@link RecreatedTables}).
    */
   void rememberTableIds(Connection c) {
-    truncatedTables(c, plan.get());
+    rowsReplaced(c, plan.get());
   }
 
   /**
-   * The cached tables truncated since the last look; none when the look fails (said at WARN: the
-   * rest of the check and the snapshot go on, and reconciliation still finds a TRUNCATE).
+   * The cached tables whose rows were replaced without a trigger since the last look (truncated, or
+   * a partition truncated, exchanged or dropped), each with what happened; none when the look fails
+   * (said at WARN: the rest of the check and the snapshot go on, and reconciliation still finds
+   * them).
    */
-  private Set<TableId> truncatedTables(Connection c, CapturePlan p) {
+  private Map<TableId, String> rowsReplaced(Connection c, CapturePlan p) {
     try {
-      return recreated.truncated(c, p.tables().stream().map(TableSchema::id).toList());
+      return recreated.rowsReplaced(c, p.tables().stream().map(TableSchema::id).toList());
     } catch (SQLException | RuntimeException e) {
       LOG.warn(
           "Looking for truncated tables failed (reconciliation still finds them): {}",
           e.toString());
-      return Set.of();
+      return Map.of();
     }
   }
 

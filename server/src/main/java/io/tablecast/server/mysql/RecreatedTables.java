@@ -10,26 +10,36 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import org.slf4j.Logger;
 
 /**
  * MySQL/MariaDB: {@code TRUNCATE} fires no trigger, but it drops and re-creates the table, which
  * gets a new InnoDB table id (seen on MariaDB 10.11; MySQL 8 re-creates it too, by its manual). The
- * capture watch compares each cached table's id with the one it saw last ({@link #truncated}); a
+ * capture watch compares each cached table's id with the one it saw last ({@link #rowsReplaced}); a
  * new id under the same creation time means the table was truncated (a rebuild, {@code OPTIMIZE
  * TABLE} or a rebuilding {@code ALTER TABLE}, gets a new creation time too), and the table is
  * re-read whole as a resync, so that clients get what changed within {@code capture_check_interval}
  * instead of at its next reconciliation pass.
  *
+ * <p>A partitioned table has no id of its own: InnoDB holds each partition (and subpartition) as a
+ * table named {@code database/table#P#partition} (MySQL 8: {@code #p#}). Partition maintenance
+ * changes rows without a trigger too, and shows the same way (measured on MariaDB 10.11): {@code
+ * TRUNCATE PARTITION} and {@code EXCHANGE PARTITION} give the partition a new id under the same
+ * creation time; {@code DROP PARTITION} removes the partition and its rows (and gives the table a
+ * new creation time). So a partition whose id changed under the same creation time, or a partition
+ * that is gone, has the table re-read. A partition gone is also what {@code REORGANIZE PARTITION},
+ * {@code COALESCE PARTITION} and {@code REMOVE PARTITIONING} leave, which keep every row: those
+ * re-read the table for nothing, rather than take a {@code DROP PARTITION} with an {@code ADD
+ * PARTITION} in the same interval (a rotation script's usual pair) for a rebuild. {@code ADD
+ * PARTITION} alone and a rebuild change no row and are not re-read.
+ *
  * <p>The ids are in {@code information_schema.INNODB_SYS_TABLES} (MariaDB) or {@code INNODB_TABLES}
  * (MySQL 8), which need the {@code PROCESS} privilege; without it (said once at INFO), and for a
  * name with characters outside ASCII (InnoDB's file-name encoding of those is not reproduced here),
- * a {@code TRUNCATE} is found by reconciliation, as documented.
+ * rows changed this way are found by reconciliation, as documented.
  */
 final class RecreatedTables {
   private static final Logger LOG = RecentEvents.logger(RecreatedTables.class);
@@ -37,8 +47,12 @@ final class RecreatedTables {
   private final String view;
   private final Map<TableId, Seen> seen = new HashMap<>();
 
-  /** A table's InnoDB id and creation time ({@code information_schema.TABLES.CREATE_TIME}). */
-  private record Seen(long id, String created) {}
+  /**
+   * A table's InnoDB ids, by partition ({@code ""} for an unpartitioned table; {@code P#p0}, {@code
+   * P#p0#SP#s0} for a partition or subpartition), and its creation time ({@code
+   * information_schema.TABLES.CREATE_TIME}).
+   */
+  private record Seen(Map<String, Long> ids, String created) {}
 
   private boolean unreadable;
 
@@ -50,14 +64,12 @@ final class RecreatedTables {
   }
 
   /**
-   * The tables among {@code tables} that were truncated since the last call: a new InnoDB id under
-   * the same creation time (none at the first call: it only remembers them). A new id with a new
-   * creation time is a rebuild ({@code OPTIMIZE TABLE}, a rebuilding {@code ALTER TABLE}), which
-   * changes no row: not re-read, since re-reading a large table costs its rows' memory again (a
-   * TRUNCATE and a rebuild between two looks are left to reconciliation). Call it before a snapshot
-   * that reads the tables, so that a TRUNCATE after the look is found by the next one.
+   * The tables among {@code tables} whose rows were replaced without a trigger since the last call,
+   * each with what happened, for the log: truncated, or a partition truncated, exchanged or dropped
+   * (none at the first call: it only remembers them). Call it before a snapshot that reads the
+   * tables, so that a TRUNCATE after the look is found by the next one.
    */
-  synchronized Set<TableId> truncated(Connection c, Collection<TableId> tables)
+  synchronized Map<TableId, String> rowsReplaced(Connection c, Collection<TableId> tables)
       throws SQLException {
     Map<String, TableId> byName = new LinkedHashMap<>();
     for (TableId t : tables) {
@@ -67,24 +79,12 @@ final class RecreatedTables {
       }
     }
     if (unreadable || byName.isEmpty()) {
-      return Set.of();
+      return Map.of();
     }
-    Map<TableId, Long> ids = new HashMap<>();
+    Map<TableId, Map<String, Long>> ids;
     Map<TableId, String> created;
     try {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT NAME, TABLE_ID FROM " + view + " WHERE NAME IN (" + marks(byName) + ")")) {
-        int i = 1;
-        for (String name : byName.keySet()) {
-          ps.setString(i++, name);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            ids.put(byName.get(rs.getString(1)), rs.getLong(2));
-          }
-        }
-      }
+      ids = innodbIds(c, byName);
       created = creationTimes(c, byName.values());
     } catch (SQLException e) {
       if (!TrxLooks.isAccessDenied(e)) {
@@ -92,26 +92,93 @@ final class RecreatedTables {
       }
       unreadable = true;
       LOG.info(
-          "{} is not readable ({}): a TRUNCATE of a cached table, which fires no trigger, reaches "
-              + "clients through reconciliation only; grant PROCESS to have it re-read within "
-              + "capture_check_interval",
+          "{} is not readable ({}): a TRUNCATE of a cached table or of one of its partitions, "
+              + "which fires no trigger, reaches clients through reconciliation only; grant "
+              + "PROCESS to have it re-read within capture_check_interval",
           view,
           e.getMessage());
-      return Set.of();
+      return Map.of();
     }
-    Set<TableId> out = new LinkedHashSet<>();
-    for (Map.Entry<TableId, Long> e : ids.entrySet()) {
+    Map<TableId, String> out = new LinkedHashMap<>();
+    for (Map.Entry<TableId, Map<String, Long>> e : ids.entrySet()) {
       Seen now = new Seen(e.getValue(), created.get(e.getKey()));
       Seen before = seen.put(e.getKey(), now);
-      if (before != null && before.id != now.id) {
-        if (Objects.equals(before.created, now.created)) {
-          out.add(e.getKey());
-        } else {
-          LOG.debug("{} was rebuilt (new InnoDB id and creation time): not re-read", e.getKey());
-        }
+      String replaced = before == null ? null : replaced(before, now);
+      if (replaced != null) {
+        out.put(e.getKey(), replaced);
+      } else if (before != null && !before.ids.equals(now.ids)) {
+        LOG.debug("{} was rebuilt or gained partitions: not re-read", e.getKey());
       }
     }
     return out;
+  }
+
+  /** What replaced rows between two looks, or null when nothing did. */
+  private static String replaced(Seen before, Seen now) {
+    for (Map.Entry<String, Long> b : before.ids.entrySet()) {
+      Long id = now.ids.get(b.getKey());
+      String what = b.getKey().isEmpty() ? "the table" : "partition " + partition(b.getKey());
+      if (id == null) {
+        return what
+            + " is gone (ALTER TABLE ... DROP, REORGANIZE or REMOVE PARTITIONING fire no trigger)";
+      }
+      if (id.longValue() != b.getValue() && Objects.equals(before.created, now.created)) {
+        return b.getKey().isEmpty()
+            ? "the table was truncated (a new InnoDB table id; TRUNCATE fires no trigger)"
+            : what
+                + " was truncated or exchanged (a new InnoDB table id; TRUNCATE PARTITION and "
+                + "EXCHANGE PARTITION fire no trigger)";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * {@code P#p0} or {@code P#p0#SP#s0} (any case); not an ALTER TABLE's work in progress, which
+   * InnoDB names with {@code #TMP#} or {@code #tmp} after it.
+   */
+  static boolean isPartition(String suffix) {
+    String[] parts = suffix.split("#", -1);
+    return (parts.length == 2 || (parts.length == 4 && parts[2].equalsIgnoreCase("SP")))
+        && parts[0].equalsIgnoreCase("P");
+  }
+
+  /** {@code P#p0#SP#s0} as {@code p0.s0}, InnoDB's encoding of its characters kept. */
+  private static String partition(String suffix) {
+    return suffix.replaceAll("(?i)^P#", "").replaceAll("(?i)#SP#", ".");
+  }
+
+  /**
+   * Each table's InnoDB ids by partition: its own name, or its name followed by {@code #} for a
+   * partition ({@code #} is encoded in names, so no other table's name starts so).
+   */
+  private Map<TableId, Map<String, Long>> innodbIds(Connection c, Map<String, TableId> byName)
+      throws SQLException {
+    StringBuilder where = new StringBuilder();
+    for (int i = 0; i < byName.size(); i++) {
+      where.append(i == 0 ? "" : " OR ").append("NAME = ? OR NAME LIKE ? ESCAPE '!'");
+    }
+    Map<TableId, Map<String, Long>> ids = new HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT NAME, TABLE_ID FROM " + view + " WHERE " + where)) {
+      int i = 1;
+      for (String name : byName.keySet()) {
+        ps.setString(i++, name);
+        ps.setString(i++, name.replace("_", "!_") + "#%");
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String name = rs.getString(1);
+          int hash = name.indexOf('#');
+          TableId table = byName.get(hash < 0 ? name : name.substring(0, hash));
+          String suffix = hash < 0 ? "" : name.substring(hash + 1);
+          if (table != null && (suffix.isEmpty() || isPartition(suffix))) {
+            ids.computeIfAbsent(table, t -> new HashMap<>()).put(suffix, rs.getLong(2));
+          }
+        }
+      }
+    }
+    return ids;
   }
 
   private static Map<TableId, String> creationTimes(Connection c, Collection<TableId> tables)
@@ -135,10 +202,6 @@ final class RecreatedTables {
       }
     }
     return out;
-  }
-
-  private static String marks(Map<String, TableId> byName) {
-    return String.join(", ", Collections.nCopies(byName.size(), "?"));
   }
 
   /**
