@@ -198,6 +198,30 @@ class PartitionCaptureTest {
     }
   }
 
+  /**
+   * Retention as time-partitioned PostgreSQL tables get it: the oldest partition dropped (rows gone
+   * without a trigger), one detached {@code CONCURRENTLY} (two transactions of its own), and the
+   * next one created.
+   */
+  @Test
+  void rowsOfADroppedOrConcurrentlyDetachedPartitionLeaveTheMirror() {
+    try (Pipeline p =
+        Pipeline.start(Kind.POSTGRESQL, "part_drop", READINGS_AND_EVENTS, "readings")) {
+      p.allowRepairs(2); // the two rows taken away, should reconciliation find them first
+      TableMirror<Map<String, Object>> m = p.readyMirror(p.client("drop"), "readings");
+      p.sql(
+          "CREATE TABLE readings_2025 PARTITION OF readings FOR VALUES FROM ('2025-01-01') TO"
+              + " ('2026-01-01')",
+          "INSERT INTO readings VALUES (2, '2025-05-01', 2.5)",
+          "DROP TABLE readings_2023");
+      p.awaitMirrorEqualsTable(m, "readings");
+      assertThat(m.size()).isEqualTo(2);
+      p.sql("ALTER TABLE readings DETACH PARTITION readings_2024 CONCURRENTLY");
+      p.awaitMirrorEqualsTable(m, "readings");
+      assertThat(m.size()).isEqualTo(1);
+    }
+  }
+
   @Test
   void truncateOfOnePartitionRemovesOnlyItsRows() {
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "part_truncate", ORDERS, "orders")) {
