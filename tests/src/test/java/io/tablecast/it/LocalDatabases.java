@@ -156,7 +156,7 @@ final class LocalDatabases {
     final Path dir;
     final int port;
     final int serverId;
-    private final List<String> options;
+    private List<String> options;
     private Process process;
 
     private Mariadb(Path dir, int port, int serverId, List<String> options) {
@@ -226,6 +226,14 @@ final class LocalDatabases {
           sleep(100);
         }
       }
+    }
+
+    /** Shut down cleanly, then started again with {@code options} instead of its first ones. */
+    void restartWith(String... options) throws IOException, SQLException, InterruptedException {
+      execute("SHUTDOWN");
+      process.waitFor();
+      this.options = List.of(options);
+      startProcess();
     }
 
     /** As a crash: killed, no shutdown. */

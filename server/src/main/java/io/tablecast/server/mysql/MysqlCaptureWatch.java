@@ -81,6 +81,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
   /** The cached tables' InnoDB ids: a new one is a TRUNCATE, re-read whole. */
   private final RecreatedTables recreated;
 
+  private final GaleraWriters galera = new GaleraWriters();
+
   MysqlCaptureWatch(
       MysqlDialect dialect,
       Supplier<CapturePlan> plan,
@@ -202,6 +204,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForAlteredTables() throws SQLException {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
+      lookAtGalera(c);
       for (Map.Entry<TableId, String> t : rowsReplaced(c, p).entrySet()) {
         LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
         resyncs.add(t.getKey());
@@ -225,7 +228,21 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * found by the next check ({@link RecreatedTables}).
    */
   void rememberTableIds(Connection c) {
+    lookAtGalera(c);
     rowsReplaced(c, plan.get());
+  }
+
+  /** This node's Galera cluster state, which tells the outbox ids written through other nodes. */
+  GaleraWriters galera() {
+    return galera;
+  }
+
+  private void lookAtGalera(Connection c) {
+    try {
+      galera.look(c);
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn("Looking at the Galera cluster state failed (kept as it was): {}", e.toString());
+    }
   }
 
   /**

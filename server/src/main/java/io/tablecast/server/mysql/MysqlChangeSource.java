@@ -355,9 +355,19 @@ final class MysqlChangeSource extends PollingChangeSource {
           dropped);
     }
     captureWatch.resynced(resyncs, failedResyncs);
+    if (captureWatch
+        .galera()
+        .read(
+            read.ids, this::tableNames, metrics::captureProblem)) { // written through another node
+      plan().tables().forEach(t -> captureWatch.resync(t.id()));
+    }
     busy = !read.ids.isEmpty();
     return unfollowed.attachTo(
         OutboxRows.batch(events, read.captureMillis, tableReads, refusedRows.after(read.changed)));
+  }
+
+  private List<String> tableNames() {
+    return plan().tables().stream().map(t -> t.id().qualified()).toList();
   }
 
   private void publishProgress() {

@@ -317,9 +317,11 @@ final class MysqlDialect implements TailDialect {
    * PROCESS, to read {@code information_schema.innodb_trx} (else lock probes, {@link
    * MysqlChangeSource}).
    */
-  @Override // a replica's replicated changes fire no trigger (ReplicaCheck)
+  @Override // a replica's replicated changes fire no trigger (ReplicaCheck); Galera (GaleraWriters)
   public List<CaptureFinding> sourceFindings(Connection c) throws SQLException {
-    return ReplicaCheck.findings(c, flavor);
+    List<CaptureFinding> out = new ArrayList<>(ReplicaCheck.findings(c, flavor));
+    out.addAll(GaleraWriters.findings(c));
+    return out;
   }
 
   @Override
