@@ -363,12 +363,12 @@ final class LocalDatabases {
     return "root".equals(System.getProperty("user.name"));
   }
 
-  private static String asPostgres(String command) {
+  static String asPostgres(String command) {
     return root() ? "su postgres -s /bin/bash -c '" + command + "'" : command;
   }
 
   /** A new directory the PostgreSQL processes may own. */
-  private static Path ownedDirectory(String name) throws IOException {
+  static Path ownedDirectory(String name) throws IOException {
     Path dir = Files.createTempDirectory("tc-" + name);
     if (root()) {
       run("chown postgres:postgres " + dir + " && chmod 700 " + dir);
@@ -376,7 +376,7 @@ final class LocalDatabases {
     return dir;
   }
 
-  private static void require(String binary, String install) {
+  static void require(String binary, String install) {
     if (!Files.isExecutable(Path.of(binary))) {
       throw new IllegalStateException(binary + " is missing: " + install);
     }

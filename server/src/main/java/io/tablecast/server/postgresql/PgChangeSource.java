@@ -248,7 +248,7 @@ final class PgChangeSource extends PollingChangeSource {
         }
         PgOutboxQueries.lockBeforeSnapshot(c, toRead);
         // LOCK fixes no snapshot; the first query does, and the read below runs in it
-        current = PgOutboxQueries.currentSnapshot(c);
+        current = PgOutboxQueries.currentSnapshot(c, instance());
         if (columnChanges.lookDue()) {
           altered.addAll(columnChanges.alteredSinceLastLook(c));
         }
@@ -333,6 +333,9 @@ final class PgChangeSource extends PollingChangeSource {
     try (Connection c = reading(pool.getConnection())) {
       c.setAutoCommit(true);
       read = singleStatementRead.read(c, previousSnapshot);
+      if (read != null) {
+        instance().confirm(c, read.started()); // a pooled connection may reach another server
+      }
     }
     if (read == null) {
       return null;

@@ -1,12 +1,15 @@
 package io.tablecast.server.postgresql;
 
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.tail.InstanceWatch;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 
 /**
@@ -53,6 +56,25 @@ final class PgOutboxQueries {
     try (Statement s = c.createStatement()) {
       s.execute(sql.append(" IN ACCESS SHARE MODE").toString());
     }
+  }
+
+  /**
+   * The transaction snapshot the statement runs in, as text, read with the server's start time,
+   * which {@code instance} confirms ({@link InstanceWatch#confirm}: a pooled connection may reach
+   * another server after a failover).
+   */
+  static String currentSnapshot(Connection c, InstanceWatch instance) throws SQLException {
+    String snapshot;
+    Instant started;
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT pg_current_snapshot()::text, pg_postmaster_start_time()")) {
+      rs.next();
+      snapshot = rs.getString(1);
+      started = rs.getObject(2, OffsetDateTime.class).toInstant();
+    }
+    instance.confirm(c, started);
+    return snapshot;
   }
 
   /** The transaction snapshot the statement runs in, as text ({@code pg_current_snapshot()}). */

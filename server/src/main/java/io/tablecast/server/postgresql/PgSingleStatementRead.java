@@ -7,6 +7,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -37,8 +39,9 @@ final class PgSingleStatementRead {
    * @param snapshot the statement's snapshot: the read's new position
    * @param events the rows' events in outbox order
    * @param captureMillis the newest capture time among them, 0 for none
+   * @param started when the server that answered started ({@code pg_postmaster_start_time()})
    */
-  record Result(String snapshot, List<RowEvent> events, long captureMillis) {}
+  record Result(String snapshot, List<RowEvent> events, long captureMillis, Instant started) {}
 
   private final String sql;
 
@@ -53,7 +56,8 @@ final class PgSingleStatementRead {
     // the snapshot comes last so that the rows' columns keep the places the events read them at;
     // without rows, one row of NULLs carries it
     this.sql =
-        "SELECT f.*, s.snap FROM (SELECT pg_current_snapshot()::text AS snap) s "
+        "SELECT f.*, s.snap, s.started FROM (SELECT pg_current_snapshot()::text AS snap,"
+            + " pg_postmaster_start_time() AS started) s "
             + "LEFT JOIN LATERAL ("
             + readSql
             + " LIMIT "
@@ -71,6 +75,7 @@ final class PgSingleStatementRead {
     List<RowEvent> events = new ArrayList<>();
     long captureMillis = 0;
     String snapshot = null;
+    Instant started = null;
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 1; i <= 3; i++) {
         ps.setString(i, previousSnapshot);
@@ -79,6 +84,7 @@ final class PgSingleStatementRead {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           snapshot = rs.getString(7);
+          started = rs.getObject(8, OffsetDateTime.class).toInstant();
           String table = rs.getString(2);
           if (table == null) {
             continue; // no new rows: the one row that carries the snapshot
@@ -104,6 +110,6 @@ final class PgSingleStatementRead {
     if (snapshot == null) {
       throw new IllegalStateException("the outbox read returned no snapshot");
     }
-    return new Result(snapshot, events, captureMillis);
+    return new Result(snapshot, events, captureMillis, started);
   }
 }

@@ -3,6 +3,8 @@ package io.tablecast.server.tail;
 import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -19,7 +21,9 @@ import org.slf4j.Logger;
  * #check}): a restart or a failover breaks every connection, so a new instance is always met on a
  * new connection. On another instance the read is refused ({@link InstanceChangedException}) and
  * {@link #changed()} holds until a snapshot of every cached table read on that instance positions
- * the tail again ({@link #positioned}). Only the tail's thread calls it.
+ * the tail again ({@link #positioned}). Where a read returns the server's start time with its rows
+ * ({@link #confirm}), a connection that reaches another server behind the same client connection (a
+ * pooler) is found too. Only the tail's thread calls it.
  */
 public final class InstanceWatch {
   private static final Logger LOG = RecentEvents.logger(InstanceWatch.class);
@@ -102,6 +106,27 @@ public final class InstanceWatch {
     }
     readFrom = at;
     arrived = null;
+  }
+
+  /**
+   * A read on {@code c} saw its server start at {@code started} (read with the rows, at no extra
+   * round trip). A connection through a pooler that keeps its clients' connections while it
+   * reconnects to the server behind it (PgBouncer in transaction mode) may reach another instance
+   * after a failover without ever being new to the watch; a start time other than the position's
+   * has the connection identified again, before the read's rows are used.
+   *
+   * @throws InstanceChangedException on another instance, as {@link #check}
+   */
+  public void confirm(Connection c, Instant started) throws SQLException {
+    if (identify == null || readFrom == null || started == null) {
+      return;
+    }
+    if (arrived == null
+        && Duration.between(readFrom.started(), started).abs().compareTo(readFrom.slack()) <= 0) {
+      return;
+    }
+    known.remove(physical(c));
+    check(c);
   }
 
   /** Another instance was met: the tail must read every table again before it reads on. */

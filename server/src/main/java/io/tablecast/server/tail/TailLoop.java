@@ -186,7 +186,7 @@ public final class TailLoop implements AutoCloseable {
             LOG.warn(
                 "reading changes failed (clients keep being served from memory), retrying in {} ms: {}",
                 backoff,
-                e.toString());
+                SqlErrors.describe(e));
           } else if (first) {
             // not a database error: a bug or data the server cannot handle; the trace once
             LOG.error(

@@ -70,6 +70,26 @@ class InstanceWatchTest {
         .isInstanceOf(InstanceChangedException.class);
   }
 
+  /**
+   * Behind a pooler one known connection may reach another server: a read that returns another
+   * start time has it identified again and refused; the same start time costs no identification.
+   */
+  @Test
+  void aKnownConnectionWhoseReadSawAnotherStartTimeIsIdentifiedAgainAndRefused() throws Exception {
+    watch.positioned(watch.identify(connectionTo(A)));
+    Connection pooled = connectionTo(A);
+    watch.check(pooled);
+    watch.confirm(pooled, T);
+    assertThat(identified.get(pooled)).isEqualTo(1);
+
+    reaches.put(pooled, A_RESTARTED); // the pooler reconnected it to the restarted server
+    assertThatThrownBy(() -> watch.confirm(pooled, A_RESTARTED.started()))
+        .isInstanceOf(InstanceChangedException.class);
+    assertThat(identified.get(pooled)).isEqualTo(2);
+    assertThat(closed).containsExactly(pooled);
+    assertThat(watch.changed()).isTrue();
+  }
+
   @Test
   void beforeItsFirstPositionAndWithoutIdentificationEveryConnectionPasses() throws Exception {
     Connection any = connectionTo(A);
