@@ -57,11 +57,6 @@ final class CuttableProxy implements AutoCloseable {
     return new CuttableProxy(upstreamHost, upstreamPort, false);
   }
 
-  /** The port clients connect to. */
-  int port() {
-    return listener.getLocalPort();
-  }
-
   /** host:port for clients. */
   String address() {
     return "127.0.0.1:" + listener.getLocalPort();
