@@ -146,8 +146,7 @@ public final class Catalog {
    */
   public static void requireBaseTable(TableId id, String tableType) {
     if (tableType == null) {
-      throw new IllegalArgumentException(
-          "table " + id.qualified() + " does not exist (or is not visible to this user)");
+      throw new MissingTableException(id);
     }
     if (!"BASE TABLE".equalsIgnoreCase(tableType)) {
       throw new IllegalArgumentException(

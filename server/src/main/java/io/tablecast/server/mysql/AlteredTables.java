@@ -2,6 +2,7 @@ package io.tablecast.server.mysql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
@@ -90,8 +91,28 @@ final class AlteredTables implements DriftCheck.PassStart {
     TableSchema current;
     try (Connection c = pool.getConnection()) {
       current = plan.describe(c, known.id());
+    } catch (MissingTableException e) {
+      if (!unfollowed.isGone(name)) {
+        LOG.error(
+            "Table {} no longer exists (dropped or renamed away): its mirrors keep their rows and"
+                + " are stale; the server reads the other tables on, and follows it again once it"
+                + " exists again",
+            name);
+      }
+      unfollowed.gone(
+          known.id(),
+          "table "
+              + name
+              + " no longer exists (dropped or renamed away): the mirror keeps its last rows");
+      return null;
     } catch (RuntimeException e) {
       LOG.error("Cannot reconcile {}: {}", name, e.getMessage());
+      return null;
+    }
+    if (unfollowed.isGone(name)) {
+      LOG.warn("Table {} exists again: re-reading it", name);
+      unfollowed.back(known.id());
+      resyncs.resyncAndFollow(known.id());
       return null;
     }
     if (current.equals(known)) {

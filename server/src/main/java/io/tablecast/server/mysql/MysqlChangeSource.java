@@ -227,7 +227,7 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
   private OutboxRead readOutbox(Statement s, String begin) throws SQLException {
-    return OutboxRead.read(s, begin, plan(), flavor, gaps, metrics::rowRefused);
+    return OutboxRead.read(s, begin, plan(), flavor, gaps, metrics::rowRefused, unfollowed::isGone);
   }
 
   /**
@@ -248,6 +248,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     GapTracker.Look look = null;
     List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
     List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
+    resyncs.removeIf(t -> unfollowed.isGone(t.id().qualified())); // nothing there to read
     List<TableId> failedResyncs = new ArrayList<>();
     boolean rangeOffPath = false;
     boolean commitLater = false;

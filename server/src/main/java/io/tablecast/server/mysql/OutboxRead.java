@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The wanted outbox rows of one read of {@link MysqlChangeSource}: their ids, and the changed keys
@@ -32,6 +33,7 @@ final class OutboxRead {
    * @param begin statements to run first, or ""
    * @param flavor how its changed rows are read ({@link ChangedRows})
    * @param rowRefused told the table of each changed row that cannot be read
+   * @param gone the tables no longer there under their name: their rows are consumed, not read
    */
   static OutboxRead read(
       Statement s,
@@ -39,7 +41,8 @@ final class OutboxRead {
       CapturePlan plan,
       MysqlFlavor flavor,
       GapTracker gaps,
-      Consumer<String> rowRefused)
+      Consumer<String> rowRefused,
+      Predicate<String> gone)
       throws SQLException {
     OutboxRead read = new OutboxRead(plan, flavor, rowRefused);
     String sql =
@@ -56,7 +59,8 @@ final class OutboxRead {
           continue; // the id-range form of the gap list also returns delivered rows
         }
         read.ids.add(id);
-        if (read.changed.add(rs.getString(2), rs.getString(4), rs.getString(5))) {
+        if (!gone.test(rs.getString(2))
+            && read.changed.add(rs.getString(2), rs.getString(4), rs.getString(5))) {
           read.captureMillis = Math.max(read.captureMillis, rs.getLong(6));
           read.rows++;
         }

@@ -300,7 +300,15 @@ final class PgCaptureWatch {
         tableFollowedAgain(table);
       }
     }
-    List<Problem> repairable = fresh.stream().filter(p -> p.issue().repairable()).toList();
+    Set<TableId> gone =
+        problems.stream()
+            .filter(PgCaptureWatch::tableGone)
+            .map(Problem::table)
+            .collect(Collectors.toSet());
+    List<Problem> repairable =
+        fresh.stream()
+            .filter(p -> p.issue().repairable() && !gone.contains(p.table())) // nothing to put
+            .toList(); // triggers on: a stray one on its renamed relation stays until it is back
     boolean done = config.installTriggers() && !repairable.isEmpty() && repair(repairable);
     Map<TableId, List<Problem>> unfollowed = new HashMap<>();
     for (Problem p : reported.values()) {
@@ -371,6 +379,11 @@ final class PgCaptureWatch {
    * stale for its clients until {@link #tableFollowedAgain}.
    */
   private void tableCannotBeFollowed(TableId table, List<Problem> problems) {
+    if (problems.stream().anyMatch(PgCaptureWatch::tableGone)) {
+      unfollowed.gone(
+          table, problems.stream().map(Problem::message).collect(Collectors.joining("; ")));
+      return;
+    }
     String suffix =
         problems.stream().noneMatch(p -> p.issue().repairable())
             ? ""
@@ -393,6 +406,13 @@ final class PgCaptureWatch {
   /** {@code table} is captured completely again and is being re-read with the next batch. */
   private void tableFollowedAgain(TableId table) {
     unfollowed.followedAgain(table);
+  }
+
+  /** The cached table itself is no longer in the catalog under its name. */
+  private static boolean tableGone(Problem p) {
+    return p.issue() == CaptureCheck.Issue.UNCAPTURABLE
+        && p.trigger() == null
+        && p.relation().equals(p.table());
   }
 
   /** The {@code kind} tag of {@code tablecast.capture.problems} for a problem. */

@@ -2,6 +2,7 @@ package io.tablecast.server.postgresql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.PruningHold;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.SourceConfig;
@@ -110,8 +111,9 @@ final class PgChangeSource extends PollingChangeSource {
             new DriftCheck.PassStart() {
               @Override
               public TableSchema begin(TableSchema known) {
-                // the range's own snapshot is compared with the catalog (alteredDuringPass)
-                return known;
+                // the range's own snapshot is compared with the catalog (alteredDuringPass); a
+                // table gone under its name has none to read
+                return unfollowed.isGone(known.id().qualified()) ? null : known;
               }
 
               @Override
@@ -217,8 +219,10 @@ final class PgChangeSource extends PollingChangeSource {
 
   private CommittedBatch readInSnapshot() throws SQLException {
     boolean checkDrift = driftCheck.prepare();
-    if (checkDrift && watch.readsFiltered(driftCheck.table().id())) {
-      checkDrift = false; // row-level security: its ranges wait until reads see the table again
+    if (checkDrift
+        && (watch.readsFiltered(driftCheck.table().id())
+            || unfollowed.isGone(driftCheck.table().id().qualified()))) {
+      checkDrift = false; // row-level security, or gone: its ranges wait until it is back
     }
     if (!checkDrift && pendingResyncs.isEmpty() && altered.isEmpty() && !columnChanges.lookDue()) {
       CommittedBatch batch = readInOneStatement();
@@ -229,6 +233,7 @@ final class PgChangeSource extends PollingChangeSource {
     String current;
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = new LinkedHashSet<>(pendingResyncs);
+    resync.removeIf(unfollowed::isGone); // nothing to read under its name: it would fail the read
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis;
     boolean rangeOffPath = false;
@@ -255,7 +260,7 @@ final class PgChangeSource extends PollingChangeSource {
         for (TableId id :
             altered) { // described in this read's transaction, before its rows are read
           RowNormalizer n = plan.normalizer(id.qualified());
-          if (n != null && columnChanges.describedAgain(c, n.table())) {
+          if (n != null && !unfollowed.isGone(id.qualified()) && describedAgain(c, n.table())) {
             resync.add(id.qualified());
             pendingResyncs.add(
                 id.qualified()); // the plan changed: a failed read must still re-read it
@@ -317,6 +322,16 @@ final class PgChangeSource extends PollingChangeSource {
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
     }
     return OutboxRows.batch(events, captureMillis, reads);
+  }
+
+  /** {@link PgColumnChanges#describedAgain}; a table gone under its name is left out from now. */
+  private boolean describedAgain(Connection c, TableSchema table) throws SQLException {
+    try {
+      return columnChanges.describedAgain(c, table);
+    } catch (MissingTableException e) {
+      unfollowed.gone(table.id(), e.getMessage() + ": the mirror keeps its last rows");
+      return false;
+    }
   }
 
   /** Tests: the one-statement read of this source's outbox. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -28,6 +29,13 @@ public final class UnfollowedTables {
   /** Per table, the reason last reported. */
   private final Map<String, String> reasons = new ConcurrentHashMap<>();
 
+  /**
+   * The tables among them that no longer exist under their name (dropped, or renamed away): the
+   * tail reads nothing of them (no rows, no re-read, no reconciliation range), so that one such
+   * table does not stop the others' changes.
+   */
+  private final Set<String> gone = ConcurrentHashMap.newKeySet();
+
   /** Transitions not yet handed to the hub, in the order they happened. */
   private final List<CommittedBatch.Staleness> pending = new ArrayList<>();
 
@@ -44,9 +52,32 @@ public final class UnfollowedTables {
   }
 
   /**
+   * {@code table} no longer exists under its name: unfollowed, and left out of the tail's reads
+   * until {@link #followedAgain}.
+   */
+  public void gone(TableId table, String reason) {
+    gone.add(table.qualified());
+    cannotFollow(table, reason);
+  }
+
+  /**
+   * {@code table} exists again: the tail reads it again (its re-read first), while it stays stale
+   * until {@link #followedAgain}.
+   */
+  public void back(TableId table) {
+    gone.remove(table.qualified());
+  }
+
+  /** True while {@code table} (qualified name) is {@link #gone}. */
+  public boolean isGone(String table) {
+    return gone.contains(table);
+  }
+
+  /**
    * {@code table}'s capture is complete again and it is being re-read: its mirrors will follow it.
    */
   public void followedAgain(TableId table) {
+    gone.remove(table.qualified());
     if (reasons.remove(table.qualified()) != null) {
       queue(new CommittedBatch.Staleness(table.qualified(), CAUSE, null));
     }
