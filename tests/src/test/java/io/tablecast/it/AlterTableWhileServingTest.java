@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -242,20 +241,7 @@ class AlterTableWhileServingTest {
       for (int i = 1; i <= ROWS; i++) {
         p.sql("INSERT INTO items VALUES (" + i + ", 'a" + i + "', " + i + ")");
       }
-      SourceConfig source = p.sourceConfig();
-      p.startServer(
-          b ->
-              b.source(
-                  new SourceConfig(
-                      source.jdbcUrl(),
-                      null,
-                      null,
-                      source.tableNames(),
-                      true,
-                      null,
-                      null,
-                      Pipeline.RECONCILE_EVERY,
-                      Duration.ofHours(1))));
+      p.startServer(Pipeline.RECONCILE_EVERY, Duration.ofHours(1));
       TableMirror<Map<String, Object>> items = p.readyMirror(p.client("c"), "items");
 
       p.sql(

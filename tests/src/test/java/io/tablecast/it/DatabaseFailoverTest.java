@@ -136,8 +136,8 @@ class DatabaseFailoverTest {
 
   @Test
   void aServerRestoredFromABackupTakenBeforeTheLastWritesIsWhatMirrorsShow() throws Exception {
-    try (LocalDatabases.Mariadb primary = LocalDatabases.Mariadb.start("failover-m1", 11);
-        LocalDatabases.Mariadb restored = LocalDatabases.Mariadb.start("failover-m2", 12)) {
+    try (LocalMariadb primary = LocalMariadb.start("failover-m1", 11);
+        LocalMariadb restored = LocalMariadb.start("failover-m2", 12)) {
       primary.execute(
           "CREATE DATABASE failover",
           CREATE,

@@ -15,7 +15,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -151,146 +150,6 @@ final class LocalDatabases {
     }
   }
 
-  /** A MariaDB server of the test's own, with its own {@code server_id}. */
-  static final class Mariadb implements AutoCloseable {
-    final Path dir;
-    final int port;
-    final int serverId;
-    private List<String> options;
-    private Process process;
-
-    private Mariadb(Path dir, int port, int serverId, List<String> options) {
-      this.dir = dir;
-      this.port = port;
-      this.serverId = serverId;
-      this.options = options;
-    }
-
-    /**
-     * A new server (root without a password from 127.0.0.1), started with {@code options} beside
-     * its own (e.g. {@code --log-bin}).
-     */
-    static Mariadb start(String name, int serverId, String... options) throws IOException {
-      require("/usr/bin/mariadb-install-db", "apt-get install -y mariadb-server");
-      Mariadb m =
-          new Mariadb(
-              Files.createTempDirectory("tc-" + name), freePort(), serverId, List.of(options));
-      run(
-          "mariadb-install-db --no-defaults --datadir="
-              + m.dir
-              + " --user=root --auth-root-authentication-method=normal --skip-test-db"
-              + " > "
-              + m.dir
-              + ".install.log 2>&1");
-      m.startProcess();
-      run(
-          "mariadb --socket="
-              + m.dir
-              + "/mysqld.sock -uroot -e \"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';"
-              + " GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION\"");
-      return m;
-    }
-
-    private void startProcess() throws IOException {
-      List<String> command =
-          new ArrayList<>(
-              List.of(
-                  "mariadbd",
-                  "--no-defaults",
-                  "--datadir=" + dir,
-                  "--port=" + port,
-                  "--bind-address=127.0.0.1",
-                  "--socket=" + dir + "/mysqld.sock",
-                  "--pid-file=" + dir + "/mariadbd.pid",
-                  "--user=root",
-                  "--server-id=" + serverId,
-                  "--log-error=" + dir + "/error.log",
-                  "--innodb-buffer-pool-size=32M",
-                  "--skip-name-resolve"));
-      command.addAll(options);
-      process =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (true) {
-        try {
-          query("SELECT 1");
-          return;
-        } catch (SQLException e) {
-          if (!process.isAlive() || System.nanoTime() > deadline) {
-            throw new IOException(
-                "mariadbd on port " + port + " did not start: see " + dir + "/error.log", e);
-          }
-          sleep(100);
-        }
-      }
-    }
-
-    /** Shut down cleanly, then started again with {@code options} instead of its first ones. */
-    void restartWith(String... options) throws IOException, SQLException, InterruptedException {
-      execute("SHUTDOWN");
-      process.waitFor();
-      this.options = List.of(options);
-      startProcess();
-    }
-
-    /** As a crash: killed, no shutdown. */
-    void crash() throws InterruptedException {
-      process.destroyForcibly().waitFor();
-    }
-
-    /**
-     * Makes this server a replica of {@code primary} (which runs with {@code --log-bin}), from the
-     * start of its binary log, and waits until it applied all of it so far.
-     */
-    void replicate(Mariadb primary) throws SQLException {
-      execute(
-          "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT="
-              + primary.port
-              + ", MASTER_USER='root', MASTER_PASSWORD='', MASTER_USE_GTID=no",
-          "START SLAVE");
-    }
-
-    /** Copies {@code database} whole (tables, rows, triggers) into {@code other}, as a backup. */
-    void copyTo(Mariadb other, String database) throws IOException {
-      run(
-          "mariadb-dump --socket="
-              + dir
-              + "/mysqld.sock -uroot --databases "
-              + database
-              + " --triggers --routines | mariadb --socket="
-              + other.dir
-              + "/mysqld.sock -uroot");
-    }
-
-    String jdbcUrl(String database) {
-      return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root&password=";
-    }
-
-    String query(String sql) throws SQLException {
-      return LocalDatabases.query(jdbcUrl(""), sql);
-    }
-
-    void execute(String... sql) throws SQLException {
-      LocalDatabases.execute(jdbcUrl(""), sql);
-    }
-
-    @Override
-    public void close() throws IOException {
-      if (process != null) {
-        process.destroyForcibly();
-        try {
-          process.waitFor();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      run("rm -rf " + dir + " " + dir + ".install.log");
-    }
-  }
-
   /**
    * The configuration of a server on {@code jdbcUrl} caching {@code table}: capture installed (or
    * not), no reconciliation (0 s: only the tail can bring mirrors to the table), the capture check
@@ -402,7 +261,7 @@ final class LocalDatabases {
     }
   }
 
-  private static void sleep(long millis) {
+  static void sleep(long millis) {
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {

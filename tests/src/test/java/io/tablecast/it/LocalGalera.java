@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 final class LocalGalera implements AutoCloseable {
   static final String PROVIDER = "/usr/lib/galera/libgalera_smm.so";
 
-  final LocalDatabases.Mariadb first;
-  final LocalDatabases.Mariadb second;
+  final LocalMariadb first;
+  final LocalMariadb second;
 
-  private LocalGalera(LocalDatabases.Mariadb first, LocalDatabases.Mariadb second) {
+  private LocalGalera(LocalMariadb first, LocalMariadb second) {
     this.first = first;
     this.second = second;
   }
@@ -29,14 +29,14 @@ final class LocalGalera implements AutoCloseable {
       throw new IllegalStateException(
           PROVIDER + " is missing: install Galera with `apt-get install -y galera-4`");
     }
-    LocalDatabases.Mariadb first = LocalDatabases.Mariadb.start(name + "-1", 1);
-    LocalDatabases.Mariadb second = null;
+    LocalMariadb first = LocalMariadb.start(name + "-1", 1);
+    LocalMariadb second = null;
     try {
       int firstGroup = LocalDatabases.freePort();
       String cluster = "tc-" + first.port;
       first.restartWith(options(cluster, "node1", first, firstGroup, ""));
       awaitSynced(first, 1);
-      second = LocalDatabases.Mariadb.start(name + "-2", 2);
+      second = LocalMariadb.start(name + "-2", 2);
       second.restartWith(
           options(cluster, "node2", second, LocalDatabases.freePort(), "127.0.0.1:" + firstGroup));
       awaitSynced(second, 2);
@@ -57,7 +57,7 @@ final class LocalGalera implements AutoCloseable {
   }
 
   private static String[] options(
-      String cluster, String nodeName, LocalDatabases.Mariadb node, int group, String join)
+      String cluster, String nodeName, LocalMariadb node, int group, String join)
       throws IOException {
     return List.of(
             "--binlog-format=ROW",
@@ -79,8 +79,7 @@ final class LocalGalera implements AutoCloseable {
   }
 
   /** Waits until {@code node} is synced in a cluster of {@code size} nodes. */
-  private static void awaitSynced(LocalDatabases.Mariadb node, int size)
-      throws InterruptedException {
+  private static void awaitSynced(LocalMariadb node, int size) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     String state = null;
     String nodes = null;
@@ -110,7 +109,7 @@ final class LocalGalera implements AutoCloseable {
             + "/error.log");
   }
 
-  private static String statusOf(LocalDatabases.Mariadb node, String variable) throws SQLException {
+  private static String statusOf(LocalMariadb node, String variable) throws SQLException {
     return LocalDatabases.query(
         node.jdbcUrl(""),
         "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '"
@@ -118,7 +117,7 @@ final class LocalGalera implements AutoCloseable {
             + "'");
   }
 
-  private static String tail(LocalDatabases.Mariadb node) {
+  private static String tail(LocalMariadb node) {
     try {
       List<String> lines = Files.readAllLines(node.dir.resolve("error.log"));
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));

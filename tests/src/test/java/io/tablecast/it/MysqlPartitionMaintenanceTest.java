@@ -3,7 +3,6 @@ package io.tablecast.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.client.TableMirror;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.time.Duration;
 import java.util.List;
@@ -34,20 +33,7 @@ class MysqlPartitionMaintenanceTest {
     try (Pipeline p = Pipeline.create(Kind.MYSQL, "partmaint", ddl, "readings")) {
       // the capture check alone: a reconciliation pass would repair what the check missed, but
       // might also come first (repairs fail the test), so none runs here
-      SourceConfig source = p.sourceConfig();
-      p.startServer(
-          b ->
-              b.source(
-                  new SourceConfig(
-                      source.jdbcUrl(),
-                      null,
-                      null,
-                      true,
-                      null,
-                      null,
-                      Duration.ofHours(1),
-                      Duration.ofMillis(200),
-                      source.cachedTables())));
+      p.startServer(Duration.ofHours(1), Duration.ofMillis(200));
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("partmaint"), "readings");
       String readings = p.db.table("readings");
 

@@ -98,6 +98,27 @@ final class Pipeline implements AutoCloseable {
     return server;
   }
 
+  /**
+   * Starts the server with its own reconciliation and capture check intervals (a test that needs
+   * one of them alone to find what it looks for).
+   */
+  TablecastServer startServer(Duration reconcileInterval, Duration captureCheckInterval) {
+    SourceConfig source = sourceConfig();
+    return startServer(
+        b ->
+            b.source(
+                new SourceConfig(
+                    source.jdbcUrl(),
+                    null,
+                    null,
+                    true,
+                    null,
+                    null,
+                    reconcileInterval,
+                    captureCheckInterval,
+                    source.cachedTables())));
+  }
+
   /** Starts the server with extra settings on top of {@link #serverConfig()}. */
   TablecastServer startServer(java.util.function.Consumer<ServerConfig.Builder> settings) {
     ServerConfig.Builder b = serverConfig().toBuilder();

@@ -18,9 +18,9 @@ class ReplicaSourceTest {
 
   @Test
   void aMariadbReplicaIsRefusedAtStartNamingItsPrimary() throws Exception {
-    try (LocalDatabases.Mariadb primary =
-            LocalDatabases.Mariadb.start("replica-p", 21, "--log-bin", "--binlog-format=ROW");
-        LocalDatabases.Mariadb replica = LocalDatabases.Mariadb.start("replica-r", 22)) {
+    try (LocalMariadb primary =
+            LocalMariadb.start("replica-p", 21, "--log-bin", "--binlog-format=ROW");
+        LocalMariadb replica = LocalMariadb.start("replica-r", 22)) {
       replica.replicate(primary);
       primary.execute(
           "CREATE DATABASE shop",
@@ -64,7 +64,7 @@ class ReplicaSourceTest {
     }
   }
 
-  private static String countOrNull(LocalDatabases.Mariadb db) {
+  private static String countOrNull(LocalMariadb db) {
     try {
       return db.query("SELECT count(*) FROM shop.items");
     } catch (java.sql.SQLException e) {
