@@ -103,7 +103,8 @@ final class AlteredTables implements DriftCheck.PassStart {
           known.id(),
           "table "
               + name
-              + " no longer exists (dropped or renamed away): the mirror keeps its last rows");
+              + " no longer exists (dropped or renamed away): the mirror keeps its last rows,"
+              + " and follows it again once it exists again");
       return null;
     } catch (RuntimeException e) {
       LOG.error("Cannot reconcile {}: {}", name, e.getMessage());

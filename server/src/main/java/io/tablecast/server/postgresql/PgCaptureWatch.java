@@ -379,9 +379,9 @@ final class PgCaptureWatch {
    * stale for its clients until {@link #tableFollowedAgain}.
    */
   private void tableCannotBeFollowed(TableId table, List<Problem> problems) {
-    if (problems.stream().anyMatch(PgCaptureWatch::tableGone)) {
-      unfollowed.gone(
-          table, problems.stream().map(Problem::message).collect(Collectors.joining("; ")));
+    Problem gone = problems.stream().filter(PgCaptureWatch::tableGone).findFirst().orElse(null);
+    if (gone != null) { // what else is wrong is about the relation it was: logged, not the reason
+      unfollowed.gone(table, gone.message());
       return;
     }
     String suffix =

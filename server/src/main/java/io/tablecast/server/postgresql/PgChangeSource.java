@@ -329,7 +329,11 @@ final class PgChangeSource extends PollingChangeSource {
     try {
       return columnChanges.describedAgain(c, table);
     } catch (MissingTableException e) {
-      unfollowed.gone(table.id(), e.getMessage() + ": the mirror keeps its last rows");
+      unfollowed.gone(
+          table.id(),
+          e.getMessage()
+              + ", dropped or renamed away: the mirror keeps its last rows, and follows it again"
+              + " once it exists again");
       return false;
     }
   }

@@ -223,7 +223,8 @@ final class PgCoverage {
                 "table "
                     + table
                     + " no longer exists "
-                    + "(or is not visible to this user): its mirror cannot follow it; restart the server once it exists again"));
+                    + "(or is not visible to this user, dropped or renamed away): the mirror"
+                    + " keeps its last rows, and follows it again once it exists again"));
       }
       for (Member m : e.getValue()) {
         if (s.rowSecured().containsKey(m.oid())) {
