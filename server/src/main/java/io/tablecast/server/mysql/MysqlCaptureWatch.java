@@ -1,6 +1,7 @@
 package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
@@ -211,13 +212,19 @@ final class MysqlCaptureWatch implements AutoCloseable {
       }
       for (TableSchema known : p.tables()) {
         TableSchema now;
+        boolean gone = unfollowed.isGone(known.id().qualified());
         try {
           now = p.describe(c, known.id());
+        } catch (MissingTableException e) {
+          if (!gone) {
+            altered.add(known.id()); // the tail takes it for gone, rows read or not
+          }
+          continue;
         } catch (RuntimeException e) {
-          continue; // cannot be described now (dropped?): the tail's own reads report it
+          continue; // cannot be described now: the tail's own reads report it
         }
-        if (!now.equals(known)) {
-          altered.add(known.id());
+        if (gone || !now.equals(known)) {
+          altered.add(known.id()); // back, or altered: the tail re-reads it
         }
       }
     }
