@@ -74,7 +74,6 @@ class ColumnFormsTest {
           "UPDATE " + items + " SET qty = 3",
           "INSERT INTO " + items + " (name, price, qty) VALUES ('b', 2, 2)");
       p.awaitMirrorEqualsTable(m, "items");
-      System.out.println("ROWS " + m.rows());
       p.sql(
           "ALTER TABLE "
               + items

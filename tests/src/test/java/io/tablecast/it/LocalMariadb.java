@@ -19,6 +19,7 @@ final class LocalMariadb implements AutoCloseable {
   final int port;
   final int serverId;
   private List<String> options;
+  private String processZone;
   private Process process;
 
   private LocalMariadb(Path dir, int port, int serverId, List<String> options) {
@@ -33,10 +34,20 @@ final class LocalMariadb implements AutoCloseable {
    * own (e.g. {@code --log-bin}).
    */
   static LocalMariadb start(String name, int serverId, String... options) throws IOException {
+    return startInZone(name, serverId, null, options);
+  }
+
+  /**
+   * As {@link #start(String, int, String...)}, the server process in the time zone {@code
+   * processZone} (its {@code TZ}: the host's zone as the server sees it), or the test's when null.
+   */
+  static LocalMariadb startInZone(String name, int serverId, String processZone, String... options)
+      throws IOException {
     require("/usr/bin/mariadb-install-db", "apt-get install -y mariadb-server");
     LocalMariadb m =
         new LocalMariadb(
             Files.createTempDirectory("tc-" + name), freePort(), serverId, List.of(options));
+    m.processZone = processZone;
     run(
         "mariadb-install-db --no-defaults --datadir="
             + m.dir
@@ -83,11 +94,14 @@ final class LocalMariadb implements AutoCloseable {
                 "--innodb-buffer-pool-size=32M",
                 "--skip-name-resolve"));
     command.addAll(options);
-    process =
+    ProcessBuilder builder =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    if (processZone != null) {
+      builder.environment().put("TZ", processZone);
+    }
+    process = builder.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       try {

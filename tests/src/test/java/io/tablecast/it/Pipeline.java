@@ -60,7 +60,11 @@ final class Pipeline implements AutoCloseable {
 
   /** Like {@link #start} but without starting the server. */
   static Pipeline create(TestDatabases.Kind kind, String name, List<String> ddl, String... tables) {
-    TestDatabases.Isolated db = kind.isolated(name);
+    return create(kind.isolated(name), ddl, tables);
+  }
+
+  /** Like {@link #create(TestDatabases.Kind, String, List, String...)} in {@code db}. */
+  static Pipeline create(TestDatabases.Isolated db, List<String> ddl, String... tables) {
     db.execute(ddl.toArray(new String[0]));
     List<String> qualified = new ArrayList<>();
     for (String t : tables) {

@@ -63,7 +63,13 @@ public final class CapturePlan {
 
   /** Opens a new connection outside any pool. */
   public Connection connect() throws SQLException {
-    return DriverManager.getConnection(jdbcUrl, properties);
+    Connection c = DriverManager.getConnection(jdbcUrl, properties);
+    try {
+      return dialect.setUp(c);
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
   }
 
   /** The schema (PostgreSQL) or database (MySQL) of the outbox. */

@@ -5,6 +5,7 @@ import io.tablecast.protocol.row.InstantText;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -39,6 +40,28 @@ public interface Dialect {
    * POSTGRESQL}.
    */
   String name();
+
+  /**
+   * A statement run first on every connection the server opens to the database (its pool, the
+   * installer's and the capture check's), or null. MySQL/MariaDB sets the session's {@code
+   * sql_mode}: a server's global {@code ANSI_QUOTES}, {@code NO_BACKSLASH_ESCAPES}, {@code
+   * PIPES_AS_CONCAT} or {@code ORACLE} would change how the server's SQL parses and how the catalog
+   * prints the expressions it reads, and a trigger keeps the mode of the session that created it.
+   */
+  default String sessionSetup() {
+    return null;
+  }
+
+  /** Runs {@link #sessionSetup} on {@code c}, a connection just opened. */
+  default Connection setUp(Connection c) throws SQLException {
+    String sql = sessionSetup();
+    if (sql != null) {
+      try (Statement s = c.createStatement()) {
+        s.execute(sql);
+      }
+    }
+    return c;
+  }
 
   // ---- identifiers
 

@@ -72,6 +72,7 @@ public final class TriggerInstaller implements AutoCloseable {
     Connection c = java.sql.DriverManager.getConnection(url, props);
     try {
       Dialect dialect = family.detect(c);
+      dialect.setUp(c);
       String schema;
       try (Statement s = c.createStatement()) {
         schema = scalar(s, dialect.currentSchemaQuery());
@@ -189,6 +190,9 @@ public final class TriggerInstaller implements AutoCloseable {
             .append(", outbox ")
             .append(outbox())
             .append('\n');
+    if (dialect.sessionSetup() != null) { // the session the server installs in
+      sb.append('\n').append(dialect.sessionSetup()).append(";\n");
+    }
     for (String s : installStatements(installedTriggers())) {
       sb.append('\n').append(dialect.printable(s)).append('\n');
     }

@@ -50,6 +50,21 @@ final class MysqlDialect implements TailDialect {
     return flavor.name();
   }
 
+  /**
+   * The same session for every connection of the server, whatever the database's globals. {@code
+   * sql_mode}: the modes both MySQL 8 and MariaDB know that change nothing the server reads (a
+   * global ANSI_QUOTES, NO_BACKSLASH_ESCAPES, PIPES_AS_CONCAT or ORACLE changes how its SQL parses
+   * and how the catalog prints expressions; the capture triggers keep the mode they were created
+   * in). {@code time_zone = SYSTEM}: {@code innodb_trx.trx_started} is the server process's local
+   * time, whatever the session's zone, and the gap rule compares it with the database's clock
+   * ({@link TrxLooks}); every other time the server reads goes through {@code UNIX_TIMESTAMP}.
+   */
+  @Override
+  public String sessionSetup() {
+    return "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
+        + "NO_ENGINE_SUBSTITUTION', time_zone = 'SYSTEM'";
+  }
+
   @Override
   public String toString() {
     return name();

@@ -139,6 +139,7 @@ public final class ChangeSources {
     hc.setConnectionTimeout(10_000);
     TailDialect dialect = tailDialect(plan.dialect());
     hc.setTransactionIsolation(dialect.poolIsolation());
+    hc.setConnectionInitSql(plan.dialect().sessionSetup());
     PoolProperties.apply(hc, plan.jdbcUrl(), dialect.poolProperties());
     HikariDataSource pool = tuning.pools().apply(hc);
     LOG.info(

@@ -1,0 +1,124 @@
+package io.tablecast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.client.Column;
+import io.tablecast.client.ColumnType;
+import io.tablecast.client.TableMirror;
+import io.tablecast.server.testing.TestDatabases;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A MariaDB server configured as operators configure theirs, not as our other tests' server is: its
+ * host in a zone of its own (Europe/Berlin) and the server's {@code default-time-zone} UTC, which
+ * is the advice everywhere; and a global {@code sql_mode} of {@code ANSI} (double quotes for
+ * identifiers, {@code ||} to concatenate) with {@code NO_BACKSLASH_ESCAPES}. The server's sessions
+ * used to take both from the database: it read {@code innodb_trx.trx_started} (the host's local
+ * time) as UTC, so a writer open across a gap seemed to have begun an hour later and its late
+ * commit was dropped as rolled back (the old code: {@code expected {1="late", 2="early"} but was
+ * {2="early"}}); and the catalog printed a JSON column's check with double quotes, so the column
+ * was taken for text.
+ */
+class MysqlServerSettingsTest {
+
+  private static LocalMariadb server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server =
+        LocalMariadb.startInZone(
+            "settings",
+            1,
+            "Europe/Berlin",
+            "--default-time-zone=+00:00",
+            "--sql-mode=ANSI,NO_BACKSLASH_ESCAPES,STRICT_TRANS_TABLES");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void aWriterOpenAcrossAGapIsWaitedForWhenTheServersZoneIsNotItsHosts() throws Exception {
+    try (Pipeline p =
+        Pipeline.create(
+            database("zones"),
+            List.of("CREATE TABLE rates (id int PRIMARY KEY, name varchar(40))"),
+            "rates")) {
+      p.startServer(Duration.ZERO, Duration.ofSeconds(1)); // no reconciliation to hide a loss
+      TableMirror<Map<String, Object>> m = p.readyMirror(p.client("zones"), "rates");
+      try (Connection late = DriverManager.getConnection(p.db.jdbcUrl());
+          Statement s = late.createStatement()) {
+        late.setAutoCommit(false);
+        s.execute("INSERT INTO rates VALUES (1, 'late')"); // takes outbox id 1, commits last
+        p.sql("INSERT INTO rates VALUES (2, 'early')"); // outbox id 2: id 1 is a gap
+        await().atMost(Duration.ofSeconds(10)).until(() -> m.size() == 1);
+        Thread.sleep(1500); // the tail looks at innodb_trx several times meanwhile
+        late.commit();
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(names(m)).isEqualTo(Map.of(1, "late", 2, "early")));
+    }
+  }
+
+  @Test
+  void jsonChecksCascadesAndBackslashesAreCapturedUnderAnsiQuotesAndNoBackslashEscapes()
+      throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE docs (id varchar(20) PRIMARY KEY, body JSON, note varchar(40),"
+                + " shout varchar(60) AS (UPPER(note) || '!') VIRTUAL)",
+            "CREATE TABLE parents (id int PRIMARY KEY)",
+            "CREATE TABLE children (id int PRIMARY KEY, parent int NOT NULL,"
+                + " FOREIGN KEY (parent) REFERENCES parents (id) ON DELETE CASCADE)",
+            "INSERT INTO parents VALUES (1), (2)",
+            "INSERT INTO children VALUES (10, 1), (20, 2)",
+            "INSERT INTO docs (id, body, note) VALUES ('a\\b', '{\"k\": \"v\\\\w\"}', 'it''s')");
+    try (Pipeline p = Pipeline.create(database("modes"), ddl, "docs", "children")) {
+      p.startServer();
+      TableMirror<Map<String, Object>> docs = p.readyMirror(p.client("modes"), "docs");
+      TableMirror<Map<String, Object>> children = p.readyMirror(p.client("kids"), "children");
+      assertThat(docs.columns())
+          .filteredOn(c -> c.name().equals("body"))
+          .extracting(Column::type)
+          .containsExactly(ColumnType.JSON);
+      p.sql(
+          "INSERT INTO docs (id, body, note) VALUES ('c\\d', '[1, \"x\\\\y\"]', 'back\\slash')",
+          "UPDATE docs SET note = 'changed' WHERE id = 'a\\b'",
+          "DELETE FROM parents WHERE id = 1"); // the cascade removes child 10
+      p.awaitMirrorEqualsTable(docs, "docs");
+      p.awaitMirrorEqualsTable(children, "children");
+      assertThat(children.size()).isEqualTo(1);
+      assertThat(docs.get("c\\d").get("note")).isEqualTo("back\\slash");
+      assertThat(p.server().metrics().captureProblems())
+          .as("capture problems the capture check found")
+          .isZero();
+    }
+  }
+
+  private static TestDatabases.Isolated database(String name) throws Exception {
+    server.execute("CREATE DATABASE " + name);
+    return new TestDatabases.Isolated(Kind.MYSQL, name, server.jdbcUrl(name));
+  }
+
+  private static Map<Object, Object> names(TableMirror<Map<String, Object>> m) {
+    Map<Object, Object> rows = new TreeMap<>();
+    m.rows().forEach(r -> rows.put(((Number) r.get("id")).intValue(), r.get("name")));
+    return rows;
+  }
+}
