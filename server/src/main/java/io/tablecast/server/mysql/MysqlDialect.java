@@ -57,12 +57,16 @@ final class MysqlDialect implements TailDialect {
    * and how the catalog prints expressions; the capture triggers keep the mode they were created
    * in). {@code time_zone = SYSTEM}: {@code innodb_trx.trx_started} is the server process's local
    * time, whatever the session's zone, and the gap rule compares it with the database's clock
-   * ({@link TrxLooks}); every other time the server reads goes through {@code UNIX_TIMESTAMP}.
+   * ({@link TrxLooks}); every other time the server reads goes through {@code UNIX_TIMESTAMP}. No
+   * statement time limit (MariaDB {@code max_statement_time}, MySQL {@code max_execution_time}): a
+   * whole-table read takes as long as the table is large, and cut short it would be retried for
+   * ever; the server's other statements are short by design.
    */
   @Override
   public String sessionSetup() {
     return "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
-        + "NO_ENGINE_SUBSTITUTION', time_zone = 'SYSTEM'";
+        + "NO_ENGINE_SUBSTITUTION', time_zone = 'SYSTEM', "
+        + (flavor == MysqlFlavor.MARIADB ? "max_statement_time = 0" : "max_execution_time = 0");
   }
 
   @Override

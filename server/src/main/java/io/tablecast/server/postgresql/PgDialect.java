@@ -324,11 +324,15 @@ final class PgDialect implements TailDialect {
    * The statement to run at the start of each transaction that reads whole tables (snapshot,
    * resync, a reconciliation range), so the rows print as the pinned capture function prints them:
    * one {@code SELECT set_config(name, value, true), ...} (each as {@code SET LOCAL}), one round
-   * trip for all of them.
+   * trip for all of them. Also {@code statement_timeout = 0}: a whole-table read takes as long as
+   * the table is large, and cut short by a timeout of the server's role or database it would be
+   * retried for ever.
    */
   String tableReadSettings() {
     StringBuilder out = new StringBuilder("SELECT ");
-    for (String s : PgTriggers.PINNED_SETTINGS) {
+    List<String> settings = new ArrayList<>(PgTriggers.PINNED_SETTINGS);
+    settings.add("statement_timeout=0");
+    for (String s : settings) {
       int eq = s.indexOf('=');
       out.append(out.length() == 7 ? "" : ", ")
           .append("set_config(")
