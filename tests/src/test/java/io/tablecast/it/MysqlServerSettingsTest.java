@@ -22,11 +22,14 @@ import org.junit.jupiter.api.Test;
 /**
  * A MariaDB server configured as operators configure theirs, not as our other tests' server is: its
  * host in a zone of its own (Europe/Berlin) and the server's {@code default-time-zone} UTC, which
- * is the advice everywhere; and a global {@code sql_mode} of {@code ANSI} (double quotes for
- * identifiers, {@code ||} to concatenate) with {@code NO_BACKSLASH_ESCAPES}. The server's sessions
- * used to take both from the database: it read {@code innodb_trx.trx_started} (the host's local
- * time) as UTC, so a writer open across a gap seemed to have begun an hour later and its late
- * commit was dropped as rolled back (the old code: {@code expected {1="late", 2="early"} but was
+ * is the advice everywhere; a global {@code sql_mode} of {@code ANSI} (double quotes for
+ * identifiers, {@code ||} to concatenate) with {@code NO_BACKSLASH_ESCAPES}; table names folded to
+ * lower case ({@code lower_case_table_names = 1}, as on Windows and macOS), which hid a {@code
+ * TRUNCATE} of a table configured in capitals (the old code: its rows stayed in the mirror); and
+ * {@code innodb_snapshot_isolation} (on by default from MariaDB 11.6). The server's sessions used
+ * to take both from the database: it read {@code innodb_trx.trx_started} (the host's local time) as
+ * UTC, so a writer open across a gap seemed to have begun an hour later and its late commit was
+ * dropped as rolled back (the old code: {@code expected {1="late", 2="early"} but was
  * {2="early"}}); and the catalog printed a JSON column's check with double quotes, so the column
  * was taken for text.
  */
@@ -42,7 +45,9 @@ class MysqlServerSettingsTest {
             1,
             "Europe/Berlin",
             "--default-time-zone=+00:00",
-            "--sql-mode=ANSI,NO_BACKSLASH_ESCAPES,STRICT_TRANS_TABLES");
+            "--sql-mode=ANSI,NO_BACKSLASH_ESCAPES,STRICT_TRANS_TABLES",
+            "--lower-case-table-names=1",
+            "--innodb-snapshot-isolation=ON");
   }
 
   @AfterAll
@@ -73,6 +78,25 @@ class MysqlServerSettingsTest {
       await()
           .atMost(Duration.ofSeconds(10))
           .untilAsserted(() -> assertThat(names(m)).isEqualTo(Map.of(1, "late", 2, "early")));
+    }
+  }
+
+  @Test
+  void aTruncateIsFoundWhenTheServerFoldsTableNamesToLowerCase() throws Exception {
+    try (Pipeline p =
+        Pipeline.create(
+            database("Folded"),
+            List.of(
+                "CREATE TABLE Rates (id int PRIMARY KEY, name varchar(40))",
+                "INSERT INTO Rates VALUES (1, 'a'), (2, 'b')"),
+            "Rates")) {
+      p.startServer(Duration.ZERO, Duration.ofSeconds(1)); // the capture check alone
+      TableMirror<Map<String, Object>> m = p.readyMirror(p.client("folded"), "Rates");
+      Thread.sleep(1500); // the capture check has seen the table's InnoDB id
+      p.sql("TRUNCATE TABLE Rates", "INSERT INTO Rates VALUES (3, 'c')");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(names(m)).isEqualTo(Map.of(3, "c")));
     }
   }
 

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -56,6 +57,13 @@ final class RecreatedTables {
 
   private boolean unreadable;
 
+  /**
+   * Whether the server folds table names to lower case ({@code lower_case_table_names} 1 or 2, as
+   * on Windows and macOS and in some managed services): the catalog then names a table configured
+   * as {@code App.Rates} {@code app/rates}. Null until read.
+   */
+  private Boolean foldsNames;
+
   RecreatedTables(MysqlFlavor flavor) {
     this.view =
         flavor == MysqlFlavor.MARIADB
@@ -71,11 +79,14 @@ final class RecreatedTables {
    */
   synchronized Map<TableId, String> rowsReplaced(Connection c, Collection<TableId> tables)
       throws SQLException {
+    if (foldsNames == null) {
+      foldsNames = foldsNames(c);
+    }
     Map<String, TableId> byName = new LinkedHashMap<>();
     for (TableId t : tables) {
       String name = innodbName(t);
       if (name != null) {
-        byName.put(name, t);
+        byName.put(fold(name), t);
       }
     }
     if (unreadable || byName.isEmpty()) {
@@ -170,7 +181,7 @@ final class RecreatedTables {
         while (rs.next()) {
           String name = rs.getString(1);
           int hash = name.indexOf('#');
-          TableId table = byName.get(hash < 0 ? name : name.substring(0, hash));
+          TableId table = byName.get(fold(hash < 0 ? name : name.substring(0, hash)));
           String suffix = hash < 0 ? "" : name.substring(hash + 1);
           if (table != null && (suffix.isEmpty() || isPartition(suffix))) {
             ids.computeIfAbsent(table, t -> new HashMap<>()).put(suffix, rs.getLong(2));
@@ -181,8 +192,12 @@ final class RecreatedTables {
     return ids;
   }
 
-  private static Map<TableId, String> creationTimes(Connection c, Collection<TableId> tables)
+  private Map<TableId, String> creationTimes(Connection c, Collection<TableId> tables)
       throws SQLException {
+    Map<String, TableId> asConfigured = new HashMap<>();
+    for (TableId t : tables) {
+      asConfigured.put(fold(t.schema()) + "." + fold(t.name()), t);
+    }
     Map<TableId, String> out = new HashMap<>();
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -197,11 +212,26 @@ final class RecreatedTables {
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.put(new TableId(rs.getString(1), rs.getString(2)), rs.getString(3));
+          TableId t = asConfigured.get(fold(rs.getString(1)) + "." + fold(rs.getString(2)));
+          if (t != null) {
+            out.put(t, rs.getString(3));
+          }
         }
       }
     }
     return out;
+  }
+
+  /** {@code name} as the server compares table names. */
+  private String fold(String name) {
+    return Boolean.TRUE.equals(foldsNames) ? name.toLowerCase(Locale.ROOT) : name;
+  }
+
+  private static boolean foldsNames(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT @@lower_case_table_names")) {
+      return rs.next() && rs.getInt(1) != 0;
+    }
   }
 
   /**
