@@ -26,10 +26,15 @@ import org.junit.jupiter.api.Test;
  * identifiers, {@code ||} to concatenate) with {@code NO_BACKSLASH_ESCAPES}; table names folded to
  * lower case ({@code lower_case_table_names = 1}, as on Windows and macOS), which hid a {@code
  * TRUNCATE} of a table configured in capitals (the old code: its rows stayed in the mirror); and
- * {@code innodb_snapshot_isolation} (on by default from MariaDB 11.6). The server's sessions used
- * to take both from the database: it read {@code innodb_trx.trx_started} (the host's local time) as
- * UTC, so a writer open across a gap seemed to have begun an hour later and its late commit was
- * dropped as rolled back (the old code: {@code expected {1="late", 2="early"} but was
+ * {@code innodb_snapshot_isolation} (on by default from MariaDB 11.6). And limits on every
+ * session's statements: a global {@code sql_select_limit} cut the snapshot to its first rows
+ * without a word and hid the capture triggers from the capture check (the old code, by hand: a
+ * snapshot of 2 of a table's 5 rows, and an ERROR that its triggers were missing), and {@code
+ * max_join_size} refused a catalog read, so the server did not start (the old code in this test:
+ * {@code The SELECT would examine more than MAX_JOIN_SIZE rows}). The server's sessions used to
+ * take their settings from the database: it read {@code innodb_trx.trx_started} (the host's local
+ * time) as UTC, so a writer open across a gap seemed to have begun an hour later and its late
+ * commit was dropped as rolled back (the old code: {@code expected {1="late", 2="early"} but was
  * {2="early"}}); and the catalog printed a JSON column's check with double quotes, so the column
  * was taken for text.
  */
@@ -97,6 +102,37 @@ class MysqlServerSettingsTest {
       await()
           .atMost(Duration.ofSeconds(10))
           .untilAsserted(() -> assertThat(names(m)).isEqualTo(Map.of(3, "c")));
+    }
+  }
+
+  @Test
+  void limitsOnTheServersSelectsAndUpdatesLeaveItsReadsWhole() throws Exception {
+    server.execute(
+        "SET GLOBAL sql_select_limit = 2", // every SELECT of a new session returns 2 rows at most
+        "SET GLOBAL max_join_size = 3",
+        "SET GLOBAL sql_safe_updates = 1");
+    try (Pipeline p =
+        Pipeline.create(
+            database("limits"),
+            List.of(
+                "CREATE TABLE rates (id int PRIMARY KEY, name varchar(40))",
+                "INSERT INTO rates VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')"),
+            "rates")) {
+      p.startServer(Duration.ZERO, Duration.ofSeconds(1)); // no reconciliation to hide a loss
+      TableMirror<Map<String, Object>> m = p.readyMirror(p.client("limits"), "rates");
+      assertThat(names(m)).isEqualTo(Map.of(1, "a", 2, "b", 3, "c", 4, "d"));
+      p.sql("UPDATE rates SET name = 'x' WHERE id = 4", "INSERT INTO rates VALUES (5, 'e')");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(names(m)).isEqualTo(Map.of(1, "a", 2, "b", 3, "c", 4, "x", 5, "e")));
+      Thread.sleep(2500); // two capture checks: each lists the table's triggers
+      assertThat(p.server().metrics().captureProblems()).isZero();
+    } finally {
+      server.execute(
+          "SET GLOBAL sql_select_limit = DEFAULT",
+          "SET GLOBAL max_join_size = DEFAULT",
+          "SET GLOBAL sql_safe_updates = DEFAULT");
     }
   }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class StatementTimeoutTest {
 
-  private static final int ROWS = 100_000;
+  private static final int ROWS = 600_000;
 
   @ParameterizedTest
   @EnumSource(Kind.class)
@@ -44,8 +44,8 @@ class StatementTimeoutTest {
       String url =
           p.db.jdbcUrl()
               + (kind == Kind.POSTGRESQL
-                  ? "&options=-c%20statement_timeout%3D20"
-                  : "&sessionVariables=max_statement_time=0.02");
+                  ? "&options=-c%20statement_timeout%3D200"
+                  : "&sessionVariables=max_statement_time=0.2");
       SourceConfig source = p.sourceConfig();
       p.startServer(
           b ->
