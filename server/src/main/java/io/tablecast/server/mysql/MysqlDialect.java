@@ -50,25 +50,10 @@ final class MysqlDialect implements TailDialect {
     return flavor.name();
   }
 
-  /**
-   * The same session for every connection of the server, whatever the database's globals. {@code
-   * sql_mode}: the modes both MySQL 8 and MariaDB know that change nothing the server reads (a
-   * global ANSI_QUOTES, NO_BACKSLASH_ESCAPES, PIPES_AS_CONCAT or ORACLE changes how its SQL parses
-   * and how the catalog prints expressions; the capture triggers keep the mode they were created
-   * in). {@code time_zone = SYSTEM}: {@code innodb_trx.trx_started} is the server process's local
-   * time, whatever the session's zone, and the gap rule compares it with the database's clock
-   * ({@link TrxLooks}); every other time the server reads goes through {@code UNIX_TIMESTAMP}. No
-   * limit on its statements: a whole-table read takes as long as the table is large (MariaDB {@code
-   * max_statement_time}, MySQL {@code max_execution_time}; cut short, it was retried for ever),
-   * returns every row ({@code sql_select_limit} cut it without a word) and examines them all
-   * ({@code max_join_size} refuses that unless {@code sql_big_selects}).
-   */
+  /** {@link SessionSettings}: one session for every connection, whatever the database's globals. */
   @Override
   public String sessionSetup() {
-    return "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
-        + "NO_ENGINE_SUBSTITUTION', time_zone = 'SYSTEM', "
-        + (flavor == MysqlFlavor.MARIADB ? "max_statement_time = 0" : "max_execution_time = 0")
-        + ", sql_select_limit = 18446744073709551615, sql_big_selects = 1, sql_safe_updates = 0";
+    return SessionSettings.statement(flavor);
   }
 
   @Override
