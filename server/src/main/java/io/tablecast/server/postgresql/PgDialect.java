@@ -324,14 +324,16 @@ final class PgDialect implements TailDialect {
    * The statement to run at the start of each transaction that reads whole tables (snapshot,
    * resync, a reconciliation range), so the rows print as the pinned capture function prints them:
    * one {@code SELECT set_config(name, value, true), ...} (each as {@code SET LOCAL}), one round
-   * trip for all of them. Also {@code statement_timeout = 0}: a whole-table read takes as long as
-   * the table is large, and cut short by a timeout of the server's role or database it would be
-   * retried for ever.
+   * trip for all of them. Also {@code statement_timeout = 0} and {@code
+   * idle_in_transaction_session_timeout = 0}: a whole-table read takes as long as the table is
+   * large, its transaction waits while the server handles the rows read, and cut short by a timeout
+   * of the server's role or database it would be retried for ever.
    */
   String tableReadSettings() {
     StringBuilder out = new StringBuilder("SELECT ");
     List<String> settings = new ArrayList<>(PgTriggers.PINNED_SETTINGS);
     settings.add("statement_timeout=0");
+    settings.add("idle_in_transaction_session_timeout=0"); // rows are handled between fetches
     for (String s : settings) {
       int eq = s.indexOf('=');
       out.append(out.length() == 7 ? "" : ", ")
