@@ -43,10 +43,11 @@ public interface Dialect {
 
   /**
    * A statement run first on every connection the server opens to the database (its pool, the
-   * installer's and the capture check's), or null. MySQL/MariaDB sets the session's {@code
-   * sql_mode}: a server's global {@code ANSI_QUOTES}, {@code NO_BACKSLASH_ESCAPES}, {@code
-   * PIPES_AS_CONCAT} or {@code ORACLE} would change how the server's SQL parses and how the catalog
-   * prints the expressions it reads, and a trigger keeps the mode of the session that created it.
+   * installer's and the capture check's), or null: settings the server's SQL depends on that a
+   * database's globals may change. MySQL/MariaDB sets {@code sql_mode}, {@code time_zone} and lifts
+   * the statement limits ({@code io.tablecast.server.mysql.SessionSettings} says why); PostgreSQL
+   * needs none, its whole-table reads set theirs per transaction ({@code SET LOCAL}), which a
+   * pooler in transaction mode keeps.
    */
   default String sessionSetup() {
     return null;
