@@ -300,6 +300,15 @@ final class PgCaptureWatch {
         tableFollowedAgain(table);
       }
     }
+    for (TableId table : members.keySet()) { // the tail found it gone; back before a check saw it
+      if (unfollowed.isGone(table.qualified())
+          && !cleared.contains(table)
+          && problems.stream().noneMatch(p -> p.table().equals(table))) {
+        LOG.info("Table {} exists again: re-reading it", table);
+        resyncs.add(table.qualified());
+        tableFollowedAgain(table);
+      }
+    }
     Set<TableId> gone =
         problems.stream()
             .filter(PgCaptureWatch::tableGone)
