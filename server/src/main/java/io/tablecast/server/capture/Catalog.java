@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Describes a cached table from the catalog: checks it can be captured, reads its columns and
@@ -149,8 +150,20 @@ public final class Catalog {
       throw new MissingTableException(id);
     }
     if (!"BASE TABLE".equalsIgnoreCase(tableType)) {
+      String wayOut =
+          switch (tableType.toUpperCase(Locale.ROOT)) {
+            case "VIEW", "SYSTEM VIEW" ->
+                " (a view holds no rows of its own: cache the tables it reads)";
+            case "FOREIGN" -> " (its rows live in another database: cache them from that one)";
+            default -> "";
+          };
       throw new IllegalArgumentException(
-          "table " + id.qualified() + " is a " + tableType + ", only base tables can be cached");
+          "table "
+              + id.qualified()
+              + " is a "
+              + tableType
+              + ", only base tables can be cached"
+              + wayOut);
     }
   }
 

@@ -46,7 +46,11 @@ final class MysqlCatalogQueries {
             c,
             "SELECT TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
             id);
-    Catalog.requireBaseTable(id, tableType);
+    // MariaDB's system-versioned tables are base tables with a history: their triggers fire for
+    // every change of a current row, and every read the server makes (snapshot, changed rows,
+    // reconciliation) sees only the current rows, which is the table a mirror holds
+    Catalog.requireBaseTable(
+        id, "SYSTEM VERSIONED".equalsIgnoreCase(tableType) ? "BASE TABLE" : tableType);
     // the row change and its outbox row must commit or roll back together, and the tail's gap
     // rules rely on the row change being an InnoDB write of the same transaction
     String engine =
@@ -138,6 +142,28 @@ final class MysqlCatalogQueries {
         }
       }
     }
+    Map<String, String> types = new HashMap<>();
+    if (!indexes.isEmpty()) {
+      try (PreparedStatement ps =
+              Catalog.prepare(
+                  c,
+                  "SELECT COLUMN_NAME, DATA_TYPE, GENERATION_EXPRESSION FROM information_schema.COLUMNS "
+                      + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+                  id);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          types.put(rs.getString(1), rs.getString(2));
+          if ("ROW END".equalsIgnoreCase(rs.getString(3))) {
+            // MariaDB appends a system-versioned table's row end to each of its unique keys, so
+            // that history rows keep them unique; among the current rows, the rows a mirror
+            // holds, the key is unique without it, and a DELETE's trigger sees it already set to
+            // the time of the delete, not the value the mirror keyed the row by
+            String rowEnd = rs.getString(1);
+            indexes.values().forEach(columns -> columns.remove(rowEnd));
+          }
+        }
+      }
+    }
     List<String> key =
         indexes.entrySet().stream()
             .filter(e -> !unusable.contains(e.getKey()))
@@ -148,20 +174,6 @@ final class MysqlCatalogQueries {
                     .thenComparing(Map.Entry::getKey))
             .map(Map.Entry::getValue)
             .orElse(List.of());
-    Map<String, String> types = new HashMap<>();
-    if (!key.isEmpty()) {
-      try (PreparedStatement ps =
-              Catalog.prepare(
-                  c,
-                  "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "
-                      + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
-                  id);
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          types.put(rs.getString(1), rs.getString(2));
-        }
-      }
-    }
     for (String column : key) {
       if (MysqlTypes.isSpatial(types.get(column))) {
         throw new IllegalArgumentException(
