@@ -84,6 +84,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
 
   private final GaleraWriters galera = new GaleraWriters();
 
+  /** Which cached tables' catalog rows changed since they last matched their description. */
+  private final CatalogFingerprints fingerprints = new CatalogFingerprints();
+
   MysqlCaptureWatch(
       MysqlDialect dialect,
       Supplier<CapturePlan> plan,
@@ -210,21 +213,30 @@ final class MysqlCaptureWatch implements AutoCloseable {
         LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
         resyncs.add(t.getKey());
       }
+      fingerprints.look(c, p.tables().stream().map(TableSchema::id).toList());
       for (TableSchema known : p.tables()) {
         TableSchema now;
         boolean gone = unfollowed.isGone(known.id().qualified());
+        if (!gone && fingerprints.unchanged(known)) {
+          continue;
+        }
         try {
           now = p.describe(c, known.id());
         } catch (MissingTableException e) {
+          fingerprints.differs(known.id());
           if (!gone) {
             altered.add(known.id()); // the tail takes it for gone, rows read or not
           }
           continue;
         } catch (RuntimeException e) {
+          fingerprints.differs(known.id());
           continue; // cannot be described now: the tail's own reads report it
         }
         if (gone || !now.equals(known)) {
+          fingerprints.differs(known.id());
           altered.add(known.id()); // back, or altered: the tail re-reads it
+        } else {
+          fingerprints.matched(known);
         }
       }
     }
