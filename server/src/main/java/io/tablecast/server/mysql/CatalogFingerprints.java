@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * What the capture check needs to describe again. Describing a table takes about six catalog
@@ -22,7 +21,8 @@ import java.util.TreeSet;
  * {@code CHECK_CONSTRAINTS}, which tell MariaDB's JSON columns), and describes again only a table
  * whose rows differ from those it last saw while the table matched its description. A table the
  * look does not find under its configured name (case folded by {@code lower_case_table_names}, or
- * gone) is described every time, as before.
+ * gone), or in a schema not read whole ({@link SchemaReads}: a few tables of a large schema), is
+ * described every time, as before.
  */
 final class CatalogFingerprints {
   private record Seen(String rows, TableSchema schema) {}
@@ -69,8 +69,7 @@ final class CatalogFingerprints {
 
   private static Map<TableId, String> read(Connection c, Collection<TableId> tables)
       throws SQLException {
-    List<String> schemas =
-        List.copyOf(new TreeSet<>(tables.stream().map(TableId::schema).toList()));
+    List<String> schemas = SchemaReads.readWhole(c, tables);
     if (schemas.isEmpty()) {
       return Map.of();
     }

@@ -42,8 +42,7 @@ final class ForeignKeyGraph {
     Deque<TableId> todo = new ArrayDeque<>(cached);
     Set<TableId> seen = new HashSet<>();
     List<ForeignKey> keys = new ArrayList<>();
-    Set<TableId> withoutActingKeys =
-        withoutActingKeys(c, cached.stream().map(TableId::schema).distinct().toList());
+    Set<TableId> withoutActingKeys = withoutActingKeys(c, SchemaReads.readWhole(c, cached));
     while (!todo.isEmpty()) {
       TableId child = todo.poll();
       if (!seen.add(child) || withoutActingKeys.contains(child)) {
@@ -73,10 +72,11 @@ final class ForeignKeyGraph {
   }
 
   /**
-   * The tables of {@code schemas}, as the catalog names them, that have no acting foreign key: two
-   * queries for all of them (one lookup per table cost a server of 400 cached tables 400 queries a
-   * check). A table named otherwise in the configuration (case folded by {@code
-   * lower_case_table_names}) is not among them and is looked up alone, as before.
+   * The tables of {@code schemas} (those read whole: {@link SchemaReads}), as the catalog names
+   * them, that have no acting foreign key: two queries for all of them (one lookup per table cost a
+   * server of 400 cached tables 400 queries a check). A table named otherwise in the configuration
+   * (case folded by {@code lower_case_table_names}) is not among them and is looked up alone, as
+   * before.
    */
   private static Set<TableId> withoutActingKeys(Connection c, List<String> schemas)
       throws SQLException {

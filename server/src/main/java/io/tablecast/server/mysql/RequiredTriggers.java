@@ -54,7 +54,7 @@ final class RequiredTriggers {
       throws SQLException {
     List<RequiredTrigger> required = new ArrayList<>();
     PresentTriggers present = new PresentTriggers(c);
-    present.readSchemas(tables.stream().map(t -> t.id().schema()).distinct().toList());
+    present.readSchemas(SchemaReads.readWhole(c, tables.stream().map(TableSchema::id).toList()));
     for (TableSchema t : tables) {
       for (MysqlTriggers.Trigger own : MysqlTriggers.triggers(t, inst.outbox())) {
         required.add(new RequiredTrigger(t.id(), t.id(), own.name(), List.of(), present.of(own)));

@@ -86,6 +86,35 @@ class CatalogFingerprintsTest {
     }
   }
 
+  /**
+   * MariaDB reads a whole schema's catalog by opening every table of it: five tables cached of a
+   * large schema are looked at table by table, as before the check read schemas whole.
+   */
+  @Test
+  void aFewTablesOfALargeSchemaAreLookedAtTableByTable() throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("fingerprints");
+    int tables = 3 * SchemaReads.TABLES_PER_CACHED_TABLE;
+    for (int i = 0; i < tables; i++) {
+      db.execute("CREATE TABLE t" + i + " (id INT PRIMARY KEY)");
+    }
+    TableId one = new TableId(db.schema(), "t0");
+    List<TableId> three =
+        List.of(one, new TableId(db.schema(), "t1"), new TableId(db.schema(), "t2"));
+    try (Connection c = db.connect()) {
+      assertThat(SchemaReads.readWhole(c, List.of(one))).isEmpty();
+      assertThat(SchemaReads.readWhole(c, three)).containsExactly(db.schema());
+      CatalogFingerprints fingerprints = new CatalogFingerprints();
+      fingerprints.look(c, List.of(one));
+      fingerprints.matched(schema(one));
+      fingerprints.look(c, List.of(one));
+      assertThat(fingerprints.unchanged(schema(one))).as("never read, so described").isFalse();
+      fingerprints.look(c, three);
+      fingerprints.matched(schema(one));
+      fingerprints.look(c, three);
+      assertThat(fingerprints.unchanged(schema(one))).isTrue();
+    }
+  }
+
   private static TableSchema schema(TableId id) {
     return new TableSchema(id, List.of(), List.of("id"));
   }
