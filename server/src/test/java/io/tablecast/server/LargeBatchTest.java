@@ -160,7 +160,7 @@ class LargeBatchTest {
       assertThat(keys).as("every row once").hasSize(ROWS);
       assertThat(changes)
           .allSatisfy(ch -> assertThat(ch.after().get("name").textValue()).endsWith(KILOBYTE));
-      Message.ChangeBatch next = (Message.ChangeBatch) c.nextNonHeartbeat();
+      Message.ChangeBatch next = batch(c.nextNonHeartbeat());
       assertThat(next.position()).isEqualTo(before + 2);
       assertThat(next.changes())
           .singleElement()
@@ -186,13 +186,13 @@ class LargeBatchTest {
       String eightMegabytes = "z".repeat(8 << 20);
       source.commit(insert(PRODUCTS, 2, eightMegabytes));
       source.commit(insert(OTHER, 2, "after the huge row"));
-      Message.ChangeBatch huge = (Message.ChangeBatch) c.nextNonHeartbeat();
+      Message.ChangeBatch huge = batch(c.nextNonHeartbeat());
       assertThat(huge.position()).isEqualTo(before + 1);
       assertThat(huge.changes())
           .singleElement()
           .satisfies(
               ch -> assertThat(ch.after().get("name").textValue()).isEqualTo(eightMegabytes));
-      Message.ChangeBatch next = (Message.ChangeBatch) c.nextNonHeartbeat();
+      Message.ChangeBatch next = batch(c.nextNonHeartbeat());
       assertThat(next.position()).isEqualTo(before + 2);
       assertThat(c.channel.isActive()).isTrue();
     }
@@ -271,6 +271,12 @@ class LargeBatchTest {
     }
     assertThat(server.metrics().registry().find("tablecast.slow.consumers").counter().count())
         .isZero();
+  }
+
+  /** The message as a batch; an error or anything else fails the test with its text. */
+  private static Message.ChangeBatch batch(Message m) {
+    assertThat(m).isInstanceOf(Message.ChangeBatch.class);
+    return (Message.ChangeBatch) m;
   }
 
   private List<ChangeHub.SessionState> stalled() {
