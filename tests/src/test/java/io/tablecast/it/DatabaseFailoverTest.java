@@ -172,6 +172,53 @@ class DatabaseFailoverTest {
     }
   }
 
+  /**
+   * MariaDB Connector/J's failover URL ({@code jdbc:mariadb:sequential://primary,standby/}) keeps
+   * the pool's connections open and reconnects them to the next server when the first goes away: no
+   * connection of the tail is new when it first reaches the other server, as behind a pooler that
+   * multiplexes (ProxySQL, MaxScale). Before every read carried the server it ran on, the tail read
+   * on there after its old position: the lost rows stayed in the mirror and the restored server's
+   * new changes, under the ids the lost ones had, never arrived.
+   */
+  @Test
+  void aServerRestoredFromABackupBehindTheDriversFailoverIsWhatMirrorsShow() throws Exception {
+    try (LocalMariadb primary = LocalMariadb.start("failover-m3", 13);
+        LocalMariadb restored = LocalMariadb.start("failover-m4", 14)) {
+      primary.execute(
+          "CREATE DATABASE failover",
+          CREATE,
+          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+      String failoverUrl =
+          "jdbc:mariadb:sequential://127.0.0.1:"
+              + primary.port
+              + ",127.0.0.1:"
+              + restored.port
+              + "/failover?user=root&password=";
+      try (TablecastServer server = LocalDatabases.serve(failoverUrl, "failover.items");
+          TablecastClient client = LocalDatabases.client(server)) {
+        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+        primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
+        primary.copyTo(restored, "failover"); // the backup: outbox, triggers and all
+        primary.execute(
+            "INSERT INTO failover.items VALUES (4, 'lost')",
+            "UPDATE failover.items SET name = 'lost' WHERE id = 1",
+            "DELETE FROM failover.items WHERE id = 2");
+        awaitMirror(mirror, LocalDatabases.rows(primary.jdbcUrl("failover"), "items"));
+
+        primary.crash(); // the driver moves every connection to the restored server
+        restored.execute(
+            "INSERT INTO failover.items VALUES (5, 'new')",
+            "UPDATE failover.items SET name = 'new' WHERE id = 3");
+
+        String restoredUrl = restored.jdbcUrl("failover");
+        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
+        restored.execute("INSERT INTO failover.items VALUES (6, 'after')");
+        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
+      }
+    }
+  }
+
   private static String pgUrl(CuttableProxy address) {
     return "jdbc:postgresql://" + address.address() + "/postgres?user=postgres";
   }

@@ -226,8 +226,9 @@ final class MysqlChangeSource extends PollingChangeSource {
   }
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
-  private OutboxRead readOutbox(Statement s, String begin) throws SQLException {
-    return OutboxRead.read(s, begin, plan(), flavor, gaps, metrics::rowRefused, unfollowed::isGone);
+  private OutboxRead readOutbox(Statement s, String begin, boolean askSession) throws SQLException {
+    return OutboxRead.read(
+        s, begin, askSession, plan(), flavor, gaps, metrics::rowRefused, unfollowed::isGone);
   }
 
   /**
@@ -259,14 +260,23 @@ final class MysqlChangeSource extends PollingChangeSource {
     try {
       s = c.createStatement();
       if (!inSnapshotFirst) {
-        read = readOutbox(s, owed); // READ COMMITTED: one statement, one consistent read
+        // READ COMMITTED: one statement, one consistent read. Its rows name the server session it
+        // ran in; when it finds none, it asks now and then (a tail reading nothing finds a moved
+        // connection within a second)
+        read = readOutbox(s, owed, instance().sessionCheckDue());
         owed = "";
+        instance().confirmSession(c, read.session);
       }
       if (inSnapshotFirst || !read.ids.isEmpty()) {
         try {
           // (again,) in the snapshot the rows are read from (it may find more); one round trip
-          read = readOutbox(s, owed + ReadSnapshots.BEGIN);
+          // whole tables are read in this snapshot too: name the session even if no row comes
+          boolean tablesRead = reconcile || !resyncs.isEmpty();
+          read =
+              readOutbox(s, owed + ReadSnapshots.BEGIN, tablesRead || instance().sessionCheckDue());
           owed = "";
+          // a connection the driver or a pooler moved to another server: before its rows are used
+          instance().confirmSession(c, read.session);
           events = alteredTables.readChangedRows(read.changed, c);
           for (String table :
               read.changed.unkeyed()) { // rows recorded with an older key: read it all

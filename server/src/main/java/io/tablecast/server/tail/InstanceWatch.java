@@ -6,8 +6,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
 /**
@@ -22,8 +24,9 @@ import org.slf4j.Logger;
  * new connection. On another instance the read is refused ({@link InstanceChangedException}) and
  * {@link #changed()} holds until a snapshot of every cached table read on that instance positions
  * the tail again ({@link #positioned}). Where a read returns the server's start time with its rows
- * ({@link #confirm}), a connection that reaches another server behind the same client connection (a
- * pooler) is found too. Only the tail's thread calls it.
+ * ({@link #confirm}), or the server session it ran in ({@link #confirmSession}), a connection that
+ * reaches another server behind the same client connection (a pooler, or the driver's own failover)
+ * is found too. Only the tail's thread calls it.
  */
 public final class InstanceWatch {
   private static final Logger LOG = RecentEvents.logger(InstanceWatch.class);
@@ -38,6 +41,11 @@ public final class InstanceWatch {
 
   /** Physical connections identified as {@link #readFrom}'s; weak, as the pool drops them. */
   private final Set<Connection> known = Collections.newSetFromMap(new WeakHashMap<>());
+
+  /** The server session each physical connection's last confirmed read ran in. */
+  private final Map<Connection, String> sessions = new WeakHashMap<>();
+
+  private long sessionConfirmedNanos;
 
   private DatabaseInstance readFrom;
 
@@ -103,6 +111,7 @@ public final class InstanceWatch {
     }
     if (readFrom == null || !at.sameAs(readFrom)) {
       known.clear(); // connections to the former instance are identified again, never trusted
+      sessions.clear();
     }
     readFrom = at;
     arrived = null;
@@ -127,6 +136,45 @@ public final class InstanceWatch {
     }
     known.remove(physical(c));
     check(c);
+  }
+
+  /**
+   * Whether a read that finds no rows should ask which server session it runs in ({@link
+   * #confirmSession}): at most every {@link #SESSION_CHECK_NANOS}, so that a tail reading nothing
+   * finds a moved connection within about that long. A read whose rows are used asks every time.
+   */
+  public boolean sessionCheckDue() {
+    return identify != null
+        && readFrom != null
+        && System.nanoTime() - sessionConfirmedNanos >= SESSION_CHECK_NANOS;
+  }
+
+  /** How often a read that finds nothing asks its server session. */
+  static final long SESSION_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * A read on {@code c} ran in the server session {@code session} (MySQL/MariaDB: the server's
+   * {@code server_id} and the session's connection id, read in the same round trip as the rows). A
+   * client connection can move to another server without ever being new to the watch: a pooler that
+   * multiplexes (ProxySQL, MaxScale) or MariaDB Connector/J's failover URLs ({@code
+   * jdbc:mariadb:sequential://primary,standby/}) reconnect it behind the same {@link Connection}
+   * when its server goes away. A session other than the one last confirmed on this connection has
+   * the connection identified again, before the read's rows are used.
+   *
+   * @param session what names the server session, or null when the read did not ask
+   * @throws InstanceChangedException on another instance, as {@link #check}
+   */
+  public void confirmSession(Connection c, String session) throws SQLException {
+    if (identify == null || readFrom == null || session == null) {
+      return;
+    }
+    Connection physical = physical(c);
+    if (arrived != null || !session.equals(sessions.get(physical))) {
+      known.remove(physical);
+      check(c);
+      sessions.put(physical, session);
+    }
+    sessionConfirmedNanos = System.nanoTime();
   }
 
   /** Another instance was met: the tail must read every table again before it reads on. */

@@ -90,6 +90,33 @@ class InstanceWatchTest {
     assertThat(watch.changed()).isTrue();
   }
 
+  /**
+   * MySQL/MariaDB reads name the server session they ran in: the same session again costs nothing;
+   * another one (a pooler's or the driver's reconnect) has the connection identified again, which
+   * passes on the same server and refuses another.
+   */
+  @Test
+  void aKnownConnectionWhoseReadRanInAnotherSessionIsIdentifiedAgain() throws Exception {
+    DatabaseInstance b = new DatabaseInstance("cluster 2", T, Duration.ZERO);
+    watch.positioned(watch.identify(connectionTo(A)));
+    Connection pooled = connectionTo(A);
+    watch.check(pooled);
+    watch.confirmSession(pooled, "1/17"); // not confirmed on it before: identified again
+    watch.confirmSession(pooled, "1/17");
+    assertThat(identified.get(pooled)).isEqualTo(2);
+    assertThat(watch.sessionCheckDue()).isFalse();
+
+    watch.confirmSession(pooled, "1/18"); // another session of the same server: passes
+    assertThat(identified.get(pooled)).isEqualTo(3);
+    assertThat(watch.changed()).isFalse();
+
+    reaches.put(pooled, b); // the driver reconnected it to the standby
+    assertThatThrownBy(() -> watch.confirmSession(pooled, "2/5"))
+        .isInstanceOf(InstanceChangedException.class);
+    assertThat(closed).containsExactly(pooled);
+    assertThat(watch.changed()).isTrue();
+  }
+
   @Test
   void beforeItsFirstPositionAndWithoutIdentificationEveryConnectionPasses() throws Exception {
     Connection any = connectionTo(A);
@@ -99,6 +126,8 @@ class InstanceWatchTest {
     none.positioned(none.identify(any));
     assertThat(none.check(connectionTo(A_RESTARTED))).isNotNull();
     assertThat(none.changed()).isFalse();
+    none.confirmSession(any, "1/1");
+    assertThat(none.sessionCheckDue()).isFalse();
   }
 
   @Test
