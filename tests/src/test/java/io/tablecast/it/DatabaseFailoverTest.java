@@ -8,6 +8,10 @@ import io.tablecast.client.TablecastClient;
 import io.tablecast.server.TablecastServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -127,6 +131,46 @@ class DatabaseFailoverTest {
         db.crash(); // crash recovery empties unlogged tables; no trigger fires
         db.startProcess();
         assertThat(LocalDatabases.rows(db.jdbcUrl(), "failover.items")).isEmpty();
+        awaitMirror(mirror, Map.of());
+        db.execute("INSERT INTO failover.items VALUES (4, 'd')");
+        awaitMirror(mirror, Map.of(4, "d"));
+      }
+    }
+  }
+
+  /**
+   * A backend killed (the OOM killer's way) has the postmaster end every session and recover from
+   * the crash without restarting: its start time stays, unlogged tables are emptied, commits made
+   * with {@code synchronous_commit = off} may be lost. Before the shared statistics' reset time
+   * (which crash recovery sets) was part of the instance, the tail read on and the mirror kept the
+   * emptied table's rows.
+   */
+  @Test
+  void anUnloggedTableEmptiedWhenABackendCrashedIsEmptyInMirrors() throws Exception {
+    try (LocalDatabases.Postgres db = LocalDatabases.Postgres.start("failover-backend")) {
+      db.execute(
+          "CREATE SCHEMA failover",
+          CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
+          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+      try (TablecastServer server = LocalDatabases.serve(db.jdbcUrl(), "failover.items");
+          TablecastClient client = LocalDatabases.client(server)) {
+        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+        db.execute("INSERT INTO failover.items VALUES (3, 'c')");
+        awaitMirror(mirror, Map.of(1, "a", 2, "b", 3, "c"));
+        String startedBefore = db.query("SELECT pg_postmaster_start_time()::text");
+
+        try (Connection victim = DriverManager.getConnection(db.jdbcUrl());
+            Statement s = victim.createStatement();
+            ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+          rs.next();
+          ProcessHandle.of(rs.getLong(1)).orElseThrow().destroyForcibly(); // SIGKILL
+        }
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(() -> LocalDatabases.rows(db.jdbcUrl(), "failover.items").isEmpty());
+        assertThat(db.query("SELECT pg_postmaster_start_time()::text")).isEqualTo(startedBefore);
         awaitMirror(mirror, Map.of());
         db.execute("INSERT INTO failover.items VALUES (4, 'd')");
         awaitMirror(mirror, Map.of(4, "d"));

@@ -179,14 +179,25 @@ final class PgCatalogQueries {
   /**
    * The PostgreSQL server {@code c} reaches: its cluster's system identifier (a physical standby
    * shares it; "PostgreSQL" for a user not allowed to read it) and when its postmaster started (a
-   * promoted standby started apart; a restart starts anew).
+   * promoted standby started apart; a restart starts anew), and when it last recovered from a crash
+   * without a restart: a backend that crashes (the OOM killer's) has the postmaster end every
+   * session and recover, keeping its start time, emptying unlogged tables and losing commits made
+   * with {@code synchronous_commit = off}. Recovery from a crash resets the shared statistics
+   * (PostgreSQL 15 was run: {@code DatabaseFailoverTest}), a restart keeps them, so their reset
+   * time tells; {@code pg_stat_archiver}'s, which monitoring resets least often (a manual reset
+   * only costs a needless re-read).
    */
   static DatabaseInstance instance(Connection c) throws SQLException {
     Instant started;
+    Instant recovered;
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_postmaster_start_time()")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_postmaster_start_time(), (SELECT stats_reset FROM pg_stat_archiver)")) {
       rs.next();
       started = rs.getObject(1, OffsetDateTime.class).toInstant();
+      OffsetDateTime reset = rs.getObject(2, OffsetDateTime.class);
+      recovered = reset == null ? null : reset.toInstant();
     }
     String name = "PostgreSQL";
     if (c.getAutoCommit()) { // a failed statement would end a transaction
@@ -200,7 +211,7 @@ final class PgCatalogQueries {
         } // not granted to this user (it is public by default): the start time tells alone
       }
     }
-    return new DatabaseInstance(name, started, Duration.ZERO);
+    return new DatabaseInstance(name, started, Duration.ZERO, recovered);
   }
 
   /**

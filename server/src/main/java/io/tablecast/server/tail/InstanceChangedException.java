@@ -16,7 +16,7 @@ public final class InstanceChangedException extends SQLException {
             + before
             + ", now "
             + now
-            + "): a failover, a restore or a restart, which may have lost or renumbered "
+            + "): a failover, a restore, a restart or a crash, which may have lost or renumbered "
             + "outbox rows; every cached table is read again whole and the mirrors get the "
             + "differences");
   }

@@ -27,11 +27,19 @@ record InstanceCursor(String position, DatabaseInstance instance) {
         + MARK
         + b64.encodeToString(instance.name().getBytes(StandardCharsets.UTF_8))
         + ","
-        + started.getEpochSecond()
-        + "."
-        + started.getNano()
+        + instant(started)
         + ","
-        + instance.slack().toMillis();
+        + instance.slack().toMillis()
+        + (instance.recovered() == null ? "" : "," + instant(instance.recovered()));
+  }
+
+  private static String instant(Instant t) {
+    return t.getEpochSecond() + "." + t.getNano();
+  }
+
+  private static Instant instant(String text) {
+    String[] parts = text.split("\\.", -1);
+    return Instant.ofEpochSecond(Long.parseLong(parts[0]), Long.parseLong(parts[1]));
   }
 
   /**
@@ -44,13 +52,13 @@ record InstanceCursor(String position, DatabaseInstance instance) {
     }
     String[] parts = cursor.substring(at + MARK.length()).split(",", -1);
     try {
-      String[] started = parts[1].split("\\.", -1);
       return new InstanceCursor(
           cursor.substring(0, at),
           new DatabaseInstance(
               new String(Base64.getUrlDecoder().decode(parts[0]), StandardCharsets.UTF_8),
-              Instant.ofEpochSecond(Long.parseLong(started[0]), Long.parseLong(started[1])),
-              Duration.ofMillis(Long.parseLong(parts[2]))));
+              instant(parts[1]),
+              Duration.ofMillis(Long.parseLong(parts[2])),
+              parts.length > 3 ? instant(parts[3]) : null));
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("not a cursor of this source: " + cursor, e);
     }

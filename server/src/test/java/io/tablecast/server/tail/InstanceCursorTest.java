@@ -34,6 +34,21 @@ class InstanceCursorTest {
     assertThat(InstanceCursor.join(null, db)).isNull();
     assertThatThrownBy(() -> InstanceCursor.parse("745:750:#db=x,1"))
         .isInstanceOf(IllegalArgumentException.class);
+
+    // PostgreSQL's last crash recovery travels too; a cursor written before it was known still
+    // matches the instance it was read from
+    DatabaseInstance pg =
+        new DatabaseInstance(
+            "PostgreSQL cluster 7",
+            Instant.parse("2026-12-02T08:00:00.123456Z"),
+            Duration.ZERO,
+            Instant.parse("2026-12-02T09:30:00.5Z"));
+    String withRecovery = InstanceCursor.join("745:750:", pg);
+    assertThat(InstanceCursor.parse(withRecovery)).isEqualTo(new InstanceCursor("745:750:", pg));
+    DatabaseInstance older =
+        InstanceCursor.parse(withRecovery.substring(0, withRecovery.lastIndexOf(','))).instance();
+    assertThat(older.recovered()).isNull();
+    assertThat(older.sameAs(pg)).isTrue();
   }
 
   @ParameterizedTest

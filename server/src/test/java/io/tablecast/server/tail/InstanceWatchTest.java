@@ -141,6 +141,18 @@ class InstanceWatchTest {
     assertThat(m.sameAs(new DatabaseInstance("server_id 2 on db:3306", T, second))).isFalse();
     assertThat(A.sameAs(new DatabaseInstance("cluster 1", T.plusNanos(1000), Duration.ZERO)))
         .isFalse();
+    // a recovery from a crash without a restart is another instance where both know it
+    DatabaseInstance recovered =
+        new DatabaseInstance("cluster 1", T, Duration.ZERO, T.plusSeconds(9));
+    assertThat(
+            recovered.sameAs(new DatabaseInstance("cluster 1", T, Duration.ZERO, T.plusSeconds(9))))
+        .isTrue();
+    assertThat(
+            recovered.sameAs(
+                new DatabaseInstance("cluster 1", T, Duration.ZERO, T.plusSeconds(60))))
+        .isFalse();
+    assertThat(recovered.sameAs(A)).isTrue();
+    assertThat(A.sameAs(recovered)).isTrue();
   }
 
   /** A connection that reaches {@code instance}; it is its own physical connection. */
