@@ -263,7 +263,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         // READ COMMITTED: one statement, one consistent read. Its rows name the server session it
         // ran in; when it finds none, it asks now and then (a tail reading nothing finds a moved
         // connection within a second)
-        read = readOutbox(s, owed, instance().sessionCheckDue());
+        read = readOutbox(s, owed, instance().checkDue());
         owed = "";
         instance().confirmSession(c, read.session);
       }
@@ -272,8 +272,7 @@ final class MysqlChangeSource extends PollingChangeSource {
           // (again,) in the snapshot the rows are read from (it may find more); one round trip
           // whole tables are read in this snapshot too: name the session even if no row comes
           boolean tablesRead = reconcile || !resyncs.isEmpty();
-          read =
-              readOutbox(s, owed + ReadSnapshots.BEGIN, tablesRead || instance().sessionCheckDue());
+          read = readOutbox(s, owed + ReadSnapshots.BEGIN, tablesRead || instance().checkDue());
           owed = "";
           // a connection the driver or a pooler moved to another server: before its rows are used
           instance().confirmSession(c, read.session);

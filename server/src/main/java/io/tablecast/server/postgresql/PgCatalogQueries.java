@@ -192,8 +192,7 @@ final class PgCatalogQueries {
     Instant recovered;
     try (Statement s = c.createStatement();
         ResultSet rs =
-            s.executeQuery(
-                "SELECT pg_postmaster_start_time(), (SELECT stats_reset FROM pg_stat_archiver)")) {
+            s.executeQuery("SELECT pg_postmaster_start_time(), " + PgOutboxQueries.RECOVERED)) {
       rs.next();
       started = rs.getObject(1, OffsetDateTime.class).toInstant();
       OffsetDateTime reset = rs.getObject(2, OffsetDateTime.class);

@@ -351,9 +351,10 @@ final class PgChangeSource extends PollingChangeSource {
     PgSingleStatementRead.Result read;
     try (Connection c = reading(pool.getConnection())) {
       c.setAutoCommit(true);
-      read = singleStatementRead.read(c, previousSnapshot);
+      read = singleStatementRead.read(c, previousSnapshot, instance().checkDue());
       if (read != null) {
-        instance().confirm(c, read.started()); // a pooled connection may reach another server
+        // a pooled connection may reach another server, or the same one recovered from a crash
+        instance().confirm(c, read.started(), read.recovered());
       }
     }
     if (read == null) {

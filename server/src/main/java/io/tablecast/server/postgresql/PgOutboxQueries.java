@@ -59,23 +59,33 @@ final class PgOutboxQueries {
   }
 
   /**
-   * The transaction snapshot the statement runs in, as text, read with the server's start time,
-   * which {@code instance} confirms ({@link InstanceWatch#confirm}: a pooled connection may reach
-   * another server after a failover).
+   * The transaction snapshot the statement runs in, as text, read with the server's start time and
+   * last recovery from a crash, which {@code instance} confirms ({@link InstanceWatch#confirm}: a
+   * pooled connection may reach another server after a failover).
    */
   static String currentSnapshot(Connection c, InstanceWatch instance) throws SQLException {
     String snapshot;
     Instant started;
+    Instant recovered;
     try (Statement s = c.createStatement();
         ResultSet rs =
-            s.executeQuery("SELECT pg_current_snapshot()::text, pg_postmaster_start_time()")) {
+            s.executeQuery(
+                "SELECT pg_current_snapshot()::text, pg_postmaster_start_time(), " + RECOVERED)) {
       rs.next();
       snapshot = rs.getString(1);
       started = rs.getObject(2, OffsetDateTime.class).toInstant();
+      OffsetDateTime reset = rs.getObject(3, OffsetDateTime.class);
+      recovered = reset == null ? null : reset.toInstant();
     }
-    instance.confirm(c, started);
+    instance.confirm(c, started, recovered);
     return snapshot;
   }
+
+  /**
+   * When the server last recovered from a crash, as {@link PgCatalogQueries#instance} reads it: the
+   * reset time of {@code pg_stat_archiver}, which crash recovery resets and a restart keeps.
+   */
+  static final String RECOVERED = "(SELECT stats_reset FROM pg_stat_archiver)";
 
   /** The transaction snapshot the statement runs in, as text ({@code pg_current_snapshot()}). */
   static String currentSnapshot(Connection c) throws SQLException {

@@ -40,8 +40,15 @@ final class PgSingleStatementRead {
    * @param events the rows' events in outbox order
    * @param captureMillis the newest capture time among them, 0 for none
    * @param started when the server that answered started ({@code pg_postmaster_start_time()})
+   * @param recovered when it last recovered from a crash ({@link PgOutboxQueries#RECOVERED}), or
+   *     null when the read did not ask
    */
-  record Result(String snapshot, List<RowEvent> events, long captureMillis, Instant started) {}
+  record Result(
+      String snapshot,
+      List<RowEvent> events,
+      long captureMillis,
+      Instant started,
+      Instant recovered) {}
 
   private final String sql;
 
@@ -56,8 +63,11 @@ final class PgSingleStatementRead {
     // the snapshot comes last so that the rows' columns keep the places the events read them at;
     // without rows, one row of NULLs carries it
     this.sql =
-        "SELECT f.*, s.snap, s.started FROM (SELECT pg_current_snapshot()::text AS snap,"
-            + " pg_postmaster_start_time() AS started) s "
+        "SELECT f.*, s.snap, s.started, s.recovered FROM (SELECT pg_current_snapshot()::text"
+            + " AS snap, pg_postmaster_start_time() AS started,"
+            + " CASE WHEN ? THEN "
+            + PgOutboxQueries.RECOVERED
+            + " END AS recovered) s "
             + "LEFT JOIN LATERAL ("
             + readSql
             + " LIMIT "
@@ -69,15 +79,19 @@ final class PgSingleStatementRead {
   /**
    * Reads the outbox once after {@code previousSnapshot} on {@code c}, which must be in autocommit.
    *
+   * @param askRecovered whether to read when the server last recovered from a crash too (a few
+   *     microseconds of the server's; only then is the subquery run)
    * @return the read, or null when the rows need a read in a transaction
    */
-  Result read(Connection c, String previousSnapshot) throws SQLException {
+  Result read(Connection c, String previousSnapshot, boolean askRecovered) throws SQLException {
     List<RowEvent> events = new ArrayList<>();
     long captureMillis = 0;
     String snapshot = null;
     Instant started = null;
+    Instant recovered = null;
     try (PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 1; i <= 3; i++) {
+      ps.setBoolean(1, askRecovered);
+      for (int i = 2; i <= 4; i++) {
         ps.setString(i, previousSnapshot);
       }
       ps.setFetchSize(0); // autocommit: no cursor, every row in one answer
@@ -85,6 +99,8 @@ final class PgSingleStatementRead {
         while (rs.next()) {
           snapshot = rs.getString(7);
           started = rs.getObject(8, OffsetDateTime.class).toInstant();
+          OffsetDateTime reset = rs.getObject(9, OffsetDateTime.class);
+          recovered = reset == null ? null : reset.toInstant();
           String table = rs.getString(2);
           if (table == null) {
             continue; // no new rows: the one row that carries the snapshot
@@ -110,6 +126,6 @@ final class PgSingleStatementRead {
     if (snapshot == null) {
       throw new IllegalStateException("the outbox read returned no snapshot");
     }
-    return new Result(snapshot, events, captureMillis, started);
+    return new Result(snapshot, events, captureMillis, started, recovered);
   }
 }

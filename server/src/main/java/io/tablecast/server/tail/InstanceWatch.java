@@ -45,7 +45,7 @@ public final class InstanceWatch {
   /** The server session each physical connection's last confirmed read ran in. */
   private final Map<Connection, String> sessions = new WeakHashMap<>();
 
-  private long sessionConfirmedNanos;
+  private long confirmedNanos;
 
   private DatabaseInstance readFrom;
 
@@ -119,19 +119,28 @@ public final class InstanceWatch {
 
   /**
    * A read on {@code c} saw its server start at {@code started} (read with the rows, at no extra
-   * round trip). A connection through a pooler that keeps its clients' connections while it
+   * round trip) and, when it asked ({@link #checkDue}), last recover from a crash at {@code
+   * recovered}. A connection through a pooler that keeps its clients' connections while it
    * reconnects to the server behind it (PgBouncer in transaction mode) may reach another instance
-   * after a failover without ever being new to the watch; a start time other than the position's
-   * has the connection identified again, before the read's rows are used.
+   * after a failover, or the same server recovered from a backend's crash, without ever being new
+   * to the watch; a start time or a recovery other than the position's has the connection
+   * identified again, before the read's rows are used.
    *
+   * @param recovered null when the read did not ask
    * @throws InstanceChangedException on another instance, as {@link #check}
    */
-  public void confirm(Connection c, Instant started) throws SQLException {
+  public void confirm(Connection c, Instant started, Instant recovered) throws SQLException {
     if (identify == null || readFrom == null || started == null) {
       return;
     }
+    if (recovered != null) {
+      confirmedNanos = System.nanoTime();
+    }
     if (arrived == null
-        && Duration.between(readFrom.started(), started).abs().compareTo(readFrom.slack()) <= 0) {
+        && Duration.between(readFrom.started(), started).abs().compareTo(readFrom.slack()) <= 0
+        && (recovered == null
+            || readFrom.recovered() == null
+            || recovered.equals(readFrom.recovered()))) {
       return;
     }
     known.remove(physical(c));
@@ -139,18 +148,19 @@ public final class InstanceWatch {
   }
 
   /**
-   * Whether a read that finds no rows should ask which server session it runs in ({@link
-   * #confirmSession}): at most every {@link #SESSION_CHECK_NANOS}, so that a tail reading nothing
-   * finds a moved connection within about that long. A read whose rows are used asks every time.
+   * Whether a read should ask what it does not ask every time, for it costs the database a little
+   * (MySQL/MariaDB: the server session of a read that finds no rows, {@link #confirmSession};
+   * PostgreSQL: the last recovery from a crash, {@link #confirm}): every {@link #CHECK_NANOS}, so
+   * that a tail finds a moved connection within about that long.
    */
-  public boolean sessionCheckDue() {
+  public boolean checkDue() {
     return identify != null
         && readFrom != null
-        && System.nanoTime() - sessionConfirmedNanos >= SESSION_CHECK_NANOS;
+        && System.nanoTime() - confirmedNanos >= CHECK_NANOS;
   }
 
-  /** How often a read that finds nothing asks its server session. */
-  static final long SESSION_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** How often a read asks what it does not ask every time ({@link #checkDue}). */
+  static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /**
    * A read on {@code c} ran in the server session {@code session} (MySQL/MariaDB: the server's
@@ -174,7 +184,7 @@ public final class InstanceWatch {
       check(c);
       sessions.put(physical, session);
     }
-    sessionConfirmedNanos = System.nanoTime();
+    confirmedNanos = System.nanoTime();
   }
 
   /** Another instance was met: the tail must read every table again before it reads on. */

@@ -34,14 +34,18 @@ class PgSingleStatementReadTest {
       PgSingleStatementRead read = ((PgChangeSource) source).singleStatementRead();
       String start = ((PgChangeSource) source).position();
 
-      PgSingleStatementRead.Result nothing = read.read(reader, start);
+      PgSingleStatementRead.Result nothing = read.read(reader, start, false);
       assertThat(nothing.events()).isEmpty();
       assertThat(nothing.snapshot()).isNotNull();
+      assertThat(nothing.recovered()).as("not asked").isNull();
+      assertThat(read.read(reader, start, true).recovered())
+          .as("when the server last recovered from a crash, or was set up")
+          .isNotNull();
 
       db.execute(
           "INSERT INTO items VALUES (1, 'a'), (2, 'b')",
           "UPDATE items SET name = 'c' WHERE id = 1");
-      PgSingleStatementRead.Result first = read.read(reader, nothing.snapshot());
+      PgSingleStatementRead.Result first = read.read(reader, nothing.snapshot(), false);
       assertThat(first.events())
           .extracting(RowEvent::op)
           .containsExactly(Op.INSERT, Op.INSERT, Op.UPDATE);
@@ -53,17 +57,19 @@ class PgSingleStatementReadTest {
         s.execute("INSERT INTO items VALUES (3, 'late')"); // its outbox id and txid come first
       }
       db.execute("INSERT INTO items VALUES (4, 'on time')");
-      PgSingleStatementRead.Result second = read.read(reader, first.snapshot());
+      PgSingleStatementRead.Result second = read.read(reader, first.snapshot(), false);
       assertThat(second.events()).hasSize(1);
       assertThat(Rows.after(second.events().get(0)).get("id").asInt()).isEqualTo(4);
       late.commit();
-      PgSingleStatementRead.Result third = read.read(reader, second.snapshot());
+      PgSingleStatementRead.Result third = read.read(reader, second.snapshot(), false);
       assertThat(third.events()).hasSize(1);
       assertThat(Rows.after(third.events().get(0)).get("id").asInt()).isEqualTo(3);
-      assertThat(read.read(reader, third.snapshot()).events()).isEmpty();
+      assertThat(read.read(reader, third.snapshot(), false).events()).isEmpty();
 
       db.execute("TRUNCATE items");
-      assertThat(read.read(reader, third.snapshot())).as("a truncate needs a transaction").isNull();
+      assertThat(read.read(reader, third.snapshot(), false))
+          .as("a truncate needs a transaction")
+          .isNull();
     }
   }
 
@@ -77,7 +83,7 @@ class PgSingleStatementReadTest {
       String start = ((PgChangeSource) source).position();
       int max = PgSingleStatementRead.MAX_ROWS;
       db.execute("INSERT INTO items SELECT g, 'x' FROM generate_series(1, " + max + ") g");
-      PgSingleStatementRead.Result all = read.read(reader, start);
+      PgSingleStatementRead.Result all = read.read(reader, start, false);
       assertThat(all.events()).hasSize(max);
       db.execute(
           "INSERT INTO items SELECT g, 'y' FROM generate_series("
@@ -85,7 +91,7 @@ class PgSingleStatementReadTest {
               + ", "
               + (2 * max + 1)
               + ") g");
-      assertThat(read.read(reader, all.snapshot())).isNull();
+      assertThat(read.read(reader, all.snapshot(), false)).isNull();
       // the source (still at the start) reads them in a transaction instead, all of them
       assertThat(source.poll(Duration.ofSeconds(5)).events()).hasSize(2 * max + 1);
     }

@@ -79,14 +79,36 @@ class InstanceWatchTest {
     watch.positioned(watch.identify(connectionTo(A)));
     Connection pooled = connectionTo(A);
     watch.check(pooled);
-    watch.confirm(pooled, T);
+    watch.confirm(pooled, T, null);
     assertThat(identified.get(pooled)).isEqualTo(1);
 
     reaches.put(pooled, A_RESTARTED); // the pooler reconnected it to the restarted server
-    assertThatThrownBy(() -> watch.confirm(pooled, A_RESTARTED.started()))
+    assertThatThrownBy(() -> watch.confirm(pooled, A_RESTARTED.started(), null))
         .isInstanceOf(InstanceChangedException.class);
     assertThat(identified.get(pooled)).isEqualTo(2);
     assertThat(closed).containsExactly(pooled);
+    assertThat(watch.changed()).isTrue();
+  }
+
+  /** PostgreSQL behind PgBouncer: the same start time, but a recovery from a backend's crash. */
+  @Test
+  void aKnownConnectionWhoseReadSawAnotherRecoveryIsIdentifiedAgainAndRefused() throws Exception {
+    DatabaseInstance a = new DatabaseInstance("cluster 1", T, Duration.ZERO, T.plusSeconds(1));
+    DatabaseInstance aRecovered =
+        new DatabaseInstance("cluster 1", T, Duration.ZERO, T.plusSeconds(90));
+    watch.positioned(watch.identify(connectionTo(a)));
+    Connection pooled = connectionTo(a);
+    watch.check(pooled);
+    watch.confirm(pooled, T, a.recovered());
+    watch.confirm(pooled, T, null); // not asked: the start time alone
+    assertThat(identified.get(pooled)).isEqualTo(1);
+    assertThat(watch.checkDue()).isFalse();
+
+    reaches.put(pooled, aRecovered); // PgBouncer reconnected it to the recovered server
+    assertThatThrownBy(() -> watch.confirm(pooled, T, aRecovered.recovered()))
+        .isInstanceOf(InstanceChangedException.class)
+        .hasMessageContaining("recovered");
+    assertThat(identified.get(pooled)).isEqualTo(2);
     assertThat(watch.changed()).isTrue();
   }
 
@@ -104,7 +126,7 @@ class InstanceWatchTest {
     watch.confirmSession(pooled, "1/17"); // not confirmed on it before: identified again
     watch.confirmSession(pooled, "1/17");
     assertThat(identified.get(pooled)).isEqualTo(2);
-    assertThat(watch.sessionCheckDue()).isFalse();
+    assertThat(watch.checkDue()).isFalse();
 
     watch.confirmSession(pooled, "1/18"); // another session of the same server: passes
     assertThat(identified.get(pooled)).isEqualTo(3);
@@ -127,7 +149,7 @@ class InstanceWatchTest {
     assertThat(none.check(connectionTo(A_RESTARTED))).isNotNull();
     assertThat(none.changed()).isFalse();
     none.confirmSession(any, "1/1");
-    assertThat(none.sessionCheckDue()).isFalse();
+    assertThat(none.checkDue()).isFalse();
   }
 
   @Test
