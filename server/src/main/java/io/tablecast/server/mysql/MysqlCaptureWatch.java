@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 
@@ -87,13 +88,20 @@ final class MysqlCaptureWatch implements AutoCloseable {
   /** Which cached tables' catalog rows changed since they last matched their description. */
   private final CatalogFingerprints fingerprints = new CatalogFingerprints();
 
+  /** Whether the outbox's ids began again below those read ({@link #takeOutboxRenumbered}). */
+  private final OutboxRenumbering renumbering;
+
+  private volatile String outboxRenumbered;
+
   MysqlCaptureWatch(
       MysqlDialect dialect,
       Supplier<CapturePlan> plan,
       SourceConfig config,
       ServerMetrics metrics,
-      UnfollowedTables unfollowed) {
+      UnfollowedTables unfollowed,
+      LongSupplier lastReadId) {
     this.dialect = dialect;
+    this.renumbering = new OutboxRenumbering(dialect.flavor(), lastReadId);
     this.plan = plan;
     this.config = config;
     this.metrics = metrics;
@@ -209,6 +217,10 @@ final class MysqlCaptureWatch implements AutoCloseable {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
       lookAtGalera(c);
+      String renumbered = renumbering.look(c, p);
+      if (renumbered != null) {
+        outboxRenumbered = renumbered;
+      }
       for (Map.Entry<TableId, String> t : rowsReplaced(c, p).entrySet()) {
         LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
         resyncs.add(t.getKey());
@@ -279,6 +291,16 @@ final class MysqlCaptureWatch implements AutoCloseable {
           e.toString());
       return Map.of();
     }
+  }
+
+  /**
+   * What the last check found when the outbox's ids began again below those the tail read, once;
+   * null when they did not. The tail then reads every cached table again.
+   */
+  String takeOutboxRenumbered() {
+    String found = outboxRenumbered;
+    outboxRenumbered = null;
+    return found;
   }
 
   /**

@@ -57,6 +57,9 @@ final class MysqlChangeSource extends PollingChangeSource {
   private final ReadSnapshots snapshots = new ReadSnapshots();
   private volatile int openGaps;
 
+  /** The highest outbox id read, for the capture check on its own thread. */
+  private volatile long lastReadId;
+
   /** The last read found rows: the next one begins in its snapshot. */
   private boolean busy;
 
@@ -77,7 +80,8 @@ final class MysqlChangeSource extends PollingChangeSource {
     SourceConfig config = source.config();
     ServerMetrics metrics = source.metrics();
     this.metrics = metrics;
-    this.captureWatch = new MysqlCaptureWatch(dialect, this::plan, config, metrics, unfollowed);
+    this.captureWatch =
+        new MysqlCaptureWatch(dialect, this::plan, config, metrics, unfollowed, () -> lastReadId);
     this.alteredTables =
         new AlteredTables(plan, pool, config, metrics, captureWatch, unfollowed, snapshots);
     this.driftCheck =
@@ -215,6 +219,13 @@ final class MysqlChangeSource extends PollingChangeSource {
    */
   @Override
   protected CommittedBatch readOnce() throws SQLException {
+    String renumbered = captureWatch.takeOutboxRenumbered();
+    if (renumbered != null) {
+      LOG.warn(
+          "{}: every cached table is read again whole and the mirrors get the differences",
+          renumbered);
+      return readWholeAgain();
+    }
     for (TableId id : captureWatch.takeAltered()) { // found by the capture check: take it up now
       for (TableSchema known : plan().tables()) {
         if (known.id().equals(id)) {
@@ -383,6 +394,7 @@ final class MysqlChangeSource extends PollingChangeSource {
   private void publishProgress() {
     pruning.progress(gaps.lowestUnresolved(), gaps.maxSeen());
     openGaps = gaps.gapCount();
+    lastReadId = gaps.maxSeen();
   }
 
   @Override

@@ -199,11 +199,12 @@ public abstract class PollingChangeSource implements ChangeSource {
   }
 
   /**
-   * After a read met another database instance ({@link InstanceWatch}): every cached table read
-   * whole in one snapshot on it ({@link #readSnapshot}), which positions the source there, handed
-   * on as one batch of resync reads (the hub publishes the differences, as for any resync).
+   * After a read met another database instance ({@link InstanceWatch}), or the outbox's positions
+   * began again: every cached table read whole in one snapshot ({@link #readSnapshot}), which
+   * positions the source there, handed on as one batch of resync reads (the hub publishes the
+   * differences, as for any resync).
    */
-  private CommittedBatch readWholeAgain() throws SQLException {
+  protected final CommittedBatch readWholeAgain() throws SQLException {
     Map<String, List<byte[]>> rows = new HashMap<>();
     readSnapshot(
         (table, row) ->
