@@ -117,24 +117,14 @@ class DatabaseFailoverTest {
   @Test
   void anUnloggedTableThatACrashEmptiedIsEmptyInMirrorsOnceTheDatabaseIsBack() throws Exception {
     try (LocalDatabases.Postgres db = LocalDatabases.Postgres.start("failover-unlogged")) {
-      db.execute(
-          "CREATE SCHEMA failover",
-          CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
-          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
-      try (TablecastServer server = LocalDatabases.serve(db.jdbcUrl(), "failover.items");
-          TablecastClient client = LocalDatabases.client(server)) {
-        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
-        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
-        db.execute("INSERT INTO failover.items VALUES (3, 'c')");
-        awaitMirror(mirror, Map.of(1, "a", 2, "b", 3, "c"));
-
-        db.crash(); // crash recovery empties unlogged tables; no trigger fires
-        db.startProcess();
-        assertThat(LocalDatabases.rows(db.jdbcUrl(), "failover.items")).isEmpty();
-        awaitMirror(mirror, Map.of());
-        db.execute("INSERT INTO failover.items VALUES (4, 'd')");
-        awaitMirror(mirror, Map.of(4, "d"));
-      }
+      followAnUnloggedTableThrough(
+          db,
+          db.jdbcUrl(),
+          () -> {
+            db.crash(); // crash recovery empties unlogged tables; no trigger fires
+            db.startProcess();
+            assertThat(LocalDatabases.rows(db.jdbcUrl(), "failover.items")).isEmpty();
+          });
     }
   }
 
@@ -148,21 +138,7 @@ class DatabaseFailoverTest {
   @Test
   void anUnloggedTableEmptiedWhenABackendCrashedIsEmptyInMirrors() throws Exception {
     try (LocalDatabases.Postgres db = LocalDatabases.Postgres.start("failover-backend")) {
-      db.execute(
-          "CREATE SCHEMA failover",
-          CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
-          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
-      try (TablecastServer server = LocalDatabases.serve(db.jdbcUrl(), "failover.items");
-          TablecastClient client = LocalDatabases.client(server)) {
-        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
-        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
-        db.execute("INSERT INTO failover.items VALUES (3, 'c')");
-        awaitMirror(mirror, Map.of(1, "a", 2, "b", 3, "c"));
-        killABackend(db);
-        awaitMirror(mirror, Map.of());
-        db.execute("INSERT INTO failover.items VALUES (4, 'd')");
-        awaitMirror(mirror, Map.of(4, "d"));
-      }
+      followAnUnloggedTableThrough(db, db.jdbcUrl(), () -> killABackend(db));
     }
   }
 
@@ -172,24 +148,37 @@ class DatabaseFailoverTest {
    */
   @Test
   void anUnloggedTableEmptiedWhenABackendCrashedBehindPgBouncerIsEmptyInMirrors() throws Exception {
-    try (LocalDatabases.Postgres db = LocalDatabases.Postgres.start("bouncer-backend")) {
-      db.execute(
-          "CREATE SCHEMA failover",
-          CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
-          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
-      try (LocalPgBouncer bouncer = LocalPgBouncer.start("bouncer-b", "127.0.0.1", db.port);
-          TablecastServer server = LocalDatabases.serve(bouncer.jdbcUrl(), "failover.items");
-          TablecastClient client = LocalDatabases.client(server)) {
-        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
-        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
-        db.execute("INSERT INTO failover.items VALUES (3, 'c')");
-        awaitMirror(mirror, Map.of(1, "a", 2, "b", 3, "c"));
+    try (LocalDatabases.Postgres db = LocalDatabases.Postgres.start("bouncer-backend");
+        LocalPgBouncer bouncer = LocalPgBouncer.start("bouncer-b", "127.0.0.1", db.port)) {
+      followAnUnloggedTableThrough(db, bouncer.jdbcUrl(), () -> killABackend(db));
+    }
+  }
 
-        killABackend(db);
-        awaitMirror(mirror, Map.of());
-        db.execute("INSERT INTO failover.items VALUES (4, 'd')");
-        awaitMirror(mirror, Map.of(4, "d"));
-      }
+  /** Something the test does to the database, which may throw. */
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * A server on {@code serverUrl} caching an unlogged table of {@code db} with three rows, which
+   * {@code empty} empties without a trigger: the mirror must follow it to empty, then on.
+   */
+  private static void followAnUnloggedTableThrough(
+      LocalDatabases.Postgres db, String serverUrl, Step empty) throws Exception {
+    db.execute(
+        "CREATE SCHEMA failover",
+        CREATE.replace("CREATE TABLE", "CREATE UNLOGGED TABLE"),
+        "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+    try (TablecastServer server = LocalDatabases.serve(serverUrl, "failover.items");
+        TablecastClient client = LocalDatabases.client(server)) {
+      TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+      assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+      db.execute("INSERT INTO failover.items VALUES (3, 'c')");
+      awaitMirror(mirror, Map.of(1, "a", 2, "b", 3, "c"));
+      empty.run();
+      awaitMirror(mirror, Map.of());
+      db.execute("INSERT INTO failover.items VALUES (4, 'd')");
+      awaitMirror(mirror, Map.of(4, "d"));
     }
   }
 
@@ -212,38 +201,17 @@ class DatabaseFailoverTest {
   @Test
   void aServerRestoredFromABackupTakenBeforeTheLastWritesIsWhatMirrorsShow() throws Exception {
     try (LocalMariadb primary = LocalMariadb.start("failover-m1", 11);
-        LocalMariadb restored = LocalMariadb.start("failover-m2", 12)) {
-      primary.execute(
-          "CREATE DATABASE failover",
-          CREATE,
-          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
-      try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
-          TablecastServer server = LocalDatabases.serve(mariadbUrl(address), "failover.items");
-          TablecastClient client = LocalDatabases.client(server)) {
-        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
-        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
-        primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
-        primary.copyTo(restored, "failover"); // the backup: outbox, triggers and all
-        primary.execute(
-            "INSERT INTO failover.items VALUES (4, 'lost')",
-            "UPDATE failover.items SET name = 'lost' WHERE id = 1",
-            "DELETE FROM failover.items WHERE id = 2");
-        String primaryUrl = primary.jdbcUrl("failover");
-        awaitMirror(mirror, LocalDatabases.rows(primaryUrl, "items"));
-
-        primary.crash();
-        address.retarget("127.0.0.1", restored.port);
-        address.cut();
-        // the restored outbox gives the next changes the ids the lost ones had
-        restored.execute(
-            "INSERT INTO failover.items VALUES (5, 'new')",
-            "UPDATE failover.items SET name = 'new' WHERE id = 3");
-
-        String restoredUrl = restored.jdbcUrl("failover");
-        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
-        restored.execute("INSERT INTO failover.items VALUES (6, 'after')");
-        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
-      }
+        LocalMariadb restored = LocalMariadb.start("failover-m2", 12);
+        CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port)) {
+      failOverToARestoredBackup(
+          primary,
+          restored,
+          mariadbUrl(address),
+          () -> {
+            primary.crash();
+            address.retarget("127.0.0.1", restored.port);
+            address.cut();
+          });
     }
   }
 
@@ -259,38 +227,49 @@ class DatabaseFailoverTest {
   void aServerRestoredFromABackupBehindTheDriversFailoverIsWhatMirrorsShow() throws Exception {
     try (LocalMariadb primary = LocalMariadb.start("failover-m3", 13);
         LocalMariadb restored = LocalMariadb.start("failover-m4", 14)) {
-      primary.execute(
-          "CREATE DATABASE failover",
-          CREATE,
-          "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
       String failoverUrl =
           "jdbc:mariadb:sequential://127.0.0.1:"
               + primary.port
               + ",127.0.0.1:"
               + restored.port
               + "/failover?user=root&password=";
-      try (TablecastServer server = LocalDatabases.serve(failoverUrl, "failover.items");
-          TablecastClient client = LocalDatabases.client(server)) {
-        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
-        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
-        primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
-        primary.copyTo(restored, "failover"); // the backup: outbox, triggers and all
-        primary.execute(
-            "INSERT INTO failover.items VALUES (4, 'lost')",
-            "UPDATE failover.items SET name = 'lost' WHERE id = 1",
-            "DELETE FROM failover.items WHERE id = 2");
-        awaitMirror(mirror, LocalDatabases.rows(primary.jdbcUrl("failover"), "items"));
+      // the driver moves every connection to the restored server
+      failOverToARestoredBackup(primary, restored, failoverUrl, primary::crash);
+    }
+  }
 
-        primary.crash(); // the driver moves every connection to the restored server
-        restored.execute(
-            "INSERT INTO failover.items VALUES (5, 'new')",
-            "UPDATE failover.items SET name = 'new' WHERE id = 3");
+  /**
+   * A server on {@code serverUrl} caching a table of {@code primary}, which is copied to {@code
+   * restored} (the backup: outbox, triggers and all) before its last writes; {@code failOver} puts
+   * {@code restored} behind {@code serverUrl}, whose outbox gives its next changes the ids the lost
+   * ones had. The mirror must show the restored server's table.
+   */
+  private static void failOverToARestoredBackup(
+      LocalMariadb primary, LocalMariadb restored, String serverUrl, Step failOver)
+      throws Exception {
+    primary.execute(
+        "CREATE DATABASE failover", CREATE, "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+    try (TablecastServer server = LocalDatabases.serve(serverUrl, "failover.items");
+        TablecastClient client = LocalDatabases.client(server)) {
+      TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+      assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+      primary.execute("INSERT INTO failover.items VALUES (3, 'c')");
+      primary.copyTo(restored, "failover");
+      primary.execute(
+          "INSERT INTO failover.items VALUES (4, 'lost')",
+          "UPDATE failover.items SET name = 'lost' WHERE id = 1",
+          "DELETE FROM failover.items WHERE id = 2");
+      awaitMirror(mirror, LocalDatabases.rows(primary.jdbcUrl("failover"), "items"));
 
-        String restoredUrl = restored.jdbcUrl("failover");
-        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
-        restored.execute("INSERT INTO failover.items VALUES (6, 'after')");
-        awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
-      }
+      failOver.run();
+      restored.execute(
+          "INSERT INTO failover.items VALUES (5, 'new')",
+          "UPDATE failover.items SET name = 'new' WHERE id = 3");
+
+      String restoredUrl = restored.jdbcUrl("failover");
+      awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
+      restored.execute("INSERT INTO failover.items VALUES (6, 'after')");
+      awaitMirror(mirror, LocalDatabases.rows(restoredUrl, "items"));
     }
   }
 
