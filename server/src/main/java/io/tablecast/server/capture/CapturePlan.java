@@ -83,7 +83,12 @@ public final class CapturePlan {
 
   /** The outbox, quoted and qualified, for use in SQL. */
   public String outboxTable() {
-    return dialect.quote(outboxSchema) + "." + dialect.quote("tablecast_outbox");
+    return dialect.quote(outboxSchema) + "." + dialect.quote(outboxId().name());
+  }
+
+  /** The outbox, by name. */
+  public TableId outboxId() {
+    return new TableId(outboxSchema, "tablecast_outbox");
   }
 
   /**

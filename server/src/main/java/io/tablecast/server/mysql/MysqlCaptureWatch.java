@@ -218,12 +218,22 @@ final class MysqlCaptureWatch implements AutoCloseable {
     try (Connection c = p.connect()) {
       lookAtGalera(c);
       String renumbered = renumbering.look(c, p);
+      TableId outbox = p.outboxId();
+      for (Map.Entry<TableId, String> t : rowsReplaced(c, p).entrySet()) {
+        if (t.getKey().equals(outbox)) { // its ids began again, maybe above the last read by now
+          renumbered =
+              "the outbox "
+                  + p.outboxTable()
+                  + ": "
+                  + t.getValue()
+                  + ", so its ids began again below those the server has read";
+        } else {
+          LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
+          resyncs.add(t.getKey());
+        }
+      }
       if (renumbered != null) {
         outboxRenumbered = renumbered;
-      }
-      for (Map.Entry<TableId, String> t : rowsReplaced(c, p).entrySet()) {
-        LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
-        resyncs.add(t.getKey());
       }
       fingerprints.look(c, p.tables().stream().map(TableSchema::id).toList());
       for (TableSchema known : p.tables()) {
@@ -283,8 +293,10 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * them).
    */
   private Map<TableId, String> rowsReplaced(Connection c, CapturePlan p) {
+    List<TableId> tables = new ArrayList<>(p.tables().stream().map(TableSchema::id).toList());
+    tables.add(p.outboxId()); // truncated, its ids begin again below those the tail read
     try {
-      return recreated.rowsReplaced(c, p.tables().stream().map(TableSchema::id).toList());
+      return recreated.rowsReplaced(c, tables);
     } catch (SQLException | RuntimeException e) {
       LOG.warn(
           "Looking for truncated tables failed (reconciliation still finds them): {}",

@@ -50,8 +50,9 @@ final class OutboxRenumbering {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT AUTO_INCREMENT FROM information_schema.TABLES "
-                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'tablecast_outbox'")) {
-      ps.setString(1, plan.outboxSchema());
+                + "WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?")) {
+      ps.setString(1, plan.outboxId().schema());
+      ps.setString(2, plan.outboxId().name());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return null; // gone: the tail's reads say so
