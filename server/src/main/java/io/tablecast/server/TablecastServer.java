@@ -226,29 +226,15 @@ public final class TablecastServer implements AutoCloseable {
         new TablecastServer(
             source, hub, tail, net, metrics, stream == null ? null : stream.checkpoints(hub));
     LOG.info(
-        "tablecast server '{}' started on {}:{} in {} ms ({} since the process started), epoch {}, "
-            + "tables {}",
+        "tablecast server '{}' started on {}:{} in {} ms ({}), epoch {}, " + "tables {}",
         config.serverName(),
         config.listen().host(),
         net.port(),
         (System.nanoTime() - t0) / 1_000_000,
-        sinceProcessStart(),
+        ProcessAge.describe(),
         hub.epoch(),
         hub.tableNames());
     return server;
-  }
-
-  /**
-   * How long ago this process started, launcher script, JVM start and configuration included (the
-   * figure a user waiting for the port sees), as {@code "1234 ms"}; {@code "unknown"} where the
-   * platform does not say.
-   */
-  static String sinceProcessStart() {
-    return ProcessHandle.current()
-        .info()
-        .startInstant()
-        .map(at -> Math.max(0, System.currentTimeMillis() - at.toEpochMilli()) + " ms")
-        .orElse("unknown");
   }
 
   /** What the hub takes of the configuration. */
