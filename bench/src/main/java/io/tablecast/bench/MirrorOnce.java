@@ -36,17 +36,19 @@ public final class MirrorOnce {
         return;
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
+      long sinceJvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
       long allocated = allocatedByLiveThreads() - allocated0;
       System.out.println(
           String.format(
               Locale.ROOT,
               "allocated %.0f bytes a row while loading (the JVM's live threads)",
               allocated / (double) Math.max(1, m.size())));
+      System.out.println("ready " + sinceJvmStart + " ms after the JVM started");
       long heap = Machine.heapAfterGc();
       System.out.println(
           String.format(
               Locale.ROOT,
-              "ready %d rows in %.1f s, heap after full GC %d MiB (%.0f bytes a row)",
+              "ready %d rows in %.3f s, heap after full GC %d MiB (%.0f bytes a row)",
               m.size(),
               seconds,
               heap >> 20,
