@@ -97,10 +97,12 @@ final class PgSingleStatementRead {
       ps.setFetchSize(0); // autocommit: no cursor, every row in one answer
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          snapshot = rs.getString(7);
-          started = rs.getObject(8, OffsetDateTime.class).toInstant();
-          OffsetDateTime reset = rs.getObject(9, OffsetDateTime.class);
-          recovered = reset == null ? null : reset.toInstant();
+          if (snapshot == null) { // the statement's own values, the same in every row: read once
+            snapshot = rs.getString(7);
+            started = rs.getObject(8, OffsetDateTime.class).toInstant();
+            OffsetDateTime reset = rs.getObject(9, OffsetDateTime.class);
+            recovered = reset == null ? null : reset.toInstant();
+          }
           String table = rs.getString(2);
           if (table == null) {
             continue; // no new rows: the one row that carries the snapshot
