@@ -56,7 +56,7 @@ final class ChangedRows {
   private record Changed(List<String> bound, RowKey key) {}
 
   private final CapturePlan plan;
-  private final MysqlFlavor flavor;
+  private final ChangedRowStatements statements;
 
   /** Told the table of each changed row that could not be read and was not delivered. */
   private final Consumer<String> refused;
@@ -75,9 +75,9 @@ final class ChangedRows {
   /** Per table, the changed keys, in first-seen order. */
   private final Map<String, Map<RowKey, Changed>> byTable = new LinkedHashMap<>();
 
-  ChangedRows(CapturePlan plan, MysqlFlavor flavor, Consumer<String> refused) {
+  ChangedRows(CapturePlan plan, ChangedRowStatements statements, Consumer<String> refused) {
     this.plan = plan;
-    this.flavor = flavor;
+    this.statements = statements;
     this.refused = refused;
   }
 
@@ -180,11 +180,8 @@ final class ChangedRows {
       Connection c, RowNormalizer n, List<Changed> chunk, Map<RowKey, byte[]> rows)
       throws SQLException {
     TableSchema t = n.table();
-    // once: it looks at every column
-    MysqlTriggers.RowSelect select = MysqlTriggers.rowSelect(flavor, t);
-    boolean texts = select.shape() == SnapshotRead.Shape.COLUMN_TEXTS;
-    try (PreparedStatement ps =
-        c.prepareStatement(MysqlTriggers.rowsByKey(t, select, chunk.size()))) {
+    boolean texts = statements.select(t).shape() == SnapshotRead.Shape.COLUMN_TEXTS;
+    try (PreparedStatement ps = c.prepareStatement(statements.rowsByKey(t, chunk.size()))) {
       int i = 1;
       for (Changed k : chunk) {
         for (String v : k.bound()) {

@@ -49,7 +49,7 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   private final UnfollowedTables unfollowed = new UnfollowedTables();
   private final HikariDataSource pool;
-  private final MysqlFlavor flavor;
+  private final ChangedRowStatements rowStatements;
   private final ServerMetrics metrics;
   private GapTracker gaps;
   private final GapFacts facts;
@@ -87,7 +87,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     this.driftCheck =
         new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;
-    this.flavor = dialect.flavor();
+    this.rowStatements = new ChangedRowStatements(dialect.flavor());
     this.facts =
         new GapFacts(pool, new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
     this.pruning = new MysqlOutboxPruning(this::plan, config.outboxRetention());
@@ -239,7 +239,7 @@ final class MysqlChangeSource extends PollingChangeSource {
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
   private OutboxRead readOutbox(Statement s, String begin, boolean askSession) throws SQLException {
     return OutboxRead.read(
-        s, begin, askSession, plan(), flavor, gaps, metrics::rowRefused, unfollowed::isGone);
+        s, begin, askSession, plan(), rowStatements, gaps, metrics::rowRefused, unfollowed::isGone);
   }
 
   /**

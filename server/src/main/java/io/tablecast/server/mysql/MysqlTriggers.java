@@ -207,27 +207,49 @@ final class MysqlTriggers {
 
   /** {@link #rowsByKey(MysqlFlavor, TableSchema, int)} with the table's {@link #rowSelect} made. */
   static String rowsByKey(TableSchema table, RowSelect row, int keys) {
-    List<ColumnInfo> key = keyColumns(table);
-    StringJoiner columns =
-        new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
-    StringJoiner tuple =
-        new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
-    for (ColumnInfo c : key) {
-      columns.add("t." + MysqlIdentifiers.quote(c.name()));
-      tuple.add(MysqlTypes.keyParameter(c));
+    return RowsByKey.of(table, row).sql(keys);
+  }
+
+  /**
+   * The statement of {@link #rowsByKey} for any number of keys: everything before the key tuples,
+   * and one tuple of parameters.
+   *
+   * @param head the statement up to its {@code IN (}
+   * @param tuple the parameters of one key
+   */
+  record RowsByKey(String head, String tuple) {
+    static RowsByKey of(TableSchema table, RowSelect row) {
+      List<ColumnInfo> key = keyColumns(table);
+      StringJoiner columns =
+          new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
+      StringJoiner tuple =
+          new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
+      for (ColumnInfo c : key) {
+        columns.add("t." + MysqlIdentifiers.quote(c.name()));
+        tuple.add(MysqlTypes.keyParameter(c));
+      }
+      // as JSON, the key again on its own: it names a row whose whole JSON_OBJECT is NULL (too
+      // large)
+      return new RowsByKey(
+          "SELECT "
+              + row.list()
+              + (row.shape() == SnapshotRead.Shape.JSON_TEXT ? ", " + jsonObject(key, "t") : "")
+              + " FROM "
+              + MysqlIdentifiers.quote(table.id())
+              + " t WHERE "
+              + columns
+              + " IN (",
+          tuple.toString());
     }
-    StringJoiner in = new StringJoiner(", ", " IN (", ")");
-    for (int i = 0; i < keys; i++) {
-      in.add(tuple.toString());
+
+    /** The statement for {@code keys} keys. */
+    String sql(int keys) {
+      StringBuilder sql = new StringBuilder(head.length() + keys * (tuple.length() + 2) + 1);
+      sql.append(head);
+      for (int i = 0; i < keys; i++) {
+        sql.append(i == 0 ? "" : ", ").append(tuple);
+      }
+      return sql.append(')').toString();
     }
-    // as JSON, the key again on its own: it names a row whose whole JSON_OBJECT is NULL (too large)
-    return "SELECT "
-        + row.list()
-        + (row.shape() == SnapshotRead.Shape.JSON_TEXT ? ", " + jsonObject(key, "t") : "")
-        + " FROM "
-        + MysqlIdentifiers.quote(table.id())
-        + " t WHERE "
-        + columns
-        + in;
   }
 }

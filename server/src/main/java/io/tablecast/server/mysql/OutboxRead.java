@@ -34,8 +34,9 @@ final class OutboxRead {
    */
   static final String SESSION = "SELECT @@server_id, CONNECTION_ID(); ";
 
-  private OutboxRead(CapturePlan plan, MysqlFlavor flavor, Consumer<String> rowRefused) {
-    this.changed = new ChangedRows(plan, flavor, rowRefused);
+  private OutboxRead(
+      CapturePlan plan, ChangedRowStatements statements, Consumer<String> rowRefused) {
+    this.changed = new ChangedRows(plan, statements, rowRefused);
   }
 
   /**
@@ -48,7 +49,7 @@ final class OutboxRead {
    * @param begin statements to run first, or ""
    * @param askSession whether to read {@link #session} even when no row comes ({@link #SESSION},
    *     after {@code begin})
-   * @param flavor how its changed rows are read ({@link ChangedRows})
+   * @param statements how its changed rows are read ({@link ChangedRows})
    * @param rowRefused told the table of each changed row that cannot be read
    * @param gone the tables no longer there under their name: their rows are consumed, not read
    */
@@ -57,12 +58,12 @@ final class OutboxRead {
       String begin,
       boolean askSession,
       CapturePlan plan,
-      MysqlFlavor flavor,
+      ChangedRowStatements statements,
       GapTracker gaps,
       Consumer<String> rowRefused,
       Predicate<String> gone)
       throws SQLException {
-    OutboxRead read = new OutboxRead(plan, flavor, rowRefused);
+    OutboxRead read = new OutboxRead(plan, statements, rowRefused);
     String sql =
         begin
             + (askSession ? SESSION : "")
