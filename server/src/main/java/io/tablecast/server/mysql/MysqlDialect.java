@@ -355,14 +355,6 @@ final class MysqlDialect implements TailDialect {
         "SELECT " + row.list() + " FROM " + quote(table.id()) + " t", row.shape());
   }
 
-  /**
-   * The rows of {@code table} with one of {@code keys} primary keys, in the snapshot form; bind the
-   * key values of the outbox's key images as text, key after key ({@link ChangedRows}).
-   */
-  String rowsByKeyQuery(TableSchema table, int keys) {
-    return MysqlTriggers.rowsByKey(flavor, table, keys);
-  }
-
   @Override
   public ChunkQuery chunkQuery(TableSchema table, boolean afterKey, int limit) {
     return MysqlTriggers.chunk(flavor, table, afterKey, limit);

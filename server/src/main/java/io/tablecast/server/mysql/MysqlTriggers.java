@@ -202,12 +202,7 @@ final class MysqlTriggers {
    * values as the triggers' {@code JSON_OBJECT} printed them, as text, key by key.
    */
   static String rowsByKey(MysqlFlavor flavor, TableSchema table, int keys) {
-    return rowsByKey(table, rowSelect(flavor, table), keys);
-  }
-
-  /** {@link #rowsByKey(MysqlFlavor, TableSchema, int)} with the table's {@link #rowSelect} made. */
-  static String rowsByKey(TableSchema table, RowSelect row, int keys) {
-    return RowsByKey.of(table, row).sql(keys);
+    return RowsByKey.of(table, rowSelect(flavor, table)).sql(keys);
   }
 
   /**
@@ -228,8 +223,7 @@ final class MysqlTriggers {
         columns.add("t." + MysqlIdentifiers.quote(c.name()));
         tuple.add(MysqlTypes.keyParameter(c));
       }
-      // as JSON, the key again on its own: it names a row whose whole JSON_OBJECT is NULL (too
-      // large)
+      // as JSON, the key again on its own: it names a row whose JSON_OBJECT is NULL (too large)
       return new RowsByKey(
           "SELECT "
               + row.list()

@@ -6,7 +6,7 @@ import io.tablecast.server.capture.TableSchema;
 public final class MysqlQueries {
   private MysqlQueries() {}
 
-  /** {@link MysqlDialect#rowsByKeyQuery}. */
+  /** {@link MysqlTriggers#rowsByKey}: the tail's read of changed rows by key. */
   public static String rowsByKey(TableSchema table, int keys) {
     return MysqlTriggers.rowsByKey(MysqlFlavor.MARIADB, table, keys);
   }
