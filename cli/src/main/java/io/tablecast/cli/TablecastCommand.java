@@ -46,8 +46,22 @@ public final class TablecastCommand implements Runnable {
    */
   static final String NETTY_JFR = "io.netty.jfr.enabled";
 
+  /**
+   * The JDK's choice of {@link java.net.Socket} implementation, the one JDBC drivers use: on Java
+   * 17, the legacy one in Tablecast's own processes unless set. The default since Java 13 puts a
+   * socket in non-blocking mode for good the first time a timeout is set on it, as the connection
+   * pool does when it checks a connection; from then on every read the database has not answered
+   * yet is a {@code read} that fails, a {@code poll} and a {@code read} again, three system calls
+   * where the legacy one makes one, on each of the tail's round trips (a thousand a second while
+   * writers are busy; docs/BENCHMARKS.md, "The tail's reads as one system call"). Java 18 and later
+   * have no legacy implementation and ignore the setting. {@code
+   * -Djdk.net.usePlainSocketImpl=false} keeps the default.
+   */
+  static final String PLAIN_SOCKETS = "jdk.net.usePlainSocketImpl";
+
   public static void main(String[] args) {
     withoutNettyJfrUnlessAsked(System.getProperties());
+    withBlockingSocketsUnlessAsked(System.getProperties()); // before any socket is made
     System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
   }
 
@@ -57,6 +71,14 @@ public final class TablecastCommand implements Runnable {
    */
   static void withoutNettyJfrUnlessAsked(java.util.Properties properties) {
     properties.putIfAbsent(NETTY_JFR, "false");
+  }
+
+  /**
+   * Asks for the JDK's legacy socket implementation ({@link #PLAIN_SOCKETS}) in {@code properties}
+   * unless they say otherwise; before any {@link java.net.Socket} is made.
+   */
+  static void withBlockingSocketsUnlessAsked(java.util.Properties properties) {
+    properties.putIfAbsent(PLAIN_SOCKETS, "true");
   }
 
   /** The configured command line, shared by {@link #main} and tests. */

@@ -28,6 +28,17 @@ class TablecastCommandTest {
   }
 
   @Test
+  void jdbcSocketsBlockInOneReadUnlessTheUserAskedOtherwise() {
+    java.util.Properties unset = new java.util.Properties();
+    TablecastCommand.withBlockingSocketsUnlessAsked(unset);
+    assertThat(unset.getProperty("jdk.net.usePlainSocketImpl")).isEqualTo("true");
+    java.util.Properties asked = new java.util.Properties();
+    asked.setProperty("jdk.net.usePlainSocketImpl", "false");
+    TablecastCommand.withBlockingSocketsUnlessAsked(asked);
+    assertThat(asked.getProperty("jdk.net.usePlainSocketImpl")).isEqualTo("false");
+  }
+
+  @Test
   void aServerRoleGetsItsOwnSubcommandOnlyAndAnyOtherCommandTheWholeCommandLine() {
     assertThat(TablecastCommand.commandLine("serve").getSubcommands()).containsOnlyKeys("serve");
     assertThat(TablecastCommand.commandLine("capture").getSubcommands())
