@@ -18,24 +18,32 @@ class TablecastCommandTest {
 
   @Test
   void nettysJfrEventsAreOffUnlessTheUserAskedForThem() {
-    java.util.Properties unset = new java.util.Properties();
-    TablecastCommand.withoutNettyJfrUnlessAsked(unset);
-    assertThat(unset.getProperty("io.netty.jfr.enabled")).isEqualTo("false");
-    java.util.Properties asked = new java.util.Properties();
-    asked.setProperty("io.netty.jfr.enabled", "true");
-    TablecastCommand.withoutNettyJfrUnlessAsked(asked);
-    assertThat(asked.getProperty("io.netty.jfr.enabled")).isEqualTo("true");
+    assertSetUnlessAsked(
+        TablecastCommand::withoutNettyJfrUnlessAsked, "io.netty.jfr.enabled", "false", "true");
   }
 
   @Test
   void jdbcSocketsBlockInOneReadUnlessTheUserAskedOtherwise() {
+    assertSetUnlessAsked(
+        TablecastCommand::withBlockingSocketsUnlessAsked,
+        "jdk.net.usePlainSocketImpl",
+        "true",
+        "false");
+  }
+
+  /** {@code setter} puts {@code ours} under {@code key} when unset, and keeps what was asked. */
+  private static void assertSetUnlessAsked(
+      java.util.function.Consumer<java.util.Properties> setter,
+      String key,
+      String ours,
+      String asked) {
     java.util.Properties unset = new java.util.Properties();
-    TablecastCommand.withBlockingSocketsUnlessAsked(unset);
-    assertThat(unset.getProperty("jdk.net.usePlainSocketImpl")).isEqualTo("true");
-    java.util.Properties asked = new java.util.Properties();
-    asked.setProperty("jdk.net.usePlainSocketImpl", "false");
-    TablecastCommand.withBlockingSocketsUnlessAsked(asked);
-    assertThat(asked.getProperty("jdk.net.usePlainSocketImpl")).isEqualTo("false");
+    setter.accept(unset);
+    assertThat(unset.getProperty(key)).isEqualTo(ours);
+    java.util.Properties given = new java.util.Properties();
+    given.setProperty(key, asked);
+    setter.accept(given);
+    assertThat(given.getProperty(key)).isEqualTo(asked);
   }
 
   @Test
