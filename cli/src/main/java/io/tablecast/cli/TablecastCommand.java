@@ -53,9 +53,10 @@ public final class TablecastCommand implements Runnable {
    * pool does when it checks a connection; from then on every read the database has not answered
    * yet is a {@code read} that fails, a {@code poll} and a {@code read} again, three system calls
    * where the legacy one makes one, on each of the tail's round trips (a thousand a second while
-   * writers are busy; docs/BENCHMARKS.md, "The tail's reads as one system call"). Java 18 and later
-   * have no legacy implementation and ignore the setting. {@code
-   * -Djdk.net.usePlainSocketImpl=false} keeps the default.
+   * writers are busy; docs/BENCHMARKS.md, "The server's CPU per change once the JIT has settled,
+   * and the tail's reads as one system call"). Java 18 removed the legacy implementation, and with
+   * it the setting (only Java 17 was run here). {@code -Djdk.net.usePlainSocketImpl=false} keeps
+   * the default.
    */
   static final String PLAIN_SOCKETS = "jdk.net.usePlainSocketImpl";
 
