@@ -5,27 +5,40 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** {@link RowTextsFetch#RESULT_SET}: the query's result set, read with {@code getString}. */
+/**
+ * A fetch of a query's result set ({@link RowTextsFetch#RESULT_SET}, {@link
+ * RowTextsFetch#resultSet}), {@link #FETCH_SIZE} rows a round trip, each row handed on as {@link
+ * RowTextsFetch.ResultSetRows} reads it.
+ */
 final class ResultSetFetch implements RowTextsFetch.Fetch {
   static final int FETCH_SIZE = 1000;
 
   private final Statement statement;
   private final String sql;
   private final int columns;
+  private final RowTextsFetch.ResultSetRows rows;
 
-  ResultSetFetch(Connection c, String sql, int columns) throws SQLException {
+  ResultSetFetch(Connection c, String sql, int columns, RowTextsFetch.ResultSetRows rows)
+      throws SQLException {
     this.statement = c.createStatement();
     this.sql = sql;
     this.columns = columns;
+    this.rows = rows;
+  }
+
+  /** Every row with {@code getString}: {@link RowTextsFetch#RESULT_SET}'s way. */
+  static void asStrings(ResultSet rs, int columns, RowTextsFetch.Rows each)
+      throws SQLException, InterruptedException {
+    while (rs.next()) {
+      each.accept(RowTextsFetch.texts(rs, columns));
+    }
   }
 
   @Override
   public void run(RowTextsFetch.Rows each) throws SQLException, InterruptedException {
     statement.setFetchSize(FETCH_SIZE);
     try (ResultSet rs = statement.executeQuery(sql)) {
-      while (rs.next()) {
-        each.accept(RowTextsFetch.texts(rs, columns));
-      }
+      rows.read(rs, columns, each);
     }
   }
 

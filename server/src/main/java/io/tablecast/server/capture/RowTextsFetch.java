@@ -15,8 +15,20 @@ import java.sql.SQLException;
 @FunctionalInterface
 public interface RowTextsFetch {
 
-  /** The query's result set, {@link ResultSetFetch#FETCH_SIZE} rows a round trip. */
-  RowTextsFetch RESULT_SET = ResultSetFetch::new;
+  /**
+   * The query's result set, {@link ResultSetFetch#FETCH_SIZE} rows a round trip, each row's columns
+   * read with {@code getString}.
+   */
+  RowTextsFetch RESULT_SET = resultSet(ResultSetFetch::asStrings);
+
+  /**
+   * The query's result set, {@link ResultSetFetch#FETCH_SIZE} rows a round trip (a {@code
+   * Statement}, so the driver's text protocol), its rows read by {@code rows}: a driver whose rows
+   * can be taken as they arrived, without a {@code String} per value (MariaDB Connector/J's).
+   */
+  static RowTextsFetch resultSet(ResultSetRows rows) {
+    return (c, sql, columns) -> new ResultSetFetch(c, sql, columns, rows);
+  }
 
   /** A fetch of the rows of {@code sql} (each row's first {@code columns} columns) on {@code c}. */
   Fetch open(Connection c, String sql, int columns) throws SQLException;
@@ -31,6 +43,16 @@ public interface RowTextsFetch {
       texts[i] = rs.getString(i + 1);
     }
     return texts;
+  }
+
+  /** How a {@link #resultSet} fetch reads the rows of its result set. */
+  @FunctionalInterface
+  interface ResultSetRows {
+    /**
+     * Hands each row of {@code rs} (its first {@code columns} columns) to {@code each}, in order,
+     * until the result set ends.
+     */
+    void read(ResultSet rs, int columns, Rows each) throws SQLException, InterruptedException;
   }
 
   /** One fetch, run once. */

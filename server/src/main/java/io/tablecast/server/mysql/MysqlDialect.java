@@ -6,6 +6,7 @@ import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
 import io.tablecast.server.capture.InstalledTrigger;
+import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
@@ -353,6 +354,14 @@ final class MysqlDialect implements TailDialect {
     MysqlTriggers.RowSelect row = MysqlTriggers.rowSelect(flavor, table);
     return new SnapshotRead(
         "SELECT " + row.list() + " FROM " + quote(table.id()) + " t", row.shape());
+  }
+
+  /**
+   * The result set, its rows taken as the driver received them where it can: {@link RowPackets}.
+   */
+  @Override
+  public RowTextsFetch rowTextsFetch() {
+    return RowPackets.FETCH;
   }
 
   @Override
