@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * time) as UTC, so a writer open across a gap seemed to have begun an hour later and its late
  * commit was dropped as rolled back (the old code: {@code expected {1="late", 2="early"} but was
  * {2="early"}}); and the catalog printed a JSON column's check with double quotes, so the column
- * was taken for text.
+ * was taken for text. And a global {@code wait_timeout} of seconds closed the server's idle pool
+ * connections under it.
  */
 class MysqlServerSettingsTest {
 
@@ -171,6 +172,50 @@ class MysqlServerSettingsTest {
       assertThat(p.server().metrics().captureProblems())
           .as("capture problems the capture check found")
           .isZero();
+    }
+  }
+
+  /**
+   * A global {@code wait_timeout} of seconds, as DBAs set one to reap the connections of leaking
+   * applications: the database closed the server's idle pool connections under it, and each next
+   * use found its connection dead (the old code: a connection of the server's gone after 4 s, and
+   * HikariCP's "Failed to validate connection ... consider using a shorter maxLifetime value" on
+   * its next use, by the pruner or the tail).
+   */
+  @Test
+  void aShortGlobalWaitTimeoutDoesNotCloseTheServersIdleConnections() throws Exception {
+    server.execute("SET GLOBAL wait_timeout = 2");
+    try (Pipeline p =
+        Pipeline.create(
+            database("waits"),
+            List.of("CREATE TABLE rates (id int PRIMARY KEY, name varchar(40))"),
+            "rates")) {
+      long closedBefore = abortedClients();
+      p.startServer();
+      TableMirror<Map<String, Object>> m = p.readyMirror(p.client("waits"), "rates");
+      Thread.sleep(6000); // the pruner and the consumer heartbeat take an idle connection meanwhile
+      p.sql("INSERT INTO rates VALUES (1, 'a')");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(names(m)).isEqualTo(Map.of(1, "a")));
+      assertThat(abortedClients() - closedBefore)
+          .as("connections the database closed under the server (Aborted_clients)")
+          .isZero();
+    } finally {
+      server.execute("SET GLOBAL wait_timeout = DEFAULT");
+    }
+  }
+
+  /**
+   * The connections the database has closed without the client closing them, {@code wait_timeout}
+   * expiries among them (status {@code Aborted_clients}).
+   */
+  private static long abortedClients() throws Exception {
+    try (Connection c = DriverManager.getConnection(server.jdbcUrl("mysql"));
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SHOW GLOBAL STATUS LIKE 'Aborted_clients'")) {
+      rs.next();
+      return rs.getLong(2);
     }
   }
 

@@ -18,6 +18,11 @@ package io.tablecast.server.mysql;
  *       {@code max_statement_time}, MySQL {@code max_execution_time}; cut short, it was retried for
  *       ever), returns every row ({@code sql_select_limit} cut it without a word) and examines them
  *       all ({@code max_join_size} refuses that unless {@code sql_big_selects}).
+ *   <li>{@code wait_timeout} at the databases' default, 8 hours: a global one of seconds or minutes
+ *       (set to reap the connections of interactive clients or of leaking applications) closed the
+ *       pool's idle connections under it, and each next use found its connection dead (a WARN of
+ *       the pool, a new connection on the tail's path). The pool ends its connections itself, idle
+ *       ones after 10 minutes and every one after 30.
  * </ul>
  */
 final class SessionSettings {
@@ -27,6 +32,7 @@ final class SessionSettings {
     return "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
         + "NO_ENGINE_SUBSTITUTION', time_zone = 'SYSTEM', "
         + (flavor == MysqlFlavor.MARIADB ? "max_statement_time = 0" : "max_execution_time = 0")
-        + ", sql_select_limit = 18446744073709551615, sql_big_selects = 1, sql_safe_updates = 0";
+        + ", sql_select_limit = 18446744073709551615, sql_big_selects = 1, sql_safe_updates = 0"
+        + ", wait_timeout = 28800";
   }
 }
