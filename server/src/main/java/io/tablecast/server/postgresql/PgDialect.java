@@ -4,7 +4,6 @@ import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
-import io.tablecast.server.capture.Identifiers;
 import io.tablecast.server.capture.InstalledTrigger;
 import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
@@ -320,30 +319,9 @@ final class PgDialect implements TailDialect {
     return out;
   }
 
-  /**
-   * The statement to run at the start of each transaction that reads whole tables (snapshot,
-   * resync, a reconciliation range), so the rows print as the pinned capture function prints them:
-   * one {@code SELECT set_config(name, value, true), ...} (each as {@code SET LOCAL}), one round
-   * trip for all of them. Also {@code statement_timeout = 0} and {@code
-   * idle_in_transaction_session_timeout = 0}: a whole-table read takes as long as the table is
-   * large, its transaction waits while the server handles the rows read, and cut short by a timeout
-   * of the server's role or database it would be retried for ever.
-   */
+  /** {@link PgSessionSettings#tableReads}. */
   String tableReadSettings() {
-    StringBuilder out = new StringBuilder("SELECT ");
-    List<String> settings = new ArrayList<>(PgTriggers.PINNED_SETTINGS);
-    settings.add("statement_timeout=0");
-    settings.add("idle_in_transaction_session_timeout=0"); // rows are handled between fetches
-    for (String s : settings) {
-      int eq = s.indexOf('=');
-      out.append(out.length() == 7 ? "" : ", ")
-          .append("set_config(")
-          .append(Identifiers.literal(s.substring(0, eq)))
-          .append(", ")
-          .append(Identifiers.literal(s.substring(eq + 1)))
-          .append(", true)");
-    }
-    return out.toString();
+    return PgSessionSettings.tableReads();
   }
 
   // ---------------------------------------------------------------- reads
@@ -392,6 +370,12 @@ final class PgDialect implements TailDialect {
   // ---------------------------------------------------------------- tail
 
   /** Reads by snapshot ({@link PgChangeSource}). */
+  /** {@link PgSessionSettings#POOL}. */
+  @Override
+  public String poolSessionSetup() {
+    return PgSessionSettings.POOL;
+  }
+
   @Override
   public String poolIsolation() {
     return "TRANSACTION_REPEATABLE_READ";

@@ -139,7 +139,7 @@ public final class ChangeSources {
     hc.setConnectionTimeout(10_000);
     TailDialect dialect = tailDialect(plan.dialect());
     hc.setTransactionIsolation(dialect.poolIsolation());
-    hc.setConnectionInitSql(plan.dialect().sessionSetup());
+    hc.setConnectionInitSql(initSql(plan.dialect().sessionSetup(), dialect.poolSessionSetup()));
     PoolProperties.apply(hc, plan.jdbcUrl(), dialect.poolProperties());
     HikariDataSource pool = tuning.pools().apply(hc);
     LOG.info(
@@ -156,6 +156,11 @@ public final class ChangeSources {
             source,
             ConsumerRegistry.register(
                 plan, pool, serverName, tuning.heartbeat(), source::neededFrom));
+  }
+
+  /** The pool's connection init: the session's setup, then the pool's own, either perhaps null. */
+  static String initSql(String session, String pool) {
+    return session == null ? pool : pool == null ? session : session + "; " + pool;
   }
 
   /** The tail's side of {@code dialect}, which every registered database's dialect implements. */

@@ -17,6 +17,15 @@ public interface TailDialect extends Dialect {
    */
   String poolIsolation();
 
+  /**
+   * A statement each connection of the source pool runs after the dialect's {@code sessionSetup},
+   * or null: settings that concern a pooled connection's life, not the SQL the server runs (so
+   * {@code tablecast print-sql} does not print them).
+   */
+  default String poolSessionSetup() {
+    return null;
+  }
+
   /** Driver properties of the source pool's connections, beside those of the URL. */
   default Map<String, String> poolProperties() {
     return Map.of();
