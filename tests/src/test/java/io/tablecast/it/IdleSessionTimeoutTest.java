@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -35,22 +34,8 @@ class IdleSessionTimeoutTest {
             "idle_timeout",
             List.of("CREATE TABLE items (id int PRIMARY KEY, name varchar(40))"),
             "items")) {
-      String url = p.db.jdbcUrl() + "&options=-c%20idle_session_timeout%3D1000";
-      SourceConfig source = p.sourceConfig();
       long endedBefore = sessionsEndedByErrors(p);
-      p.startServer(
-          b ->
-              b.source(
-                  new SourceConfig(
-                      url,
-                      null,
-                      null,
-                      true,
-                      null,
-                      null,
-                      Duration.ofSeconds(1),
-                      Duration.ofSeconds(1),
-                      source.cachedTables())));
+      p.startServerWithUrlOptions("&options=-c%20idle_session_timeout%3D1000");
       TableMirror<Map<String, Object>> m = p.readyMirror(p.client("idle"), "items");
       Thread.sleep(5000); // the pruner and the consumer heartbeat take an idle connection meanwhile
       p.sql("INSERT INTO items VALUES (1, 'a')");

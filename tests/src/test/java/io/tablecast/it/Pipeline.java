@@ -107,20 +107,31 @@ final class Pipeline implements AutoCloseable {
    * one of them alone to find what it looks for).
    */
   TablecastServer startServer(Duration reconcileInterval, Duration captureCheckInterval) {
-    SourceConfig source = sourceConfig();
+    return startServer(sourceConfig().jdbcUrl(), reconcileInterval, captureCheckInterval);
+  }
+
+  /**
+   * Starts the server with {@code options} appended to its JDBC URL ({@code &name=value...}): what
+   * the server's database user would get from its role or database (a timeout, a session variable).
+   */
+  TablecastServer startServerWithUrlOptions(String options) {
+    return startServer(sourceConfig().jdbcUrl() + options, RECONCILE_EVERY, CAPTURE_CHECK_EVERY);
+  }
+
+  private TablecastServer startServer(String url, Duration reconcile, Duration captureCheck) {
     return startServer(
         b ->
             b.source(
                 new SourceConfig(
-                    source.jdbcUrl(),
+                    url,
                     null,
                     null,
                     true,
                     null,
                     null,
-                    reconcileInterval,
-                    captureCheckInterval,
-                    source.cachedTables())));
+                    reconcile,
+                    captureCheck,
+                    sourceConfig().cachedTables())));
   }
 
   /** Starts the server with extra settings on top of {@link #serverConfig()}. */
