@@ -1,5 +1,6 @@
 package io.tablecast.server.mysql;
 
+import java.sql.SQLFeatureNotSupportedException;
 import java.util.Calendar;
 import org.mariadb.jdbc.client.ColumnDecoder;
 import org.mariadb.jdbc.client.Context;
@@ -70,16 +71,20 @@ public final class RowPacketCodec implements Codec<RowPacketCodec.Packet> {
     return null;
   }
 
+  /** Never called: {@link #canEncode} is false for every value. */
   @Override
   public void encodeText(
-      Writer encoder, Context context, Object value, Calendar cal, Long maxLength) {
-    throw new UnsupportedOperationException("RowPacketCodec writes no parameter");
+      Writer encoder, Context context, Object value, Calendar cal, Long maxLength)
+      throws SQLFeatureNotSupportedException {
+    throw new SQLFeatureNotSupportedException("RowPacketCodec writes no parameter");
   }
 
+  /** Never called: {@link #canEncode} is false for every value. */
   @Override
   public void encodeBinary(
-      Writer encoder, Context context, Object value, Calendar cal, Long maxLength) {
-    throw new UnsupportedOperationException("RowPacketCodec writes no parameter");
+      Writer encoder, Context context, Object value, Calendar cal, Long maxLength)
+      throws SQLFeatureNotSupportedException {
+    throw new SQLFeatureNotSupportedException("RowPacketCodec writes no parameter");
   }
 
   @Override
