@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.Arrays;
 import java.util.Locale;
 import org.slf4j.Logger;
 
@@ -126,7 +127,7 @@ final class RowPackets {
 
   private static int[] allNull(int columns) {
     int[] bounds = new int[columns << 1];
-    java.util.Arrays.fill(bounds, -1);
+    Arrays.fill(bounds, -1);
     return bounds;
   }
 
