@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.introspect.AnnotatedWithParams;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.row.RowForm;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,8 @@ import java.util.Map;
  * records, a class whose only properties are those of its {@code @JsonCreator} constructor or
  * factory is mapped the same way, when it overrides {@code equals} (which that comparison needs).
  *
- * <p>Thread-safe: the layouts are immutable, and the last one used is kept in a volatile field.
+ * <p>Thread-safe: the layouts are immutable, the last one used is kept in a volatile field, and
+ * each thread maps its rows through arrays of its own.
  *
  * @param <V> the record type
  */
@@ -45,6 +47,29 @@ final class DirectRecordMapping<V> {
   private final Map<String, Component> components;
   private final boolean unknownColumnsFail;
   private volatile Layout last;
+
+  /** Each thread's arrays for one row's values and arguments, reused from row to row. */
+  private final ThreadLocal<Scratch> scratch;
+
+  /**
+   * A row's column values and the creator's arguments: the creator's parameters receive the
+   * arguments' values (the array itself is not kept), so one pair serves every row of a thread.
+   */
+  private static final class Scratch {
+    final Object[] arguments;
+    Object[] values = new Object[0];
+
+    Scratch(int arguments) {
+      this.arguments = new Object[arguments];
+    }
+
+    Object[] values(int columns) {
+      if (values.length != columns) {
+        values = new Object[columns];
+      }
+      return values;
+    }
+  }
 
   private record Component(int index, ComponentConversion conversion, boolean nullIsNull) {}
 
@@ -84,6 +109,7 @@ final class DirectRecordMapping<V> {
     this.arguments = components.size();
     this.components = components;
     this.unknownColumnsFail = unknownColumnsFail;
+    this.scratch = ThreadLocal.withInitial(() -> new Scratch(arguments));
   }
 
   /** The direct mapping of {@code type} under {@code mapper}, or null when Jackson maps it all. */
@@ -172,8 +198,9 @@ final class DirectRecordMapping<V> {
     if (!layout.taken()) {
       return null;
     }
-    Object[] values = new Object[layout.component.length];
-    Object[] arguments = new Object[this.arguments];
+    Scratch scratch = this.scratch.get();
+    Object[] values = scratch.values(layout.component.length);
+    Object[] arguments = scratch.arguments;
     try {
       form.valuesToJava(row, layout.wanted, layout.decimals, values);
       for (int c = 0; c < values.length; c++) {
@@ -194,6 +221,9 @@ final class DirectRecordMapping<V> {
       return (V) creator.call(arguments);
     } catch (Exception e) {
       return null; // malformed bytes, a text that does not parse, a constructor that refuses
+    } finally {
+      Arrays.fill(values, null); // nothing of the row kept past it
+      Arrays.fill(arguments, null);
     }
   }
 
