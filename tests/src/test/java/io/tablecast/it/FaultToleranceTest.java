@@ -405,7 +405,7 @@ class FaultToleranceTest {
     }
 
     static ServerProcess start(Path config, int port, Path dir, List<Path> logs) throws Exception {
-      Path jar = repoRoot().resolve("cli/target/tablecast.jar");
+      Path jar = RepoRoot.path().resolve("cli/target/tablecast.jar");
       assertThat(jar).as("the CLI jar (built by the cli module before the tests)").exists();
       String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
       // after a forced kill the port may need a moment before it can be bound again
@@ -458,15 +458,6 @@ class FaultToleranceTest {
     void kill() throws InterruptedException {
       process.destroyForcibly();
       process.waitFor();
-    }
-
-    private static Path repoRoot() {
-      for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
-        if (Files.exists(d.resolve("mvnw"))) {
-          return d;
-        }
-      }
-      throw new IllegalStateException("no mvnw above " + Paths.get("").toAbsolutePath());
     }
   }
 }

@@ -8,7 +8,6 @@ import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
@@ -174,7 +173,7 @@ class LauncherClassSharingTest {
   private static Process run(Path config, Path cds, Map<String, String> env) throws IOException {
     ProcessBuilder pb =
         new ProcessBuilder(
-                repoRoot().resolve("bin/tablecast").toString(),
+                RepoRoot.path().resolve("bin/tablecast").toString(),
                 "serve",
                 "--config",
                 config.toString())
@@ -220,14 +219,5 @@ class LauncherClassSharingTest {
             "  install_triggers: true",
             "cached_tables: [" + table + "]",
             ""));
-  }
-
-  private static Path repoRoot() {
-    for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.exists(d.resolve("mvnw"))) {
-        return d;
-      }
-    }
-    throw new IllegalStateException("no mvnw above " + Paths.get("").toAbsolutePath());
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -20,7 +19,7 @@ class LauncherTest {
 
   @Test
   void demoThroughTheLauncherUsesJavaHomeShowsLiveChangesAndExitsZero() throws Exception {
-    Path root = repoRoot();
+    Path root = RepoRoot.path();
     Path launcher = root.resolve("bin/tablecast");
     assertThat(root.resolve("cli/target/tablecast.jar"))
         .as("the CLI jar (built by the cli module before the tests)")
@@ -60,14 +59,5 @@ class LauncherTest {
       demo.descendants().forEach(ProcessHandle::destroyForcibly);
       demo.destroyForcibly().waitFor();
     }
-  }
-
-  private static Path repoRoot() {
-    for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.exists(d.resolve("mvnw"))) {
-        return d;
-      }
-    }
-    throw new IllegalStateException("no mvnw above " + Paths.get("").toAbsolutePath());
   }
 }
