@@ -40,7 +40,7 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
 
   /**
    * @param expectedRows the rows the snapshot announced: sized for at most a million up front, as
-   *     {@code PendingRows}, growing past that as they come
+   *     {@code PendingRows}, until they are priced and {@link #reserve}d
    * @param reportingMap maps a row at the end, reporting it when it cannot (null then)
    * @param swap begins the swap into the mirror
    */
@@ -82,6 +82,11 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
   @Override
   public void remove(Object key) {
     rows.remove(key);
+  }
+
+  @Override
+  public void reserve(long rows) {
+    this.rows.reserve(rows);
   }
 
   @Override

@@ -56,6 +56,9 @@ final class IncomingSnapshot {
 
   private final SnapshotSizing sizing;
 
+  /** Whether the indexes were given room for every row announced ({@link #reserveOnce}). */
+  private boolean reserved;
+
   /** The snapshot {@code b} begins, for {@code mirrors}. */
   IncomingSnapshot(
       String table, SnapshotBegin b, SnapshotSizing.Settings settings, List<MirrorSink> mirrors) {
@@ -129,11 +132,31 @@ final class IncomingSnapshot {
     if (tooLarge != null) {
       return tooLarge;
     }
+    reserveOnce();
     for (int i = 0; i < keyed.size(); i++) {
       put(keys.get(i), keyed.get(i));
     }
     received += batch.size();
     return null;
+  }
+
+  /**
+   * Once the first rows fit the heap, room for every row announced: the indexes then have the
+   * capacity of the server's image for as many rows (its slot order is the order rows come in),
+   * instead of growing as they come, each growth short of it leaving half of its slots to be filled
+   * twice over.
+   */
+  private void reserveOnce() {
+    if (reserved) {
+      return;
+    }
+    reserved = true;
+    if (rows != null) {
+      rows.reserve(expected);
+    }
+    for (MirrorSink.MappedSnapshot copy : copies) {
+      copy.reserve(expected);
+    }
   }
 
   /** The keys of a chunk's rows, read from their bytes; null when a row lacks its key. */
@@ -161,6 +184,7 @@ final class IncomingSnapshot {
     if (tooLarge != null) {
       return tooLarge;
     }
+    reserveOnce();
     RowForm form = batch.form();
     for (int i = 0; i < keys.length; i++) {
       byte[] bytes = batch.bytes(i);

@@ -61,6 +61,13 @@ public interface MirrorSink {
     /** Removes the row of {@code key}, if held. */
     void remove(Object key);
 
+    /**
+     * Makes room for {@code rows} rows at once, once the snapshot announcing them has been priced
+     * against the heap ({@link SnapshotSizing}): held in an index of the capacity the server's
+     * image has for as many rows, they arrive in its slot order slot after slot.
+     */
+    void reserve(long rows);
+
     /** The rows held. */
     int size();
 

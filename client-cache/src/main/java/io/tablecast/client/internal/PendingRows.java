@@ -26,11 +26,21 @@ public final class PendingRows extends AbstractMap<Object, ObjectNode> {
   private RowForm form;
 
   /**
-   * Sized for at most a million rows up front, growing past that as rows arrive: the announced
-   * count is not trusted with the heap before {@link SnapshotSizing} has priced the first rows.
+   * Sized for at most a million rows up front: the announced count is not trusted with the heap
+   * before {@link SnapshotSizing} has priced the first rows; then {@link #reserve}d for it.
    */
   PendingRows(long expectedRows) {
     this.rows = new RowIndex<>((int) Math.min(1 << 20, Math.max(0, expectedRows)));
+  }
+
+  /** See {@link MirrorSink.MappedSnapshot#reserve}. */
+  void reserve(long rows) {
+    this.rows.reserve(rows);
+  }
+
+  /** The slots of the index (tests). */
+  int capacity() {
+    return rows.capacity();
   }
 
   /** Adds or replaces the row of {@code key}; returns the row it replaced, or null. */

@@ -40,6 +40,12 @@ class IncomingSnapshotTest {
     final Map<Object, String> names = new LinkedHashMap<>();
     long installedAt = -1;
     int putAsBytes;
+    long reserved = -1;
+
+    @Override
+    public void reserve(long rows) {
+      reserved = rows;
+    }
 
     @Override
     public void put(Object key, ObjectNode row) {
@@ -167,6 +173,32 @@ class IncomingSnapshotTest {
 
   private static ArrayNode key(long id) {
     return MessageCodec.jsonMapper().createArrayNode().add(id);
+  }
+
+  /**
+   * The indexes get room for every row announced once the first chunk fits the heap (so that rows
+   * arriving in the server's slot order fill them slot after slot), not before, and never for a
+   * snapshot refused on its first chunk.
+   */
+  @Test
+  void theIndexesGetRoomForTheAnnouncedRowsOnceTheFirstChunkFits() {
+    Sink typed = new Sink(true, true);
+    Sink generic = new Sink(false, true);
+    IncomingSnapshot s = begin(typed, generic);
+    assertThat(typed.copy.reserved).as("before any row is priced").isEqualTo(-1);
+    assertThat(s.add(chunk(1, 1000), List.of("id"))).isNull();
+    assertThat(typed.copy.reserved).isEqualTo(3000);
+    assertThat(s.rows().capacity()).as("the rows waiting, for 3,000").isEqualTo(4096);
+
+    Sink tooBig = new Sink(true, true);
+    IncomingSnapshot refused =
+        new IncomingSnapshot(
+            T,
+            new SnapshotBegin(T, COLUMNS, List.of("id"), 10, 100_000_000),
+            new SnapshotSizing.Settings(new SnapshotSizingTest.Heap(64L << 20), 20),
+            List.of(tooBig));
+    assertThat(refused.add(chunk(1, 1000), List.of("id"))).contains("does not fit");
+    assertThat(tooBig.copy.reserved).as("a refused snapshot's rows get no room").isEqualTo(-1);
   }
 
   @Test

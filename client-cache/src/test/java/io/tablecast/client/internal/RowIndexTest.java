@@ -120,4 +120,82 @@ class RowIndexTest {
     assertThat(index.get("1")).isEqualTo("text");
     assertThat(index.get(1L)).isNull();
   }
+
+  /**
+   * Keys 1 to {@code n} in the slot order of the server's image of them: a table of the capacity
+   * {@code RowTable} gives {@code n} rows (at most three quarters full, a power of two), each key
+   * at its hash's slot or the next free one, read slot by slot, as a snapshot is sent.
+   */
+  record Image(long[] order, int longestProbe) {}
+
+  static Image imageSlotOrder(int n) {
+    int capacity = 16;
+    while (capacity * 3L / 4 < n) {
+      capacity <<= 1;
+    }
+    int mask = capacity - 1;
+    long[] slots = new long[capacity];
+    int longest = 0;
+    for (long key = 1; key <= n; key++) {
+      int home = KeyHash.ofIntegerKey(key) & mask;
+      int i = home;
+      while (slots[i] != 0) {
+        i = (i + 1) & mask;
+      }
+      slots[i] = key;
+      longest = Math.max(longest, (i - home) & mask);
+    }
+    long[] order = new long[n];
+    int next = 0;
+    for (long key : slots) {
+      if (key != 0) {
+        order[next++] = key;
+      }
+    }
+    return new Image(order, longest);
+  }
+
+  /**
+   * A snapshot bigger than the index was sized for (700,000 rows, the image two thirds full) comes
+   * round each of its capacities twice before it grows, the second turn's keys behind the first's:
+   * that made runs every put walked (the 2026-12-03 regression: a ten-million-row mirror never got
+   * ready, the server closing its silent connection after a minute, again and again). The index
+   * grows instead once a new key's run is that long.
+   */
+  @Test
+  void aSnapshotInTheImagesSlotOrderNeverMakesARunEveryPutWalks() {
+    long[] order = imageSlotOrder(700_000).order();
+    RowIndex<Long> index = new RowIndex<>(0);
+    int longest = 0;
+    for (int i = 0; i < order.length; i++) {
+      index.put(order[i], order[i]);
+      if (i % 20_000 == 0) {
+        longest = Math.max(longest, index.longestProbe());
+      }
+    }
+    assertThat(longest).as("the longest way a key lay from its slot").isLessThanOrEqualTo(2048);
+    assertThat(index.size()).isEqualTo(order.length);
+    for (long key = 1; key <= order.length; key++) {
+      assertThat(index.get(key)).isEqualTo(key);
+    }
+  }
+
+  /**
+   * Reserved for the rows announced, the index has the image's capacity for them, and their keys in
+   * the image's slot order each land in their own slot.
+   */
+  @Test
+  void reservedForTheRowsAnnouncedTheImagesOrderFillsItSlotAfterSlot() {
+    Image image = imageSlotOrder(700_000);
+    long[] order = image.order();
+    RowIndex<Long> index = new RowIndex<>(1 << 10);
+    index.reserve(order.length);
+    for (long key : order) {
+      index.put(key, key);
+    }
+    assertThat(index.longestProbe()).isEqualTo(image.longestProbe());
+    index.reserve(10); // never shrinks
+    assertThat(index.get(order[0])).isEqualTo(order[0]);
+    assertThat(index.size()).isEqualTo(order.length);
+  }
 }
