@@ -7,7 +7,8 @@
 # with a generic mirror and one with a typed mirror (io.tablecast.bench.MirrorOnce, each in a JVM of
 # its own with -Xmx$HEAP) mirror it. Reported: the table's size in the database, the server's start
 # and heap after a full GC, and each client's time to a ready mirror and heap after a full GC, or
-# the client's refusal (a snapshot that does not fit its heap is refused with the -Xmx it needs).
+# the client's refusal (a snapshot that does not fit its heap is refused with the -Xmx it needs),
+# and how long a get of a random key takes in each mirror (MirrorOnce --reads).
 #
 # Usage: bench/scripts/big-table.sh [--db mariadb|postgresql|both] [--rows 10000000] [--heap 2g]
 #          [--mysql-port 3306] [--pg-port 5432] [--updated-at] [--out bench-results/big-table.md]
@@ -41,8 +42,8 @@ mkdir -p "$(dirname "$OUT")"
 per_row() { awk -v b="$1" -v r="$ROWS" 'BEGIN { printf "%.0f", b / r }'; }
 progress() { printf '[big-table] %s\n' "$*" >&2; }
 
-echo "| database | rows | table in the database | server start | server heap after full GC | generic mirror: ready, heap after full GC | typed mirror: ready, heap after full GC |" >"$WORK/rows.md"
-echo "|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
+echo "| database | rows | table in the database | server start | server heap after full GC | generic mirror: ready, heap after full GC | typed mirror: ready, heap after full GC | get of a random key, generic / typed |" >"$WORK/rows.md"
+echo "|---|---|---|---|---|---|---|---|" >>"$WORK/rows.md"
 
 for db in $DBS; do
   progress "$db: creating tc_big.bench_rows with $ROWS rows"
@@ -58,12 +59,14 @@ for db in $DBS; do
   start=$(awk -v t="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.1f s", t / 1e9 }')
   server_heap=$(heap_after_full_gc "$server")
   progress "$db: server ready in $start, heap $(mib "$server_heap") MiB"
-  clients=()
+  clients=(); gets=()
   for kind in generic typed; do
     progress "$db: $kind mirror (-Xmx$HEAP)"
     flag=""; [ "$kind" = typed ] && flag=--typed
-    out=$(java -Xmx"$HEAP" -cp "$BJAR" io.tablecast.bench.MirrorOnce "127.0.0.1:$port" tc_big.bench_rows $flag \
-      2>"$WORK/$db-$kind.err" | tail -1)
+    java -Xmx"$HEAP" -cp "$BJAR" io.tablecast.bench.MirrorOnce "127.0.0.1:$port" tc_big.bench_rows $flag --reads \
+      >"$WORK/$db-$kind.out" 2>"$WORK/$db-$kind.err" || true
+    out=$(tail -1 "$WORK/$db-$kind.out")
+    gets+=("$(sed -n 's/^reads: get of a random key \([0-9]*\) ns.*/\1 ns/p' "$WORK/$db-$kind.out")")
     progress "$db: $kind: $out"
     if [[ "$out" == ready* ]]; then
       clients+=("$(echo "$out" | sed -E 's/ready [0-9]+ rows in ([0-9.]+ s), heap after full GC ([0-9]+ MiB) \(([0-9]+) bytes a row\)/\1, \2 (\3 B\/row)/')")
@@ -71,7 +74,7 @@ for db in $DBS; do
       clients+=("refused: $(echo "$out" | grep -o 'at about [0-9]* bytes a row' || true), $(echo "$out" | grep -o 'at least -Xmx[0-9]*m' || echo "$out")")
     fi
   done
-  line="| $db | $ROWS | $(mib "$size") MiB | $start | $(mib "$server_heap") MiB ($(per_row "$server_heap") B/row) | ${clients[0]} | ${clients[1]} |"
+  line="| $db | $ROWS | $(mib "$size") MiB | $start | $(mib "$server_heap") MiB ($(per_row "$server_heap") B/row) | ${clients[0]} | ${clients[1]} | ${gets[0]:--} / ${gets[1]:--} |"
   echo "$line" >>"$WORK/rows.md"
   progress "$line"
   kill "$server" 2>/dev/null || true

@@ -11,8 +11,11 @@ import java.util.Locale;
  * benchmark's shape (generic rows, or {@link BenchTable.Row} records with {@code --typed}) from a
  * running server and prints the bytes its threads allocated per row while loading, then one line:
  * {@code ready <rows> rows in <s> s, heap after full GC <MiB> MiB (<bytes> bytes a row)}, or {@code
- * refused: <message>} when the client refuses the snapshot (too big for its heap). Usage: {@code
- * java -Xmx2g -cp tablecast-bench.jar io.tablecast.bench.MirrorOnce HOST:PORT TABLE [--typed]}.
+ * refused: <message>} when the client refuses the snapshot (too big for its heap). With {@code
+ * --reads}, before that line, the time of {@code get} on random keys of the whole table (ids 1 to
+ * its row count, as the benchmark table's), after the heap was measured: a mirror much larger than
+ * the processor's caches reads from memory. Usage: {@code java -Xmx2g -cp tablecast-bench.jar
+ * io.tablecast.bench.MirrorOnce HOST:PORT TABLE [--typed] [--reads]}.
  */
 public final class MirrorOnce {
   private MirrorOnce() {}
@@ -22,7 +25,9 @@ public final class MirrorOnce {
       System.err.println("usage: MirrorOnce HOST:PORT TABLE [--typed]");
       System.exit(2);
     }
-    boolean typed = args.length > 2 && "--typed".equals(args[2]);
+    java.util.List<String> options = java.util.Arrays.asList(args).subList(2, args.length);
+    boolean typed = options.contains("--typed");
+    boolean reads = options.contains("--reads");
     try (TablecastClient client =
         TablecastClient.builder().servers(args[0]).clientName("mirror-once").build()) {
       long t0 = System.nanoTime();
@@ -45,6 +50,9 @@ public final class MirrorOnce {
               allocated / (double) Math.max(1, m.size())));
       System.out.println("ready " + sinceJvmStart + " ms after the JVM started");
       long heap = Machine.heapAfterGc();
+      if (reads) {
+        System.out.println(randomGets(m));
+      }
       System.out.println(
           String.format(
               Locale.ROOT,
@@ -54,6 +62,40 @@ public final class MirrorOnce {
               heap >> 20,
               heap / (double) Math.max(1, m.size())));
     }
+  }
+
+  /**
+   * Nanoseconds a {@code get} of a random key takes, median of seven rounds of a million keys
+   * (boxed beforehand, as a caller holding its keys has them), the first two rounds left out as the
+   * JIT's warm-up.
+   */
+  private static String randomGets(TableMirror<?> m) {
+    int n = 1_000_000;
+    java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+    Long[] keys = new Long[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = 1 + random.nextLong(m.size());
+    }
+    double[] nanos = new double[5];
+    long found = 0;
+    for (int round = -2; round < nanos.length; round++) {
+      long t0 = System.nanoTime();
+      for (Long key : keys) {
+        found += m.get(key) != null ? 1 : 0;
+      }
+      if (round >= 0) {
+        nanos[round] = (System.nanoTime() - t0) / (double) n;
+      }
+    }
+    java.util.Arrays.sort(nanos);
+    return String.format(
+        Locale.ROOT,
+        "reads: get of a random key %.0f ns (median of five rounds of %d keys, %.0f-%.0f; %d found)",
+        nanos[2],
+        n,
+        nanos[0],
+        nanos[4],
+        found);
   }
 
   /** Bytes allocated so far by the threads alive now (HotSpot's per-thread counters). */
