@@ -79,7 +79,7 @@ public final class RowIndex<V> {
    * sizes its table the same way, so that a snapshot of as many rows, sent in the image's slot
    * order, fills an index of this capacity slot after slot.
    */
-  private static int capacityFor(long rows) {
+  static int capacityFor(long rows) {
     int capacity = MIN_CAPACITY;
     while (capacity * 3L / 4 < rows && capacity < MAX_CAPACITY) {
       capacity <<= 1;

@@ -72,11 +72,8 @@ final class SnapshotSizing {
     this.settings = settings;
     this.mirrors = mirrors;
     this.live = settings.heap().used();
-    long capacity = 16;
-    while (capacity * 3 / 4 < rowCount) {
-      capacity <<= 1;
-    }
-    this.slotBytes = 12.0 * capacity / Math.max(1, rowCount);
+    // the index a mirror's rows wait in, as it is reserved for them (RowIndex.reserve)
+    this.slotBytes = 12.0 * RowIndex.capacityFor(rowCount) / Math.max(1, rowCount);
   }
 
   /**
