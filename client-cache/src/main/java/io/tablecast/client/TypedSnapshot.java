@@ -39,8 +39,8 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
   private boolean unmappedHeld;
 
   /**
-   * @param expectedRows the rows the snapshot announced: sized for at most a million up front, as
-   *     {@code PendingRows}, until they are priced and {@link #reserve}d
+   * @param expectedRows the rows the snapshot announced ({@link RowIndex#forSnapshot}, until they
+   *     are priced and {@link #reserve}d)
    * @param reportingMap maps a row at the end, reporting it when it cannot (null then)
    * @param swap begins the swap into the mirror
    */
@@ -49,7 +49,7 @@ final class TypedSnapshot<V> implements MirrorSink.MappedSnapshot {
       TypedRowMapping<V> mapping,
       BiFunction<Object, ObjectNode, V> reportingMap,
       Supplier<SnapshotSwap<V>> swap) {
-    this.rows = new RowIndex<>((int) Math.min(1 << 20, Math.max(0, expectedRows)));
+    this.rows = RowIndex.forSnapshot(expectedRows);
     this.mapping = mapping;
     this.reportingMap = reportingMap;
     this.swap = swap;

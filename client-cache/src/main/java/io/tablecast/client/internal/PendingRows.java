@@ -25,12 +25,9 @@ public final class PendingRows extends AbstractMap<Object, ObjectNode> {
   /** The layout of the rows held as bytes; null until the first such row. */
   private RowForm form;
 
-  /**
-   * Sized for at most a million rows up front: the announced count is not trusted with the heap
-   * before {@link SnapshotSizing} has priced the first rows; then {@link #reserve}d for it.
-   */
+  /** Sized as {@link RowIndex#forSnapshot}, until {@link #reserve}d. */
   PendingRows(long expectedRows) {
-    this.rows = new RowIndex<>((int) Math.min(1 << 20, Math.max(0, expectedRows)));
+    this.rows = RowIndex.forSnapshot(expectedRows);
   }
 
   /** See {@link MirrorSink.MappedSnapshot#reserve}. */

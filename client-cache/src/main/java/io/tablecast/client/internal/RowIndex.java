@@ -75,6 +75,15 @@ public final class RowIndex<V> {
   }
 
   /**
+   * An index for a snapshot announcing {@code announcedRows} rows before any of them has been
+   * priced against the heap: sized for at most a million of them, the announced count not trusted
+   * with the heap yet, then {@link #reserve}d for all of them once the first rows fit.
+   */
+  public static <V> RowIndex<V> forSnapshot(long announcedRows) {
+    return new RowIndex<>((int) Math.min(1 << 20, Math.max(0, announcedRows)));
+  }
+
+  /**
    * The slots for {@code rows} at most three quarters full: the server's image ({@code RowTable})
    * sizes its table the same way, so that a snapshot of as many rows, sent in the image's slot
    * order, fills an index of this capacity slot after slot.
