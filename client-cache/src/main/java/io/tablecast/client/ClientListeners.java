@@ -78,6 +78,11 @@ final class ClientListeners implements SessionEvents {
   }
 
   @Override
+  public void snapshotCutShort(String table) {
+    activity.table(table).snapshotCutShort();
+  }
+
+  @Override
   public void serverError(ErrorCode code, String message, String table) {
     ServerError e = WireTypes.serverError(code);
     if (e != null) {

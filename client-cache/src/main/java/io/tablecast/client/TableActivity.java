@@ -8,11 +8,11 @@ import java.util.function.LongSupplier;
 
 /**
  * What happened to one table of a client: its mirrors (one per row type), the changes applied to
- * them, re-snapshots, resumes, rows that could not be mapped, and the lag of its last transaction:
- * from its capture in the database ({@code ChangeBatch.captureMillis}) to its application in the
- * mirror. Several mirrors of one table apply each transaction in turn: only the first mirror's
- * application is counted, so a table's figures do not depend on how many row types mirror it.
- * Thread-safe; counted on the connection's event loop.
+ * them, re-snapshots, snapshots cut short, resumes, rows that could not be mapped, and the lag of
+ * its last transaction: from its capture in the database ({@code ChangeBatch.captureMillis}) to its
+ * application in the mirror. Several mirrors of one table apply each transaction in turn: only the
+ * first mirror's application is counted, so a table's figures do not depend on how many row types
+ * mirror it. Thread-safe; counted on the connection's event loop.
  */
 final class TableActivity {
   /** How long a transaction's lag is shown by {@link #heldLagMillis()}; then 0 until the next. */
@@ -23,6 +23,7 @@ final class TableActivity {
   private final List<Mirror<?>> mirrors = new CopyOnWriteArrayList<>();
   private final AtomicLong changes = new AtomicLong();
   private final AtomicLong resnapshots = new AtomicLong();
+  private final AtomicLong snapshotsCutShort = new AtomicLong();
   private final AtomicLong resumes = new AtomicLong();
   private final AtomicLong unmappedRows = new AtomicLong();
 
@@ -79,6 +80,10 @@ final class TableActivity {
     resumes.incrementAndGet();
   }
 
+  void snapshotCutShort() {
+    snapshotsCutShort.incrementAndGet();
+  }
+
   void rowNotMapped() {
     unmappedRows.incrementAndGet();
   }
@@ -107,6 +112,11 @@ final class TableActivity {
 
   long resumes() {
     return resumes.get();
+  }
+
+  /** Snapshots the connection's end cut short (each asked for again on reconnect). */
+  long snapshotsCutShort() {
+    return snapshotsCutShort.get();
   }
 
   long unmappedRows() {

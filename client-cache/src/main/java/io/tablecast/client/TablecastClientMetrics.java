@@ -28,8 +28,8 @@ import java.util.function.ToDoubleFunction;
  *       .ready}, {@code .stale}, {@code .position}, {@code .lag} (the last transaction's lag for a
  *       second, then 0); the timer {@code tablecast.client.lag} (every transaction, from its
  *       capture in the database to the mirror); counters {@code tablecast.client.changes}, {@code
- *       tablecast.client.resnapshots}, {@code tablecast.client.resumes}, {@code
- *       tablecast.client.rows.unmapped};
+ *       tablecast.client.resnapshots}, {@code tablecast.client.snapshots.cut}, {@code
+ *       tablecast.client.resumes}, {@code tablecast.client.rows.unmapped};
  *   <li>per near cache (tags {@code table} and {@code row_type}), from its creation on: the gauge
  *       {@code tablecast.client.near.rows} and counters {@code tablecast.client.near.hits}, {@code
  *       .misses}, {@code .loads}, {@code .load.failures}, {@code .evictions} (Caffeine's
@@ -189,6 +189,13 @@ public final class TablecastClientMetrics implements MeterBinder {
         t,
         table,
         TableActivity::resnapshots);
+    counter(
+        registry,
+        "tablecast.client.snapshots.cut",
+        "snapshots of the table the connection's end cut short (each asked for again)",
+        t,
+        table,
+        TableActivity::snapshotsCutShort);
     counter(
         registry,
         "tablecast.client.resumes",

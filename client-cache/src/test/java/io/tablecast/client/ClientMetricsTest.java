@@ -200,4 +200,33 @@ class ClientMetricsTest {
   }
 
   record Item(long id, String v) {}
+
+  @Test
+  void aSnapshotTheConnectionsEndCutsShortIsCountedUntilOneCompletes() throws Exception {
+    server = new FakeServer();
+    client = connect();
+    new TablecastClientMetrics(client).bindTo(registry);
+    TableMirror<Map<String, Object>> m = client.mirror(T);
+    List<ColumnInfo> cols = List.of(new ColumnInfo("id", "int", ColumnKind.INTEGER));
+    for (int cut = 1; cut <= 2; cut++) {
+      FakeServer.Conn conn = server.handshake(5);
+      conn.expect(Message.Subscribe.class);
+      conn.send(
+          new Message.SnapshotBegin(T, cols, List.of("id"), 5, 3),
+          new Message.SnapshotRows(T, List.of(row("id", 1), row("id", 2))));
+      await().atMost(WAIT).until(() -> m.snapshotProgress().rowsReceived() == 2);
+      assertThat(table("tablecast.client.snapshots.cut")).isEqualTo(cut - 1);
+      conn.close(); // as a server closes a client that did not read in time
+      int expected = cut;
+      await().atMost(WAIT).until(() -> table("tablecast.client.snapshots.cut") == expected);
+      assertThat(m.isReady()).isFalse();
+    }
+    FakeServer.Conn conn = server.handshake(5);
+    conn.expect(Message.Subscribe.class);
+    conn.snapshot(T, List.of("id"), 5, row("id", 1));
+    assertThat(m.awaitReady(WAIT)).isTrue();
+    conn.close(); // no snapshot in flight: nothing cut short
+    await().atMost(WAIT).until(() -> value("tablecast.client.disconnects") == 3);
+    assertThat(table("tablecast.client.snapshots.cut")).isEqualTo(2);
+  }
 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -312,6 +313,34 @@ final class IncomingSnapshot {
       m.caughtUp();
     }
     return diff;
+  }
+
+  /**
+   * For the log when the connection ended before the snapshot did: how far it had come, and, the
+   * {@code inARow}-th time in a row, what decides it. A server drops a client that has not read a
+   * snapshot within its {@code slow_consumer.snapshot_timeout}, or from which it heard nothing for
+   * its {@code idle_timeout}; its error frame may wait behind the rows the client never read.
+   */
+  String cutShort(int inARow) {
+    String done =
+        String.format(
+            Locale.ROOT,
+            "the snapshot of %s was cut short by the end of the connection after %,d of %,d rows"
+                + " in %.1f s; it is asked for again on reconnect",
+            table,
+            received,
+            expected,
+            (System.nanoTime() - startNanos) / 1e9);
+    if (inARow < 2) {
+      return done;
+    }
+    return done
+        + " ("
+        + inARow
+        + " snapshots of it cut short in a row: a server drops a client that does not read a"
+        + " snapshot within its slow_consumer.snapshot_timeout, or that it hears nothing from for"
+        + " its idle_timeout, and its log says which; give this client the CPU and heap to read"
+        + " the table in time, or raise that setting)";
   }
 
   /** Logs the snapshot, installed at {@code snapshotPosition} with {@code diff}. */

@@ -157,7 +157,9 @@ final class MirrorStream {
     parts = new ArrayList<>();
     partPosition = -1;
     for (TableFeed f : feeds.values()) {
-      f.disconnected();
+      if (f.disconnected()) {
+        events.snapshotCutShort(f.table);
+      }
     }
   }
 

@@ -19,6 +19,9 @@ public interface SessionEvents {
   /** The server resumed {@code tables} after {@code position}: no snapshot was needed. */
   void resumed(List<String> tables, long position);
 
+  /** The connection ended before the snapshot of {@code table} in flight did. */
+  void snapshotCutShort(String table);
+
   /** A table that had been in sync got a new snapshot; counts are the rows that differed. */
   void resnapshotted(String table, int inserted, int updated, int deleted);
 

@@ -63,6 +63,9 @@ final class TableFeed {
   /** The snapshot in flight was refused (too big for the heap): its rows and end are dropped. */
   private boolean refused;
 
+  /** Snapshots cut short by the connection's end since the table was last in sync. */
+  private int cutShortInARow;
+
   /** Told (table, why) when the mirrors need a fresh snapshot of the table to go on. */
   private final BiConsumer<String, String> freshNeeded;
 
@@ -274,6 +277,7 @@ final class TableFeed {
     statusDue = true;
     epoch = sessionEpoch;
     position = snapshotPosition;
+    cutShortInARow = 0;
     done.logInstalled(snapshotPosition, wasResnapshot, diff);
     return diff;
   }
@@ -286,6 +290,7 @@ final class TableFeed {
       setSchema(cols, pk);
     }
     snapshot = null;
+    cutShortInARow = 0;
     synced = true;
     inStream = true;
     statusDue = true;
@@ -369,12 +374,17 @@ final class TableFeed {
   }
 
   /**
-   * The connection dropped: a snapshot in flight is discarded (the table is subscribed fresh on
-   * reconnect), synced data stays.
+   * The connection dropped: a snapshot in flight is discarded and logged as cut short (the table is
+   * subscribed fresh on reconnect), synced data stays. Returns whether one was.
    */
-  void disconnected() {
+  boolean disconnected() {
+    boolean cut = snapshot != null && !refused;
+    if (cut) {
+      log.warn("{}", snapshot.cutShort(++cutShortInARow));
+    }
     snapshot = null;
     refused = false;
+    return cut;
   }
 
   /**

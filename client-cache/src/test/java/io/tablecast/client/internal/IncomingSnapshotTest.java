@@ -329,4 +329,24 @@ class IncomingSnapshotTest {
     assertThat(rowsOnly.cannotInstall(List.of(generic), false)).isNull();
     assertThat(rowsOnly.rows().keySet()).contains("item 1", "item 10");
   }
+
+  /**
+   * A snapshot the connection's end cut short says how far it came, and from the second in a row
+   * which server settings end it and what to change.
+   */
+  @Test
+  void aSnapshotCutShortSaysHowFarItCameAndWhenItRepeatsWhatDecidesIt() {
+    IncomingSnapshot s = begin(new Sink(false, true));
+    assertThat(s.add(chunk(1, 1200), List.of("id"))).isNull();
+    assertThat(s.cutShort(1))
+        .startsWith(
+            "the snapshot of shop.items was cut short by the end of the connection after 1,200"
+                + " of 3,000 rows in ")
+        .endsWith(" s; it is asked for again on reconnect")
+        .doesNotContain("snapshot_timeout");
+    assertThat(s.cutShort(3))
+        .contains("3 snapshots of it cut short in a row")
+        .contains("slow_consumer.snapshot_timeout")
+        .contains("idle_timeout");
+  }
 }
