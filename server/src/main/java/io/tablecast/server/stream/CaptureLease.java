@@ -38,6 +38,9 @@ final class CaptureLease {
   /** When the lease last was created or renewed ({@link System#nanoTime()}). */
   private long renewedNanos;
 
+  /** Why the last renewal found the lease lost, for the log; null before any was. */
+  private String lostBecause;
+
   private CaptureLease(KeyValue bucket, String holder, Duration ttl) {
     this.bucket = bucket;
     this.holder = holder;
@@ -113,15 +116,39 @@ final class CaptureLease {
       return true;
     } catch (JetStreamApiException e) {
       revision = 0; // the key moved on: expired and taken, or deleted
+      lostBecause =
+          "NATS refused the renewal "
+              + millisSinceRenewed(now)
+              + " ms after the last one ("
+              + e.getMessage()
+              + "): the value expired (nats.capture_takeover "
+              + ttl.toMillis()
+              + " ms) and another holder may have taken it";
       return false;
     } catch (IOException | RuntimeException e) {
       // NATS unreachable or restarting: still ours until our last value expires
       if (now - renewedNanos >= ttl.toNanos()) {
         revision = 0;
+        lostBecause =
+            "no renewal reached NATS for "
+                + millisSinceRenewed(now)
+                + " ms, longer than nats.capture_takeover ("
+                + ttl.toMillis()
+                + " ms); the last attempt: "
+                + e;
         return false;
       }
       return true;
     }
+  }
+
+  private long millisSinceRenewed(long now) {
+    return (now - renewedNanos) / 1_000_000;
+  }
+
+  /** Why a renewal last found the lease lost (for the log), or "it was not held". */
+  String lostBecause() {
+    return lostBecause != null ? lostBecause : "it was not held";
   }
 
   /** True while this holder has the lease (as far as it knows). */

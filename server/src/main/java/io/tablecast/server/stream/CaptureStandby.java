@@ -191,7 +191,11 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
       throw e;
     }
     if (!renewing.stop()) {
-      LOG.warn("capture {} lost the lease of stream {} while starting: stops", holder, stream);
+      LOG.warn(
+          "capture {} lost the lease of stream {} while starting ({}): stops",
+          holder,
+          stream,
+          lease.lostBecause());
       c.close();
       return;
     }
@@ -199,7 +203,11 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
     try {
       while (!closed && c.fenced() == null && !c.stopped() && !c.tailDied()) {
         if (!lease.renew()) {
-          LOG.warn("capture {} lost the lease of stream {}: stops publishing", holder, stream);
+          LOG.warn(
+              "capture {} lost the lease of stream {} ({}): stops publishing",
+              holder,
+              stream,
+              lease.lostBecause());
           return;
         }
         TimeUnit.MILLISECONDS.sleep(renewMillis);

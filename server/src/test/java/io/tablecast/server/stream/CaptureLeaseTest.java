@@ -33,6 +33,10 @@ class CaptureLeaseTest {
       assertThat(second.currentHolder()).isEqualTo("second");
       assertThat(first.renew()).as("the former holder learns it lost the lease").isFalse();
       assertThat(first.held()).isFalse();
+      assertThat(first.lostBecause())
+          .as("why, for the log")
+          .startsWith("NATS refused the renewal ")
+          .contains("the value expired (nats.capture_takeover " + TTL.toMillis() + " ms)");
     }
   }
 
