@@ -14,15 +14,19 @@ import java.util.Locale;
  * refused: <message>} when the client refuses the snapshot (too big for its heap). With {@code
  * --reads}, before that line, the time of {@code get} on random keys of the whole table (ids 1 to
  * its row count, as the benchmark table's), after the heap was measured: a mirror much larger than
- * the processor's caches reads from memory. Usage: {@code java -Xmx2g -cp tablecast-bench.jar
- * io.tablecast.bench.MirrorOnce HOST:PORT TABLE [--typed] [--reads]}.
+ * the processor's caches reads from memory. With {@code --follow JDBC_URL RATE SECONDS}, then,
+ * changes written at RATE a second for SECONDS into the table (through JDBC_URL, where {@code
+ * bench_rows} names it) and the time each takes to become visible, with the garbage collector's
+ * pauses meanwhile ({@link MirrorFollow}). Usage: {@code java -Xmx2g -cp tablecast-bench.jar
+ * io.tablecast.bench.MirrorOnce HOST:PORT TABLE [--typed] [--reads] [--follow URL RATE SECONDS]}.
  */
 public final class MirrorOnce {
   private MirrorOnce() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length < 2) {
-      System.err.println("usage: MirrorOnce HOST:PORT TABLE [--typed]");
+      System.err.println(
+          "usage: MirrorOnce HOST:PORT TABLE [--typed] [--reads] [--follow URL RATE SECONDS]");
       System.exit(2);
     }
     java.util.List<String> options = java.util.Arrays.asList(args).subList(2, args.length);
@@ -52,6 +56,15 @@ public final class MirrorOnce {
       long heap = Machine.heapAfterGc();
       if (reads) {
         System.out.println(randomGets(m));
+      }
+      int follow = options.indexOf("--follow");
+      if (follow >= 0) {
+        System.out.println(
+            MirrorFollow.run(
+                m,
+                options.get(follow + 1),
+                Double.parseDouble(options.get(follow + 2)),
+                Integer.parseInt(options.get(follow + 3))));
       }
       System.out.println(
           String.format(

@@ -29,6 +29,13 @@ final class OpenLoopWriter {
   private final double periodNanos;
   private final int rowsPerOp;
   private final int keys;
+
+  /**
+   * Each operation's first key is {@code i * rowsPerOp * keyStride}, modulo {@link #keys}: 1 walks
+   * the table from its first row; a large prime spreads a run's changes over the whole table.
+   */
+  private long keyStride = 1;
+
   private final AtomicLong next = new AtomicLong();
   final AtomicLong done = new AtomicLong();
   final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -46,6 +53,12 @@ final class OpenLoopWriter {
     this.keys = keys;
     this.intended = new long[(int) totalOps];
     this.committed = new long[(int) totalOps];
+  }
+
+  /** Spreads the keys written by {@code stride} (see {@link #keyStride}); before {@link #start}. */
+  OpenLoopWriter keyStride(long stride) {
+    this.keyStride = stride;
+    return this;
   }
 
   void start() throws SQLException {
@@ -77,7 +90,7 @@ final class OpenLoopWriter {
         intended[(int) i] = due;
         for (int j = 0; j < rowsPerOp; j++) {
           ps.setLong(1, i + 1);
-          ps.setLong(2, (i * rowsPerOp + j) % keys + 1);
+          ps.setLong(2, (i * rowsPerOp + j) * keyStride % keys + 1);
           if (rowsPerOp == 1) {
             ps.executeUpdate();
           } else {
