@@ -2,17 +2,13 @@
 // module: import the package entry point (tablecast.js), which re-exports TableMirror and rowKey.
 
 import { MirrorIndex } from './mirror-index.js';
+import { SnapshotProgress } from './snapshot-progress.js';
+import { freeze, jsonEqual, rowKey } from './json-values.js';
+
+export { rowKey };
 
 /** Passed by MirrorRegistry.mirror() (client.mirror()); a mirror built any other way would never be fed. */
 export const CREATED_BY_CLIENT = Symbol('tablecast.TableMirror');
-
-/**
- * The key of a row in `TableMirror.rows`: `JSON.stringify` of the primary-key values in
- * primary-key order, e.g. `[42]` or `["eu",7]`.
- */
-export function rowKey(keyValues) {
-  return JSON.stringify(keyValues);
-}
 
 /** A CustomEvent (or, where there is none, an Event with a `detail`). */
 export function makeEvent(type, detail) {
@@ -24,32 +20,12 @@ export function makeEvent(type, detail) {
   return e;
 }
 
-/** Structural equality of JSON values (rows from the server are plain JSON trees). */
-function jsonEqual(a, b) {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    return false;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k) || !jsonEqual(a[k], b[k])) return false;
-  }
-  return true;
-}
-
-const freeze = (row) => (row && typeof row === 'object' ? Object.freeze(row) : row);
-
 /**
  * A live copy of one table. `rows` maps the row key (see {@link rowKey}) to the row object
  * (column name → value). Events: `ready`, `change` (detail `{op, key, oldRow, newRow}`),
- * `error` (detail: a TablecastError).
+ * `error` (detail: a TablecastError), `snapshotprogress` (detail `{rowsReceived, rowsExpected}`)
+ * and `snapshotcut` (detail `{rowsReceived, rowsExpected, inARow}`: the connection's end cut a
+ * snapshot short; it is asked for again on reconnect).
  */
 export class TableMirror extends EventTarget {
   #readyResolve;
@@ -63,6 +39,7 @@ export class TableMirror extends EventTarget {
   #restored = false;
   /** Secondary indexes by name. */
   #indexes = new Map();
+  #progress = new SnapshotProgress();
   // stream state, as in the Java client's TableFeed
   /** @internal */ _synced = false;
   /** @internal */ _inStream = false;
@@ -94,6 +71,16 @@ export class TableMirror extends EventTarget {
       this.#readyReject = reject;
     });
     this.ready.catch(() => {}); // rejections are reported via `error` too; never unhandled
+  }
+
+  /** Rows received of the latest snapshot and rows it announced: `{rowsReceived, rowsExpected}`. */
+  get snapshotProgress() {
+    return this.#progress.view();
+  }
+
+  /** Snapshots the end of the connection cut short (each asked for again on reconnect). */
+  get snapshotsCutShort() {
+    return this.#progress.cutShort;
   }
 
   /** Rows by key; treat as read-only (rows are frozen). */
@@ -180,6 +167,8 @@ export class TableMirror extends EventTarget {
     this._pendingPosition = m.position;
     this._synced = false;
     this._inStream = false;
+    this.#progress.begin(m.rowCount);
+    this.dispatchEvent(makeEvent('snapshotprogress', this.#progress.view()));
   }
 
   /** @internal */
@@ -188,11 +177,14 @@ export class TableMirror extends EventTarget {
     for (const row of rows ?? []) {
       this._pending.set(this.keyOf(row), freeze(row));
     }
+    this.#progress.add(rows?.length ?? 0);
+    this.dispatchEvent(makeEvent('snapshotprogress', this.#progress.view()));
   }
 
   /** @internal Swaps the snapshot in; after the first one, emits only real differences. */
   _endSnapshot(epoch, position) {
     if (this._pending === null) return false;
+    this.#progress.settled();
     this.#caughtUp();
     const fresh = this._pending;
     this._pending = null;
@@ -263,6 +255,7 @@ export class TableMirror extends EventTarget {
       this.primaryKey = schema.primaryKey ?? this.primaryKey;
     }
     this._pending = null;
+    this.#progress.settled();
     this._synced = true;
     this._inStream = true;
     this.#statusDue = true;
@@ -369,14 +362,17 @@ export class TableMirror extends EventTarget {
     }
   }
 
-  /** @internal The connection dropped: a snapshot in flight is discarded, synced data stays. */
+  /** @internal The connection dropped: a snapshot in flight is discarded (and told), synced data stays. */
   _disconnected() {
     this._pending = null;
+    const cut = this.#progress.cut();
+    if (cut) this.dispatchEvent(makeEvent('snapshotcut', cut));
   }
 
   /** @internal The server refused this table's subscription. */
   _fail(error) {
     this._pending = null;
+    this.#progress.dropped();
     this._synced = false;
     this._inStream = false;
     this.error = error;

@@ -119,8 +119,28 @@ export interface SchemaDetail {
   readonly primaryKey: readonly string[];
 }
 
+/** How far a mirror's latest snapshot has come (`snapshotprogress` event, `snapshotProgress`). */
+export interface SnapshotProgressDetail {
+  /** Rows of the snapshot received so far. */
+  readonly rowsReceived: number;
+  /** Rows the server said the snapshot holds (rows changed meanwhile may make the two differ). */
+  readonly rowsExpected: number;
+}
+
+/**
+ * Detail of a `snapshotcut` event: the end of the connection cut the snapshot short (it is asked
+ * for again on reconnect). Repeated (`inARow` growing), the server drops the client before it has
+ * read the table: its `slow_consumer.snapshot_timeout` or `idle_timeout`, named in its log.
+ */
+export interface SnapshotCutDetail extends SnapshotProgressDetail {
+  /** Snapshots of this table cut short since it was last in sync, this one included. */
+  readonly inARow: number;
+}
+
 export interface TableMirrorEventMap {
   ready: CustomEvent<TableMirror>;
+  snapshotprogress: CustomEvent<SnapshotProgressDetail>;
+  snapshotcut: CustomEvent<SnapshotCutDetail>;
   change: CustomEvent<ChangeDetail>;
   error: CustomEvent<TablecastError>;
   stale: CustomEvent<StaleDetail>;
@@ -152,6 +172,10 @@ export class TableMirror extends EventTarget {
   readonly stale: string | null;
   /** The stream position the rows are at (within {@link epoch}), -1 before the first snapshot. */
   readonly position: number;
+  /** Rows received of the latest snapshot and rows it announced; both 0 before the first. */
+  readonly snapshotProgress: SnapshotProgressDetail;
+  /** Snapshots the end of the connection cut short since the mirror was created (`snapshotcut`). */
+  readonly snapshotsCutShort: number;
   readonly epoch: string | null;
   /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`. */
   get(...keyParts: ColumnValue[]): Row | undefined;

@@ -42,6 +42,14 @@ async function tour(client: TablecastClient): Promise<void> {
   items.addEventListener('ready', (e) => void e.detail.size, { once: true, signal: new AbortController().signal });
   items.addEventListener('error', (e) => console.error(e.detail.code, e.detail.table, e.detail.message));
   items.addEventListener('schema', (e) => void [e.detail.version, e.detail.columns.map((c) => c.name)]);
+  items.addEventListener('snapshotprogress', (e) => {
+    const received: number = e.detail.rowsReceived;
+    void [received, e.detail.rowsExpected, items.snapshotProgress.rowsExpected];
+  });
+  items.addEventListener('snapshotcut', (e) => {
+    const inARow: number = e.detail.inARow;
+    void [inARow, e.detail.rowsReceived, items.snapshotsCutShort];
+  });
   items.addEventListener('stale', (e) => {
     const stale: boolean = e.detail.stale;
     const why: string | null = e.detail.reason ?? items.stale;
