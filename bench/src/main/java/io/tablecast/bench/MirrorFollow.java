@@ -24,8 +24,8 @@ import org.HdrHistogram.Histogram;
  * OpenLoopWriter}, keys spread over the whole table), each setting {@code version} to its
  * operation's number; the mirror's listener marks when each becomes visible. Reported: commit to
  * visible (p50, p99, p99.9, max; the first third of the run left out as the JIT's warm-up) and the
- * garbage collector's pauses over the whole run (count, p99, max, total), the two costs a big
- * mirror might add to a service's latency.
+ * garbage collector's pauses that began during the run (count, p99, max, total), the two costs a
+ * big mirror might add to a service's latency.
  */
 final class MirrorFollow {
   /** A prime that no benchmark table's row count is a multiple of: spreads keys over the table. */
@@ -100,6 +100,13 @@ final class MirrorFollow {
     private final ConcurrentLinkedQueue<Long> millis = new ConcurrentLinkedQueue<>();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
 
+    /**
+     * The JVM's uptime when counting began: a collection that began before is left out, since the
+     * collector's notifications come later, from another thread, and one of a pause before the
+     * listener was added may still reach it.
+     */
+    private final long fromUptimeMillis = ManagementFactory.getRuntimeMXBean().getUptime();
+
     GcPauses() {
       for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
         if (gc instanceof NotificationEmitter emitter) {
@@ -114,7 +121,8 @@ final class MirrorFollow {
       if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
         GarbageCollectionNotificationInfo info =
             GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-        if (!info.getGcName().contains("Concurrent")) { // a concurrent cycle does not pause
+        if (!info.getGcName().contains("Concurrent") // a concurrent cycle does not pause
+            && info.getGcInfo().getStartTime() >= fromUptimeMillis) {
           millis.add(info.getGcInfo().getDuration());
         }
       }
