@@ -7,21 +7,36 @@ import java.util.List;
 /**
  * The settings PostgreSQL sessions of the server run with beside the role's and database's own: per
  * whole-table read, the pinned output settings and no time limits ({@link #tableReads}); per pooled
- * connection, no idle limit ({@link #POOL}).
+ * connection, no JIT compilation and no idle limit ({@link #POOL}).
  */
 final class PgSessionSettings {
 
   /**
-   * No {@code idle_session_timeout} (PostgreSQL 14+) on the pool's sessions: a role's or database's
-   * (DBAs set one for interactive users) closed the pool's idle connections under it, so each next
-   * use found its connection closed; the pool ends its own connections (idle ones after 10 minutes,
-   * every one after 30). A {@code set_config} in a {@code SELECT}, which PostgreSQL 13, without the
-   * setting, skips. Through PgBouncer in transaction mode it may land on another client's server
-   * connection: the setting PostgreSQL's documentation advises for a pooler's connections anyway.
+   * The pool's sessions, set up once per connection in one statement:
+   *
+   * <ul>
+   *   <li>No JIT compilation ({@code jit = off}). The tail's read of the outbox compares {@code
+   *       txid} with values the planner cannot see, so it estimates a third to a half of the
+   *       outbox's rows; once the outbox holds a million or so (an hour's retention at a few
+   *       hundred changes a second), that estimate passes {@code jit_above_cost} and every read,
+   *       which finds a few rows through the index, first compiled itself: 15-20 ms a poll, the
+   *       median latency of every change at 1,000/s going from about 1 ms to 20 (BENCHMARKS.md,
+   *       2026-12-03). The server's statements are short index reads, or whole-table reads whose
+   *       cost is the rows' transfer and parsing.
+   *   <li>No {@code idle_session_timeout} (PostgreSQL 14+): a role's or database's (DBAs set one
+   *       for interactive users) closed the pool's idle connections under it, so each next use
+   *       found its connection closed; the pool ends its own connections (idle ones after 10
+   *       minutes, every one after 30). Skipped on PostgreSQL 13, which has no such setting.
+   * </ul>
+   *
+   * <p>Through PgBouncer in transaction mode these may land on another client's server connection:
+   * what PostgreSQL's documentation advises for a pooler's connections anyway, and a JIT a short
+   * statement does not need.
    */
   static final String POOL =
-      "SELECT set_config('idle_session_timeout', '0', false)"
-          + " WHERE current_setting('server_version_num')::int >= 140000";
+      "SELECT set_config('jit', 'off', false),"
+          + " CASE WHEN current_setting('server_version_num')::int >= 140000"
+          + " THEN set_config('idle_session_timeout', '0', false) END";
 
   private PgSessionSettings() {}
 
