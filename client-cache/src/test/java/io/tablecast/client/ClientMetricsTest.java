@@ -228,5 +228,13 @@ class ClientMetricsTest {
     conn.close(); // no snapshot in flight: nothing cut short
     await().atMost(WAIT).until(() -> value("tablecast.client.disconnects") == 3);
     assertThat(table("tablecast.client.snapshots.cut")).isEqualTo(2);
+
+    conn = server.handshake("epoch-2", 9, 10_000); // another epoch: a new snapshot begins
+    conn.expect(Message.Subscribe.class);
+    conn.send(new Message.SnapshotBegin(T, cols, List.of("id"), 9, 3));
+    await().atMost(WAIT).until(() -> m.snapshotProgress().rowsExpected() == 3);
+    client.close(); // the application closes the client mid-snapshot: nothing is cut short
+    await().atMost(WAIT).until(() -> value("tablecast.client.disconnects") == 4);
+    assertThat(table("tablecast.client.snapshots.cut")).isEqualTo(2);
   }
 }

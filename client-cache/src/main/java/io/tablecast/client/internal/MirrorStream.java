@@ -150,14 +150,14 @@ final class MirrorStream {
   }
 
   /**
-   * The connection dropped: snapshots in flight and parts of a batch are discarded, synced rows
-   * stay.
+   * The connection dropped ({@code closing}: the client closed it): snapshots in flight and parts
+   * of a batch are discarded, synced rows stay.
    */
-  void disconnected() {
+  void disconnected(boolean closing) {
     parts = new ArrayList<>();
     partPosition = -1;
     for (TableFeed f : feeds.values()) {
-      if (f.disconnected()) {
+      if (f.disconnected(closing)) {
         events.snapshotCutShort(f.table);
       }
     }

@@ -259,7 +259,7 @@ public final class ServerSession implements AutoCloseable {
     welcomed = false;
     deferredEpoch = null;
     requests.disconnected();
-    stream.disconnected();
+    stream.disconnected(reconnector.isClosed());
     reconnector.scheduleReconnect();
   }
 

@@ -374,11 +374,12 @@ final class TableFeed {
   }
 
   /**
-   * The connection dropped: a snapshot in flight is discarded and logged as cut short (the table is
-   * subscribed fresh on reconnect), synced data stays. Returns whether one was.
+   * The connection dropped: a snapshot in flight is discarded and, unless the client is {@code
+   * closing}, logged as cut short (the table is subscribed fresh on reconnect); synced data stays.
+   * Returns whether one was cut short.
    */
-  boolean disconnected() {
-    boolean cut = snapshot != null && !refused;
+  boolean disconnected(boolean closing) {
+    boolean cut = snapshot != null && !refused && !closing;
     if (cut) {
       log.warn("{}", snapshot.cutShort(++cutShortInARow));
     }
