@@ -23,17 +23,23 @@ afterEach(async () => {
 const T = 'public.items';
 const COLS = [{ name: 'id', dbType: 'int8', kind: 'INTEGER' }];
 
+/** A new connection of the client, welcomed, whose snapshot of T begins and sends `rows`. */
+async function snapshotBegun(position, rowCount, rows) {
+  const conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E', position });
+  await conn.next('subscribe');
+  conn.send({ type: 'snapshot_begin', table: T, columns: COLS, primaryKey: ['id'], position, rowCount });
+  if (rows.length > 0) conn.send({ type: 'snapshot_rows', table: T, rows });
+  return conn;
+}
+
 test('snapshot progress counts the rows received against the rows announced, chunk by chunk', async () => {
   client = new TablecastClient({ url: server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
   const items = client.mirror(T);
   assert.deepEqual(items.snapshotProgress, { rowsReceived: 0, rowsExpected: 0 });
   const seen = [];
   items.addEventListener('snapshotprogress', (e) => seen.push({ ...e.detail }));
-  const conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'E', position: 7 });
-  await conn.next('subscribe');
-  conn.send({ type: 'snapshot_begin', table: T, columns: COLS, primaryKey: ['id'], position: 7, rowCount: 3 });
-  conn.send({ type: 'snapshot_rows', table: T, rows: [{ id: 1 }, { id: 2 }] });
+  const conn = await snapshotBegun(7, 3, [{ id: 1 }, { id: 2 }]);
   await until(() => items.snapshotProgress.rowsReceived === 2);
   assert.equal(items.isReady, false);
   conn.send({ type: 'snapshot_rows', table: T, rows: [{ id: 3 }] });
@@ -53,11 +59,7 @@ test('a snapshot the end of the connection cuts short is told and counted, in a 
   const cuts = [];
   items.addEventListener('snapshotcut', (e) => cuts.push(e.detail));
   for (let cut = 1; cut <= 2; cut++) {
-    const conn = await server.nextConnection();
-    await conn.handshake({ epoch: 'E', position: 7 });
-    await conn.next('subscribe');
-    conn.send({ type: 'snapshot_begin', table: T, columns: COLS, primaryKey: ['id'], position: 7, rowCount: 3 });
-    conn.send({ type: 'snapshot_rows', table: T, rows: [{ id: 1 }, { id: 2 }] });
+    const conn = await snapshotBegun(7, 3, [{ id: 1 }, { id: 2 }]);
     await until(() => items.snapshotProgress.rowsReceived === 2);
     conn.kill(); // as a server closes a client that did not read in time
     await until(() => items.snapshotsCutShort === cut);
@@ -79,10 +81,7 @@ test('a snapshot the end of the connection cuts short is told and counted, in a 
   await conn.next('subscribe'); // resumed: no snapshot
   conn.send({ type: 'resumed', tables: [T], position: 7 });
   conn.kill();
-  conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'E2', position: 9 });
-  await conn.next('subscribe');
-  conn.send({ type: 'snapshot_begin', table: T, columns: COLS, primaryKey: ['id'], position: 9, rowCount: 4 });
+  conn = await snapshotBegun(9, 4, []);
   await until(() => items.snapshotProgress.rowsExpected === 4);
   conn.kill();
   await until(() => items.snapshotsCutShort === 3);
