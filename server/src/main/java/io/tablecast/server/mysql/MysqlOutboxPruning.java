@@ -53,13 +53,6 @@ final class MysqlOutboxPruning {
   }
 
   /**
-   * Deletes up to {@code limit} delivered rows older than the retention. Below the lowest
-   * unresolved id every row is delivered; the row holding the highest delivered id always stays
-   * (deleting the maximum id would let an auto-increment counter reset reuse it after a restart).
-   * Ids are picked with a non-locking read, then deleted by primary key: a range DELETE would also
-   * lock (and wait for) the first row beyond the range, which may belong to an open transaction.
-   */
-  /**
    * A downstream stream stored everything up to a cursor whose lowest unresolved id is {@code
    * lowestUnresolved}: from now on nothing at or above it is pruned, even when the tail has read
    * further, so that a capture resuming after that cursor finds every row it needs.
@@ -78,6 +71,14 @@ final class MysqlOutboxPruning {
         : OptionalLong.empty();
   }
 
+  /**
+   * Deletes, of the {@code limit} oldest delivered rows, those older than the retention; returns
+   * how many. Below the lowest unresolved id every row is delivered; the row holding the highest
+   * delivered id always stays (deleting the maximum id would let an auto-increment counter reset
+   * reuse it after a restart). Ids are picked with a non-locking read, then deleted by primary key:
+   * a range DELETE would also lock (and wait for) the first row beyond the range, which may belong
+   * to an open transaction.
+   */
   int pruneChunk(Connection c, int limit) throws SQLException {
     CapturePlan p = plan.get();
     long own = Math.min(pruneBelow, acknowledgedBelow);
@@ -87,12 +88,14 @@ final class MysqlOutboxPruning {
     if (below <= 1) {
       return 0;
     }
+    // the head only, as on PostgreSQL (PgOutboxQueries.prune): filtered over the whole outbox,
+    // a round that found nothing old enough read every delivered row
     String select =
-        "SELECT id FROM "
+        "SELECT id FROM (SELECT id, created_at FROM "
             + plan.get().outboxTable()
-            + " WHERE id < ? AND created_at < NOW(6) - INTERVAL ? "
-            + "MICROSECOND ORDER BY id LIMIT "
-            + limit;
+            + " WHERE id < ? ORDER BY id LIMIT "
+            + limit
+            + ") head WHERE created_at < NOW(6) - INTERVAL ? MICROSECOND";
     StringJoiner ids =
         new StringJoiner(", ", "DELETE FROM " + plan.get().outboxTable() + " WHERE id IN (", ")");
     int n = 0;

@@ -182,6 +182,70 @@ class OutboxPruningTest {
     }
   }
 
+  /**
+   * Between two rounds of a server that has run for longer than {@code outbox_retention}, nothing
+   * in the outbox is old enough: the round must look at the head only. It read every row instead,
+   * every five seconds (0.3-0.7 s of PostgreSQL's time, 0.2 s of MariaDB's, at 1.5 million rows).
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aRoundThatFindsNothingOldEnoughReadsOnlyTheHeadOfTheOutbox(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("prune_head");
+    db.execute("CREATE TABLE young (id INT PRIMARY KEY, v INT)");
+    SourceConfig config = // the default retention: an hour
+        new SourceConfig(db.jdbcUrl(), null, null, List.of("young"), true, null, null);
+    int rows = 10 * OutboxPruner.CHUNK;
+    StringBuilder insert = new StringBuilder("INSERT INTO young VALUES ");
+    for (int i = 1; i <= rows; i++) {
+      insert.append(i == 1 ? "" : ", ").append('(').append(i).append(", 0)");
+    }
+    try (ChangeSource source = ChangeSources.open(config, MicrometerServerMetrics.inMemory());
+        Connection c = db.connect()) {
+      source.snapshot((t, row) -> {});
+      db.execute(insert.toString());
+      AtomicInteger read = new AtomicInteger();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> read.addAndGet(source.poll(Duration.ofMillis(50)).events().size()) == rows);
+      c.setAutoCommit(false); // PostgreSQL counts the transaction's reads until it ends
+      long before = rowsRead(kind, c);
+      int deleted = ((PollingChangeSource) source).pruneChunk(c, OutboxPruner.CHUNK);
+      long looked = rowsRead(kind, c) - before;
+      c.rollback();
+      assertThat(deleted).isZero();
+      assertThat(looked)
+          .as("outbox rows a round read, of %d delivered and younger than the retention", rows)
+          .isBetween(1L, 2L * OutboxPruner.CHUNK);
+    }
+  }
+
+  /**
+   * Rows of tables the session (MySQL) or the transaction (PostgreSQL) has read so far: MariaDB's
+   * {@code Rows_read} (not counting temporary tables), on MySQL 8, which has none, the handler's
+   * reads.
+   */
+  private static long rowsRead(Kind kind, Connection c) throws Exception {
+    String sql =
+        kind == Kind.MYSQL
+            ? "SHOW SESSION STATUS WHERE Variable_name IN ('Rows_read', 'Handler_read_first',"
+                + " 'Handler_read_key', 'Handler_read_next', 'Handler_read_rnd_next')"
+            : "SELECT 'Rows_read', COALESCE(SUM(seq_tup_read + idx_tup_fetch), 0)"
+                + " FROM pg_stat_xact_user_tables WHERE relname = 'tablecast_outbox'";
+    Long rowsRead = null;
+    long handlerReads = 0;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        if (rs.getString(1).equalsIgnoreCase("Rows_read")) {
+          rowsRead = rs.getLong(2);
+        } else {
+          handlerReads += rs.getLong(2);
+        }
+      }
+    }
+    return rowsRead != null ? rowsRead : handlerReads;
+  }
+
   /** Transactions of 20 inserts, one in four rolled back. */
   private static Void writeBatches(
       TestDatabases.Isolated db,
