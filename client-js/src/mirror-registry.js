@@ -133,7 +133,7 @@ export class MirrorRegistry {
   }
 
   /** Applies one whole batch: each mirror its own changes at once, or just the new position. */
-  applyBatch(position, changes) {
+  applyBatch(position, changes, captureMillis) {
     const byTable = new Map();
     for (const c of changes) {
       let list = byTable.get(c.table);
@@ -144,7 +144,7 @@ export class MirrorRegistry {
     for (const m of this.#mirrors.values()) {
       if (m.failed) continue;
       const own = byTable.get(m.table);
-      if (own) m._apply(own, position);
+      if (own) m._apply(own, position, captureMillis);
       else m._advance(position);
       anyInStream ||= m._inStream;
     }

@@ -231,7 +231,7 @@ export class ServerSession {
       this.#parts = null;
       this.#partPosition = -1;
     }
-    this.#registry.applyBatch(b.position, all);
+    this.#registry.applyBatch(b.position, all, b.captureMillis);
   }
 
   #onError(e) {

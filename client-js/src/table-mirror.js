@@ -3,6 +3,7 @@
 
 import { MirrorIndex } from './mirror-index.js';
 import { SnapshotProgress } from './snapshot-progress.js';
+import { MirrorLag } from './mirror-lag.js';
 import { freeze, jsonEqual, rowKey } from './json-values.js';
 
 export { rowKey };
@@ -40,6 +41,7 @@ export class TableMirror extends EventTarget {
   /** Secondary indexes by name. */
   #indexes = new Map();
   #progress = new SnapshotProgress();
+  #lag = new MirrorLag();
   // stream state, as in the Java client's TableFeed
   /** @internal */ _synced = false;
   /** @internal */ _inStream = false;
@@ -81,6 +83,14 @@ export class TableMirror extends EventTarget {
   /** Snapshots the end of the connection cut short (each asked for again on reconnect). */
   get snapshotsCutShort() {
     return this.#progress.cutShort;
+  }
+
+  /**
+   * How long the last transaction applied took from its write in the database (its clock) to this
+   * mirror, in ms, for a second after it was applied; then 0 until the next (an idle table has none).
+   */
+  get lagMillis() {
+    return this.#lag.millis;
   }
 
   /** Rows by key; treat as read-only (rows are frozen). */
@@ -314,8 +324,8 @@ export class TableMirror extends EventTarget {
     if (this._inStream && position > this.position) this.position = position;
   }
 
-  /** @internal This table's part of one batch: applied entirely, then events fire. */
-  _apply(changes, position) {
+  /** @internal This table's part of one batch (written at `captureMillis`): applied entirely, then events fire. */
+  _apply(changes, position, captureMillis) {
     this.#settleStatus();
     if (this._pending !== null) {
       if (position > this._pendingPosition) {
@@ -328,6 +338,7 @@ export class TableMirror extends EventTarget {
     const before = new Map(); // key → row before this batch (first touch wins)
     for (const c of changes) this.#applyChange(this.#rows, c, before);
     this.position = position;
+    this.#lag.applied(captureMillis);
     const events = [];
     for (const [key, oldRow] of before) {
       const newRow = this.#rows.get(key);

@@ -176,6 +176,10 @@ export class TableMirror extends EventTarget {
   readonly snapshotProgress: SnapshotProgressDetail;
   /** Snapshots the end of the connection cut short since the mirror was created (`snapshotcut`). */
   readonly snapshotsCutShort: number;
+  /** How long the last transaction applied took from its write in the database (the database's
+   * clock, so a difference between the clocks counts in it) to this mirror, in ms, for a second
+   * after it was applied; then 0 until the next: an idle table shows no lag. */
+  readonly lagMillis: number;
   readonly epoch: string | null;
   /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`. */
   get(...keyParts: ColumnValue[]): Row | undefined;

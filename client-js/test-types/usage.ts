@@ -48,7 +48,8 @@ async function tour(client: TablecastClient): Promise<void> {
   });
   items.addEventListener('snapshotcut', (e) => {
     const inARow: number = e.detail.inARow;
-    void [inARow, e.detail.rowsReceived, items.snapshotsCutShort];
+    const lag: number = items.lagMillis;
+    void [inARow, e.detail.rowsReceived, items.snapshotsCutShort, lag];
   });
   items.addEventListener('stale', (e) => {
     const stale: boolean = e.detail.stale;
