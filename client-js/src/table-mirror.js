@@ -4,6 +4,7 @@
 import { MirrorIndex } from './mirror-index.js';
 import { SnapshotProgress } from './snapshot-progress.js';
 import { MirrorLag } from './mirror-lag.js';
+import { batchEvents, snapshotEvents } from './row-diff.js';
 import { freeze, jsonEqual, rowKey } from './json-values.js';
 
 export { rowKey };
@@ -199,22 +200,7 @@ export class TableMirror extends EventTarget {
     const fresh = this._pending;
     this._pending = null;
     position = Math.max(position, this._pendingPosition);
-    const events = [];
-    if (this.isReady) {
-      for (const [key, oldRow] of this.#rows) {
-        const newRow = fresh.get(key);
-        if (newRow === undefined) {
-          events.push({ op: 'DELETE', key, oldRow, newRow: undefined });
-        } else if (jsonEqual(oldRow, newRow)) {
-          fresh.set(key, oldRow); // keep identity of unchanged rows
-        } else {
-          events.push({ op: 'UPDATE', key, oldRow, newRow });
-        }
-      }
-      for (const [key, newRow] of fresh) {
-        if (!this.#rows.has(key)) events.push({ op: 'INSERT', key, oldRow: undefined, newRow });
-      }
-    }
+    const events = this.isReady ? snapshotEvents(this.#rows, fresh) : [];
     this.#rows = fresh;
     this.#rebuildIndexes();
     this._synced = true;
@@ -339,14 +325,7 @@ export class TableMirror extends EventTarget {
     for (const c of changes) this.#applyChange(this.#rows, c, before);
     this.position = position;
     this.#lag.applied(captureMillis);
-    const events = [];
-    for (const [key, oldRow] of before) {
-      const newRow = this.#rows.get(key);
-      if (oldRow === undefined && newRow === undefined) continue;
-      if (oldRow === undefined) events.push({ op: 'INSERT', key, oldRow, newRow });
-      else if (newRow === undefined) events.push({ op: 'DELETE', key, oldRow, newRow });
-      else if (!jsonEqual(oldRow, newRow)) events.push({ op: 'UPDATE', key, oldRow, newRow });
-    }
+    const events = batchEvents(before, this.#rows);
     for (const index of this.#indexes.values()) {
       for (const e of events) index._changed(e.key, e.oldRow, e.newRow);
     }
