@@ -14,12 +14,14 @@ final class Meters {
   private final MeterRegistry registry;
 
   /**
-   * The tail's two counters, registered once: it counts every outbox read, and registering looks
-   * the meter up by its id (name and tags compared) each time.
+   * The tail's meters, registered once: it counts every outbox read, and registering looks the
+   * meter up by its id (name and tags compared) each time.
    */
   private final Counter tailRows;
 
   private final Counter tailReads;
+
+  private final Timer tailReadTime;
 
   Meters(MeterRegistry registry) {
     this.registry = registry;
@@ -30,6 +32,10 @@ final class Meters {
     this.tailReads =
         Counter.builder("tablecast.tail.reads")
             .description("reads of the outbox by the tail, empty or not")
+            .register(registry);
+    this.tailReadTime =
+        Timer.builder("tablecast.tail.read.time")
+            .description("time of each read of the outbox by the tail, empty or not")
             .register(registry);
   }
 
@@ -165,6 +171,10 @@ final class Meters {
 
   Counter tailReadsCounter() {
     return tailReads;
+  }
+
+  Timer tailReadTime() {
+    return tailReadTime;
   }
 
   Counter coalescedCounter() {

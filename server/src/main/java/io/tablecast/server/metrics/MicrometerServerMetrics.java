@@ -387,10 +387,14 @@ public final class MicrometerServerMetrics implements ServerMetrics {
     meters.tailRowsCounter().increment(rows);
   }
 
-  /** One read of the outbox ({@code tablecast.tail.reads}), whether it found rows or not. */
+  /**
+   * One read of the outbox ({@code tablecast.tail.reads}), whether it found rows or not, and its
+   * time ({@code tablecast.tail.read.time}).
+   */
   @Override
-  public void outboxRead() {
+  public void outboxRead(long nanos) {
     meters.tailReadsCounter().increment();
+    meters.tailReadTime().record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /** The sum of the counters named {@code name}, all tags. */

@@ -132,10 +132,10 @@ public interface ServerMetrics {
   default void outboxRowsRead(int rows) {}
 
   /**
-   * The tail read the outbox once (one poll query, which found rows or not): what the poll schedule
-   * costs the database.
+   * The tail read the outbox once (one poll query, which found rows or not: what the poll schedule
+   * costs the database), in {@code nanos}.
    */
-  default void outboxRead() {}
+  default void outboxRead(long nanos) {}
 
   /** Registers the gauge of unresolved MySQL/MariaDB outbox gaps. */
   default void outboxGapsGauge(Supplier<Number> openGaps) {}

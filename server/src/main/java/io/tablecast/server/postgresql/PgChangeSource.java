@@ -377,6 +377,15 @@ final class PgChangeSource extends PollingChangeSource {
     return pruning.pruneChunk(c, plan, config.outboxRetention(), previousSnapshot, limit);
   }
 
+  @Override
+  protected String readPlan() {
+    try (Connection c = pool.getConnection()) {
+      return PgOutboxQueries.readPlan(c, readSql, plan.outboxTable(), previousSnapshot);
+    } catch (SQLException e) {
+      return "Its plan could not be read: " + e.getMessage();
+    }
+  }
+
   /** The xmin of the snapshot pruning stops at: transactions from it on may still be read. */
   @Override
   public OptionalLong neededFrom() {

@@ -35,6 +35,31 @@ final class PgOutboxQueries {
   }
 
   /**
+   * The database's plan for {@code readSql} (a read of {@link #newRows}) from {@code snapshot}, as
+   * {@code EXPLAIN} prints it, for the warning about slow reads: what the planner estimated and
+   * chose shows a read gone wrong (a scan of the whole outbox, JIT compilation).
+   */
+  static String readPlan(Connection c, String readSql, String outbox, String snapshot)
+      throws SQLException {
+    StringBuilder plan =
+        new StringBuilder("The database's plan for the read (EXPLAIN; if its row estimates are far")
+            .append(" from the changes a read returns, ANALYZE ")
+            .append(outbox)
+            .append("):");
+    try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + readSql)) {
+      for (int i = 1; i <= 3; i++) {
+        ps.setString(i, snapshot);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          plan.append(System.lineSeparator()).append("    ").append(rs.getString(1));
+        }
+      }
+    }
+    return plan.toString();
+  }
+
+  /**
    * TRUNCATE (like a table-rewriting ALTER TABLE) is not MVCC-safe on PostgreSQL: a transaction
    * whose snapshot predates its commit and that reads the table only afterwards finds it empty. A
    * read of tables in a snapshot (the whole snapshot, a resync, a range of reconciliation) so takes

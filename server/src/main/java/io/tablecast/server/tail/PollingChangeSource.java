@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
 
 /**
  * What every database's {@link ChangeSource} shares, written once: the snapshot comes before any
@@ -28,6 +30,8 @@ import java.util.Optional;
  * {@link #pruneChunk} and {@link #backlog} run on the pruner's thread.
  */
 public abstract class PollingChangeSource implements ChangeSource {
+  private static final Logger LOG = RecentEvents.logger(PollingChangeSource.class);
+
   /** The tail's clock and sleep, replaced in tests to drive the schedule without waiting. */
   interface Ticker {
     Ticker SYSTEM =
@@ -55,6 +59,7 @@ public abstract class PollingChangeSource implements ChangeSource {
   private final ServerMetrics metrics;
   private final ReadBarrier barrier = new ReadBarrier();
   private final InstanceWatch instance;
+  private final SlowReads slowReads = new SlowReads();
   private Ticker ticker = Ticker.SYSTEM;
   private boolean started;
 
@@ -180,9 +185,16 @@ public abstract class PollingChangeSource implements ChangeSource {
     }
     while (true) {
       barrier.beforeRead();
+      long began = ticker.nanoTime();
       CommittedBatch batch = instance.changed() ? readWholeAgain() : readOnce();
-      metrics.outboxRead();
       long now = ticker.nanoTime();
+      metrics.outboxRead(now - began);
+      if (batch.tableReads().isEmpty()) { // a table read takes as long as the table is large
+        String slow = slowReads.read(now - began, batch.events().size(), now);
+        if (slow != null) {
+          LOG.warn("{}. {}", slow, readPlan());
+        }
+      }
       if (!batch.isEmpty()) {
         schedule.foundRows(now);
         long pause = schedule.pauseAfterRows();
@@ -239,6 +251,14 @@ public abstract class PollingChangeSource implements ChangeSource {
   @Override
   public final Optional<ReadBarrier> readBarrier() {
     return Optional.of(barrier);
+  }
+
+  /**
+   * What the database says of its plan for the next read of the outbox, for the warning about slow
+   * reads ({@link SlowReads}); a family that cannot say keeps this default.
+   */
+  protected String readPlan() {
+    return "Look at the database's load, and at its plan for the tail's read of the outbox";
   }
 
   /**

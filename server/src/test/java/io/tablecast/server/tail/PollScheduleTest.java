@@ -264,7 +264,16 @@ class PollScheduleTest {
     final Deque<CommittedBatch> rows = new ArrayDeque<>();
     int reads;
 
+    /** Runs in each read (a test advances the fake clock in it: a read that takes that long). */
+    Runnable onRead = () -> {};
+
     ScriptedSource(FakeTicker ticker, long minMs, long maxMs, Duration idleAfter) throws Exception {
+      this(ticker, minMs, maxMs, idleAfter, ServerMetrics.NOOP);
+    }
+
+    ScriptedSource(
+        FakeTicker ticker, long minMs, long maxMs, Duration idleAfter, ServerMetrics metrics)
+        throws Exception {
       super(
           new HikariDataSource(), // never connected: the pruner starts only after a snapshot
           new SourceConfig(
@@ -279,7 +288,7 @@ class PollScheduleTest {
               List.of(CachedTable.of("items")),
               Duration.ofMillis(minMs),
               idleAfter),
-          ServerMetrics.NOOP,
+          metrics,
           Duration.ofHours(1));
       ticker(ticker);
       // the pruner starts here and fails to connect (no URL): logged, then it rests for an hour
@@ -289,6 +298,7 @@ class PollScheduleTest {
     @Override
     protected CommittedBatch readOnce() {
       reads++;
+      onRead.run();
       return rows.isEmpty() ? CommittedBatch.EMPTY : rows.poll();
     }
 
