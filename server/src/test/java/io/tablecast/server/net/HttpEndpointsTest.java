@@ -14,6 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,6 +101,40 @@ class HttpEndpointsTest {
         .containsIgnoringCase("content-type: application/json");
     // unauthenticated: no table names, positions or client counts
     assertThat(body(r)).isEqualTo("{\"status\":\"UP\"}\n");
+  }
+
+  /**
+   * Every meter of a server that /metrics shows has its row in docs/PROTOCOL.md's metrics table
+   * ({@code tablecast.tail.rows} was shown, charted on the dashboard and never documented), and
+   * every row names a meter a server has, at start or once it counts something (the NATS capture's
+   * meters are SCALE-OUT.md's).
+   */
+  @Test
+  void everyMeterOnMetricsHasItsRowInTheDocsAndEveryRowAMeter() throws Exception {
+    Set<String> documented = new TreeSet<>();
+    Matcher row =
+        Pattern.compile("(?m)^\\| `(tablecast\\.[a-z.]+)` \\|")
+            .matcher(Files.readString(Path.of("..", "docs", "PROTOCOL.md")));
+    while (row.find()) {
+      documented.add(row.group(1).replace('.', '_'));
+    }
+    Set<String> shown = new TreeSet<>();
+    for (String line : body(request("GET", "/metrics")).split("\n")) {
+      if (line.startsWith("# TYPE tablecast_")) {
+        shown.add(line.split(" ")[2].replaceFirst("(_total|_seconds_max|_seconds|_max)$", ""));
+      }
+    }
+    assertThat(shown).as("meters on /metrics").isNotEmpty();
+    assertThat(documented).as("rows of PROTOCOL.md's metrics table").containsAll(shown);
+    Set<String> notShownYet = new TreeSet<>(documented);
+    notShownYet.removeAll(shown);
+    assertThat(notShownYet)
+        .as("documented meters a server shows only once they count something")
+        .containsExactlyInAnyOrder(
+            "tablecast_auth_failures", // per refusal reason
+            "tablecast_capture_problems", // per table and kind of problem
+            "tablecast_fetch_keys", // per outcome of near caches' requests
+            "tablecast_outbox_gaps"); // MySQL/MariaDB's tail alone
   }
 
   @Test
