@@ -185,7 +185,8 @@ class NatsCaptureFailoverTest {
       try (ServerSocket free = new ServerSocket(0)) {
         healthPort = free.getLocalPort();
       }
-      leaderLog = Files.createTempFile("capture", ".log");
+      // under target/, not /tmp: kept for a failure's reading, gone with the build
+      leaderLog = Files.createTempFile(Path.of("target"), "capture", ".log");
       leader = startCandidate();
       try {
         await()
@@ -217,7 +218,7 @@ class NatsCaptureFailoverTest {
 
     /** {@code tablecast capture --config} in a JVM of its own, /health on {@link #healthPort}. */
     private Process startCandidate() throws Exception {
-      Path yaml = Files.createTempFile("capture", ".yaml");
+      Path yaml = Files.createTempFile(Path.of("target"), "capture", ".yaml");
       Files.writeString(
           yaml,
           "server_name: first\n"

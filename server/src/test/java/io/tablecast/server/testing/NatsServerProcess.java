@@ -2,20 +2,24 @@ package io.tablecast.server.testing;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A real {@code nats-server -js} for one test, on a free port, its JetStream store in a temporary
  * directory; it can be stopped and started again on the same port and store (NATS restarted while
- * capture and servers run). Fails with an install hint when {@code nats-server} is missing: tests
- * that need NATS never skip.
+ * capture and servers run). {@link #close} removes the directory: a suite starts about a hundred of
+ * them, with stores of up to tens of megabytes. Fails with an install hint when {@code nats-server}
+ * is missing: tests that need NATS never skip.
  */
 public final class NatsServerProcess implements AutoCloseable {
 
@@ -84,9 +88,13 @@ public final class NatsServerProcess implements AutoCloseable {
         n.startProcess();
         return n;
       } catch (PortTaken e) {
+        n.close();
         if (attempt == START_ATTEMPTS) {
           throw e;
         }
+      } catch (IOException | RuntimeException e) {
+        n.close();
+        throw e;
       }
     }
   }
@@ -197,6 +205,7 @@ public final class NatsServerProcess implements AutoCloseable {
     startProcess();
   }
 
+  /** Kills the process and removes its directory, store and log included. */
   @Override
   public void close() {
     try {
@@ -204,5 +213,23 @@ public final class NatsServerProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    deleteTree(dir);
+  }
+
+  /** Removes {@code root} and everything under it; what cannot be removed is left. */
+  static void deleteTree(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      // a file the process still wrote while it died: the rest is gone, the directory stays
+    }
+  }
+
+  /** The directory of its configuration, log and store (tests). */
+  Path dir() {
+    return dir;
   }
 }

@@ -1,8 +1,13 @@
 package io.tablecast.server.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.api.StreamConfiguration;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,5 +31,25 @@ class NatsServerProcessTest {
           .isInstanceOf(NatsServerProcess.PortTaken.class)
           .hasMessageContaining("address already in use");
     }
+  }
+
+  /**
+   * A suite starts about a hundred of them: each one's store (up to tens of megabytes) and log go
+   * with it, instead of piling up in the temporary directory run after run.
+   */
+  @Test
+  void closingRemovesItsDirectoryWithTheStore() throws Exception {
+    Path dir;
+    try (NatsServerProcess nats = NatsServerProcess.start(1 << 20)) {
+      dir = nats.dir();
+      try (Connection c = Nats.connect(nats.url())) {
+        c.jetStreamManagement()
+            .addStream(StreamConfiguration.builder().name("T").subjects("t").build());
+        c.jetStream().publish("t", new byte[100]);
+      }
+      assertThat(dir.resolve("store")).isNotEmptyDirectory();
+      assertThat(dir.resolve("nats.log")).exists();
+    }
+    assertThat(dir).doesNotExist();
   }
 }
