@@ -331,7 +331,9 @@ class FaultToleranceTest {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    Path dir = Files.createTempDirectory("tablecast-process");
+    // under target/, not /tmp: the server logs are kept for a failure's reading, gone with the
+    // build
+    Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "tablecast-process");
     Path config = dir.resolve("tablecast.yaml");
     Files.writeString(
         config,
