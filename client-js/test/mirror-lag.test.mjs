@@ -1,32 +1,22 @@
 // A mirror tells how long its last transaction took from its write in the database to the mirror
 // (the batch's captureMillis, the database's clock), for a second, then 0: an idle table shows no
 // lag instead of its last figure for ever, as the Java client's gauge tablecast.client.mirror.lag.
-import { test, beforeEach, afterEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { TablecastClient } from '../src/tablecast.js';
-import { startFakeServer, until, ins } from './fake-server.mjs';
+import { until, ins } from './fake-server.mjs';
+import { fakeServerPerTest } from './per-test-server.mjs';
 
-let server;
-let client;
-
-beforeEach(async () => {
-  server = await startFakeServer();
-});
-
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await server.close();
-});
+const fake = fakeServerPerTest();
 
 const T = 'public.items';
 const OTHER = 'public.others';
 
 async function followed(tables) {
-  client = new TablecastClient({ url: server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
-  const mirrors = tables.map((t) => client.mirror(t));
-  const conn = await server.nextConnection();
+  fake.client = new TablecastClient({ url: fake.server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
+  const mirrors = tables.map((t) => fake.client.mirror(t));
+  const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 7 });
   await conn.next('subscribe');
   for (const t of tables) conn.snapshot(t, ['id'], ['id'], 7, []);

@@ -1,31 +1,21 @@
 // A mirror tells how far its snapshot has come, and when the end of the connection cuts one short
 // (as a server does to a client that has not read it within slow_consumer.snapshot_timeout):
 // how far it had come and how many times in a row, until one completes.
-import { test, beforeEach, afterEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { TablecastClient } from '../src/tablecast.js';
-import { startFakeServer, until } from './fake-server.mjs';
+import { until } from './fake-server.mjs';
+import { fakeServerPerTest } from './per-test-server.mjs';
 
-let server;
-let client;
-
-beforeEach(async () => {
-  server = await startFakeServer();
-});
-
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await server.close();
-});
+const fake = fakeServerPerTest();
 
 const T = 'public.items';
 const COLS = [{ name: 'id', dbType: 'int8', kind: 'INTEGER' }];
 
 /** A new connection of the client, welcomed, whose snapshot of T begins and sends `rows`. */
 async function snapshotBegun(position, rowCount, rows) {
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position });
   await conn.next('subscribe');
   conn.send({ type: 'snapshot_begin', table: T, columns: COLS, primaryKey: ['id'], position, rowCount });
@@ -34,8 +24,8 @@ async function snapshotBegun(position, rowCount, rows) {
 }
 
 test('snapshot progress counts the rows received against the rows announced, chunk by chunk', async () => {
-  client = new TablecastClient({ url: server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
-  const items = client.mirror(T);
+  fake.client = new TablecastClient({ url: fake.server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
+  const items = fake.client.mirror(T);
   assert.deepEqual(items.snapshotProgress, { rowsReceived: 0, rowsExpected: 0 });
   const seen = [];
   items.addEventListener('snapshotprogress', (e) => seen.push({ ...e.detail }));
@@ -54,8 +44,8 @@ test('snapshot progress counts the rows received against the rows announced, chu
 });
 
 test('a snapshot the end of the connection cuts short is told and counted, in a row until one completes', async () => {
-  client = new TablecastClient({ url: server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
-  const items = client.mirror(T);
+  fake.client = new TablecastClient({ url: fake.server.url, WebSocket, backoff: { minMs: 5, maxMs: 20 } });
+  const items = fake.client.mirror(T);
   const cuts = [];
   items.addEventListener('snapshotcut', (e) => cuts.push(e.detail));
   for (let cut = 1; cut <= 2; cut++) {
@@ -70,13 +60,13 @@ test('a snapshot the end of the connection cuts short is told and counted, in a 
   ]);
   assert.equal(items.isReady, false);
 
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 7 });
   await conn.next('subscribe');
   conn.snapshot(T, ['id'], ['id'], 7, [{ id: 1 }]);
   await items.ready;
   conn.kill(); // no snapshot in flight: nothing cut short
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 7 });
   await conn.next('subscribe'); // resumed: no snapshot
   conn.send({ type: 'resumed', tables: [T], position: 7 });
