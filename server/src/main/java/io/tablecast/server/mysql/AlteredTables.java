@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
 import io.tablecast.server.log.RecentEvents;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 
 /**
@@ -74,6 +76,31 @@ final class AlteredTables implements DriftCheck.PassStart {
 
   CapturePlan plan() {
     return plan;
+  }
+
+  /** {@link #begin} of each table of {@code tables} the plan has: found altered, taken up now. */
+  void begin(Set<TableId> tables) throws SQLException {
+    for (TableId id : tables) {
+      for (TableSchema known : plan().tables()) { // the plan as the last begin left it
+        if (known.id().equals(id)) {
+          begin(known);
+        }
+      }
+    }
+  }
+
+  /**
+   * Adds to {@code resyncs} each table with rows in {@code changed} that the outbox recorded with
+   * an older primary key (before an ALTER TABLE): the table is read again whole.
+   */
+  void addUnkeyed(ChangedRows changed, List<TableSchema> resyncs) {
+    for (String table : changed.unkeyed()) {
+      TableSchema t = plan().normalizer(table).table();
+      if (resyncs.stream().noneMatch(r -> r.id().equals(t.id()))) {
+        LOG.warn("Outbox rows of {} carry its former primary key: re-reading the table", table);
+        resyncs.add(t);
+      }
+    }
   }
 
   /**

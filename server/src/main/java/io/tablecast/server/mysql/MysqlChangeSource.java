@@ -51,14 +51,10 @@ final class MysqlChangeSource extends PollingChangeSource {
   private final HikariDataSource pool;
   private final ChangedRowStatements rowStatements;
   private final ServerMetrics metrics;
-  private GapTracker gaps;
   private final GapFacts facts;
   private final MysqlOutboxPruning pruning;
+  private final OutboxPosition position;
   private final ReadSnapshots snapshots = new ReadSnapshots();
-  private volatile int openGaps;
-
-  /** The highest outbox id read, for the capture check on its own thread. */
-  private volatile long lastReadId;
 
   /** The last read found rows: the next one begins in its snapshot. */
   private boolean busy;
@@ -80,18 +76,19 @@ final class MysqlChangeSource extends PollingChangeSource {
     SourceConfig config = source.config();
     ServerMetrics metrics = source.metrics();
     this.metrics = metrics;
+    this.facts =
+        new GapFacts(pool, new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
+    this.pruning = new MysqlOutboxPruning(this::plan, config.outboxRetention());
+    this.position = new OutboxPosition(facts, pruning, metrics);
     this.captureWatch =
-        new MysqlCaptureWatch(dialect, this::plan, config, metrics, unfollowed, () -> lastReadId);
+        new MysqlCaptureWatch(
+            dialect, this::plan, config, metrics, unfollowed, position::lastReadId);
     this.alteredTables =
         new AlteredTables(plan, pool, config, metrics, captureWatch, unfollowed, snapshots);
     this.driftCheck =
         new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;
     this.rowStatements = new ChangedRowStatements(dialect.flavor());
-    this.facts =
-        new GapFacts(pool, new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
-    this.pruning = new MysqlOutboxPruning(this::plan, config.outboxRetention());
-    metrics.outboxGapsGauge(() -> openGaps);
   }
 
   @Override
@@ -148,13 +145,8 @@ final class MysqlChangeSource extends PollingChangeSource {
       }
     }
     // Only now, the connection given back without error (closing it may fail on a killed session)
-    gaps = new GapTracker(probeWait.toNanos());
-    if (facts.probing()) {
-      gaps.useProbes();
-    }
-    gaps.start(ids.min(), ids.max(), ids.missing(), look);
+    position.start(ids, look, probeWait);
     instance().positioned(at);
-    publishProgress();
     driftCheck.snapshotTaken();
     captureWatch.start();
     OutboxRows.logSnapshot(
@@ -162,14 +154,19 @@ final class MysqlChangeSource extends PollingChangeSource {
         counts,
         total,
         start,
-        "outbox ids " + ids.min() + ".." + ids.max() + ", " + gaps.gapCount() + " unresolved gaps");
+        "outbox ids "
+            + ids.min()
+            + ".."
+            + ids.max()
+            + ", "
+            + position.gaps().gapCount()
+            + " unresolved gaps");
   }
 
   /** Where the tail stands: the highest outbox id delivered and the gaps below it. */
   @Override
   protected String position() {
-    GapTracker g = gaps;
-    return g == null ? null : g.cursor().encode();
+    return position.cursor();
   }
 
   /**
@@ -190,27 +187,20 @@ final class MysqlChangeSource extends PollingChangeSource {
       facts.look(c, false, null); // finds out whether innodb_trx is readable
       probeWait = facts.probeWait(c);
     }
-    GapTracker resumed = new GapTracker(probeWait.toNanos());
-    if (facts.probing()) {
-      resumed.useProbes();
-    }
-    resumed.restore(at);
-    gaps = resumed;
+    position.resume(at, probeWait);
     instance().positioned(on);
-    pruning.acknowledged(at.lowestUnresolved());
-    publishProgress();
     driftCheck.snapshotTaken();
     captureWatch.start();
     LOG.info(
-        "resuming after outbox id {} with {} unresolved gaps", at.maxSeen(), resumed.gapCount());
+        "resuming after outbox id {} with {} unresolved gaps",
+        at.maxSeen(),
+        position.gaps().gapCount());
   }
 
   /** Prunes only below {@code cursor}'s unresolved ids from now on (one too long: as before). */
   @Override
   protected void acknowledgedAt(String cursor) {
-    if (!cursor.equals(OutboxCursor.TOO_LONG)) {
-      pruning.acknowledged(OutboxCursor.parse(cursor).lowestUnresolved());
-    }
+    position.acknowledged(cursor);
   }
 
   /**
@@ -226,20 +216,21 @@ final class MysqlChangeSource extends PollingChangeSource {
           renumbered);
       return readWholeAgain();
     }
-    for (TableId id : captureWatch.takeAltered()) { // found by the capture check: take it up now
-      for (TableSchema known : plan().tables()) {
-        if (known.id().equals(id)) {
-          alteredTables.begin(known);
-        }
-      }
-    }
+    alteredTables.begin(captureWatch.takeAltered()); // found by the capture check: taken up now
     return driftCheck.completed(readBatch(driftCheck.prepare()));
   }
 
   /** One consistent read of the outbox (one statement, or inside the caller's snapshot). */
   private OutboxRead readOutbox(Statement s, String begin, boolean askSession) throws SQLException {
     return OutboxRead.read(
-        s, begin, askSession, plan(), rowStatements, gaps, metrics::rowRefused, unfollowed::isGone);
+        s,
+        begin,
+        askSession,
+        plan(),
+        rowStatements,
+        position.gaps(),
+        metrics::rowRefused,
+        unfollowed::isGone);
   }
 
   /**
@@ -264,6 +255,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     List<TableId> failedResyncs = new ArrayList<>();
     boolean rangeOffPath = false;
     boolean commitLater = false;
+    GapTracker gaps = position.gaps();
     boolean lookDue = gaps.needsLook() && facts.lookDue();
     boolean inSnapshotFirst = reconcile || !resyncs.isEmpty() || busy;
     Connection c = held == null ? reading(pool.getConnection()) : held;
@@ -288,15 +280,7 @@ final class MysqlChangeSource extends PollingChangeSource {
           // a connection the driver or a pooler moved to another server: before its rows are used
           instance().confirmSession(c, read.session);
           events = alteredTables.readChangedRows(read.changed, c);
-          for (String table :
-              read.changed.unkeyed()) { // rows recorded with an older key: read it all
-            TableSchema t = plan().normalizer(table).table();
-            if (resyncs.stream().noneMatch(r -> r.id().equals(t.id()))) {
-              LOG.warn(
-                  "Outbox rows of {} carry its former primary key: re-reading the table", table);
-              resyncs.add(t);
-            }
-          }
+          alteredTables.addUnkeyed(read.changed, resyncs);
           for (TableSchema t :
               resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
             CommittedBatch.TableRead resync = alteredTables.resyncRead(c, t);
@@ -352,20 +336,9 @@ final class MysqlChangeSource extends PollingChangeSource {
         }
       }
     }
-    if (gaps.needsProbes()) {
-      facts.probeDueGaps(gaps);
-    }
-    int dropped =
-        gaps.apply(
-            read.ids,
-            look,
-            System.nanoTime()); // only now: errors above leave the position unchanged
-    publishProgress();
+    int dropped = position.advance(read.ids, look); // only now: errors above leave it unchanged
     if (read.rows > 0) {
       metrics.outboxRowsRead(read.rows);
-    }
-    if (facts.probing() && dropped > 0) {
-      metrics.gapsExpired(dropped); // dropped on lock probes, not on innodb_trx
     }
     if (!events.isEmpty() || dropped > 0) {
       LOG.debug(
@@ -391,12 +364,6 @@ final class MysqlChangeSource extends PollingChangeSource {
     return plan().tables().stream().map(t -> t.id().qualified()).toList();
   }
 
-  private void publishProgress() {
-    pruning.progress(gaps.lowestUnresolved(), gaps.maxSeen());
-    openGaps = gaps.gapCount();
-    lastReadId = gaps.maxSeen();
-  }
-
   @Override
   protected int pruneChunk(Connection c, int limit) throws SQLException {
     return pruning.pruneChunk(c, limit);
@@ -410,6 +377,16 @@ final class MysqlChangeSource extends PollingChangeSource {
   @Override
   protected long backlog(Connection c) throws SQLException {
     return pruning.backlog(c);
+  }
+
+  /** The database's plan for the next read of the outbox ({@link OutboxRead#plan}). */
+  @Override
+  protected String readPlan() {
+    try (Connection c = pool.getConnection()) {
+      return OutboxRead.plan(c, plan(), position.gaps());
+    } catch (SQLException e) {
+      return "Its plan could not be read: " + e.getMessage();
+    }
   }
 
   @Override

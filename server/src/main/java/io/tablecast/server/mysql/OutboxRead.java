@@ -1,11 +1,14 @@
 package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
+import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.StringJoiner;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -64,15 +67,7 @@ final class OutboxRead {
       Predicate<String> gone)
       throws SQLException {
     OutboxRead read = new OutboxRead(plan, statements, rowRefused);
-    String sql =
-        begin
-            + (askSession ? SESSION : "")
-            + "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED), "
-            + "@@server_id, CONNECTION_ID() FROM "
-            + plan.outboxTable()
-            + " WHERE "
-            + gaps.whereClause()
-            + " ORDER BY id";
+    String sql = begin + (askSession ? SESSION : "") + outboxQuery(plan, gaps);
     toResultSet(s, s.execute(sql), sql);
     if (askSession) {
       try (ResultSet rs = s.getResultSet()) {
@@ -99,6 +94,46 @@ final class OutboxRead {
       }
     }
     return read;
+  }
+
+  /** The read of the outbox rows {@code gaps} still wants, in id order. */
+  private static String outboxQuery(CapturePlan plan, GapTracker gaps) {
+    return "SELECT id, table_name, op, new_key, old_key, CAST(UNIX_TIMESTAMP(created_at) * 1000 AS SIGNED), "
+        + "@@server_id, CONNECTION_ID() FROM "
+        + plan.outboxTable()
+        + " WHERE "
+        + gaps.whereClause()
+        + " ORDER BY id";
+  }
+
+  /**
+   * The database's plan for the next read of the outbox, as {@code EXPLAIN} prints it (one line a
+   * row of its table, each column that has a value), for the warning about slow reads: the access
+   * type and key it chose and the rows it expects show a read gone wrong (a scan of the whole
+   * outbox where a range of its primary key should do). The columns differ between MySQL and
+   * MariaDB, so they are printed as the database names them.
+   */
+  static String plan(Connection c, CapturePlan plan, GapTracker gaps) throws SQLException {
+    StringBuilder out =
+        new StringBuilder("The database's plan for the read (EXPLAIN; if its row estimates are far")
+            .append(" from the changes a read returns, ANALYZE TABLE ")
+            .append(plan.outboxTable())
+            .append("):");
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("EXPLAIN " + outboxQuery(plan, gaps))) {
+      ResultSetMetaData columns = rs.getMetaData();
+      while (rs.next()) {
+        StringJoiner line = new StringJoiner(", ", System.lineSeparator() + "    ", "");
+        for (int i = 1; i <= columns.getColumnCount(); i++) {
+          String value = rs.getString(i);
+          if (value != null) {
+            line.add(columns.getColumnLabel(i) + "=" + value);
+          }
+        }
+        out.append(line);
+      }
+    }
+    return out.toString();
   }
 
   /**
