@@ -14,9 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stream state of one subscribed table and the mirrors fed from it ({@link FeedMirrors}, one
- * per row type), with its snapshot in flight ({@link IncomingSnapshot}). Confined to the
- * connection's event loop.
+ * The stream state of one subscribed table, the mirrors fed from it ({@link FeedMirrors}, one per
+ * row type) and its snapshots ({@link FeedSnapshots}). Confined to the connection's event loop.
  */
 final class TableFeed {
   private static final Logger log = LoggerFactory.getLogger(TableFeed.class);
@@ -48,23 +47,14 @@ final class TableFeed {
   /** The last subscribe asked for a snapshot without rows (its mirrors were near caches). */
   private boolean rowsOmitted;
 
-  /** A snapshot in flight, its rows swapped into the mirrors at its end; null otherwise. */
-  private IncomingSnapshot snapshot;
+  /** The snapshot in flight, if any, swapped into the mirrors at its end. */
+  private final FeedSnapshots snapshots;
 
   /**
    * After a snapshot or resume: the server says right away (before any batch) when the table is
    * stale; a batch without that word first means it is followed.
    */
   private boolean statusDue;
-
-  /** How snapshots are sized against the heap. */
-  private final SnapshotSizing.Settings sizingSettings;
-
-  /** The snapshot in flight was refused (too big for the heap): its rows and end are dropped. */
-  private boolean refused;
-
-  /** Snapshots cut short by the connection's end since the table was last in sync. */
-  private int cutShortInARow;
 
   /** Told (table, why) when the mirrors need a fresh snapshot of the table to go on. */
   private final BiConsumer<String, String> freshNeeded;
@@ -74,7 +64,7 @@ final class TableFeed {
       SnapshotSizing.Settings sizingSettings,
       BiConsumer<String, String> freshNeeded) {
     this.table = table;
-    this.sizingSettings = sizingSettings;
+    this.snapshots = new FeedSnapshots(table, sizingSettings, mirrors);
     this.freshNeeded = freshNeeded;
   }
 
@@ -99,7 +89,7 @@ final class TableFeed {
    */
   boolean resumableFrom(String lastEpoch, long lastPosition) {
     return synced
-        && snapshot == null
+        && !snapshots.inFlight()
         && epoch != null
         && epoch.equals(lastEpoch)
         && (inStream || position == lastPosition);
@@ -172,9 +162,7 @@ final class TableFeed {
       }
     }
     mirrors.add(m);
-    if (snapshot != null) {
-      snapshot.tellProgress(m); // a mirror added while the snapshot comes shows how far it is
-    }
+    snapshots.tellProgress(m); // a mirror added while a snapshot comes shows how far it is
     return false;
   }
 
@@ -204,7 +192,7 @@ final class TableFeed {
    * resnapshot, when it needs a fresh one).
    */
   void collectSaves(List<MirrorFile.ToWrite> out, long nowMillis) {
-    if (!synced || snapshot != null || epoch == null) {
+    if (!synced || snapshots.inFlight() || epoch == null) {
       return;
     }
     mirrors.collectSaves(
@@ -227,27 +215,22 @@ final class TableFeed {
   void beginSnapshot(SnapshotBegin b) {
     columns = b.columns();
     primaryKey = b.primaryKey();
-    snapshot = new IncomingSnapshot(table, b, sizingSettings, mirrors.all());
-    refused = false;
+    snapshots.begin(b);
     synced = false;
     inStream = false;
-    snapshot.tellProgress(mirrors);
   }
 
+  /**
+   * Adds rows to the snapshot in flight; one they make too big for the heap is refused: the table
+   * leaves the stream until subscribed again, and the mirrors are told.
+   */
   void snapshotRows(List<ObjectNode> rows) {
-    if (refused) {
-      return;
-    }
-    if (snapshot == null) {
-      log.warn("snapshot rows for {} without a snapshot begin; ignored", table);
-      return;
-    }
-    String tooLarge = snapshot.add(rows, primaryKey);
+    String tooLarge = snapshots.add(rows, primaryKey);
     if (tooLarge != null) {
-      refuse(tooLarge);
-      return;
+      synced = false;
+      inStream = false;
+      mirrors.tooLarge(tooLarge);
     }
-    snapshot.tellProgress(mirrors);
   }
 
   /**
@@ -255,29 +238,17 @@ final class TableFeed {
    * without a snapshot in flight).
    */
   SnapshotDiff endSnapshot(String sessionEpoch, long snapshotPosition, boolean wasResnapshot) {
-    if (refused) {
-      refused = false;
-      return null;
-    }
-    IncomingSnapshot done = snapshot;
+    IncomingSnapshot done = snapshots.end();
     if (done == null) {
-      log.warn("snapshot end for {} without a snapshot begin; ignored", table);
       return null;
     }
-    snapshot = null;
     String cannot = done.cannotInstall(mirrors.all(), rowsOmitted);
     if (cannot != null) {
       needFresh(cannot);
       return null;
     }
     SnapshotDiff diff = done.install(mirrors.all(), columns, primaryKey, snapshotPosition);
-    fromFile = false;
-    synced = true;
-    inStream = true;
-    statusDue = true;
-    epoch = sessionEpoch;
-    position = snapshotPosition;
-    cutShortInARow = 0;
+    inSyncAt(sessionEpoch, snapshotPosition);
     done.logInstalled(snapshotPosition, wasResnapshot, diff);
     return diff;
   }
@@ -289,22 +260,26 @@ final class TableFeed {
       primaryKey = pk;
       setSchema(cols, pk);
     }
-    snapshot = null;
-    cutShortInARow = 0;
+    // the server accepted our position, so it is the truth even if it is lower than ours
+    inSyncAt(sessionEpoch, resumedPosition);
+    mirrors.resumed(resumedPosition);
+  }
+
+  /** Snapshot installed or stream resumed: the table is in sync at {@code at}, in the stream. */
+  private void inSyncAt(String sessionEpoch, long at) {
+    fromFile = false;
     synced = true;
     inStream = true;
     statusDue = true;
     epoch = sessionEpoch;
-    // the server accepted our position, so it is the truth even if it is lower than ours
-    position = resumedPosition;
-    mirrors.resumed(resumedPosition);
-    fromFile = false;
+    position = at;
+    snapshots.settled();
   }
 
   /** The table's column list changed while serving: the batches that follow use it. */
   void schemaChanged(List<ColumnInfo> cols, List<String> pk, int version) {
-    if (snapshot != null && !pk.equals(primaryKey)) {
-      snapshot.rekey(pk); // a snapshot in flight is keyed anew, as the mirrors
+    if (!pk.equals(primaryKey)) {
+      snapshots.rekey(pk); // a snapshot in flight is keyed anew, as the mirrors
     }
     columns = cols;
     primaryKey = pk;
@@ -355,8 +330,8 @@ final class TableFeed {
    */
   void apply(List<Change> changes, long batchPosition, long captureMillis) {
     settleStatus();
-    if (snapshot != null) {
-      snapshot.apply(changes, batchPosition, primaryKey);
+    if (snapshots.inFlight()) {
+      snapshots.apply(changes, batchPosition, primaryKey);
       return;
     }
     if (!inStream || batchPosition <= position) {
@@ -374,36 +349,16 @@ final class TableFeed {
   }
 
   /**
-   * The connection dropped: a snapshot in flight is discarded and, unless the client is {@code
-   * closing}, logged as cut short (the table is subscribed fresh on reconnect); synced data stays.
-   * Returns whether one was cut short.
+   * The connection dropped ({@code closing}: the client closed it): a snapshot in flight is
+   * discarded, synced data stays. Returns whether one was cut short.
    */
   boolean disconnected(boolean closing) {
-    boolean cut = snapshot != null && !refused && !closing;
-    if (cut) {
-      log.warn("{}", snapshot.cutShort(++cutShortInARow));
-    }
-    snapshot = null;
-    refused = false;
-    return cut;
-  }
-
-  /**
-   * The snapshot in flight does not fit in the heap: dropped whole (its rows are let go at once),
-   * the table leaves the stream until subscribed again, and the mirrors are told.
-   */
-  private void refuse(String message) {
-    log.error("{}", message);
-    snapshot = null;
-    refused = true;
-    synced = false;
-    inStream = false;
-    mirrors.tooLarge(message);
+    return snapshots.connectionEnded(closing);
   }
 
   /** The server refused the subscription. */
   void fail(ErrorCode code, String message) {
-    snapshot = null;
+    snapshots.discard();
     synced = false;
     inStream = false;
     mirrors.fail(code, message);
