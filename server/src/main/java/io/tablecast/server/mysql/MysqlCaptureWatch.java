@@ -1,7 +1,6 @@
 package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.CapturePlan;
-import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
@@ -50,9 +49,10 @@ import org.slf4j.Logger;
  *
  * Each check also describes the cached tables again: one whose columns or primary key differ from
  * the plan was altered (which fires no trigger here), and the tail takes it up at its next poll
- * ({@link #takeAltered}, {@link AlteredTables}). Foreign-key actions that no trigger can capture (a
- * new cycle of cascades) are logged the same way ({@code kind=not_capturable}). One check costs two
- * indexed catalog lookups per cached table and per parent, and one per table carrying triggers
+ * ({@link #takeAltered}, {@link AlteredTables}; the same look finds truncated tables and a
+ * renumbered outbox: {@link UntriggeredChanges}). Foreign-key actions that no trigger can capture
+ * (a new cycle of cascades) are logged the same way ({@code kind=not_capturable}). One check costs
+ * two indexed catalog lookups per cached table and per parent, and one per table carrying triggers
  * (docs/CONFIGURATION.md gives a measurement).
  */
 final class MysqlCaptureWatch implements AutoCloseable {
@@ -72,26 +72,15 @@ final class MysqlCaptureWatch implements AutoCloseable {
   /** Tables that could not be followed and are followed again once their resync is read. */
   private final Set<TableId> followAfterResync = ConcurrentHashMap.newKeySet();
 
-  /** Tables whose description differs from the plan's, for the tail to take up. */
-  private final Set<TableId> altered = ConcurrentHashMap.newKeySet();
-
   /**
    * Problems already logged and counted; forgotten once solved, so a recurrence is reported again.
    */
   private final Set<String> reported = new HashSet<>();
 
-  /** The cached tables' InnoDB ids: a new one is a TRUNCATE, re-read whole. */
-  private final RecreatedTables recreated;
-
   private final GaleraWriters galera = new GaleraWriters();
 
-  /** Which cached tables' catalog rows changed since they last matched their description. */
-  private final CatalogFingerprints fingerprints = new CatalogFingerprints();
-
-  /** Whether the outbox's ids began again below those read ({@link #takeOutboxRenumbered}). */
-  private final OutboxRenumbering renumbering;
-
-  private volatile String outboxRenumbered;
+  /** What changes the cached tables without firing a trigger. */
+  private final UntriggeredChanges untriggered;
 
   MysqlCaptureWatch(
       MysqlDialect dialect,
@@ -101,12 +90,12 @@ final class MysqlCaptureWatch implements AutoCloseable {
       UnfollowedTables unfollowed,
       LongSupplier lastReadId) {
     this.dialect = dialect;
-    this.renumbering = new OutboxRenumbering(dialect.flavor(), lastReadId);
     this.plan = plan;
     this.config = config;
     this.metrics = metrics;
     this.unfollowed = unfollowed;
-    this.recreated = new RecreatedTables(dialect.flavor());
+    this.untriggered =
+        new UntriggeredChanges(dialect.flavor(), lastReadId, unfollowed, resyncs::add);
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -205,72 +194,29 @@ final class MysqlCaptureWatch implements AutoCloseable {
                     : ": run `tablecast install` (or set install_triggers: true)"));
       }
     }
-    lookForAlteredTables();
+    lookForUntriggeredChanges();
     return status;
   }
 
   /**
-   * Describes every cached table again; one that differs from the plan is left for the tail to take
-   * up.
+   * Looks at the Galera cluster state and for what changed the cached tables without a trigger
+   * ({@link UntriggeredChanges}).
    */
-  private void lookForAlteredTables() throws SQLException {
+  private void lookForUntriggeredChanges() throws SQLException {
     CapturePlan p = plan.get();
     try (Connection c = p.connect()) {
       lookAtGalera(c);
-      String renumbered = renumbering.look(c, p);
-      TableId outbox = p.outboxId();
-      for (Map.Entry<TableId, String> t : rowsReplaced(c, p).entrySet()) {
-        if (t.getKey().equals(outbox)) { // its ids began again, maybe above the last read by now
-          renumbered =
-              "the outbox "
-                  + p.outboxTable()
-                  + ": "
-                  + t.getValue()
-                  + ", so its ids began again below those the server has read";
-        } else {
-          LOG.info("{}: {}: re-reading it", t.getKey(), t.getValue());
-          resyncs.add(t.getKey());
-        }
-      }
-      if (renumbered != null) {
-        outboxRenumbered = renumbered;
-      }
-      fingerprints.look(c, p.tables().stream().map(TableSchema::id).toList());
-      for (TableSchema known : p.tables()) {
-        TableSchema now;
-        boolean gone = unfollowed.isGone(known.id().qualified());
-        if (!gone && fingerprints.unchanged(known)) {
-          continue;
-        }
-        try {
-          now = p.describe(c, known.id());
-        } catch (MissingTableException e) {
-          fingerprints.differs(known.id());
-          if (!gone) {
-            altered.add(known.id()); // the tail takes it for gone, rows read or not
-          }
-          continue;
-        } catch (RuntimeException e) {
-          fingerprints.differs(known.id());
-          continue; // cannot be described now: the tail's own reads report it
-        }
-        if (gone || !now.equals(known)) {
-          fingerprints.differs(known.id());
-          altered.add(known.id()); // back, or altered: the tail re-reads it
-        } else {
-          fingerprints.matched(known);
-        }
-      }
+      untriggered.look(c, p);
     }
   }
 
   /**
-   * Remembers the cached tables' InnoDB ids; before the snapshot, so that a TRUNCATE after it is
-   * found by the next check ({@link RecreatedTables}).
+   * Looks at the Galera cluster state and remembers the cached tables' InnoDB ids, before the
+   * snapshot ({@link UntriggeredChanges#rememberTableIds}).
    */
   void rememberTableIds(Connection c) {
     lookAtGalera(c);
-    rowsReplaced(c, plan.get());
+    untriggered.rememberTableIds(c, plan.get());
   }
 
   /** This node's Galera cluster state, which tells the outbox ids written through other nodes. */
@@ -287,52 +233,20 @@ final class MysqlCaptureWatch implements AutoCloseable {
   }
 
   /**
-   * The cached tables whose rows were replaced without a trigger since the last look (truncated, or
-   * a partition truncated, exchanged or dropped), each with what happened; none when the look fails
-   * (said at WARN: the rest of the check and the snapshot go on, and reconciliation still finds
-   * them).
-   */
-  private Map<TableId, String> rowsReplaced(Connection c, CapturePlan p) {
-    List<TableId> tables = new ArrayList<>(p.tables().stream().map(TableSchema::id).toList());
-    tables.add(p.outboxId()); // truncated, its ids begin again below those the tail read
-    try {
-      return recreated.rowsReplaced(c, tables);
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Looking for truncated tables failed (reconciliation still finds them): {}",
-          e.toString());
-      return Map.of();
-    }
-  }
-
-  /**
-   * What the last check found when the outbox's ids began again below those the tail read, once;
-   * null when they did not. The tail then reads every cached table again.
+   * Whether the outbox's ids began again, once: {@link UntriggeredChanges#takeOutboxRenumbered}.
    */
   String takeOutboxRenumbered() {
-    String found = outboxRenumbered;
-    outboxRenumbered = null;
-    return found;
+    return untriggered.takeOutboxRenumbered();
   }
 
-  /**
-   * {@code table} was found altered elsewhere (a reconciliation range): the tail takes it up at its
-   * next poll.
-   */
+  /** {@code table} was found altered elsewhere: {@link UntriggeredChanges#altered}. */
   void altered(TableId table) {
-    altered.add(table);
+    untriggered.altered(table);
   }
 
-  /**
-   * The tables found altered since the last call (their catalog differs from the plan), forgotten.
-   */
+  /** The tables found altered since the last call: {@link UntriggeredChanges#takeAltered}. */
   Set<TableId> takeAltered() {
-    if (altered.isEmpty()) {
-      return Set.of();
-    }
-    Set<TableId> out = new LinkedHashSet<>(altered);
-    altered.removeAll(out);
-    return out;
+    return untriggered.takeAltered();
   }
 
   /**

@@ -18,7 +18,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -125,15 +124,10 @@ final class MysqlDialect implements TailDialect {
 
   @Override
   public String dropSql(InstalledTrigger t) {
-    return "DROP TRIGGER IF EXISTS " + quote(t.table().schema()) + "." + quote(t.name());
+    return MysqlInstallScript.drop(t);
   }
 
-  /**
-   * New triggers first (the cached tables' own, then their parents' key-recording triggers), then
-   * the drops of stale ones: no write goes uncaptured in between.
-   *
-   * @throws IllegalStateException listing every foreign-key action that cannot be captured
-   */
+  /** New triggers before the drops of stale ones: {@link MysqlInstallScript#statements}. */
   @Override
   public List<String> installStatements(
       Connection c,
@@ -142,61 +136,13 @@ final class MysqlDialect implements TailDialect {
       List<InstalledTrigger> installed,
       List<InstalledTrigger> unconfigured)
       throws SQLException {
-    List<MysqlTriggers.Trigger> wanted = wanted(c, inst, tables);
-    List<String> out = new ArrayList<>(MysqlTriggers.outbox(flavor, inst.outbox()));
-    for (InstalledTrigger moved : installed) {
-      if (!moved.table().equals(moved.owner())) {
-        // renamed away with its table: it records another table's name, and holds the name that
-        // table's own trigger needs (trigger names are per schema). Dropped first.
-        out.add(dropSql(moved));
-      }
-    }
-    Map<TableId, Set<String>> wantedNames = new LinkedHashMap<>();
-    for (MysqlTriggers.Trigger trigger : wanted) {
-      out.add(trigger.sql());
-      wantedNames.computeIfAbsent(trigger.table(), t -> new HashSet<>()).add(trigger.name());
-    }
-    for (InstalledTrigger existing :
-        installed) { // stale ones go only after their replacements exist
-      Set<String> names = wantedNames.get(existing.table());
-      if (names != null && !names.contains(existing.name())) {
-        out.add(dropSql(existing));
-      }
-    }
-    for (InstalledTrigger t : unconfigured) {
-      out.add(dropSql(t));
-    }
-    return out;
+    return MysqlInstallScript.statements(this, c, inst, tables, installed, unconfigured);
   }
 
-  /**
-   * Without the triggers already there: {@code CREATE TRIGGER IF NOT EXISTS} of one that exists
-   * still waits for the table's metadata lock behind every open transaction that wrote to it, and
-   * every writer that comes after waits behind it. A trigger's name ends with a hash of its body,
-   * so one present under the name is the one wanted.
-   */
+  /** Without the triggers already there: {@link MysqlInstallScript#toRun}. */
   @Override
   public List<String> toRun(List<String> script, List<InstalledTrigger> installed) {
-    Map<String, String> present = new LinkedHashMap<>(); // CREATE ... name -> ON table
-    for (InstalledTrigger t : installed) {
-      if (t.table().equals(t.owner())) { // one renamed away with its table is not the one wanted
-        present.put(
-            "CREATE TRIGGER IF NOT EXISTS "
-                + quote(t.table().schema())
-                + "."
-                + quote(t.name())
-                + " ",
-            " ON " + MysqlIdentifiers.quote(t.table()) + " FOR EACH ROW");
-      }
-    }
-    List<String> out = new ArrayList<>();
-    for (String statement : script) {
-      if (present.entrySet().stream()
-          .noneMatch(p -> statement.startsWith(p.getKey()) && statement.contains(p.getValue()))) {
-        out.add(statement);
-      }
-    }
-    return out;
+    return MysqlInstallScript.toRun(script, installed);
   }
 
   /** The cached tables, and the parents whose foreign-key actions change them. */
@@ -285,20 +231,6 @@ final class MysqlDialect implements TailDialect {
   CaptureStatus captureStatus(Connection c, Installation inst, List<TableSchema> tables)
       throws SQLException {
     return RequiredTriggers.status(this, c, inst, tables);
-  }
-
-  /** The own triggers of the cached tables, then their parents' key-recording triggers. */
-  private List<MysqlTriggers.Trigger> wanted(
-      Connection c, Installation inst, List<TableSchema> tables) throws SQLException {
-    List<MysqlTriggers.Trigger> out = new ArrayList<>();
-    for (TableSchema t : tables) {
-      out.addAll(MysqlTriggers.triggers(t, inst.outbox()));
-    }
-    for (MysqlCascadeTriggers.CascadeTrigger ct :
-        ForeignKeyCheck.check(this, c, tables, inst.outbox()).orRefuse()) {
-      out.add(ct.trigger());
-    }
-    return out;
   }
 
   /**

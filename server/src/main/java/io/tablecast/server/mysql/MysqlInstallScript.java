@@ -1,0 +1,118 @@
+package io.tablecast.server.mysql;
+
+import io.tablecast.server.capture.Dialect.Installation;
+import io.tablecast.server.capture.InstalledTrigger;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The MySQL family's install script ({@link MysqlDialect#installStatements}): the outbox, the
+ * triggers the cached tables need ({@link MysqlTriggers}, {@link MysqlCascadeTriggers}) and the
+ * drops of stale ones, in an order that leaves no write uncaptured; and which of its statements
+ * install still has to run against a database where some triggers are present ({@link
+ * MysqlDialect#toRun}).
+ */
+final class MysqlInstallScript {
+  private MysqlInstallScript() {}
+
+  /** The statement that drops one installed trigger. */
+  static String drop(InstalledTrigger t) {
+    return "DROP TRIGGER IF EXISTS "
+        + MysqlIdentifiers.quote(t.table().schema())
+        + "."
+        + MysqlIdentifiers.quote(t.name());
+  }
+
+  /**
+   * New triggers first (the cached tables' own, then their parents' key-recording triggers), then
+   * the drops of stale ones: no write goes uncaptured in between.
+   *
+   * @throws IllegalStateException listing every foreign-key action that cannot be captured
+   */
+  static List<String> statements(
+      MysqlDialect dialect,
+      Connection c,
+      Installation inst,
+      List<TableSchema> tables,
+      List<InstalledTrigger> installed,
+      List<InstalledTrigger> unconfigured)
+      throws SQLException {
+    List<MysqlTriggers.Trigger> wanted = wanted(dialect, c, inst, tables);
+    List<String> out = new ArrayList<>(MysqlTriggers.outbox(dialect.flavor(), inst.outbox()));
+    for (InstalledTrigger moved : installed) {
+      if (!moved.table().equals(moved.owner())) {
+        // renamed away with its table: it records another table's name, and holds the name that
+        // table's own trigger needs (trigger names are per schema). Dropped first.
+        out.add(drop(moved));
+      }
+    }
+    Map<TableId, Set<String>> wantedNames = new LinkedHashMap<>();
+    for (MysqlTriggers.Trigger trigger : wanted) {
+      out.add(trigger.sql());
+      wantedNames.computeIfAbsent(trigger.table(), t -> new HashSet<>()).add(trigger.name());
+    }
+    for (InstalledTrigger existing :
+        installed) { // stale ones go only after their replacements exist
+      Set<String> names = wantedNames.get(existing.table());
+      if (names != null && !names.contains(existing.name())) {
+        out.add(drop(existing));
+      }
+    }
+    for (InstalledTrigger t : unconfigured) {
+      out.add(drop(t));
+    }
+    return out;
+  }
+
+  /**
+   * Without the triggers already there: {@code CREATE TRIGGER IF NOT EXISTS} of one that exists
+   * still waits for the table's metadata lock behind every open transaction that wrote to it, and
+   * every writer that comes after waits behind it. A trigger's name ends with a hash of its body,
+   * so one present under the name is the one wanted.
+   */
+  static List<String> toRun(List<String> script, List<InstalledTrigger> installed) {
+    Map<String, String> present = new LinkedHashMap<>(); // CREATE ... name -> ON table
+    for (InstalledTrigger t : installed) {
+      if (t.table().equals(t.owner())) { // one renamed away with its table is not the one wanted
+        present.put(
+            "CREATE TRIGGER IF NOT EXISTS "
+                + MysqlIdentifiers.quote(t.table().schema())
+                + "."
+                + MysqlIdentifiers.quote(t.name())
+                + " ",
+            " ON " + MysqlIdentifiers.quote(t.table()) + " FOR EACH ROW");
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (String statement : script) {
+      if (present.entrySet().stream()
+          .noneMatch(p -> statement.startsWith(p.getKey()) && statement.contains(p.getValue()))) {
+        out.add(statement);
+      }
+    }
+    return out;
+  }
+
+  /** The own triggers of the cached tables, then their parents' key-recording triggers. */
+  private static List<MysqlTriggers.Trigger> wanted(
+      MysqlDialect dialect, Connection c, Installation inst, List<TableSchema> tables)
+      throws SQLException {
+    List<MysqlTriggers.Trigger> out = new ArrayList<>();
+    for (TableSchema t : tables) {
+      out.addAll(MysqlTriggers.triggers(t, inst.outbox()));
+    }
+    for (MysqlCascadeTriggers.CascadeTrigger ct :
+        ForeignKeyCheck.check(dialect, c, tables, inst.outbox()).orRefuse()) {
+      out.add(ct.trigger());
+    }
+    return out;
+  }
+}
