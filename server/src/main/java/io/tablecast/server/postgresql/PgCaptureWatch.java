@@ -12,8 +12,6 @@ import io.tablecast.server.postgresql.CaptureCheck.Problem;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -45,21 +43,19 @@ import org.slf4j.Logger;
  *
  * The re-reads happen in the next outbox read, in its snapshot, which begins after any repair
  * committed: creating or enabling a trigger waits for the transactions writing the table, so the
- * snapshot sees every change that bypassed capture. Confined to the tail thread.
+ * snapshot sees every change that bypassed capture. This class follows the members of each table;
+ * what is done about the problems a check finds (reported once, repaired, followed until gone) is
+ * {@link PgCaptureProblems}. Confined to the tail thread.
  */
 final class PgCaptureWatch {
   private static final Logger LOG = RecentEvents.logger(PgCaptureWatch.class);
 
-  /**
-   * How long a repair may wait for a lock held by a writer before it gives up until the next check.
-   */
-  static final String REPAIR_LOCK_TIMEOUT = "2s";
-
   private final CapturePlan plan;
   private final HikariDataSource pool;
   private final SourceConfig config;
-  private final ServerMetrics metrics;
-  private final UnfollowedTables unfollowed;
+
+  /** What is done about the problems a check finds: reported, repaired, followed until gone. */
+  private final PgCaptureProblems problems;
 
   /** The members of each table at the last check; null before the first. */
   private Map<TableId, Map<Long, Member>> members;
@@ -69,16 +65,12 @@ final class PgCaptureWatch {
    */
   private final Map<Long, TableId> formerWithTriggers = new HashMap<>();
 
-  /** Problems reported and not gone yet, by key. */
-  private final Map<String, Problem> reported = new HashMap<>();
-
-  /** Problems a repair fixed: one found again means the repair cannot fix it. */
-  private final Set<String> repaired = new HashSet<>();
-
-  /** Reported problems whose repair failed (a lock wait timed out): tried again at each check. */
-  private final Set<String> retry = new HashSet<>();
-
+  /**
+   * Tables to re-read in the next outbox read, by qualified name: those whose members changed, and
+   * those {@link PgCaptureProblems} re-reads. {@link #runIfDue} hands them over.
+   */
   private final Set<String> resyncs = new LinkedHashSet<>();
+
   private long lastCheckNanos;
   private boolean suspected = true;
 
@@ -88,11 +80,10 @@ final class PgCaptureWatch {
       SourceConfig config,
       ServerMetrics metrics,
       UnfollowedTables unfollowed) {
-    this.unfollowed = unfollowed;
     this.plan = plan;
     this.pool = pool;
     this.config = config;
-    this.metrics = metrics;
+    this.problems = new PgCaptureProblems(plan, pool, config, metrics, unfollowed, resyncs::add);
   }
 
   /**
@@ -148,7 +139,7 @@ final class PgCaptureWatch {
     }
     return now.problems().stream()
         .filter(p -> p.table().equals(table))
-        .allMatch(p -> reported.containsKey(p.key()));
+        .allMatch(problems::isReported);
   }
 
   /**
@@ -204,7 +195,7 @@ final class PgCaptureWatch {
             }
           });
     }
-    followProblems(check.problems(), joinedOrLeft);
+    problems.follow(check.problems(), joinedOrLeft, members.keySet());
   }
 
   /**
@@ -248,186 +239,10 @@ final class PgCaptureWatch {
   }
 
   /**
-   * Reports new problems (ERROR and metric), repairs them when allowed, and re-reads tables whose
-   * problems are gone. With {@code install_triggers}, the triggers a relation that just joined a
-   * table lacks and those left on a relation that just left are expected work, not problems: they
-   * are repaired under the WARN of {@link #followMembers}.
-   */
-  private void followProblems(List<Problem> problems, Set<TableId> joinedOrLeft) {
-    Set<String> keys = problems.stream().map(Problem::key).collect(Collectors.toSet());
-    repaired.retainAll(keys);
-    retry.retainAll(keys);
-    List<Problem> fresh = new ArrayList<>();
-    for (Problem p : problems) {
-      boolean expected =
-          config.installTriggers()
-              && p.issue().repairable()
-              && joinedOrLeft.contains(p.relation())
-              && !repaired.contains(p.key());
-      if (retry.contains(p.key()) || (expected && !reported.containsKey(p.key()))) {
-        fresh.add(p);
-      } else if (reported.putIfAbsent(p.key(), p) == null) {
-        LOG.error(
-            "Capture of {} is incomplete: {}{}",
-            p.table(),
-            p.message(),
-            repaired.contains(p.key())
-                ? " (found again after a repair: it is not repaired again)"
-                : "");
-        metrics.captureProblem(p.table().qualified(), kind(p));
-        if (!repaired.contains(p.key())) {
-          fresh.add(p);
-        }
-      }
-    }
-    Set<TableId> cleared = new LinkedHashSet<>();
-    reported
-        .values()
-        .removeIf(
-            p -> {
-              if (keys.contains(p.key())) {
-                return false;
-              }
-              cleared.add(p.table());
-              return true;
-            });
-    for (TableId table : cleared) {
-      if (problems.stream().noneMatch(p -> p.table().equals(table))) {
-        LOG.info(
-            "Capture of {} is complete again: re-reading it (changes made meanwhile were not captured)",
-            table);
-        resyncs.add(table.qualified());
-        tableFollowedAgain(table);
-      }
-    }
-    for (TableId table : members.keySet()) { // the tail found it gone; back before a check saw it
-      if (unfollowed.isGone(table.qualified())
-          && !cleared.contains(table)
-          && problems.stream().noneMatch(p -> p.table().equals(table))) {
-        LOG.info("Table {} exists again: re-reading it", table);
-        resyncs.add(table.qualified());
-        tableFollowedAgain(table);
-      }
-    }
-    Set<TableId> gone =
-        problems.stream()
-            .filter(PgCaptureWatch::tableGone)
-            .map(Problem::table)
-            .collect(Collectors.toSet());
-    List<Problem> repairable =
-        fresh.stream()
-            .filter(p -> p.issue().repairable() && !gone.contains(p.table())) // nothing to put
-            .toList(); // triggers on: a stray one on its renamed relation stays until it is back
-    boolean done = config.installTriggers() && !repairable.isEmpty() && repair(repairable);
-    Map<TableId, List<Problem>> unfollowed = new HashMap<>();
-    for (Problem p : reported.values()) {
-      if (!(done && repairable.contains(p))) {
-        unfollowed.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p);
-      }
-    }
-    unfollowed.forEach(this::tableCannotBeFollowed);
-  }
-
-  /**
-   * Installs what is missing in one transaction: true when done. The problems fixed are forgotten
-   * (so the fix is not reported as a recovery) and their tables re-read.
-   */
-  private boolean repair(List<Problem> problems) {
-    Set<TableId> affected = new LinkedHashSet<>();
-    problems.forEach(p -> affected.add(p.table()));
-    try (Connection c = pool.getConnection()) {
-      c.setReadOnly(false);
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        s.execute("SET LOCAL lock_timeout = '" + REPAIR_LOCK_TIMEOUT + "'");
-        for (String sql :
-            PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems)) {
-          s.execute(sql);
-        }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      }
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Could not repair the capture of {} (retrying at the next check): {}",
-          affected,
-          e.toString());
-      for (Problem p : problems) {
-        retry.add(p.key());
-        if (reported.putIfAbsent(p.key(), p)
-            == null) { // expected work that could not be done: a problem now
-          LOG.error("Capture of {} is incomplete: {}", p.table(), p.message());
-          metrics.captureProblem(p.table().qualified(), kind(p));
-        }
-      }
-      return false;
-    }
-    LOG.warn(
-        "Capture of {} repaired (triggers installed or enabled ALWAYS, stray ones dropped): re-reading {}",
-        affected,
-        affected.size() == 1 ? "it" : "them");
-    for (Problem p : problems) {
-      reported.remove(p.key());
-      retry.remove(p.key());
-      repaired.add(p.key());
-    }
-    affected.forEach(t -> resyncs.add(t.qualified()));
-    for (TableId t :
-        affected) { // one that was stale (a repair that failed before) is followed again
-      if (reported.values().stream().noneMatch(p -> p.table().equals(t))) {
-        tableFollowedAgain(t);
-      }
-    }
-    return true;
-  }
-
-  /**
-   * A table whose changes cannot all be captured now; called at every check while that lasts. It is
-   * stale for its clients until {@link #tableFollowedAgain}.
-   */
-  private void tableCannotBeFollowed(TableId table, List<Problem> problems) {
-    Problem gone = problems.stream().filter(PgCaptureWatch::tableGone).findFirst().orElse(null);
-    if (gone != null) { // what else is wrong is about the relation it was: logged, not the reason
-      unfollowed.gone(table, gone.message());
-      return;
-    }
-    String suffix =
-        problems.stream().noneMatch(p -> p.issue().repairable())
-            ? ""
-            : config.installTriggers()
-                ? " (the server could not repair it: see its log)"
-                : " (install_triggers is off: run `tablecast install`)";
-    unfollowed.cannotFollow(
-        table, problems.stream().map(Problem::message).collect(Collectors.joining("; ")) + suffix);
-  }
-
-  /**
    * Whether the last check found row-level security applying to this server's reads of {@code
-   * table}: its reads see only what the policies show, so no reconciliation range may be compared.
+   * table} ({@link PgCaptureProblems#readsFiltered}).
    */
   boolean readsFiltered(TableId table) {
-    return reported.values().stream()
-        .anyMatch(p -> p.table().equals(table) && p.issue() == CaptureCheck.Issue.ROW_SECURITY);
-  }
-
-  /** {@code table} is captured completely again and is being re-read with the next batch. */
-  private void tableFollowedAgain(TableId table) {
-    unfollowed.followedAgain(table);
-  }
-
-  /** The cached table itself is no longer in the catalog under its name. */
-  private static boolean tableGone(Problem p) {
-    return p.issue() == CaptureCheck.Issue.UNCAPTURABLE
-        && p.trigger() == null
-        && p.relation().equals(p.table());
-  }
-
-  /** The {@code kind} tag of {@code tablecast.capture.problems} for a problem. */
-  private static String kind(Problem p) {
-    return p.issue() == CaptureCheck.Issue.MISSING
-        ? "missing_trigger"
-        : p.issue().name().toLowerCase(java.util.Locale.ROOT);
+    return problems.readsFiltered(table);
   }
 }
