@@ -2,7 +2,6 @@ package io.tablecast.server.postgresql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
-import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.PruningHold;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.SourceConfig;
@@ -23,7 +22,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -57,20 +55,14 @@ final class PgChangeSource extends PollingChangeSource {
   private final ServerMetrics metrics;
   private final PgCaptureWatch watch;
   private final DriftCheck driftCheck;
-  private final PgColumnChanges columnChanges;
   private final PgOutboxEvents outboxEvents;
   private final PgSingleStatementRead singleStatementRead;
 
-  /** Tables the watch asked to re-read, in the next read's snapshot. */
-  private final Set<String> pendingResyncs = new LinkedHashSet<>();
-
-  /**
-   * Tables whose catalog changed (found by {@link PgColumnChanges#alteredSinceLastLook}), described
-   * again at the next read.
-   */
-  private final Set<TableId> altered = new LinkedHashSet<>();
-
   private final UnfollowedTables unfollowed = new UnfollowedTables();
+
+  /** Tables to re-read, or to describe again, in the next read's snapshot. */
+  private final PgPendingResyncs pendingResyncs;
+
   private long watchFailedLoggedNanos;
   private volatile String previousSnapshot;
 
@@ -99,29 +91,13 @@ final class PgChangeSource extends PollingChangeSource {
             + " ORDER BY id";
     this.metrics = metrics;
     this.watch = new PgCaptureWatch(plan, pool, config, metrics, unfollowed);
-    this.columnChanges =
+    PgColumnChanges columnChanges =
         new PgColumnChanges(() -> this.plan, p -> this.plan = p, config.captureCheckInterval());
     this.outboxEvents = new PgOutboxEvents(() -> this.plan, columnChanges);
     this.singleStatementRead = new PgSingleStatementRead(readSql, () -> this.plan);
+    this.pendingResyncs = new PgPendingResyncs(() -> this.plan, columnChanges, unfollowed);
     // this.plan, the field: ALTER TABLE replaces it
-    this.driftCheck =
-        new DriftCheck(
-            () -> this.plan,
-            config.reconcileInterval(),
-            new DriftCheck.PassStart() {
-              @Override
-              public TableSchema begin(TableSchema known) {
-                // the range's own snapshot is compared with the catalog (alteredDuringPass); a
-                // table gone under its name has none to read
-                return unfollowed.isGone(known.id().qualified()) ? null : known;
-              }
-
-              @Override
-              public void alteredDuringPass(TableSchema known) {
-                altered.add(
-                    known.id()); // described again at the next read, in its snapshot, and re-read
-              }
-            });
+    this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), pendingResyncs);
   }
 
   @Override
@@ -224,7 +200,7 @@ final class PgChangeSource extends PollingChangeSource {
             || unfollowed.isGone(driftCheck.table().id().qualified()))) {
       checkDrift = false; // row-level security, or gone: its ranges wait until it is back
     }
-    if (!checkDrift && pendingResyncs.isEmpty() && altered.isEmpty() && !columnChanges.lookDue()) {
+    if (!checkDrift && pendingResyncs.nothingDue()) {
       CommittedBatch batch = readInOneStatement();
       if (batch != null) {
         return batch;
@@ -232,8 +208,7 @@ final class PgChangeSource extends PollingChangeSource {
     }
     String current;
     List<RowEvent> events = new ArrayList<>();
-    Set<String> resync = new LinkedHashSet<>(pendingResyncs);
-    resync.removeIf(unfollowed::isGone); // nothing to read under its name: it would fail the read
+    Set<String> resync = pendingResyncs.toRead(); // but those gone under their name
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis;
     boolean rangeOffPath = false;
@@ -254,19 +229,7 @@ final class PgChangeSource extends PollingChangeSource {
         PgOutboxQueries.lockBeforeSnapshot(c, toRead);
         // LOCK fixes no snapshot; the first query does, and the read below runs in it
         current = PgOutboxQueries.currentSnapshot(c, instance());
-        if (columnChanges.lookDue()) {
-          altered.addAll(columnChanges.alteredSinceLastLook(c));
-        }
-        for (TableId id :
-            altered) { // described in this read's transaction, before its rows are read
-          RowNormalizer n = plan.normalizer(id.qualified());
-          if (n != null && !unfollowed.isGone(id.qualified()) && describedAgain(c, n.table())) {
-            resync.add(id.qualified());
-            pendingResyncs.add(
-                id.qualified()); // the plan changed: a failed read must still re-read it
-          }
-        }
-        altered.clear();
+        pendingResyncs.describeAltered(c, resync); // before the rows are read, in this snapshot
         if (current.equals(previousSnapshot) && resync.isEmpty() && !checkDrift) {
           c.commit();
           return CommittedBatch.EMPTY; // same visible set of transactions: nothing new
@@ -322,20 +285,6 @@ final class PgChangeSource extends PollingChangeSource {
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
     }
     return OutboxRows.batch(events, captureMillis, reads);
-  }
-
-  /** {@link PgColumnChanges#describedAgain}; a table gone under its name is left out from now. */
-  private boolean describedAgain(Connection c, TableSchema table) throws SQLException {
-    try {
-      return columnChanges.describedAgain(c, table);
-    } catch (MissingTableException e) {
-      unfollowed.gone(
-          table.id(),
-          e.getMessage()
-              + ", dropped or renamed away: the mirror keeps its last rows, and follows it again"
-              + " once it exists again");
-      return false;
-    }
   }
 
   /** Tests: the one-statement read of this source's outbox. */

@@ -1,0 +1,131 @@
+package io.tablecast.server.postgresql;
+
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.MissingTableException;
+import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.tail.DriftCheck;
+import io.tablecast.server.tail.UnfollowedTables;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The cached tables {@link PgChangeSource} re-reads whole at its next read in a transaction, in
+ * that read's snapshot, and those it first describes again there. A table is re-read when a client
+ * asks ({@link PgChangeSource#resync}), when the capture watch says so ({@link
+ * PgCaptureWatch#runIfDue}: a partition or child joined or left, a trigger was repaired), or when
+ * describing it again changed its columns in the plan ({@link PgColumnChanges#describedAgain}). A
+ * table is described again when its catalog changed: found by the look at the catalog every {@code
+ * capture_check_interval} ({@link PgColumnChanges#alteredSinceLastLook}), or by a reconciliation
+ * range read in a snapshot where the catalog describes the table otherwise ({@link
+ * DriftCheck.PassStart}). They stay pending until a read succeeds: a failed read leaves them to the
+ * next. A table gone under its name is neither re-read nor described, and reconciliation passes it
+ * by. Confined to the tail thread.
+ */
+final class PgPendingResyncs implements DriftCheck.PassStart {
+
+  /** The source's current plan: a column change replaces it. */
+  private final Supplier<CapturePlan> plan;
+
+  private final PgColumnChanges columnChanges;
+  private final UnfollowedTables unfollowed;
+
+  /** Tables to re-read in the next read's snapshot, by qualified name. */
+  private final Set<String> pending = new LinkedHashSet<>();
+
+  /**
+   * Tables whose catalog changed (found by {@link PgColumnChanges#alteredSinceLastLook}), described
+   * again at the next read.
+   */
+  private final Set<TableId> altered = new LinkedHashSet<>();
+
+  PgPendingResyncs(
+      Supplier<CapturePlan> plan, PgColumnChanges columnChanges, UnfollowedTables unfollowed) {
+    this.plan = plan;
+    this.columnChanges = columnChanges;
+    this.unfollowed = unfollowed;
+  }
+
+  /**
+   * Re-reads {@code table} (qualified name) in the next read's snapshot; a name not cached is
+   * skipped there.
+   */
+  void add(String table) {
+    pending.add(table);
+  }
+
+  /** {@link #add} for each of {@code tables}. */
+  void addAll(Collection<String> tables) {
+    pending.addAll(tables);
+  }
+
+  @Override
+  public TableSchema begin(TableSchema known) {
+    // the range's own snapshot is compared with the catalog (alteredDuringPass); a
+    // table gone under its name has none to read
+    return unfollowed.isGone(known.id().qualified()) ? null : known;
+  }
+
+  @Override
+  public void alteredDuringPass(TableSchema known) {
+    altered.add(known.id()); // described again at the next read, in its snapshot, and re-read
+  }
+
+  /**
+   * True when the next read has no table to re-read or describe again, and no look at the catalog
+   * is due ({@link PgColumnChanges#lookDue}).
+   */
+  boolean nothingDue() {
+    return pending.isEmpty() && altered.isEmpty() && !columnChanges.lookDue();
+  }
+
+  /** The tables to re-read in the read about to begin, by qualified name. */
+  Set<String> toRead() {
+    Set<String> resync = new LinkedHashSet<>(pending);
+    resync.removeIf(unfollowed::isGone); // nothing to read under its name: it would fail the read
+    return resync;
+  }
+
+  /**
+   * In the read's transaction {@code c}, before its rows are read: looks at the catalog when due,
+   * describes again the tables whose catalog changed, and adds to {@code resync} (re-read in this
+   * snapshot) those whose plan changed.
+   */
+  void describeAltered(Connection c, Set<String> resync) throws SQLException {
+    if (columnChanges.lookDue()) {
+      altered.addAll(columnChanges.alteredSinceLastLook(c));
+    }
+    for (TableId id : altered) { // described in this read's transaction, before its rows are read
+      RowNormalizer n = plan.get().normalizer(id.qualified());
+      if (n != null && !unfollowed.isGone(id.qualified()) && describedAgain(c, n.table())) {
+        resync.add(id.qualified());
+        pending.add(id.qualified()); // the plan changed: a failed read must still re-read it
+      }
+    }
+    altered.clear();
+  }
+
+  /** The read that re-read them succeeded: none is pending any more. */
+  void clear() {
+    pending.clear();
+  }
+
+  /** {@link PgColumnChanges#describedAgain}; a table gone under its name is left out from now. */
+  private boolean describedAgain(Connection c, TableSchema table) throws SQLException {
+    try {
+      return columnChanges.describedAgain(c, table);
+    } catch (MissingTableException e) {
+      unfollowed.gone(
+          table.id(),
+          e.getMessage()
+              + ", dropped or renamed away: the mirror keeps its last rows, and follows it again"
+              + " once it exists again");
+      return false;
+    }
+  }
+}
