@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -12,6 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.netty.BinaryFraming;
 import java.net.InetSocketAddress;
@@ -38,6 +40,9 @@ final class Reconnector {
   /** The pipeline handler named here is replaced by the heartbeat watch after the welcome. */
   static final String IDLE = "idle";
 
+  /** How long {@link #close()} waits for the connection to close before it stops the loop. */
+  private static final long CLOSE_WAIT_MILLIS = 2000;
+
   private final ClientConfig config;
   private final EventLoopGroup group;
   private final Bootstrap bootstrap;
@@ -45,6 +50,9 @@ final class Reconnector {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final ServerSession session;
   private int nextServer;
+
+  /** The connection opened or being opened last, closed or not; event loop only. */
+  private Channel connection;
 
   /**
    * The oldest version said to servers that refused newer ones: rows in the row form, no sync (4)
@@ -158,6 +166,7 @@ final class Reconnector {
     log.debug("connecting to {}", address);
     // the target names the server to TLS and to the choice of protocol version
     ChannelFuture connecting = bootstrap.clone().attr(ClientTls.TARGET, address).connect(address);
+    connection = connecting.channel();
     connecting.addListener(
         f -> {
           if (f.isSuccess()) {
@@ -166,7 +175,7 @@ final class Reconnector {
             } else {
               session.connected(connecting.channel(), address);
             }
-          } else {
+          } else if (!closed.get()) { // else close() ended the attempt
             log.info("cannot connect to {}: {}", address, f.cause().toString());
             scheduleReconnect();
           }
@@ -212,9 +221,35 @@ final class Reconnector {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // The connection is closed here, not left to the loop's shutdown: Netty 4.2's loop closes its
+    // channels only when it finds the shutdown asked for right after polling the sockets. A loop
+    // that is running tasks when it is asked (woken by the session's last task, or busy) runs them,
+    // and with a quiet period of 0 it ends there: its channels are never closed, their
+    // channelInactive never runs, the session never says "disconnected: client closed" and the
+    // socket is left open. Closed on the loop, the channel's inactive event is a task queued
+    // before the shutdown, which runs it; the session tells it once, as for any channel.
+    EventLoop loop = group.next();
+    if (loop.inEventLoop()) {
+      closeConnection(); // cannot wait for itself: the close completes after this task
+    } else {
+      Future<Channel> closing = loop.submit(this::closeConnection);
+      if (closing.awaitUninterruptibly(CLOSE_WAIT_MILLIS) && closing.getNow() != null) {
+        // not always closed yet: TLS sends its close_notify first
+        closing.getNow().closeFuture().awaitUninterruptibly(CLOSE_WAIT_MILLIS);
+      }
+    }
     var shutdown = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-    if (!group.next().inEventLoop()) {
+    if (!loop.inEventLoop()) {
       shutdown.awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
+  }
+
+  /** Closes the connection, open or being opened, if any, and returns it. Event loop only. */
+  @SuppressWarnings("FutureReturnValueIgnored") // close() waits on the channel's close future
+  private Channel closeConnection() {
+    if (connection != null) {
+      connection.close();
+    }
+    return connection;
   }
 }
