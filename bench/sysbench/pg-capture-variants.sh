@@ -22,6 +22,16 @@
 #   key_noidx     key, outbox without its txid index
 #   key_text      key as text (NEW.id::text) instead of jsonb: row width
 #   key_ff70      key, outbox with fillfactor 70
+#   key_txpk, key_generic_txpk, whole_txpk: key / key_generic / whole with an outbox of one index,
+#                 PRIMARY KEY (txid, id): the reads by transaction and the pruning keep an index,
+#                 id orders the changes without one of its own
+#   key_sqlfn     key, built by a SQL-body function of the table's row type (no column name in the
+#                 PL/pgSQL: a renamed key column keeps working), with a tag: ['k1', NEW.id]
+#   key_sqlfn_txpk key_sqlfn with the one-index outbox of key_txpk
+#   key_exc       key, NEW.id read inside an exception block: a renamed or dropped key column
+#                 writes a re-read mark ('R') instead of failing the writer (one subtransaction
+#                 without writes per row)
+#   key_exc_txpk  key_exc with the one-index outbox of key_txpk
 #   stmt_key      statement triggers with transition tables, keys only (3 triggers per table)
 #   floor         a trigger inserting one int into an unindexed one-column table: the floor
 #
@@ -31,7 +41,7 @@
 # --print-install VARIANT / --print-uninstall [--tables N] only print the SQL (for capture-cpu.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-VARIANTS="none whole whole_newonly whole_keychg key_generic rowtext key key_noidx key_text key_ff70 stmt_key floor"
+VARIANTS="none whole whole_newonly whole_keychg key_generic rowtext key key_noidx key_txpk key_text key_ff70 stmt_key floor"
 ROUNDS=3; TIME=10; THREADS=2; TABLES=4; TABLE_SIZE=10000; OUT=bench-results/pg-capture-variants.md
 PRINT=""
 while [ $# -gt 0 ]; do
@@ -62,9 +72,11 @@ SB="oltp_write_only --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=$PGPOR
   --report-interval=0 --rand-type=uniform"
 
 outbox() {  # $1: extra WITH clause; $2: "noidx" to skip the txid index; $3 key column type;
-  # $4: "nopk" (id without its primary key index), "unlogged", "nocreated" (no created_at column)
+  # $4: "nopk" (id without its primary key index), "unlogged", "nocreated" (no created_at column),
+  # "txpk" (one index: PRIMARY KEY (txid, id); give $2 noidx too)
   local with=${1:-} keytype=${3:-jsonb} pk="PRIMARY KEY" kind="" created=", created_at timestamptz(6) NOT NULL DEFAULT clock_timestamp()"
-  case "${4:-}" in nopk) pk="NOT NULL";; unlogged) kind=UNLOGGED;; nocreated) created="";; esac
+  case "${4:-}" in nopk) pk="NOT NULL";; unlogged) kind=UNLOGGED;; nocreated) created="";;
+    txpk) pk="NOT NULL"; created="$created, PRIMARY KEY (txid, id)";; esac
   echo "CREATE $kind TABLE tablecast_outbox (id bigserial $pk, table_name text NOT NULL, op char(1) NOT NULL,
     new_row jsonb, old_row jsonb, new_key $keytype, old_key $keytype,
     txid xid8 NOT NULL DEFAULT pg_current_xact_id()$created) $with;"
@@ -77,17 +89,25 @@ row_triggers() {  # $1 function name pattern (%s = table number or ''), per-tabl
     echo "CREATE TRIGGER tc_cap AFTER INSERT OR UPDATE OR DELETE ON sbtest$i FOR EACH ROW EXECUTE FUNCTION $f('public.sbtest$i', 'id');"
   done
 }
-key_functions() {  # $1 expression type: jsonb | text
-  local i nk ok
+key_functions() {  # $1 expression type: jsonb | text | sqlfn (the key built by a SQL-body
+  # function of the table's row type, tc_key_N(NEW): no column name in the PL/pgSQL, so a renamed
+  # key column keeps working and a dropped one is refused by the function's dependency)
+  local i nk ok cmp
   for i in $(seq 1 "$TABLES"); do
-    if [ "$1" = text ]; then nk="NEW.id::text"; ok="OLD.id::text"; else nk="jsonb_build_object('id', NEW.id)"; ok="jsonb_build_object('id', OLD.id)"; fi
+    cmp="NEW.id IS DISTINCT FROM OLD.id"
+    case "$1" in
+      text) nk="NEW.id::text"; ok="OLD.id::text";;
+      sqlfn) nk="tc_key_$i(NEW)"; ok="tc_key_$i(OLD)"; cmp="$nk IS DISTINCT FROM $ok"
+        echo "CREATE FUNCTION tc_key_$i(r sbtest$i) RETURNS jsonb LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT jsonb_build_array('k1', r.id); END;";;
+      *) nk="jsonb_build_object('id', NEW.id)"; ok="jsonb_build_object('id', OLD.id)";;
+    esac
     cat <<SQL
 CREATE FUNCTION tc_cap_$i() RETURNS trigger LANGUAGE plpgsql AS \$f\$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     INSERT INTO tablecast_outbox (table_name, op, new_key) VALUES ('public.sbtest$i', 'I', $nk);
   ELSIF TG_OP = 'UPDATE' THEN
-    IF NEW.id IS DISTINCT FROM OLD.id THEN
+    IF $cmp THEN
       INSERT INTO tablecast_outbox (table_name, op, new_key, old_key) VALUES ('public.sbtest$i', 'U', $nk, $ok);
     ELSE
       INSERT INTO tablecast_outbox (table_name, op, new_key) VALUES ('public.sbtest$i', 'U', $nk);
@@ -100,12 +120,35 @@ END \$f\$;
 SQL
   done
 }
+key_exc_functions() {  # per-table functions reading NEW.id inside an exception block: a
+  # renamed or dropped key column writes a re-read mark instead of failing the writer's statement
+  local i
+  for i in $(seq 1 "$TABLES"); do
+    cat <<SQL
+CREATE FUNCTION tc_cap_$i() RETURNS trigger LANGUAGE plpgsql AS \$f\$
+DECLARE nk jsonb; ok jsonb;
+BEGIN
+  BEGIN
+    IF TG_OP <> 'DELETE' THEN nk := jsonb_build_array('k1', NEW.id); END IF;
+    IF TG_OP <> 'INSERT' THEN ok := jsonb_build_array('k1', OLD.id); END IF;
+  EXCEPTION WHEN undefined_column THEN
+    INSERT INTO tablecast_outbox (table_name, op) VALUES ('public.sbtest$i', 'R');
+    RETURN NULL;
+  END;
+  IF TG_OP = 'UPDATE' AND nk = ok THEN ok := NULL; END IF;
+  INSERT INTO tablecast_outbox (table_name, op, new_key, old_key) VALUES ('public.sbtest$i', left(TG_OP, 1), nk, ok);
+  RETURN NULL;
+END \$f\$;
+SQL
+  done
+}
 install_sql() {
   case "$1" in
     none) ;;
-    whole|whole_newonly|whole_noidx|whole_nopk|whole_unlogged|whole_nocreated)
+    whole|whole_newonly|whole_noidx|whole_nopk|whole_unlogged|whole_nocreated|whole_txpk)
       case "$1" in
         whole_noidx) outbox "" noidx;; whole_nopk) outbox "" "" "" nopk;;
+        whole_txpk) outbox "" noidx "" txpk;;
         whole_unlogged) outbox "" "" "" unlogged;; whole_nocreated) outbox "" "" "" nocreated;;
         *) outbox;;
       esac
@@ -141,8 +184,8 @@ BEGIN
 END $f$;
 SQL
       row_triggers tc_cap;;
-    key_generic)
-      outbox
+    key_generic|key_generic_txpk)
+      if [ "$1" = key_generic_txpk ]; then outbox "" noidx "" txpk; else outbox; fi
       cat <<'SQL'
 CREATE FUNCTION tc_cap() RETURNS trigger LANGUAGE plpgsql AS $f$
 BEGIN
@@ -197,6 +240,11 @@ SQL
       row_triggers tc_cap;;
     key) outbox; key_functions jsonb; row_triggers "tc_cap_%s";;
     key_noidx) outbox "" noidx; key_functions jsonb; row_triggers "tc_cap_%s";;
+    key_txpk) outbox "" noidx "" txpk; key_functions jsonb; row_triggers "tc_cap_%s";;
+    key_sqlfn) outbox; key_functions sqlfn; row_triggers "tc_cap_%s";;
+    key_exc) outbox; key_exc_functions; row_triggers "tc_cap_%s";;
+    key_exc_txpk) outbox "" noidx "" txpk; key_exc_functions; row_triggers "tc_cap_%s";;
+    key_sqlfn_txpk) outbox "" noidx "" txpk; key_functions sqlfn; row_triggers "tc_cap_%s";;
     key_text) outbox "" "" text; key_functions text; row_triggers "tc_cap_%s";;
     key_ff70) outbox "WITH (fillfactor = 70)"; key_functions jsonb; row_triggers "tc_cap_%s";;
     stmt_key)
@@ -228,7 +276,7 @@ uninstall_sql() {
     echo "DROP TRIGGER IF EXISTS tc_cap ON sbtest$i; DROP TRIGGER IF EXISTS tc_ins ON sbtest$i;
       DROP TRIGGER IF EXISTS tc_upd ON sbtest$i; DROP TRIGGER IF EXISTS tc_del ON sbtest$i;
       DROP FUNCTION IF EXISTS tc_cap_$i(); DROP FUNCTION IF EXISTS tc_ins_$i(); DROP FUNCTION IF EXISTS tc_upd_$i();
-      DROP FUNCTION IF EXISTS tc_del_$i();"
+      DROP FUNCTION IF EXISTS tc_del_$i(); DROP FUNCTION IF EXISTS tc_key_$i(sbtest$i);"
   done
   echo "DROP FUNCTION IF EXISTS tc_cap(); DROP TABLE IF EXISTS tablecast_outbox; DROP TABLE IF EXISTS tc_floor;"
 }
