@@ -127,16 +127,19 @@ final class PgOutboxQueries {
   }
 
   /**
-   * Deletes, of the {@code limit} oldest outbox rows (by id), those of transactions older than
-   * {@code previousSnapshot}'s xmin (visible in it: delivered) and {@code othersAllow}, and older
-   * than {@code retention}; returns how many.
+   * Deletes, of the {@code limit} oldest outbox rows (by transaction, then id), those of
+   * transactions older than {@code previousSnapshot}'s xmin (visible in it: delivered) and {@code
+   * othersAllow}, and older than {@code retention}; returns how many.
    *
-   * <p>Only the head is looked at: rows are prunable in id order (ids and {@code created_at} grow
-   * together, and a transaction whose rows are held holds every later one), so the first row that
-   * is not yet prunable ends the chunk. A filter over the whole outbox instead, {@code ORDER BY id
-   * LIMIT n}, read every row of it whenever none was old enough: the state between two rounds once
-   * the outbox holds {@code outbox_retention}'s worth, 0.3-0.7 s of the database's time every five
-   * seconds at 1.5 million rows (BENCHMARKS.md, 2026-12-03).
+   * <p>Only the head is looked at, in the order of the outbox's primary key {@code (txid, id)} (an
+   * outbox of before has an index on {@code txid}, which serves the same order): rows are prunable
+   * in transaction order (a transaction whose rows are held holds every later one, and {@code
+   * created_at} grows with the transactions but for the late rows of a long one, which hold the
+   * head until they are old enough), so a chunk with nothing prunable ends the round. A filter over
+   * the whole outbox instead, {@code ORDER BY id LIMIT n}, read every row of it whenever none was
+   * old enough: the state between two rounds once the outbox holds {@code outbox_retention}'s
+   * worth, 0.3-0.7 s of the database's time every five seconds at 1.5 million rows (BENCHMARKS.md,
+   * 2026-12-03). Rows are deleted by their primary key, which an {@code id} alone is not.
    */
   static int prune(
       Connection c,
@@ -149,9 +152,9 @@ final class PgOutboxQueries {
     String sql =
         "DELETE FROM "
             + outbox
-            + " WHERE id IN (SELECT id FROM (SELECT id, txid, created_at FROM "
+            + " WHERE (txid, id) IN (SELECT txid, id FROM (SELECT id, txid, created_at FROM "
             + outbox
-            + " ORDER BY id LIMIT "
+            + " ORDER BY txid, id LIMIT "
             + limit
             + ") head WHERE txid < pg_snapshot_xmin(?::pg_snapshot) AND txid < ?::xid8"
             + " AND created_at < clock_timestamp() - make_interval(secs => ?))";
