@@ -14,8 +14,10 @@ transaction (minus "none").
 
 PostgreSQL variants are those of pg-capture-variants.sh (it prints their SQL). MariaDB variants:
 none, current (the shipped triggers: JSON_OBJECT of the key, old key on every UPDATE),
-oldkey_changed (old key only when the key changed), nocreated (outbox without created_at), floor
-(a trigger inserting one int into an unindexed table).
+oldkey_changed (old key only when the key changed), nocreated (outbox without created_at),
+varchar_key (the key columns VARCHAR(4000) instead of LONGTEXT), array_key (the key as
+JSON_ARRAY(NEW.id) instead of JSON_OBJECT('id', NEW.id)), floor (a trigger inserting one int into
+an unindexed table).
 
 With --multi-row (PostgreSQL) each kind is one statement over the table's 10,000 rows instead
 (UPDATE sbtest1 SET k = k + 1, ...; INSERT ... SELECT of 10,000 rows): what statement triggers save.
@@ -174,11 +176,16 @@ class Mariadb:
             for ev, op in events:
                 run(mariadb(), f"CREATE TRIGGER tc_{op} AFTER {ev} ON sbtest1 FOR EACH ROW INSERT INTO tc_floor VALUES (1);")
             return
-        if v not in ("current", "oldkey_changed", "nocreated"):
+        if v not in ("current", "oldkey_changed", "nocreated", "varchar_key", "array_key"):
             sys.exit(f"capture-cpu: unknown MariaDB variant {v}")
         created = "" if v == "nocreated" else ", created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)"
-        run(mariadb(), self.OUTBOX.format(created=created))
+        outbox = self.OUTBOX.format(created=created)
+        if v == "varchar_key":
+            outbox = outbox.replace("LONGTEXT", "VARCHAR(4000)")
+        run(mariadb(), outbox)
         nk, ok = "JSON_OBJECT('id', NEW.id)", "JSON_OBJECT('id', OLD.id)"
+        if v == "array_key":
+            nk, ok = "JSON_ARRAY(NEW.id)", "JSON_ARRAY(OLD.id)"
         upd_old = f"IF(NEW.id <=> OLD.id, NULL, {ok})" if v == "oldkey_changed" else ok
         for ev, op, new, old in (("INSERT", "I", nk, "NULL"), ("UPDATE", "U", nk, upd_old), ("DELETE", "D", "NULL", ok)):
             run(mariadb(), f"CREATE TRIGGER tc_{op} AFTER {ev} ON sbtest1 FOR EACH ROW INSERT INTO tablecast_outbox"

@@ -118,6 +118,45 @@ class PgOutboxShapeTest {
     }
   }
 
+  @Test
+  void theConversionGivesUpAfterItsLockTimeoutWhileAWriterStaysOpenAndChangesNothing()
+      throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("shape_timeout");
+    db.execute("CREATE TABLE shaped (id INT PRIMARY KEY, v INT)", OLD_OUTBOX, OLD_TXID_INDEX);
+    try (ChangeSource source = open(db);
+        Connection open = db.connect()) {
+      source.snapshot((t, row) -> {});
+      open.setAutoCommit(false);
+      try (Statement s = open.createStatement()) {
+        s.execute("INSERT INTO shaped VALUES (20, 0)"); // stays open past the lock timeout
+      }
+      long started = System.nanoTime();
+      SQLException refused = null;
+      try (Connection c = db.connect();
+          Statement s = c.createStatement()) {
+        for (String sql : conversionStatements()) {
+          s.execute(sql);
+        }
+      } catch (SQLException e) {
+        refused = e;
+      }
+      assertThat((Throwable) refused).as("the conversion, a writer open").isNotNull();
+      assertThat(refused.getSQLState()).isEqualTo("55P03"); // lock_not_available
+      assertThat(Duration.ofNanos(System.nanoTime() - started).toSeconds()).isLessThan(30L);
+      assertThat(indexes(db))
+          .containsExactly("tablecast_outbox_pkey (id) primary", "tablecast_outbox_txid (txid)");
+      open.commit();
+      Set<Integer> delivered = new TreeSet<>();
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(
+              () -> {
+                poll(source, delivered);
+                return delivered.contains(20);
+              });
+    }
+  }
+
   private static boolean waitingForALock(TestDatabases.Isolated db) throws Exception {
     try (Connection c = db.connect();
         Statement s = c.createStatement();
@@ -143,7 +182,7 @@ class PgOutboxShapeTest {
         out.add(statement.strip());
       }
     }
-    assertThat(out).as("INSTALL.md's statements").hasSize(4);
+    assertThat(out).as("INSTALL.md's statements").hasSize(5);
     return out;
   }
 
