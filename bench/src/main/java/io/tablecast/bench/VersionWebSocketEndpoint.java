@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A WebSocket endpoint of the bench on a free loopback port at {@link #PATH}, through which the
- * browser page of figure 1 sends its lines (one text message each): the way out of the page with
- * the least added delay, one loopback hop with no process in between. Each message is handed to
- * {@link LineFedSubject#accept} on the endpoint's event loop, the moment it is read.
+ * browser page of figure 1 sends its lines (one text message per task of the page: the lines of one
+ * batch's changes, joined by newlines): the way out of the page with the least added delay, one
+ * loopback hop with no process in between. Each line is handed to {@link LineFedSubject#accept} on
+ * the endpoint's event loop, the moment its message is read.
  */
 final class VersionWebSocketEndpoint implements AutoCloseable {
   static final String PATH = "/versions";
@@ -57,7 +58,9 @@ final class VersionWebSocketEndpoint implements AutoCloseable {
                                 protected void channelRead0(
                                     ChannelHandlerContext ctx, TextWebSocketFrame frame) {
                                   long now = System.nanoTime();
-                                  subject.accept(frame.text(), now);
+                                  for (String line : frame.text().split("\n", -1)) {
+                                    subject.accept(line, now);
+                                  }
                                 }
                               });
                     }

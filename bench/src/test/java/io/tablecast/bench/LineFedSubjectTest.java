@@ -3,9 +3,14 @@ package io.tablecast.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,5 +108,35 @@ class LineFedSubjectTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
             "tablecast-no-such-program not found on the PATH: install it (apt-get install chromium)");
+  }
+
+  /**
+   * The browser page sends the lines of one task as one message (bench/js/mirror-versions.mjs):
+   * every line of it reaches the listener, not only the first.
+   */
+  @Test
+  void everyLineOfOneWebSocketMessageReachesTheListener() throws Exception {
+    LineFedSubject s = new LineFedSubject("test", null);
+    List<Long> versions = new CopyOnWriteArrayList<>();
+    s.onVisible((version, now) -> versions.add(version));
+    try (VersionWebSocketEndpoint endpoint = VersionWebSocketEndpoint.start(s)) {
+      WebSocket ws =
+          HttpClient.newHttpClient()
+              .newWebSocketBuilder()
+              .buildAsync(URI.create(endpoint.url()), new WebSocket.Listener() {})
+              .get(20, TimeUnit.SECONDS);
+      ws.sendText("{\"ready\":3}", true).get(20, TimeUnit.SECONDS);
+      ws.sendText(
+              "{\"version\":1,\"at\":0}\n{\"version\":2,\"at\":0}\n{\"version\":3,\"at\":0}", true)
+          .get(20, TimeUnit.SECONDS);
+      s.awaitReady(Duration.ofSeconds(20));
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> versions.size() == 3);
+      assertThat(versions).containsExactly(1L, 2L, 3L);
+      ws.abort();
+    } finally {
+      s.close();
+    }
   }
 }
