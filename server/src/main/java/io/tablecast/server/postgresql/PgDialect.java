@@ -369,11 +369,10 @@ final class PgDialect implements TailDialect {
 
   // ---------------------------------------------------------------- tail
 
-  /** Reads by snapshot ({@link PgChangeSource}). */
-  /** {@link PgSessionSettings#POOL}. */
+  /** {@link PgSessionSettings#pool}. */
   @Override
-  public String poolSessionSetup() {
-    return PgSessionSettings.POOL;
+  public String poolSessionSetup(Map<String, String> driverOptions) {
+    return PgSessionSettings.pool(PgSessionSettings.serverPrepares(driverOptions));
   }
 
   @Override
@@ -381,6 +380,7 @@ final class PgDialect implements TailDialect {
     return "TRANSACTION_REPEATABLE_READ";
   }
 
+  /** Reads by snapshot ({@link PgChangeSource}). */
   @Override
   public ChangeSource open(SourceContext source) {
     return new PgChangeSource(this, source);

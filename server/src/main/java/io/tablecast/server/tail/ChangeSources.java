@@ -139,7 +139,10 @@ public final class ChangeSources {
     hc.setConnectionTimeout(10_000);
     TailDialect dialect = tailDialect(plan.dialect());
     hc.setTransactionIsolation(dialect.poolIsolation());
-    hc.setConnectionInitSql(initSql(plan.dialect().sessionSetup(), dialect.poolSessionSetup()));
+    hc.setConnectionInitSql(
+        initSql(
+            plan.dialect().sessionSetup(),
+            dialect.poolSessionSetup(PoolProperties.driverOptions(plan.jdbcUrl(), props))));
     PoolProperties.apply(hc, plan.jdbcUrl(), dialect.poolProperties());
     HikariDataSource pool = tuning.pools().apply(hc);
     LOG.info(

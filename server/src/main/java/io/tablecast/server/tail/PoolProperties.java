@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * The driver properties a dialect needs on the source pool's connections ({@link
@@ -40,6 +41,19 @@ final class PoolProperties {
           }
           config.addDataSourceProperty(name, value);
         });
+  }
+
+  /**
+   * The driver options of {@code url}'s query and of {@code properties}, names in lower case; the
+   * URL's win, as they do in the drivers.
+   */
+  static Map<String, String> driverOptions(String url, Properties properties) {
+    Map<String, String> options = new HashMap<>();
+    properties.stringPropertyNames().stream()
+        .filter(name -> !name.equalsIgnoreCase("password"))
+        .forEach(name -> options.put(name.toLowerCase(Locale.ROOT), properties.getProperty(name)));
+    options.putAll(urlOptions(url));
+    return options;
   }
 
   /** The options of {@code url}'s query ({@code ?a=1&b=2}), names in lower case. */

@@ -21,8 +21,11 @@ public interface TailDialect extends Dialect {
    * A statement each connection of the source pool runs after the dialect's {@code sessionSetup},
    * or null: settings that concern a pooled connection's life, not the SQL the server runs (so
    * {@code tablecast print-sql} does not print them).
+   *
+   * @param driverOptions the driver options of the source's URL and connection properties, names in
+   *     lower case (a setting may depend on how the driver talks to the database)
    */
-  default String poolSessionSetup() {
+  default String poolSessionSetup(Map<String, String> driverOptions) {
     return null;
   }
 

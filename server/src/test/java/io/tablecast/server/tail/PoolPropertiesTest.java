@@ -24,6 +24,26 @@ class PoolPropertiesTest {
     assertThat(config.getDataSourceProperties()).containsEntry("allowMultiQueries", "true");
   }
 
+  /**
+   * What a dialect's pool setup sees of the driver's options (PostgreSQL asks for generic plans
+   * only where pgjdbc prepares on the server): the URL's and the properties', names in lower case,
+   * the URL's winning as in the drivers, the password left out.
+   */
+  @Test
+  void driverOptionsJoinUrlAndPropertiesTheUrlWinning() {
+    java.util.Properties props = new java.util.Properties();
+    props.setProperty("prepareThreshold", "5");
+    props.setProperty("preferQueryMode", "extended");
+    props.setProperty("password", "secret");
+    assertThat(
+            PoolProperties.driverOptions(
+                "jdbc:postgresql://db/shop?PrepareThreshold=0&user=app", props))
+        .containsEntry("preparethreshold", "0")
+        .containsEntry("preferquerymode", "extended")
+        .containsEntry("user", "app")
+        .doesNotContainKey("password");
+  }
+
   @Test
   void acceptsTheSameValueInTheUrlInAnyCase() {
     HikariConfig config = new HikariConfig();
