@@ -170,12 +170,7 @@ class PgPoolSessionTest {
 
   /** The plan of the tail's read of the outbox, as run (EXPLAIN ANALYZE), one line per element. */
   private static List<String> plan(Connection c) throws SQLException {
-    String snapshot;
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
-      rs.next();
-      snapshot = rs.getString(1);
-    }
+    String snapshot = snapshot(c);
     List<String> lines = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
