@@ -13,12 +13,6 @@ import java.util.Map;
 final class PgSessionSettings {
 
   /**
-   * The pool's sessions, set up once per connection ({@link #pool}), for a driver that prepares
-   * statements on the server (pgjdbc's default).
-   */
-  static final String POOL = pool(true);
-
-  /**
    * The pool's sessions, set up once per connection in one statement:
    *
    * <ul>

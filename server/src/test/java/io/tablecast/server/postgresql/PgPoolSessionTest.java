@@ -17,14 +17,17 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pool's sessions ({@link PgSessionSettings#POOL}, run by the pool at each new connection, as
- * {@code IdleSessionTimeoutTest} shows end to end) do not JIT-compile the tail's read of the
+ * The pool's sessions ({@link PgDialect#poolSessionSetup}, run by the pool at each new connection,
+ * as {@code IdleSessionTimeoutTest} shows end to end) do not JIT-compile the tail's read of the
  * outbox. On an outbox of about a million rows the planner's estimate for that read passes {@code
  * jit_above_cost} and every poll compiled itself first (15-20 ms, the median latency of every
  * change at 1,000/s going from about 1 ms to 20); here {@code jit_above_cost = 0} on the session,
  * as a DBA might set it for a role, stands for that outbox.
  */
 class PgPoolSessionTest {
+  /** What the pool's sessions run with pgjdbc's defaults. */
+  private static final String POOL = PgDialect.INSTANCE.poolSessionSetup(Map.of());
+
   private static final String JIT_FOR_EVERYTHING =
       "options=-c%20jit%3Don%20-c%20jit_above_cost%3D0%20-c%20jit_inline_above_cost%3D-1";
 
@@ -43,7 +46,7 @@ class PgPoolSessionTest {
           .as("a session that JIT-compiles what costs more than 0: the test can fail")
           .anyMatch(line -> line.startsWith("JIT:"));
       try (Statement s = pooled.createStatement()) {
-        s.execute(PgSessionSettings.POOL);
+        s.execute(POOL);
       }
       assertThat(plan(pooled)).noneMatch(line -> line.startsWith("JIT:"));
     }
@@ -61,7 +64,7 @@ class PgPoolSessionTest {
     TestDatabases.Isolated db = outbox("pool_plans", 20_000);
     try (Connection pooled = db.connect()) {
       try (Statement s = pooled.createStatement()) {
-        s.execute(PgSessionSettings.POOL);
+        s.execute(POOL);
       }
       String sql = "SELECT * FROM " + PgOutboxQueries.newRows("tablecast_outbox");
       for (int poll = 0; poll < 15; poll++) {
@@ -96,7 +99,7 @@ class PgPoolSessionTest {
     TestDatabases.Isolated db = outbox("pool_generic", rows);
     try (Connection c = db.connect();
         Statement s = c.createStatement()) {
-      s.execute(PgSessionSettings.POOL);
+      s.execute(POOL);
       String numbered = PgOutboxQueries.newRows("tablecast_outbox");
       for (int i = 1; i <= 3; i++) {
         numbered = numbered.replaceFirst("\\?", "\\$" + i);
