@@ -386,7 +386,10 @@ export class TableMirror extends EventTarget {
     }
   }
 
+  /** One `change` per row, then one `batch` with them all (none when nothing changed). */
   #emit(events) {
+    if (events.length === 0) return;
     for (const detail of events) this.dispatchEvent(makeEvent('change', detail));
+    this.dispatchEvent(makeEvent('batch', { changes: Object.freeze(events) }));
   }
 }

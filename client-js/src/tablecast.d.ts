@@ -94,6 +94,15 @@ export interface ChangeDetail {
   newRow: Row | undefined;
 }
 
+/**
+ * Detail of a `batch` event, fired once per applied batch (one or more whole transactions) or
+ * re-snapshot that changed the table, after its `change` events: the same changes, in their order,
+ * for work done once per batch (a render, a total recomputed).
+ */
+export interface BatchDetail {
+  readonly changes: readonly ChangeDetail[];
+}
+
 /** An error from the server (`code` = ErrorCode name such as `UNKNOWN_TABLE`) or the client. */
 export class TablecastError extends Error {
   constructor(message: string, options?: { code?: string | null; table?: string | null });
@@ -142,6 +151,7 @@ export interface TableMirrorEventMap {
   snapshotprogress: CustomEvent<SnapshotProgressDetail>;
   snapshotcut: CustomEvent<SnapshotCutDetail>;
   change: CustomEvent<ChangeDetail>;
+  batch: CustomEvent<BatchDetail>;
   error: CustomEvent<TablecastError>;
   stale: CustomEvent<StaleDetail>;
   schema: CustomEvent<SchemaDetail>;

@@ -39,6 +39,10 @@ async function tour(client: TablecastClient): Promise<void> {
     const op: 'INSERT' | 'UPDATE' | 'DELETE' = d.op;
     void op;
   });
+  items.addEventListener('batch', (e) => {
+    const changes: readonly ChangeDetail[] = e.detail.changes;
+    void changes.length;
+  });
   items.addEventListener('ready', (e) => void e.detail.size, { once: true, signal: new AbortController().signal });
   items.addEventListener('error', (e) => console.error(e.detail.code, e.detail.table, e.detail.message));
   items.addEventListener('schema', (e) => void [e.detail.version, e.detail.columns.map((c) => c.name)]);

@@ -117,6 +117,51 @@ test('a batch is applied whole before its events fire; events are net per row', 
   ]);
 });
 
+test('a batch fires one batch event after its change events, with them in order', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 0, [{ id: 1, name: 'a' }, { id: 4, name: 'd' }]);
+  await m.ready;
+  const order = [];
+  const batches = [];
+  const positions = [];
+  m.addEventListener('change', (e) => order.push(`change ${e.detail.key}`));
+  m.addEventListener('batch', (e) => {
+    order.push(`batch of ${e.detail.changes.length}`);
+    batches.push(e.detail.changes);
+    positions.push(m.position); // visible when told
+    assert.throws(() => e.detail.changes.push({}), TypeError);
+  });
+  conn.batch(7, [
+    ins(T, [2], { id: 2, name: 'x' }),
+    upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'b' }),
+    ins(T, [3], { id: 3, name: 'tmp' }),
+    del(T, [3], { id: 3, name: 'tmp' }),
+  ]);
+  conn.batch(8, []); // nothing changed: no event
+  conn.batch(9, [del(T, [4], { id: 4, name: 'd' })]);
+  await until(() => m.position === 9);
+  await until(() => batches.length === 2);
+  assert.deepEqual(order, ['change [2]', 'change [1]', 'batch of 2', 'change [4]', 'batch of 1']);
+  assert.deepEqual(positions, [7, 9]);
+  assert.deepEqual(batches[0].map((c) => [c.op, c.key]), [['INSERT', '[2]'], ['UPDATE', '[1]']]);
+
+  // a re-snapshot after a failed resume: its differences as one batch
+  conn.kill();
+  const again = await server.nextConnection();
+  await again.handshake({ epoch: 'E2', position: 20 });
+  await again.next('subscribe');
+  again.snapshot(T, COLS, ['id'], 20, [{ id: 1, name: 'b' }, { id: 2, name: 'y' }, { id: 5, name: 'e' }]);
+  await until(() => batches.length === 3);
+  assert.deepEqual(
+    batches[2].map((c) => [c.op, c.key]).sort(),
+    [['INSERT', '[5]'], ['UPDATE', '[2]']],
+  );
+});
+
 test('a batch in parts is applied whole at its end; a connection lost mid-batch resumes before it', async () => {
   newClient();
   const m = client.mirror(T);

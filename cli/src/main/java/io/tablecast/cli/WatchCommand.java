@@ -1,5 +1,6 @@
 package io.tablecast.cli;
 
+import io.tablecast.client.ChangeEvent;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import java.io.PrintWriter;
@@ -30,12 +31,14 @@ final class WatchCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try (TablecastClient c = client.connect("tablecast-watch")) {
       TableMirror<Map<String, Object>> mirror = c.mirror(table);
-      mirror.addListener(
-          e -> {
-            synchronized (out) {
-              out.println(RowJson.change(mirror, e));
-              out.flush();
+      String lineEnd = System.lineSeparator();
+      mirror.addBatchListener(
+          changes -> { // one flush, so one write to a pipe, per batch rather than per line
+            for (ChangeEvent<Map<String, Object>> e : changes) {
+              out.print(RowJson.change(mirror, e));
+              out.print(lineEnd); // not println: picocli's writer flushes on each println
             }
+            out.flush();
           });
       if (!client.awaitReady(mirror, "watch", err)) {
         return 1;

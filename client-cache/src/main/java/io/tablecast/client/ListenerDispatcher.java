@@ -33,29 +33,14 @@ final class ListenerDispatcher {
     return clientName;
   }
 
-  <V> void dispatch(List<ChangeEvent<V>> events, List<ChangeListener<V>> listeners) {
+  <V> void dispatch(List<ChangeEvent<V>> events, MirrorListeners<V> listeners) {
     if (events.isEmpty() || listeners.isEmpty()) {
       return;
     }
     try {
-      executor.execute(() -> deliver(events, listeners));
+      executor.execute(() -> listeners.deliver(events));
     } catch (RejectedExecutionException e) {
       log.debug("client closed; dropped {} change events", events.size());
-    }
-  }
-
-  private static <V> void deliver(List<ChangeEvent<V>> events, List<ChangeListener<V>> listeners) {
-    for (ChangeEvent<V> e : events) {
-      for (ChangeListener<V> l : listeners) {
-        try {
-          l.onChange(e);
-        } catch (RuntimeException | Error ex) {
-          if (ex instanceof VirtualMachineError fatal) {
-            throw fatal;
-          }
-          log.warn("listener {} failed on {} {} key {}", l, e.op(), e.table(), e.key(), ex);
-        }
-      }
     }
   }
 

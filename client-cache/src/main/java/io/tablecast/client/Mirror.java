@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -22,7 +21,7 @@ final class Mirror<V> implements TableMirror<V> {
   private final String table;
   final MirrorRows<V> rows;
   private final IndexReads<V> indexReads;
-  final List<ChangeListener<V>> listeners = new CopyOnWriteArrayList<>();
+  final MirrorListeners<V> listeners = new MirrorListeners<>();
   final MirrorStaleness staleness;
   final MirrorReadiness readiness;
   volatile List<String> primaryKey = List.of();
@@ -167,9 +166,12 @@ final class Mirror<V> implements TableMirror<V> {
 
   @Override
   public Subscription addListener(ChangeListener<V> listener) {
-    Objects.requireNonNull(listener, "listener");
-    listeners.add(listener);
-    return () -> listeners.remove(listener);
+    return listeners.addChangeListener(listener);
+  }
+
+  @Override
+  public Subscription addBatchListener(BatchListener<V> listener) {
+    return listeners.addBatchListener(listener);
   }
 
   /**

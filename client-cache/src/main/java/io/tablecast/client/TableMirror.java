@@ -112,4 +112,11 @@ public interface TableMirror<V> {
    * re-snapshot after a failed resume fires only the real differences.
    */
   Subscription addListener(ChangeListener<V> listener);
+
+  /**
+   * Registers a listener told once per batch applied from now on, with the batch's changes to this
+   * table at once, after the change listeners have heard them. The initial snapshot fires none; a
+   * re-snapshot after a failed resume gives its real differences as one batch.
+   */
+  Subscription addBatchListener(BatchListener<V> listener);
 }

@@ -33,6 +33,7 @@ class ClientDocTest {
           MirrorIndex.class,
           MirrorQuery.class,
           ChangeListener.class,
+          BatchListener.class,
           StaleListener.class,
           ConnectionListener.class,
           ErrorListener.class,

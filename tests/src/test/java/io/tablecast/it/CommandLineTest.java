@@ -9,6 +9,7 @@ import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,6 +18,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -205,6 +207,62 @@ class CommandLineTest {
                   + "\",\"op\":\"DELETE\",\"key\":3,"
                   + "\"before\":{\"id\":3,\"name\":\"c\",\"price\":\"3.00\"},\"after\":null}");
       watch.interrupt();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void watchWritesATransactionsLinesAtOnceNotLineByLine(Kind kind) {
+    try (Pipeline p = Pipeline.start(kind, "cli_watch_batch", ITEMS, "items")) {
+      FlushedChunks out = new FlushedChunks();
+      CommandLine cl = TablecastCommand.commandLine();
+      cl.setOut(new PrintWriter(out, true)); // flushes on println, as picocli's default writer
+      cl.setErr(new PrintWriter(new StringWriter(), true));
+      Thread watch =
+          new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
+      watch.setDaemon(true);
+      watch.start();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
+                return !out.chunks.isEmpty();
+              });
+      p.sql("UPDATE items SET price = 9.99"); // one transaction, three rows
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> out.chunks.stream().anyMatch(c -> c.contains("9.99")));
+      // a pipe gets the transaction in one write, not one per row
+      assertThat(out.chunks)
+          .filteredOn(c -> c.contains("9.99"))
+          .singleElement()
+          .satisfies(c -> assertThat(c.lines().filter(l -> l.contains("9.99"))).hasSize(3));
+      watch.interrupt();
+    }
+  }
+
+  /** Keeps what was written between two flushes as one chunk. */
+  private static final class FlushedChunks extends Writer {
+    final List<String> chunks = new CopyOnWriteArrayList<>();
+    private final StringBuilder pending = new StringBuilder();
+
+    @Override
+    public synchronized void write(char[] text, int offset, int length) {
+      pending.append(text, offset, length);
+    }
+
+    @Override
+    public synchronized void flush() {
+      if (pending.length() > 0) {
+        chunks.add(pending.toString());
+        pending.setLength(0);
+      }
+    }
+
+    @Override
+    public void close() {
+      flush();
     }
   }
 
