@@ -32,7 +32,8 @@ export interface LiveTable {
   mirror: TableMirror;
 }
 
-const MIRROR_EVENTS = ['ready', 'change', 'schema', 'stale', 'error'] as const;
+/** `batch`, not `change`: one new snapshot (a copy of the rows) per applied batch, not per row. */
+const MIRROR_EVENTS = ['ready', 'batch', 'schema', 'stale', 'error'] as const;
 
 /** One store per mirror and client, shared by every component that shows the table. */
 class LiveTableStore {
