@@ -111,7 +111,7 @@ class LineFedSubjectTest {
   }
 
   /**
-   * The browser page sends the lines of one task as one message (bench/js/mirror-versions.mjs):
+   * The browser page sends the lines of one batch as one message (bench/js/mirror-versions.mjs):
    * every line of it reaches the listener, not only the first.
    */
   @Test
