@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -179,21 +180,7 @@ class CommandLineTest {
   void watchPrintsOneJsonLinePerChange(Kind kind) {
     try (Pipeline p = Pipeline.start(kind, "cli_watch", ITEMS, "items")) {
       StringWriter out = new StringWriter();
-      CommandLine cl = TablecastCommand.commandLine();
-      cl.setOut(new PrintWriter(out, true));
-      cl.setErr(new PrintWriter(new StringWriter(), true));
-      Thread watch =
-          new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
-      watch.setDaemon(true);
-      watch.start();
-      // the watcher prints nothing for the snapshot; keep writing until its first line shows up
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () -> {
-                p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
-                return out.toString().contains("\"op\":\"UPDATE\"");
-              });
+      Thread watch = startWatch(p, out, () -> out.toString().contains("\"op\":\"UPDATE\""));
       p.sql("DELETE FROM items WHERE id = 3");
       await()
           .atMost(Duration.ofSeconds(10))
@@ -215,20 +202,7 @@ class CommandLineTest {
   void watchWritesATransactionsLinesAtOnceNotLineByLine(Kind kind) {
     try (Pipeline p = Pipeline.start(kind, "cli_watch_batch", ITEMS, "items")) {
       FlushedChunks out = new FlushedChunks();
-      CommandLine cl = TablecastCommand.commandLine();
-      cl.setOut(new PrintWriter(out, true)); // flushes on println, as picocli's default writer
-      cl.setErr(new PrintWriter(new StringWriter(), true));
-      Thread watch =
-          new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
-      watch.setDaemon(true);
-      watch.start();
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () -> {
-                p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
-                return !out.chunks.isEmpty();
-              });
+      Thread watch = startWatch(p, out, () -> !out.chunks.isEmpty());
       p.sql("UPDATE items SET price = 9.99"); // one transaction, three rows
       await()
           .atMost(Duration.ofSeconds(10))
@@ -240,6 +214,29 @@ class CommandLineTest {
           .satisfies(c -> assertThat(c.lines().filter(l -> l.contains("9.99"))).hasSize(3));
       watch.interrupt();
     }
+  }
+
+  /**
+   * Runs {@code tablecast watch} on items, printing to {@code out} through a writer that flushes on
+   * each println (as picocli's default one does); the watcher prints nothing for the snapshot, so
+   * this keeps updating a row until {@code printed} says its first line is out.
+   */
+  private static Thread startWatch(Pipeline p, Writer out, Callable<Boolean> printed) {
+    CommandLine cl = TablecastCommand.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(new StringWriter(), true));
+    Thread watch =
+        new Thread(() -> cl.execute("watch", p.db.table("items"), "--server", p.address()));
+    watch.setDaemon(true);
+    watch.start();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              p.sql("UPDATE items SET name = CONCAT(name, '+') WHERE id = 1");
+              return printed.call();
+            });
+    return watch;
   }
 
   /** Keeps what was written between two flushes as one chunk. */
