@@ -15,7 +15,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "watch",
     mixinStandardHelpOptions = true,
-    description = "Mirror a table and print one JSON line per applied change, until interrupted.")
+    description =
+        "Mirror a table and print one JSON line per applied change, until interrupted or until"
+            + " whatever reads the output closes it.")
 final class WatchCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "TABLE", description = "Table to watch, schema.table")
@@ -32,6 +34,7 @@ final class WatchCommand implements Callable<Integer> {
     try (TablecastClient c = client.connect("tablecast-watch")) {
       TableMirror<Map<String, Object>> mirror = c.mirror(table);
       String lineEnd = System.lineSeparator();
+      CountDownLatch outputClosed = new CountDownLatch(1);
       mirror.addBatchListener(
           changes -> { // one flush, so one write to a pipe, per batch rather than per line
             for (ChangeEvent<Map<String, Object>> e : changes) {
@@ -39,13 +42,18 @@ final class WatchCommand implements Callable<Integer> {
               out.print(lineEnd); // not println: picocli's writer flushes on each println
             }
             out.flush();
+            // `| head`: the reader went away. picocli's writer does not see the broken pipe that
+            // System.out swallowed, so both are asked.
+            if (out.checkError() || System.out.checkError()) {
+              outputClosed.countDown();
+            }
           });
       if (!client.awaitReady(mirror, "watch", err)) {
         return 1;
       }
       err.println("watching " + table + " (" + mirror.size() + " rows); Ctrl-C to stop");
       err.flush();
-      new CountDownLatch(1).await();
+      outputClosed.await();
       return 0;
     }
   }

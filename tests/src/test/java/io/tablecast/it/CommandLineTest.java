@@ -1,5 +1,6 @@
 package io.tablecast.it;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -23,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -213,6 +215,51 @@ class CommandLineTest {
           .singleElement()
           .satisfies(c -> assertThat(c.lines().filter(l -> l.contains("9.99"))).hasSize(3));
       watch.interrupt();
+    }
+  }
+
+  /**
+   * {@code tablecast watch T | head -n 1}, as a user pipes it: once head has its line and exits,
+   * the next batch's write finds the pipe closed and watch ends (it ran on until Ctrl-C before).
+   * One database: the launcher and the pipe do not depend on it.
+   */
+  @Test
+  void watchEndsWhenWhatReadsItsOutputCloses() throws Exception {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_watch_pipe", ITEMS, "items")) {
+      Path launcher = RepoRoot.path().resolve("bin/tablecast");
+      Path err = dir.resolve("watch.err");
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  "bash",
+                  "-c",
+                  "set -o pipefail; '"
+                      + launcher
+                      + "' watch "
+                      + p.db.table("items")
+                      + " --server "
+                      + p.address()
+                      + " | head -n 1")
+              .redirectError(err.toFile());
+      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+      pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+      Process pipeline = pb.start();
+      try {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (pipeline.isAlive() && System.nanoTime() < deadline) {
+          p.sql("UPDATE items SET price = price + 1 WHERE id = 1"); // a batch each
+          pipeline.waitFor(200, TimeUnit.MILLISECONDS);
+        }
+        assertThat(pipeline.isAlive())
+            .as("watch still running after head exited; its stderr:%n%s", Files.readString(err))
+            .isFalse();
+        assertThat(pipeline.exitValue()).as(Files.readString(err)).isZero();
+        assertThat(new String(pipeline.getInputStream().readAllBytes(), UTF_8))
+            .startsWith("{\"table\":\"" + p.db.table("items") + "\",\"op\":\"UPDATE\"")
+            .hasLineCount(1);
+      } finally {
+        pipeline.descendants().forEach(ProcessHandle::destroyForcibly);
+        pipeline.destroyForcibly().waitFor();
+      }
     }
   }
 
