@@ -98,8 +98,10 @@ final class DumpCommand implements Callable<Integer> {
         TimeUnit.NANOSECONDS.sleep(
             Math.min(idleNanos - quietFor, TimeUnit.MILLISECONDS.toNanos(100)));
       }
+      String lineEnd = System.lineSeparator();
       for (String line : format.lines(mirror.columns(), RowJson.sortedRowMaps(mirror))) {
-        out.println(line);
+        out.print(line); // not println: picocli's writer would flush, a write for each row
+        out.print(lineEnd);
       }
       out.flush();
       return 0;

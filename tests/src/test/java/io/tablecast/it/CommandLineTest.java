@@ -93,6 +93,19 @@ class CommandLineTest {
     }
   }
 
+  /** One write for the whole table, not one per row (one database: the output does not care). */
+  @Test
+  void dumpWritesItsRowsAtOnceNotLineByLine() {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_flush", ITEMS, "items")) {
+      FlushedChunks out = new FlushedChunks();
+      CommandLine cl = TablecastCommand.commandLine();
+      cl.setOut(new PrintWriter(out, true)); // flushes on println, as picocli's default writer
+      cl.setErr(new PrintWriter(new StringWriter(), true));
+      assertThat(cl.execute("dump", p.db.table("items"), "--server", p.address())).isZero();
+      assertThat(out.chunks).singleElement().satisfies(c -> assertThat(c.lines()).hasSize(3));
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void dumpPrintsCsvAndAnAlignedTable(Kind kind) {
