@@ -59,13 +59,14 @@ final class MirrorListeners<V> {
         l.onBatch(batch);
       } catch (RuntimeException | Error ex) {
         rethrowFatal(ex);
-        log.warn("batch listener {} failed on {} changes of {}", l, batch.size(), table(batch), ex);
+        log.warn(
+            "batch listener {} failed on {} changes of {}",
+            l,
+            batch.size(),
+            batch.get(0).table(),
+            ex);
       }
     }
-  }
-
-  private static String table(List<? extends ChangeEvent<?>> batch) {
-    return batch.get(0).table();
   }
 
   private static void rethrowFatal(Throwable ex) {

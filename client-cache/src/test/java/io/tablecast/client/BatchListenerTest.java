@@ -137,41 +137,6 @@ class BatchListenerTest {
     assertThatThrownBy(() -> m.addBatchListener(null)).isInstanceOf(NullPointerException.class);
   }
 
-  @Test
-  void aResnapshotGivesItsDifferencesAsOneBatch() throws Exception {
-    TableMirror<Map<String, Object>> m = client.mirror(T);
-    List<List<ChangeEvent<Map<String, Object>>>> batches = new CopyOnWriteArrayList<>();
-    m.addBatchListener(batches::add);
-    FakeServer.Conn conn = server.handshake(10);
-    conn.expect(Message.Subscribe.class);
-    conn.snapshot(
-        T,
-        List.of("id"),
-        10,
-        row("id", 1, "v", "same"),
-        row("id", 2, "v", "old"),
-        row("id", 3, "v", "gone"));
-    assertThat(m.awaitReady(WAIT)).isTrue();
-    conn.close();
-
-    FakeServer.Conn again = server.handshake("epoch-2", 50, 10_000);
-    again.expect(Message.Subscribe.class);
-    again.snapshot(
-        T,
-        List.of("id"),
-        50,
-        row("id", 1, "v", "same"),
-        row("id", 2, "v", "new"),
-        row("id", 4, "v", "added"));
-    await().atMost(WAIT).until(() -> batches.size() == 1);
-    assertThat(batches.get(0))
-        .extracting(ChangeEvent::op, ChangeEvent::key)
-        .containsExactlyInAnyOrder(
-            tuple(ChangeType.UPDATE, 2L),
-            tuple(ChangeType.DELETE, 3L),
-            tuple(ChangeType.INSERT, 4L));
-  }
-
   record Account(long id, String owner, BigDecimal balance) {}
 
   @Test

@@ -95,6 +95,8 @@ class ReconnectTest {
     TableMirror<Map<String, Object>> m = client.mirror(T);
     List<ChangeEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
     m.addListener(events::add);
+    List<List<ChangeEvent<Map<String, Object>>>> batches = new CopyOnWriteArrayList<>();
+    m.addBatchListener(batches::add);
     FakeServer.Conn conn = server.handshake(10);
     conn.expect(Message.Subscribe.class);
     conn.snapshot(
@@ -136,6 +138,9 @@ class ReconnectTest {
     assertThat(m.get(1)).isSameAs(unchanged);
     assertThat(m.copyToMap()).containsOnlyKeys(1L, 2L, 4L);
     assertThat(m.position()).isEqualTo(50);
+    // a batch listener hears the same differences, as one batch
+    await().atMost(WAIT).until(() -> batches.size() == 1);
+    assertThat(batches.get(0)).containsExactlyElementsOf(events);
 
     again.close();
     FakeServer.Conn third = server.handshake("epoch-2", 50, 10_000);
