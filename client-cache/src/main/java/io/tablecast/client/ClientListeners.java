@@ -59,6 +59,11 @@ final class ClientListeners implements SessionEvents {
   }
 
   @Override
+  public void connectFailed(String server, String reason) {
+    tell(connection, "connectFailed", l -> l.connectFailed(server, reason));
+  }
+
+  @Override
   public void disconnected(String server, String reason) {
     activity.disconnected();
     tell(connection, "disconnected", l -> l.disconnected(server, reason));

@@ -22,6 +22,18 @@ public interface ConnectionListener {
   default void connected(String server) {}
 
   /**
+   * An attempt to connect to a server ended before it welcomed the client; the client tries the
+   * next server after its backoff, unless it was closed. Told for every attempt, so once per
+   * backoff while no server can be reached.
+   *
+   * @param server the server's {@code host:port}, as configured
+   * @param reason why: "Connection refused", "connection timed out after 5000 ms", "unknown host",
+   *     "the server reported AUTHENTICATION_FAILED: ...", "the connection closed before the
+   *     server's welcome", a TLS handshake's failure, ...
+   */
+  default void connectFailed(String server, String reason) {}
+
+  /**
    * The connection to a server that had welcomed the client ended; the client reconnects (to the
    * next server) after its backoff, unless it was closed. Mirrors keep their rows meanwhile.
    *

@@ -38,6 +38,11 @@ class ClientListenersTest {
     }
 
     @Override
+    public void connectFailed(String server, String reason) {
+      heard.add("connectFailed " + server + ": " + reason);
+    }
+
+    @Override
     public void disconnected(String server, String reason) {
       heard.add("disconnected " + server + ": " + reason);
     }
@@ -155,9 +160,44 @@ class ClientListenersTest {
       retry.expect(Message.Hello.class);
       retry.send(
           Message.Error.fatal(ErrorCode.AUTHENTICATION_FAILED, "wrong password for user app"));
-      awaitHeard(r, 5);
-      assertThat(r.heard.get(4))
-          .isEqualTo("serverError AUTHENTICATION_FAILED wrong password for user app");
+      awaitHeard(r, 6);
+      assertThat(r.heard.subList(4, 6))
+          .containsExactly(
+              "serverError AUTHENTICATION_FAILED wrong password for user app",
+              "connectFailed "
+                  + s
+                  + ": the server reported AUTHENTICATION_FAILED: wrong password for user app");
+    }
+  }
+
+  @Test
+  void anAttemptThatFailsBeforeTheWelcomeSaysWhy() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+      closedPort = probe.getLocalPort(); // nothing listens there once closed
+    }
+    String refused = "127.0.0.1:" + closedPort;
+    String unknown = "no-such-host.invalid:7070";
+    Recorder r = new Recorder();
+    try (FakeServer server = new FakeServer()) {
+      String s = server.address();
+      try (TablecastClient client =
+          TablecastClient.builder()
+              .servers(refused, unknown, s)
+              .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+              .connectionListener(r)
+              .build()) {
+        client.mirror(T);
+        FakeServer.Conn conn = server.accept(); // the third server, after the first two failed
+        conn.expect(Message.Hello.class);
+        conn.close(); // not a Tablecast server's answer
+        awaitHeard(r, 3);
+        assertThat(r.heard.subList(0, 3))
+            .containsExactly(
+                "connectFailed " + refused + ": Connection refused",
+                "connectFailed " + unknown + ": unknown host",
+                "connectFailed " + s + ": the connection closed before the server's welcome");
+      }
     }
   }
 

@@ -45,6 +45,11 @@ class SessionCloseTest {
     }
 
     @Override
+    public void connectFailed(String server, String reason) {
+      lines.add("connectFailed " + server + ": " + reason);
+    }
+
+    @Override
     public void disconnected(String server, String reason) {
       lines.add("disconnected " + server + ": " + reason);
     }

@@ -39,10 +39,15 @@ public record ClientConfig(
     servers = List.copyOf(servers);
   }
 
+  /** A server's address as configured, {@code host:port}, resolved or not. */
+  static String hostPort(InetSocketAddress address) {
+    return address.getHostString() + ":" + address.getPort();
+  }
+
   @Override
   public String toString() {
     return "ClientConfig[servers="
-        + servers
+        + servers.stream().map(ClientConfig::hostPort).toList()
         + ", clientName="
         + clientName
         + ", user="

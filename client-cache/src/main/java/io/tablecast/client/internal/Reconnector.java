@@ -14,6 +14,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
+import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.netty.BinaryFraming;
 import java.net.InetSocketAddress;
@@ -130,7 +131,7 @@ final class Reconnector {
    * @return that version, or -1 when the oldest was refused already (the refusal has another
    *     reason). Any thread.
    */
-  int speakOlderVersionTo(InetSocketAddress server) {
+  private int speakOlderVersionTo(InetSocketAddress server) {
     int[] said = {-1};
     olderServers.compute(
         server,
@@ -140,6 +141,31 @@ final class Reconnector {
           return now > OLDEST_VERSION ? now - 1 : now;
         });
     return said[0];
+  }
+
+  /**
+   * Whether the server of {@code ch}, before its welcome, refused the protocol version said to it
+   * ({@code error}) and the next connection says an older one (logged); else the refusal stands.
+   */
+  boolean retriesWithOlderVersion(Channel ch, Message.Error error) {
+    InetSocketAddress target = ch.attr(ClientTls.TARGET).get();
+    if (error.code() != ErrorCode.UNSUPPORTED_VERSION || target == null) {
+      return false;
+    }
+    int older = speakOlderVersionTo(target);
+    if (older <= 0) {
+      return false;
+    }
+    log.warn(
+        "server {} does not speak protocol version {} ({}: {}); reconnecting with version {}, in"
+            + " which {} not available",
+        ClientConfig.hostPort(target),
+        older + 1,
+        error.code(),
+        error.message(),
+        older,
+        older < SyncRequests.FIRST_VERSION ? "sync() and near caches are" : "near caches are");
+    return true;
   }
 
   boolean isClosed() {
@@ -176,10 +202,29 @@ final class Reconnector {
               session.connected(connecting.channel(), address);
             }
           } else if (!closed.get()) { // else close() ended the attempt
-            log.info("cannot connect to {}: {}", address, f.cause().toString());
+            String reason = describe(f.cause());
+            log.info("cannot connect to {}: {}", ClientConfig.hostPort(address), reason);
+            session.connectFailed(address, reason);
             scheduleReconnect();
           }
         });
+  }
+
+  /**
+   * Why a connection could not be opened, for people: "Connection refused", "connection timed out
+   * after 5000 ms", "unknown host", without the address Netty appends (the caller names it).
+   */
+  static String describe(Throwable cause) {
+    if (cause instanceof java.net.UnknownHostException
+        || cause instanceof java.nio.channels.UnresolvedAddressException) {
+      return "unknown host"; // the first names the host again, the second nothing
+    }
+    String message = cause.getMessage();
+    if (message == null || message.isBlank()) {
+      return cause.getClass().getSimpleName();
+    }
+    int annotation = cause instanceof java.net.SocketException ? message.indexOf(": ") : -1;
+    return annotation > 0 ? message.substring(0, annotation) : message;
   }
 
   /** The connection ended or failed: try the next server after the backoff. Event loop only. */

@@ -234,8 +234,13 @@ public final class ServerSession implements AutoCloseable {
   /** The {@link Reconnector} opened {@code ch} to {@code address}; the handler sends the hello. */
   void connected(Channel ch, InetSocketAddress address) {
     channel = ch;
-    server = address.getHostString() + ":" + address.getPort();
+    server = ClientConfig.hostPort(address);
     endReason = null;
+  }
+
+  /** No connection to {@code address} could be opened, for {@code reason}. */
+  void connectFailed(InetSocketAddress address, String reason) {
+    events.connectFailed(ClientConfig.hostPort(address), reason);
   }
 
   /** {@code ch} closed: mirrors keep their rows; the next connection resumes them. */
@@ -254,6 +259,10 @@ public final class ServerSession implements AutoCloseable {
           endReason != null
               ? endReason
               : reconnector.isClosed() ? "client closed" : "connection closed");
+    } else if (!reconnector.isClosed()) {
+      events.connectFailed(
+          server,
+          endReason != null ? endReason : "the connection closed before the server's welcome");
     }
     channel = null;
     welcomed = false;
@@ -368,20 +377,7 @@ public final class ServerSession implements AutoCloseable {
       stream.fail(e.table(), e.code(), "server refused subscription to " + e.table() + ": " + text);
       return;
     }
-    InetSocketAddress target = ch.attr(ClientTls.TARGET).get();
-    int older =
-        e.code() == ErrorCode.UNSUPPORTED_VERSION && !welcomed && target != null
-            ? reconnector.speakOlderVersionTo(target)
-            : -1;
-    if (older > 0) {
-      log.warn(
-          "server {} does not speak protocol version {} ({}); reconnecting with version {}, in"
-              + " which {} not available",
-          target,
-          older + 1,
-          text,
-          older,
-          older < SyncRequests.FIRST_VERSION ? "sync() and near caches are" : "near caches are");
+    if (!welcomed && reconnector.retriesWithOlderVersion(ch, e)) {
       ending(ch, "the server speaks an older protocol version");
       ch.close();
       return;

@@ -13,6 +13,12 @@ public interface SessionEvents {
   /** A server ({@code host:port}) welcomed the client. */
   void connected(String server);
 
+  /**
+   * An attempt to connect to a server ({@code host:port}) ended before its welcome, for {@code
+   * reason}: no connection, a refused or failed handshake, a close; the client tries again.
+   */
+  void connectFailed(String server, String reason);
+
   /** The connection to a server that had welcomed the client ended, for {@code reason}. */
   void disconnected(String server, String reason);
 

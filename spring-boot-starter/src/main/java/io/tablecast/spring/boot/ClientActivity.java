@@ -9,15 +9,16 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the client's {@link ConnectionListener} and {@link ErrorListener} told: whether it is
- * connected, to which server, the last disconnection and the server's refusals. Health and
- * readiness read it (the meters are the client's own {@code TablecastClientMetrics}). The client
- * built by the auto-configuration hears it from the first connection on; an application's own
- * client is attached when the context starts.
+ * connected, to which server, the last disconnection, why the last attempt to connect failed and
+ * the server's refusals. Health and readiness read it (the meters are the client's own {@code
+ * TablecastClientMetrics}). The client built by the auto-configuration hears it from the first
+ * connection on; an application's own client is attached when the context starts.
  */
 final class ClientActivity {
   private volatile Boolean connected; // null: not known yet
   private volatile String server;
   private volatile String lastDisconnect;
+  private volatile String lastConnectFailure;
   private volatile String lastConnectionError;
   private volatile boolean attached;
   private final Map<String, String> refusedTables = new ConcurrentHashMap<>();
@@ -27,7 +28,14 @@ final class ClientActivity {
         @Override
         public void connected(String server) {
           ClientActivity.this.server = server;
+          lastConnectFailure = null;
           connected = true;
+        }
+
+        @Override
+        public void connectFailed(String server, String reason) {
+          connected = false;
+          lastConnectFailure = server + ": " + reason;
         }
 
         @Override
@@ -86,6 +94,14 @@ final class ClientActivity {
   /** The last disconnection, "host:port: reason", or null. */
   String lastDisconnect() {
     return lastDisconnect;
+  }
+
+  /**
+   * Why the last attempt to connect failed, "host:port: reason", or null once a server welcomed the
+   * client.
+   */
+  String lastConnectFailure() {
+    return lastConnectFailure;
   }
 
   /** The last error the server gave for the connection (not a table), "CODE: message", or null. */

@@ -73,17 +73,18 @@ final class MirrorsReadiness implements ApplicationRunner, Ordered {
   }
 
   private String connection() {
-    Boolean connected = activity.connected();
-    String error =
-        activity.lastConnectionError() == null
-            ? ""
-            : "; the server said " + activity.lastConnectionError();
-    if (connected == null) {
-      return "no server welcomed the client yet (tablecast.client.servers)" + error;
-    }
-    return (connected
+    String state =
+        Boolean.TRUE.equals(activity.connected())
             ? "connected to " + activity.server()
-            : "disconnected (" + activity.lastDisconnect() + ")")
-        + error;
+            : activity.lastDisconnect() != null
+                ? "disconnected (" + activity.lastDisconnect() + ")"
+                : "no server welcomed the client yet (tablecast.client.servers)";
+    String failure = activity.lastConnectFailure(); // null once connected
+    String said = activity.lastConnectionError();
+    return state
+        + (failure == null ? "" : "; the last attempt: cannot connect to " + failure)
+        + (said == null || (failure != null && failure.contains(said))
+            ? ""
+            : "; the server said " + said);
   }
 }

@@ -10,9 +10,10 @@ import org.springframework.boot.actuate.health.HealthIndicator;
  * The client's health ({@code /actuator/health/tablecast}): UP when it is connected (or no
  * connection event was heard yet) and every mirror bean is ready and follows its table; DOWN
  * otherwise. Details: {@code connected}, {@code server}, {@code lastDisconnect}, {@code
- * lastConnectionError}, and per mirror bean its {@code table}, {@code ready}, {@code rows}, {@code
- * position}, {@code lagMillis} once a transaction came and, when stale, {@code stale} (the reason)
- * or, when refused, {@code error}.
+ * lastConnectFailure} (until a server welcomes the client), {@code lastConnectionError}, and per
+ * mirror bean its {@code table}, {@code ready}, {@code rows}, {@code position}, {@code lagMillis}
+ * once a transaction came and, when stale, {@code stale} (the reason) or, when refused, {@code
+ * error}.
  *
  * <p>A disconnected client still answers from its mirrors (they keep their rows and resume), but
  * they no longer follow their tables: DOWN says so. To take an instance out of traffic for it, add
@@ -60,6 +61,7 @@ public class TablecastHealthIndicator implements HealthIndicator {
     health.withDetail("connected", connected == null ? "unknown" : connected);
     putIfSet(health, "server", activity.server());
     putIfSet(health, "lastDisconnect", activity.lastDisconnect());
+    putIfSet(health, "lastConnectFailure", activity.lastConnectFailure());
     putIfSet(health, "lastConnectionError", activity.lastConnectionError());
     return health.withDetail("mirrors", byName).build();
   }

@@ -86,6 +86,29 @@ class MirrorsReadinessTest {
   }
 
   @Test
+  void aServerThatCannotBeReachedIsNamedWithWhyInTheStartupFailure() throws Exception {
+    int port;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+      port = probe.getLocalPort(); // nothing listens there once closed
+    }
+    SpringApplicationBuilder app =
+        new SpringApplicationBuilder(App.class)
+            .web(WebApplicationType.NONE)
+            .properties(
+                "tablecast.client.servers=127.0.0.1:" + port,
+                "tablecast.client.ready-timeout=1s",
+                "tablecast.client.mirrors.products.table=shop.products");
+    MirrorsNotReadyException failure =
+        causeOfType(catchThrowable(app::run), MirrorsNotReadyException.class);
+    assertThat(failure)
+        .hasMessageContaining(
+            "; connection: no server welcomed the client yet (tablecast.client.servers); the last"
+                + " attempt: cannot connect to 127.0.0.1:"
+                + port
+                + ": Connection refused");
+  }
+
+  @Test
   void withoutMirrorsStartupDoesNotWait() throws Exception {
     STATES.clear();
     try (SilentServer server = new SilentServer();
