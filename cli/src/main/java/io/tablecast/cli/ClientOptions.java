@@ -64,6 +64,9 @@ final class ClientOptions {
       description = "How long to wait for the snapshot (default: ${DEFAULT-VALUE})")
   Duration timeout;
 
+  /** What the client's connection went through; set by {@link #connect}. */
+  private ConnectionReport report;
+
   /**
    * Waits for the mirror's snapshot; on timeout prints which table and servers did not answer. A
    * refused subscription (e.g. unknown table) surfaces as the exception awaitReady throws.
@@ -77,23 +80,34 @@ final class ClientOptions {
     return false;
   }
 
-  /** Says which table and servers gave no snapshot within the timeout. */
+  /** Says which table and servers gave no snapshot within the timeout, and the last failure. */
   void reportNotReady(io.tablecast.client.TableMirror<?> mirror, String command, PrintWriter err) {
+    String failure = report == null ? null : report.lastFailure();
     err.println(
         "tablecast "
             + command
             + ": no snapshot of "
             + mirror.table()
             + " within "
-            + timeout
+            + DurationConverter.format(timeout)
             + " from "
-            + servers);
+            + String.join(",", servers)
+            + (failure == null ? "" : "; the last attempt: " + failure));
     err.flush();
   }
 
-  TablecastClient connect(String clientName) {
+  /**
+   * A client for {@code command} ({@code tablecast-COMMAND}), whose connection's troubles are told
+   * on {@code err} ({@link ConnectionReport}) instead of the client library's log lines.
+   */
+  TablecastClient connect(String command, PrintWriter err) {
+    report = new ConnectionReport(command, err);
+    CommandLogging.quietClientLibrary();
     TablecastClient.Builder b =
-        TablecastClient.builder().servers(servers.toArray(new String[0])).clientName(clientName);
+        TablecastClient.builder()
+            .servers(servers.toArray(new String[0]))
+            .clientName("tablecast-" + command)
+            .connectionListener(report);
     if ((tlsCert == null) != (tlsKey == null)) {
       throw new IllegalArgumentException(
           "--tls-cert and --tls-key go together; got only "

@@ -66,7 +66,7 @@ final class DumpCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (TablecastClient c = client.connect("tablecast-dump")) {
+    try (TablecastClient c = client.connect("dump", err)) {
       TableMirror<Map<String, Object>> mirror = c.mirror(table);
       AtomicLong lastChange = new AtomicLong(System.nanoTime());
       mirror.addListener(e -> lastChange.set(System.nanoTime()));

@@ -11,6 +11,27 @@ import picocli.CommandLine;
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
+  /**
+   * {@code d} as one would type it: {@code 30s}, {@code 5m}, {@code 1h}, {@code 500ms}, in the
+   * largest unit it is a whole number of; ISO-8601 for the rest ({@code PT0.0005S}).
+   */
+  static String format(Duration d) {
+    if (d.isZero()) {
+      return "0";
+    }
+    if (d.isNegative() || d.toNanosPart() % 1_000_000 != 0) {
+      return d.toString();
+    }
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+  }
+
   @Override
   public Duration convert(String value) {
     String v = value.trim();

@@ -31,7 +31,7 @@ final class WatchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (TablecastClient c = client.connect("tablecast-watch")) {
+    try (TablecastClient c = client.connect("watch", err)) {
       TableMirror<Map<String, Object>> mirror = c.mirror(table);
       String lineEnd = System.lineSeparator();
       CountDownLatch outputClosed = new CountDownLatch(1);

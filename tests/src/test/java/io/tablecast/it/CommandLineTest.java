@@ -277,6 +277,49 @@ class CommandLineTest {
   }
 
   /**
+   * {@code bin/tablecast dump} as users run it (the shipped logging): its standard error holds
+   * nothing of the client library's connection and snapshot lines, which {@code
+   * TABLECAST_LOG_LEVEL=INFO} brings back.
+   */
+  @Test
+  void dumpLogsTheClientLibrarysLinesOnlyWhenAsked() throws Exception {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_quiet", ITEMS, "items")) {
+      String quiet = launcherDumpErr(p, null);
+      assertThat(quiet).doesNotContain("i.t.client").doesNotContain("INFO");
+      String asked = launcherDumpErr(p, "INFO");
+      assertThat(asked).contains("i.t.client.internal.ServerSession - connected to");
+    }
+  }
+
+  /** The standard error of {@code bin/tablecast dump} on items, with this log level if not null. */
+  private String launcherDumpErr(Pipeline p, String level) throws Exception {
+    Path err = Files.createTempFile(dir, "dump", ".err");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                RepoRoot.path().resolve("bin/tablecast").toString(),
+                "dump",
+                p.db.table("items"),
+                "--server",
+                p.address())
+            .redirectError(err.toFile())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+    pb.environment().remove("TABLECAST_LOG_LEVEL");
+    if (level != null) {
+      pb.environment().put("TABLECAST_LOG_LEVEL", level);
+    }
+    Process dump = pb.start();
+    try {
+      assertThat(dump.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(err)).isTrue();
+      assertThat(dump.exitValue()).as(Files.readString(err)).isZero();
+      return Files.readString(err);
+    } finally {
+      dump.destroyForcibly();
+    }
+  }
+
+  /**
    * Runs {@code tablecast watch} on items, printing to {@code out} through a writer that flushes on
    * each println (as picocli's default one does); the watcher prints nothing for the snapshot, so
    * this keeps updating a row until {@code printed} says its first line is out.
