@@ -15,7 +15,10 @@ final class ClientOptions {
       required = true,
       split = ",",
       paramLabel = "HOST:PORT",
-      description = "Tablecast server(s) to connect to; several may be given, comma-separated")
+      defaultValue = "${env:TABLECAST_SERVER}",
+      description =
+          "Tablecast server(s) to connect to; several may be given, comma-separated (or set"
+              + " TABLECAST_SERVER)")
   List<String> servers;
 
   @Option(names = "--user", description = "Principal name, when the server requires authentication")

@@ -18,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -284,35 +285,50 @@ class CommandLineTest {
   @Test
   void dumpLogsTheClientLibrarysLinesOnlyWhenAsked() throws Exception {
     try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_quiet", ITEMS, "items")) {
-      String quiet = launcherDumpErr(p, null);
+      String quiet = launcherDump(Map.of(), "dump", p.db.table("items"), "--server", p.address());
       assertThat(quiet).doesNotContain("i.t.client").doesNotContain("INFO");
-      String asked = launcherDumpErr(p, "INFO");
+      String asked =
+          launcherDump(
+              Map.of("TABLECAST_LOG_LEVEL", "INFO"),
+              "dump",
+              p.db.table("items"),
+              "--server",
+              p.address());
       assertThat(asked).contains("i.t.client.internal.ServerSession - connected to");
     }
   }
 
-  /** The standard error of {@code bin/tablecast dump} on items, with this log level if not null. */
-  private String launcherDumpErr(Pipeline p, String level) throws Exception {
+  /** Without {@code --server}, the client commands connect to {@code TABLECAST_SERVER}. */
+  @Test
+  void theServerMayComeFromTheEnvironment() throws Exception {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_env", ITEMS, "items")) {
+      launcherDump(Map.of("TABLECAST_SERVER", p.address()), "dump", p.db.table("items"));
+    }
+  }
+
+  /**
+   * Runs {@code bin/tablecast} with {@code args} and these environment variables (and no {@code
+   * TABLECAST_LOG_LEVEL} of the build's own), expecting it to end well and print the three rows of
+   * items as JSON lines; returns its standard error.
+   */
+  private String launcherDump(Map<String, String> env, String... args) throws Exception {
     Path err = Files.createTempFile(dir, "dump", ".err");
+    Path out = Files.createTempFile(dir, "dump", ".out");
+    List<String> command = new java.util.ArrayList<>();
+    command.add(RepoRoot.path().resolve("bin/tablecast").toString());
+    command.addAll(List.of(args));
     ProcessBuilder pb =
-        new ProcessBuilder(
-                RepoRoot.path().resolve("bin/tablecast").toString(),
-                "dump",
-                p.db.table("items"),
-                "--server",
-                p.address())
-            .redirectError(err.toFile())
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        new ProcessBuilder(command).redirectError(err.toFile()).redirectOutput(out.toFile());
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
     pb.environment().remove("TABLECAST_LOG_LEVEL");
-    if (level != null) {
-      pb.environment().put("TABLECAST_LOG_LEVEL", level);
-    }
+    pb.environment().remove("TABLECAST_SERVER");
+    pb.environment().putAll(env);
     Process dump = pb.start();
     try {
       assertThat(dump.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(err)).isTrue();
       assertThat(dump.exitValue()).as(Files.readString(err)).isZero();
+      assertThat(Files.readAllLines(out)).as(Files.readString(err)).hasSize(3);
       return Files.readString(err);
     } finally {
       dump.destroyForcibly();
