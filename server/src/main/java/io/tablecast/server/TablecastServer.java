@@ -107,7 +107,7 @@ public final class TablecastServer implements AutoCloseable {
       return ChangeSources.open(source, metrics, serverName);
     } catch (SQLException e) {
       throw new IllegalStateException(
-          "cannot open the change source " + source + ": " + e.getMessage(), e);
+          "cannot open the change source on " + source.database() + ": " + e.getMessage(), e);
     }
   }
 

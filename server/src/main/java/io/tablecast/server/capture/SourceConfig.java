@@ -288,10 +288,22 @@ public record SourceConfig(
     return ColumnChoice.ALL;
   }
 
+  /**
+   * The database, for messages: the JDBC URL with any password in it masked, and the user when the
+   * configuration names one apart.
+   */
+  public String database() {
+    return redactedUrl() + (user == null ? "" : " as " + user);
+  }
+
+  private String redactedUrl() {
+    return jdbcUrl.replaceAll("password=[^&;]*", "password=***");
+  }
+
   @Override
   public String toString() {
     return "SourceConfig[jdbcUrl="
-        + jdbcUrl.replaceAll("password=[^&]*", "password=***")
+        + redactedUrl()
         + ", user="
         + user
         + ", cachedTables="

@@ -69,7 +69,16 @@ public final class TriggerInstaller implements AutoCloseable {
     if (config.password() != null) {
       props.setProperty("password", config.password());
     }
-    Connection c = java.sql.DriverManager.getConnection(url, props);
+    Connection c;
+    try {
+      c = java.sql.DriverManager.getConnection(url, props);
+    } catch (SQLException e) {
+      throw new SQLException(
+          "cannot connect to " + config.database() + ": " + e.getMessage(),
+          e.getSQLState(),
+          e.getErrorCode(),
+          e);
+    }
     try {
       Dialect dialect = family.detect(c);
       dialect.setUp(c);
@@ -80,7 +89,7 @@ public final class TriggerInstaller implements AutoCloseable {
       if (schema == null) {
         throw new IllegalArgumentException(
             "source.jdbc_url "
-                + config
+                + config.database()
                 + " names no "
                 + dialect.schemaNoun()
                 + "; the outbox is created there");
