@@ -207,8 +207,26 @@ final class PgCaptureWatch {
         current.values().stream().filter(m -> !before.containsKey(m.oid())).toList();
     List<Member> gone =
         before.values().stream().filter(m -> !current.containsKey(m.oid())).toList();
-    List<String> added = joined.stream().map(PgCaptureWatch::describe).toList();
-    List<String> left = gone.stream().map(PgCaptureWatch::describe).toList();
+    // the table itself is no member of its own: dropped, the capture check reports it missing
+    if (isTable(joined)) {
+      LOG.warn(
+          "Table {} {}: re-reading it",
+          table,
+          isTable(gone) ? "was dropped and created again" : "exists again");
+    }
+    List<String> added =
+        joined.stream()
+            .filter(m -> m.role() != CaptureCheck.Role.TABLE)
+            .map(PgCaptureWatch::describe)
+            .toList();
+    List<String> left =
+        gone.stream()
+            .filter(m -> m.role() != CaptureCheck.Role.TABLE)
+            .map(PgCaptureWatch::describe)
+            .toList();
+    if (isTable(joined) || isTable(gone)) {
+      resyncs.add(table.qualified()); // as for any member that joined or left
+    }
     if (!added.isEmpty()) {
       LOG.warn(
           "Table {} has a new {}: capturing its changes{}, and re-reading {} (rows attached or inherited arrive "
@@ -232,6 +250,10 @@ final class PgCaptureWatch {
     joined.forEach(m -> out.add(m.id()));
     gone.forEach(m -> out.add(m.id()));
     return out;
+  }
+
+  private static boolean isTable(List<Member> members) {
+    return members.stream().anyMatch(m -> m.role() == CaptureCheck.Role.TABLE);
   }
 
   private static String describe(Member m) {

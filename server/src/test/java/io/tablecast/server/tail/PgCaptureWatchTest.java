@@ -123,6 +123,54 @@ class PgCaptureWatchTest {
   }
 
   /**
+   * A cached table dropped is reported as missing (the capture check's problem), not as a member
+   * that left itself; created again, it is said so and read whole.
+   */
+  @Test
+  void aDroppedTableIsReportedMissingAndItsReturnIsSaidAndReRead() throws Exception {
+    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("watch_dropped");
+    db.execute("CREATE TABLE items (id int PRIMARY KEY, v int)", "INSERT INTO items VALUES (1, 1)");
+    String table = db.table("items");
+    MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
+    try (ChangeSource source = ChangeSources.open(config(db, true), metrics)) {
+      source.snapshot((t, row) -> {});
+      db.execute("DROP TABLE items");
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                source.poll(Duration.ofMillis(50));
+                return metrics.captureProblems() > 0;
+              });
+      assertThat(messagesNaming(table)).noneMatch(m -> m.contains("no longer includes"));
+
+      db.execute(
+          "CREATE TABLE items (id int PRIMARY KEY, v int)", "INSERT INTO items VALUES (2, 2)");
+      List<CommittedBatch.TableRead> reads = new ArrayList<>();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                reads.addAll(source.poll(Duration.ofMillis(50)).tableReads());
+                return !reads.isEmpty();
+              });
+      assertThat(Rows.json(reads.get(0).schema(), reads.get(0).rows()))
+          .extracting(r -> r.get("id").asInt())
+          .containsExactly(2);
+      assertThat(messagesNaming(table))
+          .anyMatch(m -> m.equals("Table " + table + " exists again: re-reading it"))
+          .noneMatch(m -> m.contains("has a new table"));
+    }
+  }
+
+  private static List<String> messagesNaming(String table) {
+    return io.tablecast.server.log.RecentEvents.global().newestFirst().stream()
+        .map(io.tablecast.server.log.RecentEvents.Event::message)
+        .filter(m -> m.contains(table))
+        .toList();
+  }
+
+  /**
    * Rows that leave with a child (NO INHERIT) fire no trigger: the watch re-reads the table as a
    * resync. Reconciliation must not find them first and count them as drift, even when its range is
    * due long before the watch's next check: it reads only in a snapshot whose catalog the watch has
