@@ -62,9 +62,9 @@ final class ConnectionReport implements ConnectionListener {
   public void resnapshotted(String table, int inserted, int updated, int deleted) {
     say(
         table
-            + " snapshotted again (the server could not resume it): "
+            + " snapshotted again (the server could not resume it), rows: "
             + inserted
-            + " rows inserted, "
+            + " inserted, "
             + updated
             + " updated, "
             + deleted

@@ -51,7 +51,9 @@ final class WatchCommand implements Callable<Integer> {
       if (!client.awaitReady(mirror, "watch", err)) {
         return 1;
       }
-      err.println("watching " + table + " (" + mirror.size() + " rows); Ctrl-C to stop");
+      int rows = mirror.size();
+      err.println(
+          "watching " + table + " (" + rows + (rows == 1 ? " row" : " rows") + "); Ctrl-C to stop");
       err.flush();
       outputClosed.await();
       return 0;

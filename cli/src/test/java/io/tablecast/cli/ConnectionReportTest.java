@@ -35,7 +35,7 @@ class ConnectionReportTest {
             "tablecast watch: cannot connect to a:1: Connection refused; trying again",
             "tablecast watch: cannot connect to b:2: unknown host; trying again",
             "tablecast watch: connected to a:1",
-            "tablecast watch: s.t snapshotted again (the server could not resume it): 1 rows"
+            "tablecast watch: s.t snapshotted again (the server could not resume it), rows: 1"
                 + " inserted, 2 updated, 3 deleted");
   }
 
