@@ -1,6 +1,7 @@
 package io.tablecast.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -8,6 +9,8 @@ import io.tablecast.client.ServerError;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.client.TablecastClientMetrics;
 import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -133,6 +136,29 @@ class HealthAndMetricsAutoConfigurationTest {
                               -1L,
                               "error",
                               "UNKNOWN_TABLE: shop.products is not cached")));
+            });
+  }
+
+  @Test
+  void healthIsDownAndSaysWhyWhenNoServerCanBeReached() throws IOException {
+    int port;
+    try (ServerSocket probe = new ServerSocket(0)) {
+      port = probe.getLocalPort(); // nothing listens there once closed
+    }
+    String unreachable = "127.0.0.1:" + port;
+    runner
+        .withPropertyValues("tablecast.client.servers=" + unreachable)
+        .run(
+            context -> {
+              TablecastHealthIndicator indicator = context.getBean(TablecastHealthIndicator.class);
+              await()
+                  .atMost(Duration.ofSeconds(10))
+                  .until(() -> indicator.health().getDetails().containsKey("lastConnectFailure"));
+              Health health = indicator.health();
+              assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(health.getDetails())
+                  .containsEntry("connected", false)
+                  .containsEntry("lastConnectFailure", unreachable + ": Connection refused");
             });
   }
 
