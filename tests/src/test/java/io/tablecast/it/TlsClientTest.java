@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.client.ConnectionListener;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.client.TablecastException;
@@ -153,10 +154,34 @@ class TlsClientTest {
   @Test
   void plaintextClientIsToldThatTlsIsRequired() throws Exception {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
-    client = builder("localhost").build();
+    List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    client =
+        builder("localhost")
+            .connectionListener(
+                new ConnectionListener() {
+                  @Override
+                  public void connectFailed(String server, String reason) {
+                    failures.add(reason);
+                  }
+                })
+            .build();
     TableMirror<Map<String, Object>> m = client.mirror("public.products");
     // the server answers PROTOCOL_VIOLATION "this port requires TLS ..."; the client keeps retrying
     assertThat(m.awaitReady(Duration.ofSeconds(2))).isFalse();
+    await().atMost(WAIT).until(() -> !failures.isEmpty());
+    assertThat(failures.get(0)).contains("PROTOCOL_VIOLATION").contains("requires TLS");
+  }
+
+  @Test
+  void tlsClientOfAPlaintextServerIsToldItAnsweredInPlaintext() throws Exception {
+    start(null);
+    client = builder("localhost").tls(certs.caCert).build();
+    TableMirror<Map<String, Object>> m = client.mirror("public.products");
+    assertThatThrownBy(() -> m.awaitReady(WAIT))
+        .isInstanceOf(TablecastException.class)
+        .hasMessageContaining(
+            "failed: the server answered in plaintext, not TLS: turn TLS on at the server")
+        .hasMessageNotContaining("not an SSL/TLS record");
   }
 
   @Test

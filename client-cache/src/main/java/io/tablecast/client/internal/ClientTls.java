@@ -148,6 +148,15 @@ public final class ClientTls {
         && root.getMessage().contains("bad_certificate")) {
       hint = "the server refused the client certificate (missing, or not signed by its client_ca)";
     }
+    if (root instanceof io.netty.handler.ssl.NotSslRecordException) {
+      // its message is the answer's bytes in hex, which say nothing to a person
+      return "TLS with "
+          + server.getHostString()
+          + ":"
+          + server.getPort()
+          + " failed: the server answered in plaintext, not TLS: turn TLS on at the server (its"
+          + " tls: section, docs/TLS.md) or connect without TLS";
+    }
     String detail = root.getMessage() == null ? root.toString() : root.getMessage();
     return "TLS with "
         + server.getHostString()
