@@ -196,7 +196,10 @@ class ClientListenersTest {
             .containsExactly(
                 "connectFailed " + refused + ": Connection refused",
                 "connectFailed " + unknown + ": unknown host",
-                "connectFailed " + s + ": the connection closed before the server's welcome");
+                "connectFailed "
+                    + s
+                    + ": the connection closed before the server's welcome (is it the port of a"
+                    + " Tablecast server?)");
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.tablecast.client.internal;
 
 import io.netty.handler.codec.TooLongFrameException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -16,6 +17,18 @@ final class FrameLimit {
 
   /** Netty's words: "Adjusted frame length exceeds 4096: 10048 - discarded". */
   private static final Pattern LENGTH = Pattern.compile("exceeds \\d+: (\\d+)");
+
+  /**
+   * Before any welcome, a first frame longer than the client takes is not a Tablecast server's
+   * answer (a welcome or an error is small): another service's port, whose first bytes {@code seen}
+   * (may be null) say which.
+   */
+  static String notTablecast(InetSocketAddress server, String seen) {
+    return (server == null ? "the server" : ClientConfig.hostPort(server))
+        + " does not answer in the Tablecast protocol"
+        + (seen == null ? "" : " (its first bytes: \"" + seen + "\")")
+        + ": is it the port of a Tablecast server?";
+  }
 
   static String explain(SocketAddress server, int maxFrameBytes, TooLongFrameException e) {
     Matcher m = LENGTH.matcher(String.valueOf(e.getMessage()));

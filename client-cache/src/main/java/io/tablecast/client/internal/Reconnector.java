@@ -50,6 +50,7 @@ final class Reconnector {
   private final Backoff backoff;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final ServerSession session;
+  private final SessionEvents events;
   private int nextServer;
 
   /** The connection opened or being opened last, closed or not; event loop only. */
@@ -67,9 +68,10 @@ final class Reconnector {
    */
   private final Map<InetSocketAddress, Integer> olderServers = new ConcurrentHashMap<>();
 
-  Reconnector(ClientConfig config, ServerSession session) {
+  Reconnector(ClientConfig config, ServerSession session, SessionEvents events) {
     this.config = config;
     this.session = session;
+    this.events = events;
     this.group =
         new MultiThreadIoEventLoopGroup(
             1,
@@ -95,6 +97,7 @@ final class Reconnector {
                     // before the framing: any bytes prove the server alive, also while one large
                     // frame (a single huge row) takes longer than three heartbeats to arrive
                     ch.pipeline().addLast(IDLE, handshakeIdle());
+                    ch.pipeline().addLast("first-bytes", new ServerFirstBytes());
                     BinaryFraming.addTo(ch.pipeline(), config.maxFrameBytes());
                     int version =
                         olderServers.getOrDefault(
@@ -204,7 +207,7 @@ final class Reconnector {
           } else if (!closed.get()) { // else close() ended the attempt
             String reason = describe(f.cause());
             log.info("cannot connect to {}: {}", ClientConfig.hostPort(address), reason);
-            session.connectFailed(address, reason);
+            events.connectFailed(ClientConfig.hostPort(address), reason);
             scheduleReconnect();
           }
         });

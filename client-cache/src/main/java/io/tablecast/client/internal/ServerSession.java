@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
 public final class ServerSession implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServerSession.class);
 
+  /** Why an attempt failed that ended before the welcome, when nothing said why. */
+  static final String CLOSED_BEFORE_WELCOME =
+      "the connection closed before the server's welcome (is it the port of a Tablecast server?)";
+
   /** Why a connection was refused: told to mirrors still waiting for their first snapshot. */
   private record Refusal(ErrorCode code, String message) {}
 
@@ -72,7 +76,7 @@ public final class ServerSession implements AutoCloseable {
         new MirrorStream(
             events, new SnapshotSizing.Settings(config.heap(), config.heapReservePercent()));
     this.requests = new SessionRequests(stream);
-    this.reconnector = new Reconnector(config, this);
+    this.reconnector = new Reconnector(config, this, events);
   }
 
   /** Starts connecting in the background. */
@@ -238,11 +242,6 @@ public final class ServerSession implements AutoCloseable {
     endReason = null;
   }
 
-  /** No connection to {@code address} could be opened, for {@code reason}. */
-  void connectFailed(InetSocketAddress address, String reason) {
-    events.connectFailed(ClientConfig.hostPort(address), reason);
-  }
-
   /** {@code ch} closed: mirrors keep their rows; the next connection resumes them. */
   void disconnected(Channel ch) {
     if (ch != channel) {
@@ -260,9 +259,7 @@ public final class ServerSession implements AutoCloseable {
               ? endReason
               : reconnector.isClosed() ? "client closed" : "connection closed");
     } else if (!reconnector.isClosed()) {
-      events.connectFailed(
-          server,
-          endReason != null ? endReason : "the connection closed before the server's welcome");
+      events.connectFailed(server, endReason != null ? endReason : CLOSED_BEFORE_WELCOME);
     }
     channel = null;
     welcomed = false;
@@ -270,6 +267,11 @@ public final class ServerSession implements AutoCloseable {
     requests.disconnected();
     stream.disconnected(reconnector.isClosed());
     reconnector.scheduleReconnect();
+  }
+
+  /** Whether a server welcomed the client on {@code ch}, the current connection. */
+  boolean welcomedOn(Channel ch) {
+    return welcomed && ch == channel;
   }
 
   /** The client is about to close {@code ch} for {@code reason} (silence, a failure). */

@@ -81,7 +81,11 @@ final class SessionHandler extends SimpleChannelInboundHandler<Message> {
       if (c instanceof TooLongFrameException tooLong) {
         session.failedHere(
             ctx.channel(),
-            FrameLimit.explain(ctx.channel().remoteAddress(), maxFrameBytes, tooLong));
+            session.welcomedOn(ctx.channel())
+                ? FrameLimit.explain(ctx.channel().remoteAddress(), maxFrameBytes, tooLong)
+                : FrameLimit.notTablecast(
+                    ctx.channel().attr(ClientTls.TARGET).get(),
+                    ctx.channel().attr(ServerFirstBytes.SEEN).get()));
         ctx.close();
         return;
       }
