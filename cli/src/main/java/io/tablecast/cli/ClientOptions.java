@@ -1,6 +1,8 @@
 package io.tablecast.cli;
 
+import io.tablecast.client.ServerError;
 import io.tablecast.client.TablecastClient;
+import io.tablecast.client.TablecastException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,11 +78,33 @@ final class ClientOptions {
    */
   boolean awaitReady(io.tablecast.client.TableMirror<?> mirror, String command, PrintWriter err)
       throws InterruptedException {
-    if (mirror.awaitReady(timeout)) {
+    if (ready(mirror)) {
       return true;
     }
     reportNotReady(mirror, command, err);
     return false;
+  }
+
+  /**
+   * Whether {@code mirror} got its snapshot within the timeout; a server's refusal of the
+   * credentials is thrown with the options that give them.
+   */
+  boolean ready(io.tablecast.client.TableMirror<?> mirror) throws InterruptedException {
+    try {
+      return mirror.awaitReady(timeout);
+    } catch (TablecastException e) {
+      if (e.code() != ServerError.AUTHENTICATION_FAILED) {
+        throw e;
+      }
+      boolean given = user != null || (token != null && !token.isEmpty());
+      throw new TablecastException(
+          e.code(),
+          e.getMessage()
+              + (given
+                  ? "; check --user and --password (or TABLECAST_PASSWORD), or --token"
+                  : "; the server requires authentication: give --user with --password (or"
+                      + " TABLECAST_PASSWORD), or --token (or TABLECAST_TOKEN)"));
+    }
   }
 
   /** Says which table and servers gave no snapshot within the timeout, and the last failure. */

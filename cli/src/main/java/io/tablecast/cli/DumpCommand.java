@@ -82,7 +82,7 @@ final class DumpCommand implements Callable<Integer> {
               SnapshotProgress p = mirror.snapshotProgress();
               return p.equals(SnapshotProgress.NONE) ? -1 : p.rowsExpected();
             });
-        ready = mirror.awaitReady(client.timeout);
+        ready = client.ready(mirror);
       }
       if (!ready) {
         client.reportNotReady(mirror, "dump", err);

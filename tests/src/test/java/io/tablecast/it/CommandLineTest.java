@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.cli.TablecastCommand;
+import io.tablecast.server.auth.AccessPolicy;
+import io.tablecast.server.auth.ConfigAuthenticator;
+import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.IOException;
@@ -389,6 +392,46 @@ class CommandLineTest {
       Cli dump = Cli.run("dump", p.db.table("nope"), "--server", p.address(), "--timeout", "10s");
       assertThat(dump.exitCode()).isNotZero();
       assertThat(dump.err()).contains("nope");
+    }
+  }
+
+  /**
+   * A server that requires authentication: without credentials, or with wrong ones, dump says which
+   * options give them; with them it dumps.
+   */
+  @Test
+  void dumpSaysWhichOptionsGiveTheCredentialsAServerRequires() {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cli_auth", ITEMS, "items")) {
+      p.startServer(
+          b ->
+              b.set(
+                  "auth",
+                  new ConfigAuthenticator(
+                      List.of(
+                          new ConfigAuthenticator.PrincipalEntry(
+                              "app",
+                              PasswordHasher.hash("app-pw".toCharArray()),
+                              AccessPolicy.ALLOW_ALL)),
+                      null,
+                      null)));
+      String table = p.db.table("items");
+      Cli none = Cli.run("dump", table, "--server", p.address());
+      assertThat(none.exitCode()).isEqualTo(1);
+      assertThat(none.err())
+          .contains("AUTHENTICATION_FAILED")
+          .contains(
+              "the server requires authentication: give --user with --password (or"
+                  + " TABLECAST_PASSWORD), or --token (or TABLECAST_TOKEN)");
+      Cli wrong =
+          Cli.run("dump", table, "--server", p.address(), "--user", "app", "--password", "x");
+      assertThat(wrong.exitCode()).isEqualTo(1);
+      assertThat(wrong.err())
+          .contains("AUTHENTICATION_FAILED")
+          .contains("check --user and --password (or TABLECAST_PASSWORD), or --token");
+      Cli right =
+          Cli.run("dump", table, "--server", p.address(), "--user", "app", "--password", "app-pw");
+      assertThat(right.exitCode()).as(right.err()).isZero();
+      assertThat(right.out().lines()).hasSize(3);
     }
   }
 
