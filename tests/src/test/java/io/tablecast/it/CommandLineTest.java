@@ -1,13 +1,9 @@
 package io.tablecast.it;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.cli.TablecastCommand;
-import io.tablecast.server.auth.AccessPolicy;
-import io.tablecast.server.auth.ConfigAuthenticator;
-import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.IOException;
@@ -21,7 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -37,7 +32,7 @@ import picocli.CommandLine;
 /** The {@code tablecast} launcher's commands against real databases and a real server. */
 class CommandLineTest {
 
-  private static final List<String> ITEMS =
+  static final List<String> ITEMS =
       List.of(
           "CREATE TABLE items (id int PRIMARY KEY, name varchar(40), price decimal(8,2))",
           "INSERT INTO items VALUES (3, 'c', 3.00), (1, 'a', 1.10), (2, 'b', NULL)");
@@ -236,109 +231,6 @@ class CommandLineTest {
   }
 
   /**
-   * {@code tablecast watch T | head -n 1}, as a user pipes it: once head has its line and exits,
-   * the next batch's write finds the pipe closed and watch ends (it ran on until Ctrl-C before).
-   * One database: the launcher and the pipe do not depend on it.
-   */
-  @Test
-  void watchEndsWhenWhatReadsItsOutputCloses() throws Exception {
-    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_watch_pipe", ITEMS, "items")) {
-      Path launcher = RepoRoot.path().resolve("bin/tablecast");
-      Path err = dir.resolve("watch.err");
-      ProcessBuilder pb =
-          new ProcessBuilder(
-                  "bash",
-                  "-c",
-                  "set -o pipefail; '"
-                      + launcher
-                      + "' watch "
-                      + p.db.table("items")
-                      + " --server "
-                      + p.address()
-                      + " | head -n 1")
-              .redirectError(err.toFile());
-      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-      pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
-      Process pipeline = pb.start();
-      try {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (pipeline.isAlive() && System.nanoTime() < deadline) {
-          p.sql("UPDATE items SET price = price + 1 WHERE id = 1"); // a batch each
-          pipeline.waitFor(200, TimeUnit.MILLISECONDS);
-        }
-        assertThat(pipeline.isAlive())
-            .as("watch still running after head exited; its stderr:%n%s", Files.readString(err))
-            .isFalse();
-        assertThat(pipeline.exitValue()).as(Files.readString(err)).isZero();
-        assertThat(new String(pipeline.getInputStream().readAllBytes(), UTF_8))
-            .startsWith("{\"table\":\"" + p.db.table("items") + "\",\"op\":\"UPDATE\"")
-            .hasLineCount(1);
-      } finally {
-        pipeline.descendants().forEach(ProcessHandle::destroyForcibly);
-        pipeline.destroyForcibly().waitFor();
-      }
-    }
-  }
-
-  /**
-   * {@code bin/tablecast dump} as users run it (the shipped logging): its standard error holds
-   * nothing of the client library's connection and snapshot lines, which {@code
-   * TABLECAST_LOG_LEVEL=INFO} brings back.
-   */
-  @Test
-  void dumpLogsTheClientLibrarysLinesOnlyWhenAsked() throws Exception {
-    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_quiet", ITEMS, "items")) {
-      String quiet = launcherDump(Map.of(), "dump", p.db.table("items"), "--server", p.address());
-      assertThat(quiet).doesNotContain("i.t.client").doesNotContain("INFO");
-      String asked =
-          launcherDump(
-              Map.of("TABLECAST_LOG_LEVEL", "INFO"),
-              "dump",
-              p.db.table("items"),
-              "--server",
-              p.address());
-      assertThat(asked).contains("i.t.client.internal.ServerSession - connected to");
-    }
-  }
-
-  /** Without {@code --server}, the client commands connect to {@code TABLECAST_SERVER}. */
-  @Test
-  void theServerMayComeFromTheEnvironment() throws Exception {
-    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_env", ITEMS, "items")) {
-      launcherDump(Map.of("TABLECAST_SERVER", p.address()), "dump", p.db.table("items"));
-    }
-  }
-
-  /**
-   * Runs {@code bin/tablecast} with {@code args} and these environment variables (and no {@code
-   * TABLECAST_LOG_LEVEL} of the build's own), expecting it to end well and print the three rows of
-   * items as JSON lines; returns its standard error.
-   */
-  private String launcherDump(Map<String, String> env, String... args) throws Exception {
-    Path err = Files.createTempFile(dir, "dump", ".err");
-    Path out = Files.createTempFile(dir, "dump", ".out");
-    List<String> command = new java.util.ArrayList<>();
-    command.add(RepoRoot.path().resolve("bin/tablecast").toString());
-    command.addAll(List.of(args));
-    ProcessBuilder pb =
-        new ProcessBuilder(command).redirectError(err.toFile()).redirectOutput(out.toFile());
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
-    pb.environment().remove("TABLECAST_LOG_LEVEL");
-    pb.environment().remove("TABLECAST_SERVER");
-    pb.environment().putAll(env);
-    Process dump = pb.start();
-    try {
-      assertThat(dump.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(err)).isTrue();
-      assertThat(dump.exitValue()).as(Files.readString(err)).isZero();
-      assertThat(Files.readAllLines(out)).as(Files.readString(err)).hasSize(3);
-      return Files.readString(err);
-    } finally {
-      dump.destroyForcibly();
-    }
-  }
-
-  /**
    * Runs {@code tablecast watch} on items, printing to {@code out} through a writer that flushes on
    * each println (as picocli's default one does); the watcher prints nothing for the snapshot, so
    * this keeps updating a row until {@code printed} says its first line is out.
@@ -392,46 +284,6 @@ class CommandLineTest {
       Cli dump = Cli.run("dump", p.db.table("nope"), "--server", p.address(), "--timeout", "10s");
       assertThat(dump.exitCode()).isNotZero();
       assertThat(dump.err()).contains("nope");
-    }
-  }
-
-  /**
-   * A server that requires authentication: without credentials, or with wrong ones, dump says which
-   * options give them; with them it dumps.
-   */
-  @Test
-  void dumpSaysWhichOptionsGiveTheCredentialsAServerRequires() {
-    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cli_auth", ITEMS, "items")) {
-      p.startServer(
-          b ->
-              b.set(
-                  "auth",
-                  new ConfigAuthenticator(
-                      List.of(
-                          new ConfigAuthenticator.PrincipalEntry(
-                              "app",
-                              PasswordHasher.hash("app-pw".toCharArray()),
-                              AccessPolicy.ALLOW_ALL)),
-                      null,
-                      null)));
-      String table = p.db.table("items");
-      Cli none = Cli.run("dump", table, "--server", p.address());
-      assertThat(none.exitCode()).isEqualTo(1);
-      assertThat(none.err())
-          .contains("AUTHENTICATION_FAILED")
-          .contains(
-              "the server requires authentication: give --user with --password (or"
-                  + " TABLECAST_PASSWORD), or --token (or TABLECAST_TOKEN)");
-      Cli wrong =
-          Cli.run("dump", table, "--server", p.address(), "--user", "app", "--password", "x");
-      assertThat(wrong.exitCode()).isEqualTo(1);
-      assertThat(wrong.err())
-          .contains("AUTHENTICATION_FAILED")
-          .contains("check --user and --password (or TABLECAST_PASSWORD), or --token");
-      Cli right =
-          Cli.run("dump", table, "--server", p.address(), "--user", "app", "--password", "app-pw");
-      assertThat(right.exitCode()).as(right.err()).isZero();
-      assertThat(right.out().lines()).hasSize(3);
     }
   }
 
