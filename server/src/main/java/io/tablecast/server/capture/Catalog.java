@@ -143,11 +143,13 @@ public final class Catalog {
   }
 
   /**
-   * Refuses a table the catalog does not know ({@code tableType} null) or that is not a base table.
+   * Refuses a table the catalog does not know ({@code tableType} null; naming those named alike) or
+   * that is not a base table.
    */
-  public static void requireBaseTable(TableId id, String tableType) {
+  public static void requireBaseTable(Connection c, TableId id, String tableType)
+      throws SQLException {
     if (tableType == null) {
-      throw new MissingTableException(id);
+      throw new MissingTableException(id, namedAlike(c, id));
     }
     if (!"BASE TABLE".equalsIgnoreCase(tableType)) {
       String wayOut =
@@ -165,6 +167,39 @@ public final class Catalog {
               + ", only base tables can be cached"
               + wayOut);
     }
+  }
+
+  /**
+   * The tables whose schema and name equal {@code id}'s but for case and for quotes around them
+   * ({@code "public"."Products"} for {@code public.Products}), as {@code schema.table}: what a
+   * configuration that names no table probably meant.
+   */
+  static List<String> namedAlike(Connection c, TableId id) throws SQLException {
+    TableId bare = new TableId(unquoted(id.schema()), unquoted(id.name()));
+    List<String> alike = new ArrayList<>();
+    try (PreparedStatement ps =
+            prepare(
+                c,
+                "SELECT table_schema, table_name FROM information_schema.tables"
+                    + " WHERE LOWER(table_schema) = LOWER(?) AND LOWER(table_name) = LOWER(?)",
+                bare);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next() && alike.size() < 3) {
+        String found = rs.getString(1) + "." + rs.getString(2);
+        if (!found.equals(id.qualified())) {
+          alike.add(found);
+        }
+      }
+    }
+    return alike;
+  }
+
+  private static String unquoted(String name) {
+    boolean quoted =
+        name.length() >= 2
+            && (name.charAt(0) == '"' || name.charAt(0) == '`')
+            && name.charAt(name.length() - 1) == name.charAt(0);
+    return quoted ? name.substring(1, name.length() - 1) : name;
   }
 
   /** A statement with the table's schema and name bound as parameters 1 and 2. */

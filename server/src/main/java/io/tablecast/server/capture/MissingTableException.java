@@ -9,6 +9,24 @@ public final class MissingTableException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
   public MissingTableException(TableId id) {
-    super("table " + id.qualified() + " does not exist (or is not visible to this user)");
+    this(id, java.util.List.of());
+  }
+
+  /**
+   * @param alike tables named as {@code id} but for case or quotes ({@link Catalog#namedAlike}),
+   *     named in the message as what was probably meant
+   */
+  public MissingTableException(TableId id, java.util.List<String> alike) {
+    super(
+        "table "
+            + id.qualified()
+            + " does not exist (or is not visible to this user)"
+            + (alike.isEmpty()
+                ? ""
+                : "; "
+                    + String.join(", ", alike)
+                    + (alike.size() == 1 ? " is" : " are")
+                    + " named alike: cached_tables names a table as the catalog does, in its case"
+                    + " and without quotes"));
   }
 }

@@ -50,7 +50,7 @@ final class MysqlCatalogQueries {
     // every change of a current row, and every read the server makes (snapshot, changed rows,
     // reconciliation) sees only the current rows, which is the table a mirror holds
     Catalog.requireBaseTable(
-        id, "SYSTEM VERSIONED".equalsIgnoreCase(tableType) ? "BASE TABLE" : tableType);
+        c, id, "SYSTEM VERSIONED".equalsIgnoreCase(tableType) ? "BASE TABLE" : tableType);
     // the row change and its outbox row must commit or roll back together, and the tail's gap
     // rules rely on the row change being an InnoDB write of the same transaction
     String engine =

@@ -29,6 +29,7 @@ final class PgCatalogQueries {
     PgIdentifiers.refuseDollarTag("schema", id.schema());
     PgIdentifiers.refuseDollarTag("table", id.name());
     Catalog.requireBaseTable(
+        c,
         id,
         Catalog.single(
             c,

@@ -67,6 +67,34 @@ class TriggerInstallerTest {
     }
   }
 
+  /** Named in another case, or in quotes: the refusal names the table probably meant. */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aTableNamedInAnotherCaseOrInQuotesIsRefusedNamingTheOneMeant(Kind kind) throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    String quote = kind == Kind.MYSQL ? "`" : "\"";
+    db.execute("CREATE TABLE " + quote + "Mixed" + quote + " (id INT PRIMARY KEY)");
+    String meant = db.schema() + ".Mixed";
+    for (String named :
+        List.of(
+            db.schema() + ".mixed", quote + db.schema() + quote + "." + quote + "Mixed" + quote)) {
+      try (TriggerInstaller installer = TriggerInstaller.connect(config(db, named))) {
+        assertThatThrownBy(installer::describe)
+            .as(named)
+            .hasMessageContaining(
+                "table "
+                    + named
+                    + " does not exist (or is not visible to this user); "
+                    + meant
+                    + " is named alike: cached_tables names a table as the catalog does, in its"
+                    + " case and without quotes");
+      }
+    }
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, meant))) {
+      assertThat(installer.describe().get(0).id()).isEqualTo(new TableId(db.schema(), "Mixed"));
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void unsupportedColumnTypeIsRefusedNamingColumnAndType(Kind kind) throws Exception {
