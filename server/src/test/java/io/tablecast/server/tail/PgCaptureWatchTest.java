@@ -69,14 +69,7 @@ class PgCaptureWatchTest {
           "DO $$ DECLARE t record; BEGIN FOR t IN SELECT tgname FROM pg_trigger "
               + "WHERE tgrelid = 'items'::regclass LOOP EXECUTE format('ALTER TABLE items ENABLE ALWAYS TRIGGER %I', "
               + "t.tgname); END LOOP; END $$");
-      List<CommittedBatch.TableRead> reads = new ArrayList<>();
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () -> {
-                reads.addAll(source.poll(Duration.ofMillis(50)).tableReads());
-                return !reads.isEmpty();
-              });
+      List<CommittedBatch.TableRead> reads = pollUntilTablesRead(source);
       assertThat(reads.get(0).purpose()).isEqualTo(CommittedBatch.Purpose.RESYNC);
       assertThat(Rows.json(reads.get(0).schema(), reads.get(0).rows()))
           .extracting(r -> r.get("id").asInt())
@@ -94,14 +87,7 @@ class PgCaptureWatchTest {
       source.snapshot((t, row) -> {});
       db.execute(
           "CREATE TABLE items_more () INHERITS (items)", "INSERT INTO items_more VALUES (2, 2)");
-      List<CommittedBatch.TableRead> reads = new ArrayList<>();
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () -> {
-                reads.addAll(source.poll(Duration.ofMillis(50)).tableReads());
-                return !reads.isEmpty();
-              });
+      List<CommittedBatch.TableRead> reads = pollUntilTablesRead(source);
       assertThat(Rows.json(reads.get(0).schema(), reads.get(0).rows()))
           .extracting(r -> r.get("id").asInt())
           .containsExactlyInAnyOrder(1, 2);
@@ -146,14 +132,7 @@ class PgCaptureWatchTest {
 
       db.execute(
           "CREATE TABLE items (id int PRIMARY KEY, v int)", "INSERT INTO items VALUES (2, 2)");
-      List<CommittedBatch.TableRead> reads = new ArrayList<>();
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(
-              () -> {
-                reads.addAll(source.poll(Duration.ofMillis(50)).tableReads());
-                return !reads.isEmpty();
-              });
+      List<CommittedBatch.TableRead> reads = pollUntilTablesRead(source);
       assertThat(Rows.json(reads.get(0).schema(), reads.get(0).rows()))
           .extracting(r -> r.get("id").asInt())
           .containsExactly(2);
@@ -161,6 +140,19 @@ class PgCaptureWatchTest {
           .anyMatch(m -> m.equals("Table " + table + " exists again: re-reading it"))
           .noneMatch(m -> m.contains("has a new table"));
     }
+  }
+
+  /** Polls until a poll brings whole tables read (a resync); returns those reads. */
+  private static List<CommittedBatch.TableRead> pollUntilTablesRead(ChangeSource source) {
+    List<CommittedBatch.TableRead> reads = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              reads.addAll(source.poll(Duration.ofMillis(50)).tableReads());
+              return !reads.isEmpty();
+            });
+    return reads;
   }
 
   private static List<String> messagesNaming(String table) {
