@@ -6,6 +6,7 @@
 // welcome, and it answers its own pings' `pong`s. Internal module (TablecastClient builds it); the
 // Java client's counterpart is its reconnect role (servers in turn, Backoff, the idle handler).
 
+import { connectFailure, socketErrorText } from './connect-failure.js';
 import { TablecastError } from './tablecast-error.js';
 
 /** How often the deadlines are checked; they are `Date.now()` deltas, so throttling cannot hide them. */
@@ -47,7 +48,7 @@ export class Backoff {
  * what happens: `opened()` (say hello), `received(message)` (each parsed message),
  * `disconnected()` (the socket is gone: per-connection state is void), `stateChanged(state)`
  * (`connecting`, `connected` once welcomed, `disconnected` while waiting to retry) and
- * `failed(error)` (a connection-level TablecastError: cannot connect, dropped). After `close()`
+ * `failed(error)` (a connection-level TablecastError: cannot connect, and why; lost; dropped). After `close()`
  * it never connects again.
  */
 export class Reconnector {
@@ -265,7 +266,10 @@ export class Reconnector {
     this.#probeSentAt = 0;
     this.#socketOpenedAt = Date.now();
     this.#lastFrameAt = this.#socketOpenedAt;
+    let opened = false;
+    let errorText = null; // what the socket's error event said, if anything
     ws.onopen = () => {
+      opened = true;
       if (ws === this.#ws) this.#handlers.opened();
     };
     ws.onmessage = (ev) => {
@@ -293,10 +297,17 @@ export class Reconnector {
         this.drop(`cannot handle a ${msg.type} message from server: ${e.message}`);
       }
     };
-    ws.onclose = () => {
-      if (ws === this.#ws) this.#onDisconnected();
+    ws.onclose = (ev) => {
+      if (ws !== this.#ws) return;
+      const why = this.#welcomed
+        ? `connection to ${url} lost${errorText === null ? '' : `: ${errorText}`}${closeCode(ev)}`
+        : connectFailure(url, opened, errorText, ev);
+      this.#handlers.failed(new TablecastError(why));
+      this.#onDisconnected();
     };
-    ws.onerror = () => {}; // followed by close
+    ws.onerror = (ev) => {
+      errorText = socketErrorText(ev); // the close that follows reports it
+    };
     clearInterval(this.#deadlineTimer);
     this.#deadlineTimer = setInterval(() => this.#checkDeadlines(), DEADLINE_CHECK_MS);
   }
@@ -328,4 +339,9 @@ export class Reconnector {
     if (this.#closed || this.#reconnectTimer !== null) return;
     this.#reconnectTimer = setTimeout(() => this.#connect(), this.#backoff.nextDelayMs());
   }
+}
+
+/** ` (close code N)` for a close event that has one (1000 and 1001 say nothing more than "lost"). */
+function closeCode(ev) {
+  return typeof ev?.code === 'number' && ev.code !== 1000 && ev.code !== 1001 ? ` (close code ${ev.code})` : '';
 }

@@ -255,7 +255,9 @@ export interface WebSocketLike {
 
 export interface TablecastClientEventMap {
   statechange: CustomEvent<{ state: ConnectionState }>;
-  /** Connection-level problems (fatal server errors, dead connections); the client reconnects. */
+  /** Connection-level problems, and the client reconnects: each attempt that ended before the
+   * welcome, naming the URL and why (`cannot connect to ws://h:7070/ws: connection refused ...`);
+   * a welcomed connection lost; fatal server errors; dead connections. */
   error: CustomEvent<TablecastError>;
 }
 

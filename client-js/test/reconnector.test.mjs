@@ -82,7 +82,8 @@ test('servers are taken in turn, one per attempt, each after the backoff; a welc
   assert.deepEqual(sockets.map((s) => s.url), ['ws://a/ws']);
   assert.deepEqual(log, ['state connecting']);
   sockets[0].lose();
-  assert.deepEqual(log.slice(1), ['disconnected', 'state disconnected']);
+  assert.deepEqual(log.slice(1), ['failed cannot connect to ws://a/ws (a browser gives no reason here: its console does)',
+    'disconnected', 'state disconnected']);
   tick(49);
   assert.equal(sockets.length, 1, 'the first retry waits half of minMs (jitter 0.5)');
   tick(1);
@@ -110,6 +111,31 @@ test('a server that cannot be reached is reported and the next one tried after t
   assert.deepEqual(log, ['state connecting', 'failed cannot connect to bad:x: invalid url bad:x']);
   tick(50);
   assert.deepEqual(sockets.map((s) => s.url), ['ws://b/ws']);
+});
+
+test('every end before the welcome says why, in the words the socket gave; a welcomed one lost says so', async (t) => {
+  const { r, log, sockets, tick } = await started(t);
+  sockets[0].onerror({ message: 'connect ECONNREFUSED 10.0.0.1:7070' });
+  sockets[0].onclose({ code: 1006, reason: '' });
+  assert.deepEqual(log.slice(1, 2), ['failed cannot connect to ws://a/ws: connection refused (connect ECONNREFUSED 10.0.0.1:7070): '
+    + 'is the server running and listening on that port?']);
+  tick(50);
+  sockets[1].open();
+  sockets[1].onclose({ code: 1011, reason: 'overloaded' });
+  assert.deepEqual(log.slice(-3), ['failed ws://a/ws closed the connection before the welcome (close code 1011: overloaded)',
+    'disconnected', 'state disconnected']);
+  tick(100);
+  sockets[2].open();
+  r.welcomed(0);
+  sockets[2].onerror({ message: 'read ECONNRESET' });
+  sockets[2].onclose({ code: 1006, reason: '' });
+  assert.deepEqual(log.slice(-3), ['failed connection to ws://a/ws lost: read ECONNRESET (close code 1006)',
+    'disconnected', 'state disconnected']);
+  tick(50);
+  sockets[3].open();
+  r.welcomed(0);
+  r.reconnect();
+  assert.equal(log.filter((e) => e.startsWith('failed')).length, 3, 'an end the caller asked for is not reported again');
 });
 
 test('no welcome within the handshake timeout drops the socket', async (t) => {
