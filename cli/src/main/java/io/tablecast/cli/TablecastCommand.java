@@ -63,7 +63,24 @@ public final class TablecastCommand implements Runnable {
   public static void main(String[] args) {
     withoutNettyJfrUnlessAsked(System.getProperties());
     withBlockingSocketsUnlessAsked(System.getProperties()); // before any socket is made
-    System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
+    System.exit(
+        execute(
+            commandLine(args.length == 0 ? null : args[0]), args, CommandOutput.standardOutput()));
+  }
+
+  /**
+   * Runs {@code args} on {@code cl} writing to {@code out}: the exit code, a failure if the output
+   * could not be written (see {@link CommandOutput}).
+   */
+  static int execute(CommandLine cl, String[] args, CommandOutput out) {
+    cl.setOut(out);
+    int code = cl.execute(args);
+    CommandLine.ParseResult parsed = cl.getParseResult();
+    while (parsed != null && parsed.hasSubcommand()) {
+      parsed = parsed.subcommand();
+    }
+    String command = parsed == null ? "tablecast" : parsed.commandSpec().qualifiedName();
+    return out.exitCode(code, command, cl.getErr());
   }
 
   /**

@@ -42,9 +42,8 @@ final class WatchCommand implements Callable<Integer> {
               out.print(lineEnd); // not println: picocli's writer flushes on each println
             }
             out.flush();
-            // `| head`: the reader went away. picocli's writer does not see the broken pipe that
-            // System.out swallowed, so both are asked.
-            if (out.checkError() || System.out.checkError()) {
+            // `| head`: the reader went away (or the output failed: CommandOutput tells the exit)
+            if (out.checkError()) {
               outputClosed.countDown();
             }
           });

@@ -100,6 +100,33 @@ class ClientCommandsTest {
   }
 
   /**
+   * {@code tablecast dump T > file} on a full disk ({@code /dev/full}) fails, naming why: it exited
+   * 0 with the rows lost, as every command did whose output could not be written.
+   */
+  @Test
+  void aDumpThatCannotBeWrittenFailsSayingWhy() throws Exception {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_full", ITEMS, "items")) {
+      Path err = Files.createTempFile(dir, "dump", ".err");
+      Process dump =
+          launcher(
+                  Map.of("TABLECAST_SERVER", p.address()),
+                  Path.of("/dev/full"),
+                  err,
+                  "dump",
+                  p.db.table("items"))
+              .start();
+      try {
+        assertThat(dump.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(err)).isTrue();
+        assertThat(dump.exitValue()).as(Files.readString(err)).isEqualTo(1);
+        assertThat(Files.readString(err))
+            .contains("tablecast dump: cannot write the output: No space left on device");
+      } finally {
+        dump.destroyForcibly();
+      }
+    }
+  }
+
+  /**
    * Runs {@code bin/tablecast} with {@code args} and these environment variables (and no {@code
    * TABLECAST_LOG_LEVEL} of the build's own), expecting it to end well and print the three rows of
    * items as JSON lines; returns its standard error.
@@ -107,6 +134,20 @@ class ClientCommandsTest {
   private String launcherDump(Map<String, String> env, String... args) throws Exception {
     Path err = Files.createTempFile(dir, "dump", ".err");
     Path out = Files.createTempFile(dir, "dump", ".out");
+    Process dump = launcher(env, out, err, args).start();
+    try {
+      assertThat(dump.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(err)).isTrue();
+      assertThat(dump.exitValue()).as(Files.readString(err)).isZero();
+      assertThat(Files.readAllLines(out)).as(Files.readString(err)).hasSize(3);
+      return Files.readString(err);
+    } finally {
+      dump.destroyForcibly();
+    }
+  }
+
+  /** {@code bin/tablecast args} writing to {@code out} and {@code err}, with {@code env}. */
+  private static ProcessBuilder launcher(
+      Map<String, String> env, Path out, Path err, String... args) {
     List<String> command = new java.util.ArrayList<>();
     command.add(RepoRoot.path().resolve("bin/tablecast").toString());
     command.addAll(List.of(args));
@@ -117,15 +158,7 @@ class ClientCommandsTest {
     pb.environment().remove("TABLECAST_LOG_LEVEL");
     pb.environment().remove("TABLECAST_SERVER");
     pb.environment().putAll(env);
-    Process dump = pb.start();
-    try {
-      assertThat(dump.waitFor(60, TimeUnit.SECONDS)).as(Files.readString(err)).isTrue();
-      assertThat(dump.exitValue()).as(Files.readString(err)).isZero();
-      assertThat(Files.readAllLines(out)).as(Files.readString(err)).hasSize(3);
-      return Files.readString(err);
-    } finally {
-      dump.destroyForcibly();
-    }
+    return pb;
   }
 
   /**
