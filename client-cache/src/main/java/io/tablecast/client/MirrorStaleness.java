@@ -28,6 +28,12 @@ final class MirrorStaleness {
    */
   private volatile String restored;
 
+  /**
+   * A server refused the table after the mirror had followed it (null: it did not, or a server has
+   * served it since).
+   */
+  private volatile String refused;
+
   private volatile String reason;
 
   MirrorStaleness(String table, RowFit fit, ListenerDispatcher dispatcher) {
@@ -54,11 +60,37 @@ final class MirrorStaleness {
   }
 
   /**
-   * The rows came from a mirror file ({@code why} says which), or a server has now brought them up
-   * to date (null). Before the mirror is attached, or on the event loop.
+   * The rows came from a mirror file ({@code why} says which), until {@link #caughtUp}. Before the
+   * mirror is attached, or on the event loop.
    */
   void restored(String why) {
     restored = why;
+    refresh();
+  }
+
+  /**
+   * A server refused the table ({@code why}, the server's words) after the mirror had followed it:
+   * its rows are as they were, and the client asks for the table again at each reconnect. Event
+   * loop only.
+   */
+  void refused(String why) {
+    refused = refusal(why);
+    refresh();
+  }
+
+  /** The reason of a mirror whose table a server refused ({@code why}) after it was served. */
+  static String refusal(String why) {
+    return why
+        + "; the mirror keeps the rows it held and asks for the table again at each reconnect";
+  }
+
+  /**
+   * A snapshot or resume brought the mirror up to date: rows from a file and rows a server had
+   * refused to keep current are current again. Event loop only.
+   */
+  void caughtUp() {
+    restored = null;
+    refused = null;
     refresh();
   }
 
@@ -67,7 +99,7 @@ final class MirrorStaleness {
    * only.
    */
   void refresh() {
-    String now = join(join(restored, server), fit.reason());
+    String now = join(join(join(refused, restored), server), fit.reason());
     if (Objects.equals(now, reason)) {
       return;
     }

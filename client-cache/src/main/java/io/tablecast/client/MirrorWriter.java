@@ -282,6 +282,9 @@ final class MirrorWriter<V> implements MirrorSink {
   @Override
   public void fail(ErrorCode code, String message) {
     mirror.readiness.fail(new TablecastException(WireTypes.serverError(code), message));
+    if (mirror.readiness.wasReady()) {
+      mirror.staleness.refused(message);
+    }
   }
 
   @Override
@@ -325,7 +328,7 @@ final class MirrorWriter<V> implements MirrorSink {
 
   @Override
   public void caughtUp() {
-    mirror.staleness.restored(null);
+    mirror.staleness.caughtUp();
   }
 
   @Override

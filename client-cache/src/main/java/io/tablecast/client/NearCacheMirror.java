@@ -52,6 +52,9 @@ final class NearCacheMirror<V> implements NearCache<V> {
   private volatile long position = -1;
   private volatile String staleReason;
 
+  /** Why a server refused the table after it was served (null: it was not, or is served again). */
+  private volatile String refused;
+
   /** Why loads cannot succeed (the table was refused, the client closed); null otherwise. */
   private volatile TablecastException failure;
 
@@ -167,7 +170,9 @@ final class NearCacheMirror<V> implements NearCache<V> {
 
   @Override
   public String staleReason() {
-    return staleReason;
+    String refusal = refused;
+    String server = staleReason;
+    return refusal == null ? server : server == null ? refusal : refusal + "; " + server;
   }
 
   @Override
@@ -330,6 +335,7 @@ final class NearCacheMirror<V> implements NearCache<V> {
       cache.asMap().values().removeIf(f -> f.isDone());
       position = at;
       failure = null;
+      refused = null;
       ready = true;
       return SnapshotDiff.NONE;
     }
@@ -358,6 +364,9 @@ final class NearCacheMirror<V> implements NearCache<V> {
     @Override
     public void fail(ErrorCode code, String message) {
       failure = new TablecastException(WireTypes.serverError(code), message);
+      if (ready) {
+        refused = MirrorStaleness.refusal(message);
+      }
     }
 
     @Override

@@ -129,6 +129,31 @@ class NearCacheTest {
     assertThat(c.received).as("no other request").isEmpty();
   }
 
+  /** Refused by the server it reconnects to, a near cache says its held rows may be old. */
+  @Test
+  void aNearCacheRefusedWhenItReconnectsIsStaleUntilAServerServesItAgain() throws Exception {
+    FakeServer.Conn c = subscribed(NearCacheOptions.maximumRows(10));
+    CompletableFuture<Map<String, Object>> first = near.getAsync(1);
+    Message.Fetch f = c.expect(Message.Fetch.class);
+    c.send(new Message.Fetched(f.id(), T, 10, List.of(row("id", 1, "v", "a")), null));
+    assertThat(first.get(10, TimeUnit.SECONDS)).containsEntry("v", "a");
+    c.close();
+    FakeServer.Conn refusing = welcomed(Message.PROTOCOL_VERSION);
+    refusing.expect(Message.Subscribe.class);
+    refusing.send(
+        new Message.Error(
+            io.tablecast.protocol.ErrorCode.ACCESS_DENIED, "principal app may not read " + T, T));
+    await().atMost(WAIT).until(() -> near.staleReason() != null);
+    assertThat(near.staleReason())
+        .startsWith("server refused subscription to " + T + ": ACCESS_DENIED")
+        .endsWith("asks for the table again at each reconnect");
+    refusing.close();
+    FakeServer.Conn serving = welcomed(Message.PROTOCOL_VERSION);
+    serving.expect(Message.Subscribe.class);
+    serving.snapshot(T, List.of("id"), 12);
+    await().atMost(WAIT).until(() -> near.staleReason() == null);
+  }
+
   @Test
   void missesWithinTheBatchWindowShareOneFetchAndOneKeyIsLoadedOnce() throws Exception {
     FakeServer.Conn c =

@@ -6,6 +6,7 @@ import static io.tablecast.client.FakeServer.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +71,56 @@ class StaleMirrorTest {
       assertThat(m.staleReason()).as("nothing said before the next batch: followed").isNull();
       await().atMost(WAIT).until(() -> heard.size() == 4);
       assertThat(heard).containsExactly(WHY, "null", WHY, "null");
+    }
+  }
+
+  /**
+   * A mirror that followed its table, refused by the server it reconnects to (a server restarted
+   * without the table in cached_tables, or with a policy that denies it), keeps its rows and says
+   * that they may be old, instead of looking current for ever; it asks for the table at each
+   * reconnect and follows it again once a server serves it.
+   */
+  @Test
+  void aMirrorRefusedWhenItReconnectsIsStaleUntilAServerServesItAgain() throws Exception {
+    try (FakeServer server = new FakeServer();
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers(server.address())
+                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+                .build()) {
+      TableMirror<Map<String, Object>> m = client.mirror(T);
+      List<String> heard = Collections.synchronizedList(new ArrayList<>());
+      m.addStaleListener(reason -> heard.add(String.valueOf(reason)));
+      FakeServer.Conn conn = server.handshake(0);
+      conn.expect(Message.Subscribe.class);
+      conn.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
+      assertThat(m.awaitReady(WAIT)).isTrue();
+      conn.close();
+
+      FakeServer.Conn restarted = server.handshake(0);
+      restarted.expect(Message.Subscribe.class);
+      restarted.send(
+          new Message.Error(
+              ErrorCode.UNKNOWN_TABLE, "table 'shop.items' is not cached by this server", T));
+      await().atMost(WAIT).until(() -> m.staleReason() != null);
+      assertThat(m.staleReason())
+          .isEqualTo(
+              "server refused subscription to shop.items: UNKNOWN_TABLE: table 'shop.items' is not"
+                  + " cached by this server; the mirror keeps the rows it held and asks for the"
+                  + " table again at each reconnect");
+      assertThat(m.isReady()).isTrue();
+      assertThat(m.get(1)).containsEntry("v", "a");
+
+      restarted.close();
+      FakeServer.Conn served = server.handshake(0);
+      assertThat(served.expect(Message.Subscribe.class).resumePosition())
+          .as("asked for afresh")
+          .isEqualTo(-1);
+      served.snapshot(T, List.of("id"), 9, row("id", 1, "v", "b"));
+      await().atMost(WAIT).until(() -> m.staleReason() == null);
+      assertThat(m.get(1)).containsEntry("v", "b");
+      await().atMost(WAIT).until(() -> heard.size() == 2);
+      assertThat(heard.get(1)).isEqualTo("null");
     }
   }
 }
