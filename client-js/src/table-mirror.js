@@ -4,6 +4,7 @@
 import { MirrorIndex } from './mirror-index.js';
 import { SnapshotProgress } from './snapshot-progress.js';
 import { MirrorLag } from './mirror-lag.js';
+import { MirrorStaleness } from './mirror-staleness.js';
 import { batchEvents, snapshotEvents } from './row-diff.js';
 import { freeze, jsonEqual, rowKey } from './json-values.js';
 
@@ -33,12 +34,8 @@ export class TableMirror extends EventTarget {
   #readyResolve;
   #readyReject;
   #rows = new Map();
-  /** Why the server says the mirror may differ from its table; null while it follows it. */
-  #stale = null;
-  /** After a snapshot or resume: a stale table is said at once; a batch first means it is followed. */
-  #statusDue = false;
-  /** The rows came from a saved file and no resume or snapshot followed yet. */
-  #restored = false;
+  /** Why the mirror may differ from its table; its reason is null while it follows it. */
+  #staleness = new MirrorStaleness((reason) => this.dispatchEvent(makeEvent('stale', { stale: reason !== null, reason })));
   /** Secondary indexes by name. */
   #indexes = new Map();
   #progress = new SnapshotProgress();
@@ -119,7 +116,7 @@ export class TableMirror extends EventTarget {
    * event fires on each change.
    */
   get stale() {
-    return this.#stale;
+    return this.#staleness.reason;
   }
 
   /**
@@ -152,7 +149,10 @@ export class TableMirror extends EventTarget {
     for (const index of this.#indexes.values()) index._rebuild(this.#rows, this.columns);
   }
 
-  /** Whether the mirror failed (e.g. UNKNOWN_TABLE); a failed mirror is never resubscribed. */
+  /**
+   * Whether the mirror failed (e.g. UNKNOWN_TABLE before it was ever served); a failed mirror is
+   * never resubscribed. One refused after it was served is stale instead, and asked for again.
+   */
   get failed() {
     return this.error !== null;
   }
@@ -196,7 +196,7 @@ export class TableMirror extends EventTarget {
   _endSnapshot(epoch, position) {
     if (this._pending === null) return false;
     this.#progress.settled();
-    this.#caughtUp();
+    this.#staleness.caughtUp();
     const fresh = this._pending;
     this._pending = null;
     position = Math.max(position, this._pendingPosition);
@@ -205,7 +205,6 @@ export class TableMirror extends EventTarget {
     this.#rebuildIndexes();
     this._synced = true;
     this._inStream = true;
-    this.#statusDue = true;
     this.epoch = epoch;
     this.position = position;
     this.#emit(events);
@@ -228,24 +227,14 @@ export class TableMirror extends EventTarget {
     this._inStream = false;
     this.epoch = saved.epoch;
     this.position = saved.position;
-    this.#restored = true;
-    this._status(true, `restored from its saved file (position ${saved.position}, saved `
+    this.#staleness.restored(`restored from its saved file (position ${saved.position}, saved `
         + `${new Date(saved.savedAt).toISOString()}); not yet brought up to date by a server`);
     this.#becomeReady();
   }
 
-  /** Rows from a saved file are current now: their staleness ends (the server says the rest). */
-  #caughtUp() {
-    if (this.#restored) {
-      this.#restored = false;
-      this._status(false, null);
-      this.#statusDue = true;
-    }
-  }
-
   /** @internal The server resumed the stream after `position`. */
   _resumed(epoch, schema, position) {
-    this.#caughtUp();
+    this.#staleness.caughtUp();
     if (schema) {
       this.columns = schema.columns ?? this.columns;
       this.primaryKey = schema.primaryKey ?? this.primaryKey;
@@ -254,7 +243,6 @@ export class TableMirror extends EventTarget {
     this.#progress.settled();
     this._synced = true;
     this._inStream = true;
-    this.#statusDue = true;
     this.epoch = epoch;
     this.position = position; // the server accepted our position: it is the truth
     this.#becomeReady();
@@ -292,27 +280,18 @@ export class TableMirror extends EventTarget {
 
   /** @internal The server said whether the table is stale (`table_status`). */
   _status(stale, reason) {
-    this.#statusDue = false;
-    const next = stale ? (reason ?? 'stale') : null;
-    if (next === this.#stale) return;
-    this.#stale = next;
-    this.dispatchEvent(makeEvent('stale', { stale: next !== null, reason: next }));
-  }
-
-  /** A batch came while a status was due: none was said, so the table is followed. */
-  #settleStatus() {
-    if (this.#statusDue) this._status(false, null);
+    this.#staleness.set(stale, reason);
   }
 
   /** @internal A batch without changes for this table. */
   _advance(position) {
-    this.#settleStatus();
+    this.#staleness.batch();
     if (this._inStream && position > this.position) this.position = position;
   }
 
   /** @internal This table's part of one batch (written at `captureMillis`): applied entirely, then events fire. */
   _apply(changes, position, captureMillis) {
-    this.#settleStatus();
+    this.#staleness.batch();
     if (this._pending !== null) {
       if (position > this._pendingPosition) {
         for (const c of changes) this.#applyChange(this._pending, c, null);
@@ -359,12 +338,21 @@ export class TableMirror extends EventTarget {
     if (cut) this.dispatchEvent(makeEvent('snapshotcut', cut));
   }
 
-  /** @internal The server refused this table's subscription. */
+  /**
+   * @internal The server refused this table's subscription. A mirror that was served (a server
+   * restarted without the table, or with a policy that denies it) keeps its rows and is stale
+   * until a server serves it again: it is asked for at each reconnect. Any other fails.
+   */
   _fail(error) {
     this._pending = null;
     this.#progress.dropped();
     this._synced = false;
     this._inStream = false;
+    if (this.isReady) {
+      this.#staleness.refused(error.message);
+      this.dispatchEvent(makeEvent('error', error));
+      return;
+    }
     this.error = error;
     this.#readyReject(error);
     this.dispatchEvent(makeEvent('error', error));

@@ -379,6 +379,44 @@ test('a table whose snapshot was cut off is subscribed fresh, synced tables resu
   assert.equal(b.isReady, false);
 });
 
+test('a mirror refused when it reconnects keeps its rows, is stale, and is asked for again until served', async () => {
+  newClient();
+  const m = client.mirror(T);
+  const stale = [];
+  const errors = [];
+  m.addEventListener('stale', (e) => stale.push(e.detail));
+  m.addEventListener('error', (e) => errors.push(e.detail.code));
+  let conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'old' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 100, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  conn.kill();
+
+  // a server restarted without the table in cached_tables
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'new', position: 0 });
+  await conn.next('subscribe');
+  conn.send({ type: 'error', code: 'UNKNOWN_TABLE', message: 'table is not cached by this server', table: T });
+  await until(() => m.stale !== null);
+  assert.equal(m.stale, `server refused subscription to ${T}: UNKNOWN_TABLE: table is not cached by this server; `
+    + 'the mirror keeps the rows it held and asks for the table again at each reconnect');
+  assert.deepEqual(errors, ['UNKNOWN_TABLE'], 'the refusal is also told as an error');
+  assert.equal(m.failed, false, 'not failed: it was served, and may be again');
+  assert.equal(client.mirror(T), m, 'the same mirror');
+  assert.deepEqual(m.get(1), { id: 1, name: 'a' });
+  conn.kill();
+
+  // served again: a snapshot, and the mirror follows its table
+  conn = await server.nextConnection();
+  await conn.handshake({ epoch: 'new', position: 0 });
+  assert.deepEqual(await conn.next('subscribe'), { type: 'subscribe', tables: [T], resumePosition: -1 });
+  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'b' }]);
+  await until(() => m.stale === null);
+  assert.deepEqual(m.get(1), { id: 1, name: 'b' });
+  assert.deepEqual(stale.map((d) => d.stale), [true, false]);
+});
+
 test('server restart: new epoch, re-snapshot emits only the differences', async () => {
   newClient();
   const m = client.mirror(T);
