@@ -124,6 +124,17 @@ final class ClientOptions {
   }
 
   /**
+   * The mirror of {@code table} on {@code client}, whose staleness is told on standard error from
+   * the start ({@link ConnectionReport#staleChanged}).
+   */
+  io.tablecast.client.TableMirror<java.util.Map<String, Object>> mirror(
+      TablecastClient client, String table) {
+    io.tablecast.client.TableMirror<java.util.Map<String, Object>> mirror = client.mirror(table);
+    mirror.addStaleListener(reason -> report.staleChanged(table, reason));
+    return mirror;
+  }
+
+  /**
    * A client for {@code command} ({@code tablecast-COMMAND}), whose connection's troubles are told
    * on {@code err} ({@link ConnectionReport}) instead of the client library's log lines.
    */

@@ -5,10 +5,11 @@ import java.io.PrintWriter;
 
 /**
  * What a client-side command ({@code watch}, {@code dump}) says on standard error about its
- * connection, one line per change of state rather than the client library's log lines: an attempt
- * that failed (once for a run of attempts failing the same way, with the reason), a connection
- * lost, the connection back after either, a table snapshotted again. Keeps the last failure, which
- * the command names when it gives up.
+ * connection and its table, one line per change of state rather than the client library's log
+ * lines: an attempt that failed (once for a run of attempts failing the same way, with the reason),
+ * a connection lost, the connection back after either, a table snapshotted again, a mirror that may
+ * differ from its table and one that follows it again. Keeps the last failure, which the command
+ * names when it gives up.
  */
 final class ConnectionReport implements ConnectionListener {
   private final String command;
@@ -69,6 +70,17 @@ final class ConnectionReport implements ConnectionListener {
             + " updated, "
             + deleted
             + " deleted");
+  }
+
+  /**
+   * The mirror of {@code table} may differ from its table ({@code reason}, as the server or the
+   * client said), or follows it again ({@code reason} null).
+   */
+  void staleChanged(String table, String reason) {
+    say(
+        reason == null
+            ? "the mirror of " + table + " follows its table again"
+            : "the mirror of " + table + " may differ from its table: " + reason);
   }
 
   private void say(String line) {

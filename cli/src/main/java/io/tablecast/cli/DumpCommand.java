@@ -3,6 +3,7 @@ package io.tablecast.cli;
 import io.tablecast.client.SnapshotProgress;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
+import io.tablecast.client.TablecastException;
 import io.tablecast.server.progress.Progress;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -26,8 +27,20 @@ import picocli.CommandLine.Spec;
           + "(the default), CSV or an aligned table.",
       "A large table's snapshot shows its progress on standard error (a line on a terminal, else "
           + "log lines)."
+    },
+    exitCodeListHeading = "Exit codes:%n",
+    exitCodeList = {
+      "0:the rows, as the server follows the table",
+      "1:no rows: the table was refused or gave no snapshot in time (standard error says why), "
+          + "or the output could not be written",
+      "2:the command line is wrong",
+      "3:the rows were printed but may differ from the table: the server or client said so "
+          + "(standard error says why, e.g. the table's capture trigger is disabled)"
     })
 final class DumpCommand implements Callable<Integer> {
+
+  /** The exit code of a dump whose rows may differ from the table (the mirror was stale). */
+  static final int STALE = 3;
 
   /** The values --format completes to. */
   static final class FormatNames extends java.util.ArrayList<String> {
@@ -67,7 +80,7 @@ final class DumpCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (TablecastClient c = client.connect("dump", err)) {
-      TableMirror<Map<String, Object>> mirror = c.mirror(table);
+      TableMirror<Map<String, Object>> mirror = client.mirror(c, table);
       AtomicLong lastChange = new AtomicLong(System.nanoTime());
       mirror.addListener(e -> lastChange.set(System.nanoTime()));
       boolean ready;
@@ -88,6 +101,15 @@ final class DumpCommand implements Callable<Integer> {
         client.reportNotReady(mirror, "dump", err);
         return 1;
       }
+      try {
+        // every change committed before the dump began is in the rows after this, and the
+        // server's word on whether the table is stale, sent right behind its snapshot, has come
+        c.sync(client.timeout);
+      } catch (TablecastException e) {
+        err.println(
+            "tablecast dump: the rows may lack changes committed just before the dump began: "
+                + e.getMessage());
+      }
       lastChange.set(System.nanoTime());
       long idleNanos = waitIdle.toNanos();
       while (true) {
@@ -98,12 +120,22 @@ final class DumpCommand implements Callable<Integer> {
         TimeUnit.NANOSECONDS.sleep(
             Math.min(idleNanos - quietFor, TimeUnit.MILLISECONDS.toNanos(100)));
       }
+      String stale = mirror.staleReason(); // before the rows: they are as new as this or newer
       String lineEnd = System.lineSeparator();
       for (String line : format.lines(mirror.columns(), RowJson.sortedRowMaps(mirror))) {
         out.print(line); // not println: picocli's writer would flush, a write for each row
         out.print(lineEnd);
       }
       out.flush();
+      if (stale != null) {
+        err.println(
+            "tablecast dump: the rows of "
+                + table
+                + " printed may differ from its table: "
+                + stale);
+        err.flush();
+        return STALE;
+      }
       return 0;
     }
   }

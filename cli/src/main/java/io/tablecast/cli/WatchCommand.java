@@ -32,7 +32,7 @@ final class WatchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (TablecastClient c = client.connect("watch", err)) {
-      TableMirror<Map<String, Object>> mirror = c.mirror(table);
+      TableMirror<Map<String, Object>> mirror = client.mirror(c, table);
       String lineEnd = System.lineSeparator();
       CountDownLatch outputClosed = new CountDownLatch(1);
       mirror.addBatchListener(

@@ -2,18 +2,26 @@ package io.tablecast.it;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.tablecast.cli.TablecastCommand;
 import io.tablecast.server.auth.AccessPolicy;
 import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.auth.PasswordHasher;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TriggerInstaller;
 import io.tablecast.server.testing.TestDatabases.Kind;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code tablecast watch} and {@code dump} as users meet them: through {@code bin/tablecast} (a
@@ -22,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ClientCommandsTest {
   private static final List<String> ITEMS = CommandLineTest.ITEMS;
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
   @TempDir Path dir;
 
@@ -122,6 +131,85 @@ class ClientCommandsTest {
             .contains("tablecast dump: cannot write the output: No space left on device");
       } finally {
         dump.destroyForcibly();
+      }
+    }
+  }
+
+  /**
+   * A table whose capture stopped (its trigger disabled, and the server not allowed to repair it)
+   * is stale: watch says so on standard error, and again once it follows its table; dump prints its
+   * rows, says they may differ from the table and exits 3. Both printed on as if the rows were
+   * current before.
+   */
+  @Test
+  void watchAndDumpSayWhenTheirTableMayDifferFromTheirRows() throws Exception {
+    Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cli_stale", ITEMS, "items");
+    SourceConfig installing = p.sourceConfig();
+    try (TriggerInstaller installer = TriggerInstaller.connect(installing)) {
+      installer.describe();
+      installer.install();
+    }
+    SourceConfig checking =
+        new SourceConfig(
+            installing.jdbcUrl(),
+            null,
+            null,
+            installing.tableNames(),
+            false,
+            null,
+            null,
+            Duration.ZERO,
+            Pipeline.CAPTURE_CHECK_EVERY);
+    try (p) {
+      p.startServer(b -> b.source(checking));
+      String table = p.db.table("items");
+      StringWriter watchErr = new StringWriter();
+      CommandLine watch = TablecastCommand.commandLine();
+      watch.setOut(new PrintWriter(new StringWriter(), true));
+      watch.setErr(new PrintWriter(watchErr, true));
+      Thread watching =
+          new Thread(() -> watch.execute("watch", table, "--server", p.address()), "watch");
+      watching.setDaemon(true);
+      watching.start();
+      try {
+        await().atMost(WAIT).until(() -> watchErr.toString().contains("watching " + table));
+        p.sql("ALTER TABLE items DISABLE TRIGGER USER");
+        String mayDiffer =
+            "tablecast watch: the mirror of " + table + " may differ from its table: ";
+        await().atMost(WAIT).until(() -> watchErr.toString().contains(mayDiffer));
+        assertThat(watchErr.toString()).contains("tablecast install");
+
+        StringWriter dumpOut = new StringWriter();
+        StringWriter dumpErr = new StringWriter();
+        CommandLine dump = TablecastCommand.commandLine();
+        dump.setOut(new PrintWriter(dumpOut, true));
+        dump.setErr(new PrintWriter(dumpErr, true));
+        assertThat(dump.execute("dump", table, "--server", p.address()))
+            .as(dumpErr.toString())
+            .isEqualTo(3);
+        assertThat(dumpOut.toString().lines()).hasSize(3);
+        assertThat(dumpErr.toString())
+            .contains(
+                "tablecast dump: the rows of " + table + " printed may differ from its table: ")
+            .contains("tablecast install");
+
+        try (TriggerInstaller installer = TriggerInstaller.connect(checking)) {
+          installer.describe(); // the operator runs install
+          installer.install();
+        }
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    watchErr
+                        .toString()
+                        .contains(
+                            "tablecast watch: the mirror of "
+                                + table
+                                + " follows its table again"));
+      } finally {
+        watching.interrupt();
+        watching.join(10_000);
       }
     }
   }

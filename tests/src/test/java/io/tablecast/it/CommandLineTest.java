@@ -92,6 +92,28 @@ class CommandLineTest {
     }
   }
 
+  /**
+   * A row committed right before {@code dump} began is in its rows, whenever the server's tail
+   * polls next (every 2 s here): dump asks the server to read its outbox first (sync). Before, it
+   * printed the server's image as the snapshot found it, without the row until the next poll.
+   */
+  @Test
+  void dumpHoldsEveryChangeCommittedBeforeItBegan() {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cli_dump_sync", ITEMS, "items")) {
+      p.startServer(
+          b ->
+              b.set("source.min_poll_interval", "2s")
+                  .set("source.max_poll_interval", "2s")
+                  .set("source.poll_idle_after", "0s"));
+      for (int id = 10; id < 13; id++) {
+        p.sql("INSERT INTO items VALUES (" + id + ", 'committed before the dump', NULL)");
+        Cli dump = Cli.run("dump", p.db.table("items"), "--server", p.address());
+        assertThat(dump.exitCode()).as(dump.err()).isZero();
+        assertThat(dump.out()).contains("{\"id\":" + id + ",");
+      }
+    }
+  }
+
   /** One write for the whole table, not one per row (one database: the output does not care). */
   @Test
   void dumpWritesItsRowsAtOnceNotLineByLine() {
