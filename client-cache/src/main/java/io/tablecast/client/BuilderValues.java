@@ -72,6 +72,13 @@ final class BuilderValues {
     if (hostPort == null) {
       throw new IllegalArgumentException("server must be host:port, was null");
     }
+    if (hostPort.contains("://")) {
+      throw new IllegalArgumentException(
+          "server must be host:port, without a scheme or path (the Java client speaks the binary"
+              + " protocol to the server's port; ws:// URLs are the JavaScript client's), was \""
+              + hostPort
+              + "\"");
+    }
     int colon = hostPort.lastIndexOf(':');
     if (colon <= 0 || colon == hostPort.length() - 1) {
       throw new IllegalArgumentException("server must be host:port, was \"" + hostPort + "\"");

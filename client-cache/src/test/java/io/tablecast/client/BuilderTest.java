@@ -22,6 +22,20 @@ class BuilderTest {
         .hasMessage("server port must be 1..65535, was \"localhost:70000\"");
   }
 
+  /** A URL (the JavaScript client's ws://, or http://) read as host "http" or a bad port before. */
+  @Test
+  void aServerGivenAsAUrlIsToldToBeHostColonPort() {
+    for (String url : new String[] {"ws://h:7070/ws", "http://h:7070", "tcp://h:7070"}) {
+      assertThatThrownBy(() -> TablecastClient.builder().servers(url).build())
+          .hasMessage(
+              "server must be host:port, without a scheme or path (the Java client speaks the"
+                  + " binary protocol to the server's port; ws:// URLs are the JavaScript"
+                  + " client's), was \""
+                  + url
+                  + "\"");
+    }
+  }
+
   @Test
   void backoffMinMustNotExceedMax() {
     assertThatThrownBy(
