@@ -124,12 +124,14 @@ final class ClientOptions {
   }
 
   /**
-   * The mirror of {@code table} on {@code client}, whose staleness is told on standard error from
-   * the start ({@link ConnectionReport#staleChanged}).
+   * The mirror of {@code table} on {@code client}, of the rows and columns {@code shape} chooses
+   * (null: all), whose staleness is told on standard error from the start ({@link
+   * ConnectionReport#staleChanged}).
    */
   io.tablecast.client.TableMirror<java.util.Map<String, Object>> mirror(
-      TablecastClient client, String table) {
-    io.tablecast.client.TableMirror<java.util.Map<String, Object>> mirror = client.mirror(table);
+      TablecastClient client, String table, io.tablecast.client.MirrorShape shape) {
+    io.tablecast.client.TableMirror<java.util.Map<String, Object>> mirror =
+        shape == null ? client.mirror(table) : client.mirror(table, shape);
     mirror.addStaleListener(reason -> report.staleChanged(table, reason));
     return mirror;
   }

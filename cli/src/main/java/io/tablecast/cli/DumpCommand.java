@@ -71,6 +71,8 @@ final class DumpCommand implements Callable<Integer> {
       })
   DumpFormat format;
 
+  @Mixin ShapeOptions rows;
+
   @Mixin ClientOptions client;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -80,7 +82,7 @@ final class DumpCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (TablecastClient c = client.connect("dump", err)) {
-      TableMirror<Map<String, Object>> mirror = client.mirror(c, table);
+      TableMirror<Map<String, Object>> mirror = client.mirror(c, table, rows.shape());
       AtomicLong lastChange = new AtomicLong(System.nanoTime());
       mirror.addListener(e -> lastChange.set(System.nanoTime()));
       boolean ready;

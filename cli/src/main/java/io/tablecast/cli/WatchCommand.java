@@ -23,6 +23,8 @@ final class WatchCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "TABLE", description = "Table to watch, schema.table")
   String table;
 
+  @Mixin ShapeOptions rows;
+
   @Mixin ClientOptions client;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -32,7 +34,7 @@ final class WatchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (TablecastClient c = client.connect("watch", err)) {
-      TableMirror<Map<String, Object>> mirror = client.mirror(c, table);
+      TableMirror<Map<String, Object>> mirror = client.mirror(c, table, rows.shape());
       String lineEnd = System.lineSeparator();
       CountDownLatch outputClosed = new CountDownLatch(1);
       mirror.addBatchListener(

@@ -114,6 +114,32 @@ class CommandLineTest {
     }
   }
 
+  /**
+   * {@code --filter} and {@code --columns} ask the server for a shape; a filter it cannot use is
+   * refused naming the position (one database: shapes are the server's, tested there).
+   */
+  @Test
+  void dumpTakesTheRowsAndColumnsAShapeChooses() {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "cli_dump_shape", ITEMS, "items")) {
+      Cli dump =
+          Cli.run(
+              "dump",
+              p.db.table("items"),
+              "--server",
+              p.address(),
+              "--filter",
+              "price > 1 AND name <> 'a'",
+              "--columns",
+              "name");
+      assertThat(dump.exitCode()).as(dump.err()).isZero();
+      assertThat(dump.out().lines()).containsExactly("{\"id\":3,\"name\":\"c\"}");
+      Cli refused =
+          Cli.run("dump", p.db.table("items"), "--server", p.address(), "--filter", "prize > 1");
+      assertThat(refused.exitCode()).isEqualTo(1);
+      assertThat(refused.err()).contains("filter, position 1: no column 'prize'");
+    }
+  }
+
   /** One write for the whole table, not one per row (one database: the output does not care). */
   @Test
   void dumpWritesItsRowsAtOnceNotLineByLine() {
