@@ -30,18 +30,10 @@ class StaleMirrorTest {
   @Test
   void aMirrorSaysWhenItIsStaleAndWhenItFollowsItsTableAgain() throws Exception {
     try (FakeServer server = new FakeServer();
-        TablecastClient client =
-            TablecastClient.builder()
-                .servers(server.address())
-                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
-                .build()) {
+        TablecastClient client = client(server)) {
       TableMirror<Map<String, Object>> m = client.mirror(T);
-      List<String> heard = Collections.synchronizedList(new ArrayList<>());
-      m.addStaleListener(reason -> heard.add(String.valueOf(reason)));
-      FakeServer.Conn conn = server.handshake(0);
-      conn.expect(Message.Subscribe.class);
-      conn.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
-      assertThat(m.awaitReady(WAIT)).isTrue();
+      List<String> heard = heard(m);
+      FakeServer.Conn conn = followed(server, m);
       assertThat(m.staleReason()).isNull();
 
       conn.send(
@@ -83,18 +75,10 @@ class StaleMirrorTest {
   @Test
   void aMirrorRefusedWhenItReconnectsIsStaleUntilAServerServesItAgain() throws Exception {
     try (FakeServer server = new FakeServer();
-        TablecastClient client =
-            TablecastClient.builder()
-                .servers(server.address())
-                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
-                .build()) {
+        TablecastClient client = client(server)) {
       TableMirror<Map<String, Object>> m = client.mirror(T);
-      List<String> heard = Collections.synchronizedList(new ArrayList<>());
-      m.addStaleListener(reason -> heard.add(String.valueOf(reason)));
-      FakeServer.Conn conn = server.handshake(0);
-      conn.expect(Message.Subscribe.class);
-      conn.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
-      assertThat(m.awaitReady(WAIT)).isTrue();
+      List<String> heard = heard(m);
+      FakeServer.Conn conn = followed(server, m);
       conn.close();
 
       FakeServer.Conn restarted = server.handshake(0);
@@ -122,5 +106,28 @@ class StaleMirrorTest {
       await().atMost(WAIT).until(() -> heard.size() == 2);
       assertThat(heard.get(1)).isEqualTo("null");
     }
+  }
+
+  private static TablecastClient client(FakeServer server) {
+    return TablecastClient.builder()
+        .servers(server.address())
+        .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+        .build();
+  }
+
+  /** What the mirror's stale listener hears, {@code "null"} for followed again. */
+  private static List<String> heard(TableMirror<?> m) {
+    List<String> heard = Collections.synchronizedList(new ArrayList<>());
+    m.addStaleListener(reason -> heard.add(String.valueOf(reason)));
+    return heard;
+  }
+
+  /** The client's first connection, on which {@code m} gets its snapshot (row 1) at position 5. */
+  private static FakeServer.Conn followed(FakeServer server, TableMirror<?> m) throws Exception {
+    FakeServer.Conn conn = server.handshake(0);
+    conn.expect(Message.Subscribe.class);
+    conn.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
+    assertThat(m.awaitReady(WAIT)).isTrue();
+    return conn;
   }
 }

@@ -9,7 +9,6 @@ import io.tablecast.server.auth.AccessPolicy;
 import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.capture.SourceConfig;
-import io.tablecast.server.capture.TriggerInstaller;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -144,22 +143,7 @@ class ClientCommandsTest {
   @Test
   void watchAndDumpSayWhenTheirTableMayDifferFromTheirRows() throws Exception {
     Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cli_stale", ITEMS, "items");
-    SourceConfig installing = p.sourceConfig();
-    try (TriggerInstaller installer = TriggerInstaller.connect(installing)) {
-      installer.describe();
-      installer.install();
-    }
-    SourceConfig checking =
-        new SourceConfig(
-            installing.jdbcUrl(),
-            null,
-            null,
-            installing.tableNames(),
-            false,
-            null,
-            null,
-            Duration.ZERO,
-            Pipeline.CAPTURE_CHECK_EVERY);
+    SourceConfig checking = p.installedSourceThatDoesNotRepair();
     try (p) {
       p.startServer(b -> b.source(checking));
       String table = p.db.table("items");
@@ -193,10 +177,7 @@ class ClientCommandsTest {
                 "tablecast dump: the rows of " + table + " printed may differ from its table: ")
             .contains("tablecast install");
 
-        try (TriggerInstaller installer = TriggerInstaller.connect(checking)) {
-          installer.describe(); // the operator runs install
-          installer.install();
-        }
+        Pipeline.installCapture(checking); // the operator runs install
         await()
             .atMost(WAIT)
             .until(

@@ -84,6 +84,35 @@ final class Pipeline implements AutoCloseable {
         db.jdbcUrl(), null, null, tables, true, null, null, RECONCILE_EVERY, CAPTURE_CHECK_EVERY);
   }
 
+  /**
+   * Installs the capture now and returns a source that may not repair it ({@code install_triggers}
+   * off) and does not reconcile, so that only the capture check tells what became of it: a trigger
+   * disabled or dropped makes the table stale until someone installs the capture again.
+   */
+  SourceConfig installedSourceThatDoesNotRepair() throws java.sql.SQLException {
+    SourceConfig installing = sourceConfig();
+    installCapture(installing);
+    return new SourceConfig(
+        installing.jdbcUrl(),
+        null,
+        null,
+        installing.tableNames(),
+        false,
+        null,
+        null,
+        Duration.ZERO,
+        CAPTURE_CHECK_EVERY);
+  }
+
+  /** Runs {@code tablecast install} for {@code config}, as an operator would. */
+  static void installCapture(SourceConfig config) throws java.sql.SQLException {
+    try (io.tablecast.server.capture.TriggerInstaller installer =
+        io.tablecast.server.capture.TriggerInstaller.connect(config)) {
+      installer.describe();
+      installer.install();
+    }
+  }
+
   ServerConfig serverConfig() {
     return ServerConfig.builder()
         .set("server_name", "it-" + db.schema())

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.capture.SourceConfig;
-import io.tablecast.server.capture.TriggerInstaller;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -92,22 +91,7 @@ class StaleWhenCaptureStopsTest {
   @EnumSource(Kind.class)
   void aTableWhoseTriggerIsGoneIsStaleUntilTheCaptureIsInstalledAgain(Kind kind) throws Exception {
     Pipeline p = Pipeline.create(kind, "stale_trigger", DDL, "items", "notes");
-    SourceConfig installing = p.sourceConfig();
-    try (TriggerInstaller installer = TriggerInstaller.connect(installing)) {
-      installer.describe();
-      installer.install();
-    }
-    SourceConfig checking =
-        new SourceConfig(
-            installing.jdbcUrl(),
-            null,
-            null,
-            p.sourceConfig().tableNames(),
-            false,
-            null,
-            null,
-            Duration.ZERO,
-            Pipeline.CAPTURE_CHECK_EVERY); // no reconciliation: only the capture check may tell
+    SourceConfig checking = p.installedSourceThatDoesNotRepair();
     try (p) {
       p.startServer(b -> b.source(checking));
       TablecastClient client = p.client("trigger");
@@ -136,11 +120,7 @@ class StaleWhenCaptureStopsTest {
       assertThat(notes.staleReason()).as("the other table is followed").isNull();
       assertThat(health(p)).contains("\"staleTables\":1");
 
-      try (TriggerInstaller installer =
-          TriggerInstaller.connect(checking)) { // the operator runs install
-        installer.describe();
-        installer.install();
-      }
+      Pipeline.installCapture(checking); // the operator runs install
       await().atMost(WAIT).until(() -> items.staleReason() == null);
       assertThat(items.get(1))
           .as("re-read when followed again")
