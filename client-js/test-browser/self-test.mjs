@@ -74,9 +74,18 @@ try {
   await send('expect-row [1] price=1.30');
   conn.batch(++pos, [del(T, [2], { id: 2, name: 'pear', price: null })]);
   await send('expect-no-row [2]');
-  // server restart: new epoch, fresh snapshot with one difference
+  // the server says the table may differ from its rows, then that it follows it again
+  conn.send({ type: 'table_status', table: T, stale: true, reason: 'a row of public.items cannot be read' });
+  await send('expect-text #message The rows may differ from the table: a row of public.items cannot be read');
+  conn.send({ type: 'table_status', table: T, stale: false });
+  await send('expect-text #live[data-stale="false"] apple');
+  // server restart: an attempt closed before the welcome is told, then a new epoch, a fresh
+  // snapshot with one difference
   clearInterval(hb);
   conn.kill();
+  conn = await pageConnection(10_000);
+  conn.ws.close(4000, 'not today');
+  await send('expect-text #message closed the connection before the welcome (close code 4000: not today)');
   conn = await pageConnection(10_000);
   await conn.handshake({ epoch: 'E2', heartbeatMillis: 500 });
   await conn.next('subscribe');

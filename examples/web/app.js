@@ -66,9 +66,30 @@ function start(name) {
   document.title = `${name} · Tablecast`;
   $('#title').textContent = name;
   const client = new TablecastClient({ url: wsUrl, clientName: 'web-example' });
-  client.addEventListener('statechange', (e) => setStatus(e.detail.state));
-  client.addEventListener('error', (e) => console.warn('tablecast:', e.detail.message));
   const mirror = client.mirror(name);
+  // #message says why the page may not show the table as it is now: the table refused, the
+  // rows possibly stale (and why), the last failed attempt while not connected
+  const problems = { refused: '', stale: '', connection: '' };
+  const explain = () => showMessage([problems.refused, problems.stale, problems.connection].filter(Boolean).join('\n'));
+  client.addEventListener('statechange', (e) => {
+    setStatus(mirror.failed ? 'error' : e.detail.state, mirror.failed ? 'error' : e.detail.state);
+    if (e.detail.state === 'connected') {
+      problems.connection = '';
+      explain();
+    }
+  });
+  client.addEventListener('error', (e) => {
+    console.warn('tablecast:', e.detail.message);
+    if (client.state !== 'connected') {
+      problems.connection = e.detail.message;
+      explain();
+    }
+  });
+  mirror.addEventListener('stale', (e) => {
+    table.dataset.stale = String(e.detail.stale);
+    problems.stale = e.detail.stale ? `The rows may differ from the table: ${e.detail.reason}` : '';
+    explain();
+  });
 
   const updateCount = () => {
     count.dataset.count = String(mirror.size);
@@ -96,15 +117,14 @@ function start(name) {
     updateCount();
   };
 
-  mirror.addEventListener('ready', () => {
-    showMessage('');
-    renderAll();
-  });
+  mirror.addEventListener('ready', () => renderAll());
   // ALTER TABLE while the page is open: new headers and cells, before the rows in the new layout
   mirror.addEventListener('schema', () => renderAll());
   mirror.addEventListener('error', (e) => {
+    if (!mirror.failed) return; // refused after it was served: it stays, and `stale` says why
     setStatus('error', 'error');
-    showMessage(e.detail.message);
+    problems.refused = e.detail.message;
+    explain();
   });
   mirror.addEventListener('change', (e) => {
     const { op, key, newRow } = e.detail;
