@@ -62,4 +62,30 @@ class BrowserLiveTableTest {
       }
     }
   }
+
+  /**
+   * The page says why its rows may not be the table's as it is now: stale while the table's capture
+   * trigger is disabled (and no longer once it is installed again), and, the server gone, that it
+   * cannot connect (a browser gives no reason: the URL and close code). Both looked like a quiet,
+   * live table before. One database: the page does not depend on it.
+   */
+  @org.junit.jupiter.api.Test
+  void thePageSaysWhenItsRowsMayDifferAndWhenItCannotConnect() throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "browser_stale", ITEMS, "items")) {
+      io.tablecast.server.capture.SourceConfig checking = p.installedSourceThatDoesNotRepair();
+      LivePage.serveExample(p, b -> b.source(checking));
+      try (LivePage page = LivePage.open(LivePage.url(p, "items"))) {
+        page.expect("expect-row [2] name=two");
+        p.sql("ALTER TABLE items DISABLE TRIGGER USER");
+        page.expect("expect-text #message The rows may differ from the table:");
+        Pipeline.installCapture(checking); // the operator runs install
+        page.expect("expect-text #live[data-stale=\"false\"] two");
+
+        String ws = "ws://127.0.0.1:" + p.server().port() + "/ws";
+        p.stopServer();
+        page.expect("expect-text #message cannot connect to " + ws + " (close code 1006)");
+        page.quit();
+      }
+    }
+  }
 }
