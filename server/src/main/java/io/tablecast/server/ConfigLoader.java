@@ -15,6 +15,7 @@ import io.tablecast.server.config.ConfigMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -95,26 +96,52 @@ final class ConfigLoader {
         fromEnv.put(MOVED.getOrDefault(v.key(), v.key()), v.name());
       }
     }
+    List<String> missing = new ArrayList<>();
     if (!tree.has("nats")) { // a server reading a NATS stream needs no database
-      REQUIRED.forEach((key, problem) -> require(tree, key, problem));
+      REQUIRED.forEach(
+          (key, problem) -> {
+            String why = missing(tree, key, problem);
+            if (why != null) {
+              missing.add(why);
+            }
+          });
     }
     ALIASES.forEach((older, key) -> move(tree, older, key));
     MOVED.forEach((from, to) -> move(tree, from, to));
-    return bind(tree, fromEnv);
+    return bind(tree, fromEnv, missing);
   }
 
   /** Binds {@code settings} over the defaults and validates. */
   static ServerConfig bind(ObjectNode settings, Map<String, String> fromEnv) {
+    return bind(settings, fromEnv, List.of());
+  }
+
+  /**
+   * Binds {@code settings} over the defaults and validates; {@code missing} (required keys not set)
+   * is told with the unknown keys and bad values, all at once.
+   */
+  private static ServerConfig bind(
+      ObjectNode settings, Map<String, String> fromEnv, List<String> missing) {
     ObjectNode merged = merge(defaults(), settings);
-    return ConfigMapper.bind(
+    ConfigMapper.Bound<ServerConfig> bound =
+        ConfigMapper.bindAll(
             merged,
             ServerConfig.class,
             key -> {
               String variable = fromEnv.get(key);
               key = fileKey(key);
               return variable == null ? key : key + " (" + variable + ")";
-            })
-        .validate();
+            },
+            missing,
+            defaults());
+    List<String> problems = new ArrayList<>(bound.problems());
+    if (bound.value() != null) { // its bad values replaced by defaults: what else is wrong
+      bound.value().problems().forEach(p -> ConfigMapper.addOncePerKey(problems, p));
+    }
+    if (!problems.isEmpty()) {
+      throw ConfigMapper.problems(problems);
+    }
+    return bound.value();
   }
 
   /** The key as the file writes it: {@code source.cached_tables[0]} is {@code cached_tables[0]}. */
@@ -152,13 +179,15 @@ final class ConfigLoader {
     return Collections.unmodifiableMap(map);
   }
 
-  private static void require(ObjectNode tree, String key, String problem) {
+  /** Why the required {@code key} is not set well ({@code problem}), or null when it is. */
+  private static String missing(ObjectNode tree, String key, String problem) {
     JsonNode value = get(tree, key);
     if (value == null || (value.isContainerNode() && value.isEmpty())) {
       String variable =
           ENVIRONMENT.stream().filter(v -> v.key().equals(key)).findFirst().orElseThrow().name();
-      throw new IllegalArgumentException(key + " (or " + variable + ") " + problem);
+      return key + " (or " + variable + ") " + problem;
     }
+    return null;
   }
 
   private static JsonNode environmentValue(Variable v, String value) {

@@ -7,6 +7,7 @@ import io.tablecast.server.auth.AuthConfigReader;
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.config.ByteSize;
+import io.tablecast.server.config.ConfigMapper;
 import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.config.ResumeBufferSettings;
@@ -20,6 +21,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -135,86 +138,114 @@ public record ServerConfig(
    * Checks every value; each failure names the key and the bad value.
    *
    * @return this configuration
-   * @throws IllegalArgumentException naming the bad value
+   * @throws IllegalArgumentException naming the bad value, or listing the bad values
    */
   public ServerConfig validate() {
+    List<String> problems = problems();
+    if (!problems.isEmpty()) {
+      throw ConfigMapper.problems(problems);
+    }
+    return this;
+  }
+
+  /** What {@link #validate} finds wrong, each naming the key and the bad value; empty when none. */
+  List<String> problems() {
+    List<String> problems = new ArrayList<>();
     check(
+        problems,
         source != null || nats != null,
         "source must be set (jdbc_url and cached_tables), or nats to serve from a stream");
     if (nats != null) {
-      nats.streamName(source == null ? null : source.jdbcUrl()); // refuses an unknown name
+      try {
+        nats.streamName(source == null ? null : source.jdbcUrl()); // refuses an unknown name
+      } catch (IllegalArgumentException e) {
+        problems.add(e.getMessage());
+      }
     }
     check(
+        problems,
         serverName != null && !serverName.isBlank(),
         "server_name must not be empty, was '" + serverName + "'");
     check(
+        problems,
         listen.host() != null && !listen.host().isBlank(),
         "listen.host must not be empty, was '" + listen.host() + "'");
     check(
+        problems,
         listen.port() >= 0 && listen.port() <= 65535,
         "listen.port must be 0..65535 (0 = any free port), was " + listen.port());
-    positive("heartbeat", heartbeat);
-    positive("handshake_timeout", handshakeTimeout);
-    atLeast("max_frame_bytes", maxFrameBytes, 1024, "");
-    atLeast("resume_buffer.batches", resumeBuffer.batches(), 0, "");
-    atLeast("resume_buffer.bytes", resumeBuffer.bytes(), 0, "");
-    atLeast("write_buffer.low_water_mark", writeBuffer.lowWaterMark(), 1, "");
+    positive(problems, "heartbeat", heartbeat);
+    positive(problems, "handshake_timeout", handshakeTimeout);
+    atLeast(problems, "max_frame_bytes", maxFrameBytes, 1024, "");
+    atLeast(problems, "resume_buffer.batches", resumeBuffer.batches(), 0, "");
+    atLeast(problems, "resume_buffer.bytes", resumeBuffer.bytes(), 0, "");
+    atLeast(problems, "write_buffer.low_water_mark", writeBuffer.lowWaterMark(), 1, "");
     atLeast(
+        problems,
         "write_buffer.high_water_mark",
         writeBuffer.highWaterMark(),
         writeBuffer.lowWaterMark(),
         " (low_water_mark)");
     atLeast(
+        problems,
         "slow_consumer.max_pending_bytes",
         slowConsumer.maxPendingBytes(),
         writeBuffer.highWaterMark(),
         " (write_buffer.high_water_mark)");
     atLeast(
+        problems,
         "slow_consumer.coalesce_max_keys",
         slowConsumer.coalesceMaxKeys(),
         0,
         " (0 = no coalescing)");
-    atLeast("slow_consumer.coalesce_max_bytes", slowConsumer.coalesceMaxBytes(), 1024, "");
-    positive("slow_consumer.snapshot_timeout", slowConsumer.snapshotTimeout());
-    positive("idle_timeout", idleTimeout);
+    atLeast(
+        problems, "slow_consumer.coalesce_max_bytes", slowConsumer.coalesceMaxBytes(), 1024, "");
+    positive(problems, "slow_consumer.snapshot_timeout", slowConsumer.snapshotTimeout());
+    positive(problems, "idle_timeout", idleTimeout);
     check(
-        idleTimeout.compareTo(heartbeat) >= 0,
+        problems,
+        idleTimeout == null || heartbeat == null || idleTimeout.compareTo(heartbeat) >= 0,
         "idle_timeout must be at least the heartbeat (" + heartbeat + "), was " + idleTimeout);
-    atLeast("max_subscriptions_per_connection", maxSubscriptionsPerConnection, 1, "");
-    atLeast("max_connections", maxConnections, 1, "");
+    atLeast(problems, "max_subscriptions_per_connection", maxSubscriptionsPerConnection, 1, "");
+    atLeast(problems, "max_connections", maxConnections, 1, "");
     check(
+        problems,
         heapReservePercent >= 0 && heapReservePercent <= 90,
         "heap_reserve_percent must be 0..90, was " + heapReservePercent);
-    directory("static_dir", staticDir);
-    directory("static_client_dir", staticClientDir);
+    directory(problems, "static_dir", staticDir);
+    directory(problems, "static_client_dir", staticClientDir);
     check(
+        problems,
         metricsToken == null || metricsToken.value().length() >= MIN_METRICS_TOKEN_CHARS,
         "metrics_token must be "
             + "at least "
             + MIN_METRICS_TOKEN_CHARS
             + " characters (a random one: openssl rand -hex 16), was "
             + (metricsToken == null ? 0 : metricsToken.value().length()));
-    return this;
+    return problems;
   }
 
-  private static void check(boolean ok, String problem) {
+  private static void check(List<String> problems, boolean ok, String problem) {
     if (!ok) {
-      throw new IllegalArgumentException(problem);
+      problems.add(problem);
     }
   }
 
-  private static void atLeast(String key, long value, long min, String what) {
-    check(value >= min, key + " must be at least " + min + what + ", was " + value);
+  private static void atLeast(
+      List<String> problems, String key, long value, long min, String what) {
+    check(problems, value >= min, key + " must be at least " + min + what + ", was " + value);
   }
 
-  private static void directory(String key, Path dir) {
+  private static void directory(List<String> problems, String key, Path dir) {
     check(
+        problems,
         dir == null || Files.isDirectory(dir),
         key + " must be an existing directory, was '" + dir + "'");
   }
 
-  private static void positive(String key, Duration d) {
+  private static void positive(List<String> problems, String key, Duration d) {
     check(
+        problems,
         d != null && !d.isZero() && !d.isNegative(),
         key + " must be a positive duration, was " + d);
   }

@@ -344,6 +344,41 @@ class ServerConfigTest {
         .hasMessageContaining("cached_tables[0].exclude_columns must be a non-empty list");
   }
 
+  /**
+   * Every problem of a file at once, a mistyped key with the key meant: a file with a section spelt
+   * {@code sorce} was refused as "source.jdbc_url must be set", and once that was mended, for the
+   * next problem, one start at a time.
+   */
+  @Test
+  void everyProblemOfAFileIsNamedAtOnceAndAMistypedKeyWithTheKeyMeant() throws Exception {
+    Path p =
+        write(
+            String.join(
+                "\n",
+                "listen: { host: 0.0.0.0, port: 99999 }",
+                "heartbeat: 5 seconds",
+                "sorce:",
+                "  jdbc_url: jdbc:postgresql://127.0.0.1:5432/app",
+                "slow_consumer: { coalesce_max_key: 10 }",
+                "cached_tables: [public.countries]",
+                ""));
+    assertThatThrownBy(() -> ServerConfig.load(p, Map.of()))
+        .hasMessage(
+            p
+                + ": 5 problems in the configuration:"
+                + "\n  - unknown configuration key 'slow_consumer.coalesce_max_key': did you mean"
+                + " 'slow_consumer.coalesce_max_keys'? (expected one of [coalesce_max_bytes,"
+                + " coalesce_max_keys, max_pending_bytes, snapshot_timeout])"
+                + "\n  - unknown configuration key 'sorce': did you mean 'source'? (expected one of"
+                + " [auth, handshake_timeout, heap_reserve_percent, heartbeat, idle_timeout, listen,"
+                + " max_connections, max_frame_bytes, max_subscriptions_per_connection,"
+                + " metrics_token, nats, resume_buffer, server_name, slow_consumer, source,"
+                + " static_client_dir, static_dir, tls, write_buffer])"
+                + "\n  - source.jdbc_url (or TABLECAST_JDBC_URL) must be set"
+                + "\n  - heartbeat must be a duration like 500ms, 10s, 5m, 1h or 1d, was '5 seconds'"
+                + "\n  - listen.port must be 0..65535 (0 = any free port), was 99999");
+  }
+
   @Test
   void unknownKeyIsNamed() throws Exception {
     Path p = write(EXAMPLE + "heartbeet: 1s\n");

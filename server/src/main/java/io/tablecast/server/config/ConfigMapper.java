@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
@@ -25,9 +26,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
@@ -97,14 +100,133 @@ public final class ConfigMapper {
    * @throws IllegalArgumentException naming the unknown key, or the key and its bad value
    */
   public static <T> T bind(JsonNode tree, Class<T> type, UnaryOperator<String> keyName) {
-    checkKeys(tree, MAPPER.constructType(type), "", keyName);
-    try {
-      return MAPPER.treeToValue(tree, type);
-    } catch (JsonMappingException e) {
-      throw translate(e, keyName);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException(e.getOriginalMessage(), e);
+    return bind(tree, type, keyName, List.of(), null);
+  }
+
+  /**
+   * Binds {@code tree} to {@code type}, telling every problem at once: each unknown key (with the
+   * key meant, when one is spelt alike), then {@code found} (what the caller found, such as a
+   * required key missing), then each bad value. A value that cannot be bound is replaced by its
+   * value in {@code fallback} (the defaults; or left out, for one it lacks) to go on to the next,
+   * at most {@value #MOST_PROBLEMS} problems in all.
+   *
+   * @throws IllegalArgumentException naming the problem, or listing the problems, one per line
+   */
+  public static <T> T bind(
+      JsonNode tree,
+      Class<T> type,
+      UnaryOperator<String> keyName,
+      List<String> found,
+      JsonNode fallback) {
+    Bound<T> bound = bindAll(tree, type, keyName, found, fallback);
+    if (!bound.problems().isEmpty()) {
+      throw problems(bound.problems());
     }
+    return bound.value();
+  }
+
+  /**
+   * What {@link #bindAll} found: the value bound with the fallback's values in place of the bad
+   * ones (null when even that could not be bound), and the problems (none: the value is the
+   * tree's).
+   */
+  public record Bound<T>(T value, List<String> problems) {}
+
+  /** As {@link #bind(JsonNode, Class, UnaryOperator, List, JsonNode)}, without throwing. */
+  public static <T> Bound<T> bindAll(
+      JsonNode tree,
+      Class<T> type,
+      UnaryOperator<String> keyName,
+      List<String> found,
+      JsonNode fallback) {
+    List<String> problems = new ArrayList<>();
+    JsonNode known = tree.deepCopy();
+    checkKeys(known, MAPPER.constructType(type), "", keyName, problems);
+    problems.addAll(found);
+    while (problems.size() < MOST_PROBLEMS) {
+      try {
+        return new Bound<>(MAPPER.treeToValue(known, type), problems);
+      } catch (JsonMappingException e) {
+        addOncePerKey(problems, translate(e, keyName).getMessage());
+        if (!replaced(known, e.getPath(), fallback)) {
+          break;
+        }
+      } catch (JsonProcessingException e) {
+        problems.add(e.getOriginalMessage());
+        break;
+      }
+    }
+    return new Bound<>(null, problems);
+  }
+
+  /** The most problems one {@link #bindAll} tells. */
+  static final int MOST_PROBLEMS = 20;
+
+  /**
+   * Adds {@code problem} unless one about the same key (its first word: {@code source.jdbc_url}),
+   * or a key within it or around it, is there already: a required key's absence found before its
+   * record said so too, or a section left out because a key in it was wrong.
+   */
+  public static void addOncePerKey(List<String> problems, String problem) {
+    String key = problem.split(" ", 2)[0];
+    if (problems.stream().map(p -> p.split(" ", 2)[0]).noneMatch(k -> sameOrWithin(k, key))) {
+      problems.add(problem);
+    }
+  }
+
+  private static boolean sameOrWithin(String a, String b) {
+    return a.equals(b) || a.startsWith(b + ".") || b.startsWith(a + ".");
+  }
+
+  /** One problem as it is; several as a count and an indented line each. */
+  public static IllegalArgumentException problems(List<String> problems) {
+    if (problems.size() == 1) {
+      return new IllegalArgumentException(problems.get(0));
+    }
+    return new IllegalArgumentException(
+        problems.size()
+            + " problems in the configuration:"
+            + problems.stream().map(p -> "\n  - " + p).collect(Collectors.joining()));
+  }
+
+  /**
+   * Puts {@code fallback}'s value at {@code path} in {@code tree} (or removes the key, when {@code
+   * fallback} has none), so that binding goes on; false when nothing changed.
+   */
+  private static boolean replaced(
+      JsonNode tree, List<JsonMappingException.Reference> path, JsonNode fallback) {
+    if (path.isEmpty()) {
+      return false;
+    }
+    JsonNode parent = tree;
+    JsonNode alternative = fallback;
+    for (JsonMappingException.Reference r : path.subList(0, path.size() - 1)) {
+      parent = r.getFieldName() != null ? parent.get(r.getFieldName()) : parent.get(r.getIndex());
+      alternative =
+          alternative == null
+              ? null
+              : r.getFieldName() != null ? alternative.get(r.getFieldName()) : null;
+      if (parent == null) {
+        return false;
+      }
+    }
+    JsonMappingException.Reference last = path.get(path.size() - 1);
+    if (last.getFieldName() != null && parent instanceof ObjectNode object) {
+      JsonNode now = object.get(last.getFieldName());
+      JsonNode instead = alternative == null ? null : alternative.get(last.getFieldName());
+      if (instead == null) {
+        return object.remove(last.getFieldName()) != null;
+      }
+      if (instead.equals(now)) {
+        return false;
+      }
+      object.set(last.getFieldName(), instead.deepCopy());
+      return true;
+    }
+    if (last.getFieldName() == null && parent instanceof ArrayNode array) {
+      return array.remove(last.getIndex()) != null;
+    }
+    return false;
   }
 
   /**
@@ -122,30 +244,49 @@ public final class ConfigMapper {
     return out;
   }
 
-  /** Refuses unknown keys before any record is built (a record's checks would hide them). */
+  /**
+   * Names every unknown key, before any record is built (a record's checks would hide them), and
+   * takes it out of {@code node}.
+   */
   private static void checkKeys(
-      JsonNode node, JavaType type, String path, UnaryOperator<String> keyName) {
+      JsonNode node,
+      JavaType type,
+      String path,
+      UnaryOperator<String> keyName,
+      List<String> problems) {
     if (node.isArray() && type.isCollectionLikeType()) {
       for (int i = 0; i < node.size(); i++) {
-        checkKeys(node.get(i), type.getContentType(), path + "[" + i + "]", keyName);
+        checkKeys(node.get(i), type.getContentType(), path + "[" + i + "]", keyName, problems);
       }
     }
     if (!node.isObject() || !type.isRecordType()) {
       return;
     }
     Map<String, BeanPropertyDefinition> known = settings(type.getRawClass());
+    List<String> unknown = new ArrayList<>();
     for (Map.Entry<String, JsonNode> field : node.properties()) {
       String key = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
       BeanPropertyDefinition setting = known.get(field.getKey());
       if (setting == null) {
-        throw new IllegalArgumentException(
+        String meant = KeySpelling.closest(field.getKey(), known.keySet());
+        problems.add(
             "unknown configuration key '"
                 + keyName.apply(key)
-                + "', expected one of "
-                + new TreeSet<>(known.keySet()));
+                + "'"
+                + (meant == null
+                    ? ""
+                    : ": did you mean '"
+                        + keyName.apply(path.isEmpty() ? meant : path + "." + meant)
+                        + "'?")
+                + " (expected one of "
+                + new TreeSet<>(known.keySet())
+                + ")");
+        unknown.add(field.getKey());
+        continue;
       }
-      checkKeys(field.getValue(), setting.getPrimaryType(), key, keyName);
+      checkKeys(field.getValue(), setting.getPrimaryType(), key, keyName, problems);
     }
+    ((ObjectNode) node).remove(unknown);
   }
 
   private static IllegalArgumentException translate(
