@@ -379,6 +379,15 @@ class ServerConfigTest {
                 + "\n  - listen.port must be 0..65535 (0 = any free port), was 99999");
   }
 
+  /** The auth section, read by its own reader, names a mistyped key with the key meant too. */
+  @Test
+  void aMistypedAuthKeyIsNamedWithTheKeyMeant() throws Exception {
+    Path p = write(EXAMPLE + "auth:\n  principles: []\n");
+    assertThatThrownBy(() -> ServerConfig.load(p, Map.of()))
+        .hasMessageContaining(
+            "unknown configuration key 'auth.principles': did you mean 'auth.principals'?");
+  }
+
   @Test
   void unknownKeyIsNamed() throws Exception {
     Path p = write(EXAMPLE + "heartbeet: 1s\n");

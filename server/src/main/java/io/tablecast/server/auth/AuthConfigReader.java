@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.tablecast.server.config.ConfigMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /** Reads the {@code auth:} section of the YAML configuration (see docs/CONFIGURATION.md). */
 public final class AuthConfigReader {
@@ -200,12 +201,7 @@ public final class AuthConfigReader {
       String key = it.next();
       if (!allowed.contains(key)) {
         throw new IllegalArgumentException(
-            "unknown configuration key '"
-                + where
-                + "."
-                + key
-                + "', expected one of "
-                + new TreeSet<>(allowed));
+            ConfigMapper.unknownKey(where, key, allowed, UnaryOperator.identity()));
       }
     }
   }

@@ -268,25 +268,30 @@ public final class ConfigMapper {
       String key = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
       BeanPropertyDefinition setting = known.get(field.getKey());
       if (setting == null) {
-        String meant = KeySpelling.closest(field.getKey(), known.keySet());
-        problems.add(
-            "unknown configuration key '"
-                + keyName.apply(key)
-                + "'"
-                + (meant == null
-                    ? ""
-                    : ": did you mean '"
-                        + keyName.apply(path.isEmpty() ? meant : path + "." + meant)
-                        + "'?")
-                + " (expected one of "
-                + new TreeSet<>(known.keySet())
-                + ")");
+        problems.add(unknownKey(path, field.getKey(), known.keySet(), keyName));
         unknown.add(field.getKey());
         continue;
       }
       checkKeys(field.getValue(), setting.getPrimaryType(), key, keyName, problems);
     }
     ((ObjectNode) node).remove(unknown);
+  }
+
+  /**
+   * The problem of {@code key}, unknown among {@code known} in the section at {@code path} (empty
+   * at the top): named with its path, with the key meant when one is spelt alike, and those known.
+   */
+  public static String unknownKey(
+      String path, String key, Collection<String> known, UnaryOperator<String> keyName) {
+    String meant = KeySpelling.closest(key, known);
+    String prefix = path.isEmpty() ? "" : path + ".";
+    return "unknown configuration key '"
+        + keyName.apply(prefix + key)
+        + "'"
+        + (meant == null ? "" : ": did you mean '" + keyName.apply(prefix + meant) + "'?")
+        + " (expected one of "
+        + new TreeSet<>(known)
+        + ")";
   }
 
   private static IllegalArgumentException translate(
