@@ -36,10 +36,17 @@ final class ConfigurationCheck {
   List<CaptureFinding> run() throws SQLException {
     List<CaptureFinding> out = new ArrayList<>(dialect.sourceFindings(connection));
     List<TableSchema> described = new ArrayList<>();
-    for (String name : installer.configuredNames()) {
+    RepeatedEntries repeated = new RepeatedEntries();
+    for (CachedTable entry : installer.configuredEntries()) {
+      String name = entry.table();
       String subject = installer.subject(name);
       try {
         TableSchema t = installer.describeOne(name);
+        CaptureFinding again = repeated.repeated(t.id(), entry);
+        if (again != null) {
+          out.add(again);
+          continue;
+        }
         described.add(t);
         String read = probe("SELECT * FROM " + dialect.quote(t.id()) + " WHERE 1 = 0");
         out.add(

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -125,15 +124,21 @@ public final class TriggerInstaller implements AutoCloseable {
           LOG.warn("{}: {}", f.subject(), f.message());
         }
       }
-      Set<String> seen = new HashSet<>();
+      RepeatedEntries repeated = new RepeatedEntries();
       try (Progress progress =
           Progress.start("catalog", "tables", config.tableNames().size(), LOG)) {
-        for (String name : config.tableNames()) {
+        for (CachedTable entry : config.cachedTables()) {
+          String name = entry.table();
           progress.detail(name);
           try {
             TableSchema t = describeOne(name);
-            if (seen.add(t.id().qualified())) {
+            CaptureFinding again = repeated.repeated(t.id(), entry);
+            if (again == null) {
               out.add(t);
+            } else if (again.stopsServe()) {
+              problems.add(again);
+            } else {
+              LOG.warn("{}: {}", again.subject(), again.message());
             }
           } catch (IllegalArgumentException e) {
             problems.add(CaptureFinding.error(subject(name), e.getMessage()));
@@ -174,9 +179,9 @@ public final class TriggerInstaller implements AutoCloseable {
     return new ConfigurationCheck(this, connection, dialect, installation(), config).run();
   }
 
-  /** The configured table names, as written. */
-  List<String> configuredNames() {
-    return config.tableNames();
+  /** The configured entries, as written. */
+  List<CachedTable> configuredEntries() {
+    return config.cachedTables();
   }
 
   /** What the tailer needs; describes the tables first. */

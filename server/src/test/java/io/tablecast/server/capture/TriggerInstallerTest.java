@@ -95,6 +95,51 @@ class TriggerInstallerTest {
     }
   }
 
+  /**
+   * A table named twice in cached_tables (as written, or once resolved: {@code twice} and {@code
+   * schema.twice}): with other columns the second entry was ignored without a word, so it is
+   * refused naming both; with the same columns it is cached once, with a warning in check.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aTableNamedTwiceWithOtherColumnsIsRefusedAndWithTheSameIsCachedOnce(Kind kind)
+      throws Exception {
+    TestDatabases.Isolated db = db(kind);
+    db.execute("CREATE TABLE twice (id INT PRIMARY KEY, a INT, b INT)");
+    String named = db.table("twice");
+    CachedTable narrower = new CachedTable("twice", List.of("a"), null);
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(entries(db, CachedTable.of(named), narrower))) {
+      String problem =
+          named
+              + ": cached_tables names it twice ("
+              + named
+              + " and { table: twice, columns: [a] }) with other columns, and only the first"
+              + " would be cached: list it once, with the columns to cache";
+      assertThatThrownBy(installer::describe).hasMessageContaining(problem);
+      assertThat(installer.check())
+          .extracting(CaptureFinding::toString)
+          .contains("ERROR " + problem);
+    }
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(entries(db, CachedTable.of(named), CachedTable.of("twice")))) {
+      assertThat(installer.describe()).hasSize(1);
+      assertThat(installer.check())
+          .extracting(CaptureFinding::toString)
+          .contains(
+              "WARN  "
+                  + named
+                  + ": cached_tables names it twice ("
+                  + named
+                  + " and twice); it is cached once");
+    }
+  }
+
+  private static SourceConfig entries(TestDatabases.Isolated db, CachedTable... entries) {
+    return new SourceConfig(
+        db.jdbcUrl(), null, null, true, null, null, null, null, List.of(entries));
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void unsupportedColumnTypeIsRefusedNamingColumnAndType(Kind kind) throws Exception {
