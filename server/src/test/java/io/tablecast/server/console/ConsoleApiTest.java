@@ -101,15 +101,19 @@ class ConsoleApiTest {
     assertThat(before.get("stale").asBoolean()).isFalse();
 
     source.commit(insert("public.products", 4, "four"));
+    // the rows, the position and the lag are recorded one after the other: all are awaited
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(products().get("rows").asLong()).isEqualTo(4));
-    JsonNode after = products();
-    assertThat(after.get("lastChangePosition").asLong())
-        .isPositive()
-        .isLessThanOrEqualTo(server.position());
-    assertThat(after.get("captureLagMillis").asLong()).isBetween(0L, 10_000L);
-    assertThat(after.get("lastAppliedMillis").asLong()).isPositive();
+        .untilAsserted(
+            () -> {
+              JsonNode after = products();
+              assertThat(after.get("rows").asLong()).isEqualTo(4);
+              assertThat(after.get("lastChangePosition").asLong())
+                  .isPositive()
+                  .isLessThanOrEqualTo(server.position());
+              assertThat(after.get("captureLagMillis").asLong()).isBetween(0L, 10_000L);
+              assertThat(after.get("lastAppliedMillis").asLong()).isPositive();
+            });
   }
 
   @Test
@@ -124,12 +128,15 @@ class ConsoleApiTest {
             null));
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(products().get("stale").asBoolean()).isTrue());
-    JsonNode stale = products();
-    assertThat(stale.get("staleReason").asText()).contains("re-reading the table");
-    assertThat(stale.get("invalid").asBoolean()).isTrue();
-    assertThat(stale.get("imageErrors").asDouble()).isEqualTo(1);
-    assertThat(api("server").get("staleTables").asInt()).isEqualTo(1);
+        .untilAsserted(
+            () -> {
+              JsonNode stale = products();
+              assertThat(stale.get("stale").asBoolean()).isTrue();
+              assertThat(stale.get("staleReason").asText()).contains("re-reading the table");
+              assertThat(stale.get("invalid").asBoolean()).isTrue();
+              assertThat(stale.get("imageErrors").asDouble()).isEqualTo(1);
+              assertThat(api("server").get("staleTables").asInt()).isEqualTo(1);
+            });
     List<String> errors = new ArrayList<>();
     api("errors")
         .get("events")
