@@ -32,10 +32,7 @@ final class UninstallCommand extends TriggerCommand {
 
   @Override
   int run(TriggerInstaller installer) throws Exception {
-    installer.uninstall(new LinkedHashSet<>(tables), force);
-    spec.commandLine()
-        .getOut()
-        .println(tables.isEmpty() ? "uninstalled" : "uninstalled capture of " + tables);
+    spec.commandLine().getOut().println(installer.uninstall(new LinkedHashSet<>(tables), force));
     spec.commandLine().getOut().flush();
     return 0;
   }

@@ -43,7 +43,7 @@ final class CaptureRemoval {
    * @throws IllegalStateException naming every running server that needs what would be removed,
    *     unless {@code force}
    */
-  void uninstall(Set<String> tables, boolean force) throws SQLException {
+  Removal uninstall(Set<String> tables, boolean force) throws SQLException {
     List<InstalledTrigger> installed = installer.installedTriggers();
     List<ConsumerRegistry.Consumer> live =
         ConsumerRegistry.live(connection, dialect, defaultSchema);
@@ -74,15 +74,27 @@ final class CaptureRemoval {
     }
     if (!only.isEmpty()) {
       List<String> drops = new ArrayList<>();
+      Set<TableId> captured = new LinkedHashSet<>();
       for (InstalledTrigger t : installed) {
+        captured.add(t.owner());
         if (only.contains(
             t.owner())) { // PostgreSQL: with the triggers on its partitions and children
           drops.add(dialect.dropSql(t));
         }
       }
       installer.execute("uninstall", drops);
-      only.forEach(id -> LOG.info("Capture removed from {}", id));
-      return;
+      List<TableId> removed = new ArrayList<>();
+      List<TableId> without = new ArrayList<>();
+      for (TableId id : only) {
+        if (captured.contains(id)) {
+          removed.add(id);
+          LOG.info("Capture removed from {}", id);
+        } else {
+          without.add(id);
+        }
+      }
+      captured.removeAll(only);
+      return new Removal(removed, without, List.copyOf(captured));
     }
     try (Statement s = connection.createStatement()) {
       for (String sql :
@@ -96,5 +108,18 @@ final class CaptureRemoval {
       s.execute("DROP TABLE IF EXISTS " + installer.outbox());
       LOG.info("Outbox {} dropped", installer.outbox());
     }
+    return new Removal(
+        installed.stream().map(InstalledTrigger::owner).distinct().toList(), List.of(), List.of());
   }
+
+  /**
+   * What an uninstall did.
+   *
+   * @param removedFrom the tables whose capture triggers were dropped
+   * @param notCaptured the tables asked for that had no capture triggers of this outbox (a name
+   *     mistyped, or removed already)
+   * @param stillCaptured with tables asked for, the tables whose capture stays
+   */
+  record Removal(
+      List<TableId> removedFrom, List<TableId> notCaptured, List<TableId> stillCaptured) {}
 }

@@ -288,11 +288,31 @@ public final class TriggerInstaller implements AutoCloseable {
    * the outbox stays.
    *
    * @param force remove even what a running server needs (it then stops receiving changes)
+   * @return what was done, for the command line: which tables lost their capture, and which asked
+   *     for had none
    * @throws IllegalStateException naming every running server that needs what would be removed,
    *     unless {@code force}
    */
-  public void uninstall(Set<String> tables, boolean force) throws SQLException {
-    new CaptureRemoval(this, connection, dialect, defaultSchema).uninstall(tables, force);
+  public String uninstall(Set<String> tables, boolean force) throws SQLException {
+    CaptureRemoval.Removal r =
+        new CaptureRemoval(this, connection, dialect, defaultSchema).uninstall(tables, force);
+    if (tables.isEmpty()) {
+      return "uninstalled";
+    }
+    StringBuilder said = new StringBuilder();
+    if (!r.removedFrom().isEmpty()) {
+      said.append("uninstalled capture of ").append(r.removedFrom());
+    }
+    if (!r.notCaptured().isEmpty()) {
+      said.append(said.length() == 0 ? "" : "; ")
+          .append("nothing to remove on ")
+          .append(r.notCaptured())
+          .append(": no capture triggers of this outbox (a name mistyped, or removed already;")
+          .append(" captured here: ")
+          .append(r.stillCaptured())
+          .append(")");
+    }
+    return said.toString();
   }
 
   private List<ConsumerRegistry.Consumer> needing(

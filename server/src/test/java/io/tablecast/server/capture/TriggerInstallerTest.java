@@ -239,8 +239,20 @@ class TriggerInstallerTest {
         .isEqualTo(1);
 
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "kept"))) {
-      installer.uninstall(java.util.Set.of("other_config"), false);
+      assertThat(installer.uninstall(java.util.Set.of("other_config"), false))
+          .isEqualTo("uninstalled capture of [" + db.table("other_config") + "]");
       installer.verifyInstalled(); // the configured table's capture and the outbox stay
+      // again, and a name mistyped: said, not reported removed as before
+      assertThat(installer.uninstall(java.util.Set.of("other_config", "kpet"), false))
+          .isEqualTo(
+              "nothing to remove on ["
+                  + db.table("other_config")
+                  + ", "
+                  + db.table("kpet")
+                  + "]: no capture triggers of this outbox (a name mistyped, or removed already;"
+                  + " captured here: ["
+                  + db.table("kept")
+                  + "])");
     }
     assertThat(triggerCount(db, "other_config")).isZero();
     assertThat(triggerCount(db, "kept")).isEqualTo(triggers);
