@@ -7,6 +7,8 @@ import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.support.Status;
 import io.tablecast.server.log.RecentEvents;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 
 /**
@@ -20,7 +22,11 @@ import org.slf4j.Logger;
 final class NatsClientEvents implements ErrorListener {
   private static final Logger LOG = RecentEvents.logger(NatsClientEvents.class);
 
-  private volatile String lastException;
+  /**
+   * The last exception told, per connection name: a server or capture waiting for NATS connects
+   * anew every few seconds, each time with a new listener, and said the same WARN at each attempt.
+   */
+  private static final Map<String, String> LAST_EXCEPTION = new ConcurrentHashMap<>();
 
   @Override
   public void errorOccurred(Connection conn, String error) {
@@ -29,13 +35,28 @@ final class NatsClientEvents implements ErrorListener {
 
   @Override
   public void exceptionOccurred(Connection conn, Exception exp) {
-    String said = exp.getClass().getSimpleName() + ": " + exp.getMessage();
-    if (said.equals(lastException)) {
+    String said = describe(conn, exp);
+    if (said.equals(LAST_EXCEPTION.put(name(conn), said))) {
       LOG.debug("NATS client of {}: {}", name(conn), said);
     } else {
-      lastException = said;
       LOG.warn("NATS client of {}: {}", name(conn), said);
     }
+  }
+
+  /**
+   * The exception in words, with the servers tried: a timeout says nothing of itself ({@code
+   * TimeoutException: null}), and is what a port that does not answer in NATS's protocol gives.
+   */
+  static String describe(Connection conn, Exception exp) {
+    String servers = conn == null ? "" : " (servers " + conn.getOptions().getServers() + ")";
+    if (exp instanceof java.util.concurrent.TimeoutException && exp.getMessage() == null) {
+      return "no answer in the NATS protocol within "
+          + NatsStreams.CONNECT_TIMEOUT.toSeconds()
+          + " s"
+          + servers
+          + ": is it a NATS server's port, and does it answer?";
+    }
+    return exp.getClass().getSimpleName() + ": " + exp.getMessage() + servers;
   }
 
   @Override

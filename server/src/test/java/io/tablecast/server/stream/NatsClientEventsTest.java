@@ -44,16 +44,30 @@ class NatsClientEventsTest {
     }
   }
 
+  /**
+   * The same exception again is not another warning, also from the next attempt's listener (a
+   * server waiting for NATS connects anew every few seconds, and warned at each).
+   */
   @Test
   void theSameExceptionAgainIsNotAnotherWarning() {
-    NatsClientEvents events = new NatsClientEvents();
     long before = RecentEvents.global().warnings();
-    java.io.IOException refused = new java.io.IOException("Connection refused");
-    events.exceptionOccurred(null, refused);
-    events.exceptionOccurred(null, refused);
+    // another text than any other test's, as the last exception is kept per connection name
+    java.io.IOException refused =
+        new java.io.IOException("Connection refused (" + System.nanoTime() + ")");
+    new NatsClientEvents().exceptionOccurred(null, refused);
+    new NatsClientEvents().exceptionOccurred(null, refused);
+    NatsClientEvents events = new NatsClientEvents();
     events.exceptionOccurred(null, refused);
     assertThat(RecentEvents.global().warnings() - before).isOne();
     events.exceptionOccurred(null, new java.io.IOException("Broken pipe"));
     assertThat(RecentEvents.global().warnings() - before).isEqualTo(2);
+  }
+
+  @Test
+  void aTimeoutWithoutAMessageIsSaidInWords() {
+    assertThat(NatsClientEvents.describe(null, new java.util.concurrent.TimeoutException()))
+        .isEqualTo(
+            "no answer in the NATS protocol within 5 s: is it a NATS server's port, and does it"
+                + " answer?");
   }
 }
