@@ -56,6 +56,39 @@ class ShapedMirrorEndToEndTest {
     return ddl;
   }
 
+  /**
+   * ALTER TABLE under a shaped mirror (PostgreSQL: it sees a dropped column within a second): a
+   * column added beside the filter's keeps the shape working in the new layout; the filter's own
+   * column dropped makes the mirror stale, naming the column, instead of silently holding rows the
+   * table no longer describes and missing every change after (as before).
+   */
+  @org.junit.jupiter.api.Test
+  void aShapeWhoseColumnIsDroppedIsRefusedAndTheMirrorSaysSo() throws Exception {
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "shape_alter", ddl(), "products")) {
+      String table = p.db.table("products");
+      TablecastClient client = p.client("shaped");
+      TableMirror<Map<String, Object>> m =
+          client.mirror(table, MirrorShape.rows("region = ?", "eu").columns("price"));
+      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+
+      p.sql(
+          "ALTER TABLE products ADD COLUMN note varchar(10)",
+          "UPDATE products SET price = 7 WHERE id = 4");
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(m.get(4)).containsEntry("price", "7.00"));
+      assertThat(m.staleReason()).isNull();
+
+      p.sql("ALTER TABLE products DROP COLUMN region");
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> m.staleReason() != null);
+      assertThat(m.staleReason())
+          .contains("the shape asked of table '" + table + "' cannot be used")
+          .contains("no column 'region'");
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aShapedMirrorEqualsTheSelectWithTheSameFilter(Kind kind) throws Exception {

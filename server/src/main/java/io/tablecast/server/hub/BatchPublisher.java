@@ -124,6 +124,9 @@ final class BatchPublisher {
         // coalesced changes are in the old layout: they go first (a version-3 session reads rows
         // with the layout announced last)
         slow.flush(s);
+        if (!ShapeRequests.stillApplies(s, image, images, memberships)) {
+          continue; // told why, and no longer subscribed to the table
+        }
         s.sendMessage(
             new Message.SchemaChanged(
                 image.name(),

@@ -3,6 +3,7 @@ package io.tablecast.server.hub;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.image.TableImage;
@@ -57,6 +58,58 @@ final class ShapeRequests {
             : FilterParser.parse(
                 asked.filter(), params(asked), kinds, tables(images, memberships, policy));
     return new SessionPolicy.Shape(filter, columns);
+  }
+
+  /**
+   * After {@code image}'s table took new columns: parses the shape the session asked of it again,
+   * against them, and takes it (a comparison with a retyped column compares by its new kind); when
+   * it no longer can be used (a column it names is gone), tells the client so for that table and
+   * ends the session's subscription to it, so that its mirror says it may differ from the table
+   * instead of holding rows the table no longer describes. Before, the session heard nothing more
+   * of the table. True when the session follows the table on.
+   */
+  static boolean stillApplies(
+      Subscriber s, TableImage image, TableImages images, SubqueryMemberships memberships) {
+    Message.Shape asked = s.askedShape(image.name());
+    SessionPolicy.Shape now = s.policy().shape(image.name());
+    if (asked == null || now == null) {
+      return true;
+    }
+    try {
+      if (now.readsOtherTables()) {
+        // parsed again, its subquery would take another membership: check what it names instead
+        check(now, image);
+      } else {
+        s.shape(image.name(), asked, parse(asked, image, images, memberships, s.policy()));
+      }
+      return true;
+    } catch (IllegalArgumentException e) {
+      s.sendMessage(
+          new Message.Error(
+              ErrorCode.PROTOCOL_VIOLATION,
+              "the shape asked of table '"
+                  + image.name()
+                  + "' cannot be used since its columns changed: "
+                  + e.getMessage(),
+              image.name()));
+      s.unsubscribe(image.name());
+      return false;
+    }
+  }
+
+  /** Refuses a shape that names a column the table no longer has. */
+  private static void check(SessionPolicy.Shape shape, TableImage image) {
+    Set<String> have = new LinkedHashSet<>();
+    image.schema().columns().forEach(c -> have.add(c.name()));
+    Set<String> named = new LinkedHashSet<>(shape.filter().columns());
+    if (shape.columns() != null) {
+      named.addAll(shape.columns());
+    }
+    for (String c : named) {
+      if (!have.contains(c)) {
+        throw new IllegalArgumentException("no column '" + c + "'; the table has " + have);
+      }
+    }
   }
 
   /** The other tables a subquery of a session of {@code policy} may read. */

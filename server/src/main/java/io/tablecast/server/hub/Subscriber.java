@@ -9,8 +9,10 @@ import io.tablecast.protocol.Message;
 import io.tablecast.server.auth.SessionPolicy;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -42,6 +44,10 @@ public final class Subscriber {
   private volatile SessionPolicy policy;
 
   Set<String> tables = Set.of();
+
+  /** The shapes the client asked, by table, to parse again when a table's columns change. */
+  private Map<String, Message.Shape> askedShapes = Map.of();
+
   boolean closed;
   long lastWriteNanos = System.nanoTime();
 
@@ -131,9 +137,28 @@ public final class Subscriber {
     return policy;
   }
 
-  /** Takes the shape the client chose of {@code table}. Hub thread, before its catch-up. */
-  void shape(String table, SessionPolicy.Shape shape) {
+  /**
+   * Takes the shape the client chose of {@code table} ({@code asked}, as it asked it; {@code
+   * shape}, parsed against the table's columns). Hub thread, before its catch-up, or when the
+   * table's columns changed.
+   */
+  void shape(String table, Message.Shape asked, SessionPolicy.Shape shape) {
     policy = policy.withShape(table, shape);
+    Map<String, Message.Shape> next = new HashMap<>(askedShapes);
+    next.put(table, asked);
+    askedShapes = Map.copyOf(next);
+  }
+
+  /** The shape the client asked of {@code table}, as it asked it; null for the whole table. */
+  Message.Shape askedShape(String table) {
+    return askedShapes.get(table);
+  }
+
+  /** Stops sending {@code table}'s changes: its subscription ended (the client was told why). */
+  void unsubscribe(String table) {
+    Set<String> s = new HashSet<>(tables);
+    s.remove(table);
+    tables = Set.copyOf(s);
   }
 
   /** How this session's messages are encoded. */

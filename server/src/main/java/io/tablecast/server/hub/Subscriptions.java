@@ -257,7 +257,8 @@ final class Subscriptions {
       return true;
     }
     try {
-      s.shape(image.name(), ShapeRequests.parse(asked, image, images, memberships, s.policy()));
+      s.shape(
+          image.name(), asked, ShapeRequests.parse(asked, image, images, memberships, s.policy()));
       return true;
     } catch (IllegalArgumentException e) {
       s.sendMessage(
