@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.server.auth.AuthConfigReader;
 import io.tablecast.server.config.ConfigMapper;
+import io.tablecast.server.config.ConfigProblems;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -136,10 +137,10 @@ final class ConfigLoader {
             defaults());
     List<String> problems = new ArrayList<>(bound.problems());
     if (bound.value() != null) { // its bad values replaced by defaults: what else is wrong
-      bound.value().problems().forEach(p -> ConfigMapper.addOncePerKey(problems, p));
+      bound.value().problems().forEach(p -> ConfigProblems.addOncePerKey(problems, p));
     }
     if (!problems.isEmpty()) {
-      throw ConfigMapper.problems(problems);
+      throw ConfigProblems.listing(problems);
     }
     return bound.value();
   }

@@ -7,7 +7,7 @@ import io.tablecast.server.auth.AuthConfigReader;
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.config.ByteSize;
-import io.tablecast.server.config.ConfigMapper;
+import io.tablecast.server.config.ConfigProblems;
 import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.config.ResumeBufferSettings;
@@ -143,7 +143,7 @@ public record ServerConfig(
   public ServerConfig validate() {
     List<String> problems = problems();
     if (!problems.isEmpty()) {
-      throw ConfigMapper.problems(problems);
+      throw ConfigProblems.listing(problems);
     }
     return this;
   }

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import io.tablecast.server.config.ConfigMapper;
+import io.tablecast.server.config.ConfigProblems;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -201,7 +201,7 @@ public final class AuthConfigReader {
       String key = it.next();
       if (!allowed.contains(key)) {
         throw new IllegalArgumentException(
-            ConfigMapper.unknownKey(where, key, allowed, UnaryOperator.identity()));
+            ConfigProblems.unknownKey(where, key, allowed, UnaryOperator.identity()));
       }
     }
   }
