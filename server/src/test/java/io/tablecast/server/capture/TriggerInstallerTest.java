@@ -243,7 +243,9 @@ class TriggerInstallerTest {
           .isEqualTo("uninstalled capture of [" + db.table("other_config") + "]");
       installer.verifyInstalled(); // the configured table's capture and the outbox stay
       // again, and a name mistyped: said, not reported removed as before
-      assertThat(installer.uninstall(java.util.Set.of("other_config", "kpet"), false))
+      assertThat(
+              installer.uninstall(
+                  new java.util.LinkedHashSet<>(List.of("other_config", "kpet")), false))
           .isEqualTo(
               "nothing to remove on ["
                   + db.table("other_config")
