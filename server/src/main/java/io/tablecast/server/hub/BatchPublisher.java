@@ -124,6 +124,13 @@ final class BatchPublisher {
         // coalesced changes are in the old layout: they go first (a version-3 session reads rows
         // with the layout announced last)
         slow.flush(s);
+        Message.Error unreadable = RowFilterColumns.refusal(s, image);
+        if (unreadable != null) {
+          LOG.warn("session {} of {}: {}", s.clientName(), image.name(), unreadable.message());
+          s.sendMessage(unreadable);
+          s.unsubscribe(image.name());
+          continue;
+        }
         if (!ShapeRequests.stillApplies(s, image, images, memberships)) {
           continue; // told why, and no longer subscribed to the table
         }

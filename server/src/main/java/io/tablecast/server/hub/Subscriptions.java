@@ -140,6 +140,8 @@ final class Subscriptions {
                     + "on this connection; a table is subscribed once per connection (its changes keep coming; "
                     + "reconnect for a new snapshot)",
                 name));
+      } else if (RowFilterColumns.refusal(s, image) != null) {
+        s.sendMessage(RowFilterColumns.refusal(s, image));
       } else if (takesShape(s, sub, image, images, memberships)) {
         known.add(image);
       }
