@@ -9,7 +9,7 @@ function cellText(value: ColumnValue | undefined): string {
 }
 
 export function LiveTableView({ client, table }: { client: TablecastClient; table: string }) {
-  const { status, connection, rows, columns, stale, error } = useTable(client, table);
+  const { status, connection, rows, columns, stale, error, connectionError } = useTable(client, table);
   const badge = status === 'failed' ? 'error' : connection;
   return (
     <main>
@@ -18,7 +18,11 @@ export function LiveTableView({ client, table }: { client: TablecastClient; tabl
         <span id="count" data-count={rows.size}>{status === 'ready' ? `${rows.size} rows` : ''}</span>
       </h1>
       <p id="message" role="alert">
-        {error ? `${error.code ?? 'ERROR'}: ${error.message}` : stale ? `stale: ${stale}` : ''}
+        {[
+          error ? `${error.code ?? 'ERROR'}: ${error.message}` : '',
+          stale ? `stale: ${stale}` : '',
+          connectionError ?? '',
+        ].filter((line) => line !== '').join('\n')}
       </p>
       <table id="live" data-ready={status === 'ready'} hidden={status !== 'ready'}>
         <thead>

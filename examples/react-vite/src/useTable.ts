@@ -1,6 +1,6 @@
 // useTable(client, 'public.products'): a live table as React state, built only on the public API
 // of @tablecast/client (client.mirror, the mirror's events and properties, the client's
-// statechange). Copy this file into your application; it has no other dependency than React.
+// statechange and error). Copy this file into your application; it has no other dependency than React.
 import { useMemo, useSyncExternalStore } from 'react';
 import type {
   ColumnInfo,
@@ -28,6 +28,11 @@ export interface LiveTable {
   position: number;
   /** Why the server refused the table (`error.code`, e.g. `UNKNOWN_TABLE`); null otherwise. */
   error: TablecastError | null;
+  /**
+   * While not connected, why the last attempt failed or the connection ended, as the client's
+   * `error` event said it (`cannot connect to ws://h:7070/ws: ...`); null while connected.
+   */
+  connectionError: string | null;
   /** The mirror itself, for `get(...key)` and `keyOf(row)`. */
   mirror: TableMirror;
 }
@@ -40,6 +45,8 @@ class LiveTableStore {
   private snapshot: LiveTable | null = null;
   /** The server run the snapshot's position belongs to (positions start over after a restart). */
   private snapshotEpoch: string | null = null;
+  /** The client's last connection-level error while not connected; null once connected. */
+  private connectionError: string | null = null;
 
   constructor(
     private readonly client: TablecastClient,
@@ -51,11 +58,22 @@ class LiveTableStore {
       this.snapshot = null; // taken again on the next render
       onStoreChange();
     };
+    const stateChanged = (): void => {
+      if (this.client.state === 'connected') this.connectionError = null;
+      changed();
+    };
+    const failed = (e: CustomEvent<TablecastError>): void => {
+      if (this.client.state === 'connected') return; // told by the mirror's own events
+      this.connectionError = e.detail.message;
+      changed();
+    };
     for (const type of MIRROR_EVENTS) this.mirror.addEventListener(type, changed);
-    this.client.addEventListener('statechange', changed);
+    this.client.addEventListener('statechange', stateChanged);
+    this.client.addEventListener('error', failed);
     return () => {
       for (const type of MIRROR_EVENTS) this.mirror.removeEventListener(type, changed);
-      this.client.removeEventListener('statechange', changed);
+      this.client.removeEventListener('statechange', stateChanged);
+      this.client.removeEventListener('error', failed);
     };
   };
 
@@ -72,6 +90,7 @@ class LiveTableStore {
         primaryKey: m.primaryKey,
         stale: m.stale,
         error: m.error,
+        connectionError: this.connectionError,
         position: m.position,
         mirror: m,
       };
@@ -89,7 +108,8 @@ class LiveTableStore {
       this.snapshotEpoch === m.epoch &&
       s.columns === m.columns &&
       s.stale === m.stale &&
-      s.error === m.error
+      s.error === m.error &&
+      s.connectionError === this.connectionError
     );
   }
 }

@@ -73,6 +73,12 @@ class BrowserReactExampleTest {
         page.expect("expect-row [2] in_stock=false");
         page.expect("expect-row [1] in_stock=true");
 
+        // the server gone: the page says it cannot connect, naming the URL (the hook's
+        // connectionError, from the client's error event)
+        String ws = "ws://127.0.0.1:" + p.server().port() + "/ws";
+        p.stopServer();
+        page.expect("expect-text #message cannot connect to " + ws);
+
         page.quit();
       }
     }
