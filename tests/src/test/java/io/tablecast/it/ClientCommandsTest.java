@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.cli.TablecastCommand;
 import io.tablecast.server.auth.AccessPolicy;
-import io.tablecast.server.auth.ConfigAuthenticator;
-import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.PrintWriter;
@@ -237,18 +235,7 @@ class ClientCommandsTest {
   @Test
   void dumpSaysWhichOptionsGiveTheCredentialsAServerRequires() {
     try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "cli_auth", ITEMS, "items")) {
-      p.startServer(
-          b ->
-              b.set(
-                  "auth",
-                  new ConfigAuthenticator(
-                      List.of(
-                          new ConfigAuthenticator.PrincipalEntry(
-                              "app",
-                              PasswordHasher.hash("app-pw".toCharArray()),
-                              AccessPolicy.ALLOW_ALL)),
-                      null,
-                      null)));
+      p.startServerWithPrincipal("app", "app-pw", AccessPolicy.ALLOW_ALL);
       String table = p.db.table("items");
       Cli none = Cli.run("dump", table, "--server", p.address());
       assertThat(none.exitCode()).isEqualTo(1);

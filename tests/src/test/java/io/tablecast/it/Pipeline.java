@@ -176,6 +176,23 @@ final class Pipeline implements AutoCloseable {
     return server;
   }
 
+  /** Starts the server with authentication: one principal, with its password and policy. */
+  TablecastServer startServerWithPrincipal(
+      String name, String password, io.tablecast.server.auth.AccessPolicy policy) {
+    return startServer(
+        b ->
+            b.set(
+                "auth",
+                new io.tablecast.server.auth.ConfigAuthenticator(
+                    List.of(
+                        new io.tablecast.server.auth.ConfigAuthenticator.PrincipalEntry(
+                            name,
+                            io.tablecast.server.auth.PasswordHasher.hash(password.toCharArray()),
+                            policy)),
+                    null,
+                    null)));
+  }
+
   /**
    * Stops the server; fails when its reconciliation repaired anything (the stream missed a change)
    * other than the repairs a test caused on purpose ({@link #expectRepairs}).

@@ -7,12 +7,9 @@ import static org.awaitility.Awaitility.await;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.auth.AccessPolicy;
-import io.tablecast.server.auth.ConfigAuthenticator;
-import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.auth.RowFilter;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -30,18 +27,8 @@ class RowFilterColumnTest {
     try (Pipeline p =
         Pipeline.create(
             Kind.POSTGRESQL, "rowfilter_col", ShapedMirrorEndToEndTest.ddl(), "products")) {
-      p.startServer(
-          b ->
-              b.set(
-                  "auth",
-                  new ConfigAuthenticator(
-                      List.of(
-                          new ConfigAuthenticator.PrincipalEntry(
-                              "eu-app",
-                              PasswordHasher.hash("pw".toCharArray()),
-                              new AccessPolicy(null, RowFilter.parse("region = 'eu'"), null))),
-                      null,
-                      null)));
+      p.startServerWithPrincipal(
+          "eu-app", "pw", new AccessPolicy(null, RowFilter.parse("region = 'eu'"), null));
       String table = p.db.table("products");
       String refusal =
           "the row_filter of principal 'eu-app' reads column 'region', which table '"
