@@ -113,6 +113,7 @@ final class Subscriptions {
     List<TableImage> known = new ArrayList<>();
     for (String name : new LinkedHashSet<>(sub.tables())) {
       TableImage image = images.get(name);
+      Message.Error unreadable = image == null ? null : RowFilterColumns.refusal(s, image);
       if (!s.policy().allowsTable(name)) {
         // checked first: a denied name does not tell whether the table is cached
         s.sendMessage(
@@ -140,8 +141,8 @@ final class Subscriptions {
                     + "on this connection; a table is subscribed once per connection (its changes keep coming; "
                     + "reconnect for a new snapshot)",
                 name));
-      } else if (RowFilterColumns.refusal(s, image) != null) {
-        s.sendMessage(RowFilterColumns.refusal(s, image));
+      } else if (unreadable != null) {
+        s.sendMessage(unreadable);
       } else if (takesShape(s, sub, image, images, memberships)) {
         known.add(image);
       }
