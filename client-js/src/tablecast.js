@@ -15,6 +15,7 @@ import { Reconnector } from './reconnector.js';
 import { ServerSession } from './server-session.js';
 import { MirrorRegistry } from './mirror-registry.js';
 import { decode, encode, fileName, fileStore } from './mirror-files.js';
+import { checkedBackoff, checkedOptions } from './client-options.js';
 
 export { TableMirror, TablecastError, rowKey, fileStore };
 
@@ -42,13 +43,12 @@ export class TablecastClient extends EventTarget {
    *   `password`, `WebSocket` (constructor; default globalThis.WebSocket), `backoff`
    *   `{minMs, maxMs}`, `handshakeTimeoutMs`, `warmRestart` `{store, saveEveryMs}` (mirrors
    *   saved through `store`, e.g. `fileStore(dir, fs)`, on close and every `saveEveryMs`,
-   *   default 5 minutes, and started from what it holds).
+   *   default 5 minutes, and started from what it holds). An unknown option, or one of the
+   *   wrong kind, throws a TypeError naming it.
    */
   constructor(options) {
     super();
-    if (!options || typeof options.url !== 'string') {
-      throw new TypeError('TablecastClient needs options.url, e.g. ws://localhost:7070/ws');
-    }
+    checkedOptions(options);
     const WebSocket = options.WebSocket ?? globalThis.WebSocket;
     if (typeof WebSocket !== 'function') {
       throw new TypeError('no WebSocket implementation: pass options.WebSocket (e.g. from "ws")');
@@ -56,7 +56,7 @@ export class TablecastClient extends EventTarget {
     this.#reconnector = new Reconnector({
       urls: [options.url],
       WebSocket,
-      backoff: { ...DEFAULT_BACKOFF, ...(options.backoff ?? {}) },
+      backoff: checkedBackoff(options.backoff, DEFAULT_BACKOFF),
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
     }, {
       opened: () => this.#session.opened(),
