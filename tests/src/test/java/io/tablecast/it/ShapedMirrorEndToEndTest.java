@@ -212,6 +212,64 @@ class ShapedMirrorEndToEndTest {
     return ddl;
   }
 
+  /**
+   * ALTER TABLE of the table a shape's subquery reads: a column added there changes nothing; the
+   * column its subquery filters on dropped makes the mirror stale, naming that table and column,
+   * and keeps its rows. Before, every customer stopped matching the subquery, and every order moved
+   * out of the mirror, which looked current.
+   */
+  @org.junit.jupiter.api.Test
+  void aSubqueryWhoseTableLosesAColumnItReadsIsRefusedAndTheMirrorSaysSo() throws Exception {
+    try (Pipeline p =
+        Pipeline.start(Kind.POSTGRESQL, "subq_alter", ordersDdl(), "customers", "orders")) {
+      String customers = p.db.table("customers");
+      String orders = p.db.table("orders");
+      TablecastClient client = p.client("subq-alter");
+      TableMirror<Map<String, Object>> m =
+          client.mirror(
+              orders,
+              MirrorShape.rows(
+                  "customer_id IN (SELECT id FROM " + customers + " WHERE region = ?)", "eu"));
+      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+      int rows = m.size();
+      assertThat(rows).isPositive();
+
+      p.sql("ALTER TABLE customers ADD COLUMN note varchar(10)", "UPDATE customers SET note = 'x'");
+      client.sync(Duration.ofSeconds(30));
+      assertThat(m.size()).isEqualTo(rows);
+      assertThat(m.staleReason()).isNull();
+
+      // a column its subquery compares retyped: refused too (it compared text, the column holds
+      // numbers now); the other mirror's subquery does not read it and follows on
+      TableMirror<Map<String, Object>> byNote =
+          p.client("subq-note")
+              .mirror(
+                  orders,
+                  MirrorShape.rows(
+                      "customer_id IN (SELECT id FROM " + customers + " WHERE note = ?)", "x"));
+      assertThat(byNote.awaitReady(Duration.ofSeconds(30))).isTrue();
+      assertThat(byNote.size()).isPositive();
+      p.sql("ALTER TABLE customers ALTER COLUMN note TYPE int USING 1");
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> byNote.staleReason() != null);
+      assertThat(byNote.staleReason()).contains("column 'note' is of kind INTEGER now, was STRING");
+      client.sync(Duration.ofSeconds(30));
+      assertThat(m.staleReason()).isNull();
+      assertThat(m.size()).isEqualTo(rows);
+
+      p.sql("ALTER TABLE customers DROP COLUMN region");
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> m.staleReason() != null || m.size() != rows);
+      assertThat(m.staleReason())
+          .contains("the shape asked of table '" + orders + "' cannot be used")
+          .contains(customers)
+          .contains("no column 'region'");
+      assertThat(m.size()).isEqualTo(rows);
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aSubqueryOverAnotherTableMovesRowsWhenThatTableChanges(Kind kind) throws Exception {

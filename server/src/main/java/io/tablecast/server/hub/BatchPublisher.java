@@ -116,10 +116,12 @@ final class BatchPublisher {
 
   /**
    * A table took a new column list: its sessions hear it ({@code schema_changed}, projected by each
-   * one's access policy) before the batch that brings its rows into the new layout.
+   * one's access policy) before the batch that brings its rows into the new layout; a shape of
+   * another table whose subquery reads it is checked against its new columns.
    */
   void schemaChanged(TableImage image) {
     for (Subscriber s : sessions) {
+      ShapeRequests.subqueriesStillApply(s, image); // before the rows move in the new layout
       if (s.tables().contains(image.name())) {
         // coalesced changes are in the old layout: they go first (a version-3 session reads rows
         // with the layout announced last)

@@ -78,38 +78,101 @@ final class ShapeRequests {
     try {
       if (now.readsOtherTables()) {
         // parsed again, its subquery would take another membership: check what it names instead
-        check(now, image);
+        check(now.filter().columnKinds(), columnsNamed(now), image);
       } else {
         s.shape(image.name(), asked, parse(asked, image, images, memberships, s.policy()));
       }
       return true;
     } catch (IllegalArgumentException e) {
-      s.sendMessage(
-          new Message.Error(
-              ErrorCode.PROTOCOL_VIOLATION,
-              "the shape asked of table '"
-                  + image.name()
-                  + "' cannot be used since its columns changed: "
-                  + e.getMessage(),
-              image.name()));
+      refuse(s, image.name(), "its columns changed: " + e.getMessage());
       s.unsubscribe(image.name());
       return false;
     }
   }
 
-  /** Refuses a shape that names a column the table no longer has. */
-  private static void check(SessionPolicy.Shape shape, TableImage image) {
-    Set<String> have = new LinkedHashSet<>();
-    image.schema().columns().forEach(c -> have.add(c.name()));
+  /**
+   * After {@code image}'s table took new columns: the session's shapes of other tables whose
+   * subquery reads it, checked against them. A subquery that names a column no longer there, or
+   * takes one by a kind it no longer has, would give values the table does not hold: its shaped
+   * table is refused, telling the client why, and the session's subscription to it ends, as {@link
+   * #stillApplies} does for a table's own columns. Before, the subquery's values froze at the
+   * ALTER, so that rows of the shaped table went on matching by them and its mirror looked current.
+   */
+  static void subqueriesStillApply(Subscriber s, TableImage image) {
+    List<String> refused = new ArrayList<>();
+    for (Map.Entry<String, SessionPolicy.Shape> e : s.policy().shapes().entrySet()) {
+      RowPredicate filter = e.getValue().filter();
+      if (filter == null || !filter.readsOtherTables() || !s.tables().contains(e.getKey())) {
+        continue;
+      }
+      for (RowPredicate.InSubquery q : filter.subqueries()) {
+        RowPredicate.Subquery sub = q.subquery();
+        if (sub.table().equals(image.name())) {
+          Map<String, ColumnKind> kinds = new LinkedHashMap<>();
+          kinds.put(sub.column(), sub.kind());
+          Set<String> named = new LinkedHashSet<>(kinds.keySet());
+          if (sub.filter() != null) {
+            kinds.putAll(sub.filter().columnKinds());
+            named.addAll(sub.filter().columns());
+          }
+          if (s.policy().filterColumn() != null) {
+            named.add(s.policy().filterColumn()); // the principal's row filter applies there too
+          }
+          try {
+            check(kinds, named, image);
+          } catch (IllegalArgumentException problem) {
+            refused.add(e.getKey());
+            refuse(
+                s,
+                e.getKey(),
+                "the columns of table '"
+                    + image.name()
+                    + "', which its subquery reads, changed: "
+                    + problem.getMessage());
+            break;
+          }
+        }
+      }
+    }
+    refused.forEach(s::unsubscribe);
+  }
+
+  private static void refuse(Subscriber s, String table, String why) {
+    s.sendMessage(
+        new Message.Error(
+            ErrorCode.PROTOCOL_VIOLATION,
+            "the shape asked of table '" + table + "' cannot be used since " + why,
+            table));
+  }
+
+  /** The columns a shape names: its filter's and its column list's. */
+  private static Set<String> columnsNamed(SessionPolicy.Shape shape) {
     Set<String> named = new LinkedHashSet<>(shape.filter().columns());
     if (shape.columns() != null) {
       named.addAll(shape.columns());
     }
+    return named;
+  }
+
+  /**
+   * Refuses a shape that names a column the table no longer has, or compares one by a kind it no
+   * longer has ({@code kinds}, as parsed).
+   */
+  private static void check(Map<String, ColumnKind> kinds, Set<String> named, TableImage image) {
+    Map<String, ColumnKind> have = new LinkedHashMap<>();
+    image.schema().columns().forEach(c -> have.put(c.name(), c.kind()));
     for (String c : named) {
-      if (!have.contains(c)) {
-        throw new IllegalArgumentException("no column '" + c + "'; the table has " + have);
+      if (!have.containsKey(c)) {
+        throw new IllegalArgumentException("no column '" + c + "'; the table has " + have.keySet());
       }
     }
+    kinds.forEach(
+        (c, kind) -> {
+          if (have.get(c) != kind) {
+            throw new IllegalArgumentException(
+                "column '" + c + "' is of kind " + have.get(c) + " now, was " + kind);
+          }
+        });
   }
 
   /** The other tables a subquery of a session of {@code policy} may read. */

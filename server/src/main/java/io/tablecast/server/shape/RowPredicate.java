@@ -3,7 +3,9 @@ package io.tablecast.server.shape;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.protocol.ColumnKind;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -66,6 +68,20 @@ public sealed interface RowPredicate {
   /** Adds the columns the filter reads to {@code out}. */
   void addColumns(Set<String> out);
 
+  /**
+   * The kinds the filter took its columns' values as, when it parsed them against the table: a
+   * comparison compares by it. Columns read only by {@code IS NULL} are not in it (any kind will
+   * do).
+   */
+  default Map<String, ColumnKind> columnKinds() {
+    Map<String, ColumnKind> out = new TreeMap<>();
+    addColumnKinds(out);
+    return out;
+  }
+
+  /** Adds the kinds of {@link #columnKinds()} to {@code out}. */
+  default void addColumnKinds(Map<String, ColumnKind> out) {}
+
   /** Every term TRUE; FALSE when one is; else unknown. */
   record And(List<RowPredicate> terms) implements RowPredicate {
     public And {
@@ -85,6 +101,11 @@ public sealed interface RowPredicate {
     @Override
     public void addColumns(Set<String> out) {
       terms.forEach(t -> t.addColumns(out));
+    }
+
+    @Override
+    public void addColumnKinds(Map<String, ColumnKind> out) {
+      terms.forEach(t -> t.addColumnKinds(out));
     }
 
     @Override
@@ -112,6 +133,11 @@ public sealed interface RowPredicate {
     @Override
     public void addColumns(Set<String> out) {
       terms.forEach(t -> t.addColumns(out));
+    }
+
+    @Override
+    public void addColumnKinds(Map<String, ColumnKind> out) {
+      terms.forEach(t -> t.addColumnKinds(out));
     }
 
     @Override
@@ -148,6 +174,11 @@ public sealed interface RowPredicate {
     @Override
     public void addColumns(Set<String> out) {
       term.addColumns(out);
+    }
+
+    @Override
+    public void addColumnKinds(Map<String, ColumnKind> out) {
+      term.addColumnKinds(out);
     }
 
     @Override
@@ -189,6 +220,11 @@ public sealed interface RowPredicate {
     public void addColumns(Set<String> out) {
       out.add(comparison.column());
     }
+
+    @Override
+    public void addColumnKinds(Map<String, ColumnKind> out) {
+      out.put(comparison.column(), comparison.kind());
+    }
   }
 
   /**
@@ -216,6 +252,11 @@ public sealed interface RowPredicate {
     @Override
     public void addColumns(Set<String> out) {
       out.add(column);
+    }
+
+    @Override
+    public void addColumnKinds(Map<String, ColumnKind> out) {
+      out.put(column, kind);
     }
 
     @Override
