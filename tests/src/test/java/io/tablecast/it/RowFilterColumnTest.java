@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.client.MirrorShape;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.auth.AccessPolicy;
@@ -46,6 +47,43 @@ class RowFilterColumnTest {
       try (TablecastClient late = client(p)) {
         TableMirror<Map<String, Object>> m = late.mirror(table);
         assertThatThrownBy(() -> m.awaitReady(WAIT)).hasMessageContaining(refusal);
+      }
+    }
+  }
+
+  /**
+   * A shape's subquery over a table without the row filter's column: refused at subscribe, naming
+   * both, instead of a mirror left empty (the filter let none of that table's rows give a value).
+   */
+  @Test
+  void aSubqueryOverATableWithoutTheRowFiltersColumnIsRefusedNamingIt() throws Exception {
+    try (Pipeline p =
+        Pipeline.create(
+            Kind.POSTGRESQL,
+            "rowfilter_subq",
+            ShapedMirrorEndToEndTest.ordersDdl(),
+            "customers",
+            "orders")) {
+      p.startServerWithPrincipal(
+          "eu-app", "pw", new AccessPolicy(null, RowFilter.parse("customer_id = 5"), null));
+      String customers = p.db.table("customers");
+      String orders = p.db.table("orders");
+      try (TablecastClient client = client(p)) {
+        TableMirror<Map<String, Object>> plain = client.mirror(orders);
+        assertThat(plain.awaitReady(WAIT)).isTrue();
+        assertThat(plain.size()).isPositive(); // orders of customer 5
+      }
+      try (TablecastClient client = client(p)) {
+        TableMirror<Map<String, Object>> m =
+            client.mirror(
+                orders, MirrorShape.rows("customer_id IN (SELECT id FROM " + customers + ")"));
+        assertThatThrownBy(() -> m.awaitReady(WAIT))
+            .hasMessageContaining("the shape asked of table '" + orders + "' cannot be used")
+            .hasMessageContaining(
+                "the subquery reads table '"
+                    + customers
+                    + "', which lacks column 'customer_id' that this principal's row_filter"
+                    + " reads");
       }
     }
   }

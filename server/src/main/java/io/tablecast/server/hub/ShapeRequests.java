@@ -185,6 +185,17 @@ final class ShapeRequests {
         if (other == null || !policy.allowsTable(table)) {
           return null;
         }
+        String rowFilter = policy.filterColumn();
+        if (rowFilter != null
+            && other.schema().columns().stream().noneMatch(c -> c.name().equals(rowFilter))) {
+          // its rows would all be filtered out: the subquery would give no value, without a word
+          throw new IllegalArgumentException(
+              "the subquery reads table '"
+                  + table
+                  + "', which lacks column '"
+                  + rowFilter
+                  + "' that this principal's row_filter reads: none of its rows can be read");
+        }
         Map<String, ColumnKind> out = new LinkedHashMap<>();
         List<String> pk = other.schema().primaryKey();
         for (ColumnInfo c : policy.project(table, other.schema().columns(), pk)) {

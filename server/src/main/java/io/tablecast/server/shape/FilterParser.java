@@ -73,6 +73,9 @@ public final class FilterParser {
     /**
      * The columns of {@code table} (qualified) the session may read, by name with their kinds; null
      * when it is not cached or the session may not read it.
+     *
+     * @throws IllegalArgumentException saying why none of its rows could be read, when it is cached
+     *     and allowed but its rows cannot be
      */
     Map<String, ColumnKind> columns(String table);
 
