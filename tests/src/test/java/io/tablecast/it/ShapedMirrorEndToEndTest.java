@@ -184,6 +184,23 @@ class ShapedMirrorEndToEndTest {
         });
   }
 
+  /** A ready mirror of the orders of the customers whose {@code column} is {@code value}. */
+  private static TableMirror<Map<String, Object>> ordersOfCustomers(
+      Pipeline p, TablecastClient client, String column, String value) throws InterruptedException {
+    TableMirror<Map<String, Object>> m =
+        client.mirror(
+            p.db.table("orders"),
+            MirrorShape.rows(
+                "customer_id IN (SELECT id FROM "
+                    + p.db.table("customers")
+                    + " WHERE "
+                    + column
+                    + " = ?)",
+                value));
+    assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+    return m;
+  }
+
   /** {@code customers (id, region)} and {@code orders (id, customer_id, total)}. */
   static List<String> ordersDdl() {
     List<String> ddl = new ArrayList<>();
@@ -225,12 +242,7 @@ class ShapedMirrorEndToEndTest {
       String customers = p.db.table("customers");
       String orders = p.db.table("orders");
       TablecastClient client = p.client("subq-alter");
-      TableMirror<Map<String, Object>> m =
-          client.mirror(
-              orders,
-              MirrorShape.rows(
-                  "customer_id IN (SELECT id FROM " + customers + " WHERE region = ?)", "eu"));
-      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+      TableMirror<Map<String, Object>> m = ordersOfCustomers(p, client, "region", "eu");
       int rows = m.size();
       assertThat(rows).isPositive();
 
@@ -242,12 +254,7 @@ class ShapedMirrorEndToEndTest {
       // a column its subquery compares retyped: refused too (it compared text, the column holds
       // numbers now); the other mirror's subquery does not read it and follows on
       TableMirror<Map<String, Object>> byNote =
-          p.client("subq-note")
-              .mirror(
-                  orders,
-                  MirrorShape.rows(
-                      "customer_id IN (SELECT id FROM " + customers + " WHERE note = ?)", "x"));
-      assertThat(byNote.awaitReady(Duration.ofSeconds(30))).isTrue();
+          ordersOfCustomers(p, p.client("subq-note"), "note", "x");
       assertThat(byNote.size()).isPositive();
       p.sql("ALTER TABLE customers ALTER COLUMN note TYPE int USING 1");
       org.awaitility.Awaitility.await()
@@ -277,12 +284,7 @@ class ShapedMirrorEndToEndTest {
       String customers = p.db.table("customers");
       String orders = p.db.table("orders");
       TablecastClient client = p.client("subq");
-      TableMirror<Map<String, Object>> m =
-          client.mirror(
-              orders,
-              MirrorShape.rows(
-                  "customer_id IN (SELECT id FROM " + customers + " WHERE region = ?)", "eu"));
-      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+      TableMirror<Map<String, Object>> m = ordersOfCustomers(p, client, "region", "eu");
       AtomicInteger movedIn = new AtomicInteger();
       AtomicInteger movedOut = new AtomicInteger();
       countMoves(m, movedIn, movedOut);
