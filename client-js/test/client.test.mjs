@@ -1,31 +1,15 @@
-import { test, beforeEach, afterEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
-import { TablecastClient, TablecastError, TableMirror, rowKey } from '../src/tablecast.js';
-import { startFakeServer, recordChanges, until, ins, upd, del } from './fake-server.mjs';
+import { TablecastError, TableMirror, rowKey } from '../src/tablecast.js';
+import { recordChanges, until, ins, upd, del } from './fake-server.mjs';
+import { fakeServerPerTest } from './per-test-server.mjs';
 
-let server;
+const fake = fakeServerPerTest();
 let client;
 
-beforeEach(async () => {
-  server = await startFakeServer();
-});
-
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await server.close();
-});
-
-function newClient(extra = {}) {
-  client = new TablecastClient({
-    url: server.url,
-    clientName: 'test',
-    token: 'tok',
-    WebSocket,
-    backoff: { minMs: 5, maxMs: 20 },
-    ...extra,
-  });
+/** A client of this test's server, as `client`. */
+function newClient(extra) {
+  client = fake.newClient(extra);
   return client;
 }
 
@@ -36,7 +20,7 @@ test('hello, subscribe, snapshot then batches: rows and change events', async ()
   newClient();
   const items = client.mirror(T);
   const events = recordChanges(items);
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   const hello = await conn.handshake({ epoch: 'e1', position: 3 });
   assert.deepEqual(hello, { type: 'hello', protocolVersion: 5, clientName: 'test', token: 'tok' });
   const sub = await conn.next('subscribe');
@@ -69,7 +53,7 @@ test('composite keys and key-changing updates', async () => {
   newClient();
   const m = client.mirror('s.orders');
   const events = recordChanges(m);
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
   conn.snapshot('s.orders', ['region', 'id', 'qty'], ['region', 'id'], 0, [
@@ -93,7 +77,7 @@ test('composite keys and key-changing updates', async () => {
 test('a batch is applied whole before its events fire; events are net per row', async () => {
   newClient();
   const m = client.mirror(T);
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 0, [{ id: 1, name: 'a' }]);
@@ -120,7 +104,7 @@ test('a batch is applied whole before its events fire; events are net per row', 
 test('a batch fires one batch event after its change events, with them in order', async () => {
   newClient();
   const m = client.mirror(T);
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 0, [{ id: 1, name: 'a' }, { id: 4, name: 'd' }]);
@@ -151,7 +135,7 @@ test('a batch fires one batch event after its change events, with them in order'
 
   // a re-snapshot after a failed resume: its differences as one batch
   conn.kill();
-  const again = await server.nextConnection();
+  const again = await fake.server.nextConnection();
   await again.handshake({ epoch: 'E2', position: 20 });
   await again.next('subscribe');
   again.snapshot(T, COLS, ['id'], 20, [{ id: 1, name: 'b' }, { id: 2, name: 'y' }, { id: 5, name: 'e' }]);
@@ -165,7 +149,7 @@ test('a batch fires one batch event after its change events, with them in order'
 test('a batch in parts is applied whole at its end; a connection lost mid-batch resumes before it', async () => {
   newClient();
   const m = client.mirror(T);
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
@@ -180,7 +164,7 @@ test('a batch in parts is applied whole at its end; a connection lost mid-batch 
   assert.equal(m.position, 3);
   conn.kill(); // the batch never ended: its parts are dropped, the mirror resumes from 3
 
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 4 });
   const sub = await conn.next('subscribe');
   assert.equal(sub.resumePosition, 3);
@@ -197,14 +181,14 @@ test('a part of another batch before the batch ended is a protocol violation: re
   const m = client.mirror(T);
   const errors = [];
   client.addEventListener('error', (e) => errors.push(e.detail.message));
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
   await m.ready;
   conn.send({ type: 'change_part', position: 4, changes: [ins(T, [2], { id: 2, name: 'b' })] });
   conn.batch(5, [ins(T, [3], { id: 3, name: 'c' })]);
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 5 });
   assert.equal((await conn.next('subscribe')).resumePosition, 3);
   assert.match(errors.join('\n'), /protocol violation: batch 4 came in parts and did not end before batch 5/);
@@ -216,7 +200,7 @@ test('a mirror says when it is stale and when it follows its table again; after 
   const m = client.mirror(T);
   const heard = [];
   m.addEventListener('stale', (e) => heard.push(e.detail));
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
@@ -227,7 +211,7 @@ test('a mirror says when it is stale and when it follows its table again; after 
   await until(() => m.stale === why);
   conn.kill();
 
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 3 });
   await conn.next('subscribe');
   conn.send({ type: 'resumed', tables: [T], schemas: [], position: 3 });
@@ -242,7 +226,7 @@ test('schema_changed gives the mirror its new columns before the rows that use t
   const m = client.mirror(T);
   const heard = [];
   m.addEventListener('schema', (e) => heard.push(e.detail.version));
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
@@ -260,7 +244,7 @@ test('a new primary key in schema_changed re-keys the rows; rows lacking it leav
   newClient();
   const m = client.mirror(T);
   const events = recordChanges(m);
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
   conn.snapshot(T, ['id', 'code'], ['id'], 3, [{ id: 1, code: 'x' }, { id: 2, code: 'y' }, { id: 3 }]);
@@ -279,35 +263,13 @@ test('a new primary key in schema_changed re-keys the rows; rows lacking it leav
     [['DELETE', rowKey([3])], ['INSERT', rowKey(['z'])], ['UPDATE', rowKey(['x'])]]);
 });
 
-test('heartbeats advance the position; pings are answered with pongs', async () => {
-  newClient();
-  const m = client.mirror(T);
-  const events = recordChanges(m);
-  const conn = await server.nextConnection();
-  await conn.handshake({ heartbeatMillis: 60_000 });
-  // a ping while the snapshot is queued
-  conn.send({ type: 'ping', nonce: 42 });
-  assert.deepEqual(await conn.next('pong'), { type: 'pong', nonce: 42 });
-  await conn.next('subscribe');
-  conn.batch(9, []); // heartbeat before the answer: says nothing about the table
-  conn.snapshot(T, COLS, ['id'], 10, [{ id: 1, name: 'a' }]);
-  await m.ready;
-  conn.batch(12, []);
-  await until(() => m.position === 12);
-  assert.equal(events.length, 0);
-  conn.batch(12, []); // heartbeat may repeat the position
-  conn.send({ type: 'ping', nonce: 43 });
-  assert.deepEqual(await conn.next('pong'), { type: 'pong', nonce: 43 });
-  assert.equal(m.position, 12);
-});
-
 test('UNKNOWN_TABLE fails only that mirror; later mirrors subscribe separately', async () => {
   newClient();
   const good = client.mirror(T);
   const bad = client.mirror('public.nope');
   const errors = [];
   bad.addEventListener('error', (e) => errors.push(e.detail));
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake();
   const sub = await conn.next('subscribe');
   assert.deepEqual(sub.tables, [T, 'public.nope']);
@@ -333,7 +295,7 @@ test('after a dropped connection the client resumes with epoch and position', as
   const a = client.mirror('s.a');
   const b = client.mirror('s.b');
   const events = recordChanges(a);
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot('s.a', COLS, ['id'], 5, [{ id: 1, name: 'a' }]);
@@ -344,7 +306,7 @@ test('after a dropped connection the client resumes with epoch and position', as
   await until(() => a.position === 9 && b.position === 9);
   conn.kill();
 
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', position: 11 });
   const sub = await conn.next('subscribe');
   assert.deepEqual(sub, { type: 'subscribe', tables: ['s.a', 's.b'], resumeEpoch: 'E', resumePosition: 9 });
@@ -359,7 +321,7 @@ test('after a dropped connection the client resumes with epoch and position', as
 test('a table whose snapshot was cut off is subscribed fresh, synced tables resume', async () => {
   newClient();
   const a = client.mirror('s.a');
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot('s.a', COLS, ['id'], 5, [{ id: 1, name: 'a' }]);
@@ -370,7 +332,7 @@ test('a table whose snapshot was cut off is subscribed fresh, synced tables resu
   conn.send({ type: 'snapshot_rows', table: 's.b', rows: [{ id: 1 }] });
   await new Promise((r) => setTimeout(r, 20));
   conn.kill();
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   const s1 = await conn.next('subscribe');
   const s2 = await conn.next('subscribe');
@@ -386,7 +348,7 @@ test('a mirror refused when it reconnects keeps its rows, is stale, and is asked
   const errors = [];
   m.addEventListener('stale', (e) => stale.push(e.detail));
   m.addEventListener('error', (e) => errors.push(e.detail.code));
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'old' });
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 100, [{ id: 1, name: 'a' }]);
@@ -394,7 +356,7 @@ test('a mirror refused when it reconnects keeps its rows, is stale, and is asked
   conn.kill();
 
   // a server restarted without the table in cached_tables
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'new', position: 0 });
   await conn.next('subscribe');
   conn.send({ type: 'error', code: 'UNKNOWN_TABLE', message: 'table is not cached by this server', table: T });
@@ -408,7 +370,7 @@ test('a mirror refused when it reconnects keeps its rows, is stale, and is asked
   conn.kill();
 
   // served again: a snapshot, and the mirror follows its table
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'new', position: 0 });
   assert.deepEqual(await conn.next('subscribe'), { type: 'subscribe', tables: [T], resumePosition: -1 });
   conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'b' }]);
@@ -421,7 +383,7 @@ test('server restart: new epoch, re-snapshot emits only the differences', async 
   newClient();
   const m = client.mirror(T);
   const events = recordChanges(m);
-  let conn = await server.nextConnection();
+  let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'old' });
   await conn.next('subscribe');
   conn.snapshot(T, COLS, ['id'], 100, [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
@@ -429,7 +391,7 @@ test('server restart: new epoch, re-snapshot emits only the differences', async 
   const unchanged = m.get(1);
   conn.kill();
 
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'new', position: 0 });
   const sub = await conn.next('subscribe');
   assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumeEpoch: 'old', resumePosition: 100 });
@@ -448,7 +410,7 @@ test('server restart: new epoch, re-snapshot emits only the differences', async 
 
   // and the next drop resumes from the new epoch
   conn.kill();
-  conn = await server.nextConnection();
+  conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'new' });
   assert.deepEqual(await conn.next('subscribe'), { type: 'subscribe', tables: [T], resumeEpoch: 'new', resumePosition: 1 });
 });
@@ -456,7 +418,7 @@ test('server restart: new epoch, re-snapshot emits only the differences', async 
 test('batches during a snapshot: only those after its position reach the pending rows', async () => {
   newClient();
   const m = client.mirror(T);
-  const conn = await server.nextConnection();
+  const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
   conn.send({ type: 'snapshot_begin', table: T, columns: [], primaryKey: ['id'], position: 10, rowCount: 1 });
@@ -471,259 +433,7 @@ test('batches during a snapshot: only those after its position reach the pending
   assert.deepEqual([...m.rows.values()], [{ id: 1, name: 'a11' }]);
 });
 
-test('silence for three heartbeats counts as a dead connection', async () => {
-  newClient();
-  const m = client.mirror(T);
-  const errors = [];
-  client.addEventListener('error', (e) => errors.push(e.detail.message));
-  let conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'E', heartbeatMillis: 100 });
-  await conn.next('subscribe');
-  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }]);
-  await m.ready;
-  const started = Date.now();
-  // the server keeps the TCP connection open but sends nothing
-  conn = await server.nextConnection(3000);
-  const elapsed = Date.now() - started;
-  assert.ok(elapsed >= 280, `reconnected after ${elapsed} ms`);
-  assert.ok(errors.some((e) => /no frame for \d+ ms/.test(e)), errors.join());
-  await conn.handshake({ epoch: 'E' });
-  assert.deepEqual(await conn.next('subscribe'), { type: 'subscribe', tables: [T], resumeEpoch: 'E', resumePosition: 3 });
-});
-
-test('heartbeats keep a quiet connection alive', async () => {
-  newClient();
-  client.mirror(T);
-  const conn = await server.nextConnection();
-  await conn.handshake({ heartbeatMillis: 50 });
-  await conn.next('subscribe');
-  conn.snapshot(T, COLS, ['id'], 0, []);
-  let pos = 0;
-  const hb = setInterval(() => conn.batch(++pos, []), 40);
-  await new Promise((r) => setTimeout(r, 400));
-  clearInterval(hb);
-  assert.equal(server.connections.length, 1);
-  assert.equal(client.state, 'connected');
-});
-
-test('a fatal error closes and reconnects; refused credentials reject pending mirrors', async () => {
-  newClient();
-  const m = client.mirror(T);
-  const states = [];
-  client.addEventListener('statechange', (e) => states.push(e.detail.state));
-  let conn = await server.nextConnection();
-  await conn.next('hello');
-  conn.send({ type: 'error', code: 'AUTHENTICATION_FAILED', message: 'bad token' });
-  await assert.rejects(m.ready, (e) => e.code === 'AUTHENTICATION_FAILED');
-  conn = await server.nextConnection();
-  await conn.handshake();
-  assert.deepEqual((await conn.next('subscribe')).tables, [T]);
-  assert.ok(states.includes('disconnected') && states.at(-1) === 'connected', states.join());
-});
-
-test('checkLiveness reconnects at once when waiting for a retry', async () => {
-  newClient({ backoff: { minMs: 60_000, maxMs: 60_000 } });
-  client.mirror(T);
-  let conn = await server.nextConnection();
-  await conn.handshake();
-  conn.kill();
-  await until(() => client.state === 'disconnected');
-  client.checkLiveness(); // e.g. visibilitychange → visible, online
-  conn = await server.nextConnection(1000);
-  await conn.handshake();
-  await conn.next('subscribe');
-});
-
-test('close() stops reconnecting and rejects mirrors that are not ready', async () => {
-  newClient();
-  const m = client.mirror(T);
-  await server.nextConnection();
-  client.close();
-  await assert.rejects(m.ready, /client closed/);
-  assert.equal(client.state, 'closed');
-  assert.throws(() => client.mirror('x.y'), /closed/);
-});
-
 test('a TableMirror comes only from client.mirror(): new throws', () => {
   assert.throws(() => new TableMirror(), /client\.mirror\(table\)/);
   assert.throws(() => new TableMirror({}, T), TypeError);
-});
-
-test('a shaped mirror: the subscribe carries its shape, again on resume; one shape per table', async () => {
-  newClient();
-  const shape = { filter: 'region = ? AND price < ?', params: ['eu', 100], columns: ['price'] };
-  const cheap = client.mirror('shop.products', shape);
-  assert.equal(client.mirror('shop.products', { ...shape }), cheap, 'the same shape, the same mirror');
-  assert.throws(() => client.mirror('shop.products'), /holds .* not the whole table: a table has one shape per client/);
-  assert.throws(() => client.mirror('shop.x', { filter: 'id = ?', params: [null] }), /write IS NULL for NULL/);
-  assert.throws(() => client.mirror('shop.x', { where: 'id = 1' }), /unknown fields where/);
-  const conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'e1', position: 3 });
-  const sub = await conn.next('subscribe');
-  assert.deepEqual(sub, { type: 'subscribe', tables: ['shop.products'], resumePosition: -1, shapes: { 'shop.products': shape } });
-  conn.snapshot('shop.products', ['id', 'price'], ['id'], 3, [{ id: 1, price: '9.50' }]);
-  await cheap.ready;
-  conn.ws.close();
-  const again = await server.nextConnection();
-  await again.handshake({ epoch: 'e1', position: 3 });
-  const resume = await again.next('subscribe');
-  assert.equal(resume.resumePosition, 3);
-  assert.deepEqual(resume.shapes, { 'shop.products': shape }, 'the resume keeps the shape');
-});
-
-test('a server without shapes is not asked for the whole table: the shaped mirror fails', async () => {
-  newClient();
-  const shaped = client.mirror('shop.products', { filter: "region = 'eu'" });
-  const whole = client.mirror('shop.other');
-  const conn = await server.nextConnection();
-  await conn.handshake({ protocolVersion: 4 });
-  const sub = await conn.next('subscribe');
-  assert.deepEqual(sub.tables, ['shop.other']);
-  assert.equal(sub.shapes, undefined);
-  await assert.rejects(shaped.ready, (e) => e instanceof TablecastError
-      && e.message.includes('speaks protocol version 4, which has no subscription shapes'));
-  conn.snapshot('shop.other', ['id'], ['id'], 0, [{ id: 1 }]);
-  await whole.ready;
-});
-
-/** A warm-restart store in memory. */
-function memoryStore() {
-  const files = new Map();
-  return { files, load: (name) => files.get(name) ?? null, save: (name, text) => files.set(name, text) };
-}
-
-test('warm restart: saved on close, ready at once from the file, then resumed from its position', async () => {
-  const store = memoryStore();
-  newClient({ warmRestart: { store } });
-  const items = client.mirror(T);
-  const conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'e1', position: 3 });
-  await conn.next('subscribe');
-  conn.snapshot(T, COLS, ['id'], 3, [{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
-  await items.ready;
-  conn.batch(4, [upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'A' })]);
-  await until(() => items.position === 4);
-  client.close();
-  assert.deepEqual([...store.files.keys()], ['public.items.mirror.json']);
-
-  newClient({ warmRestart: { store } }); // the next process
-  const again = client.mirror(T);
-  assert.equal(again.isReady, true, 'ready before any server answered');
-  assert.deepEqual(again.get(1), { id: 1, name: 'A' });
-  assert.match(again.stale, /^restored from its saved file \(position 4, saved /);
-  const events = recordChanges(again);
-  const conn2 = await server.nextConnection();
-  await conn2.handshake({ epoch: 'e1', position: 6 });
-  const sub = await conn2.next('subscribe');
-  assert.deepEqual(sub, { type: 'subscribe', tables: [T], resumeEpoch: 'e1', resumePosition: 4 });
-  conn2.send({ type: 'resumed', tables: [T], schemas: [], position: 4 });
-  conn2.batch(5, [del(T, [2], { id: 2, name: 'b' })]);
-  await until(() => again.position === 5);
-  assert.equal(again.stale, null, 'up to date once resumed');
-  assert.equal(again.get(2), undefined);
-  assert.deepEqual(events.map((e) => e.op), ['DELETE']);
-});
-
-test('warm restart: a corrupt or foreign saved mirror is ignored and told, never loaded', async () => {
-  const store = memoryStore();
-  const good = '{"crc32":"00000000","body":"{}"}';
-  store.files.set('public.items.mirror.json', good);
-  newClient({ warmRestart: { store } });
-  const errors = [];
-  client.addEventListener('error', (e) => errors.push(e.detail.message));
-  const items = client.mirror(T);
-  assert.equal(items.isReady, false);
-  assert.match(errors[0], /the saved mirror of public\.items is ignored: its checksum does not match/);
-  client.close();
-
-  // a good file of another table under this table's name
-  const other = memoryStore();
-  newClient({ warmRestart: { store: other } });
-  const m = client.mirror('public.other');
-  const conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'e1', position: 1 });
-  await conn.next('subscribe');
-  conn.snapshot('public.other', COLS, ['id'], 1, [{ id: 1, name: 'x' }]);
-  await m.ready;
-  client.close();
-  other.files.set('public.items.mirror.json', other.files.get('public.other.mirror.json'));
-  newClient({ warmRestart: { store: other } });
-  const errs = [];
-  client.addEventListener('error', (e) => errs.push(e.detail.message));
-  assert.equal(client.mirror(T).isReady, false);
-  assert.match(errs[0], /ignored: it holds public\.other, not public\.items/);
-  assert.throws(() => newClient({ warmRestart: { store: {} } }), /needs load\(name\) and save\(name, text\)/);
-});
-
-test('secondary indexes: lookups and ranges follow every batch and snapshot, values by kind', async () => {
-  newClient();
-  const m = client.mirror('shop.products');
-  const byRegion = m.index('by_region', 'region');
-  const byPrice = m.index('by_price', 'price', { sorted: true });
-  const byBoth = m.index('by_region_price', ['region', 'price'], { sorted: true });
-  assert.equal(m.index('by_region', 'region'), byRegion, 'the same index');
-  assert.throws(() => m.index('by_region', 'price'), /exists on region/);
-  const conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'e1', position: 1 });
-  await conn.next('subscribe');
-  const cols = [{ name: 'id', dbType: 'int', kind: 'INTEGER' }, { name: 'region', dbType: 'text', kind: 'STRING' },
-    { name: 'price', dbType: 'decimal(10,2)', kind: 'DECIMAL' }];
-  conn.snapshot('shop.products', cols, ['id'], 1, [
-    { id: 1, region: 'eu', price: '9.50' }, { id: 2, region: 'us', price: '10.25' },
-    { id: 3, region: 'eu', price: '100.00' }, { id: 4, region: null, price: '-1.00' },
-  ]);
-  await m.ready;
-  const ids = (rows) => rows.map((r) => r.id);
-  assert.deepEqual(ids(byRegion.get('eu')).sort(), [1, 3]);
-  assert.deepEqual(ids(byRegion.get(null)), [4], 'NULL finds rows whose value is NULL');
-  assert.deepEqual(ids(byPrice.ordered()), [4, 1, 2, 3], 'decimals by value, not as text');
-  assert.deepEqual(ids(byPrice.range({ from: '9.5', to: '100' })), [1, 2]);
-  assert.deepEqual(ids(byPrice.range({ from: '9.5', to: '100', fromInclusive: false, toInclusive: true })), [2, 3]);
-  assert.deepEqual(ids(byBoth.range({ from: ['eu', '0'], to: ['eu', '999'] })), [1, 3]);
-  assert.deepEqual(ids(byBoth.ordered()), [1, 3, 2], 'rows whose key holds a NULL are in no range');
-  assert.throws(() => byRegion.range({}), /hash index: range\(\) needs a sorted one/);
-
-  conn.batch(2, [
-    upd('shop.products', [1], { id: 1, region: 'eu', price: '9.50' }, { id: 1, region: 'us', price: '200.00' }),
-    del('shop.products', [3], { id: 3, region: 'eu', price: '100.00' }),
-    ins('shop.products', [5], { id: 5, region: 'eu', price: '0.01' }),
-  ]);
-  const seen = [];
-  m.addEventListener('change', () => seen.push(ids(byRegion.get('eu'))));
-  await until(() => m.position === 2);
-  assert.deepEqual(ids(byRegion.get('eu')), [5]);
-  assert.deepEqual(seen[0], [5], 'the index holds the whole batch when change events fire');
-  assert.deepEqual(ids(byPrice.ordered()), [4, 5, 2, 1]);
-  assert.equal(byPrice.get('200')[0], m.get(1), 'the rows the mirror holds');
-});
-
-test('secondary indexes: temporal columns order as points in time, BC, past 9999 and beyond a day included', async () => {
-  newClient();
-  const m = client.mirror('shop.times');
-  const idx = (column) => m.index(`by_${column}`, column, { sorted: true });
-  const [byInstant, byDate, byStamp, byTime] = ['instant', 'day', 'stamp', 'clock'].map(idx);
-  const conn = await server.nextConnection();
-  await conn.handshake({ epoch: 'e1', position: 1 });
-  await conn.next('subscribe');
-  const cols = [{ name: 'id', dbType: 'int', kind: 'INTEGER' }, { name: 'instant', dbType: 'timestamptz', kind: 'TIMESTAMP_TZ' },
-    { name: 'day', dbType: 'date', kind: 'DATE' }, { name: 'stamp', dbType: 'timestamp', kind: 'TIMESTAMP' },
-    { name: 'clock', dbType: 'time', kind: 'TIME' }];
-  // each column's values in time order, as the server sends them (docs/TYPES.md), ids 1..7
-  const instants = ['-infinity', '-0043-03-15T12:00:00Z', '-0001-12-31T23:59:59.500Z', '2024-02-29T11:45:30Z',
-    '2024-02-29T11:45:30.500Z', '+294276-12-31T23:59:59.999999Z', 'infinity'];
-  const days = ['-infinity', '0044-03-15 BC', '0001-03-15 BC', '0001-01-01', '2024-02-29', '294276-12-31', 'infinity'];
-  const stamps = ['-infinity', '0044-03-15T13:45:30.5 BC', '0044-03-15T13:45:31 BC', '2024-02-29T13:45:30',
-    '2024-02-29T13:45:30.123456', '12024-01-01T00:00:00', 'infinity'];
-  const clocks = ['-838:59:59.000000', '-00:00:01', '00:00:00', '13:45:30', '13:45:30.5', '99:00:00', '100:00:00'];
-  const order = [3, 6, 1, 7, 2, 5, 4]; // rows arrive out of order
-  conn.snapshot('shop.times', cols, ['id'], 1, order.map((id) => ({
-    id, instant: instants[id - 1], day: days[id - 1], stamp: stamps[id - 1], clock: clocks[id - 1],
-  })));
-  await m.ready;
-  const ids = (rows) => rows.map((r) => r.id);
-  for (const [name, index] of [['instant', byInstant], ['day', byDate], ['stamp', byStamp], ['clock', byTime]]) {
-    assert.deepEqual(ids(index.ordered()), [1, 2, 3, 4, 5, 6, 7], `${name} in time order`);
-  }
-  assert.deepEqual(ids(byDate.range({ from: '0001-03-15 BC', to: '2024-02-29' })), [3, 4]);
-  assert.deepEqual(ids(byTime.range({ from: '-00:00:01', to: '99:00:00' })), [2, 3, 4, 5]);
 });

@@ -1,0 +1,88 @@
+// Secondary indexes of a mirror, against the fake server: lookups and ranges as batches and
+// snapshots change the rows.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { until, ins, upd, del } from './fake-server.mjs';
+import { fakeServerPerTest } from './per-test-server.mjs';
+
+const fake = fakeServerPerTest();
+let client;
+
+/** A client of this test's server, as `client`. */
+function newClient(extra) {
+  client = fake.newClient(extra);
+  return client;
+}
+
+test('secondary indexes: lookups and ranges follow every batch and snapshot, values by kind', async () => {
+  newClient();
+  const m = client.mirror('shop.products');
+  const byRegion = m.index('by_region', 'region');
+  const byPrice = m.index('by_price', 'price', { sorted: true });
+  const byBoth = m.index('by_region_price', ['region', 'price'], { sorted: true });
+  assert.equal(m.index('by_region', 'region'), byRegion, 'the same index');
+  assert.throws(() => m.index('by_region', 'price'), /exists on region/);
+  const conn = await fake.server.nextConnection();
+  await conn.handshake({ epoch: 'e1', position: 1 });
+  await conn.next('subscribe');
+  const cols = [{ name: 'id', dbType: 'int', kind: 'INTEGER' }, { name: 'region', dbType: 'text', kind: 'STRING' },
+    { name: 'price', dbType: 'decimal(10,2)', kind: 'DECIMAL' }];
+  conn.snapshot('shop.products', cols, ['id'], 1, [
+    { id: 1, region: 'eu', price: '9.50' }, { id: 2, region: 'us', price: '10.25' },
+    { id: 3, region: 'eu', price: '100.00' }, { id: 4, region: null, price: '-1.00' },
+  ]);
+  await m.ready;
+  const ids = (rows) => rows.map((r) => r.id);
+  assert.deepEqual(ids(byRegion.get('eu')).sort(), [1, 3]);
+  assert.deepEqual(ids(byRegion.get(null)), [4], 'NULL finds rows whose value is NULL');
+  assert.deepEqual(ids(byPrice.ordered()), [4, 1, 2, 3], 'decimals by value, not as text');
+  assert.deepEqual(ids(byPrice.range({ from: '9.5', to: '100' })), [1, 2]);
+  assert.deepEqual(ids(byPrice.range({ from: '9.5', to: '100', fromInclusive: false, toInclusive: true })), [2, 3]);
+  assert.deepEqual(ids(byBoth.range({ from: ['eu', '0'], to: ['eu', '999'] })), [1, 3]);
+  assert.deepEqual(ids(byBoth.ordered()), [1, 3, 2], 'rows whose key holds a NULL are in no range');
+  assert.throws(() => byRegion.range({}), /hash index: range\(\) needs a sorted one/);
+
+  conn.batch(2, [
+    upd('shop.products', [1], { id: 1, region: 'eu', price: '9.50' }, { id: 1, region: 'us', price: '200.00' }),
+    del('shop.products', [3], { id: 3, region: 'eu', price: '100.00' }),
+    ins('shop.products', [5], { id: 5, region: 'eu', price: '0.01' }),
+  ]);
+  const seen = [];
+  m.addEventListener('change', () => seen.push(ids(byRegion.get('eu'))));
+  await until(() => m.position === 2);
+  assert.deepEqual(ids(byRegion.get('eu')), [5]);
+  assert.deepEqual(seen[0], [5], 'the index holds the whole batch when change events fire');
+  assert.deepEqual(ids(byPrice.ordered()), [4, 5, 2, 1]);
+  assert.equal(byPrice.get('200')[0], m.get(1), 'the rows the mirror holds');
+});
+
+test('secondary indexes: temporal columns order as points in time, BC, past 9999 and beyond a day included', async () => {
+  newClient();
+  const m = client.mirror('shop.times');
+  const idx = (column) => m.index(`by_${column}`, column, { sorted: true });
+  const [byInstant, byDate, byStamp, byTime] = ['instant', 'day', 'stamp', 'clock'].map(idx);
+  const conn = await fake.server.nextConnection();
+  await conn.handshake({ epoch: 'e1', position: 1 });
+  await conn.next('subscribe');
+  const cols = [{ name: 'id', dbType: 'int', kind: 'INTEGER' }, { name: 'instant', dbType: 'timestamptz', kind: 'TIMESTAMP_TZ' },
+    { name: 'day', dbType: 'date', kind: 'DATE' }, { name: 'stamp', dbType: 'timestamp', kind: 'TIMESTAMP' },
+    { name: 'clock', dbType: 'time', kind: 'TIME' }];
+  // each column's values in time order, as the server sends them (docs/TYPES.md), ids 1..7
+  const instants = ['-infinity', '-0043-03-15T12:00:00Z', '-0001-12-31T23:59:59.500Z', '2024-02-29T11:45:30Z',
+    '2024-02-29T11:45:30.500Z', '+294276-12-31T23:59:59.999999Z', 'infinity'];
+  const days = ['-infinity', '0044-03-15 BC', '0001-03-15 BC', '0001-01-01', '2024-02-29', '294276-12-31', 'infinity'];
+  const stamps = ['-infinity', '0044-03-15T13:45:30.5 BC', '0044-03-15T13:45:31 BC', '2024-02-29T13:45:30',
+    '2024-02-29T13:45:30.123456', '12024-01-01T00:00:00', 'infinity'];
+  const clocks = ['-838:59:59.000000', '-00:00:01', '00:00:00', '13:45:30', '13:45:30.5', '99:00:00', '100:00:00'];
+  const order = [3, 6, 1, 7, 2, 5, 4]; // rows arrive out of order
+  conn.snapshot('shop.times', cols, ['id'], 1, order.map((id) => ({
+    id, instant: instants[id - 1], day: days[id - 1], stamp: stamps[id - 1], clock: clocks[id - 1],
+  })));
+  await m.ready;
+  const ids = (rows) => rows.map((r) => r.id);
+  for (const [name, index] of [['instant', byInstant], ['day', byDate], ['stamp', byStamp], ['clock', byTime]]) {
+    assert.deepEqual(ids(index.ordered()), [1, 2, 3, 4, 5, 6, 7], `${name} in time order`);
+  }
+  assert.deepEqual(ids(byDate.range({ from: '0001-03-15 BC', to: '2024-02-29' })), [3, 4]);
+  assert.deepEqual(ids(byTime.range({ from: '-00:00:01', to: '99:00:00' })), [2, 3, 4, 5]);
+});
