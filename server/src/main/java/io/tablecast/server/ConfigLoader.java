@@ -22,6 +22,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads {@link ServerConfig} from YAML: the file's keys, then the {@code TABLECAST_*} environment
@@ -29,6 +31,7 @@ import java.util.Map;
  * by {@link ConfigMapper} and validated.
  */
 final class ConfigLoader {
+  private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
 
   /** An environment variable that overrides the YAML key {@code key}. */
   record Variable(String name, String key) {}
@@ -66,6 +69,7 @@ final class ConfigLoader {
   private ConfigLoader() {}
 
   static ServerConfig load(Path file, Map<String, String> env) throws IOException {
+    UnknownVariables.in(env).forEach(LOG::warn);
     String text = Files.readString(file);
     try {
       return parse(text, env);

@@ -88,4 +88,43 @@ class CheckCommandTest {
           .contains("serve would start");
     }
   }
+
+  /**
+   * A misspelt {@code TABLECAST_*} variable is told at start (here by {@code bin/tablecast check},
+   * as the server's own start tells it), naming the variable meant: before, the YAML's value held
+   * without a word.
+   */
+  @org.junit.jupiter.api.Test
+  void aMisspeltEnvironmentVariableIsToldWithTheOneMeant() throws Exception {
+    try (Pipeline p =
+        Pipeline.create(
+            Kind.POSTGRESQL,
+            "check_env",
+            List.of("CREATE TABLE good (id INT PRIMARY KEY)"),
+            "good")) {
+      Path cfg = config(p, false, "good");
+      Path err = dir.resolve("check.err");
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  RepoRoot.path().resolve("bin/tablecast").toString(),
+                  "check",
+                  "--config",
+                  cfg.toString())
+              .redirectError(err.toFile())
+              .redirectOutput(dir.resolve("check.out").toFile());
+      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+      pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+      pb.environment().put("TABLECAST_INSTALL_TRIGERS", "true");
+      Process check = pb.start();
+      try {
+        assertThat(check.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      } finally {
+        check.destroyForcibly();
+      }
+      assertThat(Files.readString(err))
+          .contains(
+              "environment variable TABLECAST_INSTALL_TRIGERS is set but the server reads no such"
+                  + " variable, so it changes nothing: did you mean TABLECAST_INSTALL_TRIGGERS?");
+    }
+  }
 }

@@ -102,4 +102,19 @@ public final class ConfigProblems {
         + new TreeSet<>(known)
         + ")";
   }
+
+  /**
+   * The warning for the environment variable {@code name}, which has the server's prefix but is
+   * none of {@code known}: named, with the variable meant when one is spelt alike.
+   */
+  public static String unknownVariable(String name, Collection<String> known) {
+    String meant = KeySpelling.closest(name, known);
+    return "environment variable "
+        + name
+        + " is set but the server reads no such variable, so it changes nothing"
+        + (meant == null ? "" : ": did you mean " + meant + "?")
+        + " (the server reads "
+        + String.join(", ", new TreeSet<>(known))
+        + ")";
+  }
 }
