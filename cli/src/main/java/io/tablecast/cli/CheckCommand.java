@@ -1,8 +1,12 @@
 package io.tablecast.cli;
 
+import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.capture.CaptureFinding;
+import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
 import java.io.PrintWriter;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 
@@ -11,7 +15,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Check a configuration against its database without changing anything: every cached table, "
-          + "the outbox and each table's capture, the privileges serving needs, the servers running on the outbox.",
+          + "the outbox and each table's capture, the privileges serving needs, the servers running on the outbox, "
+          + "and what the access policies (auth) name that is not cached.",
       "Prints one line per finding (OK, INFO, WARN, ERROR). Exit code 0 when `serve` would start, 1 when an "
           + "ERROR would stop it."
     })
@@ -21,7 +26,8 @@ final class CheckCommand extends TriggerCommand {
   int run(TriggerInstaller installer) throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     out.println("OK    database: " + installer.dialect() + " reached");
-    List<CaptureFinding> findings = installer.check();
+    List<CaptureFinding> findings = new ArrayList<>(installer.check());
+    findings.addAll(policyFindings(installer));
     findings.forEach(out::println);
     long errors = findings.stream().filter(CaptureFinding::stopsServe).count();
     long warnings =
@@ -36,5 +42,21 @@ final class CheckCommand extends TriggerCommand {
                 + (warnings == 1 ? " warning" : " warnings"));
     out.flush();
     return errors == 0 ? 0 : 1;
+  }
+
+  /** What the access policies name that the cached tables do not have, as the server warns. */
+  private List<CaptureFinding> policyFindings(TriggerInstaller installer) {
+    if (!(cfg.authenticator() instanceof ConfigAuthenticator policies)) {
+      return List.of();
+    }
+    List<TableSchema> cached;
+    try {
+      cached = installer.describe();
+    } catch (SQLException | RuntimeException e) {
+      return List.of(); // a table that cannot be described is an ERROR of its own above
+    }
+    return policies.policyWarnings(cached).stream()
+        .map(w -> CaptureFinding.warn("auth", w))
+        .toList();
   }
 }

@@ -21,9 +21,12 @@ abstract class TriggerCommand implements Callable<Integer> {
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  /** The configuration read from {@link #config}, once {@link #call} has read it. */
+  ServerConfig cfg;
+
   @Override
   public Integer call() throws Exception {
-    ServerConfig cfg = ServerConfig.load(config);
+    cfg = ServerConfig.load(config);
     try (TriggerInstaller installer = TriggerInstaller.connect(cfg.source())) {
       return run(installer);
     }

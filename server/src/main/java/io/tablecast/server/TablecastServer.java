@@ -1,6 +1,7 @@
 package io.tablecast.server;
 
 import io.tablecast.server.auth.Authenticator;
+import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.console.Console;
@@ -198,6 +199,7 @@ public final class TablecastServer implements AutoCloseable {
     NettyServer net = null;
     try {
       metrics.tablesCached(source.tables().stream().map(t -> t.id().qualified()).toList());
+      warnOfPolicyReferences(authenticator, source);
       status.set("loading the images");
       loading.set(tail);
       tail.startAndAwaitSnapshot();
@@ -235,6 +237,13 @@ public final class TablecastServer implements AutoCloseable {
         hub.epoch(),
         hub.tableNames());
     return server;
+  }
+
+  /** Warns of what the access policies name that the cached tables do not have. */
+  private static void warnOfPolicyReferences(Authenticator authenticator, ChangeSource source) {
+    if (authenticator instanceof ConfigAuthenticator policies) {
+      policies.policyWarnings(source.tables()).forEach(LOG::warn);
+    }
   }
 
   /** What the hub takes of the configuration. */

@@ -127,4 +127,55 @@ class CheckCommandTest {
                   + " variable, so it changes nothing: did you mean TABLECAST_INSTALL_TRIGGERS?");
     }
   }
+
+  /**
+   * What an access policy names that is not cached (a table, a column, a row_filter column) is a
+   * WARN of {@code tablecast check}, as the server's start logs it: before, only the principal's
+   * clients learned of it, or nobody.
+   */
+  @org.junit.jupiter.api.Test
+  void whatAPolicyNamesThatIsNotCachedIsWarnedOf() throws Exception {
+    try (Pipeline p =
+        Pipeline.create(
+            Kind.POSTGRESQL,
+            "check_auth",
+            List.of("CREATE TABLE good (id INT PRIMARY KEY, v INT)"),
+            "good")) {
+      Path cfg = config(p, false, "good");
+      String good = p.db.table("good");
+      Files.writeString(
+          cfg,
+          Files.readString(cfg)
+              + String.join(
+                  "\n",
+                  "auth:",
+                  "  principals:",
+                  "    - name: app",
+                  "      password_hash: '"
+                      + io.tablecast.server.auth.PasswordHasher.hash("app-pw".toCharArray())
+                      + "'",
+                  "      tables: [" + good + ", " + good + "s]",
+                  "      columns: [v, vv]",
+                  "      row_filter: \"region = 'eu'\"",
+                  ""));
+      assertThat(Cli.run("install", "--config", cfg.toString()).exitCode()).isZero();
+      Cli check = Cli.run("check", "--config", cfg.toString());
+      assertThat(check.exitCode()).as(check.out() + check.err()).isZero();
+      assertThat(check.out())
+          .contains(
+              "auth.principals 'app' may read "
+                  + good
+                  + "s, which this server does not cache (did you mean "
+                  + good
+                  + "?): its sessions are refused it")
+          .contains(
+              "auth.principals 'app' may see column 'vv', which none of the tables it may read"
+                  + " has (did you mean v?): it is never sent")
+          .contains(
+              "auth.principals 'app': its row_filter reads column 'region', which "
+                  + good
+                  + " does not have: its sessions are refused it")
+          .contains("serve would start (3 warnings)");
+    }
+  }
 }

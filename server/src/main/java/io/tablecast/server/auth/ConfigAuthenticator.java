@@ -1,11 +1,16 @@
 package io.tablecast.server.auth;
 
 import io.tablecast.protocol.Message;
+import io.tablecast.server.capture.TableSchema;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -223,5 +228,31 @@ public final class ConfigAuthenticator implements Authenticator {
         + ", tokens="
         + (jwt != null)
         + "]";
+  }
+
+  /**
+   * What the policies of this configuration name that the cached tables do not have ({@link
+   * PolicyReferences}), one warning each: told at start and by {@code tablecast check}.
+   *
+   * @param cached the cached tables, with their cached columns
+   */
+  public List<String> policyWarnings(List<TableSchema> cached) {
+    Map<String, Set<String>> tables = new TreeMap<>();
+    for (TableSchema t : cached) {
+      Set<String> columns = new TreeSet<>();
+      t.columns().forEach(c -> columns.add(c.name()));
+      tables.put(t.id().qualified(), columns);
+    }
+    List<String> warnings = new ArrayList<>();
+    principals
+        .values()
+        .forEach(
+            p ->
+                warnings.addAll(
+                    PolicyReferences.of("auth.principals '" + p.name() + "'", p.policy(), tables)));
+    if (jwtDefaultPolicy != null) {
+      warnings.addAll(PolicyReferences.of("auth.jwt.default_policy", jwtDefaultPolicy, tables));
+    }
+    return warnings;
   }
 }

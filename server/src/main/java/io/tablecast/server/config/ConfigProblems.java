@@ -117,4 +117,12 @@ public final class ConfigProblems {
         + String.join(", ", new TreeSet<>(known))
         + ")";
   }
+
+  /**
+   * The name of {@code known} that {@code name} was meant to be, when it is spelt alike (at most
+   * two edits away, no other as close); else null.
+   */
+  public static String closest(String name, Collection<String> known) {
+    return KeySpelling.closest(name, known);
+  }
 }
