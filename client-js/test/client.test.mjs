@@ -5,20 +5,12 @@ import { recordChanges, until, ins, upd, del } from './fake-server.mjs';
 import { fakeServerPerTest } from './per-test-server.mjs';
 
 const fake = fakeServerPerTest();
-let client;
-
-/** A client of this test's server, as `client`. */
-function newClient(extra) {
-  client = fake.newClient(extra);
-  return client;
-}
-
 const T = 'public.items';
 const COLS = ['id', 'name'];
 
 test('hello, subscribe, snapshot then batches: rows and change events', async () => {
-  newClient();
-  const items = client.mirror(T);
+  fake.newClient();
+  const items = fake.client.mirror(T);
   const events = recordChanges(items);
   const conn = await fake.server.nextConnection();
   const hello = await conn.handshake({ epoch: 'e1', position: 3 });
@@ -50,8 +42,8 @@ test('hello, subscribe, snapshot then batches: rows and change events', async ()
 });
 
 test('composite keys and key-changing updates', async () => {
-  newClient();
-  const m = client.mirror('s.orders');
+  fake.newClient();
+  const m = fake.client.mirror('s.orders');
   const events = recordChanges(m);
   const conn = await fake.server.nextConnection();
   await conn.handshake();
@@ -75,8 +67,8 @@ test('composite keys and key-changing updates', async () => {
 });
 
 test('a batch is applied whole before its events fire; events are net per row', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
@@ -102,8 +94,8 @@ test('a batch is applied whole before its events fire; events are net per row', 
 });
 
 test('a batch fires one batch event after its change events, with them in order', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
@@ -147,8 +139,8 @@ test('a batch fires one batch event after its change events, with them in order'
 });
 
 test('a batch in parts is applied whole at its end; a connection lost mid-batch resumes before it', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
@@ -177,10 +169,10 @@ test('a batch in parts is applied whole at its end; a connection lost mid-batch 
 });
 
 test('a part of another batch before the batch ended is a protocol violation: reconnect', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const errors = [];
-  client.addEventListener('error', (e) => errors.push(e.detail.message));
+  fake.client.addEventListener('error', (e) => errors.push(e.detail.message));
   let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
@@ -196,8 +188,8 @@ test('a part of another batch before the batch ended is a protocol violation: re
 });
 
 test('a mirror says when it is stale and when it follows its table again; after a resume the server says', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const heard = [];
   m.addEventListener('stale', (e) => heard.push(e.detail));
   let conn = await fake.server.nextConnection();
@@ -222,8 +214,8 @@ test('a mirror says when it is stale and when it follows its table again; after 
 });
 
 test('schema_changed gives the mirror its new columns before the rows that use them', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const heard = [];
   m.addEventListener('schema', (e) => heard.push(e.detail.version));
   const conn = await fake.server.nextConnection();
@@ -241,8 +233,8 @@ test('schema_changed gives the mirror its new columns before the rows that use t
 });
 
 test('a new primary key in schema_changed re-keys the rows; rows lacking it leave until the server sends them', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const events = recordChanges(m);
   const conn = await fake.server.nextConnection();
   await conn.handshake();
@@ -264,9 +256,9 @@ test('a new primary key in schema_changed re-keys the rows; rows lacking it leav
 });
 
 test('UNKNOWN_TABLE fails only that mirror; later mirrors subscribe separately', async () => {
-  newClient();
-  const good = client.mirror(T);
-  const bad = client.mirror('public.nope');
+  fake.newClient();
+  const good = fake.client.mirror(T);
+  const bad = fake.client.mirror('public.nope');
   const errors = [];
   bad.addEventListener('error', (e) => errors.push(e.detail));
   const conn = await fake.server.nextConnection();
@@ -280,9 +272,9 @@ test('UNKNOWN_TABLE fails only that mirror; later mirrors subscribe separately',
   await good.ready;
   assert.equal(errors.length, 1);
   assert.ok(bad.failed);
-  assert.equal(client.state, 'connected');
+  assert.equal(fake.client.state, 'connected');
 
-  const later = client.mirror('public.later');
+  const later = fake.client.mirror('public.later');
   const sub2 = await conn.next('subscribe');
   assert.deepEqual(sub2, { type: 'subscribe', tables: ['public.later'], resumePosition: -1 });
   conn.snapshot('public.later', COLS, ['id'], 0, []);
@@ -291,9 +283,9 @@ test('UNKNOWN_TABLE fails only that mirror; later mirrors subscribe separately',
 });
 
 test('after a dropped connection the client resumes with epoch and position', async () => {
-  newClient();
-  const a = client.mirror('s.a');
-  const b = client.mirror('s.b');
+  fake.newClient();
+  const a = fake.client.mirror('s.a');
+  const b = fake.client.mirror('s.b');
   const events = recordChanges(a);
   let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
@@ -319,14 +311,14 @@ test('after a dropped connection the client resumes with epoch and position', as
 });
 
 test('a table whose snapshot was cut off is subscribed fresh, synced tables resume', async () => {
-  newClient();
-  const a = client.mirror('s.a');
+  fake.newClient();
+  const a = fake.client.mirror('s.a');
   let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E' });
   await conn.next('subscribe');
   conn.snapshot('s.a', COLS, ['id'], 5, [{ id: 1, name: 'a' }]);
   await a.ready;
-  const b = client.mirror('s.b');
+  const b = fake.client.mirror('s.b');
   await conn.next('subscribe');
   conn.send({ type: 'snapshot_begin', table: 's.b', columns: [], primaryKey: ['id'], position: 6, rowCount: 5 });
   conn.send({ type: 'snapshot_rows', table: 's.b', rows: [{ id: 1 }] });
@@ -342,8 +334,8 @@ test('a table whose snapshot was cut off is subscribed fresh, synced tables resu
 });
 
 test('a mirror refused when it reconnects keeps its rows, is stale, and is asked for again until served', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const stale = [];
   const errors = [];
   m.addEventListener('stale', (e) => stale.push(e.detail));
@@ -365,7 +357,7 @@ test('a mirror refused when it reconnects keeps its rows, is stale, and is asked
     + 'the mirror keeps the rows it held and asks for the table again at each reconnect');
   assert.deepEqual(errors, ['UNKNOWN_TABLE'], 'the refusal is also told as an error');
   assert.equal(m.failed, false, 'not failed: it was served, and may be again');
-  assert.equal(client.mirror(T), m, 'the same mirror');
+  assert.equal(fake.client.mirror(T), m, 'the same mirror');
   assert.deepEqual(m.get(1), { id: 1, name: 'a' });
   conn.kill();
 
@@ -380,8 +372,8 @@ test('a mirror refused when it reconnects keeps its rows, is stale, and is asked
 });
 
 test('server restart: new epoch, re-snapshot emits only the differences', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const events = recordChanges(m);
   let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'old' });
@@ -416,8 +408,8 @@ test('server restart: new epoch, re-snapshot emits only the differences', async 
 });
 
 test('batches during a snapshot: only those after its position reach the pending rows', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const conn = await fake.server.nextConnection();
   await conn.handshake();
   await conn.next('subscribe');
@@ -433,7 +425,7 @@ test('batches during a snapshot: only those after its position reach the pending
   assert.deepEqual([...m.rows.values()], [{ id: 1, name: 'a11' }]);
 });
 
-test('a TableMirror comes only from client.mirror(): new throws', () => {
+test('a TableMirror comes only from fake.client.mirror(): new throws', () => {
   assert.throws(() => new TableMirror(), /client\.mirror\(table\)/);
   assert.throws(() => new TableMirror({}, T), TypeError);
 });

@@ -6,20 +6,12 @@ import { recordChanges, until } from './fake-server.mjs';
 import { fakeServerPerTest } from './per-test-server.mjs';
 
 const fake = fakeServerPerTest();
-let client;
-
-/** A client of this test's server, as `client`. */
-function newClient(extra) {
-  client = fake.newClient(extra);
-  return client;
-}
-
 const T = 'public.items';
 const COLS = ['id', 'name'];
 
 test('heartbeats advance the position; pings are answered with pongs', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const events = recordChanges(m);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ heartbeatMillis: 60_000 });
@@ -40,10 +32,10 @@ test('heartbeats advance the position; pings are answered with pongs', async () 
 });
 
 test('silence for three heartbeats counts as a dead connection', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const errors = [];
-  client.addEventListener('error', (e) => errors.push(e.detail.message));
+  fake.client.addEventListener('error', (e) => errors.push(e.detail.message));
   let conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'E', heartbeatMillis: 100 });
   await conn.next('subscribe');
@@ -60,8 +52,8 @@ test('silence for three heartbeats counts as a dead connection', async () => {
 });
 
 test('heartbeats keep a quiet connection alive', async () => {
-  newClient();
-  client.mirror(T);
+  fake.newClient();
+  fake.client.mirror(T);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ heartbeatMillis: 50 });
   await conn.next('subscribe');
@@ -71,14 +63,14 @@ test('heartbeats keep a quiet connection alive', async () => {
   await new Promise((r) => setTimeout(r, 400));
   clearInterval(hb);
   assert.equal(fake.server.connections.length, 1);
-  assert.equal(client.state, 'connected');
+  assert.equal(fake.client.state, 'connected');
 });
 
 test('a fatal error closes and reconnects; refused credentials reject pending mirrors', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   const states = [];
-  client.addEventListener('statechange', (e) => states.push(e.detail.state));
+  fake.client.addEventListener('statechange', (e) => states.push(e.detail.state));
   let conn = await fake.server.nextConnection();
   await conn.next('hello');
   conn.send({ type: 'error', code: 'AUTHENTICATION_FAILED', message: 'bad token' });
@@ -90,24 +82,24 @@ test('a fatal error closes and reconnects; refused credentials reject pending mi
 });
 
 test('checkLiveness reconnects at once when waiting for a retry', async () => {
-  newClient({ backoff: { minMs: 60_000, maxMs: 60_000 } });
-  client.mirror(T);
+  fake.newClient({ backoff: { minMs: 60_000, maxMs: 60_000 } });
+  fake.client.mirror(T);
   let conn = await fake.server.nextConnection();
   await conn.handshake();
   conn.kill();
-  await until(() => client.state === 'disconnected');
-  client.checkLiveness(); // e.g. visibilitychange → visible, online
+  await until(() => fake.client.state === 'disconnected');
+  fake.client.checkLiveness(); // e.g. visibilitychange → visible, online
   conn = await fake.server.nextConnection(1000);
   await conn.handshake();
   await conn.next('subscribe');
 });
 
 test('close() stops reconnecting and rejects mirrors that are not ready', async () => {
-  newClient();
-  const m = client.mirror(T);
+  fake.newClient();
+  const m = fake.client.mirror(T);
   await fake.server.nextConnection();
-  client.close();
+  fake.client.close();
   await assert.rejects(m.ready, /client closed/);
-  assert.equal(client.state, 'closed');
-  assert.throws(() => client.mirror('x.y'), /closed/);
+  assert.equal(fake.client.state, 'closed');
+  assert.throws(() => fake.client.mirror('x.y'), /closed/);
 });

@@ -6,17 +6,10 @@ import { until, ins, upd, del } from './fake-server.mjs';
 import { fakeServerPerTest } from './per-test-server.mjs';
 
 const fake = fakeServerPerTest();
-let client;
-
-/** A client of this test's server, as `client`. */
-function newClient(extra) {
-  client = fake.newClient(extra);
-  return client;
-}
 
 test('secondary indexes: lookups and ranges follow every batch and snapshot, values by kind', async () => {
-  newClient();
-  const m = client.mirror('shop.products');
+  fake.newClient();
+  const m = fake.client.mirror('shop.products');
   const byRegion = m.index('by_region', 'region');
   const byPrice = m.index('by_price', 'price', { sorted: true });
   const byBoth = m.index('by_region_price', ['region', 'price'], { sorted: true });
@@ -57,8 +50,8 @@ test('secondary indexes: lookups and ranges follow every batch and snapshot, val
 });
 
 test('secondary indexes: temporal columns order as points in time, BC, past 9999 and beyond a day included', async () => {
-  newClient();
-  const m = client.mirror('shop.times');
+  fake.newClient();
+  const m = fake.client.mirror('shop.times');
   const idx = (column) => m.index(`by_${column}`, column, { sorted: true });
   const [byInstant, byDate, byStamp, byTime] = ['instant', 'day', 'stamp', 'clock'].map(idx);
   const conn = await fake.server.nextConnection();

@@ -7,25 +7,17 @@ import { recordChanges, until, upd, del } from './fake-server.mjs';
 import { fakeServerPerTest } from './per-test-server.mjs';
 
 const fake = fakeServerPerTest();
-let client;
-
-/** A client of this test's server, as `client`. */
-function newClient(extra) {
-  client = fake.newClient(extra);
-  return client;
-}
-
 const T = 'public.items';
 const COLS = ['id', 'name'];
 
 test('a shaped mirror: the subscribe carries its shape, again on resume; one shape per table', async () => {
-  newClient();
+  fake.newClient();
   const shape = { filter: 'region = ? AND price < ?', params: ['eu', 100], columns: ['price'] };
-  const cheap = client.mirror('shop.products', shape);
-  assert.equal(client.mirror('shop.products', { ...shape }), cheap, 'the same shape, the same mirror');
-  assert.throws(() => client.mirror('shop.products'), /holds .* not the whole table: a table has one shape per client/);
-  assert.throws(() => client.mirror('shop.x', { filter: 'id = ?', params: [null] }), /write IS NULL for NULL/);
-  assert.throws(() => client.mirror('shop.x', { where: 'id = 1' }), /unknown fields where/);
+  const cheap = fake.client.mirror('shop.products', shape);
+  assert.equal(fake.client.mirror('shop.products', { ...shape }), cheap, 'the same shape, the same mirror');
+  assert.throws(() => fake.client.mirror('shop.products'), /holds .* not the whole table: a table has one shape per client/);
+  assert.throws(() => fake.client.mirror('shop.x', { filter: 'id = ?', params: [null] }), /write IS NULL for NULL/);
+  assert.throws(() => fake.client.mirror('shop.x', { where: 'id = 1' }), /unknown fields where/);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'e1', position: 3 });
   const sub = await conn.next('subscribe');
@@ -41,9 +33,9 @@ test('a shaped mirror: the subscribe carries its shape, again on resume; one sha
 });
 
 test('a server without shapes is not asked for the whole table: the shaped mirror fails', async () => {
-  newClient();
-  const shaped = client.mirror('shop.products', { filter: "region = 'eu'" });
-  const whole = client.mirror('shop.other');
+  fake.newClient();
+  const shaped = fake.client.mirror('shop.products', { filter: "region = 'eu'" });
+  const whole = fake.client.mirror('shop.other');
   const conn = await fake.server.nextConnection();
   await conn.handshake({ protocolVersion: 4 });
   const sub = await conn.next('subscribe');
@@ -63,8 +55,8 @@ function memoryStore() {
 
 test('warm restart: saved on close, ready at once from the file, then resumed from its position', async () => {
   const store = memoryStore();
-  newClient({ warmRestart: { store } });
-  const items = client.mirror(T);
+  fake.newClient({ warmRestart: { store } });
+  const items = fake.client.mirror(T);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'e1', position: 3 });
   await conn.next('subscribe');
@@ -72,11 +64,11 @@ test('warm restart: saved on close, ready at once from the file, then resumed fr
   await items.ready;
   conn.batch(4, [upd(T, [1], { id: 1, name: 'a' }, { id: 1, name: 'A' })]);
   await until(() => items.position === 4);
-  client.close();
+  fake.client.close();
   assert.deepEqual([...store.files.keys()], ['public.items.mirror.json']);
 
-  newClient({ warmRestart: { store } }); // the next process
-  const again = client.mirror(T);
+  fake.newClient({ warmRestart: { store } }); // the next process
+  const again = fake.client.mirror(T);
   assert.equal(again.isReady, true, 'ready before any server answered');
   assert.deepEqual(again.get(1), { id: 1, name: 'A' });
   assert.match(again.stale, /^restored from its saved file \(position 4, saved /);
@@ -97,29 +89,29 @@ test('warm restart: a corrupt or foreign saved mirror is ignored and told, never
   const store = memoryStore();
   const good = '{"crc32":"00000000","body":"{}"}';
   store.files.set('public.items.mirror.json', good);
-  newClient({ warmRestart: { store } });
+  fake.newClient({ warmRestart: { store } });
   const errors = [];
-  client.addEventListener('error', (e) => errors.push(e.detail.message));
-  const items = client.mirror(T);
+  fake.client.addEventListener('error', (e) => errors.push(e.detail.message));
+  const items = fake.client.mirror(T);
   assert.equal(items.isReady, false);
   assert.match(errors[0], /the saved mirror of public\.items is ignored: its checksum does not match/);
-  client.close();
+  fake.client.close();
 
   // a good file of another table under this table's name
   const other = memoryStore();
-  newClient({ warmRestart: { store: other } });
-  const m = client.mirror('public.other');
+  fake.newClient({ warmRestart: { store: other } });
+  const m = fake.client.mirror('public.other');
   const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'e1', position: 1 });
   await conn.next('subscribe');
   conn.snapshot('public.other', COLS, ['id'], 1, [{ id: 1, name: 'x' }]);
   await m.ready;
-  client.close();
+  fake.client.close();
   other.files.set('public.items.mirror.json', other.files.get('public.other.mirror.json'));
-  newClient({ warmRestart: { store: other } });
+  fake.newClient({ warmRestart: { store: other } });
   const errs = [];
-  client.addEventListener('error', (e) => errs.push(e.detail.message));
-  assert.equal(client.mirror(T).isReady, false);
+  fake.client.addEventListener('error', (e) => errs.push(e.detail.message));
+  assert.equal(fake.client.mirror(T).isReady, false);
   assert.match(errs[0], /ignored: it holds public\.other, not public\.items/);
-  assert.throws(() => newClient({ warmRestart: { store: {} } }), /needs load\(name\) and save\(name, text\)/);
+  assert.throws(() => fake.newClient({ warmRestart: { store: {} } }), /needs load\(name\) and save\(name, text\)/);
 });
