@@ -3,6 +3,8 @@
 // would run with settings its author never chose. The Java builder's counterpart is its typed
 // methods and `BuilderValues`.
 
+import { refuseUnknownOptions } from './option-names.js';
+
 const OPTIONS = ['url', 'clientName', 'token', 'user', 'password', 'WebSocket', 'backoff', 'handshakeTimeoutMs', 'warmRestart'];
 const BACKOFF = ['minMs', 'maxMs'];
 const WARM_RESTART = ['store', 'saveEveryMs'];
@@ -16,7 +18,7 @@ export function checkedOptions(options) {
   if (!options || typeof options !== 'object') {
     throw new TypeError('TablecastClient needs options, e.g. { url: "ws://localhost:7070/ws" }');
   }
-  unknownKeys('TablecastClient', options, OPTIONS);
+  refuseUnknownOptions('TablecastClient', options, OPTIONS);
   if (typeof options.url !== 'string' || options.url.trim() === '') {
     throw new TypeError('TablecastClient needs options.url, e.g. ws://localhost:7070/ws');
   }
@@ -29,7 +31,7 @@ export function checkedOptions(options) {
     if (options.backoff === null || typeof options.backoff !== 'object') {
       throw new TypeError(`the TablecastClient option backoff must be an object like { minMs: 500, maxMs: 30000 }, was ${describe(options.backoff)}`);
     }
-    unknownKeys('the TablecastClient option backoff', options.backoff, BACKOFF);
+    refuseUnknownOptions('the TablecastClient option backoff', options.backoff, BACKOFF);
     for (const name of BACKOFF) {
       const value = options.backoff[name];
       if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
@@ -45,7 +47,7 @@ export function checkedOptions(options) {
     if (typeof options.warmRestart !== 'object') {
       throw new TypeError(`the TablecastClient option warmRestart must be an object like { store }, was ${describe(options.warmRestart)}`);
     }
-    unknownKeys('the TablecastClient option warmRestart', options.warmRestart, WARM_RESTART);
+    refuseUnknownOptions('the TablecastClient option warmRestart', options.warmRestart, WARM_RESTART);
   }
   return options;
 }
@@ -60,45 +62,6 @@ export function checkedBackoff(backoff, defaults) {
     throw new TypeError(`backoff.minMs must be at most backoff.maxMs, was ${merged.minMs} > ${merged.maxMs}`);
   }
   return merged;
-}
-
-function unknownKeys(what, object, known) {
-  const unknown = Object.keys(object).filter((k) => !known.includes(k) && object[k] !== undefined);
-  if (unknown.length > 0) {
-    const hints = unknown.map((k) => {
-      const near = nearest(k, known);
-      return near === null ? k : `${k} (did you mean ${near}?)`;
-    });
-    throw new TypeError(`${what} has no option ${hints.join(', ')}: it takes ${known.join(', ')}`);
-  }
-}
-
-/** The known name `name` differs from only in case or by a short edit, or null. */
-function nearest(name, known) {
-  const lower = name.toLowerCase();
-  let best = null;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const k of known) {
-    const d = k.toLowerCase() === lower ? 0 : distance(lower, k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-/** Levenshtein distance, for the did-you-mean of a misspelt option. */
-function distance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 function describe(value) {

@@ -2,6 +2,9 @@
 // columns than the primary key. Kept by the mirror inside each applied batch, before its `change`
 // events fire, so a lookup never disagrees with `rows`. Internal module: `mirror.index(...)`
 // creates them.
+import { refuseUnknownOptions } from './option-names.js';
+
+const RANGE_OPTIONS = ['from', 'to', 'fromInclusive', 'toInclusive'];
 
 /** How values of a column kind order: numbers and decimals by value, times as points in time. */
 function comparable(kind, v) {
@@ -117,7 +120,9 @@ export class MirrorIndex {
    * `to` exclusive unless said otherwise; a missing bound is none. Rows whose key holds a NULL are
    * in no range.
    */
-  range({ from, to, fromInclusive = true, toInclusive = false } = {}) {
+  range(bounds = {}) {
+    refuseUnknownOptions(`range() of index ${this.name}`, bounds ?? {}, RANGE_OPTIONS);
+    const { from, to, fromInclusive = true, toInclusive = false } = bounds ?? {};
     if (!this.sorted) throw new TypeError(`index ${this.name} is a hash index: range() needs a sorted one`);
     const lo = from === undefined ? 0 : this.#bound(this.#keyValues(from), fromInclusive ? 'first' : 'after');
     const hi = to === undefined ? this.#sorted.length : this.#bound(this.#keyValues(to), toInclusive ? 'after' : 'first');

@@ -2,6 +2,7 @@
 // module: import the package entry point (tablecast.js), which re-exports TableMirror and rowKey.
 
 import { MirrorIndex } from './mirror-index.js';
+import { refuseUnknownOptions } from './option-names.js';
 import { SnapshotProgress } from './snapshot-progress.js';
 import { MirrorLag } from './mirror-lag.js';
 import { MirrorStaleness } from './mirror-staleness.js';
@@ -125,7 +126,10 @@ export class TableMirror extends EventTarget {
    * Kept inside each applied batch, so it never disagrees with `rows`. Values compare by the
    * column's kind (numbers and decimals by value, times as points in time, text by code unit).
    */
-  index(name, columns, { sorted = false } = {}) {
+  index(name, columns, options = {}) {
+    refuseUnknownOptions(`index(${JSON.stringify(name)}, columns, options)`, options ?? {}, ['sorted']);
+    const sorted = options?.sorted ?? false;
+    if (typeof sorted !== 'boolean') throw new TypeError(`the sorted option of index ${name} must be true or false, was ${JSON.stringify(sorted)}`);
     const cols = typeof columns === 'string' ? [columns] : columns;
     if (typeof name !== 'string' || name === '' || !Array.isArray(cols) || cols.length === 0
         || cols.some((c) => typeof c !== 'string' || c === '')) {

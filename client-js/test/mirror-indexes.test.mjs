@@ -15,6 +15,12 @@ test('secondary indexes: lookups and ranges follow every batch and snapshot, val
   const byBoth = m.index('by_region_price', ['region', 'price'], { sorted: true });
   assert.equal(m.index('by_region', 'region'), byRegion, 'the same index');
   assert.throws(() => m.index('by_region', 'price'), /exists on region/);
+  assert.throws(() => m.index('by_name', 'name', { sort: true }),
+      /index\("by_name", columns, options\) has no option sort \(did you mean sorted\?\): it takes sorted/);
+  assert.throws(() => m.index('by_name', 'name', { sorted: 'yes' }), /sorted option of index by_name must be true or false/);
+  assert.throws(() => byPrice.range({ form: '10.00', to: '20.00' }),
+      /range\(\) of index by_price has no option form \(did you mean from\?\): it takes from, to, fromInclusive, toInclusive/);
+  assert.throws(() => byPrice.range({ from: '10.00', toInclusve: true }), /has no option toInclusve \(did you mean toInclusive\?\)/);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'e1', position: 1 });
   await conn.next('subscribe');
