@@ -16,6 +16,7 @@ import { ServerSession } from './server-session.js';
 import { MirrorRegistry } from './mirror-registry.js';
 import { decode, encode, fileName, fileStore } from './mirror-files.js';
 import { checkedBackoff, checkedOptions } from './client-options.js';
+import { refuseUnknownOptions } from './option-names.js';
 
 export { TableMirror, TablecastError, rowKey, fileStore };
 
@@ -162,7 +163,16 @@ export class TablecastClient extends EventTarget {
    * mirror). Rejects with a TablecastError when the server cannot answer (it serves from a NATS
    * stream, or is of a release without sync), after `timeoutMs` (default 10 s), or on close.
    */
-  sync({ timeoutMs = DEFAULT_SYNC_TIMEOUT_MS } = {}) {
+  sync(options = {}) {
+    try {
+      refuseUnknownOptions('sync()', options ?? {}, ['timeoutMs']);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const timeoutMs = options?.timeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      return Promise.reject(new TypeError(`sync() timeoutMs must be a positive number of milliseconds, was ${JSON.stringify(timeoutMs)}`));
+    }
     if (this.#reconnector.closed) return Promise.reject(new TablecastError('client is closed'));
     return this.#session.sync(timeoutMs);
   }

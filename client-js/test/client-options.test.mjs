@@ -68,3 +68,11 @@ test('options it accepts: undefined counts as absent, and the client opens its s
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(opened, [url]);
 });
+
+test('sync() options: a misspelt one or a bad timeout rejects naming it', async (t) => {
+  const { WebSocket } = recordingWebSocket();
+  const client = new TablecastClient({ url, WebSocket });
+  t.after(() => client.close());
+  await assert.rejects(client.sync({ timeout: 5000 }), /sync\(\) has no option timeout \(did you mean timeoutMs\?\): it takes timeoutMs/);
+  await assert.rejects(client.sync({ timeoutMs: -5 }), /sync\(\) timeoutMs must be a positive number of milliseconds, was -5/);
+});
