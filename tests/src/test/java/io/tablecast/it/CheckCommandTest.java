@@ -176,6 +176,41 @@ class CheckCommandTest {
                   + good
                   + " does not have: its sessions are refused it")
           .contains("serve would start (3 warnings)");
+
+      // the server's start says the same, in its log
+      Path log = dir.resolve("serve.log");
+      Process serve =
+          new ProcessBuilder(
+                  java.nio.file.Paths.get(System.getProperty("java.home"), "bin", "java")
+                      .toString(),
+                  "-Xmx256m",
+                  "-XX:TieredStopAtLevel=1",
+                  "-jar",
+                  RepoRoot.path().resolve("cli/target/tablecast.jar").toString(),
+                  "serve",
+                  "--config",
+                  cfg.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      try {
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(60))
+            .until(() -> !serve.isAlive() || Files.readString(log).contains("started on"));
+      } finally {
+        serve.destroyForcibly();
+        serve.waitFor();
+      }
+      assertThat(Files.readString(log))
+          .contains("started on")
+          .containsPattern(
+              "WARN +\\[main\\] io.tablecast.server.TablecastServer - auth.principals 'app'")
+          .contains(
+              "auth.principals 'app' may read "
+                  + good
+                  + "s, which this server does not cache (did you mean "
+                  + good
+                  + "?)");
     }
   }
 }
