@@ -206,8 +206,8 @@ export default TablecastClient;
 function checkedShape(table, shape) {
   if (shape === undefined || shape === null) return null;
   if (typeof shape !== 'object') throw new TypeError(`the shape of ${table} must be an object like { filter, params, columns }`);
-  const { filter, params, columns, ...rest } = shape;
-  if (Object.keys(rest).length > 0) throw new TypeError(`the shape of ${table} has unknown fields ${Object.keys(rest).join(', ')}: it takes filter, params, columns`);
+  refuseUnknownOptions(`the shape of ${table}`, shape, ['filter', 'params', 'columns']);
+  const { filter, params, columns } = shape;
   if (filter !== undefined && (typeof filter !== 'string' || filter.trim() === '')) throw new TypeError(`the filter of the shape of ${table} must be a non-blank string`);
   if (params !== undefined && (!Array.isArray(params) || params.some((p) => !['string', 'number', 'boolean'].includes(typeof p)))) {
     throw new TypeError(`the params of the shape of ${table} must be strings, numbers or booleans (write IS NULL for NULL)`);

@@ -17,7 +17,8 @@ test('a shaped mirror: the subscribe carries its shape, again on resume; one sha
   assert.equal(fake.client.mirror('shop.products', { ...shape }), cheap, 'the same shape, the same mirror');
   assert.throws(() => fake.client.mirror('shop.products'), /holds .* not the whole table: a table has one shape per client/);
   assert.throws(() => fake.client.mirror('shop.x', { filter: 'id = ?', params: [null] }), /write IS NULL for NULL/);
-  assert.throws(() => fake.client.mirror('shop.x', { where: 'id = 1' }), /unknown fields where/);
+  assert.throws(() => fake.client.mirror('shop.x', { where: 'id = 1' }), /the shape of shop\.x has no option where: it takes filter, params, columns/);
+  assert.throws(() => fake.client.mirror('shop.x', { filter: 'id = 1', colums: ['id'] }), /has no option colums \(did you mean columns\?\)/);
   const conn = await fake.server.nextConnection();
   await conn.handshake({ epoch: 'e1', position: 3 });
   const sub = await conn.next('subscribe');
