@@ -5,8 +5,6 @@ import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
 import java.io.PrintWriter;
-import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 
@@ -26,8 +24,7 @@ final class CheckCommand extends TriggerCommand {
   int run(TriggerInstaller installer) throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     out.println("OK    database: " + installer.dialect() + " reached");
-    List<CaptureFinding> findings = new ArrayList<>(installer.check());
-    findings.addAll(policyFindings(installer));
+    List<CaptureFinding> findings = installer.check(this::policyFindings);
     findings.forEach(out::println);
     long errors = findings.stream().filter(CaptureFinding::stopsServe).count();
     long warnings =
@@ -45,15 +42,9 @@ final class CheckCommand extends TriggerCommand {
   }
 
   /** What the access policies name that the cached tables do not have, as the server warns. */
-  private List<CaptureFinding> policyFindings(TriggerInstaller installer) {
+  private List<CaptureFinding> policyFindings(List<TableSchema> cached) {
     if (!(cfg.authenticator() instanceof ConfigAuthenticator policies)) {
       return List.of();
-    }
-    List<TableSchema> cached;
-    try {
-      cached = installer.describe();
-    } catch (SQLException | RuntimeException e) {
-      return List.of(); // a table that cannot be described is an ERROR of its own above
     }
     return policies.policyWarnings(cached).stream()
         .map(w -> CaptureFinding.warn("auth", w))

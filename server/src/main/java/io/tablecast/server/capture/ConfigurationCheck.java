@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * What {@code tablecast check} reports about a configuration, every finding at once: each cached
@@ -19,18 +20,21 @@ final class ConfigurationCheck {
   private final Dialect dialect;
   private final Dialect.Installation installation;
   private final SourceConfig config;
+  private final Function<List<TableSchema>, List<CaptureFinding>> more;
 
   ConfigurationCheck(
       TriggerInstaller installer,
       Connection connection,
       Dialect dialect,
       Dialect.Installation installation,
-      SourceConfig config) {
+      SourceConfig config,
+      Function<List<TableSchema>, List<CaptureFinding>> more) {
     this.installer = installer;
     this.connection = connection;
     this.dialect = dialect;
     this.installation = installation;
     this.config = config;
+    this.more = more;
   }
 
   List<CaptureFinding> run() throws SQLException {
@@ -78,6 +82,7 @@ final class ConfigurationCheck {
       out.addAll(outboxPrivileges());
     }
     out.addAll(dialect.privilegeFindings(this::probe));
+    out.addAll(more.apply(List.copyOf(described)));
     for (ConsumerRegistry.Consumer c :
         ConsumerRegistry.live(connection, dialect, installation.schema())) {
       out.add(

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 
 /**
@@ -176,7 +177,16 @@ public final class TriggerInstaller implements AutoCloseable {
    * throws for a problem it can name; {@link CaptureFinding#stopsServe()} tells which stop a start.
    */
   public List<CaptureFinding> check() throws SQLException {
-    return new ConfigurationCheck(this, connection, dialect, installation(), config).run();
+    return check(described -> List.of());
+  }
+
+  /**
+   * As {@link #check()}, with the findings {@code more} adds about the tables it could describe
+   * (what the access policies name that they do not have, say), read from the catalog once.
+   */
+  public List<CaptureFinding> check(Function<List<TableSchema>, List<CaptureFinding>> more)
+      throws SQLException {
+    return new ConfigurationCheck(this, connection, dialect, installation(), config, more).run();
   }
 
   /** The configured entries, as written. */
