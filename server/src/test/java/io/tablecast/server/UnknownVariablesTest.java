@@ -2,6 +2,7 @@ package io.tablecast.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +55,41 @@ class UnknownVariablesTest {
     env.put("TABLECAST_BENCH_MYSQL_URL", "jdbc:mariadb://127.0.0.1/test");
     env.put("TABLECAST_REPO_ROOT", "/work");
     assertThat(UnknownVariables.in(env)).isEmpty();
+  }
+
+  /**
+   * Every {@code TABLECAST_*} name the launcher, the command-line client, the shipped files, the
+   * examples and the build read is known here, so that setting it warns of nothing: a variable
+   * added there and not here fails this test instead of warning every user who sets it.
+   */
+  @Test
+  void everyVariableTheShippedPartsReadIsKnown() throws java.io.IOException {
+    java.nio.file.Path repo = java.nio.file.Path.of("..");
+    java.util.List<java.nio.file.Path> files = new java.util.ArrayList<>();
+    for (String f :
+        List.of(
+            ".ci/run",
+            "bin/tablecast",
+            "cli/src/main/resources/logback.xml",
+            "dist/src/conf/tablecast.yaml",
+            "dist/src/systemd/tablecast.service",
+            "examples/react-vite/vite.config.ts",
+            "pom.xml")) {
+      files.add(repo.resolve(f));
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> cli =
+        java.nio.file.Files.walk(repo.resolve("cli/src/main/java"))) {
+      cli.filter(f -> f.toString().endsWith(".java")).forEach(files::add);
+    }
+    java.util.regex.Pattern name = java.util.regex.Pattern.compile("TABLECAST_[A-Z0-9_]*[A-Z0-9]");
+    Map<String, String> env = new java.util.TreeMap<>();
+    for (java.nio.file.Path f : files) {
+      java.util.regex.Matcher m = name.matcher(java.nio.file.Files.readString(f));
+      while (m.find()) {
+        env.put(m.group(), f.toString());
+      }
+    }
+    assertThat(env).containsKeys("TABLECAST_JAVA_OPTS", "TABLECAST_SERVER", "TABLECAST_JDBC_URL");
+    assertThat(UnknownVariables.in(env)).as("read in %s", env).isEmpty();
   }
 }
