@@ -157,12 +157,17 @@ public final class Catalog {
             case "VIEW", "SYSTEM VIEW" ->
                 " (a view holds no rows of its own: cache the tables it reads)";
             case "FOREIGN" -> " (its rows live in another database: cache them from that one)";
+            case "MATERIALIZED VIEW" ->
+                " (no trigger fires on a materialized view, and REFRESH"
+                    + " MATERIALIZED VIEW replaces its rows: cache the tables it reads)";
+            case "SEQUENCE" -> " (a sequence holds a counter, not rows)";
+            case "INDEX" -> " (cache the table it indexes)";
             default -> "";
           };
       throw new IllegalArgumentException(
           "table "
               + id.qualified()
-              + " is a "
+              + (tableType.matches("(?i)[aeiou].*") ? " is an " : " is a ")
               + tableType
               + ", only base tables can be cached"
               + wayOut);

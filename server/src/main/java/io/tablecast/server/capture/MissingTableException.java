@@ -2,10 +2,11 @@ package io.tablecast.server.capture;
 
 /**
  * A configured table the catalog does not know: never created, dropped, renamed away, or not
- * visible to the user. Refused at start like any other problem; while serving, its mirrors are
- * stale and the tail leaves it out until it exists again.
+ * visible to the user ({@link InaccessibleTableException} when the catalog can tell that). Refused
+ * at start like any other problem; while serving, its mirrors are stale and the tail leaves it out
+ * until it exists again.
  */
-public final class MissingTableException extends IllegalArgumentException {
+public class MissingTableException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
   public MissingTableException(TableId id) {
@@ -17,7 +18,7 @@ public final class MissingTableException extends IllegalArgumentException {
    *     named in the message as what was probably meant
    */
   public MissingTableException(TableId id, java.util.List<String> alike) {
-    super(
+    this(
         "table "
             + id.qualified()
             + " does not exist (or is not visible to this user)"
@@ -27,6 +28,26 @@ public final class MissingTableException extends IllegalArgumentException {
                     + String.join(", ", alike)
                     + (alike.size() == 1 ? " is" : " are")
                     + " named alike: cached_tables names a table as the catalog does, in its case"
-                    + " and without quotes"));
+                    + " and without quotes"),
+        "table "
+            + id.qualified()
+            + " no longer exists (or is not visible to this user, dropped or renamed away): the"
+            + " mirror keeps its last rows, and follows it again once it exists again");
+  }
+
+  /**
+   * @param whileServing what a mirror of the table is told while the server runs ({@link
+   *     #whileServing})
+   */
+  protected MissingTableException(String message, String whileServing) {
+    super(message);
+    this.whileServing = whileServing;
+  }
+
+  private final String whileServing;
+
+  /** Why a mirror of the table is stale when this is found while the server runs. */
+  public String whileServing() {
+    return whileServing;
   }
 }

@@ -3,6 +3,7 @@ package io.tablecast.server.postgresql;
 import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
+import io.tablecast.server.capture.InaccessibleTableException;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.postgresql.CaptureCheck.Member;
 import io.tablecast.server.tail.DatabaseInstance;
@@ -28,13 +29,48 @@ final class PgCatalogQueries {
   static void checkTable(Connection c, TableId id) throws SQLException {
     PgIdentifiers.refuseDollarTag("schema", id.schema());
     PgIdentifiers.refuseDollarTag("table", id.name());
-    Catalog.requireBaseTable(
-        c,
-        id,
+    String listed =
         Catalog.single(
             c,
             "SELECT table_type FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
-            id));
+            id);
+    Catalog.requireBaseTable(c, id, listed != null ? listed : unlistedKind(c, id));
+  }
+
+  /**
+   * What {@code information_schema.tables} leaves out under {@code id}'s name, from {@code
+   * pg_class}, which every role may read: a relation that is not a table or view (a materialized
+   * view, a sequence...), named as {@link Catalog#requireBaseTable} refuses it, or null when there
+   * is none.
+   *
+   * @throws InaccessibleTableException a table or view the user has no privilege on, which {@code
+   *     information_schema} hides as if it did not exist
+   */
+  private static String unlistedKind(Connection c, TableId id) throws SQLException {
+    try (PreparedStatement ps =
+            Catalog.prepare(
+                c,
+                "SELECT c.relkind::text, current_user FROM pg_catalog.pg_class c"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                    + " WHERE n.nspname = ? AND c.relname = ?",
+                id);
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return null;
+      }
+      return switch (rs.getString(1)) {
+        case "r", "p", "v", "f" ->
+            throw new InaccessibleTableException(
+                id,
+                rs.getString(2),
+                "GRANT SELECT ON " + PgIdentifiers.quote(id) + " TO " + roleName(rs.getString(2)));
+        case "m" -> "MATERIALIZED VIEW";
+        case "S" -> "SEQUENCE";
+        case "i", "I" -> "INDEX";
+        case "c" -> "COMPOSITE TYPE";
+        default -> "relation of kind " + rs.getString(1);
+      };
+    }
   }
 
   /**
@@ -86,10 +122,15 @@ final class PgCatalogQueries {
         + user
         + ", while the triggers record every row's change, so mirrors would hold neither the table"
         + " nor the policies' view of it; give the user BYPASSRLS (ALTER ROLE "
-        + (user.matches("[a-z_][a-z0-9_]*") ? user : PgIdentifiers.quote(user))
+        + roleName(user)
         + " BYPASSRLS), serve as the table's owner (without FORCE ROW LEVEL SECURITY), or leave "
         + table
         + " out of cached_tables";
+  }
+
+  /** A role's name as a statement names it: quoted unless it is a lower-case identifier. */
+  private static String roleName(String user) {
+    return user.matches("[a-z_][a-z0-9_]*") ? user : PgIdentifiers.quote(user);
   }
 
   /** A column as {@code pg_attribute} gives it: its name, type oid and printed type. */

@@ -120,11 +120,7 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
     try {
       return columnChanges.describedAgain(c, table);
     } catch (MissingTableException e) {
-      unfollowed.gone(
-          table.id(),
-          e.getMessage()
-              + ", dropped or renamed away: the mirror keeps its last rows, and follows it again"
-              + " once it exists again");
+      unfollowed.gone(table.id(), e.whileServing());
       return false;
     }
   }
