@@ -80,6 +80,7 @@ public final class ShippedLogging extends ContextAwareBase implements Configurat
     console.start();
     context.getLogger("com.zaxxer.hikari").setLevel(Level.WARN);
     context.getLogger("io.zonky").setLevel(Level.WARN);
+    context.getLogger("org.mariadb.jdbc.message.server.ErrorPacket").setLevel(Level.ERROR);
     String level = setting("TABLECAST_LOG_LEVEL");
     ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.toLevel(level == null ? "INFO" : level));

@@ -74,6 +74,9 @@ class LoggingConfigTest {
       log.info("started on {} with \"quotes\"\nand a second line", "127.0.0.1:7070");
       log.error("could not read a row", new IllegalStateException("bad row"));
       context.getLogger("com.zaxxer.hikari.HikariDataSource").info("pool lifecycle, kept quiet");
+      context
+          .getLogger("org.mariadb.jdbc.message.server.ErrorPacket")
+          .warn("Error: 1205-HY000: Lock wait timeout exceeded; try restarting transaction");
     } finally {
       if (context != null) {
         context.stop();
@@ -93,7 +96,8 @@ class LoggingConfigTest {
             "(?m)^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[[^]]+\\] "
                 + "\\S*TablecastServer - started on 127\\.0\\.0\\.1:7070")
         .contains("ERROR", "could not read a row", "java.lang.IllegalStateException: bad row")
-        .doesNotContain("hidden at INFO", "pool lifecycle", "|-INFO", "|-WARN");
+        .doesNotContain(
+            "hidden at INFO", "pool lifecycle", "Lock wait timeout", "|-INFO", "|-WARN");
   }
 
   @ParameterizedTest

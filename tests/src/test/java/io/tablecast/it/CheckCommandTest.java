@@ -102,30 +102,64 @@ class CheckCommandTest {
             "check_env",
             List.of("CREATE TABLE good (id INT PRIMARY KEY)"),
             "good")) {
-      Path cfg = config(p, false, "good");
-      Path err = dir.resolve("check.err");
-      ProcessBuilder pb =
-          new ProcessBuilder(
-                  RepoRoot.path().resolve("bin/tablecast").toString(),
-                  "check",
-                  "--config",
-                  cfg.toString())
-              .redirectError(err.toFile())
-              .redirectOutput(dir.resolve("check.out").toFile());
-      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-      pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
-      pb.environment().put("TABLECAST_INSTALL_TRIGERS", "true");
-      Process check = pb.start();
-      try {
-        assertThat(check.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-      } finally {
-        check.destroyForcibly();
-      }
-      assertThat(Files.readString(err))
+      String err = checkProcess(config(p, false, "good"), "TABLECAST_INSTALL_TRIGERS", "true");
+      assertThat(err)
           .contains(
               "environment variable TABLECAST_INSTALL_TRIGERS is set but the server reads no such"
                   + " variable, so it changes nothing: did you mean TABLECAST_INSTALL_TRIGGERS?");
     }
+  }
+
+  /**
+   * MariaDB Connector/J logs every error the database answers at WARN before it throws it, and the
+   * check meets some by design (a table looked for that does not exist yet: here the outbox's
+   * registry of servers, not installed): those are the check's to tell, in its own words. So is a
+   * server's lock probe of an open writer's outbox row, which the driver logged twice a second
+   * while the writer's transaction stayed open ("Lock wait timeout exceeded"), with the same
+   * logging ({@code LoggingConfigTest}).
+   */
+  @org.junit.jupiter.api.Test
+  void theDatabaseDriversOwnWarningsOfErrorsMetByDesignAreNotShown() throws Exception {
+    try (Pipeline p =
+        Pipeline.create(
+            Kind.MYSQL,
+            "check_driver",
+            List.of("CREATE TABLE good (id INT PRIMARY KEY)"),
+            "good")) {
+      String err = checkProcess(config(p, false, "good"));
+      assertThat(Files.readString(dir.resolve("check.out")))
+          .containsPattern("ERROR +outbox: .*tablecast install");
+      assertThat(err).doesNotContain("ErrorPacket", "doesn't exist");
+    }
+  }
+
+  /**
+   * Runs {@code bin/tablecast check} as a process, as a user does, with {@code variables} (name,
+   * value, ...) added to its environment; returns its standard error (standard output is in {@code
+   * check.out}).
+   */
+  private String checkProcess(Path cfg, String... variables) throws Exception {
+    Path err = dir.resolve("check.err");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                RepoRoot.path().resolve("bin/tablecast").toString(),
+                "check",
+                "--config",
+                cfg.toString())
+            .redirectError(err.toFile())
+            .redirectOutput(dir.resolve("check.out").toFile());
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("TABLECAST_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
+    for (int i = 0; i < variables.length; i += 2) {
+      pb.environment().put(variables[i], variables[i + 1]);
+    }
+    Process check = pb.start();
+    try {
+      assertThat(check.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    } finally {
+      check.destroyForcibly();
+    }
+    return Files.readString(err);
   }
 
   /**
