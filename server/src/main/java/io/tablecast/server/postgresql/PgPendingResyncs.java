@@ -18,9 +18,10 @@ import java.util.function.Supplier;
  * The cached tables {@link PgChangeSource} re-reads whole at its next read in a transaction, in
  * that read's snapshot, and those it first describes again there. A table is re-read when a client
  * asks ({@link PgChangeSource#resync}), when the capture watch says so ({@link
- * PgCaptureWatch#runIfDue}: a partition or child joined or left, a trigger was repaired), or when
- * describing it again changed its columns in the plan ({@link PgColumnChanges#describedAgain}). A
- * table is described again when its catalog changed: found by the look at the catalog every {@code
+ * PgCaptureWatch#runIfDue}: a partition or child joined or left, a trigger was repaired), when
+ * describing it again changed its columns in the plan ({@link PgColumnChanges#describedAgain}), or
+ * when a type its values are made of was redefined ({@link PgValueTypes}). A table is described
+ * again when its catalog changed: found by the look at the catalog every {@code
  * capture_check_interval} ({@link PgColumnChanges#alteredSinceLastLook}), or by a reconciliation
  * range read in a snapshot where the catalog describes the table otherwise ({@link
  * DriftCheck.PassStart}). They stay pending until a read succeeds: a failed read leaves them to the
@@ -33,6 +34,7 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
   private final Supplier<CapturePlan> plan;
 
   private final PgColumnChanges columnChanges;
+  private final PgValueTypes valueTypes = new PgValueTypes();
   private final UnfollowedTables unfollowed;
 
   /** Tables to re-read in the next read's snapshot, by qualified name. */
@@ -98,6 +100,12 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
    */
   void describeAltered(Connection c, Set<String> resync) throws SQLException {
     if (columnChanges.lookDue()) {
+      for (TableId id : valueTypes.redefinedSinceLastLook(c, plan.get().tables())) {
+        if (!unfollowed.isGone(id.qualified())) {
+          resync.add(id.qualified());
+          pending.add(id.qualified()); // a failed read must still re-read it
+        }
+      }
       altered.addAll(columnChanges.alteredSinceLastLook(c));
     }
     for (TableId id : altered) { // described in this read's transaction, before its rows are read
