@@ -2,6 +2,81 @@
 // (a re-snapshot fires change events only for rows that differ) and freezing. Internal module.
 
 /**
+ * `JSON.parse`, but an integer beyond ±2^53 (`Number.MAX_SAFE_INTEGER`: a MySQL unsigned `bigint`,
+ * a 64-bit id) is its exact decimal text, a string, instead of the nearest double: `JSON.parse`
+ * read 9007199254740993 as 9007199254740992, so two rows keyed by such ids became one. Text
+ * without a run of 16 digits (nearly every message) is parsed as is; numbers with a fraction or an
+ * exponent (floats) stay numbers.
+ */
+export function parseJson(text) {
+  return JSON.parse(hasSixteenDigits(text) ? quoteLongIntegers(text) : text);
+}
+
+function isDigit(c) {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * Whether `text` holds a run of 16 digits: it looks at every 16th character only (any such run
+ * holds one), and at the run around a digit found there.
+ */
+function hasSixteenDigits(text) {
+  for (let i = 15; i < text.length; i += 16) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let first = i;
+    let last = i;
+    while (first > 0 && isDigit(text.charCodeAt(first - 1))) first--;
+    while (last + 1 < text.length && isDigit(text.charCodeAt(last + 1))) last++;
+    if (last - first >= 15) return true;
+    i = last; // the next 16 digits hold position last + 16
+  }
+  return false;
+}
+
+/** `text` with each integer outside its strings that is not a safe integer in double quotes. */
+function quoteLongIntegers(text) {
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) { // a string: to its closing quote, past escapes
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) {
+        if (text.charCodeAt(i) === 92) i++;
+      }
+    } else if (c === 45 || isDigit(c)) {
+      let end = i + 1;
+      while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+      const next = text.charCodeAt(end);
+      if (next === 46 || next === 101 || next === 69) { // a fraction or an exponent: a float
+        while (end < text.length && /[0-9eE.+-]/.test(text[end])) end++;
+      } else if (end - i >= 16 && !Number.isSafeInteger(Number(text.slice(i, end)))) {
+        out += `${text.slice(copied, i)}"${text.slice(i, end)}"`;
+        copied = end;
+      }
+      i = end - 1;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * A value the caller gave for a column of `kind`, as the mirror holds it: for an INTEGER column a
+ * BigInt is a number when it is safe and its decimal text when not (as such values arrive:
+ * `parseJson`), and an integral number beyond ±2^53 is refused, since it may be another integer
+ * rounded before it got here.
+ */
+export function givenValue(kind, v, where) {
+  if (kind !== 'INTEGER') return v;
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
+  if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+    throw new TypeError(`${where}: ${v} is beyond Number.MAX_SAFE_INTEGER, so it may be another`
+      + ' integer rounded (9007199254740993 reads as 9007199254740992); integers that large'
+      + " arrive as their decimal text: give one as a string ('9007199254740993') or a BigInt");
+  }
+  return v;
+}
+
+/**
  * The key of a row in `TableMirror.rows`: `JSON.stringify` of the primary-key values in
  * primary-key order, e.g. `[42]` or `["eu",7]`.
  */

@@ -2,6 +2,7 @@
 // columns than the primary key. Kept by the mirror inside each applied batch, before its `change`
 // events fire, so a lookup never disagrees with `rows`. Internal module: `mirror.index(...)`
 // creates them.
+import { givenValue } from './json-values.js';
 import { refuseUnknownOptions } from './option-names.js';
 
 const RANGE_OPTIONS = ['from', 'to', 'fromInclusive', 'toInclusive'];
@@ -139,7 +140,8 @@ export class MirrorIndex {
     if (!Array.isArray(values) || values.length !== this.columns.length) {
       throw new TypeError(`index ${this.name} on ${this.columns.join(', ')} takes ${this.columns.length} values`);
     }
-    return values;
+    return this.#kinds === null ? values
+      : values.map((v, i) => givenValue(this.#kinds[i], v, `index ${this.name}`));
   }
 
   #rowsOf(rowKeys) {

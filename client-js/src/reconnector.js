@@ -8,6 +8,7 @@
 
 import { connectFailure, socketErrorText } from './connect-failure.js';
 import { TablecastError } from './tablecast-error.js';
+import { parseJson } from './json-values.js';
 
 /** How often the deadlines are checked; they are `Date.now()` deltas, so throttling cannot hide them. */
 const DEADLINE_CHECK_MS = 250;
@@ -277,7 +278,7 @@ export class Reconnector {
       this.#lastFrameAt = Date.now();
       let msg;
       try {
-        msg = JSON.parse(typeof ev.data === 'string' ? ev.data : new TextDecoder().decode(ev.data));
+        msg = parseJson(typeof ev.data === 'string' ? ev.data : new TextDecoder().decode(ev.data));
       } catch (e) {
         this.drop(`malformed message from server: ${e.message}`);
         return;

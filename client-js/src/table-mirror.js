@@ -7,7 +7,7 @@ import { SnapshotProgress } from './snapshot-progress.js';
 import { MirrorLag } from './mirror-lag.js';
 import { MirrorStaleness } from './mirror-staleness.js';
 import { batchEvents, snapshotEvents } from './row-diff.js';
-import { freeze, jsonEqual, rowKey } from './json-values.js';
+import { freeze, givenValue, jsonEqual, rowKey } from './json-values.js';
 
 export { rowKey };
 
@@ -103,7 +103,13 @@ export class TableMirror extends EventTarget {
 
   /** The row with these primary-key values (in primary-key order), or undefined. */
   get(...keyParts) {
-    return this.#rows.get(rowKey(keyParts));
+    return this.#rows.get(rowKey(keyParts.map((v, i) =>
+      givenValue(this.#kindOf(this.primaryKey[i]), v, `get() of ${this.table}`))));
+  }
+
+  /** The kind of column `name` (`INTEGER`...), or undefined before the columns are known. */
+  #kindOf(name) {
+    return this.columns.find((c) => c.name === name)?.kind;
   }
 
   /** The key string of a row of this table. */

@@ -2,9 +2,9 @@
 
 /**
  * A column value as sent by the server (docs/TYPES.md):
- * - INTEGER: `number`. **Values beyond ±2^53 (Number.MAX_SAFE_INTEGER) lose precision**:
- *   JSON.parse turns them into the nearest double (e.g. 18446744073709551615 becomes
- *   18446744073709552000). Keys built from such values may therefore collide.
+ * - INTEGER: `number`; a value beyond ±2^53 (Number.MAX_SAFE_INTEGER) as its exact decimal
+ *   `string` ("18446744073709551615"), since a number would hold the nearest double. Lookups
+ *   (`get`, index `get`/`range`) take such a value as that string or as a `bigint`.
  * - DECIMAL: `string` with the column's scale (`"12.3400"`), exact.
  * - FLOAT: `number`; PostgreSQL NaN/±Infinity as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
  * - BOOLEAN: `boolean`; STRING, DATE, TIME, TIMESTAMP, TIMESTAMP_TZ: `string` (ISO forms);
@@ -12,6 +12,9 @@
  * - SQL NULL: `null`.
  */
 export type ColumnValue = JsonValue;
+/** A value given to a lookup (`get`, an index's `get` and `range`): a column value, or a `bigint`
+ * for an INTEGER column (one beyond ±2^53 is found as its decimal text). */
+export type LookupValue = ColumnValue | bigint;
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** One row: column name → value, frozen (do not mutate). */
@@ -43,13 +46,13 @@ export interface MirrorIndex {
   readonly sorted: boolean;
   /** The rows whose indexed columns hold `key` (an array of values for several columns; `null`
    * finds rows whose value is NULL). */
-  get(key: ColumnValue | readonly ColumnValue[]): readonly Row[];
+  get(key: LookupValue | readonly LookupValue[]): readonly Row[];
   /** Sorted indexes: the rows within the bounds in key order (`from` inclusive and `to`
    * exclusive unless said otherwise; a missing bound is none; rows whose key holds a NULL are in
    * no range). A hash index throws a TypeError. */
   range(bounds?: {
-    from?: ColumnValue | readonly ColumnValue[];
-    to?: ColumnValue | readonly ColumnValue[];
+    from?: LookupValue | readonly LookupValue[];
+    to?: LookupValue | readonly LookupValue[];
     fromInclusive?: boolean;
     toInclusive?: boolean;
   }): readonly Row[];
@@ -192,7 +195,7 @@ export class TableMirror extends EventTarget {
   readonly lagMillis: number;
   readonly epoch: string | null;
   /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`. */
-  get(...keyParts: ColumnValue[]): Row | undefined;
+  get(...keyParts: LookupValue[]): Row | undefined;
   /** The key string of a row of this table. */
   keyOf(row: Row): RowKey;
   /** The secondary index `name` on `columns` (one or several), created on first call: a hash
