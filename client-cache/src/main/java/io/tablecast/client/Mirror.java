@@ -96,12 +96,26 @@ final class Mirror<V> implements TableMirror<V> {
 
   @Override
   public V get(Object key) {
-    return rows.get(RowKeys.fromUser(key, primaryKey.size()));
+    List<String> pk = primaryKey;
+    Object normalized = RowKeys.fromUser(key, pk.size());
+    V row = rows.get(normalized);
+    if (row == null) {
+      KeyMisses.check(table, pk, columns, normalized, key);
+    }
+    return row;
   }
 
   @Override
   public V get(Object first, Object... rest) {
-    return rows.get(RowKeys.fromUser(first, rest));
+    Object normalized = RowKeys.fromUser(first, rest);
+    V row = rows.get(normalized);
+    if (row == null) {
+      Object[] given = new Object[rest.length + 1];
+      given[0] = first;
+      System.arraycopy(rest, 0, given, 1, rest.length);
+      KeyMisses.check(table, primaryKey, columns, normalized, given);
+    }
+    return row;
   }
 
   @Override

@@ -32,6 +32,8 @@ public interface NearCache<V> {
    *
    * @throws TablecastException when the load failed or timed out (the message says why: the table
    *     is unknown or denied, the client is closed, no server answered in time)
+   * @throws IllegalArgumentException when no row was found and, by the table's columns as last
+   *     heard, none can have {@code key} (as {@link TableMirror#get(Object)})
    */
   V get(Object key);
 

@@ -49,6 +49,10 @@ final class NearCacheMirror<V> implements NearCache<V> {
   private final Sink sink = new Sink();
 
   private volatile List<String> primaryKey = List.of();
+
+  /** The table's columns as last heard (empty before the first answer): for {@link KeyMisses}. */
+  private volatile List<Column> columns = List.of();
+
   private volatile long position = -1;
   private volatile String staleReason;
 
@@ -109,7 +113,12 @@ final class NearCacheMirror<V> implements NearCache<V> {
 
   @Override
   public V get(Object key) {
-    return await(load(normalized(key)), key).row();
+    Object normalized = normalized(key);
+    V row = await(load(normalized), key).row();
+    if (row == null) {
+      KeyMisses.check(table, primaryKey, columns, normalized, key);
+    }
+    return row;
   }
 
   @Override
@@ -317,6 +326,7 @@ final class NearCacheMirror<V> implements NearCache<V> {
         cache.synchronous().invalidateAll(); // keyed by the old key
       }
       primaryKey = List.copyOf(pk);
+      NearCacheMirror.this.columns = WireTypes.columns(columns);
       return null;
     }
 

@@ -35,10 +35,20 @@ public interface TableMirror<V> {
   /** True once the first snapshot is applied (stays true across reconnects, false after close). */
   boolean isReady();
 
-  /** The row with a single-column key (or a composite key given as a {@code List}), or null. */
+  /**
+   * The row with a single-column key (or a composite key given as a {@code List}), or null.
+   *
+   * @throws IllegalArgumentException when no row is found and none can have {@code key}: the wrong
+   *     number of parts, or a part of another kind than its column's (the text {@code "42"} for an
+   *     integer column); the message says what to give
+   */
   V get(Object key);
 
-  /** The row with a composite key given part by part in primary-key column order, or null. */
+  /**
+   * The row with a composite key given part by part in primary-key column order, or null.
+   *
+   * @throws IllegalArgumentException as {@link #get(Object)}
+   */
   V get(Object first, Object... rest);
 
   /** The number of rows. */

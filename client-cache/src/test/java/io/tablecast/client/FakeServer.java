@@ -145,9 +145,7 @@ final class FakeServer implements AutoCloseable {
     Conn snapshot(String table, List<String> pk, long position, ObjectNode... rows) {
       List<ColumnInfo> cols = new ArrayList<>();
       if (rows.length > 0) {
-        rows[0]
-            .fieldNames()
-            .forEachRemaining(n -> cols.add(new ColumnInfo(n, "text", ColumnKind.STRING)));
+        rows[0].fieldNames().forEachRemaining(n -> cols.add(column(n, rows[0].get(n))));
       }
       return send(
           new Message.SnapshotBegin(table, cols, pk, position, rows.length),
@@ -158,6 +156,19 @@ final class FakeServer implements AutoCloseable {
     void close() {
       channel.close().syncUninterruptibly();
     }
+  }
+
+  /** A column whose kind is that of {@code value}: a number, a boolean, else text. */
+  private static ColumnInfo column(String name, JsonNode value) {
+    if (value.isIntegralNumber()) {
+      return new ColumnInfo(name, "bigint", ColumnKind.INTEGER);
+    }
+    if (value.isNumber()) {
+      return new ColumnInfo(name, "double", ColumnKind.FLOAT);
+    }
+    return value.isBoolean()
+        ? new ColumnInfo(name, "boolean", ColumnKind.BOOLEAN)
+        : new ColumnInfo(name, "text", ColumnKind.STRING);
   }
 
   /** A JSON row from alternating names and values, e.g. {@code row("id", 1, "name", "a")}. */

@@ -191,8 +191,49 @@ class MirrorTest {
         .isSameAs(m.get(42L))
         .isSameAs(m.get((short) 42))
         .isSameAs(m.get(java.math.BigInteger.valueOf(42)));
-    assertThat(m.get("42")).isNull();
+    assertThat(m.get(43)).as("a key of the right kind that no row has").isNull();
+    // the text "42" never finds a row of an integer key: told, not answered "no such row"
+    assertThatThrownBy(() -> m.get("42"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "get(\"42\") on shop.accounts: key column id is INTEGER (bigint), so text never finds"
+                + " a row; give a number (get(42L))");
     assertThat(m.copyToMap()).containsKey(new java.math.BigInteger("18446744073709551615"));
+  }
+
+  /**
+   * A lookup that cannot find a row whatever the table holds (a part too few or too many, a part of
+   * another kind than its column's) is refused with what to give; it used to return null, as for a
+   * row not there, and a service looking rows up by an id read from a URL as text found none.
+   */
+  @Test
+  void aKeyNoRowCanHaveIsRefusedWithWhatToGive() throws Exception {
+    TableMirror<Map<String, Object>> lines = client.mirror("shop.lines");
+    TableMirror<Map<String, Object>> skus = client.mirror("shop.skus");
+    FakeServer.Conn conn = server.handshake(1);
+    conn.expect(Message.Subscribe.class);
+    conn.snapshot(
+        "shop.lines", List.of("order_id", "line"), 1, row("order_id", 100, "line", 1, "sku", "x"));
+    conn.snapshot("shop.skus", List.of("sku"), 1, row("sku", "42", "name", "answer"));
+    assertThat(lines.awaitReady(WAIT) && skus.awaitReady(WAIT)).isTrue();
+
+    assertThat(lines.get(100, 9)).isNull();
+    assertThatThrownBy(() -> lines.get(100))
+        .hasMessage(
+            "get(100) on shop.lines: its primary key has 2 columns (order_id, line): give a value"
+                + " for each, in that order, as get(a, b) or get(List.of(a, b))");
+    assertThatThrownBy(() -> lines.get(100, 1, 7)).hasMessageStartingWith("get(100, 1, 7) on");
+    assertThatThrownBy(() -> lines.get(100, "1"))
+        .hasMessageContaining("key column line is INTEGER (bigint), so text never finds a row");
+
+    assertThat(skus.get("43")).isNull();
+    assertThat(skus.get("42")).containsEntry("name", "answer");
+    assertThatThrownBy(() -> skus.get(43L))
+        .hasMessage(
+            "get(43) on shop.skus: key column sku is STRING (text), so number never finds a row;"
+                + " give its text as docs/TYPES.md shows it (get(\"43\"))");
+    assertThatThrownBy(() -> skus.get(List.of("42")))
+        .hasMessageContaining("its primary key has one column, sku: give its value alone");
   }
 
   @Test

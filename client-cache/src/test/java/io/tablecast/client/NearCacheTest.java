@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.Message;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -219,6 +221,32 @@ class NearCacheTest {
         new Message.Fetched(f.id(), T, 10, List.of(row("region", "eu", "id", 7, "v", "x")), null));
     assertThat(load.get(10, TimeUnit.SECONDS)).containsEntry("v", "x");
     assertThat(near.get(List.of("eu", 7L))).as("held under the normalized key").isNotNull();
+  }
+
+  @Test
+  void aKeyNoRowCanHaveIsRefusedOnceTheServerFoundNothing() throws Exception {
+    FakeServer.Conn c = connect(NearCacheOptions.maximumRows(10), Message.PROTOCOL_VERSION);
+    c.expect(Message.Subscribe.class);
+    c.send(
+        new Message.SnapshotBegin(
+            T,
+            List.of(
+                new ColumnInfo("id", "bigint", ColumnKind.INTEGER),
+                new ColumnInfo("v", "text", ColumnKind.STRING)),
+            List.of("id"),
+            10,
+            0),
+        new Message.SnapshotEnd(T, 10));
+    CompletableFuture<Map<String, Object>> miss =
+        CompletableFuture.supplyAsync(() -> near.get("7"));
+    Message.Fetch f = c.expect(Message.Fetch.class);
+    c.send(new Message.Fetched(f.id(), T, 10, List.of(), null));
+    assertThatThrownBy(() -> miss.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "get(\"7\") on shop.items: key column id is INTEGER (bigint), so text never finds"
+                + " a row; give a number (get(42L))");
   }
 
   @Test

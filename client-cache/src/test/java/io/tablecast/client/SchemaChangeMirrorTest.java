@@ -5,6 +5,7 @@ import static io.tablecast.client.FakeServer.insert;
 import static io.tablecast.client.FakeServer.row;
 import static io.tablecast.client.FakeServer.update;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.protocol.ColumnInfo;
@@ -63,7 +64,8 @@ class SchemaChangeMirrorTest {
       assertThat(m.get("x")).containsEntry("id", 10);
       assertThat(m.get("y")).containsEntry("id", 2);
       assertThat(m.get("z")).containsEntry("id", 3);
-      assertThat(m.get(1)).isNull();
+      // the old key's kind no longer fits: refused, not answered "no such row"
+      assertThatThrownBy(() -> m.get(1)).hasMessageContaining("key column code is STRING");
       assertThat(m.size()).isEqualTo(3);
       await().atMost(WAIT).until(() -> events.size() == 4);
       assertThat(events).containsExactly("INSERT 3", "DELETE 3", "INSERT z", "UPDATE x");
