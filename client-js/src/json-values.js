@@ -77,6 +77,41 @@ export function givenValue(kind, v, where) {
 }
 
 /**
+ * Throws a TypeError when no row can have the key `parts` of a table keyed by `primaryKey` (a part
+ * too few or too many, or a part of another kind than its column's: the text '42' for an INTEGER
+ * column, a number for a text one), saying what to give; a lookup that found nothing calls it, so
+ * that such a key is not answered as a row not there. Columns not known yet check nothing.
+ */
+export function refuseKeyNoRowCanHave(primaryKey, parts, kindOf, where) {
+  if (primaryKey.length === 0 || primaryKey.some((c) => kindOf(c) === undefined)) return;
+  if (parts.length !== primaryKey.length) {
+    throw new TypeError(`${where}: the primary key has ${primaryKey.length} column${primaryKey.length > 1 ? 's' : ''}`
+      + ` (${primaryKey.join(', ')}): give a value for each, in that order, as get(${primaryKey.join(', ')});`
+      + ` it was given ${parts.length}`);
+  }
+  primaryKey.forEach((column, i) => {
+    const kind = kindOf(column);
+    const v = parts[i];
+    const type = typeof v;
+    if (v === null || v === undefined || kind === 'FLOAT' || kind === 'JSON') return;
+    let give = null;
+    if (kind === 'INTEGER') {
+      const exactText = type === 'string' && /^-?\d{16,}$/.test(v) && !Number.isSafeInteger(Number(v));
+      if (type !== 'number' && type !== 'bigint' && !exactText) give = 'a number (get(42))';
+    } else if (kind === 'BOOLEAN') {
+      if (type !== 'boolean') give = 'true or false';
+    } else if (type !== 'string') {
+      give = kind === 'DECIMAL' ? "its text with the column's scale, as the database prints it ('12.30')"
+        : `its text as docs/TYPES.md shows it ('${String(v)}')`;
+    }
+    if (give !== null) {
+      throw new TypeError(`${where}: key column ${column} is ${kind}, so ${JSON.stringify(v) ?? String(v)}`
+        + ` (${type}) never finds a row; give ${give}`);
+    }
+  });
+}
+
+/**
  * The key of a row in `TableMirror.rows`: `JSON.stringify` of the primary-key values in
  * primary-key order, e.g. `[42]` or `["eu",7]`.
  */

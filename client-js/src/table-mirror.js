@@ -7,7 +7,7 @@ import { SnapshotProgress } from './snapshot-progress.js';
 import { MirrorLag } from './mirror-lag.js';
 import { MirrorStaleness } from './mirror-staleness.js';
 import { batchEvents, snapshotEvents } from './row-diff.js';
-import { freeze, givenValue, jsonEqual, rowKey } from './json-values.js';
+import { freeze, givenValue, jsonEqual, refuseKeyNoRowCanHave, rowKey } from './json-values.js';
 
 export { rowKey };
 
@@ -103,8 +103,11 @@ export class TableMirror extends EventTarget {
 
   /** The row with these primary-key values (in primary-key order), or undefined. */
   get(...keyParts) {
-    return this.#rows.get(rowKey(keyParts.map((v, i) =>
-      givenValue(this.#kindOf(this.primaryKey[i]), v, `get() of ${this.table}`))));
+    const where = `get() of ${this.table}`;
+    const row = this.#rows.get(rowKey(keyParts.map((v, i) =>
+      givenValue(this.#kindOf(this.primaryKey[i]), v, where))));
+    if (row === undefined) refuseKeyNoRowCanHave(this.primaryKey, keyParts, (c) => this.#kindOf(c), where);
+    return row;
   }
 
   /** The kind of column `name` (`INTEGER`...), or undefined before the columns are known. */

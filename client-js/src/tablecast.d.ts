@@ -194,7 +194,9 @@ export class TableMirror extends EventTarget {
    * after it was applied; then 0 until the next: an idle table shows no lag. */
   readonly lagMillis: number;
   readonly epoch: string | null;
-  /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`. */
+  /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`.
+   * Throws a TypeError when it finds nothing and no row can have the key (a part too few or too
+   * many, or of another kind than its column's: `get('42')` for an INTEGER key). */
   get(...keyParts: LookupValue[]): Row | undefined;
   /** The key string of a row of this table. */
   keyOf(row: Row): RowKey;

@@ -54,7 +54,7 @@ test('composite keys and key-changing updates', async () => {
   await m.ready;
   assert.equal(m.size, 2);
   assert.deepEqual(m.get('eu', 1), { region: 'eu', id: 1, qty: 5 });
-  assert.equal(m.get('eu', '1'), undefined, 'key parts are typed');
+  assert.throws(() => m.get('eu', '1'), /key column id is INTEGER, so "1" \(string\) never finds a row/, 'key parts are typed');
   assert.equal(m.keyOf({ qty: 0, id: 1, region: 'us' }), rowKey(['us', 1]));
   assert.ok(m.rows.has('["us",1]'));
 
@@ -249,7 +249,7 @@ test('a new primary key in schema_changed re-keys the rows; rows lacking it leav
   assert.deepEqual(m.get('x'), { id: 10, code: 'x' });
   assert.deepEqual(m.get('y'), { id: 2, code: 'y' });
   assert.deepEqual(m.get('z'), { id: 3, code: 'z' });
-  assert.equal(m.get(1), undefined);
+  assert.throws(() => m.get(1), /key column code is STRING/, "the old key's kind no longer fits: refused");
   assert.equal(m.size, 3);
   assert.deepEqual(events.map((e) => [e.op, e.key]),
     [['DELETE', rowKey([3])], ['INSERT', rowKey(['z'])], ['UPDATE', rowKey(['x'])]]);

@@ -48,7 +48,7 @@ export class FakeConnection {
   }
 
   snapshot(table, columns, primaryKey, position, rows) {
-    const cols = columns.map((c) => (typeof c === 'string' ? { name: c, dbType: 'text', kind: 'STRING' } : c));
+    const cols = columns.map((c) => (typeof c === 'string' ? columnOf(c, rows[0]?.[c]) : c));
     this.send({ type: 'snapshot_begin', table, columns: cols, primaryKey, position, rowCount: rows.length });
     for (let i = 0; i < rows.length; i += 2) {
       this.send({ type: 'snapshot_rows', table, rows: rows.slice(i, i + 2) });
@@ -137,3 +137,11 @@ export function until(predicate, timeoutMs = 3000, what = 'condition') {
 export const ins = (table, key, after) => ({ table, op: 'INSERT', key, after });
 export const upd = (table, key, before, after) => ({ table, op: 'UPDATE', key, before, after });
 export const del = (table, key, before) => ({ table, op: 'DELETE', key, before });
+
+/** A column named `name` of the kind of `value`, as a server would declare it: a number, a boolean, else text. */
+function columnOf(name, value) {
+  if (Number.isInteger(value)) return { name, dbType: 'bigint', kind: 'INTEGER' };
+  if (typeof value === 'number') return { name, dbType: 'double precision', kind: 'FLOAT' };
+  if (typeof value === 'boolean') return { name, dbType: 'boolean', kind: 'BOOLEAN' };
+  return { name, dbType: 'text', kind: 'STRING' };
+}
