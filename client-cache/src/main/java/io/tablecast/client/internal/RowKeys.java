@@ -195,7 +195,7 @@ public final class RowKeys {
       return b.compareTo(LONG_MIN) >= 0 && b.compareTo(LONG_MAX) <= 0 ? (Object) b.longValue() : b;
     }
     if (o instanceof BigDecimal d) {
-      return d.toString();
+      return d.toPlainString(); // as databases print decimals: 1000, not 1E+3
     }
     if (o instanceof CharSequence || o instanceof java.util.UUID) {
       return o.toString();

@@ -35,6 +35,11 @@ class RowKeysTest {
     assertThat(RowKeys.fromKeyArray(array("[1.5]")))
         .isEqualTo("1.5")
         .isEqualTo(RowKeys.fromUser(new java.math.BigDecimal("1.5"), 1));
+    // a decimal key is its text as the database prints it, never in scientific notation
+    // (BigDecimal.toString() wrote 1E+3 and 1.2E-7, which no key is)
+    assertThat(RowKeys.fromKeyArray(array("[\"1000\"]")))
+        .isEqualTo(RowKeys.fromUser(new java.math.BigDecimal("1000").stripTrailingZeros(), 1));
+    assertThat(RowKeys.fromUser(new java.math.BigDecimal("0.00000012"), 1)).isEqualTo("0.00000012");
   }
 
   @Test
