@@ -115,6 +115,9 @@ final class CaptureLease {
       renewedNanos = now;
       return true;
     } catch (JetStreamApiException e) {
+      if (storedUnacknowledged()) {
+        return renew(); // by the revision NATS holds, which is ours
+      }
       revision = 0; // the key moved on: expired and taken, or deleted
       lostBecause =
           "NATS refused the renewal "
@@ -140,6 +143,28 @@ final class CaptureLease {
       }
       return true;
     }
+  }
+
+  /**
+   * Whether the key's value is a renewal of this holder's whose acknowledgement never came back (a
+   * call interrupted or timed out after NATS stored it): then this holder still has the lease, at
+   * that value's revision, which it takes. Holder names are unique per process, and any other
+   * holder's create or a deletion replaces the value.
+   */
+  private boolean storedUnacknowledged() {
+    try {
+      KeyValueEntry e = bucket.get(KEY);
+      if (e != null
+          && e.getRevision() > revision
+          && e.getValue() != null
+          && holder.equals(new String(e.getValue(), StandardCharsets.UTF_8))) {
+        revision = e.getRevision();
+        return true;
+      }
+    } catch (IOException | JetStreamApiException | RuntimeException e) {
+      // cannot tell: lost, as the refusal says
+    }
+    return false;
   }
 
   private long millisSinceRenewed(long now) {

@@ -235,10 +235,15 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
     return r;
   }
 
-  /** The lease renewed while capture starts, before the leader's own loop renews it. */
+  /**
+   * The lease renewed while capture starts, before the leader's own loop renews it. Stopped by a
+   * signal, never by an interrupt: an interrupt that landed in a renewal NATS then stored left the
+   * lease at a revision it no longer knew, and the leader's next renewal was refused, so a healthy
+   * leader gave the lease up just after it started.
+   */
   private static final class LeaseRenewal {
     private final Thread thread;
-    private volatile boolean started;
+    private final CountDownLatch started = new CountDownLatch(1);
     private volatile boolean lost;
 
     LeaseRenewal(CaptureLease lease, long renewMillis) {
@@ -246,25 +251,23 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
           new Thread(
               () -> {
                 try {
-                  while (!started) {
+                  do {
                     if (!lease.renew()) {
                       lost = true;
                       return;
                     }
-                    TimeUnit.MILLISECONDS.sleep(renewMillis);
-                  }
+                  } while (!started.await(renewMillis, TimeUnit.MILLISECONDS));
                 } catch (InterruptedException e) {
-                  // started (or failed to): the leader renews from here on
+                  Thread.currentThread().interrupt(); // only a daemon's end interrupts it
                 }
               },
               "tablecast-capture-lease");
       thread.setDaemon(true);
     }
 
-    /** Stops renewing and waits for the thread; true when the lease is still held. */
+    /** Stops renewing and waits for the renewal in progress; true when the lease is still held. */
     boolean stop() throws InterruptedException {
-      started = true;
-      thread.interrupt();
+      started.countDown();
       thread.join();
       return !lost;
     }

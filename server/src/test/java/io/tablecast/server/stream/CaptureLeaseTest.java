@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
+import io.nats.client.KeyValue;
 import io.nats.client.Nats;
 import io.tablecast.server.testing.NatsServerProcess;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,36 @@ class CaptureLeaseTest {
           .as("why, for the log")
           .startsWith("NATS refused the renewal ")
           .contains("the value expired (nats.capture_takeover " + TTL.toMillis() + " ms)");
+    }
+  }
+
+  /**
+   * A renewal NATS stored whose acknowledgement never came back (the call was interrupted, as the
+   * leader's start interrupted its renewal thread, or timed out): the lease is still this holder's,
+   * at a revision it did not know. Its next renewal was refused ("wrong last sequence") and a
+   * healthy leader gave the lease up just after it started, publishing nothing until a standby took
+   * over; seen in a CI run of {@code NatsCaptureFailoverTest}.
+   */
+  @Test
+  void aRenewalStoredWhoseAcknowledgementWasLostKeepsTheLease() throws Exception {
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20);
+        Connection nats = Nats.connect(n.url())) {
+      CaptureLease first = CaptureLease.open(nats, "TC_acklost", Duration.ofMinutes(1), 1, "first");
+      assertThat(first.tryAcquire()).isTrue();
+      KeyValue bucket = nats.keyValue("TC_acklost_LEADER");
+      long known = bucket.get(CaptureLease.KEY).getRevision();
+      // the holder's own renewal, stored by NATS, its answer lost on the way back
+      bucket.update(CaptureLease.KEY, "first".getBytes(StandardCharsets.UTF_8), known);
+
+      assertThat(first.renew()).as("still the holder's lease").isTrue();
+      assertThat(first.renew()).isTrue();
+      assertThat(first.held()).isTrue();
+      assertThat(first.currentHolder()).isEqualTo("first");
+
+      // another holder's value is a loss, as before
+      bucket.put(CaptureLease.KEY, "second".getBytes(StandardCharsets.UTF_8));
+      assertThat(first.renew()).isFalse();
+      assertThat(first.held()).isFalse();
     }
   }
 
