@@ -5,7 +5,8 @@
 // for `fileStore`, which the package exports.
 
 const FORMAT = 'tablecast-mirror-js';
-const VERSION = 1;
+/** 2: integers beyond ±2^53 are their exact decimal text; 1 held them rounded (read unless so). */
+const VERSION = 2;
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -43,6 +44,13 @@ export function encode(mirror, shape, savedAt = Date.now()) {
   return JSON.stringify({ crc32: crc32(body), body });
 }
 
+/** Whether a JSON value holds an integral number beyond ±2^53, which JSON.parse had rounded. */
+function holdsRoundedInteger(v) {
+  if (typeof v === 'number') return Number.isInteger(v) && !Number.isSafeInteger(v);
+  if (v === null || typeof v !== 'object') return false;
+  return Object.values(v).some(holdsRoundedInteger);
+}
+
 /**
  * What `text` saved of `table` with `shape`: `{epoch, position, savedAt, columns, primaryKey,
  * rows}`. Throws an Error saying why when it is corrupt, of another format or version, of another
@@ -58,8 +66,12 @@ export function decode(text, table, shape) {
   if (typeof outer?.body !== 'string' || typeof outer.crc32 !== 'string') throw new Error('not a mirror file');
   if (crc32(outer.body) !== outer.crc32) throw new Error('its checksum does not match: the file is corrupt');
   const saved = JSON.parse(outer.body);
-  if (saved.format !== FORMAT || saved.version !== VERSION) {
+  if (saved.format !== FORMAT || (saved.version !== VERSION && saved.version !== 1)) {
     throw new Error(`it is of format ${saved.format} ${saved.version}, not ${FORMAT} ${VERSION}`);
+  }
+  if (saved.version === 1 && Array.isArray(saved.rows) && saved.rows.some(holdsRoundedInteger)) {
+    throw new Error('it was saved before integers beyond ±2^53 were kept exact, and its rows hold'
+      + ' such integers rounded');
   }
   if (saved.table !== table) throw new Error(`it holds ${saved.table}, not ${table}`);
   if (JSON.stringify(saved.shape) !== JSON.stringify(shape ?? null)) {
