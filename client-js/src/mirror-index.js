@@ -75,6 +75,21 @@ function parts(text) {
   return [zero ? 0 : m[1] === '-' ? -1 : 1, int, frac];
 }
 
+/**
+ * A value as a hash index keys it: one form for values its kind compares as equal (`compareValue`):
+ * a number or decimal as its exact decimal text without leading or trailing zeros (`9.50`, `9.5`
+ * and the number 9.5 alike), a time as `comparable` gives it.
+ */
+function hashable(kind, v) {
+  if (v === null || v === undefined) return null;
+  if ((kind === 'INTEGER' || kind === 'FLOAT' || kind === 'DECIMAL')
+      && (typeof v === 'number' || typeof v === 'string' || typeof v === 'bigint')) {
+    const [sign, int, frac] = parts(String(v));
+    return `${sign < 0 ? '-' : ''}${int || '0'}${frac ? `.${frac}` : ''}`;
+  }
+  return comparable(kind, v);
+}
+
 function compareValue(kind, a, b) {
   if (kind === 'INTEGER' || kind === 'FLOAT' || kind === 'DECIMAL') return compareDecimal(a, b);
   if (typeof a === 'boolean') return a === b ? 0 : a ? 1 : -1;
@@ -88,7 +103,7 @@ function compareValue(kind, a, b) {
 export class MirrorIndex {
   #mirror;
   #kinds = null;
-  /** Hash: index key (JSON of the values) → Set of row keys. */
+  /** Hash: index key (JSON of the values in hash form, `hashable`) → Set of row keys. */
   #hash = new Map();
   /** Sorted: [{values, rowKey}] in key order (rows whose key holds a NULL are left out). */
   #sorted = [];
@@ -110,7 +125,7 @@ export class MirrorIndex {
   get(key) {
     const values = this.#keyValues(key);
     if (!this.sorted) {
-      const keys = this.#hash.get(JSON.stringify(values));
+      const keys = this.#hash.get(this.#hashKey(values));
       return keys ? this.#rowsOf(keys) : [];
     }
     return this.range({ from: values, to: values, toInclusive: true });
@@ -203,9 +218,14 @@ export class MirrorIndex {
     if (newRow !== undefined) this.#add(this.#valuesOf(newRow), rowKey);
   }
 
+  /** The key of `values` in the hash: equal for values their columns' kinds compare as equal. */
+  #hashKey(values) {
+    return JSON.stringify(values.map((v, i) => hashable(this.#kinds?.[i] ?? 'STRING', v)));
+  }
+
   #add(values, rowKey) {
     if (!this.sorted) {
-      const k = JSON.stringify(values);
+      const k = this.#hashKey(values);
       let keys = this.#hash.get(k);
       if (!keys) this.#hash.set(k, (keys = new Set()));
       keys.add(rowKey);
@@ -216,7 +236,7 @@ export class MirrorIndex {
 
   #remove(values, rowKey) {
     if (!this.sorted) {
-      const k = JSON.stringify(values);
+      const k = this.#hashKey(values);
       const keys = this.#hash.get(k);
       keys?.delete(rowKey);
       if (keys?.size === 0) this.#hash.delete(k);

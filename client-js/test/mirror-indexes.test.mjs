@@ -85,3 +85,35 @@ test('secondary indexes: temporal columns order as points in time, BC, past 9999
   assert.deepEqual(ids(byDate.range({ from: '0001-03-15 BC', to: '2024-02-29' })), [3, 4]);
   assert.deepEqual(ids(byTime.range({ from: '-00:00:01', to: '99:00:00' })), [2, 3, 4, 5]);
 });
+
+test('a hash index finds values as its kind compares them, as a sorted one does: decimals by value, times as points in time', async () => {
+  fake.newClient();
+  const m = fake.client.mirror('shop.prices');
+  const hash = (column) => m.index(`hash_${column}`, column);
+  const sorted = (column) => m.index(`sorted_${column}`, column, { sorted: true });
+  const conn = await fake.server.nextConnection();
+  await conn.handshake({ epoch: 'e1', position: 1 });
+  await conn.next('subscribe');
+  conn.snapshot('shop.prices', [{ name: 'id', dbType: 'int', kind: 'INTEGER' },
+    { name: 'price', dbType: 'numeric(10,2)', kind: 'DECIMAL' }, { name: 'at', dbType: 'timestamptz', kind: 'TIMESTAMP_TZ' },
+    { name: 'qty', dbType: 'bigint', kind: 'INTEGER' }], ['id'], 1, [
+    { id: 1, price: '9.50', at: '2024-02-29T11:45:30Z', qty: 7 },
+    { id: 2, price: '-0.50', at: '2024-02-29T11:45:30.500Z', qty: '9007199254740993' },
+  ]);
+  await m.ready;
+  const ids = (rows) => rows.map((r) => r.id);
+  for (const index of [hash, sorted]) {
+    const kind = index === hash ? 'hash' : 'sorted';
+    assert.deepEqual(ids(index('price').get('9.5')), [1], `${kind}: 9.5 is 9.50`);
+    assert.deepEqual(ids(index('price').get(9.5)), [1], `${kind}: the number 9.5 too`);
+    assert.deepEqual(ids(index('price').get('-.5')), [2], `${kind}: -.5 is -0.50`);
+    assert.deepEqual(ids(index('at').get('2024-02-29T11:45:30.000Z')), [1], `${kind}: the same instant`);
+    assert.deepEqual(ids(index('qty').get(9007199254740993n)), [2], `${kind}: an integer beyond 2^53 as a BigInt`);
+    assert.deepEqual(ids(index('qty').get(7)), [1]);
+  }
+  conn.batch(2, [upd('shop.prices', [1], { id: 1, price: '9.50', at: '2024-02-29T11:45:30Z', qty: 7 },
+    { id: 1, price: '9.5000', at: '2024-02-29T11:45:31Z', qty: 7 })]);
+  await until(() => m.position === 2);
+  assert.deepEqual(ids(hash('price').get('9.5')), [1], 'the changed row keyed anew');
+  assert.deepEqual(ids(hash('at').get('2024-02-29T11:45:30Z')), [], 'and no longer under its old value');
+});
