@@ -5,6 +5,7 @@ import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.InaccessibleTableException;
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.postgresql.CaptureCheck.Member;
 import io.tablecast.server.tail.DatabaseInstance;
 import java.sql.Connection;
@@ -126,6 +127,16 @@ final class PgCatalogQueries {
         + " BYPASSRLS), serve as the table's owner (without FORCE ROW LEVEL SECURITY), or leave "
         + table
         + " out of cached_tables";
+  }
+
+  /**
+   * Binds the schemas and the names of {@code tables} as text arrays to parameters 1 and 2 of a
+   * catalog query that unnests them ({@code unnest(?::text[], ?::text[]) AS x(s, t)}).
+   */
+  static void bindTableNames(Connection c, PreparedStatement ps, List<TableSchema> tables)
+      throws SQLException {
+    ps.setArray(1, c.createArrayOf("text", tables.stream().map(t -> t.id().schema()).toArray()));
+    ps.setArray(2, c.createArrayOf("text", tables.stream().map(t -> t.id().name()).toArray()));
   }
 
   /** A role's name as a statement names it: quoted unless it is a lower-case identifier. */

@@ -97,8 +97,7 @@ final class PgColumnChanges {
     List<TableSchema> tables = plan.get().tables();
     Set<TableId> altered = new LinkedHashSet<>();
     try (PreparedStatement ps = c.prepareStatement(FINGERPRINTS)) {
-      ps.setArray(1, c.createArrayOf("text", tables.stream().map(t -> t.id().schema()).toArray()));
-      ps.setArray(2, c.createArrayOf("text", tables.stream().map(t -> t.id().name()).toArray()));
+      PgCatalogQueries.bindTableNames(c, ps, tables);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           TableId id = new TableId(rs.getString(1), rs.getString(2));

@@ -77,8 +77,7 @@ final class PgValueTypes {
   Set<TableId> redefinedSinceLastLook(Connection c, List<TableSchema> tables) throws SQLException {
     Set<TableId> redefined = new LinkedHashSet<>();
     try (PreparedStatement ps = c.prepareStatement(DEFINITIONS)) {
-      ps.setArray(1, c.createArrayOf("text", tables.stream().map(t -> t.id().schema()).toArray()));
-      ps.setArray(2, c.createArrayOf("text", tables.stream().map(t -> t.id().name()).toArray()));
+      PgCatalogQueries.bindTableNames(c, ps, tables);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           TableId id = new TableId(rs.getString(1), rs.getString(2));
