@@ -44,43 +44,54 @@ class LeastPrivilegeTest {
       }
       String user = "tc_serve_" + p.db.schema().replaceAll("[^a-z0-9]", "").substring(0, 12);
       String restrictedUrl = grantServingRights(p, kind, user);
+      try {
+        servesAsThatUserOnly(p, kind, restrictedUrl);
+      } finally { // users and roles are the database server's, not the test schema's
+        p.sql(
+            kind == Kind.MYSQL
+                ? new String[] {"DROP USER IF EXISTS '" + user + "'@'%'"}
+                : new String[] {"DROP OWNED BY " + user, "DROP ROLE IF EXISTS " + user});
+      }
+    }
+  }
 
-      try (Connection c = DriverManager.getConnection(restrictedUrl);
-          Statement s = c.createStatement()) {
-        for (String sql : forbidden(p, kind)) {
-          assertThatThrownBy(() -> s.execute(sql)).as(sql).isInstanceOf(SQLException.class);
-        }
-        if (kind == Kind.MYSQL) {
-          // MySQL shows triggers only to holders of TRIGGER: this user does not see the capture
-          try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.TRIGGERS")) {
-            rs.next();
-            assertThat(rs.getInt(1)).isZero();
-          }
+  private static void servesAsThatUserOnly(Pipeline p, Kind kind, String restrictedUrl)
+      throws Exception {
+    try (Connection c = DriverManager.getConnection(restrictedUrl);
+        Statement s = c.createStatement()) {
+      for (String sql : forbidden(p, kind)) {
+        assertThatThrownBy(() -> s.execute(sql)).as(sql).isInstanceOf(SQLException.class);
+      }
+      if (kind == Kind.MYSQL) {
+        // MySQL shows triggers only to holders of TRIGGER: this user does not see the capture
+        try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM information_schema.TRIGGERS")) {
+          rs.next();
+          assertThat(rs.getInt(1)).isZero();
         }
       }
+    }
 
-      SourceConfig source =
-          new SourceConfig(
-              restrictedUrl, null, null, List.of(p.db.table("items")), false, null, null);
-      try (TriggerInstaller asServer = TriggerInstaller.connect(source)) {
-        // it may see that the database replicates from nobody (MySQL/MariaDB: SLAVE MONITOR)
-        assertThat(asServer.check())
-            .as("findings about the source")
-            .noneMatch(f -> f.subject().equals("source"));
-      }
-      try (TablecastServer server = serve("least-privilege", source);
-          TablecastClient client =
-              TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
-        TableMirror<Map<String, Object>> m = client.mirror(p.db.table("items"));
-        assertThat(m.awaitReady(Pipeline.READY)).isTrue();
-        p.sql("INSERT INTO items VALUES (2, 'two')", "UPDATE items SET name = 'uno' WHERE id = 1");
-        p.awaitMirrorEqualsTable(m, "items");
-        try (Connection c = p.db.connect();
-            Statement s = c.createStatement();
-            ResultSet rs = s.executeQuery("SELECT server_name FROM tablecast_consumers")) {
-          assertThat(rs.next()).as("the serving user registered the server").isTrue();
-          assertThat(rs.getString(1)).isEqualTo("least-privilege");
-        }
+    SourceConfig source =
+        new SourceConfig(
+            restrictedUrl, null, null, List.of(p.db.table("items")), false, null, null);
+    try (TriggerInstaller asServer = TriggerInstaller.connect(source)) {
+      // it may see that the database replicates from nobody (MySQL/MariaDB: SLAVE MONITOR)
+      assertThat(asServer.check())
+          .as("findings about the source")
+          .noneMatch(f -> f.subject().equals("source"));
+    }
+    try (TablecastServer server = serve("least-privilege", source);
+        TablecastClient client =
+            TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
+      TableMirror<Map<String, Object>> m = client.mirror(p.db.table("items"));
+      assertThat(m.awaitReady(Pipeline.READY)).isTrue();
+      p.sql("INSERT INTO items VALUES (2, 'two')", "UPDATE items SET name = 'uno' WHERE id = 1");
+      p.awaitMirrorEqualsTable(m, "items");
+      try (Connection c = p.db.connect();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT server_name FROM tablecast_consumers")) {
+        assertThat(rs.next()).as("the serving user registered the server").isTrue();
+        assertThat(rs.getString(1)).isEqualTo("least-privilege");
       }
     }
   }
