@@ -41,10 +41,20 @@ final class KeyMisses {
                       + "): give a value for each, in that order, as get(a, b) or"
                       + " get(List.of(a, b))"));
     }
+    List<Object> givenParts = KeyForms.parts(given, n);
     for (int i = 0; i < n; i++) {
       Object part = composite ? ((List<?>) key).get(i) : key;
+      Object givenPart = givenParts.size() == n ? givenParts.get(i) : part;
       Column column = column(columns, primaryKey.get(i));
-      String refusal = column == null || part == null ? null : refusal(column.type(), part);
+      String refusal = null;
+      if (column != null && part != null) {
+        refusal = KeyForms.refusal(givenPart, column);
+        if (refusal != null) {
+          part = givenPart; // a LocalDateTime for an instant: named by its class below
+        } else if (KeyForms.forms(givenPart, column).isEmpty()) {
+          refusal = refusal(column.type(), part); // else it had its column's form, and no row
+        }
+      }
       if (refusal != null) {
         throw new IllegalArgumentException(
             call(given)
@@ -64,6 +74,22 @@ final class KeyMisses {
     }
   }
 
+  /**
+   * Whether a row can have the normalized {@code key} of as many parts as the primary key, each of
+   * its column's kind (true before the first snapshot, when no column is known).
+   */
+  static boolean possible(List<String> primaryKey, List<Column> columns, Object key) {
+    int n = primaryKey.size();
+    for (int i = 0; i < n && !columns.isEmpty(); i++) {
+      Object part = n == 1 ? key : key instanceof List<?> l && l.size() == n ? l.get(i) : null;
+      Column column = column(columns, primaryKey.get(i));
+      if (part == null || (column != null && refusal(column.type(), part) != null)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Why {@code part} cannot be a key value of a column of {@code type}, or null when it can be. */
   private static String refusal(ColumnType type, Object part) {
     boolean number = part instanceof Long || part instanceof java.math.BigInteger;
@@ -72,10 +98,7 @@ final class KeyMisses {
       case BOOLEAN -> part instanceof Boolean ? null : "give a Boolean";
       case FLOAT, JSON -> null; // keyed by their JSON text, or a number when integral
       case DECIMAL ->
-          number || part instanceof Boolean
-              ? "give its text with the column's scale, as the database prints it"
-                  + " (get(\"12.30\") for numeric(10,2))"
-              : null;
+          part instanceof Boolean ? "give a BigDecimal or its text (get(\"12.30\"))" : null;
       default ->
           number || part instanceof Boolean
               ? "give its text as docs/TYPES.md shows it (get(\"" + part + "\"))"
@@ -85,7 +108,10 @@ final class KeyMisses {
 
   /** A key part as the message names its kind. */
   private static String kindOf(Object part) {
-    return part instanceof String ? "text" : part instanceof Boolean ? "Boolean" : "number";
+    if (part instanceof String || part instanceof Boolean || part instanceof Number) {
+      return part instanceof String ? "text" : part instanceof Boolean ? "Boolean" : "number";
+    }
+    return "a " + (part instanceof byte[] ? "byte[]" : part.getClass().getSimpleName());
   }
 
   /** What the caller wrote: {@code get("42")}, {@code get(1, "a")}. */
@@ -101,10 +127,13 @@ final class KeyMisses {
   }
 
   private static String shown(Object value) {
+    if (value instanceof byte[] bytes) {
+      return "byte[" + bytes.length + "]";
+    }
     return value instanceof CharSequence ? "\"" + value + "\"" : String.valueOf(value);
   }
 
-  private static Column column(List<Column> columns, String name) {
+  static Column column(List<Column> columns, String name) {
     for (Column c : columns) {
       if (c.name().equals(name)) {
         return c;

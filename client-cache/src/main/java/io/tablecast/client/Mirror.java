@@ -99,23 +99,37 @@ final class Mirror<V> implements TableMirror<V> {
     List<String> pk = primaryKey;
     Object normalized = RowKeys.fromUser(key, pk.size());
     V row = rows.get(normalized);
-    if (row == null) {
-      KeyMisses.check(table, pk, columns, normalized, key);
-    }
-    return row;
+    return row != null ? row : inOtherForms(pk, normalized, key);
   }
 
   @Override
   public V get(Object first, Object... rest) {
     Object normalized = RowKeys.fromUser(first, rest);
     V row = rows.get(normalized);
-    if (row == null) {
-      Object[] given = new Object[rest.length + 1];
-      given[0] = first;
-      System.arraycopy(rest, 0, given, 1, rest.length);
-      KeyMisses.check(table, primaryKey, columns, normalized, given);
+    if (row != null) {
+      return row;
     }
-    return row;
+    Object[] given = new Object[rest.length + 1];
+    given[0] = first;
+    System.arraycopy(rest, 0, given, 1, rest.length);
+    return inOtherForms(primaryKey, normalized, given);
+  }
+
+  /**
+   * The row of a key whose plain form found none, in the forms rows carry of its parts ({@link
+   * KeyForms}: a {@code LocalDateTime}, a {@code BigDecimal} of another scale); else null, or a
+   * refusal of a key no row can have ({@link KeyMisses}).
+   */
+  private V inOtherForms(List<String> pk, Object normalized, Object given) {
+    List<Column> layout = columns;
+    for (Object other : KeyForms.alternatives(pk, layout, given, normalized)) {
+      V row = rows.get(other);
+      if (row != null) {
+        return row;
+      }
+    }
+    KeyMisses.check(table, pk, layout, normalized, given);
+    return null;
   }
 
   @Override

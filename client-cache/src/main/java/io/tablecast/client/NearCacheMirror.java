@@ -18,9 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +49,9 @@ final class NearCacheMirror<V> implements NearCache<V> {
 
   /** The table's columns as last heard (empty before the first answer): for {@link KeyMisses}. */
   private volatile List<Column> columns = List.of();
+
+  private final KeyFormLookups<V> lookups =
+      new KeyFormLookups<>(this::loadRow, () -> primaryKey, () -> columns);
 
   private volatile long position = -1;
   private volatile String staleReason;
@@ -113,22 +113,28 @@ final class NearCacheMirror<V> implements NearCache<V> {
 
   @Override
   public V get(Object key) {
-    Object normalized = normalized(key);
-    V row = await(load(normalized), key).row();
+    return found(key, normalized(key));
+  }
+
+  @Override
+  public V get(Object first, Object... rest) {
+    Object[] given = new Object[rest.length + 1];
+    given[0] = first;
+    System.arraycopy(rest, 0, given, 1, rest.length);
+    return found(given, RowKeys.fromUser(first, rest));
+  }
+
+  private V found(Object given, Object normalized) {
+    V row = await(lookups.find(given, normalized), normalized);
     if (row == null) {
-      KeyMisses.check(table, primaryKey, columns, normalized, key);
+      KeyMisses.check(table, primaryKey, columns, normalized, given);
     }
     return row;
   }
 
   @Override
-  public V get(Object first, Object... rest) {
-    return get(RowKeys.fromUser(first, rest));
-  }
-
-  @Override
   public CompletableFuture<V> getAsync(Object key) {
-    return load(normalized(key)).thenApply(Held::row);
+    return lookups.find(key, normalized(key));
   }
 
   @Override
@@ -137,24 +143,44 @@ final class NearCacheMirror<V> implements NearCache<V> {
     keys.forEach(k -> normalized.add(normalized(k)));
     Map<Object, Held<V>> held = await(cache.getAll(normalized), keys.size() + " keys");
     Map<Object, V> out = new HashMap<>();
-    held.forEach(
-        (k, h) -> {
-          if (h.row() != null) {
-            out.put(k, h.row());
-          }
-        });
+    int i = 0;
+    for (Object given : keys) {
+      Object key = normalized.get(i++);
+      Held<V> h = held.get(key);
+      V row = h != null && h.row() != null ? h.row() : await(lookups.inOtherForms(given, key), key);
+      if (row != null) {
+        out.put(key, row);
+      }
+    }
     return out;
   }
 
   @Override
   public V getIfPresent(Object key) {
-    CompletableFuture<Held<V>> f = cache.getIfPresent(normalized(key));
+    Object normalized = normalized(key);
+    V row = heldRow(normalized);
+    if (row == null) {
+      for (Object other : lookups.otherForms(key, normalized)) {
+        row = row != null ? row : heldRow(other);
+      }
+    }
+    return row;
+  }
+
+  private V heldRow(Object normalized) {
+    CompletableFuture<Held<V>> f = cache.getIfPresent(normalized);
     return f != null && f.isDone() && !f.isCompletedExceptionally() ? f.join().row() : null;
   }
 
   @Override
   public void invalidate(Object key) {
-    cache.synchronous().invalidate(normalized(key));
+    Object normalized = normalized(key);
+    cache.synchronous().invalidate(normalized);
+    cache.synchronous().invalidateAll(lookups.otherForms(key, normalized));
+  }
+
+  private CompletableFuture<V> loadRow(Object key) {
+    return load(key).thenApply(Held::row);
   }
 
   @Override
@@ -208,29 +234,7 @@ final class NearCacheMirror<V> implements NearCache<V> {
   }
 
   private <T> T await(CompletableFuture<T> f, Object what) {
-    try {
-      return f.get(options.loadTimeout().toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      String server = session.connectedServer();
-      throw new TablecastException(
-          null,
-          "no row of "
-              + table
-              + " for "
-              + what
-              + " within "
-              + options.loadTimeout()
-              + " ("
-              + (server == null ? "no server connected" : "connected to " + server)
-              + "); raise NearCacheOptions.loadTimeout if the server is slow");
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof TablecastException t
-          ? t
-          : new TablecastException(null, "loading " + what + " of " + table + " failed: " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TablecastException(null, "interrupted while loading " + what + " of " + table);
-    }
+    return NearCacheWaits.await(f, options.loadTimeout(), table, what, session::connectedServer);
   }
 
   private Held<V> held(ObjectNode row) {

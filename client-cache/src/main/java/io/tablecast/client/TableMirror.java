@@ -11,10 +11,12 @@ import java.util.stream.Stream;
  *
  * <p>Keys are normalized: an integral number is a {@code Long} (a {@code BigInteger} outside the
  * long range), so {@code get(42)}, {@code get(42L)} and the JSON {@code 42} find the same row; text
- * is a {@code String}; a composite key is a {@code List} of parts in primary-key column order.
- * Every transaction is applied atomically: {@link #get}, {@link #rows()}, {@link #size()} and
- * {@link #copyToMap()} never observe half of one. Reads are wait-free in the common case and never
- * block on the network. Thread-safe.
+ * is a {@code String}; a composite key is a {@code List} of parts in primary-key column order. A
+ * key part may also be the Java value JDBC reads from its column ({@code LocalDateTime}, {@code
+ * Instant}, {@code BigDecimal} of any scale, {@code byte[]}, ...): a lookup its plain form misses
+ * tries the forms the column's rows carry (docs/CLIENT.md, Keys). Every transaction is applied
+ * atomically: {@link #get}, {@link #rows()}, {@link #size()} and {@link #copyToMap()} never observe
+ * half of one. Reads are wait-free in the common case and never block on the network. Thread-safe.
  *
  * @param <V> the row type: a record or POJO mapped by Jackson, or {@code Map<String, Object>}
  */

@@ -147,6 +147,12 @@ final class FakeServer implements AutoCloseable {
       if (rows.length > 0) {
         rows[0].fieldNames().forEachRemaining(n -> cols.add(column(n, rows[0].get(n))));
       }
+      return snapshot(table, cols, pk, position, rows);
+    }
+
+    /** As {@link #snapshot(String, List, long, ObjectNode...)}, with the columns given. */
+    Conn snapshot(
+        String table, List<ColumnInfo> cols, List<String> pk, long position, ObjectNode... rows) {
       return send(
           new Message.SnapshotBegin(table, cols, pk, position, rows.length),
           new Message.SnapshotRows(table, Arrays.asList(rows)),

@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import java.math.BigDecimal;
@@ -234,6 +236,41 @@ class MirrorTest {
                 + " give its text as docs/TYPES.md shows it (get(\"43\"))");
     assertThatThrownBy(() -> skus.get(List.of("42")))
         .hasMessageContaining("its primary key has one column, sku: give its value alone");
+  }
+
+  /**
+   * A key part given as a date-time or decimal finds its row whatever its class or scale, in the
+   * form its column's rows carry ({@link KeyForms}); one of another kind than its column's is
+   * refused with the class to give. Before, each was looked up by its {@code toString()}: an
+   * instant at another offset, a decimal of another scale found no row, without a word.
+   */
+  @Test
+  void aKeyGivenAsADateTimeOrADecimalFindsItsRowInItsColumnsForm() throws Exception {
+    TableMirror<Map<String, Object>> prices = client.mirror("shop.prices");
+    FakeServer.Conn conn = server.handshake(1);
+    conn.expect(Message.Subscribe.class);
+    conn.snapshot(
+        "shop.prices",
+        List.of(
+            new ColumnInfo("at", "timestamptz", ColumnKind.TIMESTAMP_TZ),
+            new ColumnInfo("amount", "numeric(8,2)", ColumnKind.DECIMAL),
+            new ColumnInfo("note", "text", ColumnKind.STRING)),
+        List.of("at", "amount"),
+        1,
+        row("at", "2026-01-01T00:00:00Z", "amount", "1.50", "note", "found"));
+    assertThat(prices.awaitReady(WAIT)).isTrue();
+
+    java.time.Instant at = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    assertThat(prices.get(at.atOffset(java.time.ZoneOffset.ofHours(2)), new BigDecimal("1.5")))
+        .containsEntry("note", "found");
+    assertThat(prices.get(List.of(at, new BigDecimal("1.500")))).containsEntry("note", "found");
+    assertThat(prices.get(at, new BigDecimal("1.51"))).isNull();
+    assertThatThrownBy(() -> prices.get(java.time.LocalDateTime.of(2026, 1, 1, 0, 0), "1.50"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "get(2026-01-01T00:00, \"1.50\") on shop.prices: key column at is TIMESTAMP_TZ"
+                + " (timestamptz), so a LocalDateTime never finds a row; give an Instant, an"
+                + " OffsetDateTime or a ZonedDateTime");
   }
 
   @Test

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class KeyTypesTest {
 
   /** One table: its key columns' types and, per row, the key's SQL literals. */
-  private record KeyedTable(String name, List<String> keyTypes, List<List<String>> keys) {
+  record KeyedTable(String name, List<String> keyTypes, List<List<String>> keys) {
     String ddl() {
       StringBuilder sb = new StringBuilder("CREATE TABLE " + name + " (");
       for (int i = 0; i < keyTypes.size(); i++) {
@@ -73,7 +73,7 @@ class KeyTypesTest {
         name, List.of(type), java.util.Arrays.stream(literals).map(List::of).toList());
   }
 
-  private static List<KeyedTable> tables(Kind kind) {
+  static List<KeyedTable> tables(Kind kind) {
     if (kind == Kind.POSTGRESQL) {
       return List.of(
           table(

@@ -304,6 +304,11 @@ final class Pipeline implements AutoCloseable {
     return m;
   }
 
+  /** A connection to the test database, for reads a test makes itself. */
+  Connection connect() throws SQLException {
+    return db.connect();
+  }
+
   void sql(String... statements) {
     db.execute(statements);
   }

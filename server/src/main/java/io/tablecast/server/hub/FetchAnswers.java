@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.row.PackedRow;
 import io.tablecast.protocol.row.RowForm;
@@ -120,8 +121,25 @@ final class FetchAnswers {
       if (v.isContainerNode()) {
         throw new IllegalArgumentException("value " + v + " of " + pk.get(i) + " is no scalar");
       }
-      image.set(pk.get(i), v);
+      image.set(pk.get(i), floatKeyAsNumber(form, pk.get(i), v));
     }
     return form.encodeKey(image);
+  }
+
+  /**
+   * A FLOAT key part given as its text, as a Java client sends every key part that is no integer
+   * nor boolean ({@code "0.1"} for {@code get(0.1)}), as the number the row form keys by; any other
+   * value as it is (the texts {@code NaN} and {@code Infinity} among them).
+   */
+  private static JsonNode floatKeyAsNumber(RowForm form, String column, JsonNode v) {
+    if (!v.isTextual() || form.columns().get(form.indexOf(column)).kind() != ColumnKind.FLOAT) {
+      return v;
+    }
+    try {
+      double d = Double.parseDouble(v.textValue());
+      return Double.isFinite(d) ? NODES.numberNode(d) : v;
+    } catch (NumberFormatException notANumber) {
+      return v;
+    }
   }
 }
