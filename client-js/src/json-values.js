@@ -66,7 +66,7 @@ function quoteLongIntegers(text) {
  * rounded before it got here.
  */
 export function givenValue(kind, v, where) {
-  if (kind !== 'INTEGER') return v;
+  if (kind !== 'INTEGER') return typeof v === 'bigint' ? String(v) : v; // a DECIMAL's text
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
   if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
     throw new TypeError(`${where}: ${v} is beyond Number.MAX_SAFE_INTEGER, so it may be another`
@@ -100,13 +100,22 @@ export function refuseKeyNoRowCanHave(primaryKey, parts, kindOf, where) {
       if (type !== 'number' && type !== 'bigint' && !exactText) give = 'a number (get(42))';
     } else if (kind === 'BOOLEAN') {
       if (type !== 'boolean') give = 'true or false';
+    } else if (kind === 'DECIMAL') {
+      if (type !== 'string' && type !== 'number' && type !== 'bigint') give = "its text ('12.30') or a number";
+    } else if (v instanceof Date) {
+      if (kind !== 'TIMESTAMP_TZ' || Number.isNaN(v.getTime())) {
+        give = kind === 'TIMESTAMP_TZ' ? 'a valid Date or its text' : `its text as docs/TYPES.md shows it: a Date is`
+          + ` an instant, and a ${kind} column holds no time zone`;
+      }
+    } else if (kind === 'BINARY' && (v instanceof Uint8Array || v instanceof ArrayBuffer)) {
+      // its base64 text was looked up
     } else if (type !== 'string') {
-      give = kind === 'DECIMAL' ? "its text with the column's scale, as the database prints it ('12.30')"
-        : `its text as docs/TYPES.md shows it ('${String(v)}')`;
+      give = `its text as docs/TYPES.md shows it ('${String(v)}')`;
     }
     if (give !== null) {
-      throw new TypeError(`${where}: key column ${column} is ${kind}, so ${JSON.stringify(v) ?? String(v)}`
-        + ` (${type}) never finds a row; give ${give}`);
+      const shown = v instanceof Date ? `a Date (${Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString()})`
+        : `${JSON.stringify(v) ?? String(v)} (${type})`;
+      throw new TypeError(`${where}: key column ${column} is ${kind}, so ${shown} never finds a row; give ${give}`);
     }
   });
 }

@@ -8,6 +8,7 @@ import { MirrorLag } from './mirror-lag.js';
 import { MirrorStaleness } from './mirror-staleness.js';
 import { batchEvents, snapshotEvents } from './row-diff.js';
 import { freeze, givenValue, jsonEqual, refuseKeyNoRowCanHave, rowKey } from './json-values.js';
+import { rowInOtherForms } from './key-forms.js';
 
 export { rowKey };
 
@@ -104,8 +105,9 @@ export class TableMirror extends EventTarget {
   /** The row with these primary-key values (in primary-key order), or undefined. */
   get(...keyParts) {
     const where = `get() of ${this.table}`;
-    const row = this.#rows.get(rowKey(keyParts.map((v, i) =>
-      givenValue(this.#kindOf(this.primaryKey[i]), v, where))));
+    const given = keyParts.map((v, i) => givenValue(this.#kindOf(this.primaryKey[i]), v, where));
+    const row = this.#rows.get(rowKey(given)) ?? rowInOtherForms(this.#rows, this.primaryKey,
+      (name) => this.columns.find((c) => c.name === name), keyParts, given);
     if (row === undefined) refuseKeyNoRowCanHave(this.primaryKey, keyParts, (c) => this.#kindOf(c), where);
     return row;
   }

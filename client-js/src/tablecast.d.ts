@@ -15,6 +15,10 @@ export type ColumnValue = JsonValue;
 /** A value given to a lookup (`get`, an index's `get` and `range`): a column value, or a `bigint`
  * for an INTEGER column (one beyond ±2^53 is found as its decimal text). */
 export type LookupValue = ColumnValue | bigint;
+/** A primary-key part given to `TableMirror.get`: a lookup value, or a `Date` for a TIMESTAMP_TZ
+ * column and bytes for a BINARY one, found in the forms rows carry (as a decimal of another scale
+ * and a date-time without its seconds are). */
+export type KeyPart = LookupValue | Date | Uint8Array | ArrayBuffer;
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** One row: column name → value, frozen (do not mutate). */
@@ -196,8 +200,10 @@ export class TableMirror extends EventTarget {
   readonly epoch: string | null;
   /** The row with these primary-key values, in primary-key order: `get(42)`, `get('eu', 7)`.
    * Throws a TypeError when it finds nothing and no row can have the key (a part too few or too
-   * many, or of another kind than its column's: `get('42')` for an INTEGER key). */
-  get(...keyParts: LookupValue[]): Row | undefined;
+   * many, or of another kind than its column's: `get('42')` for an INTEGER key). A part in another
+   * form than its rows carry is found in theirs: `new Date(...)` for a TIMESTAMP_TZ, `1.5` or
+   * `'1.5'` for a DECIMAL holding `'1.500'`, `'2026-10-25 02:30'` for a TIMESTAMP, bytes. */
+  get(...keyParts: KeyPart[]): Row | undefined;
   /** The key string of a row of this table. */
   keyOf(row: Row): RowKey;
   /** The secondary index `name` on `columns` (one or several), created on first call: a hash

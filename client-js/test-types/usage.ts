@@ -32,6 +32,8 @@ async function tour(client: TablecastClient): Promise<void> {
   const items: TableMirror = client.mirror('public.items');
   const ready: TableMirror = await items.ready;
   const row: Row | undefined = ready.get(42) ?? ready.get('eu', 7) ?? ready.get(9007199254740993n);
+  const byInstant: Row | undefined = ready.get(new Date(0), new Uint8Array([1]), new ArrayBuffer(2));
+  void byInstant;
   const name = row?.['name'];
   const keys: RowKey[] = [...items.rows.keys(), rowKey([1]), items.keyOf({ id: 1 })];
   items.addEventListener('change', (e) => {
