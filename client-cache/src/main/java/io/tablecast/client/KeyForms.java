@@ -33,6 +33,14 @@ import java.util.regex.Pattern;
 final class KeyForms {
   private static final Pattern DIGITS = Pattern.compile("\\((\\d+)\\)");
   private static final Pattern SCALE = Pattern.compile("\\(\\s*\\d+\\s*,\\s*(\\d+)\\s*\\)");
+  private static final Pattern TIME_TEXT =
+      Pattern.compile(
+          "(?<upToMinutes>-?\\d{2,3}:\\d{2})(?::(?<seconds>\\d{2}))?(?:\\.(?<fraction>\\d+))?(?<bc>)");
+  private static final Pattern DATE_TIME_TEXT =
+      Pattern.compile(
+          "(?<upToMinutes>[+-]?\\d{4,}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2})(?::(?<seconds>\\d{2}))?"
+              + "(?:\\.(?<fraction>\\d+))?(?<bc> BC)?");
+  private static final Pattern DECIMAL_TEXT = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)");
 
   /** Keys tried for one lookup at most: two forms of each of three parts. */
   private static final int MAX_KEYS = 8;
@@ -109,14 +117,18 @@ final class KeyForms {
       case TIME -> {
         LocalTime t =
             isSql(part, "Time") ? sqlTime((java.util.Date) part) : as(part, LocalTime.class);
-        yield t == null ? List.of() : times(t, "", column);
+        yield t != null
+            ? times(t, "", "", column)
+            : part instanceof String text ? textForms(text, column) : List.of();
       }
       case TIMESTAMP -> {
         LocalDateTime t =
             isSql(part, "Timestamp")
                 ? LocalDateTime.of(sqlDate((java.util.Date) part), sqlTime((java.util.Date) part))
                 : as(part, LocalDateTime.class);
-        yield t == null ? List.of() : dateTimes(t, column);
+        yield t != null
+            ? dateTimes(t, column)
+            : part instanceof String text ? textForms(text, column) : List.of();
       }
       case TIMESTAMP_TZ -> instant(part);
       case DECIMAL -> decimals(part, column);
@@ -202,30 +214,49 @@ final class KeyForms {
     if (t.equals(LocalDateTime.MAX) || t.equals(LocalDateTime.MIN)) {
       return List.of(t.equals(LocalDateTime.MAX) ? "infinity" : "-infinity");
     }
-    List<Object> out = new ArrayList<>(2);
-    for (Object time : times(t.toLocalTime(), datePart(t.toLocalDate()) + "T", column)) {
-      out.add(time + (t.getYear() <= 0 ? " BC" : ""));
-    }
-    return out;
+    String bc = t.getYear() <= 0 ? " BC" : "";
+    return times(t.toLocalTime(), datePart(t.toLocalDate()) + "T", bc, column);
+  }
+
+  private static List<Object> times(LocalTime t, String prefix, String suffix, Column column) {
+    String hms = String.format("%02d:%02d:%02d", t.getHour(), t.getMinute(), t.getSecond());
+    return fractions(prefix + hms, String.format("%09d", t.getNano()), suffix, column);
   }
 
   /**
-   * {@code prefix} and the time with its fraction's trailing zeros dropped (PostgreSQL), then with
-   * as many fraction digits as {@code column} declares (MySQL), when the time has no more.
+   * {@code upToSeconds}, the fraction with its trailing zeros dropped (PostgreSQL) and {@code
+   * suffix}; then with as many fraction digits as {@code column} declares (MySQL), when the
+   * fraction has no more.
    */
-  private static List<Object> times(LocalTime t, String prefix, Column column) {
-    String seconds =
-        prefix + String.format("%02d:%02d:%02d", t.getHour(), t.getMinute(), t.getSecond());
-    String fraction = String.format("%09d", t.getNano());
+  private static List<Object> fractions(
+      String upToSeconds, String fraction, String suffix, Column column) {
     String dropped = fraction.replaceFirst("0+$", "");
     Matcher m = DIGITS.matcher(column.databaseType());
     int declared = m.find() ? Integer.parseInt(m.group(1)) : 0;
     Set<Object> out = new LinkedHashSet<>();
-    out.add(dropped.isEmpty() ? seconds : seconds + "." + dropped);
+    out.add(upToSeconds + (dropped.isEmpty() ? "" : "." + dropped) + suffix);
     if (dropped.length() <= declared) {
-      out.add(declared == 0 ? seconds : seconds + "." + fraction.substring(0, declared));
+      String digits = (dropped + "0".repeat(declared)).substring(0, declared);
+      out.add(upToSeconds + (declared == 0 ? "" : "." + digits) + suffix);
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * The forms of a date-time or time given as text in another form than rows carry: a space for the
+   * {@code T}, no seconds, other fraction digits ({@code 2026-10-25 02:30} for {@code
+   * 2026-10-25T02:30:00.000000}); none when it is no such text.
+   */
+  private static List<Object> textForms(String text, Column column) {
+    Matcher m = (column.type() == ColumnType.TIME ? TIME_TEXT : DATE_TIME_TEXT).matcher(text);
+    if (!m.matches()) {
+      return List.of();
+    }
+    String seconds = m.group("seconds") == null ? "00" : m.group("seconds");
+    String fraction = m.group("fraction") == null ? "" : m.group("fraction");
+    String suffix = m.group("bc") == null ? "" : m.group("bc");
+    String upToMinutes = m.group("upToMinutes").replace(' ', 'T');
+    return fractions(upToMinutes + ":" + seconds, fraction, suffix, column);
   }
 
   private static List<Object> instant(Object part) {
@@ -271,6 +302,9 @@ final class KeyForms {
   private static BigDecimal decimal(Object part) {
     if (part instanceof BigDecimal d) {
       return d;
+    }
+    if (part instanceof String text) {
+      return DECIMAL_TEXT.matcher(text).matches() ? new BigDecimal(text) : null;
     }
     if (part instanceof java.math.BigInteger b) {
       return new BigDecimal(b);

@@ -51,6 +51,19 @@ class KeyFormsTest {
   }
 
   @Test
+  void aDateTimeTimeOrDecimalGivenAsTextInAnotherFormIsTriedInTheColumnsForms() {
+    assertThat(forms("2026-10-25 02:30", "datetime(6)", ColumnType.TIMESTAMP))
+        .containsExactly("2026-10-25T02:30:00", "2026-10-25T02:30:00.000000");
+    assertThat(forms("0044-03-15 13:45:30.50 BC", "timestamp", ColumnType.TIMESTAMP))
+        .containsExactly("0044-03-15T13:45:30.5 BC");
+    assertThat(forms("-838:59:59", "time(3)", ColumnType.TIME))
+        .containsExactly("-838:59:59", "-838:59:59.000");
+    assertThat(forms("1.5", "decimal(12,3)", ColumnType.DECIMAL)).containsExactly("1.500", "1.5");
+    assertThat(forms("tomorrow", "datetime", ColumnType.TIMESTAMP)).isEmpty();
+    assertThat(forms("1e3", "numeric", ColumnType.DECIMAL)).isEmpty();
+  }
+
+  @Test
   void datesBeforeTheCommonEraAndInfinitiesAreAsPostgresqlPrintsThem() {
     assertThat(forms(LocalDate.of(-43, 3, 15), "date", ColumnType.DATE))
         .containsExactly("0044-03-15 BC");

@@ -30,8 +30,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code java.sql.Timestamp} for a date-time column whose text keeps as many fraction digits as
  * declared (MySQL) or drops trailing zeros (PostgreSQL), a {@code LocalTime} for a time, an {@code
  * OffsetDateTime} for an instant, a {@code BigDecimal} of any scale for a decimal, a {@code byte[]}
- * for a binary string, a {@code LocalDate} for a date of year 44 BC. Before, such a lookup formed
- * its key with the value's {@code toString()} ({@code 2026-10-25T02:30} against the row's {@code
+ * for a binary string, a {@code LocalDate} for a date of year 44 BC, and the text {@code getString}
+ * reads ({@code 2026-03-29 02:30:00.1}, with a space). Before, such a lookup formed its key with
+ * the value's {@code toString()} ({@code 2026-10-25T02:30} against the row's {@code
  * 2026-10-25T02:30:00.000000}, {@code [B@1b6d3586} for bytes) and answered "no such row" for rows
  * the table holds. The tables are {@link KeyTypesTest}'s.
  */
@@ -91,8 +92,8 @@ class JavaKeyValuesTest {
 
   /**
    * Every row's key, once per Java form JDBC reads its parts in (the value {@code getObject}
-   * returns, and the {@code java.time} class asked for by name), each followed by the row's {@code
-   * v}.
+   * returns, the {@code java.time} class asked for by name, the text {@code getString} returns),
+   * each followed by the row's {@code v}.
    */
   private static List<List<Object>> keysAsJdbcReadsThem(
       Pipeline p, TableMirror<?> mirror, Kind kind) throws SQLException {
@@ -107,10 +108,10 @@ class JavaKeyValuesTest {
       s.execute(kind == Kind.POSTGRESQL ? "SET TIME ZONE 'UTC'" : "SET time_zone = '+00:00'");
       try (ResultSet rs = s.executeQuery("SELECT * FROM " + mirror.table())) {
         while (rs.next()) {
-          for (int form = 0; form < 2; form++) {
+          for (int form = 0; form < 3; form++) {
             List<Object> key = new ArrayList<>();
             for (Column column : keyColumns) {
-              Object part = read(rs, column, form == 0);
+              Object part = form == 2 ? text(rs, column) : read(rs, column, form == 0);
               if (part == null) {
                 break; // a value this form cannot hold (a MySQL time past 24 h as a LocalTime)
               }
@@ -125,6 +126,17 @@ class JavaKeyValuesTest {
       }
     }
     return keys;
+  }
+
+  /**
+   * A date, time, date-time or decimal key part as {@code getString} reads it, the database's own
+   * text ({@code 2026-03-29 02:30:00.1}, with a space); any other as {@code getObject} does.
+   */
+  private static Object text(ResultSet rs, Column column) throws SQLException {
+    return switch (column.type()) {
+      case DATE, TIME, TIMESTAMP, DECIMAL -> rs.getString(column.name());
+      default -> rs.getObject(column.name());
+    };
   }
 
   /** A key part as JDBC reads it: as {@code getObject} returns it, or in {@code java.time}. */
