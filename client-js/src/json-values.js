@@ -59,13 +59,22 @@ function quoteLongIntegers(text) {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
+/** An instant as the server prints one (`java.time.Instant`): `...:00Z`, `...:00.120Z`, `+10000-...`. */
+export function instantText(date) {
+  const m = /^([+-]?\d+)(-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.(\d{3})Z$/.exec(date.toISOString());
+  const year = Number(m[1]);
+  const y = year > 9999 ? `+${year}` : year < 0 ? `-${String(-year).padStart(4, '0')}` : String(year).padStart(4, '0');
+  return `${y}${m[2]}${m[3] === '000' ? '' : `.${m[3]}`}Z`;
+}
+
 /**
  * A value the caller gave for a column of `kind`, as the mirror holds it: for an INTEGER column a
  * BigInt is a number when it is safe and its decimal text when not (as such values arrive:
  * `parseJson`), and an integral number beyond ±2^53 is refused, since it may be another integer
- * rounded before it got here.
+ * rounded before it got here; for a TIMESTAMP_TZ column a Date is its instant's text.
  */
 export function givenValue(kind, v, where) {
+  if (kind === 'TIMESTAMP_TZ' && v instanceof Date && !Number.isNaN(v.getTime())) return instantText(v);
   if (kind !== 'INTEGER') return typeof v === 'bigint' ? String(v) : v; // a DECIMAL's text
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
   if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {

@@ -5,7 +5,7 @@
 // not know which database it mirrors, and fractions differ: MySQL prints as many digits as the
 // column declares, PostgreSQL drops trailing zeros; both forms are tried.
 
-import { rowKey } from './json-values.js';
+import { instantText, rowKey } from './json-values.js';
 
 /** Keys tried for one lookup at most: two forms of each of three parts. */
 const MAX_KEYS = 8;
@@ -33,14 +33,6 @@ function withFractions(prefix, hms, fraction, suffix, digits) {
     forms.add(`${prefix}${hms}${digits > 0 ? `.${dropped.padEnd(digits, '0')}` : ''}${suffix}`);
   }
   return [...forms];
-}
-
-/** An instant as the server prints one (`java.time.Instant`): `...:00Z`, `...:00.120Z`, `+10000-...`. */
-function instantText(date) {
-  const m = /^([+-]?\d+)(-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.(\d{3})Z$/.exec(date.toISOString());
-  const year = Number(m[1]);
-  const y = year > 9999 ? `+${year}` : year < 0 ? `-${String(-year).padStart(4, '0')}` : String(year).padStart(4, '0');
-  return `${y}${m[2]}${m[3] === '000' ? '' : `.${m[3]}`}Z`;
 }
 
 /** A decimal's texts: with the column's scale, as given, without trailing zeros; none when it has more digits than the column holds. */

@@ -155,8 +155,14 @@ export class MirrorIndex {
     if (!Array.isArray(values) || values.length !== this.columns.length) {
       throw new TypeError(`index ${this.name} on ${this.columns.join(', ')} takes ${this.columns.length} values`);
     }
-    return this.#kinds === null ? values
-      : values.map((v, i) => givenValue(this.#kinds[i], v, `index ${this.name}`));
+    return this.#kinds === null ? values : values.map((v, i) => {
+      const kind = this.#kinds[i];
+      if (v instanceof Date && (kind !== 'TIMESTAMP_TZ' || Number.isNaN(v.getTime()))) {
+        throw new TypeError(`index ${this.name}: column ${this.columns[i]} is ${kind}, so a Date never finds a row;`
+          + (kind === 'TIMESTAMP_TZ' ? ' give a valid one' : ` give its text: a Date is an instant, and a ${kind} holds no time zone`));
+      }
+      return givenValue(kind, v, `index ${this.name}`);
+    });
   }
 
   #rowsOf(rowKeys) {

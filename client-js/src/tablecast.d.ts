@@ -19,6 +19,9 @@ export type LookupValue = ColumnValue | bigint;
  * column and bytes for a BINARY one, found in the forms rows carry (as a decimal of another scale
  * and a date-time without its seconds are). */
 export type KeyPart = LookupValue | Date | Uint8Array | ArrayBuffer;
+/** A value or bound given to a secondary index: a lookup value, or a `Date` for a TIMESTAMP_TZ
+ * column. */
+export type IndexValue = LookupValue | Date;
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** One row: column name → value, frozen (do not mutate). */
@@ -50,13 +53,13 @@ export interface MirrorIndex {
   readonly sorted: boolean;
   /** The rows whose indexed columns hold `key` (an array of values for several columns; `null`
    * finds rows whose value is NULL). */
-  get(key: LookupValue | readonly LookupValue[]): readonly Row[];
+  get(key: IndexValue | readonly IndexValue[]): readonly Row[];
   /** Sorted indexes: the rows within the bounds in key order (`from` inclusive and `to`
    * exclusive unless said otherwise; a missing bound is none; rows whose key holds a NULL are in
    * no range). A hash index throws a TypeError. */
   range(bounds?: {
-    from?: LookupValue | readonly LookupValue[];
-    to?: LookupValue | readonly LookupValue[];
+    from?: IndexValue | readonly IndexValue[];
+    to?: IndexValue | readonly IndexValue[];
     fromInclusive?: boolean;
     toInclusive?: boolean;
   }): readonly Row[];

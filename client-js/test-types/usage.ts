@@ -34,6 +34,8 @@ async function tour(client: TablecastClient): Promise<void> {
   const row: Row | undefined = ready.get(42) ?? ready.get('eu', 7) ?? ready.get(9007199254740993n);
   const byInstant: Row | undefined = ready.get(new Date(0), new Uint8Array([1]), new ArrayBuffer(2));
   void byInstant;
+  const recent: readonly Row[] = ready.index('by_at', 'at', { sorted: true }).range({ from: new Date(0) });
+  void recent;
   const name = row?.['name'];
   const keys: RowKey[] = [...items.rows.keys(), rowKey([1]), items.keyOf({ id: 1 })];
   items.addEventListener('change', (e) => {

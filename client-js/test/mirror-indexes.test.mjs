@@ -84,6 +84,13 @@ test('secondary indexes: temporal columns order as points in time, BC, past 9999
   }
   assert.deepEqual(ids(byDate.range({ from: '0001-03-15 BC', to: '2024-02-29' })), [3, 4]);
   assert.deepEqual(ids(byTime.range({ from: '-00:00:01', to: '99:00:00' })), [2, 3, 4, 5]);
+  // a Date is an instant: a bound of a TIMESTAMP_TZ index, and no value of a DATE one
+  assert.deepEqual(ids(byInstant.range({ from: new Date('2024-02-29T11:45:30Z'), to: new Date(8.64e15) })), [4, 5],
+    'Dates as bounds, the latest a Date can hold (year 275760) among them');
+  assert.deepEqual(ids(byInstant.get(new Date('2024-02-29T11:45:30.500Z'))), [5]);
+  assert.throws(() => byDate.get(new Date(0)),
+    /index by_day: column day is DATE, so a Date never finds a row; give its text: a Date is an instant, and a DATE holds no time zone/);
+  assert.throws(() => byInstant.range({ from: new Date('x') }), /column instant is TIMESTAMP_TZ, so a Date never finds a row; give a valid one/);
 });
 
 test('a hash index finds values as its kind compares them, as a sorted one does: decimals by value, times as points in time', async () => {
@@ -108,6 +115,7 @@ test('a hash index finds values as its kind compares them, as a sorted one does:
     assert.deepEqual(ids(index('price').get(9.5)), [1], `${kind}: the number 9.5 too`);
     assert.deepEqual(ids(index('price').get('-.5')), [2], `${kind}: -.5 is -0.50`);
     assert.deepEqual(ids(index('at').get('2024-02-29T11:45:30.000Z')), [1], `${kind}: the same instant`);
+    assert.deepEqual(ids(index('at').get(new Date('2024-02-29T13:45:30+02:00'))), [1], `${kind}: as a Date`);
     assert.deepEqual(ids(index('qty').get(9007199254740993n)), [2], `${kind}: an integer beyond 2^53 as a BigInt`);
     assert.deepEqual(ids(index('qty').get(7)), [1]);
   }
