@@ -14,10 +14,12 @@ import java.util.function.Function;
  * #unique()} and {@link #columns(String...)} return a new definition.
  *
  * <p>Keys are normalized like primary keys (an integral number is a {@code Long}, so {@code 42} and
- * {@code 42L} find the same rows). Rows whose key is null are indexed under null: {@code get(null)}
- * finds them, ranges never do. A unique index never drops a row: two rows with the same (non-null)
- * key are told to the {@link ErrorListener}s and {@link MirrorIndex#getOne} of that key throws;
- * {@link MirrorIndex#get} returns both.
+ * {@code 42L} find the same rows); an index by column names reads each column by its kind ({@code
+ * LocalDate}, {@code LocalDateTime}, {@code Duration}, {@code Instant}, {@code BigDecimal}), from
+ * the rows' texts and from the values looked up alike (docs/CLIENT.md). Rows whose key is null are
+ * indexed under null: {@code get(null)} finds them, ranges never do. A unique index never drops a
+ * row: two rows with the same (non-null) key are told to the {@link ErrorListener}s and {@link
+ * MirrorIndex#getOne} of that key throws; {@link MirrorIndex#get} returns both.
  *
  * @param <V> the row type
  */
@@ -164,6 +166,11 @@ public final class IndexDefinition<V> {
       out.add(c);
     }
     return List.copyOf(out);
+  }
+
+  /** Whether the key is read by column names, one value per column in order (generic rows). */
+  boolean isByColumns() {
+    return key instanceof ColumnsKey;
   }
 
   /** Whether {@code other} declares the same index (same name, kind, columns and function). */

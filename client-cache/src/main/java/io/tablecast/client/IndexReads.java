@@ -96,8 +96,12 @@ final class IndexReads<V> {
 
     @Override
     public List<V> get(Object key) {
-      Object k = IndexKeys.normalize(key);
-      return Collections.unmodifiableList(rows.read(() -> rowsOf(usable(name(), false).keysOf(k))));
+      return Collections.unmodifiableList(
+          rows.read(
+              () -> {
+                SecondaryIndex<V> i = usable(name(), false);
+                return rowsOf(i.keysOf(i.keyFor(key)));
+              }));
     }
 
     @Override
@@ -123,11 +127,13 @@ final class IndexReads<V> {
 
     @Override
     public List<V> range(Object from, boolean fromInclusive, Object to, boolean toInclusive) {
-      Object f = IndexKeys.normalize(from);
-      Object t = IndexKeys.normalize(to);
       return Collections.unmodifiableList(
           rows.read(
-              () -> rowsOf(usable(name(), true).keysBetween(f, fromInclusive, t, toInclusive))));
+              () -> {
+                SecondaryIndex<V> i = usable(name(), true);
+                Object f = i.keyFor(from);
+                return rowsOf(i.keysBetween(f, fromInclusive, i.keyFor(to), toInclusive));
+              }));
     }
 
     @Override
@@ -146,11 +152,12 @@ final class IndexReads<V> {
     }
   }
 
-  /** One condition of a query: a key, or a range. */
+  /** One condition of a query: a key, or a range, as given (normalized by the index). */
   private record Condition(
       String index, boolean range, Object key, Object to, boolean fromIn, boolean toIn) {
     List<Object> keys(SecondaryIndex<?> i) {
-      return range ? i.keysBetween(key, fromIn, to, toIn) : i.keysOf(key);
+      Object k = i.keyFor(key);
+      return range ? i.keysBetween(k, fromIn, i.keyFor(to), toIn) : i.keysOf(k);
     }
   }
 
@@ -161,7 +168,7 @@ final class IndexReads<V> {
     @Override
     public MirrorQuery<V> where(String index, Object key) {
       require(index);
-      conditions.add(new Condition(index, false, IndexKeys.normalize(key), null, true, true));
+      conditions.add(new Condition(index, false, key, null, true, true));
       return this;
     }
 
@@ -169,14 +176,7 @@ final class IndexReads<V> {
     public MirrorQuery<V> whereRange(
         String index, Object from, boolean fromInclusive, Object to, boolean toInclusive) {
       require(index);
-      conditions.add(
-          new Condition(
-              index,
-              true,
-              IndexKeys.normalize(from),
-              IndexKeys.normalize(to),
-              fromInclusive,
-              toInclusive));
+      conditions.add(new Condition(index, true, from, to, fromInclusive, toInclusive));
       return this;
     }
 

@@ -172,19 +172,19 @@ final class KeyForms {
    * Whether {@code part} is {@code java.sql}'s class {@code name}, named: the client's module does
    * not read {@code java.sql}, whose three classes extend {@code java.util.Date}.
    */
-  private static boolean isSql(Object part, String name) {
+  static boolean isSql(Object part, String name) {
     return part instanceof java.util.Date && part.getClass().getName().equals("java.sql." + name);
   }
 
   /** A {@code java.sql.Date}'s date (its {@code toLocalDate()}), from its fields. */
   @SuppressWarnings({"deprecation", "JavaUtilDate"}) // what JDBC hands out, read as java.sql does
-  private static LocalDate sqlDate(java.util.Date d) {
+  static LocalDate sqlDate(java.util.Date d) {
     return LocalDate.of(d.getYear() + 1900, d.getMonth() + 1, d.getDate());
   }
 
   /** A {@code java.sql.Time}'s or {@code Timestamp}'s time of day, nanoseconds included. */
   @SuppressWarnings({"deprecation", "JavaUtilDate", "JavaInstantGetSecondsGetNano"})
-  private static LocalTime sqlTime(java.util.Date d) {
+  static LocalTime sqlTime(java.util.Date d) {
     int nanos = isSql(d, "Timestamp") ? d.toInstant().getNano() : 0;
     return LocalTime.of(d.getHours(), d.getMinutes(), d.getSeconds(), nanos);
   }

@@ -37,6 +37,9 @@ final class MirrorIndexes<V> {
   /** The table's column names, null before the first schema. */
   private volatile Set<String> columns;
 
+  /** The table's columns' kinds by name, empty before the first schema. */
+  private volatile Map<String, ColumnType> kinds = Map.of();
+
   MirrorIndexes(String table, Clashes clashes) {
     this.table = table;
     this.clashes = clashes;
@@ -71,7 +74,7 @@ final class MirrorIndexes<V> {
   /** A new index filled from {@code rows}; the caller holds the write lock. */
   void add(IndexDefinition<V> definition, RowIndex<V> rows) {
     List<SecondaryIndex<V>> next = new ArrayList<>(all);
-    next.add(fill(new SecondaryIndex<>(definition), rows));
+    next.add(fill(index(definition), rows));
     all = List.copyOf(next);
   }
 
@@ -79,7 +82,7 @@ final class MirrorIndexes<V> {
   List<SecondaryIndex<V>> buildFor(RowIndex<V> rows) {
     List<SecondaryIndex<V>> out = new ArrayList<>();
     for (SecondaryIndex<V> i : all) {
-      out.add(fill(new SecondaryIndex<>(i.definition), rows));
+      out.add(fill(index(i.definition), rows));
     }
     return out;
   }
@@ -97,10 +100,22 @@ final class MirrorIndexes<V> {
           fresh = b;
         }
       }
-      next.add(fresh != null ? fresh : fill(new SecondaryIndex<>(i.definition), rows));
+      next.add(fresh != null ? fresh : fill(index(i.definition), rows));
     }
     all = List.copyOf(next);
     checkColumns();
+  }
+
+  /** A new, empty index of {@code definition}, with its columns' kinds as known now. */
+  private SecondaryIndex<V> index(IndexDefinition<V> definition) {
+    if (!definition.isByColumns()) {
+      return new SecondaryIndex<>(definition, null);
+    }
+    List<ColumnType> of = new ArrayList<>();
+    for (String c : definition.indexedColumns()) {
+      of.add(kinds.get(c));
+    }
+    return new SecondaryIndex<>(definition, kinds.isEmpty() ? null : of);
   }
 
   private SecondaryIndex<V> fill(SecondaryIndex<V> index, RowIndex<V> rows) {
@@ -179,9 +194,17 @@ final class MirrorIndexes<V> {
     clashes.clash(i.name(), key, pks);
   }
 
-  /** The table's columns are now {@code names}: indexes on a column gone become unavailable. */
-  void columns(Set<String> names) {
-    columns = Set.copyOf(names);
+  /**
+   * The table's columns are now {@code now}: indexes on a column gone become unavailable; indexes
+   * built from now on read values by the columns' kinds.
+   */
+  void columns(List<Column> now) {
+    Map<String, ColumnType> byName = new java.util.HashMap<>();
+    for (Column c : now) {
+      byName.put(c.name(), c.type());
+    }
+    kinds = Map.copyOf(byName);
+    columns = Set.copyOf(byName.keySet());
     checkColumns();
   }
 

@@ -12,10 +12,8 @@ import io.tablecast.protocol.row.RowForm;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,11 +133,7 @@ final class MirrorWriter<V> implements MirrorSink {
     wireColumns = List.copyOf(columns);
     mirror.columns = cols;
     mirror.primaryKey = List.copyOf(primaryKey);
-    Set<String> names = new HashSet<>();
-    for (Column c : cols) {
-      names.add(c.name());
-    }
-    rows.indexes.columns(names);
+    rows.indexes.columns(cols);
     String cannot = null;
     if (!before.isEmpty() && !before.equals(primaryKey)) {
       cannot = rekey(mirror.primaryKey);

@@ -37,8 +37,16 @@ final class SecondaryIndex<V> {
   /** Which of its columns left the table (it still follows its rows), or null. */
   volatile String columnGone;
 
-  SecondaryIndex(IndexDefinition<V> definition) {
+  /**
+   * The kinds of an index by column names, one per column, as the table had them when the index was
+   * built ({@link IndexValues}: rows and lookups alike); null for an index by a function, or when
+   * they were not known.
+   */
+  private final List<ColumnType> kinds;
+
+  SecondaryIndex(IndexDefinition<V> definition, List<ColumnType> kinds) {
     this.definition = definition;
+    this.kinds = kinds;
     this.entries = definition.isSorted() ? new TreeMap<>(IndexKeys.ORDER) : new HashMap<>();
   }
 
@@ -54,7 +62,12 @@ final class SecondaryIndex<V> {
 
   /** The normalized index key of {@code row}; throws what the key function throws. */
   Object keyOf(V row) {
-    return IndexKeys.normalize(definition.keyOf(row));
+    return keyFor(definition.keyOf(row));
+  }
+
+  /** A key asked for, normalized as the keys of rows are. */
+  Object keyFor(Object key) {
+    return IndexKeys.normalize(IndexValues.byKinds(key, kinds));
   }
 
   /**

@@ -1,0 +1,172 @@
+package io.tablecast.client;
+
+import io.tablecast.protocol.row.InstantText;
+import java.math.BigDecimal;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The value of a column of an index by column names in one form per kind, for the values read from
+ * rows and the values asked for alike (before {@link IndexKeys#normalize}): a DATE as a {@code
+ * LocalDate}, a TIMESTAMP as a {@code LocalDateTime}, a TIME as a {@code Duration} (a MySQL TIME
+ * may be negative or past a day), from the text a generic row holds (docs/TYPES.md: {@code
+ * 0044-03-15 BC}, {@code infinity} as {@code LocalDate.MAX}) or any text in those forms ({@code
+ * 2026-10-25 02:30}), from {@code java.time} and {@code java.sql} values; a TIMESTAMP_TZ as an
+ * {@code Instant}, from an {@code OffsetDateTime}, {@code ZonedDateTime} or {@code java.util.Date}
+ * too; a DECIMAL text as a {@code BigDecimal}. So {@code get(LocalDate.of(2026, 1, 1))} and {@code
+ * get("2026-01-01")} find the same rows, and a sorted index orders by time, years BC included. A
+ * value of no such form is left as it is.
+ */
+final class IndexValues {
+  private static final Pattern DATE = Pattern.compile("([+-]?)(\\d{4,})-(\\d{2})-(\\d{2})( BC)?");
+  private static final Pattern DATE_TIME =
+      Pattern.compile(
+          "([+-]?)(\\d{4,})-(\\d{2})-(\\d{2})[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?"
+              + "( BC)?");
+  private static final Pattern DECIMAL_TEXT = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)");
+  private static final Pattern TIME =
+      Pattern.compile("(-?)(\\d{2,3}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?");
+
+  private IndexValues() {}
+
+  /** {@code key} (one value, or a {@code List} of one per column) in the forms of {@code kinds}. */
+  static Object byKinds(Object key, List<ColumnType> kinds) {
+    if (kinds == null) {
+      return key;
+    }
+    if (kinds.size() == 1) {
+      return byKind(key, kinds.get(0));
+    }
+    if (!(key instanceof List<?> parts) || parts.size() != kinds.size()) {
+      return key;
+    }
+    List<Object> out = new ArrayList<>(parts.size());
+    for (int i = 0; i < parts.size(); i++) {
+      out.add(byKind(parts.get(i), kinds.get(i)));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  static Object byKind(Object value, ColumnType kind) {
+    if (value == null || kind == null) {
+      return value;
+    }
+    try {
+      Object typed =
+          switch (kind) {
+            case DATE -> date(value);
+            case TIMESTAMP -> dateTime(value);
+            case TIME -> time(value);
+            case TIMESTAMP_TZ -> instant(value);
+            case DECIMAL ->
+                value instanceof String s && DECIMAL_TEXT.matcher(s).matches()
+                    ? new BigDecimal(s)
+                    : null;
+            default -> null;
+          };
+      return typed != null ? typed : value;
+    } catch (DateTimeException | ArithmeticException notAValue) {
+      return value; // 2026-02-30: no row has it, as text or otherwise
+    }
+  }
+
+  private static LocalDate date(Object value) {
+    if (value instanceof String s) {
+      if (s.equals("infinity") || s.equals("-infinity")) {
+        return s.equals("infinity") ? LocalDate.MAX : LocalDate.MIN;
+      }
+      Matcher m = DATE.matcher(s);
+      return m.matches() ? dateOf(m, 1) : null;
+    }
+    if (KeyForms.isSql(value, "Date")) {
+      return KeyForms.sqlDate((java.util.Date) value);
+    }
+    return null;
+  }
+
+  private static LocalDateTime dateTime(Object value) {
+    if (value instanceof String s) {
+      if (s.equals("infinity") || s.equals("-infinity")) {
+        return s.equals("infinity") ? LocalDateTime.MAX : LocalDateTime.MIN;
+      }
+      Matcher m = DATE_TIME.matcher(s);
+      if (!m.matches()) {
+        return null;
+      }
+      LocalTime t =
+          LocalTime.of(
+              Integer.parseInt(m.group(5)),
+              Integer.parseInt(m.group(6)),
+              m.group(7) == null ? 0 : Integer.parseInt(m.group(7)),
+              nanos(m.group(8)));
+      return LocalDateTime.of(dateOf(m, 1), t);
+    }
+    if (KeyForms.isSql(value, "Timestamp")) {
+      java.util.Date d = (java.util.Date) value;
+      return LocalDateTime.of(KeyForms.sqlDate(d), KeyForms.sqlTime(d));
+    }
+    return null;
+  }
+
+  /** The date of groups {@code at} (sign), +1 (year), +2, +3, and the last group ({@code BC}). */
+  private static LocalDate dateOf(Matcher m, int at) {
+    int year = Integer.parseInt(m.group(at + 1));
+    boolean bc = m.group(m.groupCount()) != null;
+    int iso = bc ? 1 - year : m.group(at).equals("-") ? -year : year;
+    return LocalDate.of(iso, Integer.parseInt(m.group(at + 2)), Integer.parseInt(m.group(at + 3)));
+  }
+
+  private static Duration time(Object value) {
+    if (value instanceof Duration d) {
+      return d;
+    }
+    if (value instanceof LocalTime t) {
+      return Duration.ofNanos(t.toNanoOfDay());
+    }
+    if (KeyForms.isSql(value, "Time")) {
+      return Duration.ofNanos(KeyForms.sqlTime((java.util.Date) value).toNanoOfDay());
+    }
+    Matcher m = value instanceof String s ? TIME.matcher(s) : null;
+    if (m == null || !m.matches()) {
+      return null;
+    }
+    Duration d =
+        Duration.ofHours(Long.parseLong(m.group(2)))
+            .plusMinutes(Long.parseLong(m.group(3)))
+            .plusSeconds(m.group(4) == null ? 0 : Long.parseLong(m.group(4)))
+            .plusNanos(nanos(m.group(5)));
+    return m.group(1).isEmpty() ? d : d.negated();
+  }
+
+  private static int nanos(String fraction) {
+    return fraction == null ? 0 : Integer.parseInt((fraction + "00000000").substring(0, 9));
+  }
+
+  private static Instant instant(Object value) {
+    if (value instanceof String s) {
+      Instant i = InstantText.parse(s);
+      return i != null ? i : Instant.parse(s); // years BC or past 9999, as Instant prints them
+    }
+    if (value instanceof OffsetDateTime o) {
+      return o.toInstant();
+    }
+    if (value instanceof ZonedDateTime z) {
+      return z.toInstant();
+    }
+    boolean date = value instanceof java.util.Date;
+    return date && !KeyForms.isSql(value, "Date") && !KeyForms.isSql(value, "Time")
+        ? ((java.util.Date) value).toInstant()
+        : null;
+  }
+}
