@@ -34,15 +34,17 @@ function dateTimeKey(s) {
   const m = /^([+-]?)(\d{4,})(-\d{2}-\d{2})(.*?)( BC)?$/.exec(s);
   if (!m) return s;
   const year = m[5] ? 1 - Number(m[2]) : m[1] === '-' ? -Number(m[2]) : Number(m[2]);
-  const time = m[4].replace(/(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/, (x, hms, frac) => `${hms}.${(frac ?? '').padEnd(9, '0')}`);
+  // a date-time given with a space for the T, or without its seconds, is the one rows carry
+  const time = m[4].replace(/^ (?=\d{2}:)/, 'T').replace(/^(T\d{2}:\d{2})(?!:)/, '$1:00')
+    .replace(/(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/, (x, hms, frac) => `${hms}.${(frac ?? '').padEnd(9, '0')}`);
   return String(year + 100_000_000).padStart(9, '0') + m[3] + time;
 }
 
 /** A text whose order is the order of a time of day or a MySQL TIME (`-838:59:59` to `838:59:59`). */
 function timeKey(s) {
-  const m = /^(-?)(\d+):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/.exec(s);
+  const m = /^(-?)(\d+):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/.exec(s);
   if (!m) return s;
-  const nanos = (BigInt(m[2]) * 3600n + BigInt(m[3]) * 60n + BigInt(m[4])) * 1_000_000_000n + BigInt((m[5] ?? '').padEnd(9, '0'));
+  const nanos = (BigInt(m[2]) * 3600n + BigInt(m[3]) * 60n + BigInt(m[4] ?? 0)) * 1_000_000_000n + BigInt((m[5] ?? '').padEnd(9, '0'));
   return String((m[1] === '-' ? -nanos : nanos) + 10n ** 18n).padStart(19, '0');
 }
 

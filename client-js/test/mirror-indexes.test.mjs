@@ -84,6 +84,9 @@ test('secondary indexes: temporal columns order as points in time, BC, past 9999
   }
   assert.deepEqual(ids(byDate.range({ from: '0001-03-15 BC', to: '2024-02-29' })), [3, 4]);
   assert.deepEqual(ids(byTime.range({ from: '-00:00:01', to: '99:00:00' })), [2, 3, 4, 5]);
+  assert.deepEqual(ids(byStamp.get('2024-02-29 13:45:30')), [4], 'a space for the T');
+  assert.deepEqual(ids(byStamp.range({ from: '2024-02-29 13:45', to: '2024-02-29 13:46' })), [4, 5], 'no seconds');
+  assert.deepEqual(ids(byTime.get('00:00')), [3], 'a time without its seconds');
   // a Date is an instant: a bound of a TIMESTAMP_TZ index, and no value of a DATE one
   assert.deepEqual(ids(byInstant.range({ from: new Date('2024-02-29T11:45:30Z'), to: new Date(8.64e15) })), [4, 5],
     'Dates as bounds, the latest a Date can hold (year 275760) among them');
