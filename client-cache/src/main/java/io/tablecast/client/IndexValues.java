@@ -40,31 +40,34 @@ final class IndexValues {
 
   private IndexValues() {}
 
-  /** {@code key} (one value, or a {@code List} of one per column) in the forms of {@code kinds}. */
-  static Object byKinds(Object key, List<ColumnType> kinds) {
-    if (kinds == null) {
+  /**
+   * {@code key} (one value, or a {@code List} of one per column) in the forms of {@code columns}
+   * (null: as it is).
+   */
+  static Object byColumns(Object key, List<Column> columns) {
+    if (columns == null) {
       return key;
     }
-    if (kinds.size() == 1) {
-      return byKind(key, kinds.get(0));
+    if (columns.size() == 1) {
+      return byColumn(key, columns.get(0));
     }
-    if (!(key instanceof List<?> parts) || parts.size() != kinds.size()) {
+    if (!(key instanceof List<?> parts) || parts.size() != columns.size()) {
       return key;
     }
     List<Object> out = new ArrayList<>(parts.size());
     for (int i = 0; i < parts.size(); i++) {
-      out.add(byKind(parts.get(i), kinds.get(i)));
+      out.add(byColumn(parts.get(i), columns.get(i)));
     }
     return Collections.unmodifiableList(out);
   }
 
-  static Object byKind(Object value, ColumnType kind) {
-    if (value == null || kind == null) {
+  static Object byColumn(Object value, Column column) {
+    if (value == null || column == null) {
       return value;
     }
     try {
       Object typed =
-          switch (kind) {
+          switch (column.type()) {
             case DATE -> date(value);
             case TIMESTAMP -> dateTime(value);
             case TIME -> time(value);
@@ -73,12 +76,33 @@ final class IndexValues {
                 value instanceof String s && DECIMAL_TEXT.matcher(s).matches()
                     ? new BigDecimal(s)
                     : null;
+            case BINARY, INTEGER -> value instanceof String ? null : firstForm(value, column);
+            case STRING -> text(value);
             default -> null;
           };
       return typed != null ? typed : value;
     } catch (DateTimeException | ArithmeticException notAValue) {
       return value; // 2026-02-30: no row has it, as text or otherwise
     }
+  }
+
+  /**
+   * A value of a binary column given as bytes or a {@code UUID} in its base64 text, a year given as
+   * a {@code Year} or date, a whole {@code BigDecimal} as a number ({@link KeyForms}).
+   */
+  private static Object firstForm(Object value, Column column) {
+    List<Object> forms = KeyForms.forms(value, column);
+    return forms.isEmpty() ? null : forms.get(0);
+  }
+
+  /**
+   * A text column's value given as a {@code UUID}, an enum or any object but a number: its text.
+   */
+  private static String text(Object value) {
+    if (value instanceof String || value instanceof Number || value instanceof Boolean) {
+      return null;
+    }
+    return value instanceof Enum<?> e ? e.name() : value.toString();
   }
 
   private static LocalDate date(Object value) {

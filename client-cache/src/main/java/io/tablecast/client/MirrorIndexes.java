@@ -37,8 +37,8 @@ final class MirrorIndexes<V> {
   /** The table's column names, null before the first schema. */
   private volatile Set<String> columns;
 
-  /** The table's columns' kinds by name, empty before the first schema. */
-  private volatile Map<String, ColumnType> kinds = Map.of();
+  /** The table's columns by name, empty before the first schema. */
+  private volatile Map<String, Column> byName = Map.of();
 
   MirrorIndexes(String table, Clashes clashes) {
     this.table = table;
@@ -106,16 +106,16 @@ final class MirrorIndexes<V> {
     checkColumns();
   }
 
-  /** A new, empty index of {@code definition}, with its columns' kinds as known now. */
+  /** A new, empty index of {@code definition}, with its columns as known now. */
   private SecondaryIndex<V> index(IndexDefinition<V> definition) {
     if (!definition.isByColumns()) {
       return new SecondaryIndex<>(definition, null);
     }
-    List<ColumnType> of = new ArrayList<>();
+    List<Column> of = new ArrayList<>();
     for (String c : definition.indexedColumns()) {
-      of.add(kinds.get(c));
+      of.add(byName.get(c));
     }
-    return new SecondaryIndex<>(definition, kinds.isEmpty() ? null : of);
+    return new SecondaryIndex<>(definition, byName.isEmpty() ? null : of);
   }
 
   private SecondaryIndex<V> fill(SecondaryIndex<V> index, RowIndex<V> rows) {
@@ -199,12 +199,12 @@ final class MirrorIndexes<V> {
    * built from now on read values by the columns' kinds.
    */
   void columns(List<Column> now) {
-    Map<String, ColumnType> byName = new java.util.HashMap<>();
+    Map<String, Column> named = new java.util.HashMap<>();
     for (Column c : now) {
-      byName.put(c.name(), c.type());
+      named.put(c.name(), c);
     }
-    kinds = Map.copyOf(byName);
-    columns = Set.copyOf(byName.keySet());
+    byName = Map.copyOf(named);
+    columns = Set.copyOf(named.keySet());
     checkColumns();
   }
 

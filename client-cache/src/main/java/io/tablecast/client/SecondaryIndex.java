@@ -38,15 +38,15 @@ final class SecondaryIndex<V> {
   volatile String columnGone;
 
   /**
-   * The kinds of an index by column names, one per column, as the table had them when the index was
+   * The columns of an index by column names, one per part, as the table had them when the index was
    * built ({@link IndexValues}: rows and lookups alike); null for an index by a function, or when
    * they were not known.
    */
-  private final List<ColumnType> kinds;
+  private final List<Column> columns;
 
-  SecondaryIndex(IndexDefinition<V> definition, List<ColumnType> kinds) {
+  SecondaryIndex(IndexDefinition<V> definition, List<Column> columns) {
     this.definition = definition;
-    this.kinds = kinds;
+    this.columns = columns;
     this.entries = definition.isSorted() ? new TreeMap<>(IndexKeys.ORDER) : new HashMap<>();
   }
 
@@ -67,7 +67,7 @@ final class SecondaryIndex<V> {
 
   /** A key asked for, normalized as the keys of rows are. */
   Object keyFor(Object key) {
-    return IndexKeys.normalize(IndexValues.byKinds(key, kinds));
+    return IndexKeys.normalize(IndexValues.byColumns(key, columns));
   }
 
   /**

@@ -3,6 +3,8 @@ package io.tablecast.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.client.Column;
+import io.tablecast.client.IndexDefinition;
+import io.tablecast.client.MirrorIndex;
 import io.tablecast.client.NearCache;
 import io.tablecast.client.NearCacheOptions;
 import io.tablecast.client.TableMirror;
@@ -34,7 +36,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reads ({@code 2026-03-29 02:30:00.1}, with a space). Before, such a lookup formed its key with
  * the value's {@code toString()} ({@code 2026-10-25T02:30} against the row's {@code
  * 2026-10-25T02:30:00.000000}, {@code [B@1b6d3586} for bytes) and answered "no such row" for rows
- * the table holds. The tables are {@link KeyTypesTest}'s.
+ * the table holds. The same holds for an index by the key columns ({@code IndexValues}), and a
+ * sorted index orders a number, date or time key as {@code ORDER BY} does (years BC and MySQL times
+ * below zero included). The tables are {@link KeyTypesTest}'s.
  */
 class JavaKeyValuesTest {
 
@@ -58,6 +62,15 @@ class JavaKeyValuesTest {
         TableMirror<Map<String, Object>> mirror = p.readyMirror(client, t.name());
         NearCache<Map<String, Object>> near =
             client.nearCache(mirror.table(), NearCacheOptions.maximumRows(100));
+        String[] keyColumns = mirror.primaryKey().toArray(new String[0]);
+        TableMirror<Map<String, Object>> indexed =
+            client.mirror(
+                mirror.table(),
+                List.of(
+                    IndexDefinition.hash("by_key", keyColumns),
+                    IndexDefinition.sorted("by_k0", "k0")));
+        assertThat(indexed.awaitReady(Pipeline.READY)).isTrue();
+        MirrorIndex<Map<String, Object>> byKey = indexed.index("by_key");
         for (List<Object> key : keysAsJdbcReadsThem(p, mirror, kind)) {
           Object v = key.remove(key.size() - 1);
           Object first = key.get(0);
@@ -65,11 +78,47 @@ class JavaKeyValuesTest {
           lookups++;
           check(misses, "mirror of " + t.name(), key, v, mirror.get(first, rest));
           check(misses, "near cache of " + t.name(), key, v, near.get(first, rest));
+          List<Map<String, Object>> found = byKey.get(key.size() == 1 ? first : key);
+          check(misses, "index of " + t.name(), key, v, found.size() == 1 ? found.get(0) : null);
+        }
+        if (keyColumns.length == 1 && ordersAsTheDatabase(mirror.columns())) {
+          assertThat(values(indexed.index("by_k0").ordered()))
+              .as("%s in the order of ORDER BY k0", t.name())
+              .isEqualTo(orderedByK0(p, mirror.table()));
         }
       }
     }
     assertThat(misses).as("lookups (of %s) that found no row or another one", lookups).isEmpty();
     assertThat(lookups).as("lookups made").isGreaterThan(tables.size() * 5);
+  }
+
+  /**
+   * Whether a sorted index orders {@code k0} as the database does: numbers and times by value, text
+   * of a binary collation (a Java index orders text by code point, not by the database's
+   * collation).
+   */
+  private static boolean ordersAsTheDatabase(List<Column> columns) {
+    Column k0 = columns.stream().filter(c -> c.name().equals("k0")).findFirst().get();
+    return switch (k0.type()) {
+      case INTEGER, DECIMAL, FLOAT, DATE, TIME, TIMESTAMP, TIMESTAMP_TZ -> true;
+      default -> false;
+    };
+  }
+
+  private static List<String> values(List<Map<String, Object>> rows) {
+    return rows.stream().map(r -> String.valueOf(r.get("v"))).toList();
+  }
+
+  private static List<String> orderedByK0(Pipeline p, String table) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = p.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT v FROM " + table + " ORDER BY k0")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
   }
 
   private static void check(
