@@ -67,14 +67,23 @@ export function instantText(date) {
   return `${y}${m[2]}${m[3] === '000' ? '' : `.${m[3]}`}Z`;
 }
 
+/** Bytes as base64 (RFC 4648), a BINARY value's form. */
+export function base64(bytes) {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
 /**
  * A value the caller gave for a column of `kind`, as the mirror holds it: for an INTEGER column a
  * BigInt is a number when it is safe and its decimal text when not (as such values arrive:
  * `parseJson`), and an integral number beyond ±2^53 is refused, since it may be another integer
- * rounded before it got here; for a TIMESTAMP_TZ column a Date is its instant's text.
+ * rounded before it got here; for a TIMESTAMP_TZ column a Date is its instant's text, for a BINARY
+ * one bytes are their base64 text.
  */
 export function givenValue(kind, v, where) {
   if (kind === 'TIMESTAMP_TZ' && v instanceof Date && !Number.isNaN(v.getTime())) return instantText(v);
+  if (kind === 'BINARY' && (v instanceof Uint8Array || v instanceof ArrayBuffer)) return base64(new Uint8Array(v));
   if (kind !== 'INTEGER') return typeof v === 'bigint' ? String(v) : v; // a DECIMAL's text
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
   if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) {

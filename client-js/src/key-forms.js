@@ -5,7 +5,7 @@
 // not know which database it mirrors, and fractions differ: MySQL prints as many digits as the
 // column declares, PostgreSQL drops trailing zeros; both forms are tried.
 
-import { instantText, rowKey } from './json-values.js';
+import { base64, instantText, rowKey } from './json-values.js';
 
 /** Keys tried for one lookup at most: two forms of each of three parts. */
 const MAX_KEYS = 8;
@@ -51,12 +51,6 @@ function decimalForms(v, scale) {
   const dropped = frac.replace(/0+$/, '');
   forms.add(dropped === '' && /^0+$/.test(int) ? '0' : `${sign}${int}${dropped ? `.${dropped}` : ''}`);
   return [...forms];
-}
-
-function base64(bytes) {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
 }
 
 /** The forms rows carry of `v` in `column` ({name, dbType, kind}), the likeliest first; or none. */

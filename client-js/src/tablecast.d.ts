@@ -19,9 +19,9 @@ export type LookupValue = ColumnValue | bigint;
  * column and bytes for a BINARY one, found in the forms rows carry (as a decimal of another scale
  * and a date-time without its seconds are). */
 export type KeyPart = LookupValue | Date | Uint8Array | ArrayBuffer;
-/** A value or bound given to a secondary index: a lookup value, or a `Date` for a TIMESTAMP_TZ
- * column. */
-export type IndexValue = LookupValue | Date;
+/** A value or bound given to a secondary index: a lookup value, a `Date` for a TIMESTAMP_TZ
+ * column, bytes for a BINARY one. */
+export type IndexValue = LookupValue | Date | Uint8Array | ArrayBuffer;
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** One row: column name → value, frozen (do not mutate). */

@@ -106,9 +106,9 @@ test('a hash index finds values as its kind compares them, as a sorted one does:
   await conn.next('subscribe');
   conn.snapshot('shop.prices', [{ name: 'id', dbType: 'int', kind: 'INTEGER' },
     { name: 'price', dbType: 'numeric(10,2)', kind: 'DECIMAL' }, { name: 'at', dbType: 'timestamptz', kind: 'TIMESTAMP_TZ' },
-    { name: 'qty', dbType: 'bigint', kind: 'INTEGER' }], ['id'], 1, [
-    { id: 1, price: '9.50', at: '2024-02-29T11:45:30Z', qty: 7 },
-    { id: 2, price: '-0.50', at: '2024-02-29T11:45:30.500Z', qty: '9007199254740993' },
+    { name: 'qty', dbType: 'bigint', kind: 'INTEGER' }, { name: 'tag', dbType: 'bytea', kind: 'BINARY' }], ['id'], 1, [
+    { id: 1, price: '9.50', at: '2024-02-29T11:45:30Z', qty: 7, tag: 'AAEC' },
+    { id: 2, price: '-0.50', at: '2024-02-29T11:45:30.500Z', qty: '9007199254740993', tag: '' },
   ]);
   await m.ready;
   const ids = (rows) => rows.map((r) => r.id);
@@ -121,6 +121,8 @@ test('a hash index finds values as its kind compares them, as a sorted one does:
     assert.deepEqual(ids(index('at').get(new Date('2024-02-29T13:45:30+02:00'))), [1], `${kind}: as a Date`);
     assert.deepEqual(ids(index('qty').get(9007199254740993n)), [2], `${kind}: an integer beyond 2^53 as a BigInt`);
     assert.deepEqual(ids(index('qty').get(7)), [1]);
+    assert.deepEqual(ids(index('tag').get(new Uint8Array([0, 1, 2]))), [1], `${kind}: bytes as their base64`);
+    assert.deepEqual(ids(index('tag').get(Buffer.alloc(0))), [2]);
   }
   conn.batch(2, [upd('shop.prices', [1], { id: 1, price: '9.50', at: '2024-02-29T11:45:30Z', qty: 7 },
     { id: 1, price: '9.5000', at: '2024-02-29T11:45:31Z', qty: 7 })]);
