@@ -1,6 +1,6 @@
 package io.tablecast.client;
 
-import io.tablecast.protocol.row.InstantText;
+import io.tablecast.protocol.row.TemporalValues;
 import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -13,7 +13,6 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -29,14 +28,7 @@ import java.util.regex.Pattern;
  * value of no such form is left as it is.
  */
 final class IndexValues {
-  private static final Pattern DATE = Pattern.compile("([+-]?)(\\d{4,})-(\\d{2})-(\\d{2})( BC)?");
-  private static final Pattern DATE_TIME =
-      Pattern.compile(
-          "([+-]?)(\\d{4,})-(\\d{2})-(\\d{2})[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?"
-              + "( BC)?");
   private static final Pattern DECIMAL_TEXT = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)");
-  private static final Pattern TIME =
-      Pattern.compile("(-?)(\\d{2,3}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?");
 
   private IndexValues() {}
 
@@ -107,48 +99,20 @@ final class IndexValues {
 
   private static LocalDate date(Object value) {
     if (value instanceof String s) {
-      if (s.equals("infinity") || s.equals("-infinity")) {
-        return s.equals("infinity") ? LocalDate.MAX : LocalDate.MIN;
-      }
-      Matcher m = DATE.matcher(s);
-      return m.matches() ? dateOf(m, 1) : null;
+      return TemporalValues.date(s);
     }
-    if (KeyForms.isSql(value, "Date")) {
-      return KeyForms.sqlDate((java.util.Date) value);
-    }
-    return null;
+    return KeyForms.isSql(value, "Date") ? KeyForms.sqlDate((java.util.Date) value) : null;
   }
 
   private static LocalDateTime dateTime(Object value) {
     if (value instanceof String s) {
-      if (s.equals("infinity") || s.equals("-infinity")) {
-        return s.equals("infinity") ? LocalDateTime.MAX : LocalDateTime.MIN;
-      }
-      Matcher m = DATE_TIME.matcher(s);
-      if (!m.matches()) {
-        return null;
-      }
-      LocalTime t =
-          LocalTime.of(
-              Integer.parseInt(m.group(5)),
-              Integer.parseInt(m.group(6)),
-              m.group(7) == null ? 0 : Integer.parseInt(m.group(7)),
-              nanos(m.group(8)));
-      return LocalDateTime.of(dateOf(m, 1), t);
+      return TemporalValues.dateTime(s);
     }
     if (KeyForms.isSql(value, "Timestamp")) {
       java.util.Date d = (java.util.Date) value;
       return LocalDateTime.of(KeyForms.sqlDate(d), KeyForms.sqlTime(d));
     }
     return null;
-  }
-
-  /** The date of groups {@code at} (sign), +1 (year), +2, +3, and the last group ({@code BC}). */
-  private static LocalDate dateOf(Matcher m, int at) {
-    int year = Integer.parseInt(m.group(at + 1));
-    boolean bc = m.group(m.groupCount()) != null;
-    int iso = bc ? 1 - year : m.group(at).equals("-") ? -year : year;
-    return LocalDate.of(iso, Integer.parseInt(m.group(at + 2)), Integer.parseInt(m.group(at + 3)));
   }
 
   private static Duration time(Object value) {
@@ -161,29 +125,17 @@ final class IndexValues {
     if (KeyForms.isSql(value, "Time")) {
       return Duration.ofNanos(KeyForms.sqlTime((java.util.Date) value).toNanoOfDay());
     }
-    Matcher m = value instanceof String s ? TIME.matcher(s) : null;
-    if (m == null || !m.matches()) {
-      return null;
-    }
-    Duration d =
-        Duration.ofHours(Long.parseLong(m.group(2)))
-            .plusMinutes(Long.parseLong(m.group(3)))
-            .plusSeconds(m.group(4) == null ? 0 : Long.parseLong(m.group(4)))
-            .plusNanos(nanos(m.group(5)));
-    return m.group(1).isEmpty() ? d : d.negated();
-  }
-
-  private static int nanos(String fraction) {
-    return fraction == null ? 0 : Integer.parseInt((fraction + "00000000").substring(0, 9));
+    return value instanceof String s ? TemporalValues.time(s) : null;
   }
 
   private static Instant instant(Object value) {
     if (value instanceof String s) {
-      Instant i = InstantText.parse(s);
-      return i != null ? i : Instant.parse(s); // years BC or past 9999, as Instant prints them
+      return TemporalValues.instant(s);
     }
-    if (value instanceof OffsetDateTime o) {
-      return o.toInstant();
+    if (value instanceof OffsetDateTime o) { // PgJDBC reads infinity as OffsetDateTime.MAX
+      return o.equals(OffsetDateTime.MAX)
+          ? Instant.MAX
+          : o.equals(OffsetDateTime.MIN) ? Instant.MIN : o.toInstant();
     }
     if (value instanceof ZonedDateTime z) {
       return z.toInstant();

@@ -3,8 +3,10 @@ package io.tablecast.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.client.Column;
+import io.tablecast.client.ColumnType;
 import io.tablecast.client.IndexDefinition;
 import io.tablecast.client.MirrorIndex;
+import io.tablecast.client.MirrorShape;
 import io.tablecast.client.NearCache;
 import io.tablecast.client.NearCacheOptions;
 import io.tablecast.client.TableMirror;
@@ -58,6 +60,7 @@ class JavaKeyValuesTest {
     int lookups = 0;
     try (Pipeline p = Pipeline.start(kind, "javakeys", ddl, names)) {
       TablecastClient client = p.client("javakeys");
+      TablecastClient shaped = p.client("javakeys-shaped");
       for (KeyedTable t : tables) {
         TableMirror<Map<String, Object>> mirror = p.readyMirror(client, t.name());
         NearCache<Map<String, Object>> near =
@@ -86,6 +89,25 @@ class JavaKeyValuesTest {
               .as("%s in the order of ORDER BY k0", t.name())
               .isEqualTo(orderedByK0(p, mirror.table()));
         }
+        if (keyColumns.length == 1 && ordersAsTheDatabase(mirror.columns())) {
+          // a filter compares them as the database's WHERE does, the pivot in its getString text
+          String pivot = thirdK0(p, kind, mirror.table());
+          boolean zoneless = // a MySQL TIMESTAMP's text, read in UTC: the filter needs its zone
+              kind == Kind.MYSQL && column(mirror, "k0").type() == ColumnType.TIMESTAMP_TZ;
+          boolean number =
+              List.of(ColumnType.INTEGER, ColumnType.DECIMAL, ColumnType.FLOAT)
+                  .contains(column(mirror, "k0").type());
+          TableMirror<Map<String, Object>> below =
+              shaped.mirror(
+                  mirror.table(),
+                  MirrorShape.rows(
+                      "k0 < ?",
+                      number ? new java.math.BigDecimal(pivot) : zoneless ? pivot + "Z" : pivot));
+          assertThat(below.awaitReady(Pipeline.READY)).isTrue();
+          assertThat(values(below.rows()).stream().sorted().toList())
+              .as("%s WHERE k0 < '%s'", t.name(), pivot)
+              .isEqualTo(vWhereK0Below(p, kind, mirror.table(), pivot));
+        }
       }
     }
     assertThat(misses).as("lookups (of %s) that found no row or another one", lookups).isEmpty();
@@ -97,6 +119,10 @@ class JavaKeyValuesTest {
    * of a binary collation (a Java index orders text by code point, not by the database's
    * collation).
    */
+  private static Column column(TableMirror<?> mirror, String name) {
+    return mirror.columns().stream().filter(c -> c.name().equals(name)).findFirst().get();
+  }
+
   private static boolean ordersAsTheDatabase(List<Column> columns) {
     Column k0 = columns.stream().filter(c -> c.name().equals("k0")).findFirst().get();
     return switch (k0.type()) {
@@ -107,6 +133,47 @@ class JavaKeyValuesTest {
 
   private static List<String> values(List<Map<String, Object>> rows) {
     return rows.stream().map(r -> String.valueOf(r.get("v"))).toList();
+  }
+
+  /** The third smallest {@code k0} of {@code table}, as {@code getString} reads it in UTC. */
+  private static String thirdK0(Pipeline p, Kind kind, String table) throws SQLException {
+    try (Connection c = p.connect();
+        Statement s = c.createStatement()) {
+      s.execute(utc(kind));
+      try (ResultSet rs = s.executeQuery("SELECT k0 FROM " + table + " ORDER BY k0")) {
+        rs.next();
+        rs.next();
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private static String utc(Kind kind) {
+    return kind == Kind.POSTGRESQL ? "SET TIME ZONE 'UTC'" : "SET time_zone = '+00:00'";
+  }
+
+  private static List<String> vWhereK0Below(Pipeline p, Kind kind, String table, String pivot)
+      throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = p.connect();
+        java.sql.PreparedStatement s =
+            c.prepareStatement("SELECT v FROM " + table + " WHERE k0 < ? ORDER BY v")) {
+      try (Statement zone = c.createStatement()) {
+        zone.execute(utc(kind));
+      }
+      if (kind == Kind.POSTGRESQL) {
+        s.setObject(1, pivot, java.sql.Types.OTHER); // typed by the column, as a literal is
+      } else {
+        s.setString(1, pivot);
+      }
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out.stream().sorted().toList();
   }
 
   private static List<String> orderedByK0(Pipeline p, String table) throws SQLException {
@@ -154,7 +221,7 @@ class JavaKeyValuesTest {
     List<List<Object>> keys = new ArrayList<>();
     try (Connection c = p.connect();
         Statement s = c.createStatement()) {
-      s.execute(kind == Kind.POSTGRESQL ? "SET TIME ZONE 'UTC'" : "SET time_zone = '+00:00'");
+      s.execute(utc(kind));
       try (ResultSet rs = s.executeQuery("SELECT * FROM " + mirror.table())) {
         while (rs.next()) {
           for (int form = 0; form < 3; form++) {

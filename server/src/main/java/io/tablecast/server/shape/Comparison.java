@@ -2,13 +2,8 @@ package io.tablecast.server.shape;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.protocol.ColumnKind;
+import io.tablecast.protocol.row.TemporalValues;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /**
@@ -103,19 +98,16 @@ public record Comparison(String column, ColumnKind kind, Op op, List<Comparable<
             v.isNumber() ? v.decimalValue() : new BigDecimal(v.asText().trim());
         case BOOLEAN -> v.isBoolean() ? (Comparable<?>) v.booleanValue() : null;
         case STRING -> v.isTextual() ? v.textValue() : v.asText();
-        case DATE -> LocalDate.parse(v.asText());
-        case TIME -> LocalTime.parse(v.asText());
-        case TIMESTAMP -> LocalDateTime.parse(v.asText());
-        case TIMESTAMP_TZ -> instant(v.asText());
+        // every form of docs/TYPES.md: years BC and past 9999, infinity, MySQL times past a day
+        case DATE -> TemporalValues.date(v.asText());
+        case TIME -> TemporalValues.time(v.asText());
+        case TIMESTAMP -> TemporalValues.dateTime(v.asText());
+        case TIMESTAMP_TZ -> TemporalValues.instant(v.asText());
         case BINARY, JSON -> null;
       };
-    } catch (NumberFormatException | DateTimeParseException e) {
+    } catch (NumberFormatException e) {
       return null;
     }
-  }
-
-  private static Instant instant(String text) {
-    return OffsetDateTime.parse(text).toInstant();
   }
 
   @Override

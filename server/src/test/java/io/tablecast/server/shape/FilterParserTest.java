@@ -30,6 +30,8 @@ class FilterParserTest {
     COLUMNS.put("active", ColumnKind.BOOLEAN);
     COLUMNS.put("since", ColumnKind.DATE);
     COLUMNS.put("at", ColumnKind.TIMESTAMP_TZ);
+    COLUMNS.put("stamp", ColumnKind.TIMESTAMP);
+    COLUMNS.put("clock", ColumnKind.TIME);
     COLUMNS.put("doc", ColumnKind.JSON);
     COLUMNS.put("Mixed Case", ColumnKind.STRING);
   }
@@ -87,6 +89,38 @@ class FilterParserTest {
     assertThat(matches("region <> 'us' AND (id = 1 OR price > 10)", r)).isTrue();
     assertThat(matches("NOT (region = 'eu')", r)).isFalse();
     assertThat(matches("\"Mixed Case\" IS NULL", r)).as("a missing column is NULL").isTrue();
+  }
+
+  /**
+   * Every form of docs/TYPES.md compares as the point in time it is, as the database's {@code
+   * WHERE} compares it: a date BC, past 9999 or infinite, a MySQL time below zero or past a day, a
+   * PostgreSQL {@code 24:00:00}, an instant BC. Each used to read as NULL (no row of it in any
+   * shaped mirror, whatever the filter), and a literal in such a form was refused.
+   */
+  @Test
+  void valuesInEveryFormOfTheirKindCompareAsPointsInTime() {
+    assertThat(matches("since < '2000-01-01'", row("since", "0044-03-15 BC"))).isTrue();
+    assertThat(matches("since < '0001-01-01'", row("since", "0044-03-15 BC"))).isTrue();
+    assertThat(matches("since < '0043-01-01 BC'", row("since", "0044-03-15 BC"))).isTrue();
+    assertThat(matches("since < '2000-01-01'", row("since", "-infinity"))).isTrue();
+    assertThat(matches("since > '2000-01-01'", row("since", "infinity"))).isTrue();
+    assertThat(matches("since > '9999-12-31'", row("since", "294276-12-31"))).isTrue();
+    assertThat(matches("since = 'infinity'", row("since", "infinity"))).isTrue();
+    assertThat(matches("stamp < '2000-01-01 00:00'", row("stamp", "0044-03-15T13:45:30.5 BC")))
+        .isTrue();
+    assertThat(matches("stamp > '2024-02-29T13:45'", row("stamp", "12024-01-01T00:00:00")))
+        .isTrue();
+    assertThat(matches("stamp = '2024-02-29 13:45:30'", row("stamp", "2024-02-29T13:45:30.000000")))
+        .isTrue();
+    assertThat(matches("clock < '00:00:00'", row("clock", "-838:59:59.000"))).isTrue();
+    assertThat(matches("clock > '23:59:59'", row("clock", "24:00:00"))).isTrue();
+    assertThat(matches("clock >= '24:00' AND clock <= '838:59:59'", row("clock", "100:00:00")))
+        .isTrue();
+    assertThat(matches("at < '1970-01-01T00:00:00Z'", row("at", "-0043-03-15T12:00:00Z"))).isTrue();
+    assertThat(matches("at > ?", row("at", "infinity"), "2024-02-29 11:45:30+00")).isTrue();
+    assertThatThrownBy(() -> matches("since > '2024-02-30'", row("since", "2024-03-01")))
+        .as("no such date")
+        .isInstanceOf(FilterException.class);
   }
 
   @Test
