@@ -7,6 +7,7 @@ import io.tablecast.client.Column;
 import io.tablecast.client.ColumnType;
 import io.tablecast.client.TableMirror;
 import io.tablecast.protocol.MessageCodec;
+import io.tablecast.protocol.row.TemporalValues;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -82,9 +83,9 @@ final class RowJson {
   /**
    * The order of a table's keys (as mirrors normalize them: one part, or a list of parts for a
    * composite key), part by part per the key column's {@link ColumnType}: integers, decimals (which
-   * arrive as strings) and floats numerically, booleans false first, anything else (text, ISO dates
-   * and times) as strings. Parts of a column the layout does not describe fall back to {@link
-   * #KEY_ORDER}.
+   * arrive as strings) and floats numerically, booleans false first, dates and times in time order
+   * (years BC, {@code infinity}, MySQL times below zero included), anything else as text. Parts of
+   * a column the layout does not describe fall back to {@link #KEY_ORDER}.
    */
   static Comparator<Object> keyOrder(List<String> primaryKey, List<Column> columns) {
     Map<String, ColumnType> types = new HashMap<>();
@@ -126,9 +127,36 @@ final class RowJson {
         return RowJson::compareNumerically;
       case BOOLEAN:
         return Comparator.comparing((Object o) -> Boolean.parseBoolean(String.valueOf(o)));
+      case DATE:
+        return inTime(TemporalValues::date);
+      case TIME:
+        return inTime(TemporalValues::time);
+      case TIMESTAMP:
+        return inTime(TemporalValues::dateTime);
+      case TIMESTAMP_TZ:
+        return inTime(TemporalValues::instant);
       default:
         return Comparator.comparing(String::valueOf);
     }
+  }
+
+  /**
+   * Dates and times as points in time (docs/TYPES.md's forms: years BC and past 9999, infinity, a
+   * MySQL TIME below zero); a text of no such form after them all, as text.
+   */
+  private static <T extends Comparable<? super T>> Comparator<Object> inTime(
+      java.util.function.Function<String, T> parse) {
+    return (a, b) -> {
+      T x = parse.apply(String.valueOf(a));
+      T y = parse.apply(String.valueOf(b));
+      if (x != null && y != null) {
+        return x.compareTo(y);
+      }
+      if (x != null || y != null) {
+        return x != null ? -1 : 1;
+      }
+      return String.valueOf(a).compareTo(String.valueOf(b));
+    };
   }
 
   /** Numbers and numeric text by value; text that is no number (NaN) after all numbers, as text. */

@@ -33,6 +33,26 @@ class RowJsonTest {
   }
 
   @Test
+  void dateAndTimeKeysSortInTimeOrderYearsBcAndInfinityIncluded() {
+    List<Column> day = List.of(new Column("day", "date", ColumnType.DATE));
+    assertThat(sorted(List.of("day"), day, "2024-02-29", "infinity", "0044-03-15 BC", "0001-01-01"))
+        .containsExactly("0044-03-15 BC", "0001-01-01", "2024-02-29", "infinity");
+    List<Column> clock = List.of(new Column("clock", "time(3)", ColumnType.TIME));
+    assertThat(sorted(List.of("clock"), clock, "08:15:00.000", "-838:59:59.000", "-00:00:01.000"))
+        .containsExactly("-838:59:59.000", "-00:00:01.000", "08:15:00.000");
+    List<Column> at = List.of(new Column("at", "timestamptz", ColumnType.TIMESTAMP_TZ));
+    assertThat(
+            sorted(
+                List.of("at"),
+                at,
+                "2024-02-29T11:45:30Z",
+                "2024-02-29T11:45:30.500Z",
+                "-0043-03-15T12:00:00Z"))
+        .containsExactly(
+            "-0043-03-15T12:00:00Z", "2024-02-29T11:45:30Z", "2024-02-29T11:45:30.500Z");
+  }
+
+  @Test
   void stringKeysSortAsTextEvenWhenTheyLookNumeric() {
     List<Column> cols = List.of(new Column("code", "varchar(10)", ColumnType.STRING));
     assertThat(sorted(List.of("code"), cols, "9", "10", "-1", "a"))
