@@ -7,6 +7,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,6 +35,10 @@ public final class TemporalValues {
     if (s.equals("infinity") || s.equals("-infinity")) {
       return s.equals("infinity") ? LocalDate.MAX : LocalDate.MIN;
     }
+    Long day = TemporalText.parseDate(s); // YYYY-MM-DD, most dates, without a regular expression
+    if (day != null) {
+      return LocalDate.ofEpochDay(day);
+    }
     Matcher m = DATE.matcher(s);
     return m.matches() ? dateOf(m) : null;
   }
@@ -42,6 +47,11 @@ public final class TemporalValues {
   public static LocalDateTime dateTime(String s) {
     if (s.equals("infinity") || s.equals("-infinity")) {
       return s.equals("infinity") ? LocalDateTime.MAX : LocalDateTime.MIN;
+    }
+    TemporalText.Parsed fast = TemporalText.parseTimestamp(s); // YYYY-MM-DDTHH:MM:SS[.f]
+    if (fast != null) {
+      long nanos = fast.fraction() * TemporalText.powerOfTen(9 - fast.digits());
+      return LocalDateTime.ofEpochSecond(fast.seconds(), (int) nanos, ZoneOffset.UTC);
     }
     Matcher m = DATE_TIME.matcher(s);
     if (!m.matches()) {
