@@ -39,8 +39,14 @@ final class KeyFormLookups<V> {
    */
   CompletableFuture<V> find(Object given, Object normalized) {
     List<Object> others = otherForms(given, normalized);
-    if (others.isEmpty()) { // the columns may be known only once this load is answered
+    if (others.isEmpty()) {
+      // the columns may be known only once this load is answered, which may refuse the plain form
       return load.apply(normalized)
+          .exceptionallyCompose(
+              failure -> {
+                List<Object> now = otherForms(given, normalized);
+                return now.isEmpty() ? CompletableFuture.failedFuture(failure) : firstFound(now);
+              })
           .thenCompose(row -> row != null ? completed(row) : inOtherForms(given, normalized));
     }
     List<Object> keys = new ArrayList<>(others);

@@ -131,6 +131,32 @@ class NearCacheTest {
     assertThat(c.received).as("no other request").isEmpty();
   }
 
+  /**
+   * A key part whose plain form the server refuses for its column (a {@code Year}'s text for a
+   * number), asked for before the near cache knew the columns, is asked for again in the form rows
+   * carry once they are known ({@link KeyForms}); it used to fail with the server's refusal.
+   */
+  @Test
+  void aKeyAskedForBeforeTheColumnsWereKnownIsAskedForAgainInItsColumnsForm() throws Exception {
+    FakeServer.Conn c = connect(NearCacheOptions.maximumRows(10), Message.PROTOCOL_VERSION);
+    CompletableFuture<Map<String, Object>> row = near.getAsync(java.time.Year.of(2026));
+    c.expect(Message.Subscribe.class);
+    c.snapshot(
+        T,
+        List.of(
+            new ColumnInfo("year", "year(4)", ColumnKind.INTEGER),
+            new ColumnInfo("v", "text", ColumnKind.STRING)),
+        List.of("year"),
+        10);
+    Message.Fetch plain = c.expect(Message.Fetch.class);
+    assertThat(plain.keys().get(0).get(0).isTextual()).as("the Year's text").isTrue();
+    c.send(new Message.Fetched(plain.id(), T, 10, List.of(), "\"2026\" is no key of " + T));
+    Message.Fetch asNumber = c.expect(Message.Fetch.class);
+    assertThat(asNumber.keys()).containsExactly(key(2026));
+    c.send(new Message.Fetched(asNumber.id(), T, 10, List.of(row("year", 2026, "v", "x")), null));
+    assertThat(row.get(10, TimeUnit.SECONDS)).containsEntry("v", "x");
+  }
+
   /** Refused by the server it reconnects to, a near cache says its held rows may be old. */
   @Test
   void aNearCacheRefusedWhenItReconnectsIsStaleUntilAServerServesItAgain() throws Exception {
