@@ -48,17 +48,9 @@ class JavaKeyValuesTest {
   @EnumSource(Kind.class)
   void aKeyAsJdbcReadsItFindsItsRow(Kind kind) throws Exception {
     List<KeyedTable> tables = KeyTypesTest.tables(kind);
-    List<String> ddl = new ArrayList<>();
-    for (KeyedTable t : tables) {
-      ddl.add(t.ddl());
-      for (int row = 0; row < t.keys().size(); row++) {
-        ddl.add(t.insert(row));
-      }
-    }
-    String[] names = tables.stream().map(KeyedTable::name).toArray(String[]::new);
     List<String> misses = new ArrayList<>();
     int lookups = 0;
-    try (Pipeline p = Pipeline.start(kind, "javakeys", ddl, names)) {
+    try (Pipeline p = KeyTypesTest.withEveryRow(kind, "javakeys", tables)) {
       TablecastClient client = p.client("javakeys");
       TablecastClient shaped = p.client("javakeys-shaped");
       for (KeyedTable t : tables) {

@@ -34,17 +34,9 @@ class JsKeyFormsTest {
   @EnumSource(Kind.class)
   void everyKeyAsAJavaScriptProgramHasItFindsItsRow(Kind kind) throws Exception {
     List<KeyedTable> tables = KeyTypesTest.tables(kind);
-    List<String> ddl = new ArrayList<>();
-    for (KeyedTable t : tables) {
-      ddl.add(t.ddl());
-      for (int row = 0; row < t.keys().size(); row++) {
-        ddl.add(t.insert(row));
-      }
-    }
-    String[] names = tables.stream().map(KeyedTable::name).toArray(String[]::new);
     List<String> misses = new ArrayList<>();
     int lookups = 0;
-    try (Pipeline p = Pipeline.start(kind, "jskeys", ddl, names);
+    try (Pipeline p = KeyTypesTest.withEveryRow(kind, "jskeys", tables);
         NodeScript node = NodeScript.start("key-lookups.mjs", "ws://" + p.address() + "/ws");
         Connection c = p.connect();
         Statement s = c.createStatement()) {

@@ -226,6 +226,19 @@ class KeyTypesTest {
                 List.of("'2025-12-31'", "'uk'", "0", "0"))));
   }
 
+  /** A pipeline of {@code tables}, each created with all of its rows. */
+  static Pipeline withEveryRow(Kind kind, String name, List<KeyedTable> tables) {
+    List<String> ddl = new ArrayList<>();
+    for (KeyedTable t : tables) {
+      ddl.add(t.ddl());
+      for (int row = 0; row < t.keys().size(); row++) {
+        ddl.add(t.insert(row));
+      }
+    }
+    return Pipeline.start(
+        kind, name, ddl, tables.stream().map(KeyedTable::name).toArray(String[]::new));
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void rowsKeyedByEveryKindOfKeyAreInsertedUpdatedRekeyedAndDeletedInEveryMirror(Kind kind) {
