@@ -1,8 +1,10 @@
 package io.tablecast.client;
 
 import io.tablecast.client.internal.RowKeys;
+import io.tablecast.protocol.row.TemporalValues;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -33,13 +35,6 @@ import java.util.regex.Pattern;
 final class KeyForms {
   private static final Pattern DIGITS = Pattern.compile("\\((\\d+)\\)");
   private static final Pattern SCALE = Pattern.compile("\\(\\s*\\d+\\s*,\\s*(\\d+)\\s*\\)");
-  private static final Pattern TIME_TEXT =
-      Pattern.compile(
-          "(?<upToMinutes>-?\\d{2,3}:\\d{2})(?::(?<seconds>\\d{2}))?(?:\\.(?<fraction>\\d+))?(?<bc>)");
-  private static final Pattern DATE_TIME_TEXT =
-      Pattern.compile(
-          "(?<upToMinutes>[+-]?\\d{4,}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2})(?::(?<seconds>\\d{2}))?"
-              + "(?:\\.(?<fraction>\\d+))?(?<bc> BC)?");
   private static final Pattern DECIMAL_TEXT = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)");
 
   /** Keys tried for one lookup at most: two forms of each of three parts. */
@@ -119,7 +114,7 @@ final class KeyForms {
             isSql(part, "Time") ? sqlTime((java.util.Date) part) : as(part, LocalTime.class);
         yield t != null
             ? times(t, "", "", column)
-            : part instanceof String text ? textForms(text, column) : List.of();
+            : part instanceof String text ? timeText(text, column) : List.of();
       }
       case TIMESTAMP -> {
         LocalDateTime t =
@@ -128,7 +123,7 @@ final class KeyForms {
                 : as(part, LocalDateTime.class);
         yield t != null
             ? dateTimes(t, column)
-            : part instanceof String text ? textForms(text, column) : List.of();
+            : part instanceof String text ? dateTimeText(text, column) : List.of();
       }
       case TIMESTAMP_TZ -> instant(part);
       case DECIMAL -> decimals(part, column);
@@ -243,20 +238,27 @@ final class KeyForms {
   }
 
   /**
-   * The forms of a date-time or time given as text in another form than rows carry: a space for the
-   * {@code T}, no seconds, other fraction digits ({@code 2026-10-25 02:30} for {@code
-   * 2026-10-25T02:30:00.000000}); none when it is no such text.
+   * The forms of a date-time given as text in another form than rows carry ({@code 2026-10-25
+   * 02:30} for {@code 2026-10-25T02:30:00.000000}), read as {@link TemporalValues} reads it; none
+   * when it is no date-time.
    */
-  private static List<Object> textForms(String text, Column column) {
-    Matcher m = (column.type() == ColumnType.TIME ? TIME_TEXT : DATE_TIME_TEXT).matcher(text);
-    if (!m.matches()) {
+  private static List<Object> dateTimeText(String text, Column column) {
+    LocalDateTime t = TemporalValues.dateTime(text);
+    return t == null ? List.of() : dateTimes(t, column);
+  }
+
+  /** As {@link #dateTimeText}, for a time: MySQL's below zero and past a day included. */
+  private static List<Object> timeText(String text, Column column) {
+    Duration d = TemporalValues.time(text);
+    if (d == null) {
       return List.of();
     }
-    String seconds = m.group("seconds") == null ? "00" : m.group("seconds");
-    String fraction = m.group("fraction") == null ? "" : m.group("fraction");
-    String suffix = m.group("bc") == null ? "" : m.group("bc");
-    String upToMinutes = m.group("upToMinutes").replace(' ', 'T');
-    return fractions(upToMinutes + ":" + seconds, fraction, suffix, column);
+    Duration abs = d.abs();
+    String hms =
+        String.format(
+            "%s%02d:%02d:%02d",
+            d.isNegative() ? "-" : "", abs.toHours(), abs.toMinutesPart(), abs.toSecondsPart());
+    return fractions(hms, String.format("%09d", abs.toNanosPart()), "", column);
   }
 
   private static List<Object> instant(Object part) {
