@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -366,6 +367,11 @@ public final class ChangeHub implements TailSink, AutoCloseable {
   /** Sessions currently registered (for tests and logs). */
   public int sessionCount() {
     return hub.call(sessions::size);
+  }
+
+  /** The hub thread; for tests that must hold it still between their steps (HubGate). */
+  ScheduledExecutorService hubThreadForTests() {
+    return hub.executor();
   }
 
   /** The snapshot and replay pool; for tests that need to keep it busy. */

@@ -19,7 +19,6 @@ import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.MessageType;
 import io.tablecast.protocol.SampleMessages;
-import io.tablecast.server.hub.ChangeHub;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Field;
@@ -62,7 +61,7 @@ class DecoderMutationTest {
   private static final List<String> LEAKS = new CopyOnWriteArrayList<>();
   private static ResourceLeakDetector.Level previousLevel;
 
-  private ChangeHub hub;
+  private EmbeddedServer.TestHub hub;
   private volatile String current = "(not started)";
   private final Map<String, Integer> outcomes = new TreeMap<>();
 

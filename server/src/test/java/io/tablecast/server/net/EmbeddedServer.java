@@ -15,6 +15,7 @@ import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.hub.ChangeHub;
+import io.tablecast.server.hub.HubGate;
 import io.tablecast.server.hub.TestHubSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,18 +30,30 @@ import java.util.List;
 final class EmbeddedServer {
   static final int MAX_FRAME = 4096;
 
-  private final ChangeHub hub;
+  private final TestHub hub;
   private final TrackingAllocator alloc = new TrackingAllocator();
   final EmbeddedChannel ch;
   private int decoded;
 
-  /** A connection to a hub that must have had {@code install} called. */
-  EmbeddedServer(ChangeHub hub) {
+  /**
+   * A hub with no tables whose thread runs only while a connection settles ({@link HubGate}), so
+   * that the hub's writes to the embedded channel never race the test's own use of it.
+   */
+  record TestHub(ChangeHub hub, HubGate gate) implements AutoCloseable {
+    @Override
+    public void close() {
+      gate.close();
+      hub.close();
+    }
+  }
+
+  /** A connection to {@code hub}. */
+  EmbeddedServer(TestHub hub) {
     this.hub = hub;
     ch =
         new EmbeddedChannel(
             NettyServer.detector(
-                hub,
+                hub.hub(),
                 Authenticator.allowAll(),
                 new ClientSessionHandler.Settings("test-server", 1000, 10_000),
                 MAX_FRAME));
@@ -48,11 +61,11 @@ final class EmbeddedServer {
   }
 
   /** A hub with no tables, as the hostile-input tests use. */
-  static ChangeHub emptyHub() {
+  static TestHub emptyHub() {
     ChangeHub hub =
         new ChangeHub(TestHubSettings.of(java.time.Duration.ofHours(1), 10, 1 << 20, 64 << 20));
     hub.install(List.of(), java.util.Map.of());
-    return hub;
+    return new TestHub(hub, HubGate.shut(hub));
   }
 
   TrackingAllocator allocator() {
@@ -62,7 +75,7 @@ final class EmbeddedServer {
   /** Runs what the channel and the hub have queued, in order, until both are idle. */
   void settle() {
     ch.runPendingTasks();
-    hub.sessionCount(); // a barrier: every task handed to the hub before it has run
+    hub.gate().letRun(); // every task handed to the hub before it has run, the test waiting
     ch.runPendingTasks();
   }
 

@@ -12,7 +12,6 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.server.hub.ChangeHub;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class HostileWebSocketInputTest {
 
-  private ChangeHub hub;
+  private EmbeddedServer.TestHub hub;
   private EmbeddedServer server;
 
   @BeforeEach
