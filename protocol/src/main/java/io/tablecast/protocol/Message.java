@@ -158,8 +158,8 @@ public sealed interface Message {
       String table, List<ColumnInfo> columns, List<String> primaryKey, long position, long rowCount)
       implements Message {
     public SnapshotBegin {
-      columns = List.copyOf(columns);
-      primaryKey = List.copyOf(primaryKey);
+      columns = List.copyOf(Objects.requireNonNull(columns, "columns"));
+      primaryKey = List.copyOf(Objects.requireNonNull(primaryKey, "primaryKey"));
     }
   }
 
@@ -169,7 +169,7 @@ public sealed interface Message {
       implements Message {
     public SnapshotRows {
       // a chunk decoded in the row form is unmodifiable already, and holds no object per row
-      rows = rows instanceof PackedRows ? rows : List.copyOf(rows);
+      rows = rows instanceof PackedRows ? rows : List.copyOf(Objects.requireNonNull(rows, "rows"));
     }
   }
 
@@ -185,8 +185,8 @@ public sealed interface Message {
   record Resumed(List<String> tables, List<TableSchemaInfo> schemas, long position)
       implements Message {
     public Resumed {
-      tables = List.copyOf(tables);
-      schemas = List.copyOf(schemas);
+      tables = List.copyOf(Objects.requireNonNull(tables, "tables"));
+      schemas = List.copyOf(Objects.requireNonNull(schemas, "schemas"));
     }
   }
 
@@ -196,8 +196,8 @@ public sealed interface Message {
    */
   record TableSchemaInfo(String table, List<ColumnInfo> columns, List<String> primaryKey) {
     public TableSchemaInfo {
-      columns = List.copyOf(columns);
-      primaryKey = List.copyOf(primaryKey);
+      columns = List.copyOf(Objects.requireNonNull(columns, "columns"));
+      primaryKey = List.copyOf(Objects.requireNonNull(primaryKey, "primaryKey"));
     }
   }
 
@@ -212,7 +212,7 @@ public sealed interface Message {
    */
   record ChangeBatch(long position, long captureMillis, List<Change> changes) implements Message {
     public ChangeBatch {
-      changes = List.copyOf(changes);
+      changes = List.copyOf(Objects.requireNonNull(changes, "changes"));
     }
   }
 
@@ -229,7 +229,7 @@ public sealed interface Message {
    */
   record ChangePart(long position, List<Change> changes) implements Message {
     public ChangePart {
-      changes = List.copyOf(changes);
+      changes = List.copyOf(Objects.requireNonNull(changes, "changes"));
     }
   }
 
@@ -247,8 +247,8 @@ public sealed interface Message {
       implements Message {
     public SchemaChanged {
       Objects.requireNonNull(table, "table");
-      columns = List.copyOf(columns);
-      primaryKey = List.copyOf(primaryKey);
+      columns = List.copyOf(Objects.requireNonNull(columns, "columns"));
+      primaryKey = List.copyOf(Objects.requireNonNull(primaryKey, "primaryKey"));
     }
   }
 

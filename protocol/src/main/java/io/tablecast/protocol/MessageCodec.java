@@ -204,7 +204,9 @@ public final class MessageCodec {
         throw protocolError;
       }
       throw new ProtocolException(
-          ErrorCode.BAD_FRAME, "malformed " + type.jsonName() + " frame: " + rootMessage(e), e);
+          ErrorCode.BAD_FRAME,
+          "malformed " + type.jsonName() + " frame: " + DecodeProblems.of(e),
+          e);
     }
   }
 
@@ -240,7 +242,7 @@ public final class MessageCodec {
       node = JSON.readTree(text);
     } catch (IOException e) {
       throw new ProtocolException(
-          ErrorCode.BAD_FRAME, "malformed JSON message: " + rootMessage(e), e);
+          ErrorCode.BAD_FRAME, "malformed JSON message: " + DecodeProblems.rootMessage(e), e);
     }
     if (node == null || !node.isObject()) {
       throw new ProtocolException(
@@ -256,20 +258,9 @@ public final class MessageCodec {
       return JSON.treeToValue(node, type.messageClass());
     } catch (IOException | RuntimeException e) {
       throw new ProtocolException(
-          ErrorCode.BAD_FRAME, "malformed " + type.jsonName() + " message: " + rootMessage(e), e);
+          ErrorCode.BAD_FRAME,
+          "malformed " + type.jsonName() + " message: " + DecodeProblems.of(e),
+          e);
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    String m = t.getMessage();
-    if (m == null) {
-      return t.getClass().getSimpleName();
-    }
-    int nl = m.indexOf('\n');
-    return nl > 0 ? m.substring(0, nl) : m;
   }
 }

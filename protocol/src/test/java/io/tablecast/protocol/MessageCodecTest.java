@@ -122,6 +122,52 @@ class MessageCodecTest {
         .hasMessageContaining("malformed JSON");
   }
 
+  /**
+   * A field that is missing or of the wrong kind is named in the error, by its path in the message,
+   * with what it takes; no advice on Jackson's configuration, no JDK-internal message.
+   */
+  @Test
+  void aBadFieldIsNamedWithWhatItTakes() {
+    assertThat(jsonProblem("{\"type\":\"ping\"}"))
+        .isEqualTo("malformed ping message: \"nonce\" is missing or null (it takes a long)");
+    assertThat(jsonProblem("{\"type\":\"subscribe\",\"resumePosition\":-1}"))
+        .isEqualTo("malformed subscribe message: \"tables\" is missing or null");
+    assertThat(jsonProblem("{\"type\":\"subscribe\",\"resumePosition\":-1,\"tables\":[\"a\",1]}"))
+        .startsWith("malformed subscribe message: \"tables[1]\": ")
+        .doesNotContain("CoercionConfig");
+    assertThat(jsonProblem("{\"type\":\"sync\",\"id\":[1]}"))
+        .isEqualTo(
+            "malformed sync message: \"id\": Cannot deserialize value of type `long` from Array"
+                + " value");
+    assertThat(jsonProblem("{\"type\":\"sync\",\"id\":1.5}"))
+        .startsWith("malformed sync message: \"id\": Cannot coerce Floating-point value (1.5)")
+        .doesNotContain("CoercionConfig");
+    assertThat(jsonProblem("{\"type\":\"resumed\",\"tables\":[],\"position\":1}"))
+        .isEqualTo("malformed resumed message: \"schemas\" is missing or null");
+    assertThat(
+            jsonProblem(
+                "{\"type\":\"resumed\",\"tables\":[],\"position\":1,"
+                    + "\"schemas\":[{\"table\":\"t\",\"columns\":[]}]}"))
+        .isEqualTo("malformed resumed message: \"schemas[0].primaryKey\" is missing or null");
+    // the binary encoding says the same
+    ByteBuf body = Unpooled.buffer();
+    body.writeByte(MessageType.PING.code());
+    body.writeByte(0xa0); // CBOR: an empty map
+    assertThatThrownBy(() -> MessageCodec.decodeFrameBody(body))
+        .hasMessage("malformed ping frame: \"nonce\" is missing or null (it takes a long)");
+    body.release();
+  }
+
+  private static String jsonProblem(String json) {
+    try {
+      MessageCodec.decodeJson(json);
+    } catch (ProtocolException e) {
+      assertThat(e.code()).isEqualTo(ErrorCode.BAD_FRAME);
+      return e.getMessage();
+    }
+    throw new AssertionError("decoded: " + json);
+  }
+
   @Test
   void opAndErrorCodesAreStable() {
     assertThat(Arrays.stream(Op.values()).map(Op::code)).containsExactly('I', 'U', 'D');
