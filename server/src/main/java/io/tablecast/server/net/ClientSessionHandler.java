@@ -4,6 +4,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
@@ -338,7 +339,8 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
       fail(ctx, ErrorCode.BAD_FRAME, cause.getCause().getMessage());
     } else if (cause instanceof DecoderException) {
       fail(ctx, ErrorCode.BAD_FRAME, "undecodable frame: " + cause.getMessage());
-    } else if (cause instanceof IOException) {
+    } else if (cause instanceof IOException || cause instanceof PrematureChannelClosureException) {
+      // the peer went away, also in the middle of a fragmented WebSocket message: a disconnect
       LOG.debug("connection error from {}: {}", ctx.channel().remoteAddress(), cause.toString());
       ctx.close();
     } else {

@@ -19,6 +19,7 @@ import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
 import io.tablecast.protocol.MessageType;
 import io.tablecast.protocol.SampleMessages;
+import io.tablecast.server.log.RecentEvents;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Field;
@@ -46,9 +47,9 @@ import org.junit.jupiter.api.Test;
  * ({@link WebSocketJsonCodec}) are mutated ({@link FrameMutator}) and fed, in random chunks, to the
  * server's real pipeline ({@link EmbeddedServer}). Every case must end with a decoded message, an
  * error and a close, or (binary) a decoder waiting for the rest of an announced frame; never an
- * exception escaping the pipeline, an {@code INTERNAL} error, a hang, or a buffer still referenced
- * after the disconnect ({@link TrackingAllocator}, plus Netty's leak detector at PARANOID with a
- * listener counting what it reports).
+ * exception escaping the pipeline, an {@code INTERNAL} error, an ERROR logged, a hang, or a buffer
+ * still referenced after the disconnect ({@link TrackingAllocator}, plus Netty's leak detector at
+ * PARANOID with a listener counting what it reports).
  *
  * <p>The seed is printed; rerun one with {@code -Dtablecast.seed=N} (and more cases with {@code
  * -Dtablecast.fuzz.cases=N}).
@@ -64,6 +65,7 @@ class DecoderMutationTest {
   private EmbeddedServer.TestHub hub;
   private volatile String current = "(not started)";
   private final Map<String, Integer> outcomes = new TreeMap<>();
+  private long errorsBefore;
 
   @BeforeAll
   static void paranoidLeakDetection() throws ReflectiveOperationException, InterruptedException {
@@ -100,6 +102,7 @@ class DecoderMutationTest {
   @BeforeEach
   void setUp() {
     hub = EmbeddedServer.emptyHub();
+    errorsBefore = RecentEvents.global().errors();
   }
 
   @AfterEach
@@ -121,6 +124,7 @@ class DecoderMutationTest {
         },
         () -> "no end within " + BOUND + " (a hang?) in " + current);
     assertNoLeakReported();
+    assertNoErrorLogged();
     assertThat(outcomes).containsKeys("decoded", "error BAD_FRAME", "waiting for the rest");
   }
 
@@ -137,6 +141,7 @@ class DecoderMutationTest {
         },
         () -> "no end within " + BOUND + " (a hang?) in " + current);
     assertNoLeakReported();
+    assertNoErrorLogged();
     assertThat(outcomes)
         .containsKeys("decoded", "error BAD_FRAME", "closed by the WebSocket layer");
   }
@@ -398,6 +403,23 @@ class DecoderMutationTest {
   }
 
   /** Fails with what the leak detector reported since this test class started. */
+  /**
+   * No case made the server log an ERROR: what a client sends, however bad, is a client's fault,
+   * also where the error frame cannot be seen (the connection closed first).
+   */
+  private void assertNoErrorLogged() {
+    long logged = RecentEvents.global().errors() - errorsBefore;
+    assertThat(logged)
+        .as(
+            "ERROR events logged, the newest: %s",
+            RecentEvents.global().newestFirst().stream()
+                .filter(e -> e.level().equals("ERROR"))
+                .limit(3)
+                .map(e -> e.message() + " " + e.error())
+                .toList())
+        .isZero();
+  }
+
   private static void assertNoLeakReported() throws InterruptedException {
     letTheDetectorReport();
     assertThat(LEAKS).as("buffers the leak detector found unreleased").isEmpty();

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
+import io.tablecast.server.log.RecentEvents;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -110,6 +111,20 @@ class HostileWebSocketInputTest {
     assertThat(json(frames.get(0))).isEqualTo(new Message.Pong(42));
     frames.forEach(WebSocketFrame::release);
     assertThat(server.ch.isOpen()).isTrue();
+  }
+
+  /**
+   * A client gone in the middle of a fragmented message (a tab closed, a network cut) is a
+   * disconnect like any other, not a server failure: no ERROR logged, no INTERNAL error counted.
+   */
+  @Test
+  void aClientGoneBetweenFragmentsIsNoServerFailure() {
+    hello();
+    long errors = RecentEvents.global().errors();
+    server.sendWs(new TextWebSocketFrame(false, 0, "{\"type\":\"ping\","));
+    server.ch.close();
+    server.settle();
+    assertThat(RecentEvents.global().errors() - errors).as("ERROR events logged").isZero();
   }
 
   @Test
