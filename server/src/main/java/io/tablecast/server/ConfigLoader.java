@@ -138,10 +138,15 @@ final class ConfigLoader {
               return variable == null ? key : key + " (" + variable + ")";
             },
             missing,
-            defaults());
+            defaults(),
+            MOVED.keySet());
     List<String> problems = new ArrayList<>(bound.problems());
     if (bound.value() != null) { // its bad values replaced by defaults: what else is wrong
-      bound.value().problems().forEach(p -> ConfigProblems.addOncePerKey(problems, p));
+      for (String p : bound.value().problems()) {
+        if (!bound.aboutLeftOut(p)) {
+          ConfigProblems.addOncePerKey(problems, p);
+        }
+      }
     }
     if (!problems.isEmpty()) {
       throw ConfigProblems.listing(problems);

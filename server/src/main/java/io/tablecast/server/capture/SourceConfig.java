@@ -213,7 +213,10 @@ public record SourceConfig(
       throw new IllegalArgumentException("source.jdbc_url must be set");
     }
     DatabaseFamily family = Dialects.forUrl(jdbcUrl); // refuses a URL no family serves
-    cachedTables = List.copyOf(Objects.requireNonNull(cachedTables, "cached_tables must be set"));
+    if (cachedTables == null) { // an IllegalArgumentException: its message is the problem told
+      throw new IllegalArgumentException("cached_tables must be set");
+    }
+    cachedTables = List.copyOf(cachedTables);
     if (cachedTables.isEmpty()) {
       throw new IllegalArgumentException("cached_tables must name at least one table");
     }

@@ -28,10 +28,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -126,10 +128,17 @@ public final class ConfigMapper {
 
   /**
    * What {@link #bindAll} found: the value bound with the fallback's values in place of the bad
-   * ones (null when even that could not be bound), and the problems (none: the value is the
-   * tree's).
+   * ones (null when even that could not be bound), the problems (none: the value is the tree's),
+   * and the keys of the sections left out after a problem of their own (that the value then lacks
+   * them is no news: "source must be set" after source's own problem).
    */
-  public record Bound<T>(T value, List<String> problems) {}
+  public record Bound<T>(T value, List<String> problems, Set<String> leftOut) {
+
+    /** Whether {@code problem} (which starts with its key) is about a section left out. */
+    public boolean aboutLeftOut(String problem) {
+      return leftOut.contains(problem.split(" ", 2)[0]);
+    }
+  }
 
   /** As {@link #bind(JsonNode, Class, UnaryOperator, List, JsonNode)}, without throwing. */
   public static <T> Bound<T> bindAll(
@@ -138,15 +147,37 @@ public final class ConfigMapper {
       UnaryOperator<String> keyName,
       List<String> found,
       JsonNode fallback) {
+    return bindAll(tree, type, keyName, found, fallback, Set.of());
+  }
+
+  /**
+   * As {@link #bindAll(JsonNode, Class, UnaryOperator, List, JsonNode)}; {@code alsoAtTop} are keys
+   * the file may have at its top that the caller moved elsewhere before binding, named among those
+   * expected when a key there is unknown (and meant, when one is spelt alike).
+   */
+  public static <T> Bound<T> bindAll(
+      JsonNode tree,
+      Class<T> type,
+      UnaryOperator<String> keyName,
+      List<String> found,
+      JsonNode fallback,
+      Set<String> alsoAtTop) {
     List<String> problems = new ArrayList<>();
     JsonNode known = tree.deepCopy();
-    checkKeys(known, MAPPER.constructType(type), "", keyName, problems);
+    checkKeys(known, MAPPER.constructType(type), "", keyName, problems, alsoAtTop);
     problems.addAll(found);
+    Set<String> leftOut = new HashSet<>();
     while (problems.size() < MOST_PROBLEMS) {
       try {
-        return new Bound<>(MAPPER.treeToValue(known, type), problems);
+        return new Bound<>(MAPPER.treeToValue(known, type), problems, leftOut);
       } catch (JsonMappingException e) {
-        ConfigProblems.addOncePerKey(problems, translate(e, keyName).getMessage());
+        String problem = translate(e, keyName).getMessage();
+        if (!leftOut.contains(problem.split(" ", 2)[0])) {
+          ConfigProblems.addOncePerKey(problems, problem);
+        }
+        if (!e.getPath().isEmpty()) {
+          leftOut.add(pathKey(e, keyName));
+        }
         if (!ConfigProblems.replaced(known, e.getPath(), fallback)) {
           break;
         }
@@ -155,7 +186,7 @@ public final class ConfigMapper {
         break;
       }
     }
-    return new Bound<>(null, problems);
+    return new Bound<>(null, problems, leftOut);
   }
 
   /** The most problems one {@link #bindAll} tells. */
@@ -185,10 +216,12 @@ public final class ConfigMapper {
       JavaType type,
       String path,
       UnaryOperator<String> keyName,
-      List<String> problems) {
+      List<String> problems,
+      Set<String> alsoAtTop) {
     if (node.isArray() && type.isCollectionLikeType()) {
       for (int i = 0; i < node.size(); i++) {
-        checkKeys(node.get(i), type.getContentType(), path + "[" + i + "]", keyName, problems);
+        checkKeys(
+            node.get(i), type.getContentType(), path + "[" + i + "]", keyName, problems, Set.of());
       }
     }
     if (!node.isObject() || !type.isRecordType()) {
@@ -200,27 +233,31 @@ public final class ConfigMapper {
       String key = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
       BeanPropertyDefinition setting = known.get(field.getKey());
       if (setting == null) {
-        problems.add(ConfigProblems.unknownKey(path, field.getKey(), known.keySet(), keyName));
+        Set<String> expected = new HashSet<>(known.keySet());
+        if (path.isEmpty()) {
+          expected.addAll(alsoAtTop);
+        }
+        problems.add(ConfigProblems.unknownKey(path, field.getKey(), expected, keyName));
         unknown.add(field.getKey());
         continue;
       }
-      checkKeys(field.getValue(), setting.getPrimaryType(), key, keyName, problems);
+      checkKeys(field.getValue(), setting.getPrimaryType(), key, keyName, problems, Set.of());
     }
     ((ObjectNode) node).remove(unknown);
   }
 
+  /** The key a mapping problem is at, as {@code keyName} names it ({@code listen.port}). */
+  private static String pathKey(JsonMappingException e, UnaryOperator<String> keyName) {
+    return keyName.apply(
+        e.getPath().stream()
+            .map(r -> r.getFieldName() != null ? "." + r.getFieldName() : "[" + r.getIndex() + "]")
+            .collect(Collectors.joining())
+            .replaceFirst("^\\.", ""));
+  }
+
   private static IllegalArgumentException translate(
       JsonMappingException e, UnaryOperator<String> keyName) {
-    String key =
-        keyName.apply(
-            e.getPath().stream()
-                .map(
-                    r ->
-                        r.getFieldName() != null
-                            ? "." + r.getFieldName()
-                            : "[" + r.getIndex() + "]")
-                .collect(Collectors.joining())
-                .replaceFirst("^\\.", ""));
+    String key = pathKey(e, keyName);
     for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
       if (t instanceof IllegalArgumentException iae && iae.getMessage() != null) {
         // a record's own check names its key; a parser's message starts with "must"
