@@ -82,7 +82,7 @@ final class CaptureRemoval {
           drops.add(dialect.dropSql(t));
         }
       }
-      installer.execute("uninstall", drops);
+      installer.execute("uninstall", drops, List.copyOf(only));
       List<TableId> removed = new ArrayList<>();
       List<TableId> without = new ArrayList<>();
       for (TableId id : only) {
@@ -96,11 +96,11 @@ final class CaptureRemoval {
       captured.removeAll(only);
       return new Removal(removed, without, List.copyOf(captured));
     }
+    installer.execute(
+        "uninstall",
+        dialect.uninstallStatements(connection, installer.installation(), installed),
+        installed.stream().map(InstalledTrigger::table).distinct().toList());
     try (Statement s = connection.createStatement()) {
-      for (String sql :
-          dialect.uninstallStatements(connection, installer.installation(), installed)) {
-        s.execute(sql);
-      }
       for (TableId id : installed.stream().map(InstalledTrigger::table).distinct().toList()) {
         LOG.info("Capture removed from {}", id);
       }

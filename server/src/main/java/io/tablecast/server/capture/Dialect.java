@@ -170,6 +170,9 @@ public interface Dialect {
   /** Whether DDL is transactional, so install runs all its statements in one transaction. */
   boolean transactionalDdl();
 
+  /** How install keeps its lock waits short and names who holds a lock ({@link PatientDdl}). */
+  DdlLocks ddlLocks();
+
   /**
    * Every way the outbox and the current capture triggers of {@code tables} are not installed: one
    * {@link CaptureFinding.Severity#ERROR} per missing or stale piece, naming its table and the way

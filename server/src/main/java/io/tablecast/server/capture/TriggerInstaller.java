@@ -260,27 +260,20 @@ public final class TriggerInstaller implements AutoCloseable {
     }
   }
 
-  /** Runs statements in order; all or nothing where DDL is transactional (PostgreSQL). */
+  /**
+   * Runs statements in order, all or nothing where DDL is transactional (PostgreSQL), with short
+   * lock waits tried again until the tables' locks are free ({@link PatientDdl}).
+   */
   void execute(String task, List<String> statements) throws SQLException {
-    boolean transactional = dialect.transactionalDdl();
-    connection.setAutoCommit(!transactional);
-    try (Statement s = connection.createStatement();
-        Progress progress = Progress.start(task, "statements", statements.size(), LOG)) {
-      for (String sql : statements) {
-        s.execute(sql);
-        progress.advance(1);
-      }
-      if (transactional) {
-        connection.commit();
-      }
-    } catch (SQLException | RuntimeException e) {
-      if (transactional) {
-        connection.rollback();
-      }
-      throw e;
-    } finally {
-      connection.setAutoCommit(true);
-    }
+    execute(
+        task,
+        statements,
+        tables == null ? List.of() : tables.stream().map(TableSchema::id).toList());
+  }
+
+  /** As {@link #execute(String, List)}, naming the holders of locks on {@code on}. */
+  void execute(String task, List<String> statements, List<TableId> on) throws SQLException {
+    new PatientDdl(connection, dialect, on, PatientDdl.GIVE_UP_AFTER).run(task, statements);
   }
 
   /**

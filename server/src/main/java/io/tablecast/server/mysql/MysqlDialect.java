@@ -5,6 +5,7 @@ import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
+import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.InstalledTrigger;
 import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
@@ -171,6 +172,11 @@ final class MysqlDialect implements TailDialect {
   @Override
   public boolean transactionalDdl() {
     return false;
+  }
+
+  @Override
+  public DdlLocks ddlLocks() {
+    return new MysqlDdlLocks();
   }
 
   /**

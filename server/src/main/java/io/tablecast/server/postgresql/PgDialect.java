@@ -4,6 +4,7 @@ import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.CatalogColumn;
 import io.tablecast.server.capture.ChunkQuery;
+import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.InstalledTrigger;
 import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
@@ -231,6 +232,11 @@ final class PgDialect implements TailDialect {
   @Override
   public boolean transactionalDdl() {
     return true;
+  }
+
+  @Override
+  public DdlLocks ddlLocks() {
+    return new PgDdlLocks();
   }
 
   /**

@@ -1,0 +1,36 @@
+package io.tablecast.server.capture;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How a dialect keeps capture DDL ({@code CREATE TRIGGER}, {@code DROP TRIGGER}, {@code ENABLE
+ * ALWAYS}) from stalling a busy table ({@link PatientDdl}). Such a statement needs a lock that an
+ * open transaction on the table holds until it ends; while it waits in the lock queue, every writer
+ * of the table waits behind it (on MySQL, every reader too). With its waits bounded, the statement
+ * gives way and is tried again, so writers are held up for at most one bounded wait.
+ */
+public interface DdlLocks {
+
+  /**
+   * The statement that bounds each lock wait of the statements after it to {@code wait}: in the
+   * transaction (PostgreSQL) or the session (MySQL).
+   */
+  String limitWaits(Duration wait);
+
+  /**
+   * The statement that lifts {@link #limitWaits} again, or null when it ends with the transaction.
+   */
+  String liftLimit();
+
+  /** Whether {@code e} is a lock wait that ran out of its bound. */
+  boolean isLockWaitTimeout(SQLException e);
+
+  /**
+   * The sessions that may hold the lock, longest open first, each with its id, client and how long
+   * its transaction has been open; best effort: empty when this user cannot see them.
+   */
+  List<String> holders(Connection c, List<TableId> tables) throws SQLException;
+}
