@@ -14,6 +14,9 @@ import java.util.List;
  */
 public interface DdlLocks {
 
+  /** The longest one capture DDL statement waits for a lock (writers wait at most this). */
+  Duration LOCK_WAIT = Duration.ofSeconds(2);
+
   /**
    * The statement that bounds each lock wait of the statements after it to {@code wait}: in the
    * transaction (PostgreSQL) or the session (MySQL).

@@ -20,9 +20,6 @@ import org.slf4j.Logger;
 final class PatientDdl {
   private static final Logger LOG = RecentEvents.logger(TriggerInstaller.class);
 
-  /** The longest one statement waits for a lock before giving way (writers wait at most this). */
-  static final Duration LOCK_WAIT = Duration.ofSeconds(2);
-
   /** The pause between tries, in which the writers queued behind a try go through. */
   static final Duration PAUSE = Duration.ofSeconds(1);
 
@@ -58,7 +55,7 @@ final class PatientDdl {
       }
       connection.setAutoCommit(true);
       try (Statement s = connection.createStatement()) {
-        s.execute(locks.limitWaits(LOCK_WAIT));
+        s.execute(locks.limitWaits(DdlLocks.LOCK_WAIT));
         try {
           for (String sql : statements) {
             while (!ranOne(s, locks, sql, waits)) {
@@ -78,7 +75,7 @@ final class PatientDdl {
       throws SQLException {
     connection.setAutoCommit(false);
     try (Statement s = connection.createStatement()) {
-      s.execute(locks.limitWaits(LOCK_WAIT));
+      s.execute(locks.limitWaits(DdlLocks.LOCK_WAIT));
       for (String sql : statements) {
         s.execute(sql);
       }
@@ -138,7 +135,7 @@ final class PatientDdl {
                 + " s ("
                 + tries
                 + " tries of "
-                + LOCK_WAIT.toSeconds()
+                + DdlLocks.LOCK_WAIT.toSeconds()
                 + " s): "
                 + holders(locks)
                 + "; end that transaction, or run it again when the tables are quieter");
@@ -151,7 +148,7 @@ final class PatientDdl {
             task,
             tables,
             tries,
-            LOCK_WAIT.toSeconds(),
+            DdlLocks.LOCK_WAIT.toSeconds(),
             holders(locks));
       }
     }

@@ -2,6 +2,7 @@ package io.tablecast.server.postgresql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.log.RecentEvents;
@@ -35,11 +36,6 @@ import org.slf4j.Logger;
 final class PgCaptureProblems {
   /** Logs under {@link PgCaptureWatch}, as before this was split out of it. */
   private static final Logger LOG = RecentEvents.logger(PgCaptureWatch.class);
-
-  /**
-   * How long a repair may wait for a lock held by a writer before it gives up until the next check.
-   */
-  static final String REPAIR_LOCK_TIMEOUT = "2s";
 
   private final CapturePlan plan;
   private final HikariDataSource pool;
@@ -180,11 +176,13 @@ final class PgCaptureProblems {
   private boolean repair(List<Problem> problems) {
     Set<TableId> affected = new LinkedHashSet<>();
     problems.forEach(p -> affected.add(p.table()));
+    // a repair waits for a lock at most as long as an install's try, then gives up until the
+    // next check
     try (Connection c = pool.getConnection()) {
       c.setReadOnly(false);
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        s.execute("SET LOCAL lock_timeout = '" + REPAIR_LOCK_TIMEOUT + "'");
+        s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(DdlLocks.LOCK_WAIT));
         for (String sql :
             PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems)) {
           s.execute(sql);
