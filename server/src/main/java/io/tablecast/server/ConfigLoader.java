@@ -102,10 +102,11 @@ final class ConfigLoader {
       }
     }
     List<String> missing = new ArrayList<>();
+    List<String> misplaced = misplaced(tree, missing);
     if (!tree.has("nats")) { // a server reading a NATS stream needs no database
       REQUIRED.forEach(
           (key, problem) -> {
-            String why = missing(tree, key, problem);
+            String why = misplaced.contains(key) ? null : missing(tree, key, problem);
             if (why != null) {
               missing.add(why);
             }
@@ -114,6 +115,34 @@ final class ConfigLoader {
     ALIASES.forEach((older, key) -> move(tree, older, key));
     MOVED.forEach((from, to) -> move(tree, from, to));
     return bind(tree, fromEnv, missing);
+  }
+
+  /**
+   * The {@link #MOVED} keys written where the server keeps them ({@code source.cached_tables}), not
+   * where the file has them: each told in {@code problems} with where it goes, and taken out of
+   * {@code tree} when the file has it at its place too. Read there, the key would be told missing,
+   * or win over the one at its place without a word. Returns the keys so told.
+   */
+  private static List<String> misplaced(ObjectNode tree, List<String> problems) {
+    List<String> misplaced = new ArrayList<>();
+    MOVED.forEach(
+        (key, kept) -> {
+          if (get(tree, kept) != null) {
+            if (tree.has(key)) { // the one at its place is bound, for what else may be wrong
+              put(tree, kept, null);
+            }
+            misplaced.add(key);
+            String section = kept.substring(0, kept.length() - key.length() - 1);
+            problems.add(
+                kept
+                    + ": "
+                    + key
+                    + " is a key of the file's top level: move it out of "
+                    + section
+                    + ":, beside it");
+          }
+        });
+    return misplaced;
   }
 
   /** Binds {@code settings} over the defaults and validates. */

@@ -39,4 +39,35 @@ class ConfigProblemsTest {
                 + " static_dir, tls, write_buffer])"
                 + "\n  - cached_tables (or TABLECAST_CACHED_TABLES) must name at least one table");
   }
+
+  /**
+   * {@code cached_tables} written inside {@code source:} (where the server keeps it): before, the
+   * file was told its tables were missing ("cached_tables must name at least one table") for a list
+   * of nine; and with a list at the top as well, the one inside {@code source} was cached and the
+   * other dropped without a word. Now the key is named with where it goes.
+   */
+  @Test
+  void aTableListInsideTheSourceIsToldWhereItGoes() throws Exception {
+    Path file = dir.resolve("tablecast.yaml");
+    String source =
+        "source:\n"
+            + "  jdbc_url: jdbc:postgresql://127.0.0.1:5432/app\n"
+            + "  cached_tables: [public.countries, public.cities]\n";
+    Files.writeString(file, source);
+    String told =
+        "source.cached_tables: cached_tables is a key of the file's top level:"
+            + " move it out of source:, beside it";
+    assertThatThrownBy(() -> ServerConfig.load(file, Map.of())).hasMessage(file + ": " + told);
+
+    Files.writeString(file, source + "cached_tables: [public.countries]\n");
+    assertThatThrownBy(() -> ServerConfig.load(file, Map.of())).hasMessage(file + ": " + told);
+    assertThatThrownBy(
+            () -> ServerConfig.load(file, Map.of("TABLECAST_CACHED_TABLES", "public.cities")))
+        .hasMessage(file + ": " + told);
+
+    Files.writeString(file, source + "listen: {port: 70000}\n");
+    assertThatThrownBy(() -> ServerConfig.load(file, Map.of()))
+        .hasMessageStartingWith(file + ": 2 problems in the configuration:\n  - " + told)
+        .hasMessageContaining("listen.port");
+  }
 }
