@@ -48,14 +48,16 @@ class CheckCommandTest {
         List.of(
             "CREATE TABLE good (id INT PRIMARY KEY, v INT)",
             "CREATE TABLE keyless (id INT, v INT)",
+            "CREATE TABLE lone (id INT PRIMARY KEY)",
             "CREATE VIEW a_view AS SELECT id, v FROM good");
     try (Pipeline p = Pipeline.create(kind, "check", ddl, "good")) {
-      String[] tables = {"good", "keyless", "missing", "a_view"};
+      String[] tables = {"good", "keyless", "missing", "a_view", "lone"};
 
       Cli check = Cli.run("check", "--config", config(p, false, tables).toString());
       assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(1);
       assertThat(check.out())
-          .containsPattern("OK +" + p.db.table("good") + ": 2 columns")
+          .containsPattern("OK +" + p.db.table("good") + ": 2 columns, ")
+          .containsPattern("OK +" + p.db.table("lone") + ": 1 column, ")
           .containsPattern("ERROR +" + p.db.table("keyless") + ": .*no primary key")
           .containsPattern("ERROR +" + p.db.table("missing") + ": .*does not exist")
           .containsPattern("ERROR +" + p.db.table("a_view") + ": .*only base tables")

@@ -56,7 +56,11 @@ final class ConfigurationCheck {
         out.add(
             read == null
                 ? CaptureFinding.ok(
-                    subject, t.columns().size() + " columns, primary key " + t.primaryKey())
+                    subject,
+                    t.columns().size()
+                        + (t.columns().size() == 1 ? " column" : " columns")
+                        + ", primary key "
+                        + t.primaryKey())
                 : CaptureFinding.error(
                     subject, "this user cannot read it (" + read + "); grant SELECT on it"));
       } catch (IllegalArgumentException e) {

@@ -335,8 +335,9 @@ public final class TailLoop implements AutoCloseable {
       names.add(name);
       TableLoad l = byName.getOrDefault(name, new TableLoad(t, start).endingBy(start));
       LOG.info(
-          "snapshot of {} rows of {} in {} ms",
+          "snapshot of {} {} of {} in {} ms",
           l.rows,
+          l.rows == 1 ? "row" : "rows",
           name,
           TimeUnit.NANOSECONDS.toMillis(l.last - l.first));
     }
