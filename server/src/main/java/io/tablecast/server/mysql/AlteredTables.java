@@ -30,11 +30,12 @@ import org.slf4j.Logger;
  * and before each reconciliation pass over it ({@link DriftCheck}). Its triggers record only the
  * primary key: after an ALTER TABLE that kept the key the plan takes the new columns and the table
  * is re-read whole with the next batch. After one that changed the key, the triggers are
- * reinstalled (with {@code install_triggers}) or found reinstalled by someone else before the plan
- * takes the new key and the table is re-read; until then the table cannot be followed ({@link
- * UnfollowedTables}). Owns the capture plan, which an ALTER TABLE replaces, and reads with it what
- * an ALTER TABLE can fail: a batch's changed rows and the tables re-read whole. Confined to the
- * tail thread, except {@link #plan()}.
+ * reinstalled (with {@code install_triggers}, on the capture watch's thread, whose DDL may wait for
+ * open transactions while the tail goes on with the other tables) or found reinstalled by someone
+ * else before the plan takes the new key and the table is re-read; until then the table cannot be
+ * followed ({@link UnfollowedTables}). Owns the capture plan, which an ALTER TABLE replaces, and
+ * reads with it what an ALTER TABLE can fail: a batch's changed rows and the tables re-read whole.
+ * Confined to the tail thread, except {@link #plan()}.
  */
 final class AlteredTables implements DriftCheck.PassStart {
   private static final Logger LOG = RecentEvents.logger(AlteredTables.class);
@@ -111,8 +112,8 @@ final class AlteredTables implements DriftCheck.PassStart {
    */
   @Override
   public TableSchema begin(TableSchema known) throws SQLException {
-    // outside any snapshot of the tail: a reinstall's DDL waits for every transaction that has read
-    // the table, and the tail's thread, which runs this, would never end the one it holds
+    // outside any snapshot of the tail: a reinstall's DDL (on the capture watch's thread) waits for
+    // every transaction that has read the table, the tail's held one too
     snapshots.commitHeld();
     String name = known.id().qualified();
     TableSchema current;
@@ -158,8 +159,9 @@ final class AlteredTables implements DriftCheck.PassStart {
       return null; // this pass gives way to the resync; the next one compares with the new columns
     }
     String keys = known.primaryKey() + " -> " + current.primaryKey();
-    if (config.installTriggers() ? reinstall(name) : installedFor(current)) {
+    if (installedFor(current)) {
       plan = plan.withTable(current);
+      resyncs.newKeyTaken(known.id());
       staleReported.remove(name);
       LOG.warn(
           "Table {} was altered (primary key {}, columns {} -> {}): its capture triggers record the new key; "
@@ -171,14 +173,25 @@ final class AlteredTables implements DriftCheck.PassStart {
       resyncs.resyncAndFollow(known.id());
       return null;
     }
+    if (config.installTriggers()) { // beside the tail: its DDL may wait for open transactions
+      resyncs.reinstall(known.id());
+    }
     if (!current.equals(staleReported.get(name))) {
       staleReported.put(name, current);
-      LOG.error(
-          "Table {} was altered (primary key {}) and its capture triggers record the old key. Run "
-              + "`tablecast install` (or set install_triggers: true): the server then follows it again.",
-          name,
-          keys);
-      metrics.reconcileStaleTriggers(name);
+      if (config.installTriggers()) {
+        LOG.warn(
+            "Table {} was altered (primary key {}): reinstalling its capture triggers, which record"
+                + " the old key; its mirrors are stale until they record the new one",
+            name,
+            keys);
+      } else {
+        LOG.error(
+            "Table {} was altered (primary key {}) and its capture triggers record the old key. Run "
+                + "`tablecast install` (or set install_triggers: true): the server then follows it again.",
+            name,
+            keys);
+        metrics.reconcileStaleTriggers(name);
+      }
     }
     unfollowed.cannotFollow(
         known.id(),
@@ -187,7 +200,7 @@ final class AlteredTables implements DriftCheck.PassStart {
             + ") and its capture triggers still "
             + "record the old one"
             + (config.installTriggers()
-                ? " (they could not be reinstalled: see the server's log)"
+                ? " (being reinstalled; if this lasts, see the server's log)"
                 : ": run `tablecast install` (or set install_triggers: true)"));
     return null;
   }
@@ -214,7 +227,7 @@ final class AlteredTables implements DriftCheck.PassStart {
       return changed.read(c);
     } catch (SQLException
         | IllegalStateException e) { // a column gone, or a value that no longer converts
-      ReadSnapshots.rollbackQuietly(c); // the comparison below may reinstall triggers: no snapshot
+      ReadSnapshots.rollbackQuietly(c); // the comparison below may have triggers reinstalled
       for (TableSchema known : changed.tables()) {
         begin(known); // an altered table is queued for its resync
       }
@@ -237,21 +250,6 @@ final class AlteredTables implements DriftCheck.PassStart {
           table.id().qualified(),
           e.getMessage());
       return null;
-    }
-  }
-
-  /** Reinstalls the capture triggers (new before stale); true when done. */
-  private boolean reinstall(String name) throws SQLException {
-    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
-      installer.describe();
-      installer.install();
-      return true;
-    } catch (RuntimeException e) {
-      LOG.error(
-          "Table {} was altered but its capture triggers cannot be reinstalled: {}",
-          name,
-          e.getMessage());
-      return false;
     }
   }
 

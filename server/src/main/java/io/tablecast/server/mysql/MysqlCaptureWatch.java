@@ -73,6 +73,13 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private final Set<TableId> followAfterResync = ConcurrentHashMap.newKeySet();
 
   /**
+   * Tables whose capture triggers are being reinstalled on the watch's thread, or were and the tail
+   * has not taken up their new key yet: the checks leave them to that (the plan they compare with
+   * still has the old key, whose triggers the reinstall replaced).
+   */
+  private final Set<TableId> reinstalling = ConcurrentHashMap.newKeySet();
+
+  /**
    * Problems already logged and counted; forgotten once solved, so a recurrence is reported again.
    */
   private final Set<String> reported = new HashSet<>();
@@ -134,6 +141,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
     Set<String> current = new HashSet<>();
     Map<TableId, List<String>> incomplete = new LinkedHashMap<>();
     for (RequiredTrigger t : status.missing()) {
+      if (reinstalling.contains(t.cachedTable())) {
+        continue;
+      }
       String key = "trigger " + t.on() + "." + t.name() + " for " + t.cachedTable();
       current.add(key);
       String problem =
@@ -178,7 +188,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
       }
     }
     Set<TableId> fixed = new LinkedHashSet<>();
-    if (config.installTriggers() && !status.missing().isEmpty()) {
+    if (config.installTriggers()
+        && status.missing().stream().anyMatch(t -> !reinstalling.contains(t.cachedTable()))) {
       fixed.addAll(install(incomplete.keySet()));
     }
     for (Map.Entry<TableId, List<String>> t : incomplete.entrySet()) {
@@ -242,6 +253,40 @@ final class MysqlCaptureWatch implements AutoCloseable {
   /** {@code table} was found altered elsewhere: {@link UntriggeredChanges#altered}. */
   void altered(TableId table) {
     untriggered.altered(table);
+  }
+
+  /**
+   * Reinstalls the capture triggers after {@code table}'s primary key changed, on the watch's
+   * thread: their DDL waits for every open transaction that has read the table, and the tail's
+   * thread, which found the change ({@link AlteredTables}), goes on serving the other tables
+   * meanwhile. Once done, the table is found altered again, so the tail takes up its new key at its
+   * next poll ({@link #newKeyTaken}). One reinstall per table at a time; one that fails is tried
+   * again when the tail next finds the table altered (its next reconciliation pass).
+   */
+  void reinstall(TableId table) {
+    if (reinstalling.add(table)) {
+      timer.execute(() -> reinstallNow(table));
+    }
+  }
+
+  private void reinstallNow(TableId table) {
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+      installer.describe();
+      installer.install();
+    } catch (SQLException | RuntimeException e) {
+      LOG.error(
+          "Table {} was altered but its capture triggers cannot be reinstalled: {}",
+          table,
+          e.getMessage());
+      reinstalling.remove(table);
+      return;
+    }
+    untriggered.altered(table);
+  }
+
+  /** The tail follows {@code table} with the key its triggers record now: checked as any other. */
+  void newKeyTaken(TableId table) {
+    reinstalling.remove(table);
   }
 
   /** The tables found altered since the last call: {@link UntriggeredChanges#takeAltered}. */

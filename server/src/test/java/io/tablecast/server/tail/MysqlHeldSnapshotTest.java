@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The MySQL/MariaDB tail keeps the snapshot of a read that found rows open until its next read
  * (ReadSnapshots): a snapshot that has read a table holds that table's metadata lock, for which the
- * DDL of a trigger reinstall waits. The tail's thread reinstalls triggers itself after a new
- * primary key, and must end its own snapshot first, or it waits for itself forever.
+ * DDL of a trigger reinstall waits. After a new primary key, the tail's thread has the triggers
+ * reinstalled (once on its own thread, now beside it) and must end its own snapshot first, or the
+ * reinstall waits for it for ever.
  */
 class MysqlHeldSnapshotTest {
 
