@@ -17,7 +17,7 @@ import org.slf4j.Logger;
  * #TELL_EVERY}, which sessions hold the lock; after {@link #GIVE_UP_AFTER} it gives up, naming
  * them.
  */
-final class PatientDdl {
+public final class PatientDdl {
   private static final Logger LOG = RecentEvents.logger(TriggerInstaller.class);
 
   /** The pause between tries, in which the writers queued behind a try go through. */
@@ -27,14 +27,15 @@ final class PatientDdl {
   static final Duration TELL_EVERY = Duration.ofSeconds(10);
 
   /** How long DDL keeps trying before it fails. */
-  static final Duration GIVE_UP_AFTER = Duration.ofMinutes(10);
+  public static final Duration GIVE_UP_AFTER = Duration.ofMinutes(10);
 
   private final Connection connection;
   private final Dialect dialect;
   private final List<TableId> tables;
   private final Duration giveUpAfter;
 
-  PatientDdl(Connection connection, Dialect dialect, List<TableId> tables, Duration giveUpAfter) {
+  public PatientDdl(
+      Connection connection, Dialect dialect, List<TableId> tables, Duration giveUpAfter) {
     this.connection = connection;
     this.dialect = dialect;
     this.tables = tables;
@@ -42,7 +43,7 @@ final class PatientDdl {
   }
 
   /** Runs {@code statements} in order; all or nothing where DDL is transactional (PostgreSQL). */
-  void run(String task, List<String> statements) throws SQLException {
+  public void run(String task, List<String> statements) throws SQLException {
     DdlLocks locks = dialect.ddlLocks();
     Waits waits = new Waits(task);
     try (Progress progress = Progress.start(task, "statements", statements.size(), LOG)) {

@@ -2,7 +2,6 @@ package io.tablecast.server.postgresql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
-import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.log.RecentEvents;
@@ -12,6 +11,7 @@ import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,15 +27,22 @@ import org.slf4j.Logger;
  * PostgreSQL: what {@link PgCaptureWatch} does about the problems each check finds in the capture
  * of the cached tables (a trigger missing, disabled or not ALWAYS, a stray one, a table gone, row
  * security). A problem is reported once (ERROR, counted in {@code tablecast.capture.problems});
- * with {@code install_triggers} it is repaired in one transaction, and tried again at each check
- * while the repair fails; a problem found again after a repair is not repaired again. While a table
- * has problems it cannot be followed ({@link UnfollowedTables}); once they are gone it is re-read.
- * Remembers the problems across checks, so that each is reported and repaired once. Confined to the
- * tail thread, as the watch is.
+ * with {@code install_triggers} it is repaired in one transaction (beside the tail when an open
+ * transaction holds a lock the repair needs: {@link BackgroundRepair}), and tried again at each
+ * check while the repair fails; a problem found again after a repair is not repaired again. While a
+ * table has problems it cannot be followed ({@link UnfollowedTables}); once they are gone it is
+ * re-read. Remembers the problems across checks, so that each is reported and repaired once.
+ * Confined to the tail thread, as the watch is, but for the repair waiting beside it.
  */
 final class PgCaptureProblems {
   /** Logs under {@link PgCaptureWatch}, as before this was split out of it. */
   private static final Logger LOG = RecentEvents.logger(PgCaptureWatch.class);
+
+  /**
+   * The longest a repair's first try waits for a lock, on the tail's thread (every table's changes
+   * wait that long); a longer wait goes on beside the tail ({@link BackgroundRepair}).
+   */
+  static final Duration FIRST_TRY_WAIT = Duration.ofMillis(100);
 
   private final CapturePlan plan;
   private final HikariDataSource pool;
@@ -52,8 +59,16 @@ final class PgCaptureProblems {
   /** Problems a repair fixed: one found again means the repair cannot fix it. */
   private final Set<String> repaired = new HashSet<>();
 
-  /** Reported problems whose repair failed (a lock wait timed out): tried again at each check. */
+  /** Reported problems whose repair failed: tried again at each check. */
   private final Set<String> retry = new HashSet<>();
+
+  /**
+   * Problems whose repair waits beside the tail for an open transaction, not reported as errors.
+   */
+  private final Set<String> waiting = new HashSet<>();
+
+  /** Repairs that wait for an application's transaction, beside the tail. */
+  private final BackgroundRepair background;
 
   PgCaptureProblems(
       CapturePlan plan,
@@ -68,6 +83,7 @@ final class PgCaptureProblems {
     this.metrics = metrics;
     this.unfollowed = unfollowed;
     this.reRead = reRead;
+    this.background = new BackgroundRepair(plan);
   }
 
   /**
@@ -84,6 +100,7 @@ final class PgCaptureProblems {
     Set<String> keys = problems.stream().map(Problem::key).collect(Collectors.toSet());
     repaired.retainAll(keys);
     retry.retainAll(keys);
+    waiting.retainAll(keys);
     List<Problem> fresh = new ArrayList<>();
     for (Problem p : problems) {
       boolean expected =
@@ -171,18 +188,21 @@ final class PgCaptureProblems {
 
   /**
    * Installs what is missing in one transaction: true when done. The problems fixed are forgotten
-   * (so the fix is not reported as a recovery) and their tables re-read.
+   * (so the fix is not reported as a recovery) and their tables re-read. The try waits at most
+   * {@link #FIRST_TRY_WAIT} for a lock, on the tail's thread: when an application's transaction
+   * holds one longer, the repair goes on {@link BackgroundRepair beside the tail}, the tables stale
+   * meanwhile, and its outcome is taken at a later check ({@link #takeBackgroundOutcome}).
    */
   private boolean repair(List<Problem> problems) {
-    Set<TableId> affected = new LinkedHashSet<>();
-    problems.forEach(p -> affected.add(p.table()));
-    // a repair waits for a lock at most as long as an install's try, then gives up until the
-    // next check
+    if (background.busy()) { // one repair at a time: these are tried again when it has ended
+      problems.forEach(this::notRepairedYet);
+      return false;
+    }
     try (Connection c = pool.getConnection()) {
       c.setReadOnly(false);
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(DdlLocks.LOCK_WAIT));
+        s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(FIRST_TRY_WAIT));
         for (String sql :
             PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems)) {
           s.execute(sql);
@@ -192,21 +212,73 @@ final class PgCaptureProblems {
         c.rollback();
         throw e;
       }
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Could not repair the capture of {} (retrying at the next check): {}",
-          affected,
-          e.toString());
+    } catch (SQLException e) {
+      if (!PgDialect.INSTANCE.ddlLocks().isLockWaitTimeout(e)) {
+        failed(problems, e.toString());
+        return false;
+      }
+      background.start(problems);
       for (Problem p : problems) {
-        retry.add(p.key());
-        if (reported.putIfAbsent(p.key(), p)
-            == null) { // expected work that could not be done: a problem now
-          LOG.error("Capture of {} is incomplete: {}", p.table(), p.message());
-          metrics.captureProblem(p.table().qualified(), kind(p));
+        if (reported.putIfAbsent(p.key(), p) == null) {
+          waiting.add(p.key());
         }
       }
+      LOG.warn(
+          "Capture of {} is being repaired beside the tail, which serves on: an open transaction"
+              + " holds a lock the repair needs (the tables are stale until it is done)",
+          tablesOf(problems));
+      return false;
+    } catch (RuntimeException e) {
+      failed(problems, e.toString());
       return false;
     }
+    repaired(problems);
+    return true;
+  }
+
+  /**
+   * Takes the outcome of a repair that ended beside the tail: call before a check reads the
+   * catalog, so that the check sees what the repair committed.
+   */
+  void takeBackgroundOutcome() {
+    BackgroundRepair.Outcome outcome = background.takeOutcome();
+    if (outcome == null) {
+      return;
+    }
+    if (outcome.failure() == null) {
+      repaired(outcome.problems());
+    } else {
+      failed(outcome.problems(), outcome.failure());
+    }
+  }
+
+  /** {@code p} waits for the repair under way: tried again at the checks after it. */
+  private void notRepairedYet(Problem p) {
+    retry.add(p.key());
+    if (reported.putIfAbsent(p.key(), p) == null) {
+      waiting.add(p.key());
+    }
+  }
+
+  /** A repair failed: its problems are reported (once) and tried again at each check. */
+  private void failed(List<Problem> problems, String why) {
+    LOG.warn(
+        "Could not repair the capture of {} (retrying at the next check): {}",
+        tablesOf(problems),
+        why);
+    for (Problem p : problems) {
+      retry.add(p.key());
+      boolean unreported = reported.putIfAbsent(p.key(), p) == null;
+      if (unreported || waiting.remove(p.key())) { // expected work that could not be done
+        LOG.error("Capture of {} is incomplete: {}", p.table(), p.message());
+        metrics.captureProblem(p.table().qualified(), kind(p));
+      }
+    }
+  }
+
+  /** A repair is done: its problems are forgotten and their tables re-read and followed again. */
+  private void repaired(List<Problem> problems) {
+    Set<TableId> affected = tablesOf(problems);
     LOG.warn(
         "Capture of {} repaired (triggers installed or enabled ALWAYS, stray ones dropped): re-reading {}",
         affected,
@@ -214,6 +286,7 @@ final class PgCaptureProblems {
     for (Problem p : problems) {
       reported.remove(p.key());
       retry.remove(p.key());
+      waiting.remove(p.key());
       repaired.add(p.key());
     }
     affected.forEach(t -> reRead.accept(t.qualified()));
@@ -223,7 +296,22 @@ final class PgCaptureProblems {
         tableFollowedAgain(t);
       }
     }
-    return true;
+  }
+
+  private static Set<TableId> tablesOf(List<Problem> problems) {
+    Set<TableId> tables = new LinkedHashSet<>();
+    problems.forEach(p -> tables.add(p.table()));
+    return tables;
+  }
+
+  /** Whether a repair beside the tail has ended and its outcome waits for the next check. */
+  boolean repairEnded() {
+    return background.ended();
+  }
+
+  /** Ends a repair still waiting beside the tail. */
+  void close() {
+    background.close();
   }
 
   /**
@@ -239,9 +327,11 @@ final class PgCaptureProblems {
     String suffix =
         problems.stream().noneMatch(p -> p.issue().repairable())
             ? ""
-            : config.installTriggers()
-                ? " (the server could not repair it: see its log)"
-                : " (install_triggers is off: run `tablecast install`)";
+            : !config.installTriggers()
+                ? " (install_triggers is off: run `tablecast install`)"
+                : background.repairing(table)
+                    ? " (being repaired, waiting for an open transaction: see the server's log)"
+                    : " (the server could not repair it: see its log)";
     unfollowed.cannotFollow(
         table, problems.stream().map(Problem::message).collect(Collectors.joining("; ")) + suffix);
   }

@@ -100,7 +100,9 @@ final class PgCaptureWatch {
    */
   Set<String> runIfDue() throws SQLException {
     long every = config.captureCheckInterval().toNanos(); // 0: only when a read hints at a change
-    if (suspected || (every > 0 && System.nanoTime() - lastCheckNanos >= every)) {
+    if (suspected
+        || problems.repairEnded()
+        || (every > 0 && System.nanoTime() - lastCheckNanos >= every)) {
       check();
     }
     if (resyncs.isEmpty()) {
@@ -161,6 +163,7 @@ final class PgCaptureWatch {
   void check() throws SQLException {
     suspected = false;
     lastCheckNanos = System.nanoTime();
+    problems.takeBackgroundOutcome(); // before the catalog is read: it shows what that committed
     Map<Long, TableId> former = formerRelations();
     CaptureCheck check;
     try (Connection c = pool.getConnection()) {
@@ -266,5 +269,10 @@ final class PgCaptureWatch {
    */
   boolean readsFiltered(TableId table) {
     return problems.readsFiltered(table);
+  }
+
+  /** Ends a capture repair still waiting beside the tail. */
+  void close() {
+    problems.close();
   }
 }

@@ -349,6 +349,7 @@ final class PgChangeSource extends PollingChangeSource {
 
   @Override
   public void close() {
+    watch.close();
     driftCheck.close();
     super.close();
   }

@@ -1,0 +1,145 @@
+package io.tablecast.server.tail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.server.capture.DdlLocks;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.MicrometerServerMetrics;
+import io.tablecast.server.testing.Rows;
+import io.tablecast.server.testing.TestDatabases;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL: with {@code install_triggers}, the capture check repairs what a cached table's
+ * capture lacks (here the triggers of an inheritance child created while serving), and the repair's
+ * DDL waits for the transactions open on the relation. The tail's thread did that itself, at every
+ * check (each second), for up to 2 s a try: while an application's transaction stayed open, every
+ * change of every cached table waited behind it, two seconds out of three. Now a repair that cannot
+ * take its locks at once waits beside the tail, naming the transaction it waits for; the table is
+ * stale meanwhile, and re-read once its capture is complete.
+ */
+class PgRepairBesideOpenTransactionTest {
+
+  @Test
+  void theTailReadsOnWhileARepairWaitsForAnOpenTransaction() throws Exception {
+    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("repair_open");
+    db.execute(
+        "CREATE TABLE items (id int PRIMARY KEY, v int)",
+        "CREATE TABLE other (id int PRIMARY KEY, v int)",
+        "INSERT INTO items VALUES (1, 1)");
+    List<CommittedBatch> batches = new CopyOnWriteArrayList<>();
+    AtomicLong slowestPollNanos = new AtomicLong();
+    MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
+    ExecutorService tail = Executors.newSingleThreadExecutor();
+    try (ChangeSource source =
+            ChangeSources.open(
+                new SourceConfig(
+                    db.jdbcUrl(),
+                    null,
+                    null,
+                    List.of("items", "other"),
+                    true,
+                    null,
+                    null,
+                    null,
+                    Duration.ofMillis(100)),
+                metrics);
+        Connection writer = db.connect()) {
+      source.snapshot((t, row) -> {});
+      // a child joins the table, and an application's transaction writes to it before the server
+      // has put its triggers: it holds the lock their DDL needs until it ends
+      db.execute("CREATE TABLE items_more () INHERITS (items)");
+      writer.setAutoCommit(false);
+      try (Statement s = writer.createStatement()) {
+        s.execute("INSERT INTO items_more VALUES (2, 2)");
+      }
+      Future<?> polls =
+          tail.submit(
+              () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                  long start = System.nanoTime();
+                  CommittedBatch b = source.poll(Duration.ofMillis(50));
+                  slowestPollNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+                  if (!b.isEmpty()) {
+                    batches.add(b);
+                  }
+                }
+                return null;
+              });
+      await("stale while its capture is incomplete")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> staleness(batches, true));
+      for (int i = 0; i < 4; i++) { // a few more checks while the transaction stays open
+        db.execute("INSERT INTO other VALUES (" + i + ", " + i + ")");
+        int seen = i + 1;
+        await("another table's change delivered while the repair waits")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> otherEvents(batches) == seen);
+        Thread.sleep(500);
+      }
+      assertThat(Duration.ofNanos(slowestPollNanos.get()))
+          .as("no read of the tail waits for the application's transaction")
+          .isLessThan(DdlLocks.LOCK_WAIT);
+      await("the repair said to wait for the open transaction, naming it")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  RecentEvents.global().newestFirst().stream()
+                      .anyMatch(
+                          e ->
+                              e.message().contains("waits for a lock on [" + db.table("items"))
+                                  && e.message().contains("pid ")));
+
+      writer.commit();
+      await("re-read once the repair is done, with the row written meanwhile")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  batches.stream()
+                      .flatMap(b -> b.tableReads().stream())
+                      .anyMatch(
+                          r ->
+                              r.schema().id().qualified().equals(db.table("items"))
+                                  && Rows.json(r.schema(), r.rows()).size() == 2));
+      await("followed again").atMost(Duration.ofSeconds(30)).until(() -> staleness(batches, false));
+      db.execute("INSERT INTO items_more VALUES (3, 3)");
+      await("the child's changes captured")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  batches.stream()
+                      .flatMap(b -> b.events().stream())
+                      .anyMatch(e -> e.table().equals(db.table("items"))));
+      polls.cancel(true);
+    } finally {
+      tail.shutdownNow();
+      assertThat(tail.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private static long otherEvents(List<CommittedBatch> batches) {
+    return batches.stream()
+        .flatMap(b -> b.events().stream())
+        .filter(e -> e.table().endsWith(".other"))
+        .count();
+  }
+
+  /** Whether a batch marked items stale ({@code stale}) or followed again (not). */
+  private static boolean staleness(List<CommittedBatch> batches, boolean stale) {
+    return batches.stream()
+        .flatMap(b -> b.staleness().stream())
+        .anyMatch(s -> s.table().endsWith(".items") && (s.reason() != null) == stale);
+  }
+}
