@@ -12,11 +12,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,11 +32,9 @@ class MysqlReinstallBesideOpenTransactionTest {
         "CREATE TABLE keyed (id INT PRIMARY KEY, code VARCHAR(20) NOT NULL, v INT)",
         "CREATE TABLE other (id INT PRIMARY KEY, v INT)",
         "INSERT INTO keyed VALUES (1, 'a', 1)");
-    List<CommittedBatch> batches = new CopyOnWriteArrayList<>();
     MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
-    ExecutorService tail = Executors.newSingleThreadExecutor();
-    try (ChangeSource source =
-            ChangeSources.open(
+    try (PolledSource tail =
+            PolledSource.open(
                 new SourceConfig(
                     db.jdbcUrl(),
                     null,
@@ -52,37 +45,21 @@ class MysqlReinstallBesideOpenTransactionTest {
                     null,
                     null,
                     Duration.ofMillis(200)), // the capture check finds the ALTER TABLE
-                metrics,
-                ChangeSources.Tuning.DEFAULT);
+                metrics);
         Connection reader = db.connect()) {
-      source.snapshot((t, row) -> {});
       db.execute("ALTER TABLE keyed DROP PRIMARY KEY, ADD PRIMARY KEY (code)");
       reader.setAutoCommit(false);
       try (Statement s = reader.createStatement()) {
         s.executeQuery("SELECT * FROM keyed").close(); // holds the table until it ends
       }
-      Future<?> polls =
-          tail.submit(
-              () -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                  CommittedBatch b = source.poll(Duration.ofMillis(50));
-                  if (!b.isEmpty()) {
-                    batches.add(b);
-                  }
-                }
-                return null;
-              });
+      tail.poll();
       await("the altered table said stale while its triggers wait")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> staleness(batches, "keyed", true));
+          .until(() -> tail.saidStale("keyed", true));
       db.execute("INSERT INTO other VALUES (7, 7)");
       await("another table's change delivered while the transaction is open")
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  batches.stream()
-                      .flatMap(b -> b.events().stream())
-                      .anyMatch(e -> e.table().endsWith(".other")));
+          .until(() -> tail.events("other") == 1);
       await("the reinstall said to wait for the open transaction")
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -93,29 +70,19 @@ class MysqlReinstallBesideOpenTransactionTest {
       db.execute("INSERT INTO other VALUES (8, 8)");
       await("another table's change delivered while the reinstall waits")
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  batches.stream()
-                          .flatMap(b -> b.events().stream())
-                          .filter(e -> e.table().endsWith(".other"))
-                          .count()
-                      == 2);
-      assertThat(keyOf(source)).as("not taken up before its triggers").containsExactly("id");
+          .until(() -> tail.events("other") == 2);
+      assertThat(keyOf(tail.source)).as("not taken up before its triggers").containsExactly("id");
 
       reader.commit();
       await("the new key taken up")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> keyOf(source).equals(List.of("code")));
+          .until(() -> keyOf(tail.source).equals(List.of("code")));
       await("followed again")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> staleness(batches, "keyed", false));
+          .until(() -> tail.saidStale("keyed", false));
       assertThat(metrics.captureProblems())
           .as("the triggers replaced by the reinstall are no capture problem")
           .isZero();
-      polls.cancel(true);
-    } finally {
-      tail.shutdownNow();
-      assertThat(tail.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     }
   }
 
@@ -126,12 +93,5 @@ class MysqlReinstallBesideOpenTransactionTest {
       }
     }
     throw new AssertionError("keyed is not cached");
-  }
-
-  /** Whether a batch marked {@code table} stale ({@code stale}) or followed again (not). */
-  private static boolean staleness(List<CommittedBatch> batches, String table, boolean stale) {
-    return batches.stream()
-        .flatMap(b -> b.staleness().stream())
-        .anyMatch(s -> s.table().endsWith("." + table) && (s.reason() != null) == stale);
   }
 }

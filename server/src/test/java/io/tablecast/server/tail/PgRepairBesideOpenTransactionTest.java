@@ -13,12 +13,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,12 +33,9 @@ class PgRepairBesideOpenTransactionTest {
         "CREATE TABLE items (id int PRIMARY KEY, v int)",
         "CREATE TABLE other (id int PRIMARY KEY, v int)",
         "INSERT INTO items VALUES (1, 1)");
-    List<CommittedBatch> batches = new CopyOnWriteArrayList<>();
-    AtomicLong slowestPollNanos = new AtomicLong();
     MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
-    ExecutorService tail = Executors.newSingleThreadExecutor();
-    try (ChangeSource source =
-            ChangeSources.open(
+    try (PolledSource tail =
+            PolledSource.open(
                 new SourceConfig(
                     db.jdbcUrl(),
                     null,
@@ -57,7 +48,6 @@ class PgRepairBesideOpenTransactionTest {
                     Duration.ofMillis(100)),
                 metrics);
         Connection writer = db.connect()) {
-      source.snapshot((t, row) -> {});
       // a child joins the table, and an application's transaction writes to it before the server
       // has put its triggers: it holds the lock their DDL needs until it ends
       db.execute("CREATE TABLE items_more () INHERITS (items)");
@@ -65,31 +55,19 @@ class PgRepairBesideOpenTransactionTest {
       try (Statement s = writer.createStatement()) {
         s.execute("INSERT INTO items_more VALUES (2, 2)");
       }
-      Future<?> polls =
-          tail.submit(
-              () -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                  long start = System.nanoTime();
-                  CommittedBatch b = source.poll(Duration.ofMillis(50));
-                  slowestPollNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
-                  if (!b.isEmpty()) {
-                    batches.add(b);
-                  }
-                }
-                return null;
-              });
+      tail.poll();
       await("stale while its capture is incomplete")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> staleness(batches, true));
+          .until(() -> tail.saidStale("items", true));
       for (int i = 0; i < 4; i++) { // a few more checks while the transaction stays open
         db.execute("INSERT INTO other VALUES (" + i + ", " + i + ")");
         int seen = i + 1;
         await("another table's change delivered while the repair waits")
             .atMost(Duration.ofSeconds(30))
-            .until(() -> otherEvents(batches) == seen);
+            .until(() -> tail.events("other") == seen);
         Thread.sleep(500);
       }
-      assertThat(Duration.ofNanos(slowestPollNanos.get()))
+      assertThat(tail.slowestPoll())
           .as("no read of the tail waits for the application's transaction")
           .isLessThan(DdlLocks.LOCK_WAIT);
       await("the repair said to wait for the open transaction, naming it")
@@ -107,39 +85,23 @@ class PgRepairBesideOpenTransactionTest {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  batches.stream()
+                  tail.batches.stream()
                       .flatMap(b -> b.tableReads().stream())
                       .anyMatch(
                           r ->
                               r.schema().id().qualified().equals(db.table("items"))
                                   && Rows.json(r.schema(), r.rows()).size() == 2));
-      await("followed again").atMost(Duration.ofSeconds(30)).until(() -> staleness(batches, false));
+      await("followed again")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> tail.saidStale("items", false));
       db.execute("INSERT INTO items_more VALUES (3, 3)");
       await("the child's changes captured")
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  batches.stream()
-                      .flatMap(b -> b.events().stream())
-                      .anyMatch(e -> e.table().equals(db.table("items"))));
-      polls.cancel(true);
-    } finally {
-      tail.shutdownNow();
-      assertThat(tail.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+          .until(() -> tail.events("items") == 1);
+      assertThat(metrics.captureProblems())
+          .as("a new child's triggers are expected work, also when they wait")
+          .isZero();
+      assertThat(tail.failures).as("reads failed").isEmpty();
     }
-  }
-
-  private static long otherEvents(List<CommittedBatch> batches) {
-    return batches.stream()
-        .flatMap(b -> b.events().stream())
-        .filter(e -> e.table().endsWith(".other"))
-        .count();
-  }
-
-  /** Whether a batch marked items stale ({@code stale}) or followed again (not). */
-  private static boolean staleness(List<CommittedBatch> batches, boolean stale) {
-    return batches.stream()
-        .flatMap(b -> b.staleness().stream())
-        .anyMatch(s -> s.table().endsWith(".items") && (s.reason() != null) == stale);
   }
 }

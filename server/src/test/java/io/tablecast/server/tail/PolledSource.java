@@ -1,0 +1,95 @@
+package io.tablecast.server.tail;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.metrics.MicrometerServerMetrics;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A change source polled on a thread of its own, as the tail loop polls it: its non-empty batches
+ * collected, a failed poll tried again 100 ms later, the slowest poll timed.
+ */
+final class PolledSource implements AutoCloseable {
+  final ChangeSource source;
+  final List<CommittedBatch> batches = new CopyOnWriteArrayList<>();
+  final List<String> failures = new CopyOnWriteArrayList<>();
+  private final AtomicLong slowestPollNanos = new AtomicLong();
+  private final ExecutorService thread = Executors.newSingleThreadExecutor();
+
+  private PolledSource(ChangeSource source) {
+    this.source = source;
+  }
+
+  /** Opens the source of {@code config} and reads its snapshot; {@link #poll} starts polling. */
+  static PolledSource open(SourceConfig config, MicrometerServerMetrics metrics) throws Exception {
+    ChangeSource source = ChangeSources.open(config, metrics);
+    try {
+      source.snapshot((t, row) -> {});
+    } catch (Exception | Error e) {
+      source.close();
+      throw e;
+    }
+    return new PolledSource(source);
+  }
+
+  /** Polls from now on, until closed. */
+  @SuppressWarnings("FutureReturnValueIgnored") // ends when closed; failures are collected
+  PolledSource poll() {
+    thread.submit(
+        () -> {
+          while (!Thread.currentThread().isInterrupted()) {
+            long start = System.nanoTime();
+            try {
+              CommittedBatch b = source.poll(Duration.ofMillis(50));
+              if (!b.isEmpty()) {
+                batches.add(b);
+              }
+            } catch (SQLException | RuntimeException e) { // as the tail loop: tried again
+              failures.add(e.toString());
+              Thread.sleep(100);
+            }
+            slowestPollNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+          }
+          return null;
+        });
+    return this;
+  }
+
+  /** The longest one poll took so far. */
+  Duration slowestPoll() {
+    return Duration.ofNanos(slowestPollNanos.get());
+  }
+
+  /** How many events of {@code table} (its unqualified name) were read. */
+  long events(String table) {
+    return batches.stream()
+        .flatMap(b -> b.events().stream())
+        .filter(e -> e.table().endsWith("." + table))
+        .count();
+  }
+
+  /** Whether a batch said {@code table} (unqualified) stale ({@code stale}) or followed again. */
+  boolean saidStale(String table, boolean stale) {
+    return batches.stream()
+        .flatMap(b -> b.staleness().stream())
+        .anyMatch(s -> s.table().endsWith("." + table) && (s.reason() != null) == stale);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    thread.shutdownNow();
+    try {
+      assertThat(thread.awaitTermination(30, TimeUnit.SECONDS)).as("polls ended").isTrue();
+    } finally {
+      source.close();
+    }
+  }
+}
