@@ -134,7 +134,7 @@ public final class CapturePlan {
    *     type
    */
   public TableSchema describe(Connection c, TableId id) throws SQLException {
-    return Catalog.describe(c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL));
+    return Catalog.describe(c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL), false);
   }
 
   /**
@@ -142,6 +142,7 @@ public final class CapturePlan {
    * no foreign partition), which a change of columns does not touch.
    */
   public TableSchema describeLayout(Connection c, TableId id) throws SQLException {
-    return Catalog.describeLayout(c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL));
+    return Catalog.describeLayout(
+        c, dialect, id, choices.getOrDefault(id, ColumnChoice.ALL), false);
   }
 }

@@ -30,10 +30,20 @@ public final class Catalog {
    */
   static TableSchema describe(Connection c, Dialect dialect, TableId id, ColumnChoice choice)
       throws SQLException {
+    return describe(c, dialect, id, choice, true);
+  }
+
+  /**
+   * As above; with {@code strict} false (while serving) an excluded column the table no longer has
+   * is no problem: it is left out all the same.
+   */
+  static TableSchema describe(
+      Connection c, Dialect dialect, TableId id, ColumnChoice choice, boolean strict)
+      throws SQLException {
     Identifiers.validate(dialect, "schema", id.schema());
     Identifiers.validate(dialect, "table", id.name());
     dialect.checkTable(c, id);
-    return describeLayout(c, dialect, id, choice, dialect.tableProblems(c, id));
+    return describeLayout(c, dialect, id, choice, strict, dialect.tableProblems(c, id));
   }
 
   /**
@@ -42,19 +52,25 @@ public final class Catalog {
    * compares with after its read (a few catalog queries fewer: on PostgreSQL the checks are the
    * costlier half of a description).
    */
-  static TableSchema describeLayout(Connection c, Dialect dialect, TableId id, ColumnChoice choice)
+  static TableSchema describeLayout(
+      Connection c, Dialect dialect, TableId id, ColumnChoice choice, boolean strict)
       throws SQLException {
-    return describeLayout(c, dialect, id, choice, List.of());
+    return describeLayout(c, dialect, id, choice, strict, List.of());
   }
 
   /** As above, reporting {@code tableProblems} with the columns' (see {@link #describe}). */
   private static TableSchema describeLayout(
-      Connection c, Dialect dialect, TableId id, ColumnChoice choice, List<String> tableProblems)
+      Connection c,
+      Dialect dialect,
+      TableId id,
+      ColumnChoice choice,
+      boolean strict,
+      List<String> tableProblems)
       throws SQLException {
     List<CatalogColumn> all = dialect.columns(c, id);
     List<String> problems = new ArrayList<>(tableProblems);
     List<String> names = all.stream().map(CatalogColumn::name).toList();
-    for (String named : choice.named()) {
+    for (String named : strict ? choice.named() : choice.chosen()) {
       if (!names.contains(named)) {
         problems.add(
             "the configuration names column "

@@ -43,7 +43,12 @@ public record ColumnChoice(List<String> columns, List<String> excludeColumns) {
     return columns != null ? columns.contains(column) : !excludeColumns.contains(column);
   }
 
-  /** The names this choice lists. */
+  /** The columns this choice keeps by name ({@code columns}); empty for exclusions. */
+  List<String> chosen() {
+    return columns != null ? columns : List.of();
+  }
+
+  /** The columns this choice names: those it keeps, or those it leaves out. */
   List<String> named() {
     return columns != null ? columns : excludeColumns;
   }

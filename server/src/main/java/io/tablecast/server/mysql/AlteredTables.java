@@ -134,12 +134,18 @@ final class AlteredTables implements DriftCheck.PassStart {
               + " no longer exists (dropped or renamed away): the mirror keeps its last rows,"
               + " and follows it again once it exists again");
       return null;
+    } catch (IllegalArgumentException e) { // altered so that it cannot be cached as configured
+      if (!unfollowed.isGone(name)) {
+        LOG.error(UnfollowedTables.NOT_CACHEABLE_LOG, name, e.getMessage());
+      }
+      unfollowed.gone(known.id(), UnfollowedTables.notCacheable(name, e.getMessage()));
+      return null;
     } catch (RuntimeException e) {
       LOG.error("Cannot reconcile {}: {}", name, e.getMessage());
       return null;
     }
     if (unfollowed.isGone(name)) {
-      LOG.warn("Table {} exists again: re-reading it", name);
+      LOG.warn("Table {} exists again, as configured: re-reading it", name);
       unfollowed.back(known.id());
       resyncs.resyncAndFollow(known.id());
       return null;

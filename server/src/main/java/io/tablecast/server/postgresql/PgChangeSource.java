@@ -92,7 +92,8 @@ final class PgChangeSource extends PollingChangeSource {
     this.metrics = metrics;
     this.watch = new PgCaptureWatch(plan, pool, config, metrics, unfollowed);
     PgColumnChanges columnChanges =
-        new PgColumnChanges(() -> this.plan, p -> this.plan = p, config.captureCheckInterval());
+        new PgColumnChanges(
+            () -> this.plan, p -> this.plan = p, unfollowed, config.captureCheckInterval());
     this.outboxEvents = new PgOutboxEvents(() -> this.plan, columnChanges);
     this.singleStatementRead = new PgSingleStatementRead(readSql, () -> this.plan);
     this.pendingResyncs = new PgPendingResyncs(() -> this.plan, columnChanges, unfollowed);

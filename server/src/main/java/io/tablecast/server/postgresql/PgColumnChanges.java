@@ -3,9 +3,11 @@ package io.tablecast.server.postgresql;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -41,6 +43,14 @@ final class PgColumnChanges {
 
   private final Supplier<CapturePlan> plan;
   private final Consumer<CapturePlan> replace;
+  private final UnfollowedTables unfollowed;
+
+  /**
+   * Tables altered so that they cannot be cached as configured (a column {@code columns:} names
+   * renamed or dropped, a column of a type that cannot be captured), with why: stale, their rows
+   * left out, until a description succeeds again.
+   */
+  private final Map<String, String> uncacheable = new HashMap<>();
 
   /**
    * Per table, image fields checked against the catalog and found left out on purpose
@@ -72,10 +82,23 @@ final class PgColumnChanges {
    * @param every how often {@link #alteredSinceLastLook} reads the catalog ({@code
    *     capture_check_interval}; 0: never)
    */
-  PgColumnChanges(Supplier<CapturePlan> plan, Consumer<CapturePlan> replace, Duration every) {
+  PgColumnChanges(
+      Supplier<CapturePlan> plan,
+      Consumer<CapturePlan> replace,
+      UnfollowedTables unfollowed,
+      Duration every) {
     this.plan = plan;
     this.replace = replace;
+    this.unfollowed = unfollowed;
     this.every = every;
+  }
+
+  /**
+   * Whether {@code table} (qualified name) was altered so that it cannot be cached as configured:
+   * the tail leaves its rows, re-reads and reconciliation out until it can again.
+   */
+  boolean uncacheable(String table) {
+    return !uncacheable.isEmpty() && uncacheable.containsKey(table);
   }
 
   /**
@@ -88,14 +111,19 @@ final class PgColumnChanges {
   }
 
   /**
-   * The cached tables whose catalog changed since the last look (the first look only learns them).
-   * One indexed catalog query for all tables. A table returned may still equal its plan (a change
-   * undone); {@link #describedAgain} tells.
+   * The cached tables whose catalog changed since the last look (the first look only learns them),
+   * and those that cannot be cached as configured now. One indexed catalog query for all tables. A
+   * table returned may still equal its plan (a change undone); {@link #describedAgain} tells.
    */
   Set<TableId> alteredSinceLastLook(Connection c) throws SQLException {
     lastLookNanos = System.nanoTime();
     List<TableSchema> tables = plan.get().tables();
     Set<TableId> altered = new LinkedHashSet<>();
+    for (TableSchema t : tables) { // described at every look: a change undone may leave no trace
+      if (uncacheable(t.id().qualified())) {
+        altered.add(t.id());
+      }
+    }
     try (PreparedStatement ps = c.prepareStatement(FINGERPRINTS)) {
       PgCatalogQueries.bindTableNames(c, ps, tables);
       try (ResultSet rs = ps.executeQuery()) {
@@ -146,8 +174,10 @@ final class PgColumnChanges {
       return false;
     }
     if (!describedAgain(c, table)) {
-      // a row written before the change we already follow, or columns left out by configuration
-      leftOut.computeIfAbsent(name, t -> new HashSet<>()).addAll(extra);
+      if (!uncacheable(name)) {
+        // a row written before the change we already follow, or columns left out by configuration
+        leftOut.computeIfAbsent(name, t -> new HashSet<>()).addAll(extra);
+      }
       return false;
     }
     return true;
@@ -161,7 +191,27 @@ final class PgColumnChanges {
   boolean describedAgain(Connection c, TableSchema table) throws SQLException {
     String name = table.id().qualified();
     CapturePlan current = plan.get();
-    TableSchema now = current.describe(c, table.id());
+    TableSchema now;
+    try {
+      now = current.describe(c, table.id());
+    } catch (MissingTableException e) {
+      throw e; // the capture check follows a table gone
+    } catch (IllegalArgumentException e) {
+      if (uncacheable.put(name, e.getMessage()) == null) {
+        LOG.error(UnfollowedTables.NOT_CACHEABLE_LOG, name, e.getMessage());
+        unfollowed.cannotFollow(table.id(), UnfollowedTables.notCacheable(name, e.getMessage()));
+      }
+      return false;
+    }
+    if (uncacheable.remove(name) != null) {
+      LOG.warn("Table {} can be cached as configured again: re-reading it", name);
+      unfollowed.followedAgain(table.id());
+      if (!now.equals(table)) {
+        replace.accept(current.withTable(now));
+      }
+      leftOut.remove(name);
+      return true; // its changes meanwhile were left out: re-read
+    }
     if (now.equals(table)) {
       return false;
     }

@@ -89,8 +89,8 @@ final class PgOutboxEvents {
   RowEvent event(Connection c, ResultSet rs, Set<String> resync) throws SQLException {
     String table = rs.getString(2);
     RowNormalizer n = plan.get().normalizer(table);
-    if (n == null) {
-      return null;
+    if (n == null || columnChanges.uncacheable(table)) {
+      return null; // not ours, or left out until it can be cached as configured again
     }
     String code = rs.getString(3).trim();
     String afterText = rs.getString(4);
@@ -104,6 +104,8 @@ final class PgOutboxEvents {
     if (columnChanges.changed(c, n.table(), after != null ? after : before)) {
       resync.add(table);
       n = plan.get().normalizer(table);
+    } else if (columnChanges.uncacheable(table)) {
+      return null; // altered so that it cannot be cached as configured: found now
     }
     JsonNode image = after != null ? after : before;
     if (image != null && !n.table().primaryKey().stream().allMatch(image::has)) {
@@ -121,6 +123,9 @@ final class PgOutboxEvents {
       return OutboxRows.event(table, code, n, after, before);
     } catch (IllegalStateException conversion) { // a value that no longer fits its column's type
       if (!columnChanges.describedAgain(c, n.table())) {
+        if (columnChanges.uncacheable(table)) {
+          return null;
+        }
         throw conversion;
       }
       resync.add(table);

@@ -70,7 +70,8 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
   public TableSchema begin(TableSchema known) {
     // the range's own snapshot is compared with the catalog (alteredDuringPass); a
     // table gone under its name has none to read
-    return unfollowed.isGone(known.id().qualified()) ? null : known;
+    String name = known.id().qualified();
+    return unfollowed.isGone(name) || columnChanges.uncacheable(name) ? null : known;
   }
 
   @Override
@@ -89,7 +90,8 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
   /** The tables to re-read in the read about to begin, by qualified name. */
   Set<String> toRead() {
     Set<String> resync = new LinkedHashSet<>(pending);
-    resync.removeIf(unfollowed::isGone); // nothing to read under its name: it would fail the read
+    // nothing to read under its name, or not as configured: it would fail the read
+    resync.removeIf(t -> unfollowed.isGone(t) || columnChanges.uncacheable(t));
     return resync;
   }
 

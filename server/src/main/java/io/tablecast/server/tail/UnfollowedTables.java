@@ -26,6 +26,25 @@ public final class UnfollowedTables {
    */
   static final String CAUSE = "capture";
 
+  /**
+   * The ERROR logged (with the table and why) when an ALTER TABLE left a table that cannot be
+   * cached as configured (a column its {@code columns:} names renamed or dropped).
+   */
+  public static final String NOT_CACHEABLE_LOG =
+      "Table {} was altered and can no longer be cached as configured: {}. Its mirrors keep their"
+          + " rows and are stale; the server reads the other tables on, and follows it again once"
+          + " it can (the change undone, or its cached_tables entry changed and the server"
+          + " restarted)";
+
+  /** What the mirrors of such a table are told ({@link #NOT_CACHEABLE_LOG}). */
+  public static String notCacheable(String table, String why) {
+    return "table "
+        + table
+        + " was altered and can no longer be cached as configured ("
+        + why
+        + "): the mirror keeps its last rows, and follows it again once it can";
+  }
+
   /** Per table, the reason last reported. */
   private final Map<String, String> reasons = new ConcurrentHashMap<>();
 
