@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * names. Before, the table could no longer be described as configured, and every read of the tail
  * failed on it, retried for ever: no change of any cached table reached the clients. Now a chosen
  * column gone makes that table alone stale, naming the column and the ways out, and the table is
- * followed again (re-read) once the column is back; an excluded column dropped changes nothing.
+ * followed again (re-read) once the column is back; the same for a primary key dropped; an excluded
+ * column dropped changes nothing.
  */
 class ColumnChoiceAlteredWhileServingTest {
 
@@ -86,6 +87,55 @@ class ColumnChoiceAlteredWhileServingTest {
       if (kind == Kind.POSTGRESQL) { // MySQL/MariaDB's read of the changed rows fails once on it
         assertThat(tail.failures).as("reads failed").isEmpty();
       }
+    }
+  }
+
+  /** The same for any change that leaves no way to describe the table: its key dropped. */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPrimaryKeyDroppedMakesItsTableAloneStaleUntilItIsBack(Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("key_dropped");
+    db.execute(
+        "CREATE TABLE keyed (id INT NOT NULL, v INT, CONSTRAINT keyed_pk PRIMARY KEY (id))",
+        "CREATE TABLE other (id INT PRIMARY KEY, v INT)",
+        "INSERT INTO keyed VALUES (1, 1)");
+    try (PolledSource tail =
+        polled(db, List.of(CachedTable.of("keyed"), CachedTable.of("other")))) {
+      db.execute(
+          kind == Kind.MYSQL
+              ? "ALTER TABLE keyed DROP PRIMARY KEY"
+              : "ALTER TABLE keyed DROP CONSTRAINT keyed_pk",
+          "UPDATE keyed SET v = 2",
+          "INSERT INTO other VALUES (1, 1)");
+      await("keyed stale, naming why")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  tail.batches.stream()
+                      .flatMap(b -> b.staleness().stream())
+                      .anyMatch(
+                          s ->
+                              s.table().endsWith(".keyed")
+                                  && s.reason() != null
+                                  && s.reason().contains("no primary key")));
+      db.execute("INSERT INTO other VALUES (2, 2)");
+      await("the other table's changes go on")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> tail.events("other") == 2);
+
+      db.execute("ALTER TABLE keyed ADD PRIMARY KEY (id)");
+      await("keyed re-read with what changed while it was stale, and followed again")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  tail.batches.stream()
+                          .flatMap(b -> b.tableReads().stream())
+                          .filter(r -> r.schema().id().qualified().endsWith(".keyed"))
+                          .anyMatch(
+                              r ->
+                                  Rows.json(r.schema(), r.rows()).stream()
+                                      .anyMatch(row -> row.get("v").asInt() == 2))
+                      && tail.saidStale("keyed", false));
     }
   }
 
