@@ -53,7 +53,8 @@ import org.slf4j.Logger;
  * renumbered outbox: {@link UntriggeredChanges}). Foreign-key actions that no trigger can capture
  * (a new cycle of cascades) are logged the same way ({@code kind=not_capturable}). One check costs
  * two indexed catalog lookups per cached table and per parent, and one per table carrying triggers
- * (docs/CONFIGURATION.md gives a measurement).
+ * (docs/CONFIGURATION.md gives a measurement). The looks for what fires no trigger run on a second
+ * thread, so that an install waiting for an open transaction does not hold them up.
  */
 final class MysqlCaptureWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(MysqlCaptureWatch.class);
@@ -64,6 +65,14 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private final ServerMetrics metrics;
   private final UnfollowedTables unfollowed;
   private final ScheduledExecutorService timer;
+
+  /**
+   * Runs the looks for changes no trigger records ({@link #lookForUntriggeredChanges}) on a thread
+   * of their own: an install on {@link #timer} may wait minutes for an open transaction, and a
+   * TRUNCATE found that much later would leave its mirrors wrong without a word meanwhile.
+   */
+  private final ScheduledExecutorService looks;
+
   private boolean started;
 
   /** Tables whose capture was completed by a check: re-read with the next batch. */
@@ -103,13 +112,17 @@ final class MysqlCaptureWatch implements AutoCloseable {
     this.unfollowed = unfollowed;
     this.untriggered =
         new UntriggeredChanges(dialect.flavor(), lastReadId, unfollowed, resyncs::add);
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "tablecast-capture-watch");
-              t.setDaemon(true);
-              return t;
-            });
+    this.timer = daemonThread("tablecast-capture-watch");
+    this.looks = daemonThread("tablecast-capture-look");
+  }
+
+  private static ScheduledExecutorService daemonThread(String name) {
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** Starts the schedule (nothing when {@code capture_check_interval} is 0). */
@@ -120,23 +133,45 @@ final class MysqlCaptureWatch implements AutoCloseable {
     if (every > 0 && !started) { // once, also when a snapshot is read again on another instance
       started = true;
       timer.scheduleWithFixedDelay(this::checkQuietly, every, every, TimeUnit.MILLISECONDS);
+      looks.scheduleWithFixedDelay(this::lookQuietly, every, every, TimeUnit.MILLISECONDS);
     }
   }
 
   private void checkQuietly() {
     try {
-      check();
+      checkTriggers();
     } catch (SQLException | RuntimeException e) {
       LOG.warn(
           "Capture check failed, retrying in {}: {}", config.captureCheckInterval(), e.toString());
     }
   }
 
+  private void lookQuietly() {
+    try {
+      lookForUntriggeredChanges();
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn(
+          "Looking for changes no trigger records failed, retrying in {}: {}",
+          config.captureCheckInterval(),
+          e.toString());
+    }
+  }
+
   /**
-   * One check: reports what is missing, installs it when allowed and queues the tables whose
-   * capture became complete for a resync. Returns what the catalog showed before any install.
+   * One whole check, as the two schedules run it: {@link #checkTriggers}, then {@link
+   * #lookForUntriggeredChanges}. Returns what the catalog showed before any install.
    */
-  synchronized CaptureStatus check() throws SQLException {
+  CaptureStatus check() throws SQLException {
+    CaptureStatus status = checkTriggers();
+    lookForUntriggeredChanges();
+    return status;
+  }
+
+  /**
+   * Reports the triggers missing, installs them when allowed and queues the tables whose capture
+   * became complete for a resync. Returns what the catalog showed before any install.
+   */
+  private synchronized CaptureStatus checkTriggers() throws SQLException {
     CaptureStatus status = status();
     Set<String> current = new HashSet<>();
     Map<TableId, List<String>> incomplete = new LinkedHashMap<>();
@@ -205,19 +240,20 @@ final class MysqlCaptureWatch implements AutoCloseable {
                     : ": run `tablecast install` (or set install_triggers: true)"));
       }
     }
-    lookForUntriggeredChanges();
     return status;
   }
 
   /**
    * Looks at the Galera cluster state and for what changed the cached tables without a trigger
-   * ({@link UntriggeredChanges}).
+   * ({@link UntriggeredChanges}). One look at a time.
    */
   private void lookForUntriggeredChanges() throws SQLException {
-    CapturePlan p = plan.get();
-    try (Connection c = p.connect()) {
-      lookAtGalera(c);
-      untriggered.look(c, p);
+    synchronized (untriggered) {
+      CapturePlan p = plan.get();
+      try (Connection c = p.connect()) {
+        lookAtGalera(c);
+        untriggered.look(c, p);
+      }
     }
   }
 
@@ -378,5 +414,6 @@ final class MysqlCaptureWatch implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    looks.shutdownNow();
   }
 }
