@@ -172,11 +172,13 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * became complete for a resync. Returns what the catalog showed before any install.
    */
   private synchronized CaptureStatus checkTriggers() throws SQLException {
+    // before the plan is read: a table the tail takes up meanwhile is compared with its old key
+    Set<TableId> leftAlone = Set.copyOf(reinstalling);
     CaptureStatus status = status();
     Set<String> current = new HashSet<>();
     Map<TableId, List<String>> incomplete = new LinkedHashMap<>();
     for (RequiredTrigger t : status.missing()) {
-      if (reinstalling.contains(t.cachedTable())) {
+      if (leftAlone.contains(t.cachedTable())) {
         continue;
       }
       String key = "trigger " + t.on() + "." + t.name() + " for " + t.cachedTable();
@@ -224,7 +226,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
     }
     Set<TableId> fixed = new LinkedHashSet<>();
     if (config.installTriggers()
-        && status.missing().stream().anyMatch(t -> !reinstalling.contains(t.cachedTable()))) {
+        && status.missing().stream().anyMatch(t -> !leftAlone.contains(t.cachedTable()))) {
       fixed.addAll(install(incomplete.keySet()));
     }
     for (Map.Entry<TableId, List<String>> t : incomplete.entrySet()) {
