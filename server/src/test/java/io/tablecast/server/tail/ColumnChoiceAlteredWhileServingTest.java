@@ -1,8 +1,10 @@
 package io.tablecast.server.tail;
 
+import static io.tablecast.server.tail.CommittedBatch.Purpose.RESYNC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.server.capture.CachedTable;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
@@ -48,15 +50,7 @@ class ColumnChoiceAlteredWhileServingTest {
           .until(() -> tail.events("other") == 1);
       await("staff stale, naming the column")
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  tail.batches.stream()
-                      .flatMap(b -> b.staleness().stream())
-                      .anyMatch(
-                          s ->
-                              s.table().endsWith(".staff")
-                                  && s.reason() != null
-                                  && s.reason().contains("column email")));
+          .until(() -> tail.saidStaleFor("staff", "column email"));
       db.execute("INSERT INTO other VALUES (2, 2)");
       await("the other table's changes go on")
           .atMost(Duration.ofSeconds(30))
@@ -67,13 +61,7 @@ class ColumnChoiceAlteredWhileServingTest {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  tail.batches.stream()
-                          .flatMap(b -> b.tableReads().stream())
-                          .filter(r -> r.schema().id().qualified().endsWith(".staff"))
-                          .anyMatch(
-                              r ->
-                                  Rows.json(r.schema(), r.rows()).stream()
-                                      .anyMatch(row -> row.get("email").asText().equals("n@x")))
+                  tail.readWhole("staff", RESYNC, rows -> has(rows, "email", "n@x"))
                       && tail.saidStale("staff", false));
       db.execute("UPDATE staff SET email = 'o@x' WHERE id = 1");
       await("its changes followed again")
@@ -109,15 +97,7 @@ class ColumnChoiceAlteredWhileServingTest {
           "INSERT INTO other VALUES (1, 1)");
       await("keyed stale, naming why")
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  tail.batches.stream()
-                      .flatMap(b -> b.staleness().stream())
-                      .anyMatch(
-                          s ->
-                              s.table().endsWith(".keyed")
-                                  && s.reason() != null
-                                  && s.reason().contains("no primary key")));
+          .until(() -> tail.saidStaleFor("keyed", "no primary key"));
       db.execute("INSERT INTO other VALUES (2, 2)");
       await("the other table's changes go on")
           .atMost(Duration.ofSeconds(30))
@@ -128,13 +108,7 @@ class ColumnChoiceAlteredWhileServingTest {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  tail.batches.stream()
-                          .flatMap(b -> b.tableReads().stream())
-                          .filter(r -> r.schema().id().qualified().endsWith(".keyed"))
-                          .anyMatch(
-                              r ->
-                                  Rows.json(r.schema(), r.rows()).stream()
-                                      .anyMatch(row -> row.get("v").asInt() == 2))
+                  tail.readWhole("keyed", RESYNC, rows -> has(rows, "v", "2"))
                       && tail.saidStale("keyed", false));
     }
   }
@@ -157,6 +131,11 @@ class ColumnChoiceAlteredWhileServingTest {
       assertThat(tail.source.tables().get(0).columns()).hasSize(2);
       assertThat(tail.batches).allMatch(b -> b.staleness().isEmpty());
     }
+  }
+
+  /** Whether a row of {@code rows} has {@code value} (as text) in {@code column}. */
+  private static boolean has(List<ObjectNode> rows, String column, String value) {
+    return rows.stream().anyMatch(row -> row.get(column).asText().equals(value));
   }
 
   private static PolledSource polled(TestDatabases.Isolated db, List<CachedTable> tables)

@@ -3,7 +3,6 @@ package io.tablecast.server.tail;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
@@ -35,16 +34,7 @@ class MysqlReinstallBesideOpenTransactionTest {
     MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
     try (PolledSource tail =
             PolledSource.open(
-                new SourceConfig(
-                    db.jdbcUrl(),
-                    null,
-                    null,
-                    List.of("keyed", "other"),
-                    true,
-                    null,
-                    null,
-                    null,
-                    Duration.ofMillis(200)), // the capture check finds the ALTER TABLE
+                PolledSource.config(db, List.of("keyed", "other"), null, Duration.ofMillis(200)),
                 metrics);
         Connection reader = db.connect()) {
       db.execute("ALTER TABLE keyed DROP PRIMARY KEY, ADD PRIMARY KEY (code)");

@@ -2,7 +2,6 @@ package io.tablecast.server.tail;
 
 import static org.awaitility.Awaitility.await;
 
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
 import io.tablecast.server.testing.TestDatabases;
@@ -32,15 +31,10 @@ class MysqlTruncateFoundWhileAnInstallWaitsTest {
         "INSERT INTO emptied VALUES (1, 1), (2, 2)");
     try (PolledSource tail =
             PolledSource.open(
-                    new SourceConfig(
-                        db.jdbcUrl(),
-                        null,
-                        null,
+                    PolledSource.config( // no reconciliation pass finds it here
+                        db,
                         List.of("held", "emptied"),
-                        true,
-                        null,
-                        null,
-                        Duration.ofHours(1), // no reconciliation pass finds it here
+                        Duration.ofHours(1),
                         Duration.ofMillis(200)),
                     MicrometerServerMetrics.inMemory())
                 .poll();
@@ -66,15 +60,7 @@ class MysqlTruncateFoundWhileAnInstallWaitsTest {
       db.execute("TRUNCATE TABLE emptied");
       await("emptied re-read while the install waits, its rows gone")
           .atMost(Duration.ofSeconds(20))
-          .until(
-              () ->
-                  tail.batches.stream()
-                      .flatMap(b -> b.tableReads().stream())
-                      .anyMatch(
-                          r ->
-                              r.schema().id().qualified().equals(db.table("emptied"))
-                                  && r.purpose() == CommittedBatch.Purpose.RESYNC
-                                  && r.rows().isEmpty()));
+          .until(() -> tail.readWhole("emptied", CommittedBatch.Purpose.RESYNC, List::isEmpty));
       reader.rollback();
     }
   }

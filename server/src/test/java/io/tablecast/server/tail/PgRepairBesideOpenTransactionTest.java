@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.server.capture.DdlLocks;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
-import io.tablecast.server.testing.Rows;
 import io.tablecast.server.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -36,16 +34,7 @@ class PgRepairBesideOpenTransactionTest {
     MicrometerServerMetrics metrics = MicrometerServerMetrics.inMemory();
     try (PolledSource tail =
             PolledSource.open(
-                new SourceConfig(
-                    db.jdbcUrl(),
-                    null,
-                    null,
-                    List.of("items", "other"),
-                    true,
-                    null,
-                    null,
-                    null,
-                    Duration.ofMillis(100)),
+                PolledSource.config(db, List.of("items", "other"), null, Duration.ofMillis(100)),
                 metrics);
         Connection writer = db.connect()) {
       // a child joins the table, and an application's transaction writes to it before the server
@@ -85,12 +74,7 @@ class PgRepairBesideOpenTransactionTest {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  tail.batches.stream()
-                      .flatMap(b -> b.tableReads().stream())
-                      .anyMatch(
-                          r ->
-                              r.schema().id().qualified().equals(db.table("items"))
-                                  && Rows.json(r.schema(), r.rows()).size() == 2));
+                  tail.readWhole("items", CommittedBatch.Purpose.RESYNC, rows -> rows.size() == 2));
       await("followed again")
           .atMost(Duration.ofSeconds(30))
           .until(() -> tail.saidStale("items", false));

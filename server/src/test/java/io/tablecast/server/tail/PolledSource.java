@@ -2,8 +2,11 @@ package io.tablecast.server.tail;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
+import io.tablecast.server.testing.Rows;
+import io.tablecast.server.testing.TestDatabases;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * A change source polled on a thread of its own, as the tail loop polls it: its non-empty batches
@@ -26,6 +30,16 @@ final class PolledSource implements AutoCloseable {
 
   private PolledSource(ChangeSource source) {
     this.source = source;
+  }
+
+  /**
+   * The source of {@code tables} of {@code db}, installing triggers, with a capture check every
+   * {@code captureCheck} and reconciliation every {@code reconcile} (null: the default).
+   */
+  static SourceConfig config(
+      TestDatabases.Isolated db, List<String> tables, Duration reconcile, Duration captureCheck) {
+    return new SourceConfig(
+        db.jdbcUrl(), null, null, tables, true, null, null, reconcile, captureCheck);
   }
 
   /** Opens the source of {@code config} and reads its snapshot; {@link #poll} starts polling. */
@@ -81,6 +95,29 @@ final class PolledSource implements AutoCloseable {
     return batches.stream()
         .flatMap(b -> b.staleness().stream())
         .anyMatch(s -> s.table().endsWith("." + table) && (s.reason() != null) == stale);
+  }
+
+  /**
+   * Whether a batch said {@code table} (unqualified) stale for a reason containing {@code text}.
+   */
+  boolean saidStaleFor(String table, String text) {
+    return batches.stream()
+        .flatMap(b -> b.staleness().stream())
+        .anyMatch(
+            s ->
+                s.table().endsWith("." + table) && s.reason() != null && s.reason().contains(text));
+  }
+
+  /**
+   * Whether {@code table} (unqualified) was read whole for {@code purpose}, with rows for which
+   * {@code rows} holds.
+   */
+  boolean readWhole(
+      String table, CommittedBatch.Purpose purpose, Predicate<List<ObjectNode>> rows) {
+    return batches.stream()
+        .flatMap(b -> b.tableReads().stream())
+        .filter(r -> r.schema().id().qualified().endsWith("." + table) && r.purpose() == purpose)
+        .anyMatch(r -> rows.test(Rows.json(r.schema(), r.rows())));
   }
 
   @Override
