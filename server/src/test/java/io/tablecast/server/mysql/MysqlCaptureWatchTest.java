@@ -10,10 +10,7 @@ import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
 import io.tablecast.server.testing.TestDatabases;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,32 +130,10 @@ class MysqlCaptureWatchTest {
   }
 
   private static String firstTrigger(TestDatabases.Isolated db, String table) throws SQLException {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = '"
-                    + db.schema()
-                    + "' AND EVENT_OBJECT_TABLE = '"
-                    + table
-                    + "' ORDER BY TRIGGER_NAME")) {
-      rs.next();
-      return rs.getString(1);
-    }
+    return db.triggerNames(table).get(0);
   }
 
   private static long triggerCount(TestDatabases.Isolated db, String table) throws SQLException {
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = '"
-                    + db.schema()
-                    + "' AND EVENT_OBJECT_TABLE = '"
-                    + table
-                    + "'")) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return db.triggerNames(table).size();
   }
 }

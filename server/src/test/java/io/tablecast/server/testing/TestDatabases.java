@@ -2,8 +2,12 @@ package io.tablecast.server.testing;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -114,6 +118,25 @@ public final class TestDatabases {
     /** Qualifies a table name with this schema, as clients and configs name it. */
     public String table(String name) {
       return schema + "." + name;
+    }
+
+    /** The names of the triggers on {@code table} of this schema, in name order. */
+    public List<String> triggerNames(String table) throws SQLException {
+      List<String> names = new ArrayList<>();
+      try (Connection c = connect();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT DISTINCT trigger_name FROM information_schema.triggers"
+                      + " WHERE event_object_schema = ? AND event_object_table = ? ORDER BY 1")) {
+        ps.setString(1, schema);
+        ps.setString(2, table);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            names.add(rs.getString(1));
+          }
+        }
+      }
+      return names;
     }
   }
 
