@@ -242,6 +242,29 @@ final class AlteredTables implements DriftCheck.PassStart {
   }
 
   /**
+   * Every row of each of {@code resyncs} in {@code c}'s snapshot ({@link #resyncRead}): a table
+   * whose metadata lock is not granted now is left out of {@code resyncs}, and so stays queued
+   * until it is ({@link LockedTables#lockFor}); one that cannot be read is added to {@code failed}.
+   */
+  List<CommittedBatch.TableRead> resyncReads(
+      Connection c, List<TableSchema> resyncs, LockedTables locks, List<TableId> failed) {
+    List<CommittedBatch.TableRead> reads = new ArrayList<>();
+    for (TableSchema t : List.copyOf(resyncs)) {
+      if (!locks.lockFor(c, t.id())) {
+        resyncs.remove(t);
+        continue;
+      }
+      CommittedBatch.TableRead resync = resyncRead(c, t);
+      if (resync != null) {
+        reads.add(resync);
+      } else {
+        failed.add(t.id());
+      }
+    }
+    return reads;
+  }
+
+  /**
    * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read
    * now (e.g. the table was altered meanwhile: the outbox read stands; the resync is given up,
    * logged, and left to reconciliation).

@@ -29,10 +29,10 @@ final class ChangedRowStatements {
     final MysqlTriggers.RowsByKey rowsByKey;
     final String[] bySize = new String[KEPT_SIZES + 1];
 
-    Statements(TableSchema table, MysqlTriggers.RowSelect select) {
+    Statements(MysqlFlavor flavor, TableSchema table, MysqlTriggers.RowSelect select) {
       this.table = table;
       this.select = select;
-      this.rowsByKey = MysqlTriggers.RowsByKey.of(table, select);
+      this.rowsByKey = MysqlTriggers.RowsByKey.of(flavor, table, select);
     }
   }
 
@@ -66,7 +66,7 @@ final class ChangedRowStatements {
   private Statements of(TableSchema table) {
     Statements s = byTable.get(table.id());
     if (s == null || s.table != table) { // new, or another version of the table
-      s = new Statements(table, MysqlTriggers.rowSelect(flavor, table));
+      s = new Statements(flavor, table, MysqlTriggers.rowSelect(flavor, table));
       byTable.put(table.id(), s);
     }
     return s;

@@ -4,6 +4,7 @@ import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
+import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.tail.OutboxRows;
@@ -16,9 +17,12 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 
 /**
@@ -50,10 +54,10 @@ final class ChangedRows {
   record Refusal(String key, String why) {}
 
   /**
-   * A changed key: its values as the trigger printed them (bound to the read), and the key in the
-   * row form.
+   * A changed key: its values as the trigger printed them (bound to the read), the key in the row
+   * form, and the outbox's image of it (kept when the table's metadata lock is not granted).
    */
-  private record Changed(List<String> bound, RowKey key) {}
+  private record Changed(List<String> bound, RowKey key, String image) {}
 
   private final CapturePlan plan;
   private final ChangedRowStatements statements;
@@ -75,10 +79,26 @@ final class ChangedRows {
   /** Per table, the changed keys, in first-seen order. */
   private final Map<String, Map<RowKey, Changed>> byTable = new LinkedHashMap<>();
 
-  ChangedRows(CapturePlan plan, ChangedRowStatements statements, Consumer<String> refused) {
+  /** The tables whose metadata lock was not granted, and their kept keys. */
+  private final LockedTables locks;
+
+  /** The tables no longer there under their name: their kept keys wait for their re-read. */
+  private final Predicate<String> gone;
+
+  /** The tables whose changed rows {@link #read} read (for {@link LockedTables#after}). */
+  private final Set<TableId> read = new LinkedHashSet<>();
+
+  ChangedRows(
+      CapturePlan plan,
+      ChangedRowStatements statements,
+      Consumer<String> refused,
+      LockedTables locks,
+      Predicate<String> gone) {
     this.plan = plan;
     this.statements = statements;
     this.refused = refused;
+    this.locks = locks;
+    this.gone = gone;
   }
 
   /**
@@ -102,7 +122,7 @@ final class ChangedRows {
         RowKey key = RowKey.of(k.key());
         byTable
             .computeIfAbsent(table, t -> new LinkedHashMap<>())
-            .putIfAbsent(key, new Changed(k.bound(), key));
+            .putIfAbsent(key, new Changed(k.bound(), key, image));
       }
     }
     return true;
@@ -120,6 +140,11 @@ final class ChangedRows {
   /** Per table, the rows {@link #read} found but could not read, by key, and why. */
   Map<String, Map<RowKey, Refusal>> refusals() {
     return refusals;
+  }
+
+  /** The tables whose changed rows {@link #read} read, kept ones included. */
+  Set<TableId> readTables() {
+    return read;
   }
 
   /** Whether {@link #read} delivered a change of the row of {@code table} with {@code key}. */
@@ -144,15 +169,33 @@ final class ChangedRows {
   @SuppressWarnings(
       "ReferenceEquality") // TOO_LARGE is a marker: identity is meant, an empty row would equal it
   List<RowEvent> read(Connection c) throws SQLException {
+    addKeptKeys();
     List<RowEvent> events = new ArrayList<>();
+    List<String> held = new ArrayList<>();
     for (Map.Entry<String, Map<RowKey, Changed>> e : byTable.entrySet()) {
       List<Changed> keys = new ArrayList<>(e.getValue().values());
       RowNormalizer n = plan.normalizer(e.getKey());
+      TableId id = n.table().id();
       Map<RowKey, byte[]> rows = new HashMap<>();
-      for (int from = 0; from < keys.size(); from += KEYS_PER_READ) {
-        List<Changed> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_READ));
-        readChunk(c, n, chunk, rows);
+      try {
+        if (locks.waiting(id)) {
+          held.add(e.getKey()); // its lock not seen free since: not tried again
+          locks.hold(id, images(keys));
+          continue;
+        }
+        for (int from = 0; from < keys.size(); from += KEYS_PER_READ) {
+          List<Changed> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_READ));
+          readChunk(c, n, chunk, rows);
+        }
+      } catch (SQLException x) {
+        if (!LockedTables.timedOut(x)) {
+          throw x;
+        }
+        held.add(e.getKey()); // the snapshot goes on: only the statement failed
+        locks.hold(id, images(keys));
+        continue;
       }
+      read.add(id);
       for (Changed k : keys) {
         byte[] row = rows.get(k.key());
         if (row == TOO_LARGE) {
@@ -173,7 +216,31 @@ final class ChangedRows {
                 : new RowEvent.Delete(e.getKey(), n.table(), k.key().bytes(), null));
       }
     }
+    held.forEach(byTable::remove); // not delivered
     return events;
+  }
+
+  /**
+   * Adds the keys kept for the tables whose metadata lock was seen free since (none of them is lost
+   * if this read fails: they stay kept until {@link LockedTables#after} a read that succeeded).
+   */
+  private void addKeptKeys() {
+    for (Map.Entry<TableId, List<String>> kept : locks.freeKeys().entrySet()) {
+      String table = kept.getKey().qualified();
+      if (gone.test(table) || plan.normalizer(table) == null) {
+        continue; // its re-read, once it is back, ends the hold
+      }
+      byTable.computeIfAbsent(table, t -> new LinkedHashMap<>()); // read, if only to end the hold
+      for (String image : kept.getValue()) {
+        add(table, image, null);
+      }
+    }
+  }
+
+  private static List<String> images(List<Changed> keys) {
+    List<String> out = new ArrayList<>(keys.size());
+    keys.forEach(k -> out.add(k.image()));
+    return out;
   }
 
   private void readChunk(

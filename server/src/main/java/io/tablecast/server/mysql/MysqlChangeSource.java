@@ -48,6 +48,10 @@ final class MysqlChangeSource extends PollingChangeSource {
   private final RefusedRows refusedRows = new RefusedRows();
 
   private final UnfollowedTables unfollowed = new UnfollowedTables();
+
+  /** Tables whose metadata lock a read was not granted (DDL queued on them): read later. */
+  private final LockedTables locks;
+
   private final HikariDataSource pool;
   private final ChangedRowStatements rowStatements;
   private final ServerMetrics metrics;
@@ -89,6 +93,7 @@ final class MysqlChangeSource extends PollingChangeSource {
         new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;
     this.rowStatements = new ChangedRowStatements(dialect.flavor());
+    this.locks = new LockedTables(dialect.flavor(), pool);
   }
 
   @Override
@@ -145,6 +150,7 @@ final class MysqlChangeSource extends PollingChangeSource {
       }
     }
     // Only now, the connection given back without error (closing it may fail on a killed session)
+    locks.allRead();
     position.start(ids, look, probeWait);
     instance().positioned(at);
     driftCheck.snapshotTaken();
@@ -230,7 +236,8 @@ final class MysqlChangeSource extends PollingChangeSource {
         rowStatements,
         position.gaps(),
         metrics::rowRefused,
-        unfollowed::isGone);
+        unfollowed::isGone,
+        locks);
   }
 
   /**
@@ -252,12 +259,13 @@ final class MysqlChangeSource extends PollingChangeSource {
     List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
     List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
     resyncs.removeIf(t -> unfollowed.isGone(t.id().qualified())); // nothing there to read
+    resyncs.removeIf(t -> locks.waiting(t.id())); // DDL waits on it: kept until its lock is free
     List<TableId> failedResyncs = new ArrayList<>();
     boolean rangeOffPath = false;
     boolean commitLater = false;
     GapTracker gaps = position.gaps();
     boolean lookDue = gaps.needsLook() && facts.lookDue();
-    boolean inSnapshotFirst = reconcile || !resyncs.isEmpty() || busy;
+    boolean inSnapshotFirst = reconcile || !resyncs.isEmpty() || busy || locks.readDue();
     Connection c = held == null ? reading(pool.getConnection()) : held;
     Statement s = null;
     try {
@@ -281,16 +289,9 @@ final class MysqlChangeSource extends PollingChangeSource {
           instance().confirmSession(c, read.session);
           events = alteredTables.readChangedRows(read.changed, c);
           alteredTables.addUnkeyed(read.changed, resyncs);
-          for (TableSchema t :
-              resyncs) { // capture completed by the MysqlCaptureWatch: publish what it missed
-            CommittedBatch.TableRead resync = alteredTables.resyncRead(c, t);
-            if (resync != null) {
-              tableReads.add(resync);
-            } else {
-              failedResyncs.add(t.id());
-            }
-          }
-          if (reconcile) {
+          // capture completed by the MysqlCaptureWatch: publish what it missed
+          tableReads.addAll(alteredTables.resyncReads(c, resyncs, locks, failedResyncs));
+          if (reconcile && !locks.anyHeld()) { // a held table's image lacks its kept changes
             // after the resyncs: a range compares against the image they leave. It is read on the
             // reconciliation thread, in this transaction, which that thread commits: this batch,
             // and the changes committed meanwhile, need not wait for it (docs/BENCHMARKS.md)
@@ -349,6 +350,7 @@ final class MysqlChangeSource extends PollingChangeSource {
           dropped);
     }
     captureWatch.resynced(resyncs, failedResyncs);
+    locks.after(read.changed, resyncs, failedResyncs);
     if (captureWatch
         .galera()
         .read(
@@ -356,8 +358,9 @@ final class MysqlChangeSource extends PollingChangeSource {
       plan().tables().forEach(t -> captureWatch.resync(t.id()));
     }
     busy = !read.ids.isEmpty();
-    return unfollowed.attachTo(
-        OutboxRows.batch(events, read.captureMillis, tableReads, refusedRows.after(read.changed)));
+    List<CommittedBatch.Staleness> staleness = new ArrayList<>(refusedRows.after(read.changed));
+    staleness.addAll(locks.takeTransitions());
+    return unfollowed.attachTo(OutboxRows.batch(events, read.captureMillis, tableReads, staleness));
   }
 
   private List<String> tableNames() {
@@ -394,6 +397,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     snapshots.commitHeld();
     driftCheck.close();
     captureWatch.close();
+    locks.close();
     super.close();
   }
 }

@@ -51,6 +51,21 @@ enum MysqlFlavor {
     this.jsonObjectEmbedsTexts = jsonObjectEmbedsTexts;
   }
 
+  /**
+   * {@code select} (a statement beginning with {@code SELECT}) waiting at most {@code seconds} for
+   * the metadata lock of each table it reads ({@code lock_wait_timeout} for that statement alone),
+   * so that DDL queued on a table cannot hold it for longer ({@link LockedTables}): MariaDB's
+   * {@code SET STATEMENT ... FOR}, MySQL 8's {@code SET_VAR} hint (never run here).
+   */
+  String boundedLockWait(String select, int seconds) {
+    if (!select.startsWith("SELECT ")) {
+      throw new IllegalArgumentException("not a SELECT: " + select);
+    }
+    return this == MARIADB
+        ? "SET STATEMENT lock_wait_timeout = " + seconds + " FOR " + select
+        : "SELECT /*+ SET_VAR(lock_wait_timeout = " + seconds + ") */ " + select.substring(7);
+  }
+
   /** The flavor of a server whose {@code SELECT VERSION()} is {@code version}. */
   static MysqlFlavor of(String version) {
     return version != null && version.contains("MariaDB") ? MARIADB : MYSQL;

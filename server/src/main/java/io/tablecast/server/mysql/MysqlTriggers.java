@@ -199,10 +199,11 @@ final class MysqlTriggers {
   /**
    * Every column of the rows of {@code table} whose primary key is one of {@code keys} key tuples,
    * as {@link #jsonObject} rows, then the key alone as a second column. Parameters are the key
-   * values as the triggers' {@code JSON_OBJECT} printed them, as text, key by key.
+   * values as the triggers' {@code JSON_OBJECT} printed them, as text, key by key. The statement
+   * waits at most {@link LockedTables#WAIT_SECONDS} for the table's metadata lock.
    */
   static String rowsByKey(MysqlFlavor flavor, TableSchema table, int keys) {
-    return RowsByKey.of(table, rowSelect(flavor, table)).sql(keys);
+    return RowsByKey.of(flavor, table, rowSelect(flavor, table)).sql(keys);
   }
 
   /**
@@ -213,7 +214,7 @@ final class MysqlTriggers {
    * @param tuple the parameters of one key
    */
   record RowsByKey(String head, String tuple) {
-    static RowsByKey of(TableSchema table, RowSelect row) {
+    static RowsByKey of(MysqlFlavor flavor, TableSchema table, RowSelect row) {
       List<ColumnInfo> key = keyColumns(table);
       StringJoiner columns =
           new StringJoiner(", ", key.size() == 1 ? "" : "(", key.size() == 1 ? "" : ")");
@@ -225,14 +226,16 @@ final class MysqlTriggers {
       }
       // as JSON, the key again on its own: it names a row whose JSON_OBJECT is NULL (too large)
       return new RowsByKey(
-          "SELECT "
-              + row.list()
-              + (row.shape() == SnapshotRead.Shape.JSON_TEXT ? ", " + jsonObject(key, "t") : "")
-              + " FROM "
-              + MysqlIdentifiers.quote(table.id())
-              + " t WHERE "
-              + columns
-              + " IN (",
+          flavor.boundedLockWait(
+              "SELECT "
+                  + row.list()
+                  + (row.shape() == SnapshotRead.Shape.JSON_TEXT ? ", " + jsonObject(key, "t") : "")
+                  + " FROM "
+                  + MysqlIdentifiers.quote(table.id())
+                  + " t WHERE "
+                  + columns
+                  + " IN (",
+              LockedTables.WAIT_SECONDS),
           tuple.toString());
     }
 

@@ -38,8 +38,12 @@ final class OutboxRead {
   static final String SESSION = "SELECT @@server_id, CONNECTION_ID(); ";
 
   private OutboxRead(
-      CapturePlan plan, ChangedRowStatements statements, Consumer<String> rowRefused) {
-    this.changed = new ChangedRows(plan, statements, rowRefused);
+      CapturePlan plan,
+      ChangedRowStatements statements,
+      Consumer<String> rowRefused,
+      LockedTables locks,
+      Predicate<String> gone) {
+    this.changed = new ChangedRows(plan, statements, rowRefused, locks, gone);
   }
 
   /**
@@ -55,6 +59,7 @@ final class OutboxRead {
    * @param statements how its changed rows are read ({@link ChangedRows})
    * @param rowRefused told the table of each changed row that cannot be read
    * @param gone the tables no longer there under their name: their rows are consumed, not read
+   * @param locks the tables whose metadata lock was not granted: their keys are kept, not read
    */
   static OutboxRead read(
       Statement s,
@@ -64,9 +69,10 @@ final class OutboxRead {
       ChangedRowStatements statements,
       GapTracker gaps,
       Consumer<String> rowRefused,
-      Predicate<String> gone)
+      Predicate<String> gone,
+      LockedTables locks)
       throws SQLException {
-    OutboxRead read = new OutboxRead(plan, statements, rowRefused);
+    OutboxRead read = new OutboxRead(plan, statements, rowRefused, locks, gone);
     String sql = begin + (askSession ? SESSION : "") + outboxQuery(plan, gaps);
     toResultSet(s, s.execute(sql), sql);
     if (askSession) {

@@ -1,6 +1,7 @@
 package io.tablecast.server.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tablecast.protocol.ColumnInfo;
 import io.tablecast.protocol.ColumnKind;
@@ -28,6 +29,17 @@ class ChangedRowStatementsTest {
   }
 
   @Test
+  void theReadWaitsASecondAtMostForTheTablesMetadataLockOnEitherFlavor() {
+    assertThat(new ChangedRowStatements(MysqlFlavor.MYSQL).rowsByKey(prices(), 1))
+        .as("MySQL 8 (never run here): the SET_VAR hint, lock_wait_timeout's minimum")
+        .startsWith("SELECT /*+ SET_VAR(lock_wait_timeout = 1) */ t.`sku`, t.`region`, ");
+    assertThat(new ChangedRowStatements(MysqlFlavor.MARIADB).rowsByKey(prices(), 1))
+        .startsWith("SET STATEMENT lock_wait_timeout = 1 FOR SELECT t.`sku`, t.`region`, ");
+    assertThatThrownBy(() -> MysqlFlavor.MARIADB.boundedLockWait("DELETE FROM t", 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void theStatementForEachNumberOfKeysIsTheOneTheTriggersModuleMakes() {
     TableSchema table = prices();
     ChangedRowStatements statements = new ChangedRowStatements(MysqlFlavor.MARIADB);
@@ -36,7 +48,7 @@ class ChangedRowStatementsTest {
           .isEqualTo(MysqlTriggers.rowsByKey(MysqlFlavor.MARIADB, table, keys));
     }
     assertThat(statements.rowsByKey(table, 2))
-        .startsWith("SELECT ")
+        .startsWith("SET STATEMENT lock_wait_timeout = 1 FOR SELECT ")
         .endsWith(" FROM `app`.`prices` t WHERE (t.`sku`, t.`region`) IN ((?, ?), (?, ?))");
     assertThat(statements.select(table))
         .isEqualTo(MysqlTriggers.rowSelect(MysqlFlavor.MARIADB, table));
