@@ -36,4 +36,11 @@ public interface DdlLocks {
    * its transaction has been open; best effort: empty when this user cannot see them.
    */
   List<String> holders(Connection c, List<TableId> tables) throws SQLException;
+
+  /**
+   * The sessions waiting for a lock on {@code table} (the DDL among them), longest waiting first,
+   * each with its id, how long it has waited and its statement; best effort: empty when this user
+   * cannot see them.
+   */
+  List<String> waiters(Connection c, TableId table) throws SQLException;
 }

@@ -188,7 +188,7 @@ final class ChangedRows {
           readChunk(c, n, chunk, rows);
         }
       } catch (SQLException x) {
-        if (!LockedTables.timedOut(x)) {
+        if (!locks.timedOut(x)) {
           throw x;
         }
         held.add(e.getKey()); // the snapshot goes on: only the statement failed

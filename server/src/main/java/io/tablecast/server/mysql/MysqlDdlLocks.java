@@ -26,6 +26,16 @@ final class MysqlDdlLocks implements DdlLocks {
           + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
           + " WHERE p.ID <> CONNECTION_ID() ORDER BY t.trx_started LIMIT 5";
 
+  /**
+   * The sessions waiting for a metadata lock, longest first: which table each waits for is not
+   * known without performance_schema, so every one is named (the DDL and the writers queued behind
+   * it).
+   */
+  private static final String WAITERS =
+      "SELECT ID, TIME, LEFT(INFO, 120) FROM information_schema.PROCESSLIST"
+          + " WHERE STATE = 'Waiting for table metadata lock' AND ID <> CONNECTION_ID()"
+          + " AND INFO IS NOT NULL ORDER BY TIME DESC LIMIT 3";
+
   @Override
   public String limitWaits(Duration wait) {
     return "SET SESSION lock_wait_timeout = " + Math.max(1, wait.toSeconds());
@@ -62,6 +72,18 @@ final class MysqlDdlLocks implements DdlLocks {
       }
     } catch (SQLException e) { // no PROCESS privilege: none visible
       return List.of();
+    }
+    return out;
+  }
+
+  @Override
+  public List<String> waiters(Connection c, TableId table) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(WAITERS)) {
+      while (rs.next()) {
+        out.add("thread " + rs.getLong(1) + " (" + rs.getLong(2) + " s): " + rs.getString(3));
+      }
     }
     return out;
   }

@@ -16,6 +16,7 @@ import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.PollingChangeSource;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.SourceContext;
+import io.tablecast.server.tail.TableLockWaits;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -58,6 +59,9 @@ final class PgChangeSource extends PollingChangeSource {
   private final PgOutboxEvents outboxEvents;
   private final PgSingleStatementRead singleStatementRead;
 
+  /** Tables whose lock a re-read or range was not granted (DDL queued on them): read later. */
+  private final TableLockWaits lockWaits;
+
   private final UnfollowedTables unfollowed = new UnfollowedTables();
 
   /** Tables to re-read, or to describe again, in the next read's snapshot. */
@@ -99,6 +103,18 @@ final class PgChangeSource extends PollingChangeSource {
     this.pendingResyncs = new PgPendingResyncs(() -> this.plan, columnChanges, unfollowed);
     // this.plan, the field: ALTER TABLE replaces it
     this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), pendingResyncs);
+    this.lockWaits = new TableLockWaits(pool, dialect.ddlLocks(), PgChangeSource::probeLock);
+  }
+
+  /** Takes {@code table}'s lock as a re-read would, waiting {@link TableLockWaits#WAIT} at most. */
+  private static void probeLock(Connection c, TableId table) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(TableLockWaits.WAIT));
+      s.execute(PgOutboxQueries.lockStatement(table)); // 55P03 when not granted
+    } finally {
+      c.rollback();
+    }
   }
 
   @Override
@@ -136,6 +152,7 @@ final class PgChangeSource extends PollingChangeSource {
     }
     // Only now, the connection given back without error: closing it may fail too (a killed session)
     previousSnapshot = snapshot;
+    lockWaits.allReleased(); // every table read whole
     instance().positioned(at);
     pruning.acknowledged(null); // one acknowledged on another instance means nothing here
     driftCheck.snapshotTaken();
@@ -198,8 +215,9 @@ final class PgChangeSource extends PollingChangeSource {
     boolean checkDrift = driftCheck.prepare();
     if (checkDrift
         && (watch.readsFiltered(driftCheck.table().id())
-            || unfollowed.isGone(driftCheck.table().id().qualified()))) {
-      checkDrift = false; // row-level security, or gone: its ranges wait until it is back
+            || unfollowed.isGone(driftCheck.table().id().qualified())
+            || lockWaits.waiting(driftCheck.table().id()))) {
+      checkDrift = false; // row-level security, gone, or DDL queued: its ranges wait
     }
     if (!checkDrift && pendingResyncs.nothingDue()) {
       CommittedBatch batch = readInOneStatement();
@@ -210,6 +228,7 @@ final class PgChangeSource extends PollingChangeSource {
     String current;
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = pendingResyncs.toRead(); // but those gone under their name
+    resync.removeIf(this::lockWaited); // kept until the lock is granted
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis;
     boolean rangeOffPath = false;
@@ -227,7 +246,12 @@ final class PgChangeSource extends PollingChangeSource {
             toRead.add(n.table().id());
           }
         }
-        PgOutboxQueries.lockBeforeSnapshot(c, toRead);
+        TableId refused = PgOutboxQueries.lockBeforeSnapshotWithin(c, toRead, dialect.ddlLocks());
+        if (refused != null) { // the transaction failed: nothing was read in it
+          PgOutboxQueries.rollbackQuietly(c);
+          holdBack(refused, resync);
+          return OutboxRows.batch(List.of(), 0, List.of(), lockWaits.takeTransitions());
+        }
         // LOCK fixes no snapshot; the first query does, and the read below runs in it
         current = PgOutboxQueries.currentSnapshot(c, instance());
         pendingResyncs.describeAltered(c, resync); // before the rows are read, in this snapshot
@@ -280,12 +304,47 @@ final class PgChangeSource extends PollingChangeSource {
     // Only after the connection was given back without error: closing it (the pool resets its
     // session) fails on a killed session, and then this read must count as not done.
     previousSnapshot = current;
-    pendingResyncs.clear();
+    pendingResyncs.clear(this::lockWaited);
+    toReadReleased(resync, checkDrift);
     if (!events.isEmpty()) {
       metrics.outboxRowsRead(events.size());
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
     }
-    return OutboxRows.batch(events, captureMillis, reads);
+    return OutboxRows.batch(events, captureMillis, reads, lockWaits.takeTransitions());
+  }
+
+  /** True while {@code table} (qualified) is held by {@link #lockWaits}. */
+  private boolean lockWaited(String table) {
+    RowNormalizer n = plan.normalizer(table);
+    return n != null && lockWaits.waiting(n.table().id());
+  }
+
+  /** Holds {@code table}: its re-read, if among {@code resync}, else its reconciliation, waits. */
+  private void holdBack(TableId table, Set<String> resync) {
+    if (resync.contains(table.qualified())) {
+      lockWaits.hold(
+          table,
+          "its re-read waits",
+          "table "
+              + table.qualified()
+              + " is to be read again whole, and DDL waits for its lock: the mirror keeps its"
+              + " rows, and is brought up to date once the lock is granted");
+    } else {
+      lockWaits.hold(table, "its reconciliation waits", null);
+    }
+  }
+
+  /** The tables this read took the locks of were read: none of them waits any more. */
+  private void toReadReleased(Set<String> resync, boolean checkDrift) {
+    if (checkDrift) {
+      lockWaits.released(driftCheck.table().id());
+    }
+    for (String table : resync) {
+      RowNormalizer n = plan.normalizer(table);
+      if (n != null) {
+        lockWaits.released(n.table().id());
+      }
+    }
   }
 
   /** Tests: the one-statement read of this source's outbox. */
@@ -352,6 +411,7 @@ final class PgChangeSource extends PollingChangeSource {
   public void close() {
     watch.close();
     driftCheck.close();
+    lockWaits.close();
     super.close();
   }
 

@@ -29,6 +29,14 @@ final class PgDdlLocks implements DdlLocks {
           + " JOIN rels r ON l.relation = r.oid WHERE l.granted)"
           + " ORDER BY a.xact_start NULLS LAST LIMIT 5";
 
+  /** The sessions waiting for a lock on the relation, longest first. */
+  private static final String WAITERS =
+      "SELECT a.pid, CAST(EXTRACT(EPOCH FROM now() - a.query_start) AS bigint), left(a.query, 120)"
+          + " FROM pg_catalog.pg_stat_activity a WHERE a.pid <> pg_backend_pid()"
+          + " AND a.pid IN (SELECT l.pid FROM pg_catalog.pg_locks l"
+          + " WHERE l.relation = to_regclass(?) AND NOT l.granted)"
+          + " ORDER BY a.query_start LIMIT 3";
+
   @Override
   public String limitWaits(Duration wait) {
     return "SET LOCAL lock_timeout = '" + wait.toMillis() + "ms'";
@@ -72,6 +80,20 @@ final class PgDdlLocks implements DdlLocks {
       }
     } finally {
       names.free();
+    }
+    return out;
+  }
+
+  @Override
+  public List<String> waiters(Connection c, TableId table) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(WAITERS)) {
+      ps.setString(1, PgDialect.INSTANCE.quote(table));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add("pid " + rs.getInt(1) + " (" + rs.getLong(2) + " s): " + rs.getString(3));
+        }
+      }
     }
     return out;
   }

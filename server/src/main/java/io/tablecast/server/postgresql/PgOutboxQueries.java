@@ -1,7 +1,9 @@
 package io.tablecast.server.postgresql;
 
+import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.tail.InstanceWatch;
+import io.tablecast.server.tail.TableLockWaits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -89,6 +91,39 @@ final class PgOutboxQueries {
     try (Statement s = c.createStatement()) {
       s.execute(sql.append(" IN ACCESS SHARE MODE").toString());
     }
+  }
+
+  /**
+   * {@link #lockBeforeSnapshot}, each table's lock waited for at most {@link TableLockWaits#WAIT}
+   * (DDL queued on a table would otherwise hold the tail, and every other table's changes, for as
+   * long as the transaction it waits for stays open). Returns the first table whose lock was not
+   * granted, the transaction then failed (the caller rolls it back), or null.
+   */
+  static TableId lockBeforeSnapshotWithin(Connection c, List<TableId> tables, DdlLocks locks)
+      throws SQLException {
+    if (tables.isEmpty()) {
+      return null;
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute(locks.limitWaits(TableLockWaits.WAIT));
+      for (TableId t : tables) {
+        try {
+          s.execute(lockStatement(t));
+        } catch (SQLException e) {
+          if (locks.isLockWaitTimeout(e)) {
+            return t;
+          }
+          throw e;
+        }
+      }
+      s.execute("SET LOCAL lock_timeout = DEFAULT"); // the rest of the read as the role has it
+    }
+    return null;
+  }
+
+  /** The statement that takes {@code table}'s ACCESS SHARE lock (and its descendants'). */
+  static String lockStatement(TableId table) {
+    return "LOCK TABLE " + PgIdentifiers.quote(table) + " IN ACCESS SHARE MODE";
   }
 
   /**

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -120,9 +121,12 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
     altered.clear();
   }
 
-  /** The read that re-read them succeeded: none is pending any more. */
-  void clear() {
-    pending.clear();
+  /**
+   * The read that re-read them succeeded: none is pending any more but those {@code waiting} holds
+   * for (their lock not granted: re-read once it is).
+   */
+  void clear(Predicate<String> waiting) {
+    pending.removeIf(t -> !waiting.test(t));
   }
 
   /** {@link PgColumnChanges#describedAgain}; a table gone under its name is left out from now. */
