@@ -133,6 +133,11 @@ final class LockedTables implements AutoCloseable {
     waits.allReleased();
   }
 
+  /** {@link TableLockWaits#describe}. */
+  String describe(List<TableId> tables) {
+    return waits.describe(tables);
+  }
+
   /** The staleness transitions since the last call, for the next batch. */
   List<CommittedBatch.Staleness> takeTransitions() {
     return waits.takeTransitions();

@@ -110,6 +110,11 @@ final class MysqlChangeSource extends PollingChangeSource {
     }
   }
 
+  @Override
+  public String lockWaits(List<TableSchema> tables) {
+    return locks.describe(tables.stream().map(TableSchema::id).toList());
+  }
+
   /** The capture check of this source (tests run it by hand). */
   MysqlCaptureWatch captureWatch() {
     return captureWatch;

@@ -123,6 +123,11 @@ final class PgChangeSource extends PollingChangeSource {
   }
 
   @Override
+  public String lockWaits(List<TableSchema> tables) {
+    return lockWaits.describe(tables.stream().map(TableSchema::id).toList());
+  }
+
+  @Override
   public void resync(String table) {
     pendingResyncs.add(
         table); // re-read in the next poll's snapshot; a name not cached is skipped there

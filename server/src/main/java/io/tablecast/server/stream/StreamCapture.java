@@ -277,6 +277,11 @@ public final class StreamCapture implements AutoCloseable {
     }
 
     @Override
+    public String lockWaits(List<TableSchema> tables) {
+      return source.lockWaits(tables);
+    }
+
+    @Override
     public void resync(String table) {
       source.resync(table);
     }

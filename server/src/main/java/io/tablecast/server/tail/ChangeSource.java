@@ -100,6 +100,15 @@ public interface ChangeSource extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * Who waits for a lock on any of {@code tables} and who may hold it, when anyone waits (DDL
+   * queued behind an open transaction holds up every read of its table, a snapshot's too); null
+   * when nobody does, or the source cannot tell. Best effort, on a connection of its own.
+   */
+  default String lockWaits(List<TableSchema> tables) {
+    return null;
+  }
+
   @Override
   void close();
 
@@ -120,5 +129,8 @@ public interface ChangeSource extends AutoCloseable {
      * @throws HeapTooSmallException when the tables' images would not fit in the heap
      */
     default void sizes(List<TableSize> tables) {}
+
+    /** {@code table} is about to be read (its rows follow). Nothing by default. */
+    default void reading(TableSchema table) {}
   }
 }

@@ -195,6 +195,11 @@ public final class ChangeSources {
     }
 
     @Override
+    public String lockWaits(java.util.List<io.tablecast.server.capture.TableSchema> tables) {
+      return source.lockWaits(tables);
+    }
+
+    @Override
     public void resync(String table) {
       source.resync(table);
     }

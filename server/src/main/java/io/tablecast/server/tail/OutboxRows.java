@@ -68,6 +68,7 @@ public final class OutboxRows {
     sink.sizes(sizes(plan, c));
     long total = 0;
     for (TableSchema t : plan.tables()) {
+      sink.reading(t);
       long rows = eachRow(plan, c, t, row -> sink.row(t, row));
       counts.put(t.id().qualified(), rows);
       total += rows;

@@ -177,6 +177,32 @@ public final class TableLockWaits implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Who waits for a lock on any of {@code tables} (the DDL, and reads queued behind it) and who may
+   * hold it, longest open first; null when nobody waits or it cannot be read.
+   */
+  public String describe(List<TableId> tables) {
+    try (Connection c = pool.getConnection()) {
+      Map<String, String> waiting = new LinkedHashMap<>(); // by session: a list may be global
+      for (TableId t : tables) {
+        for (String w : locks.waiters(c, t)) {
+          waiting.putIfAbsent(w.substring(0, Math.max(0, w.indexOf(" ("))), w);
+        }
+      }
+      if (waiting.isEmpty()) {
+        return null;
+      }
+      List<String> open = locks.holders(c, tables);
+      return "waiting for a lock: "
+          + waiting.values()
+          + "; who may hold it, longest open first: "
+          + (open.isEmpty() ? "none visible" : open);
+    } catch (SQLException | RuntimeException e) {
+      LOG.debug("Who waits for a lock could not be read: {}", e.toString());
+      return null;
+    }
+  }
+
   @SuppressWarnings("FutureReturnValueIgnored") // runs until closed; a probe's failure is logged
   private void startProbe() {
     if (prober == null) {

@@ -283,7 +283,8 @@ public final class TailLoop implements AutoCloseable {
     sizing = check;
     IdentityHashMap<TableSchema, TableLoad> loads = new IdentityHashMap<>(); // no name per row
     long start = System.nanoTime();
-    try (Progress progress = Progress.start("snapshot", "rows", -1, LOG)) {
+    try (Progress progress = Progress.start("snapshot", "rows", -1, LOG);
+        SnapshotLockWatch locks = SnapshotLockWatch.start(source, progress::done)) {
       loading = progress;
       source.snapshot(
           new ChangeSource.SnapshotSink() {
@@ -292,6 +293,11 @@ public final class TailLoop implements AutoCloseable {
             @Override
             public void sizes(List<TableSize> sizes) {
               check.sizes(sizes);
+            }
+
+            @Override
+            public void reading(TableSchema table) {
+              locks.reading(table);
             }
 
             @Override

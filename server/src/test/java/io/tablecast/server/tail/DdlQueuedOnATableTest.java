@@ -149,6 +149,68 @@ class DdlQueuedOnATableTest {
     }
   }
 
+  /**
+   * A server started while DDL waits on a cached table: its snapshot must wait for the table (it
+   * reads every one), and said only "snapshot: 0 rows, 0 rows/s" every 10 s for as long as it took.
+   * Now it names who waits for the lock and who may hold it.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aSnapshotHeldUpByDdlQueuedSaysWhoWaits(Kind kind) throws Exception {
+    TestDatabases.Isolated db = twoTables(kind, "ddl_waits_start");
+    CompletableFuture<Void> started;
+    try (ChangeSource source =
+            ChangeSources.open(
+                PolledSource.config(db, List.of("altered", "other"), null, null),
+                MicrometerServerMetrics.inMemory()); // installs the triggers first
+        Connection reader = db.connect()) {
+      CompletableFuture<Void> alter = queueAlter(db, reader);
+      TailLoop loop = new TailLoop(source, new SnapshotOnlySink());
+      try {
+        started =
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    loop.startAndAwaitSnapshot();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+        await("the snapshot names who waits for the lock")
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    logged("The snapshot (begun", String.format(ALTER, db.table("altered")))
+                        && logged("The snapshot (begun", "who may hold it, longest open first: ["));
+        assertThat(started).as("still waiting").isNotDone();
+        reader.commit();
+        alter.get(30, TimeUnit.SECONDS);
+        started.get(60, TimeUnit.SECONDS); // once the transaction ends, the snapshot is read
+      } finally {
+        loop.close();
+      }
+    }
+  }
+
+  /** A sink that drops the snapshot and every batch. */
+  private static final class SnapshotOnlySink implements TailSink {
+    @Override
+    public SnapshotLoad snapshotLoad(List<io.tablecast.server.capture.TableSchema> tables) {
+      return new SnapshotLoad() {
+        @Override
+        public void row(io.tablecast.server.capture.TableSchema table, byte[] row) {}
+
+        @Override
+        public void install() {}
+      };
+    }
+
+    @Override
+    public java.util.Set<String> publish(CommittedBatch batch) {
+      return java.util.Set.of();
+    }
+  }
+
   /** A schema with the tables {@code altered} (one row) and {@code other}. */
   private static TestDatabases.Isolated twoTables(Kind kind, String prefix) {
     TestDatabases.Isolated db = kind.isolated(prefix);
