@@ -77,6 +77,9 @@ final class LockedTables implements AutoCloseable {
 
   /** Per held table that is free now, its kept key images (copies: kept until {@link #after}). */
   Map<TableId, List<String>> freeKeys() {
+    if (!waits.readDue()) {
+      return Map.of(); // every read asks: nothing made while no table is free
+    }
     Map<TableId, List<String>> out = new LinkedHashMap<>();
     for (TableId t : waits.freeTables()) {
       out.put(t, new ArrayList<>(kept.getOrDefault(t, Set.of())));
@@ -99,6 +102,9 @@ final class LockedTables implements AutoCloseable {
    * the tables {@code resyncs} whole, but for {@code failed}. Those are followed again.
    */
   void after(ChangedRows changed, Collection<TableSchema> resyncs, Collection<TableId> failed) {
+    if (!waits.anyHeld()) {
+      return; // the common case, after every read: nothing to release
+    }
     for (TableId t : changed.readTables()) {
       release(t);
     }
