@@ -237,11 +237,11 @@ final class PgChangeSource extends PollingChangeSource {
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis;
     boolean rangeOffPath = false;
+    List<TableId> toRead = new ArrayList<>(); // whose locks this read takes
     Connection c = reading(pool.getConnection());
     try {
       PgOutboxQueries.beginRead(c);
       try {
-        List<TableId> toRead = new ArrayList<>();
         if (checkDrift) {
           toRead.add(driftCheck.table().id());
         }
@@ -310,7 +310,7 @@ final class PgChangeSource extends PollingChangeSource {
     // session) fails on a killed session, and then this read must count as not done.
     previousSnapshot = current;
     pendingResyncs.clear(this::lockWaited);
-    toReadReleased(resync, checkDrift);
+    toRead.forEach(lockWaits::released); // read: none of them waits any more
     if (!events.isEmpty()) {
       metrics.outboxRowsRead(events.size());
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
@@ -336,19 +336,6 @@ final class PgChangeSource extends PollingChangeSource {
               + " rows, and is brought up to date once the lock is granted");
     } else {
       lockWaits.hold(table, "its reconciliation waits", null);
-    }
-  }
-
-  /** The tables this read took the locks of were read: none of them waits any more. */
-  private void toReadReleased(Set<String> resync, boolean checkDrift) {
-    if (checkDrift) {
-      lockWaits.released(driftCheck.table().id());
-    }
-    for (String table : resync) {
-      RowNormalizer n = plan.normalizer(table);
-      if (n != null) {
-        lockWaits.released(n.table().id());
-      }
     }
   }
 
