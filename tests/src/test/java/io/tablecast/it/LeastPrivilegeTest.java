@@ -155,6 +155,93 @@ class LeastPrivilegeTest {
     }
   }
 
+  /**
+   * A cached table the serving user may no longer read while the server serves: on PostgreSQL a
+   * migration that creates it anew without the grant (and reinstalls the capture as the
+   * administrator), on MySQL/MariaDB (whose table grants outlive a dropped table) its SELECT
+   * revoked. Its mirror is stale, naming the grant it lacks, the other table's changes flow on, and
+   * once the grant is back the table is read again and followed. Before, PostgreSQL's tail failed
+   * every poll on the table and no change of any table reached the clients until the grant was
+   * back; MySQL/MariaDB said the table was "dropped or renamed away".
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aTableTheServingUserMayNoLongerReadIsStaleWhileTheOthersFlow(Kind kind) throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
+            "INSERT INTO items VALUES (1, 'one')",
+            "CREATE TABLE other (id int PRIMARY KEY, name varchar(40))");
+    try (Pipeline p = Pipeline.create(kind, "denied_live", ddl, "items", "other")) {
+      try (TriggerInstaller admin = TriggerInstaller.connect(p.sourceConfig())) {
+        admin.install();
+      }
+      String user = "tc_deny_" + p.db.schema().replaceAll("[^a-z0-9]", "").substring(0, 12);
+      String restrictedUrl = grantServingRights(p, kind, user, "items", "other");
+      SourceConfig source =
+          new SourceConfig(
+              restrictedUrl,
+              null,
+              null,
+              List.of(p.db.table("items"), p.db.table("other")),
+              false,
+              null,
+              null,
+              Pipeline.RECONCILE_EVERY,
+              Pipeline.CAPTURE_CHECK_EVERY);
+      String items = p.db.table("items");
+      try (TablecastServer server = serve("denied-live", source);
+          TablecastClient client =
+              TablecastClient.builder().servers("127.0.0.1:" + server.port()).build()) {
+        TableMirror<Map<String, Object>> m = client.mirror(items);
+        TableMirror<Map<String, Object>> other = client.mirror(p.db.table("other"));
+        assertThat(m.awaitReady(Pipeline.READY)).isTrue();
+        assertThat(other.awaitReady(Pipeline.READY)).isTrue();
+        if (kind == Kind.MYSQL) {
+          p.sql("REVOKE SELECT ON " + items + " FROM '" + user + "'@'%'");
+        } else {
+          p.sql(
+              "DROP TABLE items",
+              "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
+              "INSERT INTO items VALUES (1, 'one')");
+          try (TriggerInstaller admin = TriggerInstaller.connect(p.sourceConfig())) {
+            admin.install(); // the migration's last step; the grant is forgotten
+          }
+        }
+        p.sql("UPDATE items SET name = 'uno' WHERE id = 1", "INSERT INTO other VALUES (1, 'a')");
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(20))
+            .untilAsserted(
+                () -> {
+                  assertThat(m.staleReason()).contains("the server's user may not read");
+                  assertThat(other.get(1)).containsEntry("name", "a");
+                });
+        p.sql("INSERT INTO other VALUES (2, 'b')");
+        p.awaitMirrorEqualsTable(other, "other");
+        assertThat(other.staleReason()).isNull();
+
+        p.sql(
+            kind == Kind.MYSQL
+                ? "GRANT SELECT ON " + items + " TO '" + user + "'@'%'"
+                : "GRANT SELECT ON " + items + " TO " + user);
+        org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(30))
+            .untilAsserted(() -> assertThat(m.staleReason()).isNull());
+        p.awaitMirrorEqualsTable(m, "items");
+        p.sql("UPDATE items SET name = 'followed' WHERE id = 1");
+        p.awaitMirrorEqualsTable(m, "items");
+        assertThat(m.get(1)).containsEntry("name", "followed");
+      } finally {
+        p.sql(
+            kind == Kind.MYSQL
+                ? new String[] {"DROP USER IF EXISTS '" + user + "'@'%'"}
+                : new String[] {
+                  "DROP TABLE items, other", "DROP OWNED BY " + user, "DROP ROLE " + user
+                });
+      }
+    }
+  }
+
   /** A server of {@code source} on a free port. */
   private static TablecastServer serve(String name, SourceConfig source)
       throws InterruptedException {
@@ -216,13 +303,21 @@ class LeastPrivilegeTest {
 
   /** The serving grants of docs/SECURITY.md, nothing more; returns the serving user's JDBC URL. */
   private static String grantServingRights(Pipeline p, Kind kind, String user) {
+    return grantServingRights(p, kind, user, "items");
+  }
+
+  /** {@link #grantServingRights} for the cached {@code tables}. */
+  private static String grantServingRights(Pipeline p, Kind kind, String user, String... tables) {
     String schema = p.db.schema();
     if (kind == Kind.MYSQL) {
       String to = " TO '" + user + "'@'%'";
       p.sql(
           "DROP USER IF EXISTS '" + user + "'@'%'",
-          "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'serve-pw'",
-          "GRANT SELECT ON `" + schema + "`.`items`" + to,
+          "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'serve-pw'");
+      for (String t : tables) {
+        p.sql("GRANT SELECT ON `" + schema + "`.`" + t + "`" + to);
+      }
+      p.sql(
           "GRANT SELECT, DELETE ON `" + schema + "`.`tablecast_outbox`" + to,
           "GRANT SELECT, INSERT, UPDATE, DELETE ON `" + schema + "`.`tablecast_consumers`" + to,
           "GRANT PROCESS ON *.*" + to,
@@ -237,9 +332,12 @@ class LeastPrivilegeTest {
         "DROP ROLE IF EXISTS " + user,
         "CREATE ROLE " + user + " LOGIN PASSWORD 'serve-pw'",
         "GRANT USAGE ON SCHEMA " + q + " TO " + user,
-        "GRANT SELECT ON " + q + ".items, " + q + ".tablecast_outbox TO " + user,
+        "GRANT SELECT ON " + q + ".tablecast_outbox TO " + user,
         "GRANT DELETE ON " + q + ".tablecast_outbox TO " + user,
         "GRANT SELECT, INSERT, UPDATE, DELETE ON " + q + ".tablecast_consumers TO " + user);
+    for (String t : tables) {
+      p.sql("GRANT SELECT ON " + q + "." + t + " TO " + user);
+    }
     String url = p.db.jdbcUrl().replaceAll("user=[^&]*", "user=" + user);
     return url.contains("password=")
         ? url.replaceAll("password=[^&]*", "password=serve-pw")

@@ -32,6 +32,13 @@ public interface DdlLocks {
   boolean isLockWaitTimeout(SQLException e);
 
   /**
+   * Whether {@code e} refused this user the read of a table: its {@code SELECT} privilege revoked,
+   * or a table created anew without the grant. The tail leaves such a table's reads aside until it
+   * may read it, as it does a table whose lock DDL waits for.
+   */
+  boolean isReadDenied(SQLException e);
+
+  /**
    * The sessions that may hold the lock, longest open first, each with its id, client and how long
    * its transaction has been open; best effort: empty when this user cannot see them.
    */

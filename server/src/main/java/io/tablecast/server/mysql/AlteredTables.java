@@ -122,17 +122,19 @@ final class AlteredTables implements DriftCheck.PassStart {
     } catch (MissingTableException e) {
       if (!unfollowed.isGone(name)) {
         LOG.error(
-            "Table {} no longer exists (dropped or renamed away): its mirrors keep their rows and"
+            "Table {} no longer exists, or the server's user can no longer see it (dropped, renamed"
+                + " away, or its privileges revoked): its mirrors keep their rows and"
                 + " are stale; the server reads the other tables on, and follows it again once it"
-                + " exists again",
+                + " exists, and is visible to it, again",
             name);
       }
       unfollowed.gone(
           known.id(),
           "table "
               + name
-              + " no longer exists (dropped or renamed away): the mirror keeps its last rows,"
-              + " and follows it again once it exists again");
+              + " no longer exists, or the server's user can no longer see it (dropped, renamed"
+              + " away, or its privileges revoked): the mirror keeps its last rows,"
+              + " and follows it again once it exists, and is visible to it, again");
       return null;
     } catch (IllegalArgumentException e) { // altered so that it cannot be cached as configured
       if (!unfollowed.isGone(name)) {

@@ -180,7 +180,7 @@ final class ChangedRows {
       try {
         if (locks.waiting(id)) {
           held.add(e.getKey()); // its lock not seen free since: not tried again
-          locks.hold(id, images(keys));
+          locks.keep(id, images(keys));
           continue;
         }
         for (int from = 0; from < keys.size(); from += KEYS_PER_READ) {
@@ -188,11 +188,11 @@ final class ChangedRows {
           readChunk(c, n, chunk, rows);
         }
       } catch (SQLException x) {
-        if (!locks.timedOut(x)) {
+        if (!locks.refused(x)) {
           throw x;
         }
         held.add(e.getKey()); // the snapshot goes on: only the statement failed
-        locks.hold(id, images(keys));
+        locks.hold(id, images(keys), x);
         continue;
       }
       read.add(id);

@@ -55,9 +55,13 @@ final class LockedTables implements AutoCloseable {
             });
   }
 
-  /** True when a metadata lock wait of a bounded read ran out ({@code ER_LOCK_WAIT_TIMEOUT}). */
-  boolean timedOut(SQLException e) {
-    return waits.timedOut(e);
+  /**
+   * True when a bounded read of a table failed for the table alone: its metadata lock wait ran out
+   * ({@code ER_LOCK_WAIT_TIMEOUT}), or the server's user may not read it (a privilege revoked). The
+   * statement failed, not the snapshot's transaction.
+   */
+  boolean refused(SQLException e) {
+    return waits.timedOut(e) || waits.denied(e);
   }
 
   /** True while {@code table} is held and its lock was not seen free since: not to be read now. */
@@ -87,14 +91,28 @@ final class LockedTables implements AutoCloseable {
     return out;
   }
 
-  /**
-   * The read's wait for {@code table}'s metadata lock ran out (or the table is still waited for):
-   * keeps {@code images}, and holds the table, stale.
-   */
-  void hold(TableId table, List<String> images) {
+  /** {@code table} is still held: keeps {@code images} with the keys kept before. */
+  void keep(TableId table, List<String> images) {
     kept.computeIfAbsent(table, t -> new LinkedHashSet<>()).addAll(images);
-    waits.hold(
-        table, images.isEmpty() ? "its re-read waits" : "its changed rows are kept", reason(table));
+  }
+
+  /**
+   * The read of {@code table} was {@link #refused} ({@code cause}): keeps {@code images}, and holds
+   * the table, stale.
+   */
+  void hold(TableId table, List<String> images, SQLException cause) {
+    keep(table, images);
+    String what = images.isEmpty() ? "its re-read waits" : "its changed rows are kept";
+    if (waits.denied(cause)) {
+      waits.deny(
+          table,
+          what,
+          TableLockWaits.deniedReason(
+              table, "the changed rows of " + table.qualified() + " cannot be read now"),
+          cause);
+    } else {
+      waits.hold(table, what, reason(table));
+    }
   }
 
   /**
@@ -117,16 +135,17 @@ final class LockedTables implements AutoCloseable {
 
   /**
    * Takes {@code table}'s metadata lock in {@code c}'s transaction, waiting at most {@link
-   * #WAIT_SECONDS}, so that a whole read of it that follows cannot wait for DDL; when not granted,
-   * holds the table (its re-read waits) and returns false. Any other failure is the read's to meet.
+   * #WAIT_SECONDS}, so that a whole read of it that follows cannot wait for DDL; when not granted
+   * (or the server's user may not read the table), holds the table (its re-read waits) and returns
+   * false. Any other failure is the read's to meet.
    */
   boolean lockFor(Connection c, TableId table) {
     try (Statement s = c.createStatement()) {
       s.executeQuery(probe(table)).close();
       return true;
     } catch (SQLException e) {
-      if (timedOut(e)) {
-        hold(table, List.of());
+      if (refused(e)) {
+        hold(table, List.of(), e);
         return false;
       }
       return true;

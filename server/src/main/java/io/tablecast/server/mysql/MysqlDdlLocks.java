@@ -19,6 +19,12 @@ import java.util.List;
 final class MysqlDdlLocks implements DdlLocks {
   private static final int LOCK_WAIT_TIMEOUT = 1205;
 
+  /** {@code ER_TABLEACCESS_DENIED_ERROR}: "SELECT command denied to user ... for table ...". */
+  private static final int TABLE_ACCESS_DENIED = 1142;
+
+  /** {@code ER_COLUMNACCESS_DENIED_ERROR}: the same for a column. */
+  private static final int COLUMN_ACCESS_DENIED = 1143;
+
   private static final String HOLDERS =
       "SELECT p.ID, p.USER, p.HOST, p.COMMAND,"
           + " TIMESTAMPDIFF(SECOND, t.trx_started, NOW()) AS open_seconds"
@@ -49,6 +55,11 @@ final class MysqlDdlLocks implements DdlLocks {
   @Override
   public boolean isLockWaitTimeout(SQLException e) {
     return e.getErrorCode() == LOCK_WAIT_TIMEOUT;
+  }
+
+  @Override
+  public boolean isReadDenied(SQLException e) {
+    return e.getErrorCode() == TABLE_ACCESS_DENIED || e.getErrorCode() == COLUMN_ACCESS_DENIED;
   }
 
   @Override

@@ -103,18 +103,7 @@ final class PgChangeSource extends PollingChangeSource {
     this.pendingResyncs = new PgPendingResyncs(() -> this.plan, columnChanges, unfollowed);
     // this.plan, the field: ALTER TABLE replaces it
     this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), pendingResyncs);
-    this.lockWaits = new TableLockWaits(pool, dialect.ddlLocks(), PgChangeSource::probeLock);
-  }
-
-  /** Takes {@code table}'s lock as a re-read would, waiting {@link TableLockWaits#WAIT} at most. */
-  private static void probeLock(Connection c, TableId table) throws SQLException {
-    c.setAutoCommit(false);
-    try (Statement s = c.createStatement()) {
-      s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(TableLockWaits.WAIT));
-      s.execute(PgOutboxQueries.lockStatement(table)); // 55P03 when not granted
-    } finally {
-      c.rollback();
-    }
+    this.lockWaits = new TableLockWaits(pool, dialect.ddlLocks(), PgOutboxQueries::probeLock);
   }
 
   @Override
@@ -233,7 +222,12 @@ final class PgChangeSource extends PollingChangeSource {
     String current;
     List<RowEvent> events = new ArrayList<>();
     Set<String> resync = pendingResyncs.toRead(); // but those gone under their name
-    resync.removeIf(this::lockWaited); // kept until the lock is granted
+    for (String table : resync) {
+      if (lockWaited(table)) { // kept until the lock is granted; stale if only a range waited
+        lockWaits.holdWholeRead(plan.normalizer(table).table().id(), true, null);
+      }
+    }
+    resync.removeIf(this::lockWaited);
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     long captureMillis;
     boolean rangeOffPath = false;
@@ -251,18 +245,23 @@ final class PgChangeSource extends PollingChangeSource {
             toRead.add(n.table().id());
           }
         }
-        TableId refused = PgOutboxQueries.lockBeforeSnapshotWithin(c, toRead, dialect.ddlLocks());
+        PgOutboxQueries.Refusal refused =
+            PgOutboxQueries.lockBeforeSnapshotWithin(c, toRead, dialect.ddlLocks());
         if (refused != null) { // the transaction failed: nothing was read in it
           PgOutboxQueries.rollbackQuietly(c);
-          holdBack(refused, resync);
+          lockWaits.holdWholeRead(
+              refused.table(), resync.contains(refused.table().qualified()), refused.cause());
           return OutboxRows.batch(List.of(), 0, List.of(), lockWaits.takeTransitions());
         }
         // LOCK fixes no snapshot; the first query does, and the read below runs in it
         current = PgOutboxQueries.currentSnapshot(c, instance());
         pendingResyncs.describeAltered(c, resync); // before the rows are read, in this snapshot
         if (current.equals(previousSnapshot) && resync.isEmpty() && !checkDrift) {
-          c.commit();
-          return CommittedBatch.EMPTY; // same visible set of transactions: nothing new
+          c.commit(); // same visible set of transactions: nothing new but a table held stale
+          List<CommittedBatch.Staleness> held = lockWaits.takeTransitions();
+          return held.isEmpty()
+              ? CommittedBatch.EMPTY
+              : OutboxRows.batch(List.of(), 0, List.of(), held);
         }
         // a partition or child truncated (a re-read mark): its table may have changed shape too
         captureMillis =
@@ -322,21 +321,6 @@ final class PgChangeSource extends PollingChangeSource {
   private boolean lockWaited(String table) {
     RowNormalizer n = plan.normalizer(table);
     return n != null && lockWaits.waiting(n.table().id());
-  }
-
-  /** Holds {@code table}: its re-read, if among {@code resync}, else its reconciliation, waits. */
-  private void holdBack(TableId table, Set<String> resync) {
-    if (resync.contains(table.qualified())) {
-      lockWaits.hold(
-          table,
-          "its re-read waits",
-          "table "
-              + table.qualified()
-              + " is to be read again whole, and DDL waits for its lock: the mirror keeps its"
-              + " rows, and is brought up to date once the lock is granted");
-    } else {
-      lockWaits.hold(table, "its reconciliation waits", null);
-    }
   }
 
   /** Tests: the one-statement read of this source's outbox. */

@@ -17,6 +17,7 @@ import java.util.List;
  */
 final class PgDdlLocks implements DdlLocks {
   private static final String LOCK_NOT_AVAILABLE = "55P03";
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
   private static final String HOLDERS =
       "WITH RECURSIVE rels(oid) AS ("
@@ -50,6 +51,11 @@ final class PgDdlLocks implements DdlLocks {
   @Override
   public boolean isLockWaitTimeout(SQLException e) {
     return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+  }
+
+  @Override
+  public boolean isReadDenied(SQLException e) {
+    return INSUFFICIENT_PRIVILEGE.equals(e.getSQLState());
   }
 
   @Override

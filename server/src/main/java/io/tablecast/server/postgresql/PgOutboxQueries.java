@@ -97,9 +97,10 @@ final class PgOutboxQueries {
    * {@link #lockBeforeSnapshot}, each table's lock waited for at most {@link TableLockWaits#WAIT}
    * (DDL queued on a table would otherwise hold the tail, and every other table's changes, for as
    * long as the transaction it waits for stays open). Returns the first table whose lock was not
-   * granted, the transaction then failed (the caller rolls it back), or null.
+   * granted, or that the server's user may not read (its SELECT privilege revoked, which would
+   * otherwise fail every read), the transaction then failed (the caller rolls it back), or null.
    */
-  static TableId lockBeforeSnapshotWithin(Connection c, List<TableId> tables, DdlLocks locks)
+  static Refusal lockBeforeSnapshotWithin(Connection c, List<TableId> tables, DdlLocks locks)
       throws SQLException {
     if (tables.isEmpty()) {
       return null;
@@ -110,8 +111,8 @@ final class PgOutboxQueries {
         try {
           s.execute(lockStatement(t));
         } catch (SQLException e) {
-          if (locks.isLockWaitTimeout(e)) {
-            return t;
+          if (locks.isLockWaitTimeout(e) || locks.isReadDenied(e)) {
+            return new Refusal(t, e);
           }
           throw e;
         }
@@ -119,6 +120,23 @@ final class PgOutboxQueries {
       s.execute("SET LOCAL lock_timeout = DEFAULT"); // the rest of the read as the role has it
     }
     return null;
+  }
+
+  /**
+   * A table {@link #lockBeforeSnapshotWithin} could not lock, and why: a lock wait that ran out, or
+   * the read denied to the server's user.
+   */
+  record Refusal(TableId table, SQLException cause) {}
+
+  /** Takes {@code table}'s lock as a re-read would, waiting {@link TableLockWaits#WAIT} at most. */
+  static void probeLock(Connection c, TableId table) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(TableLockWaits.WAIT));
+      s.execute(lockStatement(table)); // 55P03 when not granted, 42501 when not to be read
+    } finally {
+      c.rollback();
+    }
   }
 
   /** The statement that takes {@code table}'s ACCESS SHARE lock (and its descendants'). */

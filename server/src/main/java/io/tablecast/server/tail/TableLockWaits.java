@@ -32,6 +32,11 @@ import org.slf4j.Logger;
  * asks for the lock every second and names who waits for it and who may hold it, after {@link
  * #FIRST_WAIT_LOG} and then every minute; once it is granted, the next read tries the table again.
  * The tail thread holds and releases tables; the probe thread only marks them free.
+ *
+ * <p>A table whose read is refused to the server's user ({@link #deny}: its {@code SELECT} revoked,
+ * or the table created anew by a migration without the grant) failed every read of the tail the
+ * same way, and stopped every table's changes: it is held alike, with a WARN naming the grant it
+ * lacks, until the probe may read it.
  */
 public final class TableLockWaits implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(TableLockWaits.class);
@@ -76,6 +81,11 @@ public final class TableLockWaits implements AutoCloseable {
     long nextWaitLog = since + FIRST_WAIT_LOG.toNanos();
     String reason;
 
+    /** The database's words when the user was refused the read, else null (a lock waited for). */
+    String deniedBy;
+
+    boolean lockLogged;
+
     Held(String reason) {
       this.reason = reason;
     }
@@ -95,6 +105,11 @@ public final class TableLockWaits implements AutoCloseable {
   /** True when {@code e} is a lock wait of a bounded read that ran out. */
   public boolean timedOut(SQLException e) {
     return locks.isLockWaitTimeout(e);
+  }
+
+  /** True when {@code e} refused the server's user the read of a table ({@link #deny}). */
+  public boolean denied(SQLException e) {
+    return locks.isReadDenied(e);
   }
 
   /** True while {@code table} is held and its lock was not seen free since: not to be read now. */
@@ -123,10 +138,89 @@ public final class TableLockWaits implements AutoCloseable {
    * With a {@code reason}, its mirrors lack something meanwhile: the table is said stale.
    */
   public synchronized void hold(TableId table, String what, String reason) {
+    hold(table, what, reason, null);
+  }
+
+  /**
+   * The server's user was refused the read of {@code table} ({@code denied}, the database's words:
+   * a privilege revoked, or the table created anew without the grant; null: as it was held): held
+   * as {@link #hold} holds it, with a WARN saying so and the way out, until the probe may read it.
+   */
+  public synchronized void deny(TableId table, String what, String reason, SQLException denied) {
+    Held h = held.get(table);
+    String by =
+        denied != null
+            ? denied.getMessage()
+            : h != null && h.deniedBy != null ? h.deniedBy : "its read denied";
+    hold(table, what, reason, by);
+  }
+
+  /** True while {@code table} is held because the server's user may not read it ({@link #deny}). */
+  public synchronized boolean isDenied(TableId table) {
+    Held h = held.get(table);
+    return h != null && h.deniedBy != null;
+  }
+
+  /**
+   * Holds {@code table} when a whole read of it was refused ({@code cause}; null: as it was held,
+   * when a re-read is asked for meanwhile): a re-read ({@code reRead}) waits and the table is
+   * stale, its mirrors to be brought up to date; a reconciliation range waits and the table is not
+   * stale, its mirrors lacking nothing.
+   */
+  public synchronized void holdWholeRead(TableId table, boolean reRead, SQLException cause) {
+    String what = reRead ? "its re-read waits" : "its reconciliation waits";
+    if (cause != null ? denied(cause) : isDenied(table)) {
+      String reason =
+          reRead
+              ? deniedReason(
+                  table,
+                  "table " + table.qualified() + " is to be read again whole, and cannot be now")
+              : null;
+      deny(table, what, reason, cause);
+    } else {
+      hold(
+          table,
+          what,
+          reRead
+              ? "table "
+                  + table.qualified()
+                  + " is to be read again whole, and DDL waits for its lock: the mirror keeps its"
+                  + " rows, and is brought up to date once the lock is granted"
+              : null);
+    }
+  }
+
+  /**
+   * What the clients of a table whose read was {@link #deny denied} are told; {@code what} says
+   * what cannot be done ("the changed rows of ... cannot be read now").
+   */
+  public static String deniedReason(TableId table, String what) {
+    return what
+        + ": the server's user may not read "
+        + table.qualified()
+        + " (a privilege revoked, or the table created anew without the grant); the mirror keeps"
+        + " its rows, and is brought up to date once the user may read it again (grant it SELECT on"
+        + " the table, as docs/SECURITY.md lists)";
+  }
+
+  private void hold(TableId table, String what, String reason, String deniedBy) {
     free.remove(table);
     Held h = held.get(table);
     if (h == null) {
-      held.put(table, new Held(reason));
+      h = new Held(null);
+      held.put(table, h);
+      startProbe();
+    }
+    if (deniedBy != null && h.deniedBy == null) {
+      h.deniedBy = deniedBy;
+      LOG.warn(
+          "{} cannot be read by the server's user ({}): {}. The server reads the other tables on,"
+              + " and this one once the user may read it: grant it SELECT on the table (docs/SECURITY.md)",
+          table.qualified(),
+          deniedBy,
+          what);
+    } else if (deniedBy == null && !h.lockLogged) {
+      h.lockLogged = true;
       LOG.warn(
           "{} was not granted its lock within {} ms (an ALTER TABLE or other DDL waits for an open"
               + " transaction that has read the table, or runs): {}. The server reads the other"
@@ -134,13 +228,9 @@ public final class TableLockWaits implements AutoCloseable {
           table.qualified(),
           WAIT.toMillis(),
           what);
-      startProbe();
-    } else if (h.reason == null && reason != null) {
-      h.reason = reason;
-    } else {
-      return;
     }
-    if (reason != null) {
+    if (reason != null && !reason.equals(h.reason)) {
+      h.reason = reason;
       transitions.add(new CommittedBatch.Staleness(table.qualified(), CAUSE, reason));
     }
   }
@@ -154,8 +244,9 @@ public final class TableLockWaits implements AutoCloseable {
         transitions.add(new CommittedBatch.Staleness(table.qualified(), CAUSE, null));
       }
       LOG.info(
-          "{} was granted its lock after {} ms: what waited is read, and it is followed again",
+          "{} {} after {} ms: what waited is read, and it is followed again",
           table.qualified(),
+          h.deniedBy != null ? "may be read by the server's user again" : "was granted its lock",
           (System.nanoTime() - h.since) / 1_000_000);
     }
   }
@@ -234,6 +325,10 @@ public final class TableLockWaits implements AutoCloseable {
             logWaiting(t, c);
             continue;
           }
+          if (locks.isReadDenied(e)) {
+            logDenied(t, e);
+            continue;
+          }
           // anything else (the table gone): the tail's read finds it and says what it is
         }
         synchronized (this) {
@@ -272,6 +367,22 @@ public final class TableLockWaits implements AutoCloseable {
         heldSeconds,
         waiting.isEmpty() ? "none visible" : waiting,
         open.isEmpty() ? "none visible" : open);
+  }
+
+  /** Every minute while the server's user may still not read {@code table}: says so again. */
+  private synchronized void logDenied(TableId table, SQLException e) {
+    Held h = held.get(table);
+    long now = System.nanoTime();
+    if (h == null || now < h.nextWaitLog) {
+      return;
+    }
+    h.nextWaitLog = now + TimeUnit.MINUTES.toNanos(1);
+    LOG.warn(
+        "{} still cannot be read by the server's user after {} s ({}): grant it SELECT on the"
+            + " table (docs/SECURITY.md); the server follows the table again once it may",
+        table.qualified(),
+        (now - h.since) / 1_000_000_000,
+        e.getMessage());
   }
 
   @Override

@@ -9,7 +9,10 @@ import io.tablecast.server.testing.Rows;
 import io.tablecast.server.testing.TestDatabases;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -95,6 +98,19 @@ final class PolledSource implements AutoCloseable {
     return batches.stream()
         .flatMap(b -> b.staleness().stream())
         .anyMatch(s -> s.table().endsWith("." + table) && (s.reason() != null) == stale);
+  }
+
+  /**
+   * Whether {@code table} (unqualified) is stale for any cause after the batches read so far, each
+   * cause's last word counting.
+   */
+  boolean staleNow(String table) {
+    Map<String, String> byCause = new HashMap<>();
+    batches.stream()
+        .flatMap(b -> b.staleness().stream())
+        .filter(s -> s.table().endsWith("." + table))
+        .forEachOrdered(s -> byCause.put(s.cause(), s.reason()));
+    return byCause.values().stream().anyMatch(Objects::nonNull);
   }
 
   /**
