@@ -22,6 +22,11 @@
 #   key_noidx     key, outbox without its txid index
 #   key_text      key as text (NEW.id::text) instead of jsonb: row width
 #   key_ff70      key, outbox with fillfactor 70
+#   whole_txpk_definer  whole_txpk with the function SECURITY DEFINER, as shipped since 2026-12-05
+#                 (writers need no outbox grant; the shipped body qualifies every name instead
+#                 of pinning search_path)
+#   whole_txpk_setpath  whole_txpk_definer with its search_path pinned by a SET clause instead
+#                 (pg_catalog, pg_temp): what the qualified names save
 #   key_txpk, key_generic_txpk, whole_txpk: key / key_generic / whole with an outbox of one index,
 #                 PRIMARY KEY (txid, id): the reads by transaction and the pruning keep an index,
 #                 id orders the changes without one of its own
@@ -145,24 +150,31 @@ SQL
 install_sql() {
   case "$1" in
     none) ;;
-    whole|whole_newonly|whole_noidx|whole_nopk|whole_unlogged|whole_nocreated|whole_txpk)
+    whole|whole_newonly|whole_noidx|whole_nopk|whole_unlogged|whole_nocreated|whole_txpk|whole_txpk_definer|whole_txpk_setpath)
       case "$1" in
         whole_noidx) outbox "" noidx;; whole_nopk) outbox "" "" "" nopk;;
-        whole_txpk) outbox "" noidx "" txpk;;
+        whole_txpk|whole_txpk_definer|whole_txpk_setpath) outbox "" noidx "" txpk;;
         whole_unlogged) outbox "" "" "" unlogged;; whole_nocreated) outbox "" "" "" nocreated;;
         *) outbox;;
       esac
       local upd="new_row, old_row) VALUES (TG_ARGV[0], 'U', to_jsonb(NEW), to_jsonb(OLD));"
       [ "$1" = whole_newonly ] && upd="new_row) VALUES (TG_ARGV[0], 'U', to_jsonb(NEW));"
+      local lang="LANGUAGE plpgsql" ob=tablecast_outbox
+      case "$1" in
+        whole_txpk_definer) lang="LANGUAGE plpgsql SECURITY DEFINER"; ob=public.tablecast_outbox;;
+        whole_txpk_setpath)
+          lang="LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp"
+          ob=public.tablecast_outbox;;
+      esac
       cat <<SQL
-CREATE FUNCTION tc_cap() RETURNS trigger LANGUAGE plpgsql AS \$f\$
+CREATE FUNCTION tc_cap() RETURNS trigger $lang AS \$f\$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO tablecast_outbox (table_name, op, new_row) VALUES (COALESCE(TG_ARGV[0], TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME), 'I', to_jsonb(NEW));
+    INSERT INTO $ob (table_name, op, new_row) VALUES (COALESCE(TG_ARGV[0], TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME), 'I', to_jsonb(NEW));
   ELSIF TG_OP = 'UPDATE' THEN
-    INSERT INTO tablecast_outbox (table_name, op, $upd
+    INSERT INTO $ob (table_name, op, $upd
   ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO tablecast_outbox (table_name, op, old_row) VALUES (COALESCE(TG_ARGV[0], TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME), 'D', to_jsonb(OLD));
+    INSERT INTO $ob (table_name, op, old_row) VALUES (COALESCE(TG_ARGV[0], TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME), 'D', to_jsonb(OLD));
   END IF;
   RETURN NULL;
 END \$f\$;

@@ -195,14 +195,15 @@ final class PgTriggers {
   }
 
   /**
-   * Whether both capture functions exist in {@code schema} with the current bodies and settings.
+   * Whether both capture functions exist in {@code schema} with the current bodies and settings,
+   * SECURITY DEFINER.
    */
   static boolean functionsCurrent(Connection c, String schema) throws SQLException {
     Map<String, String> found = new LinkedHashMap<>();
     Map<String, String> config = new LinkedHashMap<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT p.proname, p.prosrc, array_to_string(p.proconfig, '|') "
+            "SELECT p.proname, p.prosrc, array_to_string(p.proconfig, '|'), p.prosecdef "
                 + "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ? AND p.proname IN (?, ?)")) {
       ps.setString(1, schema);
       ps.setString(2, PLAIN_FUNCTION);
@@ -210,12 +211,16 @@ final class PgTriggers {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           found.put(rs.getString(1), rs.getString(2));
-          config.put(rs.getString(1), rs.getString(3) == null ? "" : rs.getString(3));
+          config.put(
+              rs.getString(1),
+              (rs.getBoolean(4) ? "" : "not security definer|")
+                  + (rs.getString(3) == null ? "" : rs.getString(3)));
         }
       }
     }
     return functionBody(schema, PLAIN_FUNCTION).equals(found.get(PLAIN_FUNCTION))
         && functionBody(schema, PINNED_FUNCTION).equals(found.get(PINNED_FUNCTION))
+        && "".equals(config.get(PLAIN_FUNCTION))
         && String.join("|", PINNED_SETTINGS).equalsIgnoreCase(config.get(PINNED_FUNCTION));
   }
 }
