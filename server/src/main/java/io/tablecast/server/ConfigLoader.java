@@ -49,6 +49,7 @@ final class ConfigLoader {
           new Variable("TABLECAST_STATIC_DIR", "static_dir"),
           new Variable("TABLECAST_STATIC_CLIENT_DIR", "static_client_dir"),
           new Variable("TABLECAST_METRICS_TOKEN", "metrics_token"),
+          new Variable("TABLECAST_ALLOWED_ORIGINS", "allowed_origins"), // comma-separated
           new Variable("TABLECAST_TLS_CERT_CHAIN", "tls.cert_chain"),
           new Variable("TABLECAST_TLS_PRIVATE_KEY", "tls.private_key"),
           new Variable(AuthConfigReader.ENV_JWT_HS256_SECRET, "auth.jwt.hs256_secret"));
@@ -230,7 +231,7 @@ final class ConfigLoader {
   }
 
   private static JsonNode environmentValue(Variable v, String value) {
-    if (!v.key().equals("cached_tables")) {
+    if (!v.key().equals("cached_tables") && !v.key().equals("allowed_origins")) {
       return JsonNodeFactory.instance.textNode(value);
     }
     ArrayNode tables = JsonNodeFactory.instance.arrayNode();

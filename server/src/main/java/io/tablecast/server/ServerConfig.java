@@ -16,6 +16,7 @@ import io.tablecast.server.config.SettingsTree;
 import io.tablecast.server.config.SlowConsumerSettings;
 import io.tablecast.server.config.WriteBufferSettings;
 import io.tablecast.server.net.TlsConfig;
+import io.tablecast.server.net.WebSocketOrigins;
 import io.tablecast.server.tail.TailLoop;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,6 +54,9 @@ import java.util.Map;
  *     read by {@link AuthConfigReader}); null = an open server that accepts every client and lets
  *     it read everything (logged as a WARN at start)
  * @param metricsToken bearer token {@code GET /metrics} requires; null = open to anyone
+ * @param allowedOrigins the origins of the web pages, besides the server's own, that may open a
+ *     WebSocket session ({@code "*"}: any); null or empty = only the server's own pages and
+ *     programs that send no {@code Origin} (docs/SECURITY.md, Browsers)
  * @param nats the NATS JetStream stream of the scale-out (docs/SCALE-OUT.md): {@code serve} builds
  *     its images from it instead of the database, {@code capture} publishes to it; null = one
  *     process reads the database and serves (the default)
@@ -77,6 +81,7 @@ public record ServerConfig(
     @JsonProperty("auth") @JsonDeserialize(using = AuthConfigReader.Section.class)
         Authenticator authenticator,
     Secret metricsToken,
+    List<String> allowedOrigins,
     NatsSettings nats) {
 
   /** Every default; {@code source} has none and must be set. */
@@ -100,6 +105,7 @@ public record ServerConfig(
           null,
           null,
           null,
+          null, // allowed_origins: the server's own pages only
           null); // nats
 
   /** Shortest {@code metrics_token} accepted: 16 characters, e.g. 64 random bits as hex. */
@@ -212,6 +218,14 @@ public record ServerConfig(
         problems,
         heapReservePercent >= 0 && heapReservePercent <= 90,
         "heap_reserve_percent must be 0..90, was " + heapReservePercent);
+    for (String origin : allowedOrigins == null ? List.<String>of() : allowedOrigins) {
+      check(
+          problems,
+          origin != null && (origin.equals("*") || WebSocketOrigins.isOrigin(origin)),
+          "allowed_origins: "
+              + origin
+              + " is not an origin: scheme://host[:port], http or https, no path (or \"*\")");
+    }
     directory(problems, "static_dir", staticDir);
     directory(problems, "static_client_dir", staticClientDir);
     check(

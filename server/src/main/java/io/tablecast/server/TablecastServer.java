@@ -21,6 +21,7 @@ import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.HeapRoom;
 import io.tablecast.server.tail.TailLoop;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -274,7 +275,8 @@ public final class TablecastServer implements AutoCloseable {
         config.staticDir(),
         config.staticClientDir(),
         config.tls(),
-        config.metricsToken() == null ? null : config.metricsToken().value());
+        config.metricsToken() == null ? null : config.metricsToken().value(),
+        config.allowedOrigins() == null ? List.of() : config.allowedOrigins());
   }
 
   /**

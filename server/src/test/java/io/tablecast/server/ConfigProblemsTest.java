@@ -32,7 +32,7 @@ class ConfigProblemsTest {
             file
                 + ": 2 problems in the configuration:"
                 + "\n  - unknown configuration key 'cached_table': did you mean 'cached_tables'?"
-                + " (expected one of [auth, cached_tables, handshake_timeout,"
+                + " (expected one of [allowed_origins, auth, cached_tables, handshake_timeout,"
                 + " heap_reserve_percent, heartbeat, idle_timeout, listen, max_connections,"
                 + " max_frame_bytes, max_subscriptions_per_connection, metrics_token, nats,"
                 + " resume_buffer, server_name, slow_consumer, source, static_client_dir,"

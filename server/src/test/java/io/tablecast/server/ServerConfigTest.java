@@ -370,7 +370,7 @@ class ServerConfigTest {
                 + " 'slow_consumer.coalesce_max_keys'? (expected one of [coalesce_max_bytes,"
                 + " coalesce_max_keys, max_pending_bytes, snapshot_timeout])"
                 + "\n  - unknown configuration key 'sorce': did you mean 'source'? (expected one of"
-                + " [auth, cached_tables, handshake_timeout, heap_reserve_percent, heartbeat,"
+                + " [allowed_origins, auth, cached_tables, handshake_timeout, heap_reserve_percent, heartbeat,"
                 + " idle_timeout, listen,"
                 + " max_connections, max_frame_bytes, max_subscriptions_per_connection,"
                 + " metrics_token, nats, resume_buffer, server_name, slow_consumer, source,"

@@ -25,20 +25,20 @@ class UnknownVariablesTest {
         .containsExactly(
             "environment variable TABLECAST_CACHED_TABELS is set but the server reads no such"
                 + " variable, so it changes nothing: did you mean TABLECAST_CACHED_TABLES? (the"
-                + " server reads TABLECAST_CACHED_TABLES, TABLECAST_DB_PASSWORD, TABLECAST_DB_USER,"
+                + " server reads TABLECAST_ALLOWED_ORIGINS, TABLECAST_CACHED_TABLES, TABLECAST_DB_PASSWORD, TABLECAST_DB_USER,"
                 + " TABLECAST_INSTALL_TRIGGERS, TABLECAST_JDBC_URL, TABLECAST_JWT_HS256_SECRET,"
                 + " TABLECAST_LISTEN_HOST, TABLECAST_LISTEN_PORT, TABLECAST_METRICS_TOKEN,"
                 + " TABLECAST_STATIC_CLIENT_DIR, TABLECAST_STATIC_DIR, TABLECAST_TLS_CERT_CHAIN,"
                 + " TABLECAST_TLS_PRIVATE_KEY)",
             "environment variable TABLECAST_JDBC_ULR is set but the server reads no such variable,"
                 + " so it changes nothing: did you mean TABLECAST_JDBC_URL? (the server reads"
-                + " TABLECAST_CACHED_TABLES, TABLECAST_DB_PASSWORD, TABLECAST_DB_USER,"
+                + " TABLECAST_ALLOWED_ORIGINS, TABLECAST_CACHED_TABLES, TABLECAST_DB_PASSWORD, TABLECAST_DB_USER,"
                 + " TABLECAST_INSTALL_TRIGGERS, TABLECAST_JDBC_URL, TABLECAST_JWT_HS256_SECRET,"
                 + " TABLECAST_LISTEN_HOST, TABLECAST_LISTEN_PORT, TABLECAST_METRICS_TOKEN,"
                 + " TABLECAST_STATIC_CLIENT_DIR, TABLECAST_STATIC_DIR, TABLECAST_TLS_CERT_CHAIN,"
                 + " TABLECAST_TLS_PRIVATE_KEY)",
             "environment variable TABLECAST_REGION is set but the server reads no such variable,"
-                + " so it changes nothing (the server reads TABLECAST_CACHED_TABLES,"
+                + " so it changes nothing (the server reads TABLECAST_ALLOWED_ORIGINS, TABLECAST_CACHED_TABLES,"
                 + " TABLECAST_DB_PASSWORD, TABLECAST_DB_USER, TABLECAST_INSTALL_TRIGGERS,"
                 + " TABLECAST_JDBC_URL, TABLECAST_JWT_HS256_SECRET, TABLECAST_LISTEN_HOST,"
                 + " TABLECAST_LISTEN_PORT, TABLECAST_METRICS_TOKEN, TABLECAST_STATIC_CLIENT_DIR,"

@@ -37,7 +37,7 @@ class BrowserResilienceTest {
   @EnumSource(Kind.class)
   void pageResumesAfterItsConnectionIsCutWhileRowsChange(Kind kind) throws Exception {
     try (Pipeline p = Pipeline.create(kind, "browsercut", BrowserLiveTableTest.ITEMS, "items")) {
-      LivePage.serveExample(p, b -> {});
+      LivePage.serveExample(p, LivePage::throughAProxy);
       try (CuttableProxy proxy = CuttableProxy.raw("127.0.0.1", p.server().port());
           LivePage page = LivePage.open(LivePage.url(p, "items", proxy.address()));
           TableWriter writer = TableWriter.start(p)) {
@@ -98,7 +98,7 @@ class BrowserResilienceTest {
   @EnumSource(Kind.class)
   void frozenTabWhoseConnectionDiedSilentlyCatchesUpWhenItWakes(Kind kind) throws Exception {
     try (Pipeline p = Pipeline.create(kind, "browserfrozen", BrowserLiveTableTest.ITEMS, "items")) {
-      LivePage.serveExample(p, b -> {});
+      LivePage.serveExample(p, LivePage::throughAProxy);
       try (CuttableProxy proxy = CuttableProxy.raw("127.0.0.1", p.server().port());
           LivePage page = LivePage.open(LivePage.url(p, "items", proxy.address()));
           TableWriter writer = TableWriter.start(p)) {

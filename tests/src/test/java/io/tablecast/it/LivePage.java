@@ -58,6 +58,16 @@ final class LivePage implements AutoCloseable {
   }
 
   /**
+   * For a page served by the server that opens its WebSocket through a proxy's port ({@link
+   * #url(Pipeline, String, String)}): another origin for the server, accepted only when {@code
+   * allowed_origins} lists it (docs/SECURITY.md, Browsers). Any origin here: the page's port is
+   * known only once the server has started.
+   */
+  static void throughAProxy(ServerConfig.Builder b) {
+    b.set("allowed_origins", java.util.List.of("*"));
+  }
+
+  /**
    * The page's address on the pipeline's server for an (unqualified) table; its WebSocket is the
    * server's own {@code /ws} (the page's default).
    */

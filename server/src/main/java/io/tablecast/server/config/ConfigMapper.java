@@ -94,6 +94,11 @@ public final class ConfigMapper {
     return MAPPER.valueToTree(value);
   }
 
+  /** {@code values} as an array of its elements' trees, in the form {@link #bind} reads. */
+  public static JsonNode toArray(java.util.Collection<?> values) {
+    return MAPPER.valueToTree(values);
+  }
+
   /**
    * Binds {@code tree} to {@code type}.
    *

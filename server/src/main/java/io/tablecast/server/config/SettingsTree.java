@@ -40,6 +40,8 @@ public final class SettingsTree {
       tree.put(key, b);
     } else if (value instanceof Integer || value instanceof Long) {
       tree.put(key, ((Number) value).longValue());
+    } else if (value instanceof java.util.Collection<?> values) {
+      tree.set(key, ConfigMapper.toArray(values)); // a list of values, not one embedded object
     } else {
       tree.putPOJO(key, value);
     }

@@ -59,7 +59,8 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       Path staticDir,
       Path staticClientDir,
       String metricsToken,
-      Console console) {}
+      Console console,
+      WebSocketOrigins origins) {}
 
   static final String PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
   static final String CLIENT_PREFIX = "/client/";

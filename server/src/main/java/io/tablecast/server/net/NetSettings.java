@@ -4,6 +4,7 @@ import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.config.WriteBufferSettings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What the {@link NettyServer} takes of the configuration (the server builds it from its {@code
@@ -21,6 +22,8 @@ import java.time.Duration;
  * @param staticClientDir directory served over HTTP GET at {@code /client/}; null = not mapped
  * @param tls TLS on the listening port; null = plaintext only
  * @param metricsToken bearer token {@code GET /metrics} requires; null = open to anyone
+ * @param allowedOrigins the origins of web pages, besides the server's own, that may open a
+ *     WebSocket session ({@link WebSocketOrigins})
  */
 public record NetSettings(
     String serverName,
@@ -34,4 +37,5 @@ public record NetSettings(
     Path staticDir,
     Path staticClientDir,
     TlsConfig tls,
-    String metricsToken) {}
+    String metricsToken,
+    List<String> allowedOrigins) {}

@@ -27,6 +27,7 @@ import io.tablecast.server.console.Console;
 import io.tablecast.server.hub.ChangeHub;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -103,7 +104,8 @@ public final class NettyServer implements AutoCloseable {
             config.staticDir(),
             config.staticClientDir(),
             config.metricsToken(),
-            console);
+            console,
+            new WebSocketOrigins(config.allowedOrigins()));
     ConnectionLimits limits = new ConnectionLimits(config.maxConnections(), metrics);
     long idleTimeoutMillis = config.idleTimeout().toMillis();
     try {
@@ -196,7 +198,8 @@ public final class NettyServer implements AutoCloseable {
             null,
             null,
             null,
-            null));
+            null,
+            new WebSocketOrigins(List.of())));
   }
 
   /** The protocol detector with the server's binary and HTTP/WebSocket pipelines behind it. */
@@ -225,6 +228,7 @@ public final class NettyServer implements AutoCloseable {
             pipeline.addLast("http-codec", new HttpServerCodec());
             // requests are small (GETs and the upgrade); anything bigger is not for this server
             pipeline.addLast("http-aggregator", new HttpObjectAggregator(HTTP_MAX_REQUEST_BYTES));
+            pipeline.addLast("ws-origin", http.origins()); // a page of another site: refused
             pipeline.addLast(
                 "ws-protocol",
                 new WebSocketServerProtocolHandler(

@@ -37,7 +37,8 @@ class StartingPortTest {
         null,
         null,
         null,
-        null);
+        null,
+        java.util.List.of());
   }
 
   /** Connects, asks for /health and reads to the end; true when it hung past the timeout. */
