@@ -60,7 +60,11 @@ final class Meters {
    */
   void registerUntabled() {
     for (String limit :
-        List.of("max_connections", "max_subscriptions_per_connection", "idle_timeout")) {
+        List.of(
+            "max_connections",
+            "max_subscriptions_per_connection",
+            "idle_timeout",
+            "allowed_origins")) {
       limitRefusals(limit);
     }
     for (String outcome : List.of("answered", "no_capture", "no_database", "too_many")) {

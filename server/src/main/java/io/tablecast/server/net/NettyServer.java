@@ -105,7 +105,7 @@ public final class NettyServer implements AutoCloseable {
             config.staticClientDir(),
             config.metricsToken(),
             console,
-            new WebSocketOrigins(config.allowedOrigins()));
+            new WebSocketOrigins(config.allowedOrigins(), metrics));
     ConnectionLimits limits = new ConnectionLimits(config.maxConnections(), metrics);
     long idleTimeoutMillis = config.idleTimeout().toMillis();
     try {
@@ -199,7 +199,7 @@ public final class NettyServer implements AutoCloseable {
             null,
             null,
             null,
-            new WebSocketOrigins(List.of())));
+            new WebSocketOrigins(List.of(), ServerMetrics.NOOP)));
   }
 
   /** The protocol detector with the server's binary and HTTP/WebSocket pipelines behind it. */

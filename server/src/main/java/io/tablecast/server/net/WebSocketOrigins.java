@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.metrics.ServerMetrics;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -43,12 +44,16 @@ public final class WebSocketOrigins extends ChannelInboundHandlerAdapter {
 
   private final Set<String> allowed;
   private final boolean any;
+  private final ServerMetrics metrics;
   private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
   /**
    * @param allowed the {@code allowed_origins} setting: origins, or {@code "*"} for any
+   * @param metrics counts each refusal ({@code tablecast.limit.refusals}, limit {@code
+   *     allowed_origins})
    */
-  WebSocketOrigins(List<String> allowed) {
+  WebSocketOrigins(List<String> allowed, ServerMetrics metrics) {
+    this.metrics = metrics;
     this.any = allowed.contains("*");
     this.allowed =
         Set.copyOf(
@@ -129,6 +134,7 @@ public final class WebSocketOrigins extends ChannelInboundHandlerAdapter {
   }
 
   private void refuse(ChannelHandlerContext ctx, String origin) {
+    metrics.limitRefused("allowed_origins");
     String why =
         "A WebSocket session from a page of "
             + origin

@@ -49,6 +49,7 @@ class WebSocketOriginsTest {
                               && e.message().contains("allowed_origins")))
           .as("the refusal logged, naming the setting")
           .isTrue();
+      assertThat(server.metrics().limitRefusals("allowed_origins")).as("and counted").isEqualTo(4);
     }
   }
 
