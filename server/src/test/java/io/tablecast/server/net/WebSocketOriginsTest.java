@@ -78,6 +78,26 @@ class WebSocketOriginsTest {
     }
   }
 
+  @Test
+  void theVariableListsOriginsSeparatedByCommas(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path yaml = dir.resolve("tablecast.yaml");
+    java.nio.file.Files.writeString(
+        yaml,
+        "source:\n  jdbc_url: jdbc:postgresql://db/app\ncached_tables: [public.products]\n"
+            + "allowed_origins: [https://file.example]\n");
+    assertThat(
+            ServerConfig.load(
+                    yaml,
+                    java.util.Map.of(
+                        "TABLECAST_ALLOWED_ORIGINS", " https://app.example, http://localhost:5173"))
+                .allowedOrigins())
+        .as("the variable over the file")
+        .containsExactly("https://app.example", "http://localhost:5173");
+    assertThat(ServerConfig.load(yaml, java.util.Map.of()).allowedOrigins())
+        .containsExactly("https://file.example");
+  }
+
   /**
    * The status of a WebSocket handshake on {@code /ws} with {@code origin} (none when null): 101
    * when the session opened.
