@@ -3,7 +3,6 @@ package io.tablecast.server.postgresql;
 import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.PruningHold;
-import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
@@ -26,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
@@ -67,6 +65,9 @@ final class PgChangeSource extends PollingChangeSource {
   /** Tables to re-read, or to describe again, in the next read's snapshot. */
   private final PgPendingResyncs pendingResyncs;
 
+  /** What one read re-reads whole, and the locks that takes. */
+  private final PgReReads reReads;
+
   private long watchFailedLoggedNanos;
   private volatile String previousSnapshot;
 
@@ -104,6 +105,7 @@ final class PgChangeSource extends PollingChangeSource {
     // this.plan, the field: ALTER TABLE replaces it
     this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), pendingResyncs);
     this.lockWaits = new TableLockWaits(pool, dialect.ddlLocks(), PgOutboxQueries::probeLock);
+    this.reReads = new PgReReads(() -> this.plan, pendingResyncs, lockWaits, dialect.ddlLocks());
   }
 
   @Override
@@ -221,14 +223,8 @@ final class PgChangeSource extends PollingChangeSource {
     }
     String current;
     List<RowEvent> events = new ArrayList<>();
-    Set<String> resync = pendingResyncs.toRead(); // but those gone under their name
-    for (String table : resync) {
-      if (lockWaited(table)) { // kept until the lock is granted; stale if only a range waited
-        lockWaits.holdWholeRead(plan.normalizer(table).table().id(), true, null);
-      }
-    }
-    resync.removeIf(this::lockWaited);
-    List<CommittedBatch.TableRead> reads = new ArrayList<>();
+    PgReReads.Read resync = reReads.begin();
+    List<CommittedBatch.TableRead> reads;
     long captureMillis;
     boolean rangeOffPath = false;
     List<TableId> toRead = new ArrayList<>(); // whose locks this read takes
@@ -239,24 +235,20 @@ final class PgChangeSource extends PollingChangeSource {
         if (checkDrift) {
           toRead.add(driftCheck.table().id());
         }
-        for (String table : resync) {
-          RowNormalizer n = plan.normalizer(table);
-          if (n != null) {
-            toRead.add(n.table().id());
-          }
-        }
+        toRead.addAll(resync.toLock());
         PgOutboxQueries.Refusal refused =
             PgOutboxQueries.lockBeforeSnapshotWithin(c, toRead, dialect.ddlLocks());
         if (refused != null) { // the transaction failed: nothing was read in it
           PgOutboxQueries.rollbackQuietly(c);
           lockWaits.holdWholeRead(
-              refused.table(), resync.contains(refused.table().qualified()), refused.cause());
+              refused.table(), resync.reReads(refused.table()), refused.cause());
           return OutboxRows.batch(List.of(), 0, List.of(), lockWaits.takeTransitions());
         }
         // LOCK fixes no snapshot; the first query does, and the read below runs in it
         current = PgOutboxQueries.currentSnapshot(c, instance());
-        pendingResyncs.describeAltered(c, resync); // before the rows are read, in this snapshot
-        if (current.equals(previousSnapshot) && resync.isEmpty() && !checkDrift) {
+        // before the rows are read, in this snapshot
+        pendingResyncs.describeAltered(c, resync.tables);
+        if (current.equals(previousSnapshot) && resync.tables.isEmpty() && !checkDrift) {
           c.commit(); // same visible set of transactions: nothing new but a table held stale
           List<CommittedBatch.Staleness> held = lockWaits.takeTransitions();
           return held.isEmpty()
@@ -266,19 +258,13 @@ final class PgChangeSource extends PollingChangeSource {
         // a partition or child truncated (a re-read mark): its table may have changed shape too
         captureMillis =
             outboxEvents.readAfter(
-                c, readSql, previousSnapshot, resync, events, watch::suspectChange);
-        if (!resync.isEmpty() || checkDrift) {
+                c, readSql, previousSnapshot, resync.tables, events, watch::suspectChange);
+        if (!resync.tables.isEmpty() || checkDrift) {
           readSettings(c);
         }
-        for (String table :
-            resync) { // in the same snapshot: the image after the events must equal it
-          if (plan.normalizer(table) == null) {
-            continue;
-          }
-          TableSchema t = plan.normalizer(table).table();
-          reads.add(
-              new CommittedBatch.TableRead(
-                  t, OutboxRows.readTable(plan, c, t), CommittedBatch.Purpose.RESYNC));
+        reads = resync.read(c);
+        if (reads == null) { // a table it found in this snapshot waits for its lock: read again
+          return OutboxRows.batch(List.of(), 0, List.of(), lockWaits.takeTransitions());
         }
         if (checkDrift && !watch.unchangedSinceCheck(c, driftCheck.table().id())) {
           // a partition or child joined or left, or a trigger changed, and the watch has not
@@ -308,19 +294,13 @@ final class PgChangeSource extends PollingChangeSource {
     // Only after the connection was given back without error: closing it (the pool resets its
     // session) fails on a killed session, and then this read must count as not done.
     previousSnapshot = current;
-    pendingResyncs.clear(this::lockWaited);
+    resync.done();
     toRead.forEach(lockWaits::released); // read: none of them waits any more
     if (!events.isEmpty()) {
       metrics.outboxRowsRead(events.size());
       LOG.debug("Batch of {} events up to snapshot {}", events.size(), current);
     }
     return OutboxRows.batch(events, captureMillis, reads, lockWaits.takeTransitions());
-  }
-
-  /** True while {@code table} (qualified) is held by {@link #lockWaits}. */
-  private boolean lockWaited(String table) {
-    RowNormalizer n = plan.normalizer(table);
-    return n != null && lockWaits.waiting(n.table().id());
   }
 
   /** Tests: the one-statement read of this source's outbox. */

@@ -105,8 +105,8 @@ final class PgOutboxQueries {
     if (tables.isEmpty()) {
       return null;
     }
+    limitLockWaits(c, locks);
     try (Statement s = c.createStatement()) {
-      s.execute(locks.limitWaits(TableLockWaits.WAIT));
       for (TableId t : tables) {
         try {
           s.execute(lockStatement(t));
@@ -117,9 +117,26 @@ final class PgOutboxQueries {
           throw e;
         }
       }
-      s.execute("SET LOCAL lock_timeout = DEFAULT"); // the rest of the read as the role has it
     }
+    liftLockWaitLimit(c);
     return null;
+  }
+
+  /**
+   * From now until {@link #liftLockWaitLimit} or the end of {@code c}'s transaction, a statement
+   * waits at most {@link TableLockWaits#WAIT} for a table's lock.
+   */
+  static void limitLockWaits(Connection c, DdlLocks locks) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(locks.limitWaits(TableLockWaits.WAIT));
+    }
+  }
+
+  /** The rest of {@code c}'s transaction waits for locks as the role has it. */
+  static void liftLockWaitLimit(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SET LOCAL lock_timeout = DEFAULT");
+    }
   }
 
   /**

@@ -150,6 +150,51 @@ class DdlQueuedOnATableTest {
   }
 
   /**
+   * A table PostgreSQL's tail learns it must read again whole only in the snapshot of a read, after
+   * the locks of that read were taken: here an enum label of its values renamed (the look at the
+   * catalog finds it), as for a column added or a partition truncated. That read waited for the
+   * table's lock with no bound, behind DDL queued on the table, and no change of any other table
+   * reached the clients while the DDL waited. Now it waits at most a second and the re-read waits
+   * beside the tail, as any held table's.
+   */
+  @Test
+  void postgresqlAReReadFoundInTheReadsSnapshotWaitsBesideTheTail() throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("ddl_waits_late");
+    String mood = db.table("mood");
+    db.execute(
+        "CREATE TYPE " + mood + " AS ENUM ('ok', 'sad')",
+        "CREATE TABLE " + db.table("altered") + " (id int PRIMARY KEY, m " + mood + ")",
+        "CREATE TABLE " + db.table("other") + " (id int PRIMARY KEY, v int)",
+        "INSERT INTO " + db.table("altered") + " VALUES (1, 'ok')");
+    try (PolledSource tail = open(db, Duration.ofHours(1));
+        Connection reader = db.connect()) {
+      tail.poll();
+      CompletableFuture<Void> alter = queueAlter(db, reader);
+      db.execute("ALTER TYPE " + mood + " RENAME VALUE 'ok' TO 'fine'"); // every 'ok' now 'fine'
+      await("the re-read it needs said")
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> tail.saidStale("altered", true));
+      db.execute("INSERT INTO " + db.table("other") + " VALUES (7, 7)");
+      await("another table's change delivered while the re-read waits")
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> tail.events("other") == 1);
+
+      reader.commit();
+      alter.get(30, TimeUnit.SECONDS);
+      await("re-read once the lock is granted")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  tail.readWhole(
+                      "altered",
+                      CommittedBatch.Purpose.RESYNC,
+                      rows -> rows.size() == 1 && rows.get(0).get("m").asText().equals("fine")));
+      await("followed again").atMost(Duration.ofSeconds(30)).until(() -> !tail.staleNow("altered"));
+      assertThat(tail.failures).as("no read failed").isEmpty();
+    }
+  }
+
+  /**
    * A server started while DDL waits on a cached table: its snapshot must wait for the table (it
    * reads every one), and said only "snapshot: 0 rows, 0 rows/s" every 10 s for as long as it took.
    * Now it names who waits for the lock and who may hold it.
