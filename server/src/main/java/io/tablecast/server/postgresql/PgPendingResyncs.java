@@ -98,8 +98,9 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
 
   /**
    * In the read's transaction {@code c}, before its rows are read: looks at the catalog when due,
-   * describes again the tables whose catalog changed, and adds to {@code resync} (re-read in this
-   * snapshot) those whose plan changed.
+   * describes again the tables whose catalog changed and those {@code resync} holds (a table read
+   * whole is read in its columns of this snapshot, though the look has not seen a column dropped
+   * yet), and adds to {@code resync} (re-read in this snapshot) those whose plan changed.
    */
   void describeAltered(Connection c, Set<String> resync) throws SQLException {
     if (columnChanges.lookDue()) {
@@ -110,6 +111,12 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
         }
       }
       altered.addAll(columnChanges.alteredSinceLastLook(c));
+    }
+    for (String table : resync) { // read whole: in the layout of this snapshot (a column dropped)
+      RowNormalizer n = plan.get().normalizer(table);
+      if (n != null) {
+        altered.add(n.table().id());
+      }
     }
     for (TableId id : altered) { // described in this read's transaction, before its rows are read
       RowNormalizer n = plan.get().normalizer(id.qualified());

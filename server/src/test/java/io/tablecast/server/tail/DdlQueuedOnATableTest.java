@@ -150,6 +150,39 @@ class DdlQueuedOnATableTest {
   }
 
   /**
+   * A column dropped by the DDL a re-read waited for: PostgreSQL read the table in its columns of
+   * before, and the read failed ("column t.v does not exist") until the look at the catalog saw the
+   * change. Now a table read whole is described again in the read's snapshot first.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aReReadOfATableWhoseColumnTheDdlDroppedReadsItsNewColumns(Kind kind) throws Exception {
+    TestDatabases.Isolated db = twoTables(kind, "ddl_waits_drop");
+    try (PolledSource tail = open(db, Duration.ofHours(1));
+        Connection reader = db.connect()) {
+      tail.poll();
+      CompletableFuture<Void> alter =
+          queueAlter(db, reader, "ALTER TABLE " + db.table("altered") + " DROP COLUMN v");
+      tail.source.resync(db.table("altered"));
+      await("said stale")
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> tail.saidStale("altered", true));
+      reader.commit();
+      alter.get(30, TimeUnit.SECONDS);
+      await("re-read once the lock is granted")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  tail.readWhole(
+                      "altered",
+                      CommittedBatch.Purpose.RESYNC,
+                      rows -> rows.size() == 1 && !rows.get(0).has("v")));
+      await("followed again").atMost(Duration.ofSeconds(30)).until(() -> !tail.staleNow("altered"));
+      assertThat(tail.failures).as("no read failed").isEmpty();
+    }
+  }
+
+  /**
    * A table PostgreSQL's tail learns it must read again whole only in the snapshot of a read, after
    * the locks of that read were taken: here an enum label of its values renamed (the look at the
    * catalog finds it), as for a column added or a partition truncated. That read waited for the
@@ -275,11 +308,15 @@ class DdlQueuedOnATableTest {
   /** {@code reader} reads the table and stays open; an ALTER TABLE then waits for it. */
   private static CompletableFuture<Void> queueAlter(TestDatabases.Isolated db, Connection reader)
       throws Exception {
+    return queueAlter(db, reader, String.format(ALTER, db.table("altered")));
+  }
+
+  private static CompletableFuture<Void> queueAlter(
+      TestDatabases.Isolated db, Connection reader, String alter) throws Exception {
     reader.setAutoCommit(false);
     try (Statement s = reader.createStatement()) {
       s.executeQuery("SELECT * FROM " + db.table("altered")).close(); // holds it until it ends
     }
-    String alter = String.format(ALTER, db.table("altered"));
     CompletableFuture<Void> running = CompletableFuture.runAsync(() -> db.execute(alter));
     await("the ALTER TABLE waits for the open transaction")
         .atMost(Duration.ofSeconds(30))
