@@ -40,6 +40,9 @@ import org.slf4j.Logger;
 final class AlteredTables implements DriftCheck.PassStart {
   private static final Logger LOG = RecentEvents.logger(AlteredTables.class);
 
+  /** ER_TABLE_DEF_CHANGED: "Table definition has changed, please retry transaction". */
+  private static final int TABLE_DEF_CHANGED = 1412;
+
   private volatile CapturePlan plan;
   private final HikariDataSource pool;
   private final SourceConfig config;
@@ -246,7 +249,8 @@ final class AlteredTables implements DriftCheck.PassStart {
   /**
    * Every row of each of {@code resyncs} in {@code c}'s snapshot ({@link #resyncRead}): a table
    * whose metadata lock is not granted now is left out of {@code resyncs}, and so stays queued
-   * until it is ({@link LockedTables#lockFor}); one that cannot be read is added to {@code failed}.
+   * until it is ({@link LockedTables#lockFor}), as does one altered since the snapshot began; one
+   * that cannot be read is added to {@code failed}.
    */
   List<CommittedBatch.TableRead> resyncReads(
       Connection c, List<TableSchema> resyncs, LockedTables locks, List<TableId> failed) {
@@ -256,32 +260,31 @@ final class AlteredTables implements DriftCheck.PassStart {
         resyncs.remove(t);
         continue;
       }
-      CommittedBatch.TableRead resync = resyncRead(c, t);
-      if (resync != null) {
-        reads.add(resync);
-      } else {
-        failed.add(t.id());
+      try {
+        reads.add(resyncRead(c, t));
+      } catch (SQLException | RuntimeException e) {
+        if (e instanceof SQLException s && s.getErrorCode() == TABLE_DEF_CHANGED) {
+          // DDL (a partition dropped, added, exchanged) committed after this snapshot began: the
+          // next read, in a snapshot of its own, reads it. Given up, the partition maintenance
+          // that asked for it reached the mirrors only through reconciliation, hours later
+          LOG.info("Resync of {} read again: {}", t.id().qualified(), e.getMessage());
+          resyncs.remove(t);
+        } else {
+          LOG.warn(
+              "Resync of {} skipped, left to reconciliation: {}",
+              t.id().qualified(),
+              e.getMessage());
+          failed.add(t.id());
+        }
       }
     }
     return reads;
   }
 
-  /**
-   * Every row of {@code table} in the current snapshot, to resync it; null when it cannot be read
-   * now (e.g. the table was altered meanwhile: the outbox read stands; the resync is given up,
-   * logged, and left to reconciliation).
-   */
-  CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) {
-    try {
-      return new CommittedBatch.TableRead(
-          table, OutboxRows.readTable(plan, c, table), CommittedBatch.Purpose.RESYNC);
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Resync of {} skipped, left to reconciliation: {}",
-          table.id().qualified(),
-          e.getMessage());
-      return null;
-    }
+  /** Every row of {@code table} in the current snapshot, to resync it. */
+  CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) throws SQLException {
+    return new CommittedBatch.TableRead(
+        table, OutboxRows.readTable(plan, c, table), CommittedBatch.Purpose.RESYNC);
   }
 
   /** True when the installed capture of {@code table} is current for it (someone ran install). */
