@@ -32,6 +32,13 @@ public record CaptureStatus(List<RequiredTrigger> required, List<Problem> proble
     problems = List.copyOf(problems);
   }
 
+  /** The required triggers present but run as an account that no longer exists. */
+  public List<RequiredTrigger> definerGone() {
+    return required.stream()
+        .filter(t -> t.presence() == RequiredTrigger.Presence.DEFINER_GONE)
+        .toList();
+  }
+
   /** The required triggers the catalog does not show. */
   public List<RequiredTrigger> missing() {
     return required.stream().filter(t -> t.presence() == RequiredTrigger.Presence.MISSING).toList();

@@ -212,6 +212,19 @@ final class MysqlCaptureWatch implements AutoCloseable {
         LOG.error("Capture of cached table(s) {} is incomplete: {}", p.tables(), p.message());
       }
     }
+    Set<TableId> writesFail = new LinkedHashSet<>(); // nothing goes uncaptured: not stale
+    for (RequiredTrigger t : status.definerGone()) {
+      String key = "definer " + t.on() + "." + t.name();
+      current.add(key);
+      writesFail.add(t.on());
+      if (reported.add(key)) {
+        metrics.captureProblem(t.cachedTable().qualified(), "definer_gone");
+        LOG.error(
+            "{}{}",
+            TriggerDefiners.problem(t.name(), t.on(), t.goneDefiner()),
+            config.installTriggers() ? "; the server recreates it now" : "");
+      }
+    }
     reported.retainAll(current);
     for (TableSchema t :
         plan.get().tables()) { // complete again without us (someone ran install): re-read
@@ -226,8 +239,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
     }
     Set<TableId> fixed = new LinkedHashSet<>();
     if (config.installTriggers()
-        && status.missing().stream().anyMatch(t -> !leftAlone.contains(t.cachedTable()))) {
-      fixed.addAll(install(incomplete.keySet()));
+        && (!writesFail.isEmpty()
+            || status.missing().stream().anyMatch(t -> !leftAlone.contains(t.cachedTable())))) {
+      fixed.addAll(install(incomplete.keySet(), writesFail));
     }
     for (Map.Entry<TableId, List<String>> t : incomplete.entrySet()) {
       if (fixed.contains(t.getKey())) {
@@ -336,7 +350,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * Installs the capture; returns the tables among {@code incomplete} whose capture is complete
    * now.
    */
-  private Set<TableId> install(Set<TableId> incomplete) throws SQLException {
+  private Set<TableId> install(Set<TableId> incomplete, Set<TableId> writesFail)
+      throws SQLException {
     try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
       installer.describe();
       installer.install();
@@ -349,6 +364,13 @@ final class MysqlCaptureWatch implements AutoCloseable {
     after.missing().forEach(t -> fixed.remove(t.cachedTable()));
     after.problems().forEach(p -> fixed.removeAll(p.tables()));
     reported.clear(); // what is still wrong is reported again at the next check
+    Set<TableId> writable = new LinkedHashSet<>(writesFail);
+    after.definerGone().forEach(t -> writable.remove(t.on()));
+    if (!writable.isEmpty()) {
+      LOG.warn(
+          "Capture triggers of {} recreated as the server's account: their writes work again",
+          writable);
+    }
     if (!fixed.isEmpty()) {
       LOG.warn(
           "Capture triggers installed for {}; re-reading those tables in the stream's snapshot to publish "

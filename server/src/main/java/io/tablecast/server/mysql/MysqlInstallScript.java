@@ -54,9 +54,15 @@ final class MysqlInstallScript {
         out.add(drop(moved));
       }
     }
+    Map<TableId, String> goneDefiners =
+        TriggerDefiners.gone(c, wanted.stream().map(t -> t.table().schema()).distinct().toList());
     Map<TableId, Set<String>> wantedNames = new LinkedHashMap<>();
     for (MysqlTriggers.Trigger trigger : wanted) {
-      out.add(trigger.sql());
+      if (goneDefiners.containsKey(new TableId(trigger.table().schema(), trigger.name()))) {
+        out.addAll(replacing(dialect.flavor(), trigger)); // its writers all fail meanwhile
+      } else {
+        out.add(trigger.sql());
+      }
       wantedNames.computeIfAbsent(trigger.table(), t -> new HashSet<>()).add(trigger.name());
     }
     for (InstalledTrigger existing :
@@ -70,6 +76,24 @@ final class MysqlInstallScript {
       out.add(drop(t));
     }
     return out;
+  }
+
+  /**
+   * The statements that recreate {@code trigger}, present but run as an account that no longer
+   * exists ({@link TriggerDefiners}), as the account that runs them: MariaDB replaces it in one
+   * statement, under the table's metadata lock, so that no write runs between; MySQL (which refuses
+   * to drop a definer's account since 8.0.22; never run here) drops it first.
+   */
+  static List<String> replacing(MysqlFlavor flavor, MysqlTriggers.Trigger trigger) {
+    String create = "CREATE TRIGGER IF NOT EXISTS ";
+    if (!trigger.sql().startsWith(create)) {
+      throw new IllegalStateException("not a capture trigger's statement: " + trigger.sql());
+    }
+    String rest = trigger.sql().substring(create.length());
+    return flavor == MysqlFlavor.MARIADB
+        ? List.of("CREATE OR REPLACE TRIGGER " + rest)
+        : List.of(
+            drop(new InstalledTrigger(trigger.table(), trigger.name())), "CREATE TRIGGER " + rest);
   }
 
   /**

@@ -14,9 +14,15 @@ import java.util.List;
  * @param foreignKeys for a parent's trigger, the foreign keys along which its recorded changes
  *     reach {@code cachedTable}; empty for the table's own triggers
  * @param presence whether the catalog shows it
+ * @param goneDefiner the account it runs as, with presence {@link Presence#DEFINER_GONE}; else null
  */
 public record RequiredTrigger(
-    TableId cachedTable, TableId on, String name, List<String> foreignKeys, Presence presence) {
+    TableId cachedTable,
+    TableId on,
+    String name,
+    List<String> foreignKeys,
+    Presence presence,
+    String goneDefiner) {
 
   /** What the catalog says about a trigger. */
   public enum Presence {
@@ -26,7 +32,12 @@ public record RequiredTrigger(
      * The connection's user cannot see the triggers of {@code on} (MySQL/MariaDB show triggers only
      * to holders of the TRIGGER privilege on the table, which a serving user should lack).
      */
-    NOT_VISIBLE
+    NOT_VISIBLE,
+    /**
+     * Present, but the account it runs as (its {@code DEFINER}) no longer exists: every write of
+     * {@code on} fails ({@link TriggerDefiners}).
+     */
+    DEFINER_GONE
   }
 
   public RequiredTrigger {

@@ -54,23 +54,47 @@ final class RequiredTriggers {
       throws SQLException {
     List<RequiredTrigger> required = new ArrayList<>();
     PresentTriggers present = new PresentTriggers(c);
-    present.readSchemas(SchemaReads.readWhole(c, tables.stream().map(TableSchema::id).toList()));
+    List<String> schemas = SchemaReads.readWhole(c, tables.stream().map(TableSchema::id).toList());
+    present.readSchemas(schemas);
+    Map<TableId, String> goneDefiners = TriggerDefiners.gone(c, schemas);
     for (TableSchema t : tables) {
       for (MysqlTriggers.Trigger own : MysqlTriggers.triggers(t, inst.outbox())) {
-        required.add(new RequiredTrigger(t.id(), t.id(), own.name(), List.of(), present.of(own)));
+        required.add(required(t.id(), own, List.of(), present, goneDefiners));
       }
     }
     ForeignKeyCheck.Result cascades = ForeignKeyCheck.check(dialect, c, tables, inst.outbox());
     for (MysqlCascadeTriggers.CascadeTrigger ct : cascades.triggers()) {
-      RequiredTrigger.Presence presence = present.of(ct.trigger());
-      ct.serves()
-          .forEach(
-              (cached, keys) ->
-                  required.add(
-                      new RequiredTrigger(
-                          cached, ct.trigger().table(), ct.trigger().name(), keys, presence)));
+      for (Map.Entry<TableId, List<String>> serves : ct.serves().entrySet()) {
+        required.add(
+            required(serves.getKey(), ct.trigger(), serves.getValue(), present, goneDefiners));
+      }
     }
     return new CaptureStatus(required, cascades.problems());
+  }
+
+  /**
+   * {@code trigger}, recording the rows of {@code cached} (along {@code foreignKeys} when on a
+   * parent), with what the catalog shows of it.
+   */
+  private static RequiredTrigger required(
+      TableId cached,
+      MysqlTriggers.Trigger trigger,
+      List<String> foreignKeys,
+      PresentTriggers present,
+      Map<TableId, String> goneDefiners)
+      throws SQLException {
+    RequiredTrigger.Presence presence = present.of(trigger);
+    String gone = goneDefiners.get(new TableId(trigger.table().schema(), trigger.name()));
+    if (presence == RequiredTrigger.Presence.PRESENT && gone != null) {
+      presence = RequiredTrigger.Presence.DEFINER_GONE;
+    }
+    return new RequiredTrigger(
+        cached,
+        trigger.table(),
+        trigger.name(),
+        foreignKeys,
+        presence,
+        presence == RequiredTrigger.Presence.DEFINER_GONE ? gone : null);
   }
 
   /** The {@code tablecast_*} trigger names of each table, read once per table. */
