@@ -324,8 +324,8 @@ class DdlQueuedOnATableTest {
     return running;
   }
 
-  private static boolean waitsForALock(TestDatabases.Isolated db, String statement)
-      throws Exception {
+  /** Whether {@code statement} runs in a session that waits for a table's lock. */
+  static boolean waitsForALock(TestDatabases.Isolated db, String statement) throws Exception {
     String sql =
         db.kind() == Kind.MYSQL
             ? "SELECT COUNT(*) FROM information_schema.PROCESSLIST"

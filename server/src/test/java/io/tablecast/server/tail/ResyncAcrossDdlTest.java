@@ -7,8 +7,6 @@ import io.tablecast.server.metrics.MicrometerServerMetrics;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -54,7 +52,7 @@ class ResyncAcrossDdlTest {
       CompletableFuture<Void> dropped = CompletableFuture.runAsync(() -> db.execute(drop));
       await("the TRUNCATE PARTITION waits")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> waitsForALock(db, drop));
+          .until(() -> DdlQueuedOnATableTest.waitsForALock(db, drop));
 
       tail.source.resync(readings);
       Thread.sleep(300); // the tail's read has begun its snapshot, and waits for the table's lock
@@ -68,21 +66,6 @@ class ResyncAcrossDdlTest {
                   tail.readWhole(
                       "readings", CommittedBatch.Purpose.RESYNC, rows -> rows.size() == 1));
       assertThat(tail.failures).as("no read failed").isEmpty();
-    }
-  }
-
-  private static boolean waitsForALock(TestDatabases.Isolated db, String statement)
-      throws Exception {
-    try (Connection c = db.connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT COUNT(*) FROM information_schema.PROCESSLIST"
-                    + " WHERE STATE = 'Waiting for table metadata lock' AND INFO = ?")) {
-      ps.setString(1, statement);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1) > 0;
-      }
     }
   }
 }
