@@ -250,7 +250,8 @@ final class AlteredTables implements DriftCheck.PassStart {
    * Every row of each of {@code resyncs} in {@code c}'s snapshot ({@link #resyncRead}): a table
    * whose metadata lock is not granted now is left out of {@code resyncs}, and so stays queued
    * until it is ({@link LockedTables#lockFor}), as does one altered since the snapshot began; one
-   * that cannot be read is added to {@code failed}.
+   * that cannot be read is added to {@code failed}, and compared with the catalog at the next read
+   * (an ALTER TABLE the capture check has not seen yet: re-read then with its new columns).
    */
   List<CommittedBatch.TableRead> resyncReads(
       Connection c, List<TableSchema> resyncs, LockedTables locks, List<TableId> failed) {
@@ -270,10 +271,13 @@ final class AlteredTables implements DriftCheck.PassStart {
           LOG.info("Resync of {} read again: {}", t.id().qualified(), e.getMessage());
           resyncs.remove(t);
         } else {
+          // an ALTER TABLE may be why (a column dropped or renamed): compared with the catalog at
+          // the next read, which then re-reads it with its new columns
           LOG.warn(
-              "Resync of {} skipped, left to reconciliation: {}",
+              "Resync of {} failed, its catalog compared with the plan next: {}",
               t.id().qualified(),
               e.getMessage());
+          this.resyncs.altered(t.id()); // the capture watch
           failed.add(t.id());
         }
       }
