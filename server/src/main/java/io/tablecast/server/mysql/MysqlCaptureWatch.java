@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -62,7 +61,6 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private final MysqlDialect dialect;
   private final Supplier<CapturePlan> plan;
   private final SourceConfig config;
-  private final ServerMetrics metrics;
   private final UnfollowedTables unfollowed;
   private final ScheduledExecutorService timer;
 
@@ -88,10 +86,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
    */
   private final Set<TableId> reinstalling = ConcurrentHashMap.newKeySet();
 
-  /**
-   * Problems already logged and counted; forgotten once solved, so a recurrence is reported again.
-   */
-  private final Set<String> reported = new HashSet<>();
+  /** What the checks found wrong, each logged and counted once until solved. */
+  private final CaptureReports reports;
 
   private final GaleraWriters galera = new GaleraWriters();
 
@@ -108,8 +104,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
     this.dialect = dialect;
     this.plan = plan;
     this.config = config;
-    this.metrics = metrics;
     this.unfollowed = unfollowed;
+    this.reports = new CaptureReports(metrics);
     this.untriggered =
         new UntriggeredChanges(dialect.flavor(), lastReadId, unfollowed, resyncs::add);
     this.timer = daemonThread("tablecast-capture-watch");
@@ -175,57 +171,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
     // before the plan is read: a table the tail takes up meanwhile is compared with its old key
     Set<TableId> leftAlone = Set.copyOf(reinstalling);
     CaptureStatus status = status();
-    Set<String> current = new HashSet<>();
-    Map<TableId, List<String>> incomplete = new LinkedHashMap<>();
-    for (RequiredTrigger t : status.missing()) {
-      if (leftAlone.contains(t.cachedTable())) {
-        continue;
-      }
-      String key = "trigger " + t.on() + "." + t.name() + " for " + t.cachedTable();
-      current.add(key);
-      String problem =
-          t.recordsCascades()
-              ? "trigger "
-                  + t.name()
-                  + " on "
-                  + t.on()
-                  + ", which records the rows the actions of foreign key(s) "
-                  + String.join(", ", t.foreignKeys())
-                  + " change, is missing (a foreign key added or changed, or "
-                  + "the trigger dropped); changes made by those actions since are not in the stream"
-              : "its trigger "
-                  + t.name()
-                  + " is missing (dropped, or the table altered); its changes since are not "
-                  + "in the stream";
-      incomplete.computeIfAbsent(t.cachedTable(), x -> new ArrayList<>()).add(problem);
-      if (reported.add(key)) {
-        metrics.captureProblem(t.cachedTable().qualified(), "missing_trigger");
-        LOG.error("Capture of cached table {} is incomplete: {}", t.cachedTable(), problem);
-      }
-    }
-    for (CaptureStatus.Problem p : status.problems()) {
-      current.add(p.message());
-      p.tables()
-          .forEach(t -> incomplete.computeIfAbsent(t, x -> new ArrayList<>()).add(p.message()));
-      if (reported.add(p.message())) {
-        p.tables().forEach(t -> metrics.captureProblem(t.qualified(), "not_capturable"));
-        LOG.error("Capture of cached table(s) {} is incomplete: {}", p.tables(), p.message());
-      }
-    }
-    Set<TableId> writesFail = new LinkedHashSet<>(); // nothing goes uncaptured: not stale
-    for (RequiredTrigger t : status.definerGone()) {
-      String key = "definer " + t.on() + "." + t.name();
-      current.add(key);
-      writesFail.add(t.on());
-      if (reported.add(key)) {
-        metrics.captureProblem(t.cachedTable().qualified(), "definer_gone");
-        LOG.error(
-            "{}{}",
-            TriggerDefiners.problem(t.name(), t.on(), t.goneDefiner()),
-            config.installTriggers() ? "; the server recreates it now" : "");
-      }
-    }
-    reported.retainAll(current);
+    CaptureReports.Found found = reports.report(status, leftAlone, config.installTriggers());
+    Map<TableId, List<String>> incomplete = found.incomplete();
+    Set<TableId> writesFail = found.writesFail();
     for (TableSchema t :
         plan.get().tables()) { // complete again without us (someone ran install): re-read
       if (unfollowed.isUnfollowed(t.id())
@@ -363,7 +311,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
     Set<TableId> fixed = new LinkedHashSet<>(incomplete);
     after.missing().forEach(t -> fixed.remove(t.cachedTable()));
     after.problems().forEach(p -> fixed.removeAll(p.tables()));
-    reported.clear(); // what is still wrong is reported again at the next check
+    reports.forget(); // what is still wrong is reported again at the next check
     Set<TableId> writable = new LinkedHashSet<>(writesFail);
     after.definerGone().forEach(t -> writable.remove(t.on()));
     if (!writable.isEmpty()) {
