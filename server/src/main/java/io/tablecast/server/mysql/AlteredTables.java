@@ -250,11 +250,12 @@ final class AlteredTables implements DriftCheck.PassStart {
    * Every row of each of {@code resyncs} in {@code c}'s snapshot ({@link #resyncRead}): a table
    * whose metadata lock is not granted now is left out of {@code resyncs}, and so stays queued
    * until it is ({@link LockedTables#lockFor}), as does one altered since the snapshot began; one
-   * that cannot be read is added to {@code failed}, and compared with the catalog at the next read
-   * (an ALTER TABLE the capture check has not seen yet: re-read then with its new columns).
+   * that cannot be read is added to {@code failed} with why, and compared with the catalog at the
+   * next read (an ALTER TABLE the capture check has not seen yet: re-read then with its new
+   * columns).
    */
   List<CommittedBatch.TableRead> resyncReads(
-      Connection c, List<TableSchema> resyncs, LockedTables locks, List<TableId> failed) {
+      Connection c, List<TableSchema> resyncs, LockedTables locks, Map<TableId, String> failed) {
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     for (TableSchema t : List.copyOf(resyncs)) {
       if (!locks.lockFor(c, t.id())) {
@@ -278,7 +279,7 @@ final class AlteredTables implements DriftCheck.PassStart {
               t.id().qualified(),
               e.getMessage());
           this.resyncs.altered(t.id()); // the capture watch
-          failed.add(t.id());
+          failed.put(t.id(), e.getMessage());
         }
       }
     }

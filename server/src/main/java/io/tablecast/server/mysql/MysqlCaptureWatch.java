@@ -79,6 +79,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
   /** Tables that could not be followed and are followed again once their resync is read. */
   private final Set<TableId> followAfterResync = ConcurrentHashMap.newKeySet();
 
+  /** Tables whose resync failed: stale, and queued again at each check until one is read. */
+  private final Set<TableId> readFailed = ConcurrentHashMap.newKeySet();
+
   /**
    * Tables whose capture triggers are being reinstalled on the watch's thread, or were and the tail
    * has not taken up their new key yet: the checks leave them to that (the plan they compare with
@@ -174,10 +177,12 @@ final class MysqlCaptureWatch implements AutoCloseable {
     CaptureReports.Found found = reports.report(status, leftAlone, config.installTriggers());
     Map<TableId, List<String>> incomplete = found.incomplete();
     Set<TableId> writesFail = found.writesFail();
+    resyncs.addAll(readFailed); // tried again, each check until a read succeeds
     for (TableSchema t :
         plan.get().tables()) { // complete again without us (someone ran install): re-read
       if (unfollowed.isUnfollowed(t.id())
           && !incomplete.containsKey(t.id())
+          && !readFailed.contains(t.id())
           && followAfterResync.add(t.id())) {
         LOG.info(
             "Capture of {} is complete again: re-reading it (changes made meanwhile were not captured)",
@@ -369,16 +374,31 @@ final class MysqlCaptureWatch implements AutoCloseable {
   }
 
   /**
-   * These tables were re-read, or given up on after a failed read ({@code failed}, left to
-   * reconciliation). Those that could not be followed before and were re-read are followed again,
-   * said with the batch that re-read them; one given up on stays stale, and the next check queues
-   * it again.
+   * These tables were re-read, or their read failed ({@code failed}, with why). Those that could
+   * not be followed before and were re-read are followed again, said with the batch that re-read
+   * them. One whose read failed is stale (its mirrors lack what the re-read was for: a partition
+   * truncated, a client's request, ...), and each check queues it again until a read succeeds;
+   * given up on, it was left to reconciliation without a word (a resync cut short by {@code KILL
+   * QUERY}, a row too large to hand over).
    */
-  void resynced(Collection<TableSchema> tables, Collection<TableId> failed) {
+  void resynced(Collection<TableSchema> tables, Map<TableId, String> failed) {
     for (TableSchema t : tables) {
       resyncs.remove(t.id());
-      if (followAfterResync.remove(t.id()) && !failed.contains(t.id())) {
-        unfollowed.followedAgain(t.id());
+      boolean wasUnfollowed = followAfterResync.remove(t.id());
+      String why = failed.get(t.id());
+      if (why != null) {
+        readFailed.add(t.id());
+        unfollowed.cannotFollow(
+            t.id(),
+            "its re-read failed ("
+                + why
+                + "): the mirror keeps its rows, and the table is read again at the next capture"
+                + " check");
+      } else {
+        boolean hadFailed = readFailed.remove(t.id());
+        if (hadFailed || wasUnfollowed) {
+          unfollowed.followedAgain(t.id());
+        }
       }
     }
   }

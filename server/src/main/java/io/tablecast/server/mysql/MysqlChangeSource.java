@@ -265,7 +265,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
     resyncs.removeIf(t -> unfollowed.isGone(t.id().qualified())); // nothing there to read
     resyncs.removeIf(t -> locks.waiting(t.id())); // DDL waits on it: kept until its lock is free
-    List<TableId> failedResyncs = new ArrayList<>();
+    Map<TableId, String> failedResyncs = new LinkedHashMap<>();
     boolean rangeOffPath = false;
     boolean commitLater = false;
     GapTracker gaps = position.gaps();
@@ -355,7 +355,7 @@ final class MysqlChangeSource extends PollingChangeSource {
           dropped);
     }
     captureWatch.resynced(resyncs, failedResyncs);
-    locks.after(read.changed, resyncs, failedResyncs);
+    locks.after(read.changed, resyncs, failedResyncs.keySet());
     if (captureWatch
         .galera()
         .read(
