@@ -10,9 +10,7 @@ import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -73,14 +71,8 @@ final class MysqlCaptureWatch implements AutoCloseable {
 
   private boolean started;
 
-  /** Tables whose capture was completed by a check: re-read with the next batch. */
-  private final Set<TableId> resyncs = ConcurrentHashMap.newKeySet();
-
-  /** Tables that could not be followed and are followed again once their resync is read. */
-  private final Set<TableId> followAfterResync = ConcurrentHashMap.newKeySet();
-
-  /** Tables whose resync failed: stale, and queued again at each check until one is read. */
-  private final Set<TableId> readFailed = ConcurrentHashMap.newKeySet();
+  /** The tables re-read whole with the tail's next batch. */
+  private final QueuedResyncs resyncs;
 
   /**
    * Tables whose capture triggers are being reinstalled on the watch's thread, or were and the tail
@@ -109,6 +101,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
     this.config = config;
     this.unfollowed = unfollowed;
     this.reports = new CaptureReports(metrics);
+    this.resyncs = new QueuedResyncs(unfollowed);
     this.untriggered =
         new UntriggeredChanges(dialect.flavor(), lastReadId, unfollowed, resyncs::add);
     this.timer = daemonThread("tablecast-capture-watch");
@@ -177,17 +170,15 @@ final class MysqlCaptureWatch implements AutoCloseable {
     CaptureReports.Found found = reports.report(status, leftAlone, config.installTriggers());
     Map<TableId, List<String>> incomplete = found.incomplete();
     Set<TableId> writesFail = found.writesFail();
-    resyncs.addAll(readFailed); // tried again, each check until a read succeeds
+    resyncs.retryFailed(); // each check until a read succeeds
     for (TableSchema t :
         plan.get().tables()) { // complete again without us (someone ran install): re-read
       if (unfollowed.isUnfollowed(t.id())
           && !incomplete.containsKey(t.id())
-          && !readFailed.contains(t.id())
-          && followAfterResync.add(t.id())) {
+          && resyncs.followOnceRead(t.id())) {
         LOG.info(
             "Capture of {} is complete again: re-reading it (changes made meanwhile were not captured)",
             t.id());
-        resyncs.add(t.id());
       }
     }
     Set<TableId> fixed = new LinkedHashSet<>();
@@ -198,8 +189,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
     }
     for (Map.Entry<TableId, List<String>> t : incomplete.entrySet()) {
       if (fixed.contains(t.getKey())) {
-        resyncs.add(t.getKey());
-        followAfterResync.add(t.getKey());
+        resyncs.addAndFollow(t.getKey());
       } else {
         unfollowed.cannotFollow(
             t.getKey(),
@@ -342,18 +332,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
 
   /** The cached tables to re-read with the next batch, as the plan describes them now. */
   List<TableSchema> pendingResyncs(CapturePlan current) {
-    if (resyncs.isEmpty()) {
-      return List.of();
-    }
-    Map<TableId, TableSchema> byId = new LinkedHashMap<>();
-    current.tables().forEach(t -> byId.put(t.id(), t));
-    List<TableSchema> out = new ArrayList<>();
-    for (TableId id : resyncs) {
-      if (byId.containsKey(id)) {
-        out.add(byId.get(id));
-      }
-    }
-    return out;
+    return resyncs.pending(current);
   }
 
   /**
@@ -369,38 +348,12 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * stale and is current now: see {@link AlteredTables}).
    */
   void resyncAndFollow(TableId table) {
-    followAfterResync.add(table);
-    resyncs.add(table);
+    resyncs.addAndFollow(table);
   }
 
-  /**
-   * These tables were re-read, or their read failed ({@code failed}, with why). Those that could
-   * not be followed before and were re-read are followed again, said with the batch that re-read
-   * them. One whose read failed is stale (its mirrors lack what the re-read was for: a partition
-   * truncated, a client's request, ...), and each check queues it again until a read succeeds;
-   * given up on, it was left to reconciliation without a word (a resync cut short by {@code KILL
-   * QUERY}, a row too large to hand over).
-   */
+  /** These tables were re-read, or their read failed: {@link QueuedResyncs#resynced}. */
   void resynced(Collection<TableSchema> tables, Map<TableId, String> failed) {
-    for (TableSchema t : tables) {
-      resyncs.remove(t.id());
-      boolean wasUnfollowed = followAfterResync.remove(t.id());
-      String why = failed.get(t.id());
-      if (why != null) {
-        readFailed.add(t.id());
-        unfollowed.cannotFollow(
-            t.id(),
-            "its re-read failed ("
-                + why
-                + "): the mirror keeps its rows, and the table is read again at the next capture"
-                + " check");
-      } else {
-        boolean hadFailed = readFailed.remove(t.id());
-        if (hadFailed || wasUnfollowed) {
-          unfollowed.followedAgain(t.id());
-        }
-      }
-    }
+    resyncs.resynced(tables, failed);
   }
 
   @Override
