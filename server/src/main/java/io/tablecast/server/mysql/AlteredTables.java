@@ -266,16 +266,17 @@ final class AlteredTables implements DriftCheck.PassStart {
         reads.add(resyncRead(c, t));
       } catch (SQLException | RuntimeException e) {
         if (e instanceof SQLException s && s.getErrorCode() == TABLE_DEF_CHANGED) {
-          // DDL (a partition dropped, added, exchanged) committed after this snapshot began: the
-          // next read, in a snapshot of its own, reads it. Given up, the partition maintenance
-          // that asked for it reached the mirrors only through reconciliation, hours later
+          // DDL (a partition added or emptied, the table rebuilt) committed after this snapshot
+          // began: the next read, in a snapshot of its own, reads it. Given up, the partition
+          // maintenance that asked for it reached the mirrors only through reconciliation
           LOG.info("Resync of {} read again: {}", t.id().qualified(), e.getMessage());
           resyncs.remove(t);
         } else {
           // an ALTER TABLE may be why (a column dropped or renamed): compared with the catalog at
           // the next read, which then re-reads it with its new columns
           LOG.warn(
-              "Resync of {} failed, its catalog compared with the plan next: {}",
+              "Resync of {} failed ({}): the table is stale, compared with the catalog at the next"
+                  + " read and read again at the next capture check",
               t.id().qualified(),
               e.getMessage());
           this.resyncs.altered(t.id()); // the capture watch

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,13 +57,15 @@ final class RequiredTriggers {
     PresentTriggers present = new PresentTriggers(c);
     List<String> schemas = SchemaReads.readWhole(c, tables.stream().map(TableSchema::id).toList());
     present.readSchemas(schemas);
-    Map<TableId, String> goneDefiners = TriggerDefiners.gone(c, schemas);
+    ForeignKeyCheck.Result cascades = ForeignKeyCheck.check(dialect, c, tables, inst.outbox());
+    Set<String> triggerSchemas = new LinkedHashSet<>(schemas); // and the parents' schemas
+    cascades.triggers().forEach(ct -> triggerSchemas.add(ct.trigger().table().schema()));
+    Map<TableId, String> goneDefiners = TriggerDefiners.gone(c, triggerSchemas);
     for (TableSchema t : tables) {
       for (MysqlTriggers.Trigger own : MysqlTriggers.triggers(t, inst.outbox())) {
         required.add(required(t.id(), own, List.of(), present, goneDefiners));
       }
     }
-    ForeignKeyCheck.Result cascades = ForeignKeyCheck.check(dialect, c, tables, inst.outbox());
     for (MysqlCascadeTriggers.CascadeTrigger ct : cascades.triggers()) {
       for (Map.Entry<TableId, List<String>> serves : ct.serves().entrySet()) {
         required.add(
