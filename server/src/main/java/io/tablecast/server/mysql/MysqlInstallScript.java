@@ -81,8 +81,9 @@ final class MysqlInstallScript {
   /**
    * The statements that recreate {@code trigger}, present but run as an account that no longer
    * exists ({@link TriggerDefiners}), as the account that runs them: MariaDB replaces it in one
-   * statement, under the table's metadata lock, so that no write runs between; MySQL (which refuses
-   * to drop a definer's account since 8.0.22; never run here) drops it first.
+   * statement, under the table's metadata lock, so that no write runs between; MySQL (8.0.22 and
+   * later refuse to drop a definer's account without {@code SET_USER_ID}; never run here) drops it
+   * first.
    */
   static List<String> replacing(MysqlFlavor flavor, MysqlTriggers.Trigger trigger) {
     String create = "CREATE TRIGGER IF NOT EXISTS ";

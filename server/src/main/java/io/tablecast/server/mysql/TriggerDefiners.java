@@ -15,10 +15,11 @@ import java.util.Map;
  * The capture triggers whose {@code DEFINER} account no longer exists. A MySQL/MariaDB trigger runs
  * as the account that created it (the one that ran {@code tablecast install}); with that account
  * dropped, every write of the trigger's table fails ("ERROR 1449: The user specified as a definer
- * does not exist", MariaDB 10.11; MySQL refuses such a {@code DROP USER} since 8.0.22). {@code
- * install} recreates them as the account that runs it ({@link MysqlInstallScript}), and the capture
- * check names them. Whether an account exists is read from {@code mysql.user}: a user that may not
- * read it (the least-privilege serving user) cannot tell, and finds none.
+ * does not exist", MariaDB 10.11; MySQL 8.0.22 and later refuse such a {@code DROP USER} unless the
+ * account dropping it holds {@code SET_USER_ID}). {@code install} recreates them as the account
+ * that runs it ({@link MysqlInstallScript}), and the capture check names them. Whether an account
+ * exists is read from {@code mysql.user}: a user that may not read it (the least-privilege serving
+ * user) cannot tell, and finds none.
  */
 final class TriggerDefiners {
   private TriggerDefiners() {}

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * not help: {@code check} found nothing wrong, {@code install} found every trigger present and did
  * nothing, a server allowed to install left them. Now the check names the trigger, the account and
  * the way out, and install (by hand, or the server's capture check) recreates the triggers as the
- * account that runs it. MariaDB only: MySQL refuses to drop a definer's account since 8.0.22.
+ * account that runs it. MariaDB only: MySQL 8.0.22 and later refuse to drop a definer's account
+ * without SET_USER_ID.
  */
 class TriggerDefinerGoneTest {
 
