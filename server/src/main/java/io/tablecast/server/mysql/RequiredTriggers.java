@@ -55,24 +55,19 @@ final class RequiredTriggers {
       throws SQLException {
     List<RequiredTrigger> required = new ArrayList<>();
     PresentTriggers present = new PresentTriggers(c);
-    List<String> schemas = SchemaReads.readWhole(c, tables.stream().map(TableSchema::id).toList());
-    present.readSchemas(schemas);
+    present.readSchemas(SchemaReads.readWhole(c, tables.stream().map(TableSchema::id).toList()));
     ForeignKeyCheck.Result cascades = ForeignKeyCheck.check(dialect, c, tables, inst.outbox());
-    Set<String> triggerSchemas = new LinkedHashSet<>(schemas); // and the parents' schemas
-    cascades.triggers().forEach(ct -> triggerSchemas.add(ct.trigger().table().schema()));
-    Map<TableId, String> goneDefiners = TriggerDefiners.gone(c, triggerSchemas);
     for (TableSchema t : tables) {
       for (MysqlTriggers.Trigger own : MysqlTriggers.triggers(t, inst.outbox())) {
-        required.add(required(t.id(), own, List.of(), present, goneDefiners));
+        required.add(required(t.id(), own, List.of(), present));
       }
     }
     for (MysqlCascadeTriggers.CascadeTrigger ct : cascades.triggers()) {
       for (Map.Entry<TableId, List<String>> serves : ct.serves().entrySet()) {
-        required.add(
-            required(serves.getKey(), ct.trigger(), serves.getValue(), present, goneDefiners));
+        required.add(required(serves.getKey(), ct.trigger(), serves.getValue(), present));
       }
     }
-    return new CaptureStatus(required, cascades.problems());
+    return new CaptureStatus(withGoneDefiners(c, required), cascades.problems());
   }
 
   /**
@@ -83,21 +78,45 @@ final class RequiredTriggers {
       TableId cached,
       MysqlTriggers.Trigger trigger,
       List<String> foreignKeys,
-      PresentTriggers present,
-      Map<TableId, String> goneDefiners)
+      PresentTriggers present)
       throws SQLException {
-    RequiredTrigger.Presence presence = present.of(trigger);
-    String gone = goneDefiners.get(new TableId(trigger.table().schema(), trigger.name()));
-    if (presence == RequiredTrigger.Presence.PRESENT && gone != null) {
-      presence = RequiredTrigger.Presence.DEFINER_GONE;
-    }
     return new RequiredTrigger(
-        cached,
-        trigger.table(),
-        trigger.name(),
-        foreignKeys,
-        presence,
-        presence == RequiredTrigger.Presence.DEFINER_GONE ? gone : null);
+        cached, trigger.table(), trigger.name(), foreignKeys, present.of(trigger), null);
+  }
+
+  /**
+   * {@code required}, each present trigger whose definer account is gone marked so. Asked only in
+   * the schemas where this user sees a present trigger: a user that sees none (the least-privilege
+   * serving user, without {@code TRIGGER}) may not read {@code mysql.user} either, and the
+   * statement failed at every capture check (error 1142, which the driver logs at WARN).
+   */
+  private static List<RequiredTrigger> withGoneDefiners(
+      Connection c, List<RequiredTrigger> required) throws SQLException {
+    Set<String> schemas = new LinkedHashSet<>();
+    for (RequiredTrigger t : required) {
+      if (t.presence() == RequiredTrigger.Presence.PRESENT) {
+        schemas.add(t.on().schema());
+      }
+    }
+    Map<TableId, String> gone = TriggerDefiners.gone(c, schemas);
+    if (gone.isEmpty()) {
+      return required;
+    }
+    List<RequiredTrigger> out = new ArrayList<>(required.size());
+    for (RequiredTrigger t : required) {
+      String definer = gone.get(new TableId(t.on().schema(), t.name()));
+      out.add(
+          t.presence() == RequiredTrigger.Presence.PRESENT && definer != null
+              ? new RequiredTrigger(
+                  t.cachedTable(),
+                  t.on(),
+                  t.name(),
+                  t.foreignKeys(),
+                  RequiredTrigger.Presence.DEFINER_GONE,
+                  definer)
+              : t);
+    }
+    return out;
   }
 
   /** The {@code tablecast_*} trigger names of each table, read once per table. */
