@@ -77,16 +77,13 @@ final class CaptureReports {
       }
     }
     Set<TableId> writesFail = new LinkedHashSet<>(); // nothing goes uncaptured: not stale
-    for (RequiredTrigger t : status.definerGone()) {
-      String key = "definer " + t.on() + "." + t.name();
+    for (TriggerDefiners.Gone g : TriggerDefiners.gone(status)) {
+      String key = "definer " + g.on() + " " + g.definer() + " " + g.triggers();
       current.add(key);
-      writesFail.add(t.on());
+      writesFail.add(g.on());
       if (reported.add(key)) {
-        metrics.captureProblem(t.cachedTable().qualified(), "definer_gone");
-        LOG.error(
-            "{}{}",
-            TriggerDefiners.problem(t.name(), t.on(), t.goneDefiner()),
-            recreates ? "; the server recreates it now" : "");
+        g.cachedTables().forEach(t -> metrics.captureProblem(t.qualified(), "definer_gone"));
+        LOG.error("{}{}", g.problem(), recreates ? "; the server recreates them now" : "");
       }
     }
     reported.retainAll(current);

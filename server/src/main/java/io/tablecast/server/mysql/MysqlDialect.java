@@ -224,13 +224,11 @@ final class MysqlDialect implements TailDialect {
         if (reported.add(message)) {
           out.add(CaptureFinding.error(t.cachedTable().qualified(), message));
         }
-      } else if (t.presence() == RequiredTrigger.Presence.DEFINER_GONE) {
-        // nothing goes uncaptured (every write fails), but the application's writes are down
-        String message = TriggerDefiners.problem(t.name(), t.on(), t.goneDefiner());
-        if (reported.add(message)) {
-          out.add(CaptureFinding.warn(t.cachedTable().qualified(), message));
-        }
       }
+    }
+    for (TriggerDefiners.Gone g : TriggerDefiners.gone(status)) {
+      // nothing goes uncaptured (every write fails), but the application's writes are down
+      out.add(CaptureFinding.warn(g.on().qualified(), g.problem()));
     }
     return out;
   }

@@ -5,11 +5,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The capture triggers whose {@code DEFINER} account no longer exists. A MySQL/MariaDB trigger runs
@@ -62,18 +65,47 @@ final class TriggerDefiners {
     return out;
   }
 
-  /** What a trigger whose definer is gone does to its table's writers, and the way out. */
-  static String problem(String trigger, TableId on, String definer) {
-    return "capture trigger "
-        + trigger
-        + " on "
-        + on
-        + " runs as "
-        + definer
-        + ", an account that no longer exists: every write of "
-        + on
-        + " fails (ERROR 1449). Run `tablecast install` (or start a server with install_triggers:"
-        + " true) as an account that stays: it recreates the trigger as that account"
-        + " (docs/SECURITY.md)";
+  /**
+   * The triggers of one table run as one gone account, and the cached tables whose changes they
+   * record (the table itself, or a parent's cached children).
+   */
+  record Gone(TableId on, String definer, List<String> triggers, Set<TableId> cachedTables) {
+    /** What these triggers do to the table's writers, and the way out: one message a table. */
+    String problem() {
+      return "capture trigger"
+          + (triggers.size() == 1 ? " " : "s ")
+          + String.join(", ", triggers)
+          + " on "
+          + on
+          + (triggers.size() == 1 ? "" : ": each")
+          + " runs as "
+          + definer
+          + ", an account that no longer exists: every write of "
+          + on
+          + " fails (ERROR 1449). Run `tablecast install` (or start a server with install_triggers:"
+          + " true) as an account that stays: it recreates "
+          + (triggers.size() == 1 ? "the trigger" : "them")
+          + " as that account (docs/SECURITY.md)";
+    }
+  }
+
+  /**
+   * {@code status}'s triggers whose definer is gone, one entry per table and account: the three
+   * triggers of a table (insert, update, delete) were three ERROR lines, and three warnings of
+   * {@code check}, for one cause.
+   */
+  static List<Gone> gone(CaptureStatus status) {
+    Map<List<Object>, Gone> out = new LinkedHashMap<>();
+    for (RequiredTrigger t : status.definerGone()) {
+      Gone g =
+          out.computeIfAbsent(
+              List.of(t.on(), t.goneDefiner()),
+              k -> new Gone(t.on(), t.goneDefiner(), new ArrayList<>(), new LinkedHashSet<>()));
+      if (!g.triggers().contains(t.name())) {
+        g.triggers().add(t.name());
+      }
+      g.cachedTables().add(t.cachedTable());
+    }
+    return List.copyOf(out.values());
   }
 }

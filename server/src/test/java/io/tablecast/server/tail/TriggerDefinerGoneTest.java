@@ -50,6 +50,10 @@ class TriggerDefinerGoneTest {
                       .contains("every write of " + db.table("items") + " fails")
                       .contains("tablecast install");
                 });
+        assertThat(found)
+            .filteredOn(f -> f.message().contains("no longer exists"))
+            .as("one finding for the table's three triggers (insert, update, delete)")
+            .hasSize(1);
         admin.install();
         assertThat(admin.installProblems(admin.describe()))
             .noneMatch(f -> f.message().contains("no longer exists"));
@@ -87,6 +91,12 @@ class TriggerDefinerGoneTest {
           .atMost(Duration.ofSeconds(15))
           .until(() -> tail.events("items") == 1);
       assertThat(logged("runs as " + account + "@%, an account that no longer exists")).isTrue();
+      assertThat(
+              RecentEvents.global().newestFirst().stream()
+                  .filter(e -> e.message().contains(account + "@%, an account that no longer"))
+                  .count())
+          .as("one ERROR for the table's three triggers")
+          .isEqualTo(1);
       await("the repair said") // after the check that follows the install
           .atMost(Duration.ofSeconds(10))
           .until(() -> logged("recreated as the server's account: their writes work again"));
