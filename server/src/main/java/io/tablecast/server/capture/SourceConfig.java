@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Where the cached tables live and how changes are captured from them ({@code source:} and {@code
@@ -279,6 +280,30 @@ public record SourceConfig(
   /** The names of the cached tables, as written. */
   public List<String> tableNames() {
     return cachedTables.stream().map(CachedTable::table).toList();
+  }
+
+  /**
+   * This configuration without the {@code cached_tables} entries that name one of {@code tables}
+   * (names without a schema are in {@code defaultSchema}): what a running server installs while
+   * those are gone under their names, which an install of every entry could not describe.
+   */
+  public SourceConfig without(Set<TableId> tables, String defaultSchema) {
+    List<CachedTable> kept =
+        cachedTables.stream()
+            .filter(t -> !tables.contains(TableId.parse(t.table(), defaultSchema)))
+            .toList();
+    return new SourceConfig(
+        jdbcUrl,
+        user,
+        password,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
+        captureCheckInterval,
+        kept,
+        minPollInterval,
+        pollIdleAfter);
   }
 
   /** The columns to cache of {@code table} (as written in {@code cached_tables}). */

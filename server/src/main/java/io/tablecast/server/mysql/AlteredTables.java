@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 
 /**
@@ -91,6 +92,20 @@ final class AlteredTables implements DriftCheck.PassStart {
         }
       }
     }
+  }
+
+  /**
+   * Before a whole read of every table after the database changed (a failover, a restore, a
+   * restart, an outbox that began again): each table not gone is compared with its catalog, as
+   * after an ALTER TABLE, since a backup's older layout or DDL that no check has seen yet may have
+   * changed it. A column dropped meanwhile failed every such read, and no change of any table
+   * reached the clients; one that cannot be cached as configured now is left out, stale.
+   */
+  void beforeWholeReadAgain() throws SQLException {
+    begin(
+        unfollowed.present(plan().tables()).stream()
+            .map(TableSchema::id)
+            .collect(Collectors.toSet()));
   }
 
   /**

@@ -165,7 +165,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
    */
   private synchronized CaptureStatus checkTriggers() throws SQLException {
     // before the plan is read: a table the tail takes up meanwhile is compared with its old key
-    Set<TableId> leftAlone = Set.copyOf(reinstalling);
+    Set<TableId> gone = gone();
+    Set<TableId> leftAlone = new LinkedHashSet<>(reinstalling);
+    leftAlone.addAll(gone); // its triggers went with it: followed again once it is back
     CaptureStatus status = status();
     CaptureReports.Found found = reports.report(status, leftAlone, config.installTriggers());
     Map<TableId, List<String>> incomplete = found.incomplete();
@@ -185,7 +187,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
     if (config.installTriggers()
         && (!writesFail.isEmpty()
             || status.missing().stream().anyMatch(t -> !leftAlone.contains(t.cachedTable())))) {
-      fixed.addAll(install(incomplete.keySet(), writesFail));
+      fixed.addAll(install(incomplete.keySet(), writesFail, gone));
     }
     for (Map.Entry<TableId, List<String>> t : incomplete.entrySet()) {
       if (fixed.contains(t.getKey())) {
@@ -284,6 +286,17 @@ final class MysqlCaptureWatch implements AutoCloseable {
     reinstalling.remove(table);
   }
 
+  /** The cached tables gone under their names (dropped, renamed away): left out of installs. */
+  private Set<TableId> gone() {
+    Set<TableId> out = new LinkedHashSet<>();
+    for (TableSchema t : plan.get().tables()) {
+      if (unfollowed.isGone(t.id().qualified())) {
+        out.add(t.id());
+      }
+    }
+    return out;
+  }
+
   /** The tables found altered since the last call: {@link UntriggeredChanges#takeAltered}. */
   Set<TableId> takeAltered() {
     return untriggered.takeAltered();
@@ -293,9 +306,11 @@ final class MysqlCaptureWatch implements AutoCloseable {
    * Installs the capture; returns the tables among {@code incomplete} whose capture is complete
    * now.
    */
-  private Set<TableId> install(Set<TableId> incomplete, Set<TableId> writesFail)
+  private Set<TableId> install(Set<TableId> incomplete, Set<TableId> writesFail, Set<TableId> gone)
       throws SQLException {
-    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
+    // the gone tables left out: describing them failed every install of the others
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(config.without(gone, plan.get().installation().schema()))) {
       installer.describe();
       installer.install();
     } catch (RuntimeException e) {

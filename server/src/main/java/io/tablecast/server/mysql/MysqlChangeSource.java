@@ -137,6 +137,9 @@ final class MysqlChangeSource extends PollingChangeSource {
     Duration probeWait;
     DatabaseInstance at;
     snapshots.commitHeld(); // read again after another instance was met: the old one's, if any
+    if (instance().readFrom() != null) { // read whole again: the database met may differ
+      alteredTables.beforeWholeReadAgain();
+    }
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
       at = instance().identify(c);
@@ -145,7 +148,7 @@ final class MysqlChangeSource extends PollingChangeSource {
       try {
         // After the snapshot began: holders of ids the snapshot cannot see began before this look.
         look = facts.look(c, false, null);
-        total = OutboxRows.readTables(plan(), c, sink, counts);
+        total = OutboxRows.readTables(plan(), unfollowed.present(plan().tables()), c, sink, counts);
         ids = OutboxIdRange.read(s, plan().outboxTable());
         s.execute("COMMIT");
         probeWait = facts.probeWait(c);

@@ -136,10 +136,14 @@ final class PgChangeSource extends PollingChangeSource {
       at = instance().identify(c);
       PgOutboxQueries.beginRead(c);
       try {
-        PgOutboxQueries.lockBeforeSnapshot(c, plan.tables().stream().map(TableSchema::id).toList());
+        List<TableSchema> tables = unfollowed.present(plan.tables());
+        PgOutboxQueries.lockBeforeSnapshot(c, tables.stream().map(TableSchema::id).toList());
         snapshot = PgOutboxQueries.currentSnapshot(c);
         readSettings(c);
-        total = OutboxRows.readTables(plan, c, sink, counts);
+        if (previousSnapshot != null) { // read whole again: the database met may differ
+          tables = pendingResyncs.describedForWholeRead(c, tables);
+        }
+        total = OutboxRows.readTables(plan, tables, c, sink, counts);
         c.commit();
       } catch (SQLException | RuntimeException e) {
         PgOutboxQueries.rollbackQuietly(c);

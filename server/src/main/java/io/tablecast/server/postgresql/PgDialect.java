@@ -321,7 +321,10 @@ final class PgDialect implements TailDialect {
           PgTriggers.outbox(
               inst.schema())); // replacing current functions would re-plan every writer's trigger
     }
-    out.addAll(triggerStatements(c, inst, tables, affected));
+    // only the tables repaired are looked up: another cached table gone under its name (dropped,
+    // renamed away) failed every repair of the others ("relation ... does not exist")
+    List<TableSchema> repaired = tables.stream().filter(t -> affected.contains(t.id())).toList();
+    out.addAll(triggerStatements(c, inst, repaired, affected));
     return out;
   }
 

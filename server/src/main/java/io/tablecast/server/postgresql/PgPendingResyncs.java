@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -134,6 +135,25 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
    */
   void clear(Predicate<String> waiting) {
     pending.removeIf(t -> !waiting.test(t));
+  }
+
+  /**
+   * In the transaction {@code c} of a whole read of every table after the database changed (a
+   * failover, a restore, a restart), before its rows are read: describes each of {@code tables}
+   * again, since DDL that no look at the catalog has seen, or a backup's older layout, may have
+   * changed any of them. Returns the tables to read, as the plan describes them now: those gone
+   * under their names and those that cannot be cached as configured (stale, with why) left out. A
+   * column dropped meanwhile failed every such read, and no change of any table reached the
+   * clients.
+   */
+  List<TableSchema> describedForWholeRead(Connection c, List<TableSchema> tables)
+      throws SQLException {
+    for (TableSchema t : tables) {
+      describedAgain(c, t);
+    }
+    return unfollowed.present(plan.get().tables()).stream()
+        .filter(t -> !columnChanges.uncacheable(t.id().qualified()))
+        .toList();
   }
 
   /** {@link PgColumnChanges#describedAgain}; a table gone under its name is left out from now. */

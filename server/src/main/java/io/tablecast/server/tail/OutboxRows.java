@@ -58,16 +58,21 @@ public final class OutboxRows {
   }
 
   /**
-   * Streams every row of every table in the connection's current transaction; returns row counts.
-   * First tells the sink each table's size ({@link ChangeSource.SnapshotSink#sizes}): the catalog's
-   * row estimate and the first {@link TableSize#FIRST_ROWS} rows, read in the same transaction.
+   * Streams every row of {@code tables} (of {@code plan}) in the connection's current transaction;
+   * returns row counts. First tells the sink each table's size ({@link
+   * ChangeSource.SnapshotSink#sizes}): the catalog's row estimate and the first {@link
+   * TableSize#FIRST_ROWS} rows, read in the same transaction.
    */
   public static long readTables(
-      CapturePlan plan, Connection c, ChangeSource.SnapshotSink sink, Map<String, Long> counts)
+      CapturePlan plan,
+      List<TableSchema> tables,
+      Connection c,
+      ChangeSource.SnapshotSink sink,
+      Map<String, Long> counts)
       throws SQLException {
-    sink.sizes(sizes(plan, c));
+    sink.sizes(sizes(plan, tables, c));
     long total = 0;
-    for (TableSchema t : plan.tables()) {
+    for (TableSchema t : tables) {
       sink.reading(t);
       long rows = eachRow(plan, c, t, row -> sink.row(t, row));
       counts.put(t.id().qualified(), rows);
@@ -77,9 +82,10 @@ public final class OutboxRows {
   }
 
   /** Each table's catalog row estimate and first rows, in the connection's transaction. */
-  static List<TableSize> sizes(CapturePlan plan, Connection c) throws SQLException {
+  static List<TableSize> sizes(CapturePlan plan, List<TableSchema> tables, Connection c)
+      throws SQLException {
     List<TableSize> out = new ArrayList<>();
-    for (TableSchema t : plan.tables()) {
+    for (TableSchema t : tables) {
       RowNormalizer n = plan.normalizer(t.id().qualified());
       SnapshotRead read = plan.snapshotRead(t);
       int columns = read.shape().columns(t);

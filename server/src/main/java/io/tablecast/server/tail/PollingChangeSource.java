@@ -9,7 +9,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -217,16 +217,24 @@ public abstract class PollingChangeSource implements ChangeSource {
    * differences, as for any resync).
    */
   protected final CommittedBatch readWholeAgain() throws SQLException {
-    Map<String, List<byte[]>> rows = new HashMap<>();
+    Map<TableSchema, List<byte[]>> rows = new LinkedHashMap<>();
     readSnapshot(
-        (table, row) ->
-            rows.computeIfAbsent(table.id().qualified(), k -> new ArrayList<>()).add(row));
+        new SnapshotSink() {
+          @Override
+          public void reading(TableSchema table) {
+            rows.put(table, new ArrayList<>());
+          }
+
+          @Override
+          public void row(TableSchema table, byte[] row) {
+            rows.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
+          }
+        });
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
-    for (TableSchema t : tables()) {
-      reads.add(
-          new CommittedBatch.TableRead(
-              t, rows.getOrDefault(t.id().qualified(), List.of()), CommittedBatch.Purpose.RESYNC));
-    }
+    // only the tables read: one left out (gone under its name) keeps its rows, stale
+    rows.forEach(
+        (t, read) ->
+            reads.add(new CommittedBatch.TableRead(t, read, CommittedBatch.Purpose.RESYNC)));
     return new CommittedBatch(List.of(), 0, reads);
   }
 

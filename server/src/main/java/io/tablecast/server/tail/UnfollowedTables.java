@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.capture.TableSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +86,16 @@ public final class UnfollowedTables {
    */
   public void back(TableId table) {
     gone.remove(table.qualified());
+  }
+
+  /**
+   * {@code tables} but those {@link #gone}: what a whole read of every table reads (after a
+   * failover, a restart of the database, an outbox that began again). It read a gone table too,
+   * which failed it at every try, and no change of any table reached the clients; the gone table's
+   * mirrors keep their rows, stale, until it is back and read again.
+   */
+  public List<TableSchema> present(List<TableSchema> tables) {
+    return tables.stream().filter(t -> !gone.contains(t.id().qualified())).toList();
   }
 
   /** True while {@code table} (qualified name) is {@link #gone}. */

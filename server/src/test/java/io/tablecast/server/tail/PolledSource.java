@@ -9,6 +9,7 @@ import io.tablecast.server.testing.Rows;
 import io.tablecast.server.testing.TestDatabases;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 /**
@@ -30,6 +32,7 @@ final class PolledSource implements AutoCloseable {
   final List<String> failures = new CopyOnWriteArrayList<>();
   private final AtomicLong slowestPollNanos = new AtomicLong();
   private final ExecutorService thread = Executors.newSingleThreadExecutor();
+  private final AtomicReference<Runnable> beforeNextPoll = new AtomicReference<>();
 
   private PolledSource(ChangeSource source) {
     this.source = source;
@@ -63,6 +66,10 @@ final class PolledSource implements AutoCloseable {
     thread.submit(
         () -> {
           while (!Thread.currentThread().isInterrupted()) {
+            Runnable task = beforeNextPoll.getAndSet(null);
+            if (task != null) {
+              task.run();
+            }
             long start = System.nanoTime();
             try {
               CommittedBatch b = source.poll(Duration.ofMillis(50));
@@ -78,6 +85,22 @@ final class PolledSource implements AutoCloseable {
           return null;
         });
     return this;
+  }
+
+  /**
+   * Has the source's next read meet another database instance than the one it read from, as after a
+   * failover, a restore or a restart of the database: it reads every table whole again there
+   * ({@link PollingChangeSource#readWholeAgain}). Only this source sees it, where a real restart
+   * (or PostgreSQL's {@code pg_stat_reset_shared}) would make every test's source read whole too.
+   * Done on the polling thread, which owns the source's {@link InstanceWatch}.
+   */
+  void meetAnotherInstance() {
+    beforeNextPoll.set(
+        () ->
+            ((PollingChangeSource) source)
+                .instance()
+                .positioned(
+                    new DatabaseInstance("another instance", Instant.EPOCH, Duration.ZERO)));
   }
 
   /** The longest one poll took so far. */
