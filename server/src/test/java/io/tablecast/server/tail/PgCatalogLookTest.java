@@ -1,0 +1,50 @@
+package io.tablecast.server.tail;
+
+import static org.awaitility.Awaitility.await;
+
+import io.tablecast.server.metrics.MicrometerServerMetrics;
+import io.tablecast.server.testing.TestDatabases;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL follows what no row shows of an {@code ALTER TABLE} (a primary key changed or dropped,
+ * a type that still converts, a column added to a table nobody writes) by a look at the catalog
+ * every {@code capture_check_interval}, which compares each table's fingerprint with the last
+ * look's. The first look only learned them: DDL committed between the start's description of the
+ * tables and that first look was taken for the table as the server knew it, and never seen (here a
+ * primary key dropped: the table was cached by a key it no longer has, and said nothing).
+ */
+class PgCatalogLookTest {
+
+  @Test
+  void ddlCommittedBeforeTheFirstLookIsSeenByIt() throws Exception {
+    TestDatabases.Isolated db = Kind.POSTGRESQL.isolated("first_look");
+    db.execute(
+        "CREATE TABLE keyed (id int NOT NULL, v int, CONSTRAINT keyed_pk PRIMARY KEY (id))",
+        "CREATE TABLE wide (id int PRIMARY KEY, a int)",
+        "INSERT INTO keyed VALUES (1, 1)");
+    try (PolledSource tail =
+        PolledSource.open(
+            PolledSource.config(
+                db, List.of("keyed", "wide"), Duration.ZERO, Duration.ofMillis(300)),
+            MicrometerServerMetrics.inMemory())) {
+      // after the start's snapshot, before the first poll (and its look at the catalog)
+      db.execute("ALTER TABLE keyed DROP CONSTRAINT keyed_pk", "ALTER TABLE wide ADD COLUMN b int");
+      tail.poll();
+      await("the key dropped said")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> tail.saidStaleFor("keyed", "no primary key"));
+      await("the column added followed, though no row of the table was written")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  tail.readWhole("wide", CommittedBatch.Purpose.RESYNC, rows -> rows.isEmpty())
+                      && tail.source.tables().stream()
+                          .filter(t -> t.id().name().equals("wide"))
+                          .anyMatch(t -> t.columns().size() == 3));
+    }
+  }
+}
