@@ -156,6 +156,16 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
         .toList();
   }
 
+  /**
+   * In the transaction of a whole read of every table, once its snapshot began: learns the types
+   * the tables' values are made of as that snapshot sees them, which the next look compares with.
+   * The first look learned them instead, so a type redefined between the start's read and that look
+   * (an enum label renamed) was never seen, and the mirrors kept the old values.
+   */
+  void typesAsRead(Connection c) throws SQLException {
+    valueTypes.redefinedSinceLastLook(c, plan.get().tables());
+  }
+
   /** {@link PgColumnChanges#describedAgain}; a table gone under its name is left out from now. */
   private boolean describedAgain(Connection c, TableSchema table) throws SQLException {
     try {
