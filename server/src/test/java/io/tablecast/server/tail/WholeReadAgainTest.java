@@ -31,21 +31,7 @@ class WholeReadAgainTest {
   void aWholeReadReadsTheOtherTablesAndLeavesAGoneOneStaleUntilItIsBack(Kind kind)
       throws Exception {
     TestDatabases.Isolated db = kind.isolated("whole_read_gone");
-    db.execute(
-        "CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)",
-        "CREATE TABLE " + db.table("notes") + " (id int PRIMARY KEY, v int)",
-        "INSERT INTO " + db.table("notes") + " VALUES (1, 1)");
-    try (PolledSource tail =
-        PolledSource.open(
-                PolledSource.config(
-                    db, List.of("items", "notes"), Duration.ZERO, Duration.ofMillis(500)),
-                MicrometerServerMetrics.inMemory())
-            .poll()) {
-      db.execute("DROP TABLE " + db.table("notes"));
-      await("the dropped table said stale")
-          .atMost(Duration.ofSeconds(15))
-          .until(() -> tail.saidStaleFor("notes", "no longer exists"));
-
+    try (PolledSource tail = withNotesGone(db)) {
       tail.meetAnotherInstance();
       await("the other table read whole")
           .atMost(Duration.ofSeconds(20))
@@ -84,20 +70,7 @@ class WholeReadAgainTest {
   @EnumSource(Kind.class)
   void aTriggerDroppedWhileAnotherTableIsGoneIsRepaired(Kind kind) throws Exception {
     TestDatabases.Isolated db = kind.isolated("repair_beside_gone");
-    db.execute(
-        "CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)",
-        "CREATE TABLE " + db.table("notes") + " (id int PRIMARY KEY, v int)");
-    try (PolledSource tail =
-        PolledSource.open(
-                PolledSource.config(
-                    db, List.of("items", "notes"), Duration.ZERO, Duration.ofMillis(500)),
-                MicrometerServerMetrics.inMemory())
-            .poll()) {
-      db.execute("DROP TABLE " + db.table("notes"));
-      await("the dropped table said stale")
-          .atMost(Duration.ofSeconds(15))
-          .until(() -> tail.saidStaleFor("notes", "no longer exists"));
-
+    try (PolledSource tail = withNotesGone(db)) {
       dropTriggers(db, "items");
       db.execute("INSERT INTO " + db.table("items") + " VALUES (1, 1)"); // not captured
       await("the other table's capture repaired, and the table re-read")
@@ -114,6 +87,33 @@ class WholeReadAgainTest {
               "no install of the gone table tried again at each check (one, at most, before the"
                   + " tail found it gone)")
           .hasSizeLessThanOrEqualTo(1);
+    }
+  }
+
+  /**
+   * The polled source of tables {@code items} and {@code notes} (a row), created in {@code db},
+   * once {@code notes} was dropped and said stale.
+   */
+  private static PolledSource withNotesGone(TestDatabases.Isolated db) throws Exception {
+    db.execute(
+        "CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)",
+        "CREATE TABLE " + db.table("notes") + " (id int PRIMARY KEY, v int)",
+        "INSERT INTO " + db.table("notes") + " VALUES (1, 1)");
+    PolledSource tail =
+        PolledSource.open(
+                PolledSource.config(
+                    db, List.of("items", "notes"), Duration.ZERO, Duration.ofMillis(500)),
+                MicrometerServerMetrics.inMemory())
+            .poll();
+    try {
+      db.execute("DROP TABLE " + db.table("notes"));
+      await("the dropped table said stale")
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> tail.saidStaleFor("notes", "no longer exists"));
+      return tail;
+    } catch (RuntimeException | Error e) {
+      tail.close();
+      throw e;
     }
   }
 
