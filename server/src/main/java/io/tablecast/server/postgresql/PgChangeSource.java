@@ -143,7 +143,7 @@ final class PgChangeSource extends PollingChangeSource {
         if (previousSnapshot != null) { // read whole again: the database met may differ
           tables = pendingResyncs.describedForWholeRead(c, tables);
         }
-        pendingResyncs.typesAsRead(c);
+        pendingResyncs.catalogAsRead(c);
         total = OutboxRows.readTables(plan, tables, c, sink, counts);
         c.commit();
       } catch (SQLException | RuntimeException e) {

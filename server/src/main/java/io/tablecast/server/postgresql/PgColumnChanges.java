@@ -111,12 +111,9 @@ final class PgColumnChanges {
   }
 
   /**
-   * The cached tables whose catalog changed since the last look, and those that cannot be cached as
-   * configured now. At the first look every table, each then described and compared with the plan
-   * once: it used to only learn them, and DDL committed between the start's description and that
-   * look (a primary key dropped, a column added to a table nobody writes) was never seen. One
-   * indexed catalog query for all tables. A table returned may still equal its plan (a change
-   * undone); {@link #describedAgain} tells.
+   * The cached tables whose catalog changed since the last look (the first look only learns them),
+   * and those that cannot be cached as configured now. One indexed catalog query for all tables. A
+   * table returned may still equal its plan (a change undone); {@link #describedAgain} tells.
    */
   Set<TableId> alteredSinceLastLook(Connection c) throws SQLException {
     lastLookNanos = System.nanoTime();
@@ -134,7 +131,7 @@ final class PgColumnChanges {
           TableId id = new TableId(rs.getString(1), rs.getString(2));
           String fingerprint = String.valueOf(rs.getString(3));
           String before = fingerprints.put(id, fingerprint);
-          if (!fingerprint.equals(before)) { // the first look too: compared with the plan
+          if (before != null && !before.equals(fingerprint)) {
             altered.add(id);
           }
         }

@@ -157,12 +157,15 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
   }
 
   /**
-   * In the transaction of a whole read of every table, once its snapshot began: learns the types
-   * the tables' values are made of as that snapshot sees them, which the next look compares with.
-   * The first look learned them instead, so a type redefined between the start's read and that look
-   * (an enum label renamed) was never seen, and the mirrors kept the old values.
+   * In the transaction of a whole read of every table, once its snapshot began: learns each table's
+   * catalog fingerprint and the types its values are made of as that snapshot sees them, which the
+   * next look compares with. The first look learned them instead, so DDL committed between the
+   * start's read and that look that no row shows (a primary key dropped, a column added to a table
+   * nobody writes, an enum label renamed) was never seen: a table stayed cached by a key it no
+   * longer had, or its mirrors kept the old label, saying nothing.
    */
-  void typesAsRead(Connection c) throws SQLException {
+  void catalogAsRead(Connection c) throws SQLException {
+    columnChanges.alteredSinceLastLook(c); // what changed before is read whole by this read
     valueTypes.redefinedSinceLastLook(c, plan.get().tables());
   }
 
