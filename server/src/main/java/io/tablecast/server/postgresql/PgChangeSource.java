@@ -140,9 +140,8 @@ final class PgChangeSource extends PollingChangeSource {
         PgOutboxQueries.lockBeforeSnapshot(c, tables.stream().map(TableSchema::id).toList());
         snapshot = PgOutboxQueries.currentSnapshot(c);
         readSettings(c);
-        if (previousSnapshot != null) { // read whole again: the database met may differ
-          tables = pendingResyncs.describedForWholeRead(c, tables);
-        }
+        // as the snapshot sees them: DDL since the start's description, or on the database met
+        tables = pendingResyncs.describedForWholeRead(c, tables);
         pendingResyncs.catalogAsRead(c);
         total = OutboxRows.readTables(plan, tables, c, sink, counts);
         c.commit();

@@ -138,13 +138,15 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
   }
 
   /**
-   * In the transaction {@code c} of a whole read of every table after the database changed (a
-   * failover, a restore, a restart), before its rows are read: describes each of {@code tables}
-   * again, since DDL that no look at the catalog has seen, or a backup's older layout, may have
-   * changed any of them. Returns the tables to read, as the plan describes them now: those gone
-   * under their names and those that cannot be cached as configured (stale, with why) left out. A
-   * column dropped meanwhile failed every such read, and no change of any table reached the
-   * clients.
+   * In the transaction {@code c} of a whole read of every table (the start's, a retry of it, and
+   * the one after the database changed: a failover, a restore, a restart), before its rows are
+   * read: describes each of {@code tables} again, since DDL that no look at the catalog has seen
+   * (committed after the start described the tables, or between two tries of its snapshot), or a
+   * backup's older layout, may have changed any of them. Returns the tables to read, as the plan
+   * describes them now: those gone under their names and those that cannot be cached as configured
+   * (stale, with why) left out. A column dropped meanwhile failed every such read, and no change of
+   * any table reached the clients; a column added or a key widened before the start's snapshot was
+   * never seen, since {@link #catalogAsRead} learned the catalog as it was then.
    */
   List<TableSchema> describedForWholeRead(Connection c, List<TableSchema> tables)
       throws SQLException {
