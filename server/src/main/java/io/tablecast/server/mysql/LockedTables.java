@@ -152,10 +152,33 @@ final class LockedTables implements AutoCloseable {
     }
   }
 
-  /** Every table was read again whole (a snapshot): nothing is held any more. */
-  void allRead() {
-    kept.clear();
-    waits.allReleased();
+  /**
+   * Of {@code tables}, those whose metadata lock {@code c}'s transaction was granted ({@link
+   * #lockFor}), for a whole read of every table while serving (after a failover, a restore, a
+   * restart). One held already, or not granted its lock now (DDL queued on it, or its read denied
+   * to the server's user), is left out and added to {@code leftOut}, to be re-read once it may:
+   * stale meanwhile. That read waited for every table's lock as long as it took, and no change of
+   * any table reached the clients.
+   */
+  List<TableSchema> lockForWholeRead(Connection c, List<TableSchema> tables, Set<TableId> leftOut) {
+    List<TableSchema> locked = new ArrayList<>();
+    for (TableSchema t : tables) {
+      if (!waits.waiting(t.id()) && lockFor(c, t.id())) {
+        locked.add(t);
+      } else {
+        leftOut.add(t.id());
+      }
+    }
+    return locked;
+  }
+
+  /**
+   * Every table but {@code leftOut} was read again whole (a snapshot): nothing of theirs is kept or
+   * held any more.
+   */
+  void allReadBut(Set<TableId> leftOut) {
+    kept.keySet().retainAll(leftOut);
+    waits.allReleasedBut(leftOut);
   }
 
   /** {@link TableLockWaits#describe}. */

@@ -60,6 +60,9 @@ final class MysqlChangeSource extends PollingChangeSource {
   private final OutboxPosition position;
   private final ReadSnapshots snapshots = new ReadSnapshots();
 
+  /** The read of every table whole: the start's, and the one after the database changed. */
+  private final MysqlWholeRead wholeRead;
+
   /** The last read found rows: the next one begins in its snapshot. */
   private boolean busy;
 
@@ -94,6 +97,8 @@ final class MysqlChangeSource extends PollingChangeSource {
     this.pool = pool;
     this.rowStatements = new ChangedRowStatements(dialect.flavor());
     this.locks = new LockedTables(dialect.flavor(), pool);
+    this.wholeRead =
+        new MysqlWholeRead(pool, instance(), this::plan, unfollowed, captureWatch, facts, locks);
   }
 
   @Override
@@ -130,51 +135,38 @@ final class MysqlChangeSource extends PollingChangeSource {
   @Override
   protected void readSnapshot(SnapshotSink sink) throws SQLException {
     long start = System.nanoTime();
-    GapTracker.Look look;
     Map<String, Long> counts = new LinkedHashMap<>();
-    long total;
-    OutboxIdRange ids;
-    Duration probeWait;
-    DatabaseInstance at;
     snapshots.commitHeld(); // read again after another instance was met: the old one's, if any
-    if (instance().readFrom() != null) { // read whole again: the database met may differ
+    boolean serving = instance().readFrom() != null;
+    if (serving) { // read whole again: the database met may differ
       alteredTables.beforeWholeReadAgain();
     }
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement()) {
-      at = instance().identify(c);
-      captureWatch.rememberTableIds(c); // before the snapshot: a TRUNCATE after it is found
-      ReadSnapshots.begin(s);
-      try {
-        // After the snapshot began: holders of ids the snapshot cannot see began before this look.
-        look = facts.look(c, false, null);
-        total = OutboxRows.readTables(plan(), unfollowed.present(plan().tables()), c, sink, counts);
-        ids = OutboxIdRange.read(s, plan().outboxTable());
-        s.execute("COMMIT");
-        probeWait = facts.probeWait(c);
-      } catch (SQLException | RuntimeException e) {
-        ReadSnapshots.rollbackQuietly(c);
-        throw e;
-      }
-    }
+    MysqlWholeRead.Result read = wholeRead.read(serving, sink, counts);
     // Only now, the connection given back without error (closing it may fail on a killed session)
-    locks.allRead();
-    position.start(ids, look, probeWait);
-    instance().positioned(at);
+    locks.allReadBut(read.leftOut());
+    read.leftOut().forEach(captureWatch::resync); // read once it may be: stale meanwhile
+    position.start(read.ids(), read.look(), read.probeWait());
+    instance().positioned(read.at());
     driftCheck.snapshotTaken();
     captureWatch.start();
     OutboxRows.logSnapshot(
         LOG,
         counts,
-        total,
+        counts.values().stream().mapToLong(Long::longValue).sum(),
         start,
         "outbox ids "
-            + ids.min()
+            + read.ids().min()
             + ".."
-            + ids.max()
+            + read.ids().max()
             + ", "
             + position.gaps().gapCount()
             + " unresolved gaps");
+  }
+
+  @Override
+  protected CommittedBatch withStaleness(CommittedBatch read) {
+    return unfollowed.attachTo(
+        OutboxRows.batch(List.of(), 0, read.tableReads(), locks.takeTransitions()));
   }
 
   /** Where the tail stands: the highest outbox id delivered and the gaps below it. */

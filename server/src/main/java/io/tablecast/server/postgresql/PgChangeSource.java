@@ -68,6 +68,9 @@ final class PgChangeSource extends PollingChangeSource {
   /** What one read re-reads whole, and the locks that takes. */
   private final PgReReads reReads;
 
+  /** The read of every table whole: the start's, and the one after the database changed. */
+  private final PgWholeRead wholeRead;
+
   private long watchFailedLoggedNanos;
   private volatile String previousSnapshot;
 
@@ -106,6 +109,15 @@ final class PgChangeSource extends PollingChangeSource {
     this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), pendingResyncs);
     this.lockWaits = new TableLockWaits(pool, dialect.ddlLocks(), PgOutboxQueries::probeLock);
     this.reReads = new PgReReads(() -> this.plan, pendingResyncs, lockWaits, dialect.ddlLocks());
+    this.wholeRead =
+        new PgWholeRead(
+            pool,
+            instance(),
+            () -> this.plan,
+            unfollowed,
+            reReads,
+            pendingResyncs,
+            dialect.tableReadSettings());
   }
 
   @Override
@@ -127,36 +139,27 @@ final class PgChangeSource extends PollingChangeSource {
   @Override
   protected void readSnapshot(SnapshotSink sink) throws SQLException {
     long start = System.nanoTime();
-    String snapshot;
     Map<String, Long> counts = new LinkedHashMap<>();
-    long total;
     watch.check(); // learns the partitions and children first: any that come after are re-read
-    DatabaseInstance at;
-    try (Connection c = pool.getConnection()) {
-      at = instance().identify(c);
-      PgOutboxQueries.beginRead(c);
-      try {
-        List<TableSchema> tables = unfollowed.present(plan.tables());
-        PgOutboxQueries.lockBeforeSnapshot(c, tables.stream().map(TableSchema::id).toList());
-        snapshot = PgOutboxQueries.currentSnapshot(c);
-        readSettings(c);
-        // as the snapshot sees them: DDL since the start's description, or on the database met
-        tables = pendingResyncs.describedForWholeRead(c, tables);
-        pendingResyncs.catalogAsRead(c);
-        total = OutboxRows.readTables(plan, tables, c, sink, counts);
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        PgOutboxQueries.rollbackQuietly(c);
-        throw e;
-      }
-    }
+    PgWholeRead.Result read = wholeRead.read(previousSnapshot != null, sink, counts);
     // Only now, the connection given back without error: closing it may fail too (a killed session)
-    previousSnapshot = snapshot;
-    lockWaits.allReleased(); // every table read whole
-    instance().positioned(at);
+    previousSnapshot = read.snapshot();
+    lockWaits.allReleasedBut(read.leftOut()); // read whole; those left out wait on
+    instance().positioned(read.at());
     pruning.acknowledged(null); // one acknowledged on another instance means nothing here
     driftCheck.snapshotTaken();
-    OutboxRows.logSnapshot(LOG, counts, total, start, "pg_snapshot " + snapshot);
+    OutboxRows.logSnapshot(
+        LOG,
+        counts,
+        counts.values().stream().mapToLong(Long::longValue).sum(),
+        start,
+        "pg_snapshot " + read.snapshot());
+  }
+
+  @Override
+  protected CommittedBatch withStaleness(CommittedBatch read) {
+    return unfollowed.attachTo(
+        OutboxRows.batch(List.of(), 0, read.tableReads(), lockWaits.takeTransitions()));
   }
 
   /** The snapshot after the last read: the transactions visible in it were all read. */

@@ -10,6 +10,7 @@ import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -150,11 +151,13 @@ final class PgPendingResyncs implements DriftCheck.PassStart {
    */
   List<TableSchema> describedForWholeRead(Connection c, List<TableSchema> tables)
       throws SQLException {
+    Set<TableId> ids = new HashSet<>();
     for (TableSchema t : tables) {
       describedAgain(c, t);
+      ids.add(t.id());
     }
     return unfollowed.present(plan.get().tables()).stream()
-        .filter(t -> !columnChanges.uncacheable(t.id().qualified()))
+        .filter(t -> ids.contains(t.id()) && !columnChanges.uncacheable(t.id().qualified()))
         .toList();
   }
 

@@ -44,6 +44,46 @@ final class PgReReads {
     this.ddlLocks = ddlLocks;
   }
 
+  /**
+   * Locks {@code tables} in {@code c}'s transaction before the snapshot of a whole read of every
+   * table while serving (after a failover, a restore, a restart), each lock waited for at most
+   * {@link TableLockWaits#WAIT}. A table held ({@link TableLockWaits}: DDL queued on it, or its
+   * read denied to the server's user), or in {@code leftOut}, is left out of the read: pending, and
+   * stale until it is read again beside the tail. The read waited for every lock as long as it took
+   * (an {@code ALTER TABLE} queued behind an open transaction stopped every table's changes), and
+   * one table the user may not read failed it at every try. Returns the tables locked, or null when
+   * one was refused: the transaction is rolled back, the table held and added to {@code leftOut},
+   * and the caller begins again without it.
+   */
+  List<TableSchema> lockForWholeRead(Connection c, List<TableSchema> tables, Set<TableId> leftOut)
+      throws SQLException {
+    List<TableSchema> toRead = new ArrayList<>();
+    for (TableSchema t : tables) {
+      if (leftOut.contains(t.id()) || lockWaits.waiting(t.id())) {
+        leftOut.add(t.id());
+        leaveOut(t.id(), null);
+      } else {
+        toRead.add(t);
+      }
+    }
+    PgOutboxQueries.Refusal refused =
+        PgOutboxQueries.lockBeforeSnapshotWithin(
+            c, toRead.stream().map(TableSchema::id).toList(), ddlLocks);
+    if (refused == null) {
+      return toRead;
+    }
+    PgOutboxQueries.rollbackQuietly(c);
+    leftOut.add(refused.table());
+    leaveOut(refused.table(), refused.cause());
+    return null;
+  }
+
+  /** {@code table} waits beside the tail for its re-read, stale ({@code cause}: why it waits). */
+  private void leaveOut(TableId table, SQLException cause) {
+    pending.add(table.qualified());
+    lockWaits.holdWholeRead(table, true, cause);
+  }
+
   /** The re-reads of the read about to begin. */
   Read begin() {
     return new Read();

@@ -235,7 +235,16 @@ public abstract class PollingChangeSource implements ChangeSource {
     rows.forEach(
         (t, read) ->
             reads.add(new CommittedBatch.TableRead(t, read, CommittedBatch.Purpose.RESYNC)));
-    return new CommittedBatch(List.of(), 0, reads);
+    return withStaleness(new CommittedBatch(List.of(), 0, reads));
+  }
+
+  /**
+   * {@code read}, the batch of {@link #readWholeAgain}, with the staleness its read found: the
+   * tables it left out (gone, altered so that they cannot be cached, or waiting beside the tail for
+   * their lock or their read's grant) are said stale with the rows of the others, not after them.
+   */
+  protected CommittedBatch withStaleness(CommittedBatch read) {
+    return read;
   }
 
   /**

@@ -253,8 +253,18 @@ public final class TableLockWaits implements AutoCloseable {
 
   /** Every table was read again whole (a snapshot): none is held any more. */
   public synchronized void allReleased() {
+    allReleasedBut(Set.of());
+  }
+
+  /**
+   * Every table but {@code leftOut} was read again whole (a snapshot while serving, which left
+   * those out): none of the others is held any more.
+   */
+  public synchronized void allReleasedBut(Set<TableId> leftOut) {
     for (TableId t : new ArrayList<>(held.keySet())) {
-      released(t);
+      if (!leftOut.contains(t)) {
+        released(t);
+      }
     }
   }
 

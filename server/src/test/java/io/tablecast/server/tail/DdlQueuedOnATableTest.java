@@ -117,6 +117,42 @@ class DdlQueuedOnATableTest {
     }
   }
 
+  /**
+   * The whole read of every table after the source met another database instance (a failover, a
+   * restore, a restart) waited for every table's lock as long as it took.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aWholeReadAfterAFailoverLeavesATableWithDdlQueuedOut(Kind kind) throws Exception {
+    TestDatabases.Isolated db = twoTables(kind, "ddl_waits_whole");
+    try (PolledSource tail = open(db, Duration.ofHours(1));
+        Connection reader = db.connect()) {
+      tail.poll();
+      CompletableFuture<Void> alter = queueAlter(db, reader);
+      tail.meetAnotherInstance();
+      await("the other table read whole again while the DDL waits")
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> tail.readWhole("other", CommittedBatch.Purpose.RESYNC, rows -> true));
+      assertThat(tail.saidStale("altered", true)).as("said stale with that read").isTrue();
+      db.execute("INSERT INTO " + db.table("other") + " VALUES (7, 7)");
+      await("its changes flow on")
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> tail.events("other") == 1);
+
+      reader.commit();
+      alter.get(30, TimeUnit.SECONDS);
+      await("read again once the lock is granted")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  tail.readWhole(
+                      "altered",
+                      CommittedBatch.Purpose.RESYNC,
+                      rows -> rows.size() == 1 && rows.get(0).has("x")));
+      await("followed again").atMost(Duration.ofSeconds(30)).until(() -> !tail.staleNow("altered"));
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aReReadOfATableWithDdlQueuedWaitsBesideTheTail(Kind kind) throws Exception {
