@@ -77,7 +77,7 @@ final class CaptureReports {
       }
     }
     Set<TableId> writesFail = new LinkedHashSet<>(); // nothing goes uncaptured: not stale
-    for (TriggerDefiners.Gone g : TriggerDefiners.gone(status)) {
+    for (TriggerDefiners.Gone g : TriggerDefiners.byTable(status)) {
       String key = "definer " + g.on() + " " + g.definer() + " " + g.triggers();
       current.add(key);
       writesFail.add(g.on());

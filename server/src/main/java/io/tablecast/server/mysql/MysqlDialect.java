@@ -37,6 +37,9 @@ final class MysqlDialect implements TailDialect {
   private final MysqlFlavor flavor;
   private final MysqlCatalogQueries catalog;
 
+  /** Whether the capture triggers' accounts exist, and whether this user may tell. */
+  private final TriggerDefiners definers = new TriggerDefiners();
+
   MysqlDialect(MysqlFlavor flavor) {
     this.flavor = flavor;
     this.catalog = new MysqlCatalogQueries(flavor);
@@ -226,11 +229,16 @@ final class MysqlDialect implements TailDialect {
         }
       }
     }
-    for (TriggerDefiners.Gone g : TriggerDefiners.gone(status)) {
+    for (TriggerDefiners.Gone g : TriggerDefiners.byTable(status)) {
       // nothing goes uncaptured (every write fails), but the application's writes are down
       out.add(CaptureFinding.warn(g.on().qualified(), g.problem()));
     }
     return out;
+  }
+
+  /** Whether the capture triggers' accounts exist (this dialect's server or command asks). */
+  TriggerDefiners definers() {
+    return definers;
   }
 
   /**

@@ -55,7 +55,9 @@ final class MysqlInstallScript {
       }
     }
     Map<TableId, String> goneDefiners =
-        TriggerDefiners.gone(c, wanted.stream().map(t -> t.table().schema()).distinct().toList());
+        dialect
+            .definers()
+            .gone(c, wanted.stream().map(t -> t.table().schema()).distinct().toList());
     Map<TableId, Set<String>> wantedNames = new LinkedHashMap<>();
     for (MysqlTriggers.Trigger trigger : wanted) {
       if (goneDefiners.containsKey(new TableId(trigger.table().schema(), trigger.name()))) {

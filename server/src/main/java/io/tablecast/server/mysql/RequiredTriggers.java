@@ -67,7 +67,8 @@ final class RequiredTriggers {
         required.add(required(serves.getKey(), ct.trigger(), serves.getValue(), present));
       }
     }
-    return new CaptureStatus(withGoneDefiners(c, required), cascades.problems());
+    return new CaptureStatus(
+        withGoneDefiners(dialect.definers(), c, required), cascades.problems());
   }
 
   /**
@@ -91,14 +92,14 @@ final class RequiredTriggers {
    * statement failed at every capture check (error 1142, which the driver logs at WARN).
    */
   private static List<RequiredTrigger> withGoneDefiners(
-      Connection c, List<RequiredTrigger> required) throws SQLException {
+      TriggerDefiners definers, Connection c, List<RequiredTrigger> required) throws SQLException {
     Set<String> schemas = new LinkedHashSet<>();
     for (RequiredTrigger t : required) {
       if (t.presence() == RequiredTrigger.Presence.PRESENT) {
         schemas.add(t.on().schema());
       }
     }
-    Map<TableId, String> gone = TriggerDefiners.gone(c, schemas);
+    Map<TableId, String> gone = definers.gone(c, schemas);
     if (gone.isEmpty()) {
       return required;
     }

@@ -1,10 +1,12 @@
 package io.tablecast.server.mysql;
 
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -13,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
 
 /**
  * The capture triggers whose {@code DEFINER} account no longer exists. A MySQL/MariaDB trigger runs
@@ -21,22 +24,34 @@ import java.util.Set;
  * does not exist", MariaDB 10.11; MySQL 8.0.22 and later refuse such a {@code DROP USER} unless the
  * account dropping it holds {@code SET_USER_ID}). {@code install} recreates them as the account
  * that runs it ({@link MysqlInstallScript}), and the capture check names them. Whether an account
- * exists is read from {@code mysql.user}: a user that may not read it (the least-privilege serving
- * user) cannot tell, and finds none.
+ * exists is read from {@code mysql.user}. A user that may not read it cannot tell and finds none:
+ * it is told once, with the grant that lets it tell, and asked again only after {@link #ASK_AGAIN}
+ * (an install account with the grants docs/SECURITY.md lists sees the triggers but may not read
+ * {@code mysql.user}, and its server's capture check was refused every 10 s, error 1142, which the
+ * MariaDB driver logs at WARN, saying nothing of what it could not tell). One per dialect, that is
+ * per server or command.
  */
 final class TriggerDefiners {
-  private TriggerDefiners() {}
+  private static final Logger LOG = RecentEvents.logger(TriggerDefiners.class);
+
+  /** How long after a refused look at {@code mysql.user} it is not asked again. */
+  static final Duration ASK_AGAIN = Duration.ofHours(1);
 
   /** MySQL's "SELECT command denied" on {@code mysql.user}: whether accounts exist is unknown. */
   private static final MysqlDdlLocks LOCKS = new MysqlDdlLocks();
+
+  /** When {@code mysql.user} was last refused to this user (System.nanoTime), 0: not refused. */
+  private long refusedAtNanos;
 
   /**
    * The {@code tablecast_*} triggers of {@code schemas} whose definer account does not exist, each
    * (its schema and name) with that account as the catalog shows it ({@code deploy@%}); empty when
    * this user may not read {@code mysql.user}.
    */
-  static Map<TableId, String> gone(Connection c, Collection<String> schemas) throws SQLException {
-    if (schemas.isEmpty()) {
+  synchronized Map<TableId, String> gone(Connection c, Collection<String> schemas)
+      throws SQLException {
+    if (schemas.isEmpty()
+        || (refusedAtNanos != 0 && System.nanoTime() - refusedAtNanos < ASK_AGAIN.toNanos())) {
       return Map.of();
     }
     String sql =
@@ -57,11 +72,23 @@ final class TriggerDefiners {
         }
       }
     } catch (SQLException e) {
-      if (LOCKS.isReadDenied(e)) {
-        return Map.of(); // cannot tell: the administrator's install and check can
+      if (!LOCKS.isReadDenied(e)) {
+        throw e;
       }
-      throw e;
+      if (refusedAtNanos == 0) {
+        LOG.warn(
+            "Cannot tell whether the accounts the capture triggers run as still exist: this user may"
+                + " not read mysql.user ({}). A trigger whose account was dropped fails every write"
+                + " of its table (ERROR 1449); grant this user SELECT on mysql.user to have such"
+                + " triggers named and recreated, or run `tablecast check` as an administrator"
+                + " (docs/SECURITY.md). Asked again in {} min",
+            e.getMessage(),
+            ASK_AGAIN.toMinutes());
+      }
+      refusedAtNanos = System.nanoTime();
+      return Map.of();
     }
+    refusedAtNanos = 0;
     return out;
   }
 
@@ -94,7 +121,7 @@ final class TriggerDefiners {
    * triggers of a table (insert, update, delete) were three ERROR lines, and three warnings of
    * {@code check}, for one cause.
    */
-  static List<Gone> gone(CaptureStatus status) {
+  static List<Gone> byTable(CaptureStatus status) {
     Map<List<Object>, Gone> out = new LinkedHashMap<>();
     for (RequiredTrigger t : status.definerGone()) {
       Gone g =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.lang.reflect.InvocationTargetException;
@@ -60,6 +61,58 @@ class TriggerDefinersTest {
     } finally {
       db.execute("DROP USER IF EXISTS '" + user + "'@'%'");
     }
+  }
+
+  /**
+   * An install account with the grants docs/SECURITY.md lists ({@code TRIGGER} among them) sees the
+   * triggers but may not read {@code mysql.user}: its server's capture check was refused every 10 s
+   * and said nothing of what it could not tell. It is told once, and asked again an hour later.
+   */
+  @Test
+  void aUserThatSeesTheTriggersButMayNotReadTheAccountsIsToldOnceAndNotAskedAgainSoon()
+      throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("definers_unknown");
+    db.execute("CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)");
+    String user = account(db);
+    db.execute(
+        "CREATE USER IF NOT EXISTS '" + user + "'@'%' IDENTIFIED BY 'install-pw'",
+        "GRANT SELECT, TRIGGER ON `" + db.schema() + "`.* TO '" + user + "'@'%'");
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(
+            new SourceConfig(
+                db.jdbcUrl(), null, null, List.of("items"), true, null, null, null, null))) {
+      installer.describe();
+      installer.install();
+      CapturePlan plan = installer.plan();
+      MysqlDialect dialect = (MysqlDialect) plan.dialect();
+      List<SQLException> failed = new CopyOnWriteArrayList<>();
+      String url =
+          db.jdbcUrl()
+              .replaceAll("user=[^&]*", "user=" + user)
+              .replaceAll("password=[^&]*", "password=install-pw");
+      long toldBefore = told();
+      try (Connection c = DriverManager.getConnection(url)) {
+        for (int check = 0; check < 3; check++) { // three capture checks of one server
+          CaptureStatus status =
+              dialect.captureStatus(recording(c, failed), plan.installation(), plan.tables());
+          assertThat(status.required())
+              .as("this user sees the triggers")
+              .isNotEmpty()
+              .allMatch(t -> t.presence() == RequiredTrigger.Presence.PRESENT);
+        }
+      }
+      assertThat(failed).as("statements of the capture checks that failed").hasSize(1);
+      assertThat(failed.get(0).getErrorCode()).isEqualTo(1142);
+      assertThat(told() - toldBefore).as("WARNs saying what cannot be told, and why").isEqualTo(1);
+    } finally {
+      db.execute("DROP USER IF EXISTS '" + user + "'@'%'");
+    }
+  }
+
+  private static long told() {
+    return RecentEvents.global().newestFirst().stream()
+        .filter(e -> e.message().contains("may not read mysql.user"))
+        .count();
   }
 
   /** {@code c}, whose statements add every exception they throw to {@code failed}. */
