@@ -75,8 +75,8 @@ final class MysqlWholeRead {
         Statement s = c.createStatement()) {
       DatabaseInstance at = instance.identify(c);
       captureWatch.rememberTableIds(c); // before the snapshot: a TRUNCATE after it is found
-      ReadSnapshots.begin(s);
       try {
+        ReadSnapshots.begin(s); // failed, it is rolled back all the same: the pool cannot see it
         // After the snapshot began: holders of ids the snapshot cannot see began before this look.
         GapTracker.Look look = facts.look(c, false, null);
         List<TableSchema> tables = unfollowed.present(plan.get().tables());

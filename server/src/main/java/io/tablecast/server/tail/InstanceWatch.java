@@ -66,6 +66,16 @@ public final class InstanceWatch {
    * @throws InstanceChangedException on another instance: {@link #changed()} is true from now on
    */
   public Connection check(Connection c) throws SQLException {
+    try {
+      return verify(c);
+    } catch (InstanceChangedException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /** {@link #check} but for closing {@code c} on another instance: the caller does. */
+  private Connection verify(Connection c) throws SQLException {
     if (identify == null || readFrom == null) {
       return c;
     }
@@ -78,7 +88,6 @@ public final class InstanceWatch {
       known.add(physical);
       return c;
     }
-    c.close();
     InstanceChangedException e = new InstanceChangedException(readFrom, now);
     if (arrived == null || !arrived.sameAs(now)) {
       LOG.warn("{}", e.getMessage());
@@ -169,10 +178,14 @@ public final class InstanceWatch {
    * multiplexes (ProxySQL, MaxScale) or MariaDB Connector/J's failover URLs ({@code
    * jdbc:mariadb:sequential://primary,standby/}) reconnect it behind the same {@link Connection}
    * when its server goes away. A session other than the one last confirmed on this connection has
-   * the connection identified again, before the read's rows are used.
+   * the connection identified again, before the read's rows are used. Unlike {@link #check} it
+   * leaves {@code c} open on another instance: the read may have begun a snapshot on it by SQL
+   * ({@code START TRANSACTION}), which a pool that sees autocommit on does not roll back, so the
+   * caller ends it and then gives the connection back. Closed here, the connection went back with
+   * the snapshot open, and every whole read after it failed on it.
    *
    * @param session what names the server session, or null when the read did not ask
-   * @throws InstanceChangedException on another instance, as {@link #check}
+   * @throws InstanceChangedException on another instance, as {@link #check} (but for closing)
    */
   public void confirmSession(Connection c, String session) throws SQLException {
     if (identify == null || readFrom == null || session == null) {
@@ -181,7 +194,7 @@ public final class InstanceWatch {
     Connection physical = physical(c);
     if (arrived != null || !session.equals(sessions.get(physical))) {
       known.remove(physical);
-      check(c);
+      verify(c); // not closed: a snapshot begun by SQL is open on it, which the pool cannot see
       sessions.put(physical, session);
     }
     confirmedNanos = System.nanoTime();

@@ -135,7 +135,9 @@ class InstanceWatchTest {
     reaches.put(pooled, b); // the driver reconnected it to the standby
     assertThatThrownBy(() -> watch.confirmSession(pooled, "2/5"))
         .isInstanceOf(InstanceChangedException.class);
-    assertThat(closed).containsExactly(pooled);
+    assertThat(closed)
+        .as("left open: the read ends the snapshot it may have begun on it, then gives it back")
+        .isEmpty();
     assertThat(watch.changed()).isTrue();
   }
 

@@ -13,6 +13,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -58,6 +60,62 @@ class WholeReadAgainTest {
                           rows -> rows.size() == 1 && rows.get(0).get("id").asInt() == 7)
                       && !tail.staleNow("notes"));
     }
+  }
+
+  /**
+   * Another instance met by a read that had begun its snapshot (a busy tail reads in one, begun in
+   * the same round trip as its read of the outbox): the connection, closed by the check that found
+   * the other instance, went back to the pool with the snapshot still open, and every whole read
+   * after it failed on it ("Transaction characteristics can't be changed while a transaction is in
+   * progress"): no change of any table reached the clients again until the server was restarted.
+   */
+  @Test
+  void mysqlAnotherInstanceMetByABusyReadIsReadWhole() throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("whole_read_busy");
+    db.execute("CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)");
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread writer =
+        new Thread(
+            () -> {
+              for (int i = 1; !stop.get(); i++) {
+                db.execute("INSERT INTO " + db.table("items") + " VALUES (" + i + ", " + i + ")");
+              }
+            });
+    try (PolledSource tail =
+        PolledSource.open(
+            PolledSource.config(db, List.of("items"), Duration.ofHours(1), Duration.ofHours(1)),
+            MicrometerServerMetrics.inMemory())) {
+      tail.poll();
+      writer.start();
+      for (int met = 1; met <= 5; met++) { // the read that meets it may be outside a snapshot
+        long events = tail.events("items");
+        await("busy")
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> tail.events("items") > events + 20);
+        tail.meetAnotherInstance();
+        int times = met;
+        await("read whole on the instance met, time " + met)
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> wholeReads(tail, "items") == times);
+      }
+      long before = tail.events("items");
+      await("and followed after it")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> tail.events("items") > before);
+    } finally {
+      stop.set(true);
+      writer.join();
+    }
+  }
+
+  private static long wholeReads(PolledSource tail, String table) {
+    return tail.batches.stream()
+        .flatMap(b -> b.tableReads().stream())
+        .filter(
+            r ->
+                r.purpose() == CommittedBatch.Purpose.RESYNC
+                    && r.schema().id().name().equals(table))
+        .count();
   }
 
   /**
