@@ -30,25 +30,12 @@ class TriggerDefinersTest {
   @Test
   void aUserThatSeesNoTriggersIsNotAskedForTheirDefiners() throws Exception {
     TestDatabases.Isolated db = Kind.MYSQL.isolated("definers_unseen");
-    db.execute("CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)");
     String user = account(db);
-    db.execute(
-        "CREATE USER IF NOT EXISTS '" + user + "'@'%' IDENTIFIED BY 'serving-pw'",
-        "GRANT SELECT ON `" + db.schema() + "`.* TO '" + user + "'@'%'");
-    try (TriggerInstaller installer =
-        TriggerInstaller.connect(
-            new SourceConfig(
-                db.jdbcUrl(), null, null, List.of("items"), true, null, null, null, null))) {
-      installer.describe();
-      installer.install();
-      CapturePlan plan = installer.plan();
+    try {
+      CapturePlan plan = captured(db, user, "SELECT");
       List<SQLException> failed = new CopyOnWriteArrayList<>();
-      String url =
-          db.jdbcUrl()
-              .replaceAll("user=[^&]*", "user=" + user)
-              .replaceAll("password=[^&]*", "password=serving-pw");
       CaptureStatus status;
-      try (Connection c = DriverManager.getConnection(url)) {
+      try (Connection c = connectAs(db, user)) {
         status =
             ((MysqlDialect) plan.dialect())
                 .captureStatus(recording(c, failed), plan.installation(), plan.tables());
@@ -72,26 +59,13 @@ class TriggerDefinersTest {
   void aUserThatSeesTheTriggersButMayNotReadTheAccountsIsToldOnceAndNotAskedAgainSoon()
       throws Exception {
     TestDatabases.Isolated db = Kind.MYSQL.isolated("definers_unknown");
-    db.execute("CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)");
     String user = account(db);
-    db.execute(
-        "CREATE USER IF NOT EXISTS '" + user + "'@'%' IDENTIFIED BY 'install-pw'",
-        "GRANT SELECT, TRIGGER ON `" + db.schema() + "`.* TO '" + user + "'@'%'");
-    try (TriggerInstaller installer =
-        TriggerInstaller.connect(
-            new SourceConfig(
-                db.jdbcUrl(), null, null, List.of("items"), true, null, null, null, null))) {
-      installer.describe();
-      installer.install();
-      CapturePlan plan = installer.plan();
+    try {
+      CapturePlan plan = captured(db, user, "SELECT, TRIGGER");
       MysqlDialect dialect = (MysqlDialect) plan.dialect();
       List<SQLException> failed = new CopyOnWriteArrayList<>();
-      String url =
-          db.jdbcUrl()
-              .replaceAll("user=[^&]*", "user=" + user)
-              .replaceAll("password=[^&]*", "password=install-pw");
       long toldBefore = told();
-      try (Connection c = DriverManager.getConnection(url)) {
+      try (Connection c = connectAs(db, user)) {
         for (int check = 0; check < 3; check++) { // three capture checks of one server
           CaptureStatus status =
               dialect.captureStatus(recording(c, failed), plan.installation(), plan.tables());
@@ -107,6 +81,33 @@ class TriggerDefinersTest {
     } finally {
       db.execute("DROP USER IF EXISTS '" + user + "'@'%'");
     }
+  }
+
+  /**
+   * The table {@code items} of {@code db} captured by the administrator, and the account {@code
+   * user} with {@code grants} on its schema; returns the capture plan.
+   */
+  private static CapturePlan captured(TestDatabases.Isolated db, String user, String grants)
+      throws Exception {
+    db.execute(
+        "CREATE TABLE " + db.table("items") + " (id int PRIMARY KEY, v int)",
+        "CREATE USER IF NOT EXISTS '" + user + "'@'%' IDENTIFIED BY 'user-pw'",
+        "GRANT " + grants + " ON `" + db.schema() + "`.* TO '" + user + "'@'%'");
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(
+            new SourceConfig(
+                db.jdbcUrl(), null, null, List.of("items"), true, null, null, null, null))) {
+      installer.describe();
+      installer.install();
+      return installer.plan();
+    }
+  }
+
+  private static Connection connectAs(TestDatabases.Isolated db, String user) throws SQLException {
+    return DriverManager.getConnection(
+        db.jdbcUrl()
+            .replaceAll("user=[^&]*", "user=" + user)
+            .replaceAll("password=[^&]*", "password=user-pw"));
   }
 
   private static long told() {
