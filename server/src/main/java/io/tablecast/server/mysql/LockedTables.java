@@ -102,16 +102,20 @@ final class LockedTables implements AutoCloseable {
    */
   void hold(TableId table, List<String> images, SQLException cause) {
     keep(table, images);
-    String what = images.isEmpty() ? "its re-read waits" : "its changed rows are kept";
+    boolean reRead = images.isEmpty(); // a whole read of the table (a resync) waits
+    String what = reRead ? "its re-read waits" : "its changed rows are kept";
     if (waits.denied(cause)) {
       waits.deny(
           table,
           what,
           TableLockWaits.deniedReason(
-              table, "the changed rows of " + table.qualified() + " cannot be read now"),
+              table,
+              reRead
+                  ? "table " + table.qualified() + " is to be read again whole, and cannot be now"
+                  : "the changed rows of " + table.qualified() + " cannot be read now"),
           cause);
     } else {
-      waits.hold(table, what, reason(table));
+      waits.hold(table, what, reRead ? reReadReason(table) : reason(table));
     }
   }
 
@@ -198,6 +202,15 @@ final class LockedTables implements AutoCloseable {
         + " cannot be read now: its metadata lock is taken or waited for by DDL (an ALTER TABLE"
         + " waiting for an open transaction); the mirror keeps its rows, and follows it again once"
         + " the lock is granted";
+  }
+
+  /** What the clients of a table whose whole read waits for its metadata lock are told. */
+  static String reReadReason(TableId table) {
+    return "table "
+        + table.qualified()
+        + " is to be read again whole, and its metadata lock is taken or waited for by DDL (an"
+        + " ALTER TABLE waiting for an open transaction): the mirror keeps its rows, and is brought"
+        + " up to date once the lock is granted";
   }
 
   private void release(TableId table) {

@@ -133,7 +133,9 @@ class DdlQueuedOnATableTest {
       await("the other table read whole again while the DDL waits")
           .atMost(Duration.ofSeconds(15))
           .until(() -> tail.readWhole("other", CommittedBatch.Purpose.RESYNC, rows -> true));
-      assertThat(tail.saidStale("altered", true)).as("said stale with that read").isTrue();
+      assertThat(tail.saidStaleFor("altered", "is to be read again whole"))
+          .as("said stale with that read, and why")
+          .isTrue();
       db.execute("INSERT INTO " + db.table("other") + " VALUES (7, 7)");
       await("its changes flow on")
           .atMost(Duration.ofSeconds(15))
@@ -168,7 +170,7 @@ class DdlQueuedOnATableTest {
           .until(() -> tail.events("other") == 1);
       await("said stale")
           .atMost(Duration.ofSeconds(15))
-          .until(() -> tail.saidStale("altered", true));
+          .until(() -> tail.saidStaleFor("altered", "is to be read again whole"));
 
       reader.commit();
       alter.get(30, TimeUnit.SECONDS);
