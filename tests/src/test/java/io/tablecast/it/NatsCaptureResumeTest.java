@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
@@ -22,7 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A restarted capture resumes after the cursor recorded with the last batch in the stream (on
  * MySQL/MariaDB: the highest outbox id delivered and the ids below it still unresolved), so a
  * transaction that was open across the restart, holding an id below the others, is delivered once
- * when it commits, and nothing is published again.
+ * when it commits, and nothing is published again; a table the capture stopped with stale is read
+ * again by the next and followed again.
  */
 class NatsCaptureResumeTest {
   static final Duration CONVERGE = Duration.ofSeconds(60);
@@ -68,6 +70,121 @@ class NatsCaptureResumeTest {
       } finally {
         capture.close();
       }
+    }
+  }
+
+  /**
+   * A capture that stops while a table is stale (a read of it waits for a lock that DDL waits for:
+   * on PostgreSQL the table's read again whole after an {@code ALTER TABLE}, on MySQL/MariaDB the
+   * rows a transaction changed) leaves that work undone, and the next capture, which starts from
+   * the catalog as it finds it, did not know of it: every server kept the table stale for as long
+   * as it ran (and wrote no checkpoint), and until reconciliation came across them (off here) the
+   * rows on PostgreSQL lacked the column added, and on MySQL/MariaDB the changed row was lost (the
+   * last cursor lies past it). Now the servers ask the new capture to read the table again, and
+   * follow it again once it has: without any write after the restart, since a resumed capture
+   * publishes a group at once.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aTableACaptureStoppedWithStaleIsReadAgainByTheNextAndFollowedAgain(Kind kind)
+      throws Exception {
+    boolean pg = kind == Kind.POSTGRESQL;
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE altered (id int PRIMARY KEY, v int)",
+            "CREATE TABLE other (id int PRIMARY KEY, v int)",
+            "INSERT INTO altered VALUES (1, 1)");
+    try (Pipeline p = Pipeline.create(kind, "natsstale", ddl, "altered", "other");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+        Connection reader = p.connect();
+        Connection writer = p.connect();
+        Connection locker = p.connect()) {
+      SourceConfig c = p.sourceConfig();
+      SourceConfig withoutReconciliation =
+          new SourceConfig(
+              c.jdbcUrl(),
+              null,
+              null,
+              c.tableNames(),
+              true,
+              null,
+              null,
+              Duration.ZERO,
+              Pipeline.CAPTURE_CHECK_EVERY);
+      StreamCapture capture =
+          StreamCapture.start(withoutReconciliation, NatsScaleOutTest.nats(n, p), "first");
+      try (TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
+          TablecastClient client = NatsScaleOutTest.client("c", "127.0.0.1:" + edge.port())) {
+        TableMirror<Map<String, Object>> altered = p.readyMirror(client, "altered");
+        TableMirror<Map<String, Object>> other = p.readyMirror(client, "other");
+        if (pg) {
+          p.sql("ALTER TABLE altered ADD COLUMN y int DEFAULT 3"); // found within a second
+        } else {
+          writer.setAutoCommit(false);
+          try (Statement s = writer.createStatement()) {
+            s.executeUpdate("INSERT INTO altered VALUES (2, 2)");
+          }
+        }
+        reader.setAutoCommit(false);
+        try (Statement s = reader.createStatement()) {
+          s.executeQuery("SELECT * FROM altered").close();
+        }
+        locker.setAutoCommit(false);
+        Thread queued =
+            new Thread(
+                () -> {
+                  try (Statement s = locker.createStatement()) {
+                    s.execute(
+                        pg
+                            ? "LOCK TABLE altered IN ACCESS EXCLUSIVE MODE"
+                            : "LOCK TABLES altered WRITE"); // waits for the reader, as DDL would
+                  } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+        queued.start();
+        if (!pg) {
+          await().atMost(CONVERGE).until(() -> waitsForALock(p));
+          writer.commit();
+        }
+        p.sql("INSERT INTO other VALUES (7, 7)");
+        await().atMost(CONVERGE).until(() -> other.get(7) != null);
+        await("said stale").atMost(CONVERGE).until(() -> altered.staleReason() != null);
+
+        capture.close();
+        capture = StreamCapture.start(withoutReconciliation, NatsScaleOutTest.nats(n, p), "next");
+        assertThat(capture.resumed()).isTrue();
+        reader.commit();
+        queued.join();
+        if (pg) {
+          locker.rollback();
+        } else {
+          try (Statement s = locker.createStatement()) {
+            s.execute("UNLOCK TABLES");
+          }
+        }
+        await("followed again").atMost(CONVERGE).until(() -> altered.staleReason() == null);
+        p.awaitMirrorEqualsTable(altered, "altered");
+        assertThat(altered.get(pg ? 1 : 2)).containsEntry(pg ? "y" : "v", pg ? 3 : 2);
+        p.awaitMirrorEqualsTable(other, "other");
+        assertThat(edge.metrics().reconcileRepairs()).isZero();
+      } finally {
+        capture.close();
+      }
+    }
+  }
+
+  /** Whether a session of the test database waits for a lock (the queued LOCK TABLES). */
+  private static boolean waitsForALock(Pipeline p) throws java.sql.SQLException {
+    try (Connection c = p.connect();
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs =
+            s.executeQuery(
+                "SELECT COUNT(*) FROM information_schema.processlist"
+                    + " WHERE state LIKE 'Waiting for table metadata lock%' AND db = '"
+                    + p.db.schema()
+                    + "'")) {
+      return rs.next() && rs.getInt(1) > 0;
     }
   }
 }

@@ -57,6 +57,9 @@ final class CaptureSink implements TailSink {
       @Override
       public void install() {
         if (resuming) {
+          // a group of this run at once, so that servers settle what the run before left stale
+          // (StalenessAcrossRuns) even when nothing changes
+          store(StreamHeaders.KIND_BATCH, CommittedBatch.EMPTY, source.cursor());
           return;
         }
         List<TableSchema> all = new ArrayList<>(rows.keySet());

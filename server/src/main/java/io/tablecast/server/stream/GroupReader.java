@@ -23,10 +23,13 @@ import org.slf4j.Logger;
 final class GroupReader implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(GroupReader.class);
 
-  /** A whole group: what it holds, and the stream sequence of its last part. */
+  /**
+   * A whole group: what it holds, the stream sequence of its last part, and the id of the capture
+   * run that published it (null for a gap).
+   */
   // the payload is read once, decoded, and dropped
   @SuppressWarnings("ArrayRecordComponent")
-  record Group(long sequence, String kind, String cursor, byte[] payload) {}
+  record Group(long sequence, String kind, String run, String cursor, byte[] payload) {}
 
   /**
    * The kind of the {@link Group} that says messages are missing before {@code sequence} (the
@@ -94,7 +97,7 @@ final class GroupReader implements AutoCloseable {
     String id = h.getFirst(StreamHeaders.GROUP);
     long seq = m.metaData().streamSequence();
     if (seq > expected) {
-      Group gap = new Group(seq, GAP, null, null);
+      Group gap = new Group(seq, GAP, null, null, null);
       LOG.info("sequences {} to {} are gone from the stream", expected, seq - 1);
       expected = seq;
       groupId = null; // a group begun before the gap cannot be completed
@@ -124,7 +127,11 @@ final class GroupReader implements AutoCloseable {
     byte[] payload = parts.toByteArray();
     parts.reset();
     return new Group(
-        seq, h.getFirst(StreamHeaders.KIND), h.getFirst(StreamHeaders.CURSOR), payload);
+        seq,
+        h.getFirst(StreamHeaders.KIND),
+        id.substring(0, Math.max(0, id.lastIndexOf('-'))), // the run's id, then the group's number
+        h.getFirst(StreamHeaders.CURSOR),
+        payload);
   }
 
   @Override

@@ -84,22 +84,26 @@ public final class StreamCapture implements AutoCloseable {
       Resuming resuming = new Resuming(source, cursor, sink, rereads);
       TailLoop tail = new TailLoop(resuming, sink);
       self[0] = new StreamCapture(nats, source, publisher, tail);
-      tail.startAndAwaitSnapshot();
-      self[0].resumed = sink.resumed();
-      // the leader answers the servers' requests: read-your-writes, and tables to read again
+      // the leader answers the servers' requests: tables to read again, taken from before its
+      // first group (a server asks for those the run before left stale as soon as it sees one),
+      // and read-your-writes
       Optional<ReadBarrier> barrier = source.readBarrier();
-      barrier.ifPresent(
-          b ->
-              self[0].answering.add(
-                  LeaderRequests.answer(nats, stream, b, publisher::lastSequence)));
       self[0].answering.add(
           LeaderRequests.answerRereads(
               nats,
               stream,
               table -> {
-                rereads.add(table); // read with the tail's next poll, which the request wakes
+                if (!rereads.contains(table)) { // several servers ask for the same table
+                  rereads.add(table); // read with the tail's next poll, which the request wakes
+                }
                 barrier.ifPresent(StreamCapture::wake);
               }));
+      tail.startAndAwaitSnapshot();
+      self[0].resumed = sink.resumed();
+      barrier.ifPresent(
+          b ->
+              self[0].answering.add(
+                  LeaderRequests.answer(nats, stream, b, publisher::lastSequence)));
       LOG.info(
           "capture of {} publishing to NATS stream {} at {} after sequence {} ({})",
           config,

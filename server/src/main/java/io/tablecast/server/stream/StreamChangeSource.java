@@ -43,6 +43,8 @@ public final class StreamChangeSource implements ChangeSource {
   private final List<TableSchema> tables;
   private Map<TableSchema, List<byte[]>> snapshotRows;
   private final Set<String> refusedResyncs = ConcurrentHashMap.newKeySet();
+  private final StalenessAcrossRuns runs = new StalenessAcrossRuns();
+  private final Set<String> inheritedUnasked = ConcurrentHashMap.newKeySet();
   private volatile long sequence;
 
   /** A source reading on from {@code sequence}, its images at start {@code snapshot}. */
@@ -165,6 +167,7 @@ public final class StreamChangeSource implements ChangeSource {
    */
   @Override
   public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+    askForInherited();
     GroupReader.Group g = reader.next(maxWait);
     if (g == null) {
       if (nats.getStatus() != Connection.Status.CONNECTED) {
@@ -177,8 +180,9 @@ public final class StreamChangeSource implements ChangeSource {
       return afterGap(g.sequence());
     }
     sequence = g.sequence();
+    CommittedBatch batch;
     try {
-      return BatchCodec.decode(g.payload());
+      batch = BatchCodec.decode(g.payload());
     } catch (IllegalArgumentException e) {
       // never skipped silently: every table is stale until a server that reads it is started
       String reason =
@@ -194,6 +198,39 @@ public final class StreamChangeSource implements ChangeSource {
       tables.forEach(
           t -> all.add(new CommittedBatch.Staleness(t.id().qualified(), UNREADABLE, reason)));
       return new CommittedBatch(List.of(), 0, List.of(), all);
+    }
+    return runs.take(g.run(), batch);
+  }
+
+  /**
+   * Asks the capture leader to read again whole the tables an earlier capture run left stale
+   * ({@link StalenessAcrossRuns}), at once after a new run began and then every few seconds until
+   * read: they stay stale until then.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the reaction is the log line
+  private void askForInherited() {
+    for (String table : runs.toAsk(System.nanoTime())) {
+      LeaderRequests.askReread(nats, stream, table)
+          .whenComplete(
+              (ok, failure) -> {
+                if (failure == null) {
+                  inheritedUnasked.remove(table);
+                  LOG.info(
+                      "asked the capture of NATS stream {} to read {} again: the capture before"
+                          + " it stopped with the table stale",
+                      stream,
+                      table);
+                } else if (inheritedUnasked.add(table)) {
+                  LOG.warn(
+                      "{} stays stale: the capture of NATS stream {} before this one stopped with"
+                          + " it stale, and asking the leader to read it again failed ({});"
+                          + " asking again every {} s",
+                      table,
+                      stream,
+                      (failure.getCause() != null ? failure.getCause() : failure).getMessage(),
+                      StalenessAcrossRuns.ASK_AGAIN_NANOS / 1_000_000_000L);
+                }
+              });
     }
   }
 
