@@ -99,18 +99,7 @@ class NatsCaptureResumeTest {
         Connection reader = p.connect();
         Connection writer = p.connect();
         Connection locker = p.connect()) {
-      SourceConfig c = p.sourceConfig();
-      SourceConfig withoutReconciliation =
-          new SourceConfig(
-              c.jdbcUrl(),
-              null,
-              null,
-              c.tableNames(),
-              true,
-              null,
-              null,
-              Duration.ZERO,
-              Pipeline.CAPTURE_CHECK_EVERY);
+      SourceConfig withoutReconciliation = withoutReconciliation(p);
       StreamCapture capture =
           StreamCapture.start(withoutReconciliation, NatsScaleOutTest.nats(n, p), "first");
       try (TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
@@ -172,6 +161,79 @@ class NatsCaptureResumeTest {
         capture.close();
       }
     }
+  }
+
+  /**
+   * What changed while no capture ran and rows cannot describe: a column added with a default (no
+   * row changes), a table truncated (on MySQL/MariaDB without a trigger). The next capture read the
+   * catalog as it found it and resumed after the last cursor: before, the rows kept their old
+   * layout and the truncated rows stayed in the mirrors, none of them stale, until reconciliation
+   * came across them (off here). Now a resumed capture reads every table whole with its first poll,
+   * and the clients receive the differences, nothing else.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void whatChangedWhileNoCaptureRanAndRowsCannotDescribeReachesTheMirrors(Kind kind)
+      throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE altered (id int PRIMARY KEY, n int)",
+            "CREATE TABLE emptied (id int PRIMARY KEY, n int)",
+            "CREATE TABLE kept (id int PRIMARY KEY, n int)",
+            "INSERT INTO altered VALUES (1, 1), (2, 2)",
+            "INSERT INTO emptied VALUES (1, 1), (2, 2)",
+            "INSERT INTO kept VALUES (1, 1), (2, 2)");
+    try (Pipeline p = Pipeline.create(kind, "natsaway", ddl, "altered", "emptied", "kept");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD)) {
+      SourceConfig withoutReconciliation = withoutReconciliation(p);
+      StreamCapture capture =
+          StreamCapture.start(withoutReconciliation, NatsScaleOutTest.nats(n, p), "first");
+      try (TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
+          TablecastClient client = NatsScaleOutTest.client("c", "127.0.0.1:" + edge.port())) {
+        TableMirror<Map<String, Object>> altered = p.readyMirror(client, "altered");
+        TableMirror<Map<String, Object>> emptied = p.readyMirror(client, "emptied");
+        TableMirror<Map<String, Object>> kept = p.readyMirror(client, "kept");
+        List<String> events = new CopyOnWriteArrayList<>();
+        for (TableMirror<Map<String, Object>> m : List.of(altered, emptied, kept)) {
+          m.addListener(e -> events.add(m.table() + " " + e.op() + " " + e.key()));
+        }
+
+        capture.close();
+        p.sql("ALTER TABLE altered ADD COLUMN c int DEFAULT 5", "TRUNCATE emptied");
+        capture = StreamCapture.start(withoutReconciliation, NatsScaleOutTest.nats(n, p), "next");
+        assertThat(capture.resumed()).isTrue();
+
+        p.awaitMirrorEqualsTable(altered, "altered");
+        p.awaitMirrorEqualsTable(emptied, "emptied");
+        assertThat(altered.get(1)).containsEntry("c", 5);
+        assertThat(emptied.size()).isZero();
+        assertThat(events)
+            .as("the differences, nothing of the table no one changed")
+            .containsExactlyInAnyOrder(
+                altered.table() + " UPDATE 1",
+                altered.table() + " UPDATE 2",
+                emptied.table() + " DELETE 1",
+                emptied.table() + " DELETE 2");
+        assertThat(altered.staleReason()).isNull();
+        assertThat(edge.metrics().reconcileRepairs()).isZero();
+      } finally {
+        capture.close();
+      }
+    }
+  }
+
+  private static SourceConfig withoutReconciliation(Pipeline p) {
+    SourceConfig c = p.sourceConfig();
+    return new SourceConfig(
+        c.jdbcUrl(),
+        null,
+        null,
+        c.tableNames(),
+        true,
+        null,
+        null,
+        Duration.ZERO,
+        Pipeline.CAPTURE_CHECK_EVERY);
   }
 
   /** Whether a session of the test database waits for a lock (the queued LOCK TABLES). */

@@ -33,9 +33,10 @@ import org.slf4j.Logger;
  * snapshots, reconciliation reads) and publishes every committed batch to the database's NATS
  * JetStream stream ({@link CaptureSink}), where any number of servers read it. At start it finds
  * the source cursor recorded with the last whole batch in the stream and resumes after it, so a
- * restarted capture neither loses nor repeats a change; without one (an empty stream, or a database
- * whose source has no cursor) it takes a snapshot and publishes it. The outbox is pruned by capture
- * alone, up to what the stream acknowledged.
+ * restarted capture neither loses nor repeats a change, and reads every table whole with its first
+ * poll (what changed while no capture ran and rows cannot describe); without one (an empty stream,
+ * or a database whose source has no cursor) it takes a snapshot and publishes it. The outbox is
+ * pruned by capture alone, up to what the stream acknowledged.
  */
 public final class StreamCapture implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(StreamCapture.class);
@@ -261,6 +262,11 @@ public final class StreamCapture implements AutoCloseable {
         try {
           source.resumeAfter(cursor);
           sink.resuming(true);
+          // what changed while no capture ran, or what the capture before had not acted upon yet,
+          // and rows cannot describe (an ALTER TABLE, a MySQL/MariaDB TRUNCATE, a partition
+          // attached): every table is read whole with the first poll, the servers publishing the
+          // differences
+          source.tables().forEach(t -> source.resync(t.id().qualified()));
           return;
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
           LOG.info("{}: taking a snapshot", e.getMessage());
