@@ -112,8 +112,10 @@ class StartingServerTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .ignoreExceptions() // connection refused until the port is bound
-        .until(() -> get(port, "/health").statusCode() == 503);
+        // the port is bound before the snapshot begins: its progress shows once rows are read
+        .until(() -> get(port, "/health").body().contains("snapshot: 300 rows"));
     HttpResponse<String> health = get(port, "/health");
+    assertThat(health.statusCode()).isEqualTo(503);
     assertThat(health.body())
         .contains("\"status\":\"STARTING\"")
         .contains("loading the images, snapshot: 300 rows")
