@@ -145,6 +145,59 @@ class NatsCheckpointTest {
     }
   }
 
+  /**
+   * A server cut off while a table is stale, which the stream then says followed again in messages
+   * trimmed before the server reads them: it reloads from the checkpoint (written once nothing was
+   * stale) and follows the table again. Before, it kept the table stale for as long as it ran: only
+   * the cause of its own gap was said gone.
+   */
+  @Test
+  void aServerCutOffPastTheTrimForgetsWhatWasStaleBeforeTheCheckpoint() throws Exception {
+    try (Pipeline p =
+            Pipeline.create(Kind.POSTGRESQL, "natscutstale", TransferWorkload.ddl(), "accounts");
+        NatsServerProcess n = NatsServerProcess.start(MAX_PAYLOAD);
+        StreamCapture capture = capture(n, p);
+        TablecastServer writer = serve(n.url(), p, "writer", OFTEN);
+        CuttableProxy toNats = CuttableProxy.raw("127.0.0.1", URI.create(n.url()).getPort());
+        TablecastServer cutOff = serve("nats://" + toNats.address(), p, "cut-off", Duration.ZERO);
+        TablecastClient client = client("reader", "127.0.0.1:" + cutOff.port());
+        java.sql.Connection reader = p.connect();
+        java.sql.Connection locker = p.connect()) {
+      TableMirror<Map<String, Object>> m = p.readyMirror(client, "accounts");
+      // stale: the table is to be read again whole (a column added) and DDL waits for its lock
+      p.sql("ALTER TABLE accounts ADD COLUMN tier int DEFAULT 3");
+      reader.setAutoCommit(false);
+      try (java.sql.Statement s = reader.createStatement()) {
+        s.executeQuery("SELECT * FROM accounts").close();
+      }
+      locker.setAutoCommit(false);
+      Thread queued =
+          new Thread(
+              () -> {
+                try (java.sql.Statement s = locker.createStatement()) {
+                  s.execute("LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE");
+                } catch (java.sql.SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      queued.start();
+      await("said stale").atMost(CONVERGE).until(() -> m.staleReason() != null);
+
+      toNats.block(true);
+      toNats.cut();
+      long behind = cutOff.position();
+      reader.commit();
+      queued.join();
+      locker.rollback(); // the table is read again, and followed again, while the server is away
+      writeUntilTrimmedPast(n, p, behind + 1);
+
+      toNats.block(false);
+      await("followed again").atMost(CONVERGE).until(() -> m.staleReason() == null);
+      p.awaitMirrorEqualsTable(m, "accounts");
+      assertThat(m.get(1)).containsEntry("tier", 3);
+    }
+  }
+
   @Test
   void aStreamThatAgesOutCheckpointsIsRefused() throws Exception {
     try (NatsServerProcess n = NatsServerProcess.start(MAX_PAYLOAD);

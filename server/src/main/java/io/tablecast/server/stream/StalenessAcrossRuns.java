@@ -101,6 +101,24 @@ final class StalenessAcrossRuns {
     return List.copyOf(inherited.keySet());
   }
 
+  /**
+   * The server's images were replaced by a checkpoint after it missed messages: the checkpoint was
+   * written when nothing was stale, so every cause the stream said before is gone (its "gone" may
+   * have been among the messages missed), and the groups after the checkpoint say anew what holds.
+   * Returns those causes said gone.
+   */
+  List<CommittedBatch.Staleness> forgetAtCheckpoint() {
+    List<CommittedBatch.Staleness> gone = new ArrayList<>();
+    for (Map<String, Set<String>> byTable : List.of(current, inherited)) {
+      byTable.forEach(
+          (t, causes) -> causes.forEach(c -> gone.add(new CommittedBatch.Staleness(t, c, null))));
+      byTable.clear();
+    }
+    run = null;
+    askNow = false;
+    return gone;
+  }
+
   /** The tables whose causes an earlier run left and no whole read has settled yet. */
   Set<String> inherited() {
     return inherited.keySet();

@@ -296,6 +296,7 @@ public final class StreamChangeSource implements ChangeSource {
     }
     sequence = checkpoint.info().sequence();
     tables.forEach(t -> staleness.add(new CommittedBatch.Staleness(t.id().qualified(), GAP, null)));
+    staleness.addAll(runs.forgetAtCheckpoint());
     return new CommittedBatch(List.of(), 0, checkpoint.tables(), staleness);
   }
 

@@ -90,4 +90,16 @@ class StalenessAcrossRunsTest {
         .containsExactly(new Staleness(T, "lock", null));
     assertThat(runs.take("c", readingWhole(T)).staleness()).as("settled once").isEmpty();
   }
+
+  @Test
+  void aCheckpointAfterAGapForgetsEveryCauseTheStreamSaid() {
+    StalenessAcrossRuns runs = new StalenessAcrossRuns();
+    runs.take("a", saying(new Staleness(T, "lock", "DDL waits")));
+    runs.take("b", saying(new Staleness(U, "row 1", "big")));
+    assertThat(runs.forgetAtCheckpoint())
+        .containsExactlyInAnyOrder(new Staleness(U, "row 1", null), new Staleness(T, "lock", null));
+    assertThat(runs.inherited()).isEmpty();
+    runs.take("c", CommittedBatch.EMPTY);
+    assertThat(runs.toAsk(0)).as("the checkpoint's run is not known: nothing inherited").isEmpty();
+  }
 }
