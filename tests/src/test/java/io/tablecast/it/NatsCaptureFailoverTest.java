@@ -170,6 +170,52 @@ class NatsCaptureFailoverTest {
     }
   }
 
+  /**
+   * With no capture running (the leader stopped, no standby), an idle stream looks the same as a
+   * stream of an idle database: before, the servers' mirrors went on as if current while the
+   * database changed. Now a server that finds nobody holding the capture lease for longer than a
+   * takeover takes (twice {@code nats.capture_takeover}, and 5 s) says every table stale, and
+   * follows them again once a capture runs and has read them.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void withNoCaptureRunningTheServersSayTheirTablesStaleUntilOneRunsAgain(Kind kind)
+      throws Exception {
+    try (Pipeline p = Pipeline.create(kind, "natsnocap", List.of(InsertsOnce.DDL), "wide");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD)) {
+      NatsSettings nats =
+          new NatsSettings(List.of(n.url()), "TC_" + p.db.schema(), null, null, null)
+              .withCaptureTakeover(TAKEOVER);
+      CaptureStandby capture = CaptureStandby.start(p.sourceConfig(), nats, "only");
+      try (TablecastServer server =
+              TablecastServer.start(
+                  ServerConfig.builder()
+                      .set("server_name", "edge")
+                      .listen("127.0.0.1", 0)
+                      .set("nats", nats)
+                      .build());
+          TablecastClient client =
+              NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
+        await().atMost(CONVERGE).until(capture::leading);
+        TableMirror<Map<String, Object>> m = p.readyMirror(client, "wide");
+        capture.close();
+        p.sql("INSERT INTO wide (id, pad) VALUES (1, 'while no capture runs')");
+        await("said stale")
+            .atMost(CONVERGE)
+            .untilAsserted(
+                () -> assertThat(m.staleReason()).contains("no capture has published to NATS"));
+        assertThat(m.get(1)).isNull();
+
+        capture = CaptureStandby.start(p.sourceConfig(), nats, "again");
+        await("followed again").atMost(CONVERGE).until(() -> m.staleReason() == null);
+        p.awaitMirrorEqualsTable(m, "wide");
+        assertThat(m.get(1)).isNotNull();
+      } finally {
+        capture.close();
+      }
+    }
+  }
+
   /** NATS, the leader (its own JVM), a standby, a server of the stream and a client's mirror. */
   private static final class Rig implements AutoCloseable {
     final Pipeline p;

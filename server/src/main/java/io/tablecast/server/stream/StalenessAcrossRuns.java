@@ -38,6 +38,12 @@ final class StalenessAcrossRuns {
   /** Per table, the causes earlier runs left, until a whole read of it by a later run. */
   private final Map<String, Set<String>> inherited = new TreeMap<>();
 
+  /** Causes the server said for the current run ({@link #saidByTheStream}). */
+  private final List<CommittedBatch.Staleness> saidForTheRun = new ArrayList<>();
+
+  /** Per table, causes said before any group of a run was seen: the next run's to settle. */
+  private final Map<String, Set<String>> pendingFirstRun = new TreeMap<>();
+
   private long askedAt;
   private boolean askNow;
 
@@ -49,15 +55,24 @@ final class StalenessAcrossRuns {
     if (groupRun == null) {
       return batch;
     }
-    if (run != null && !run.equals(groupRun)) {
+    if (run == null ? !pendingFirstRun.isEmpty() : !run.equals(groupRun)) {
+      pendingFirstRun.forEach(
+          (t, causes) -> current.computeIfAbsent(t, x -> new LinkedHashSet<>()).addAll(causes));
+      pendingFirstRun.clear();
       current.forEach(
           (t, causes) -> inherited.computeIfAbsent(t, x -> new LinkedHashSet<>()).addAll(causes));
       current.clear();
+      saidForTheRun.clear();
       askNow = !inherited.isEmpty();
     }
     run = groupRun;
     List<CommittedBatch.Staleness> staleness = new ArrayList<>(batch.staleness().size());
-    boolean changed = false;
+    boolean changed = !saidForTheRun.isEmpty();
+    for (CommittedBatch.Staleness s : saidForTheRun) { // the run publishes after all
+      remove(current, s.table(), s.cause());
+      staleness.add(new CommittedBatch.Staleness(s.table(), s.cause(), null));
+    }
+    saidForTheRun.clear();
     for (CommittedBatch.Staleness s : batch.staleness()) {
       if (s.reason() != null) {
         current.computeIfAbsent(s.table(), t -> new LinkedHashSet<>()).add(s.cause());
@@ -102,6 +117,24 @@ final class StalenessAcrossRuns {
   }
 
   /**
+   * Causes the server says for the stream (that no capture publishes to it, {@link
+   * CaptureAbsence}): they are the current run's, which the next run settles with its whole reads;
+   * a later group of the same run (it publishes after all) says them gone. Returns the batch that
+   * says them.
+   */
+  CommittedBatch saidByTheStream(List<CommittedBatch.Staleness> staleness) {
+    for (CommittedBatch.Staleness s : staleness) {
+      (run != null ? current : pendingFirstRun)
+          .computeIfAbsent(s.table(), t -> new LinkedHashSet<>())
+          .add(s.cause());
+    }
+    if (run != null) {
+      saidForTheRun.addAll(staleness); // said gone by a group of the same run, if one comes
+    }
+    return new CommittedBatch(List.of(), 0, List.of(), staleness);
+  }
+
+  /**
    * The server's images were replaced by a checkpoint after it missed messages: the checkpoint was
    * written when nothing was stale, so every cause the stream said before is gone (its "gone" may
    * have been among the messages missed), and the groups after the checkpoint say anew what holds.
@@ -109,11 +142,12 @@ final class StalenessAcrossRuns {
    */
   List<CommittedBatch.Staleness> forgetAtCheckpoint() {
     List<CommittedBatch.Staleness> gone = new ArrayList<>();
-    for (Map<String, Set<String>> byTable : List.of(current, inherited)) {
+    for (Map<String, Set<String>> byTable : List.of(current, inherited, pendingFirstRun)) {
       byTable.forEach(
           (t, causes) -> causes.forEach(c -> gone.add(new CommittedBatch.Staleness(t, c, null))));
       byTable.clear();
     }
+    saidForTheRun.clear();
     run = null;
     askNow = false;
     return gone;

@@ -44,6 +44,7 @@ public final class StreamChangeSource implements ChangeSource {
   private Map<TableSchema, List<byte[]>> snapshotRows;
   private final Set<String> refusedResyncs = ConcurrentHashMap.newKeySet();
   private final StalenessAcrossRuns runs = new StalenessAcrossRuns();
+  private final CaptureAbsence captureAbsence;
   private final Set<String> inheritedUnasked = ConcurrentHashMap.newKeySet();
   private volatile long sequence;
 
@@ -66,6 +67,7 @@ public final class StreamChangeSource implements ChangeSource {
     this.snapshotRows = snapshot;
     this.tables = List.copyOf(snapshot.keySet());
     this.sequence = sequence;
+    this.captureAbsence = new CaptureAbsence(nats, stream, captureTakeover, System.nanoTime());
   }
 
   /**
@@ -168,6 +170,17 @@ public final class StreamChangeSource implements ChangeSource {
   @Override
   public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
     askForInherited();
+    String noCapture = captureAbsence.look(System.nanoTime());
+    if (noCapture != null) {
+      LOG.error("{}", noCapture);
+      List<CommittedBatch.Staleness> all = new ArrayList<>();
+      tables.forEach(
+          t ->
+              all.add(
+                  new CommittedBatch.Staleness(
+                      t.id().qualified(), CaptureAbsence.CAUSE, noCapture)));
+      return runs.saidByTheStream(all);
+    }
     GroupReader.Group g = reader.next(maxWait);
     if (g == null) {
       if (nats.getStatus() != Connection.Status.CONNECTED) {

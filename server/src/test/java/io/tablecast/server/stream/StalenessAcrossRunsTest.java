@@ -102,4 +102,27 @@ class StalenessAcrossRunsTest {
     runs.take("c", CommittedBatch.EMPTY);
     assertThat(runs.toAsk(0)).as("the checkpoint's run is not known: nothing inherited").isEmpty();
   }
+
+  @Test
+  void whatTheServerSaysForTheStreamIsSettledByTheNextRunOrGoneWithAGroupOfTheSameRun() {
+    StalenessAcrossRuns runs = new StalenessAcrossRuns();
+    runs.take("a", CommittedBatch.EMPTY);
+    Staleness absent = new Staleness(T, CaptureAbsence.CAUSE, "no capture");
+    assertThat(runs.saidByTheStream(List.of(absent)).staleness()).containsExactly(absent);
+    assertThat(runs.take("a", CommittedBatch.EMPTY).staleness())
+        .as("the run publishes after all")
+        .containsExactly(new Staleness(T, CaptureAbsence.CAUSE, null));
+
+    runs.saidByTheStream(List.of(absent));
+    assertThat(runs.take("b", CommittedBatch.EMPTY).staleness()).isEmpty();
+    assertThat(runs.take("b", readingWhole(T)).staleness())
+        .containsExactly(new Staleness(T, CaptureAbsence.CAUSE, null));
+
+    StalenessAcrossRuns started = new StalenessAcrossRuns(); // no group seen yet
+    started.saidByTheStream(List.of(absent));
+    assertThat(started.take("c", CommittedBatch.EMPTY).staleness()).isEmpty();
+    assertThat(started.toAsk(0)).containsExactly(T);
+    assertThat(started.take("c", readingWhole(T)).staleness())
+        .containsExactly(new Staleness(T, CaptureAbsence.CAUSE, null));
+  }
 }
