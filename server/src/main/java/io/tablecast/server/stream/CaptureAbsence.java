@@ -7,6 +7,10 @@ import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A server's look at whether any capture publishes to its stream: the lease of {@link
@@ -16,9 +20,10 @@ import java.time.Duration;
  * servers, and their tables are to be said stale ({@link StalenessAcrossRuns#saidByTheStream})
  * until a capture runs again and has read them whole. A stream whose lease bucket does not exist (a
  * capture started without the lease, as some tests do), or a look that fails (NATS away: the polls
- * say so), tells nothing. Confined to the server's tail thread.
+ * say so), tells nothing. The looks run on a thread of their own, off the path of the changes; the
+ * tail thread takes what they found ({@link #take}).
  */
-final class CaptureAbsence {
+final class CaptureAbsence implements AutoCloseable {
 
   /** The cause of the staleness of every table while no capture publishes. */
   static final String CAUSE = "no-capture";
@@ -28,28 +33,57 @@ final class CaptureAbsence {
   private final Connection nats;
   private final String stream;
   private final long absentAfterNanos;
+  private final AtomicReference<String> toSay = new AtomicReference<>();
+  private final ScheduledExecutorService looks =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "tablecast-capture-lease");
+            t.setDaemon(true);
+            return t;
+          });
   private KeyValue bucket;
-  private long lookedAt;
   private long heldAt;
   private boolean said;
 
-  CaptureAbsence(Connection nats, String stream, Duration captureTakeover, long nowNanos) {
+  private CaptureAbsence(Connection nats, String stream, Duration captureTakeover) {
     this.nats = nats;
     this.stream = stream;
     this.absentAfterNanos = captureTakeover.multipliedBy(2).plusSeconds(5).toNanos();
-    this.heldAt = nowNanos;
-    this.lookedAt = nowNanos - LOOK_EVERY_NANOS;
+    this.heldAt = System.nanoTime();
+  }
+
+  /** Looks at the lease of {@code stream} about once a second, until closed. */
+  @SuppressWarnings("FutureReturnValueIgnored") // close() ends the schedule
+  static CaptureAbsence watch(Connection nats, String stream, Duration captureTakeover) {
+    CaptureAbsence a = new CaptureAbsence(nats, stream, captureTakeover);
+    a.looks.scheduleWithFixedDelay(
+        () -> {
+          String reason = a.look(System.nanoTime());
+          if (reason != null) {
+            a.toSay.set(reason);
+          }
+        },
+        LOOK_EVERY_NANOS,
+        LOOK_EVERY_NANOS,
+        TimeUnit.NANOSECONDS);
+    return a;
+  }
+
+  /** The reason to say every table stale that a look found since the last call, or null. */
+  String take() {
+    return toSay.getAndSet(null);
+  }
+
+  @Override
+  public void close() {
+    looks.shutdownNow();
   }
 
   /**
    * The reason to say every table stale, once per absence: when nobody has held the lease for
-   * longer than a takeover takes; null otherwise.
+   * longer than a takeover takes; null otherwise. The looks' thread.
    */
-  String look(long nowNanos) {
-    if (nowNanos - lookedAt < LOOK_EVERY_NANOS) {
-      return null;
-    }
-    lookedAt = nowNanos;
+  private String look(long nowNanos) {
     Boolean held = held();
     if (held == null) {
       return null;

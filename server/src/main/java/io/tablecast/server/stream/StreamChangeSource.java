@@ -67,7 +67,7 @@ public final class StreamChangeSource implements ChangeSource {
     this.snapshotRows = snapshot;
     this.tables = List.copyOf(snapshot.keySet());
     this.sequence = sequence;
-    this.captureAbsence = new CaptureAbsence(nats, stream, captureTakeover, System.nanoTime());
+    this.captureAbsence = CaptureAbsence.watch(nats, stream, captureTakeover);
   }
 
   /**
@@ -170,7 +170,7 @@ public final class StreamChangeSource implements ChangeSource {
   @Override
   public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
     askForInherited();
-    String noCapture = captureAbsence.look(System.nanoTime());
+    String noCapture = captureAbsence.take();
     if (noCapture != null) {
       LOG.error("{}", noCapture);
       List<CommittedBatch.Staleness> all = new ArrayList<>();
@@ -360,6 +360,7 @@ public final class StreamChangeSource implements ChangeSource {
 
   @Override
   public void close() {
+    captureAbsence.close();
     reader.close();
     try {
       nats.close();
