@@ -140,13 +140,7 @@ class NatsCaptureFailoverTest {
               Pipeline.RECONCILE_EVERY,
               Pipeline.CAPTURE_CHECK_EVERY);
       try (CaptureStandby capture = CaptureStandby.start(source, nats, "capture");
-          TablecastServer server =
-              TablecastServer.start(
-                  ServerConfig.builder()
-                      .set("server_name", "edge")
-                      .listen("127.0.0.1", 0)
-                      .set("nats", nats)
-                      .build());
+          TablecastServer server = edge(nats);
           TablecastClient client =
               NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
         await().atMost(CONVERGE).until(capture::leading);
@@ -187,13 +181,7 @@ class NatsCaptureFailoverTest {
           new NatsSettings(List.of(n.url()), "TC_" + p.db.schema(), null, null, null)
               .withCaptureTakeover(TAKEOVER);
       CaptureStandby capture = CaptureStandby.start(p.sourceConfig(), nats, "only");
-      try (TablecastServer server =
-              TablecastServer.start(
-                  ServerConfig.builder()
-                      .set("server_name", "edge")
-                      .listen("127.0.0.1", 0)
-                      .set("nats", nats)
-                      .build());
+      try (TablecastServer server = edge(nats);
           TablecastClient client =
               NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port())) {
         await().atMost(CONVERGE).until(capture::leading);
@@ -214,6 +202,16 @@ class NatsCaptureFailoverTest {
         capture.close();
       }
     }
+  }
+
+  /** A server named edge that serves from the stream of {@code nats}. */
+  static TablecastServer edge(NatsSettings nats) throws InterruptedException {
+    return TablecastServer.start(
+        ServerConfig.builder()
+            .set("server_name", "edge")
+            .listen("127.0.0.1", 0)
+            .set("nats", nats)
+            .build());
   }
 
   /** NATS, the leader (its own JVM), a standby, a server of the stream and a client's mirror. */
@@ -252,13 +250,7 @@ class NatsCaptureFailoverTest {
         standby =
             CaptureStandby.start(
                 p.sourceConfig(), settings().withCaptureTakeover(TAKEOVER), "second");
-        server =
-            TablecastServer.start(
-                ServerConfig.builder()
-                    .set("server_name", "edge")
-                    .listen("127.0.0.1", 0)
-                    .set("nats", settings())
-                    .build());
+        server = edge(settings());
         client = NatsScaleOutTest.client("reader", "127.0.0.1:" + server.port());
         mirror = p.readyMirror(client, "wide");
         load.listen(mirror);
