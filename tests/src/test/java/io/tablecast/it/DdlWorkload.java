@@ -118,7 +118,11 @@ final class DdlWorkload {
         default -> {
           String c = "x" + n;
           cols.add(c);
-          alterWhileATransactionHoldsTheTable(p, t, c, 1200 + r.nextInt(1500));
+          UnderLoad.ddlQueuedBehindAReader(
+              p,
+              t,
+              "ALTER TABLE " + t + " ADD COLUMN " + c + " int DEFAULT 7",
+              1200 + r.nextInt(1500));
         }
       }
       try {
@@ -149,21 +153,5 @@ final class DdlWorkload {
             ? "ALTER TABLE " + t + " DROP CONSTRAINT " + t + "_pkey, ADD PRIMARY KEY " + key
             : "ALTER TABLE " + t + " DROP PRIMARY KEY, ADD PRIMARY KEY " + key);
     return sql;
-  }
-
-  private static void alterWhileATransactionHoldsTheTable(
-      Pipeline p, String t, String column, long holdMillis) throws Exception {
-    try (Connection reader = p.connect()) {
-      reader.setAutoCommit(false);
-      try (Statement s = reader.createStatement()) {
-        s.executeQuery("SELECT * FROM " + t).close();
-      }
-      Thread queued =
-          new Thread(() -> p.sql("ALTER TABLE " + t + " ADD COLUMN " + column + " int DEFAULT 7"));
-      queued.start();
-      Thread.sleep(holdMillis); // the ALTER TABLE waits meanwhile
-      reader.commit();
-      queued.join();
-    }
   }
 }

@@ -58,10 +58,10 @@ class NatsCaptureRestartUnderLoadTest {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < 2; w++) {
           Random r = new Random(SEED * 31 + w);
-          threads.add(running(errors, () -> DdlWorkload.write(p, r, stop)));
+          threads.add(UnderLoad.thread(errors, () -> DdlWorkload.write(p, r, stop)));
         }
         Random alters = new Random(SEED);
-        threads.add(running(errors, () -> DdlWorkload.alter(p, kind, alters, stop)));
+        threads.add(UnderLoad.thread(errors, () -> DdlWorkload.alter(p, kind, alters, stop)));
         threads.forEach(Thread::start);
         long end = System.currentTimeMillis() + SECONDS * 1000;
         Random r = new Random(SEED + 3);
@@ -108,20 +108,5 @@ class NatsCaptureRestartUnderLoadTest {
 
   private static boolean anyStale(List<TableMirror<Map<String, Object>>> mirrors) {
     return mirrors.stream().anyMatch(m -> m.staleReason() != null);
-  }
-
-  private interface Work {
-    void run() throws Exception;
-  }
-
-  private static Thread running(List<Throwable> errors, Work work) {
-    return new Thread(
-        () -> {
-          try {
-            work.run();
-          } catch (Exception | Error e) {
-            errors.add(e);
-          }
-        });
   }
 }
