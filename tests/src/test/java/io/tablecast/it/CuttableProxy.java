@@ -35,6 +35,8 @@ final class CuttableProxy implements AutoCloseable {
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger refusals = new AtomicInteger();
   private volatile boolean blocked;
+  private volatile boolean paused;
+  private volatile int upstreamReceiveBuffer; // 0: the system's
   private volatile boolean closed;
 
   CuttableProxy(String upstreamHost, int upstreamPort) throws IOException {
@@ -55,6 +57,16 @@ final class CuttableProxy implements AutoCloseable {
    */
   static CuttableProxy raw(String upstreamHost, int upstreamPort) throws IOException {
     return new CuttableProxy(upstreamHost, upstreamPort, false);
+  }
+
+  /**
+   * A framed proxy that reads from the server through a small receive buffer (32 KiB), so that
+   * {@link #pause} backs the server's writes up at once, as a client that reads slowly does.
+   */
+  static CuttableProxy slowReader(String upstreamHost, int upstreamPort) throws IOException {
+    CuttableProxy proxy = new CuttableProxy(upstreamHost, upstreamPort, true);
+    proxy.upstreamReceiveBuffer = 32 * 1024;
+    return proxy;
   }
 
   /** host:port for clients. */
@@ -104,6 +116,14 @@ final class CuttableProxy implements AutoCloseable {
     upstream = new InetSocketAddress(host, port);
   }
 
+  /**
+   * While paused, nothing more is read from the server on any connection (the bytes stay in its
+   * socket, then in its queue): a client that reads slower than the changes come.
+   */
+  void pause(boolean paused) {
+    this.paused = paused;
+  }
+
   /** While blocked, new connections are closed at once. */
   void block(boolean blocked) {
     this.blocked = blocked;
@@ -124,6 +144,9 @@ final class CuttableProxy implements AutoCloseable {
       }
       Socket server = new Socket();
       try {
+        if (upstreamReceiveBuffer > 0) {
+          server.setReceiveBufferSize(upstreamReceiveBuffer);
+        }
         server.connect(upstream, 5000);
       } catch (IOException e) {
         closeQuietly(client);
@@ -169,6 +192,9 @@ final class CuttableProxy implements AutoCloseable {
       DataInputStream in = new DataInputStream(from.getInputStream());
       DataOutputStream out = new DataOutputStream(to.getOutputStream());
       while (true) {
+        while (paused && !closed) {
+          Thread.sleep(2); // pacing of the look: the server's writes back up meanwhile
+        }
         int length = in.readInt();
         byte[] body = new byte[length];
         in.readFully(body);
@@ -187,6 +213,8 @@ final class CuttableProxy implements AutoCloseable {
       // server closed
     } catch (IOException | RuntimeException e) {
       // cut or closed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       closeQuietly(from);
       closeQuietly(to);

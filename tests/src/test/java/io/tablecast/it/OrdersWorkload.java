@@ -1,0 +1,153 @@
+package io.tablecast.it;
+
+import io.tablecast.client.MirrorShape;
+import io.tablecast.client.TableMirror;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Writes at random on {@code customers (id, region)} and {@code orders (id, customer_id, total)}
+ * ({@link ShapedMirrorEndToEndTest#ordersDdl}): single statements and transactions of two to four,
+ * a quarter rolled back, changing regions, owners and totals, inserting and deleting rows, and
+ * changing primary keys back and forth; and three shapes over them, each with the {@code SELECT}
+ * that selects the same rows.
+ */
+final class OrdersWorkload {
+  private static final String[] REGIONS = {"eu", "us", "apac", null};
+
+  private OrdersWorkload() {}
+
+  /** A shape, and the query that selects the same rows (its key, then the one column it holds). */
+  record Shaped(String table, MirrorShape shape, String query) {}
+
+  static List<Shaped> shapes(Pipeline p) {
+    String customers = p.db.table("customers");
+    String orders = p.db.table("orders");
+    String ofEu = "customer_id IN (SELECT id FROM " + customers + " WHERE region = 'eu')";
+    String cheap = "total < 150 AND customer_id IS NOT NULL";
+    String regions = "region IN ('eu', 'us') OR region IS NULL";
+    return List.of(
+        new Shaped(
+            orders,
+            MirrorShape.rows(ofEu.replace("'eu'", "?"), "eu"),
+            "SELECT id, total FROM " + orders + " WHERE " + ofEu),
+        new Shaped(
+            orders,
+            MirrorShape.rows(cheap).columns("total"),
+            "SELECT id, total FROM " + orders + " WHERE " + cheap),
+        new Shaped(
+            customers,
+            MirrorShape.rows(regions),
+            "SELECT id, region FROM " + customers + " WHERE " + regions));
+  }
+
+  /**
+   * Three threads (not started) writing until {@code stop}, with the random choices of {@code
+   * seed}; what they throw goes to {@code errors}.
+   */
+  static List<Thread> writers(
+      Pipeline p, long seed, AtomicBoolean stop, AtomicLong committed, List<Throwable> errors) {
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < 3; w++) {
+      Random r = new Random(seed * 31 + w);
+      threads.add(UnderLoad.thread(errors, () -> write(p, r, stop, committed)));
+    }
+    return threads;
+  }
+
+  /** Rows and transactions at random until {@code stop}. */
+  private static void write(Pipeline p, Random r, AtomicBoolean stop, AtomicLong committed)
+      throws Exception {
+    try (Connection c = p.connect();
+        Statement s = c.createStatement()) {
+      while (!stop.get()) {
+        int statements = r.nextInt(3) == 0 ? 2 + r.nextInt(3) : 1;
+        c.setAutoCommit(statements == 1);
+        try {
+          for (int i = 0; i < statements; i++) {
+            s.executeUpdate(statement(r));
+          }
+          if (statements > 1 && r.nextInt(4) == 0) {
+            c.rollback();
+          } else {
+            if (statements > 1) {
+              c.commit();
+            }
+            committed.incrementAndGet();
+          }
+        } catch (SQLException duplicateKeyOrDeadlock) {
+          if (statements > 1) {
+            c.rollback();
+          }
+        }
+        Thread.sleep(r.nextInt(3)); // pacing only
+      }
+    }
+  }
+
+  private static String statement(Random r) {
+    int customer = 1 + r.nextInt(45);
+    int order = 1 + r.nextInt(320);
+    String region = REGIONS[r.nextInt(REGIONS.length)];
+    return switch (r.nextInt(9)) {
+      case 0, 1 ->
+          "UPDATE customers SET region = "
+              + (region == null ? "NULL" : "'" + region + "'")
+              + " WHERE id = "
+              + customer;
+      case 2 -> "UPDATE orders SET customer_id = " + customer + " WHERE id = " + order;
+      case 3 -> "UPDATE orders SET total = " + r.nextInt(300) + ".25 WHERE id = " + order;
+      case 4 -> "INSERT INTO orders VALUES (" + order + ", " + customer + ", 99.00)";
+      case 5 -> "DELETE FROM orders WHERE id = " + order;
+      case 6 -> "INSERT INTO customers VALUES (" + customer + ", 'eu')";
+      case 7 -> "DELETE FROM customers WHERE id = " + customer;
+      default -> // a primary key changed, back and forth
+          r.nextBoolean()
+              ? "UPDATE orders SET id = id + 1000 WHERE id = " + order
+              : "UPDATE orders SET id = id - 1000 WHERE id = " + (order + 1000);
+    };
+  }
+
+  /** Key → the one other column the shape's query selects, from the mirror. */
+  static Map<Long, String> contents(TableMirror<Map<String, Object>> m) {
+    Map<Long, String> out = new TreeMap<>();
+    for (Map<String, Object> row : m.rows()) {
+      Object v = row.containsKey("total") ? row.get("total") : row.get("region");
+      out.put(((Number) row.get("id")).longValue(), v == null ? null : canonical(v.toString()));
+    }
+    return out;
+  }
+
+  /** Key → the second column, from the database. */
+  static Map<Long, String> selected(Pipeline p, String query) throws SQLException {
+    Map<Long, String> out = new TreeMap<>();
+    try (Connection c = p.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(query)) {
+      while (rs.next()) {
+        String v = rs.getString(2);
+        out.put(rs.getLong(1), v == null ? null : canonical(v));
+      }
+    }
+    return out;
+  }
+
+  /** A decimal's plain text without trailing zeros; any other text as it is. */
+  private static String canonical(String v) {
+    try {
+      return new BigDecimal(v).stripTrailingZeros().toPlainString();
+    } catch (NumberFormatException notANumber) {
+      return v;
+    }
+  }
+}
