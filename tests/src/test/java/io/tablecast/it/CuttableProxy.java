@@ -60,13 +60,13 @@ final class CuttableProxy implements AutoCloseable {
   }
 
   /**
-   * A framed proxy that reads from the server through a small receive buffer (32 KiB), so that
-   * {@link #pause} backs the server's writes up at once, as a client that reads slowly does.
+   * Reads from the server through a small receive buffer (32 KiB) on connections made from now on,
+   * so that {@link #pause} backs the server's writes up at once, as a client that reads slowly
+   * does.
    */
-  static CuttableProxy slowReader(String upstreamHost, int upstreamPort) throws IOException {
-    CuttableProxy proxy = new CuttableProxy(upstreamHost, upstreamPort, true);
-    proxy.upstreamReceiveBuffer = 32 * 1024;
-    return proxy;
+  CuttableProxy readingSlowly() {
+    upstreamReceiveBuffer = 32 * 1024;
+    return this;
   }
 
   /** host:port for clients. */
@@ -156,9 +156,10 @@ final class CuttableProxy implements AutoCloseable {
       connections.incrementAndGet();
       sockets.add(client);
       sockets.add(server);
-      start("proxy-up", () -> copyRaw(client, server));
+      start("proxy-up", () -> copyRaw(client, server, false));
       start(
-          "proxy-down", framed ? () -> copyFrames(server, client) : () -> copyRaw(server, client));
+          "proxy-down",
+          framed ? () -> copyFrames(server, client) : () -> copyRaw(server, client, true));
     }
   }
 
@@ -168,12 +169,15 @@ final class CuttableProxy implements AutoCloseable {
     t.start();
   }
 
-  private void copyRaw(Socket from, Socket to) {
+  private void copyRaw(Socket from, Socket to, boolean fromServer) {
     try {
       InputStream in = from.getInputStream();
       OutputStream out = to.getOutputStream();
       byte[] buf = new byte[16384];
       for (int n; (n = in.read(buf)) >= 0; ) {
+        while (fromServer && paused && !closed) {
+          Thread.sleep(2); // pacing of the look: the server's writes back up meanwhile
+        }
         if (!stalled.contains(from)) {
           out.write(buf, 0, n);
           out.flush();
@@ -181,6 +185,8 @@ final class CuttableProxy implements AutoCloseable {
       }
     } catch (IOException e) {
       // cut or closed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       closeQuietly(from);
       closeQuietly(to);

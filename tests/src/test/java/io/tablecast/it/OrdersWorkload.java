@@ -27,6 +27,17 @@ final class OrdersWorkload {
 
   private OrdersWorkload() {}
 
+  /**
+   * The workload's tables with each order 8 KB wider: a client that stops reading for a second
+   * backs up more than the kernel's socket buffers hold, so the server's own queue for it fills.
+   */
+  static List<String> wideDdl() {
+    List<String> ddl = new ArrayList<>(ShapedMirrorEndToEndTest.ordersDdl());
+    ddl.add("ALTER TABLE orders ADD COLUMN pad varchar(9000)");
+    ddl.add("UPDATE orders SET pad = repeat('x', 8000)");
+    return ddl;
+  }
+
   /** A shape, and the query that selects the same rows (its key, then the one column it holds). */
   record Shaped(String table, MirrorShape shape, String query) {}
 
@@ -143,7 +154,7 @@ final class OrdersWorkload {
   }
 
   /** A decimal's plain text without trailing zeros; any other text as it is. */
-  private static String canonical(String v) {
+  static String canonical(String v) {
     try {
       return new BigDecimal(v).stripTrailingZeros().toPlainString();
     } catch (NumberFormatException notANumber) {

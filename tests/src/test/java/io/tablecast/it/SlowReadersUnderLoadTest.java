@@ -6,10 +6,6 @@ import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.config.WriteBufferSettings;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Clients that read slowly, under the writes of {@link OrdersWorkload}, for {@code
  * tablecast.soak.seconds} (10 s) with the random choices of {@code tablecast.seed} (2): behind a
  * proxy that stops reading from the server for 0.3-4 s every 0.3-1.5 s, a client with whole mirrors
- * of both tables (orders 8 KB wider than the workload's) and one client for each of its shapes. The
+ * of both tables ({@link OrdersWorkload#wideDdl}) and one client for each of its shapes. The
  * server's write buffer is small (64 KiB) so that their channels turn unwritable within a pause,
  * their changes are then coalesced per key, and past 60 keys they are dropped as slow consumers
  * (they resume or take a new snapshot). Then every mirror equals its table or its {@code SELECT},
@@ -40,14 +36,16 @@ class SlowReadersUnderLoadTest {
   void mirrorsOfClientsThatReadSlowlyEqualTheirTablesAfterCoalescingAndDrops(Kind kind)
       throws Exception {
     System.out.printf("SlowReadersUnderLoadTest %s: -Dtablecast.seed=%d%n", kind, SEED);
-    try (Pipeline p = Pipeline.create(kind, "slow_load", ddl(), "customers", "orders")) {
+    try (Pipeline p =
+        Pipeline.create(kind, "slow_load", OrdersWorkload.wideDdl(), "customers", "orders")) {
       p.startServer(
           b ->
               b.set("write_buffer", new WriteBufferSettings(32 << 10, 64 << 10))
                   .set("slow_consumer.coalesce_max_keys", 60));
       List<OrdersWorkload.Shaped> shapes = OrdersWorkload.shapes(p);
       List<TablecastClient> clients = new ArrayList<>();
-      try (CuttableProxy proxy = CuttableProxy.slowReader("127.0.0.1", p.server().port())) {
+      try (CuttableProxy proxy =
+          new CuttableProxy("127.0.0.1", p.server().port()).readingSlowly()) {
         TablecastClient whole = NatsScaleOutTest.client("slow-whole", proxy.address());
         clients.add(whole);
         List<TableMirror<Map<String, Object>>> wholeMirrors =
@@ -81,17 +79,11 @@ class SlowReadersUnderLoadTest {
                     proxy.pause(false);
                   }
                 }));
-        threads.forEach(Thread::start);
-        Thread.sleep(SECONDS * 1000); // the soak
-        stop.set(true);
-        for (Thread t : threads) {
-          t.join();
-        }
-        assertThat(errors).isEmpty();
+        UnderLoad.runFor(SECONDS, threads, stop, errors);
         System.out.printf(
             "SlowReadersUnderLoadTest %s: %d writes committed, %d connections through the proxy;"
                 + " %s%n",
-            kind, committed.get(), proxy.connections(), slowConsumerMeters(p));
+            kind, committed.get(), proxy.connections(), UnderLoad.slowConsumerMeters(p));
         for (TablecastClient c : clients) {
           c.sync(Duration.ofSeconds(30));
         }
@@ -114,27 +106,5 @@ class SlowReadersUnderLoadTest {
         clients.forEach(TablecastClient::close);
       }
     }
-  }
-
-  /** The workload's tables, each order 8 KB wider: a pause backs up more than the kernel holds. */
-  private static List<String> ddl() {
-    List<String> ddl = new ArrayList<>(ShapedMirrorEndToEndTest.ordersDdl());
-    ddl.add("ALTER TABLE orders ADD COLUMN pad varchar(9000)");
-    ddl.add("UPDATE orders SET pad = repeat('x', 8000)");
-    return ddl;
-  }
-
-  /** The server's counts of coalesced changes and of slow consumers dropped, from /metrics. */
-  private static String slowConsumerMeters(Pipeline p) throws Exception {
-    String text =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://" + p.address() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    return text.lines()
-        .filter(l -> l.startsWith("tablecast_slow_"))
-        .reduce((a, b) -> a + "; " + b)
-        .orElse("no tablecast_slow_* meters");
   }
 }

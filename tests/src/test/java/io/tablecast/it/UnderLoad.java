@@ -1,8 +1,15 @@
 package io.tablecast.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** What the randomized tests under load share: their threads, and DDL queued behind a reader. */
 final class UnderLoad {
@@ -24,6 +31,21 @@ final class UnderLoad {
             errors.add(e);
           }
         });
+  }
+
+  /**
+   * Starts {@code threads}, lets them run for {@code seconds}, sets {@code stop}, waits for them to
+   * end, and fails with what they threw.
+   */
+  static void runFor(long seconds, List<Thread> threads, AtomicBoolean stop, List<Throwable> errors)
+      throws InterruptedException {
+    threads.forEach(Thread::start);
+    Thread.sleep(seconds * 1000); // the soak
+    stop.set(true);
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(errors).as("what the threads threw").isEmpty();
   }
 
   /**
@@ -52,5 +74,19 @@ final class UnderLoad {
       reader.commit();
       queued.join();
     }
+  }
+
+  /** The server's counts of coalesced changes and of slow consumers dropped, from /metrics. */
+  static String slowConsumerMeters(Pipeline p) throws Exception {
+    String text =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://" + p.address() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return text.lines()
+        .filter(l -> l.startsWith("tablecast_slow_"))
+        .reduce((a, b) -> a + "; " + b)
+        .orElse("no tablecast_slow_* meters");
   }
 }
