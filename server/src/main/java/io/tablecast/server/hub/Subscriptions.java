@@ -196,12 +196,14 @@ final class Subscriptions {
     }
     if (sub.resumeEpoch() != null) {
       LOG.info(
-          "{} cannot resume from epoch {} position {} (this run: epoch {}, position {}); sending a snapshot",
+          "{} cannot resume from epoch {} position {} (this run: epoch {}, position {}{}); sending a"
+              + " snapshot",
           s,
           sub.resumeEpoch(),
           sub.resumePosition(),
           epoch,
-          at);
+          at,
+          replayable ? "" : "; its shape's subquery reads another table, whose past is not kept");
     }
     if (known.isEmpty()) {
       return;
