@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The JavaScript client in Node under {@link OrdersWorkload}'s writes, for {@code
- * tablecast.soak.seconds} (10 s) with the random choices of {@code tablecast.seed} (2): four Node
+ * tablecast.soak.seconds} (8 s) with the random choices of {@code tablecast.seed} (2): four Node
  * clients ({@code tests/src/test/node/shaped-mirror.mjs}), the whole of {@code orders} ({@link
  * OrdersWorkload#wideDdl}) and each of the workload's shapes, behind a proxy that every 1-2.5 s
  * either cuts their WebSocket connections (they resume) or stops reading from the server for 0.3-3
@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class JsMirrorsUnderLoadTest {
   private static final long SEED = Long.getLong("tablecast.seed", 2);
-  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 10);
+  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 8);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @ParameterizedTest

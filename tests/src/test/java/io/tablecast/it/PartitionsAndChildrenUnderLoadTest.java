@@ -19,14 +19,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * A partitioned table under rows and partition maintenance written at random ({@link
  * PartitionWorkload}), and a PostgreSQL inheritance tree under rows and children that come and go
- * ({@link InheritanceWorkload}), each for {@code tablecast.soak.seconds} (10 s) with the random
+ * ({@link InheritanceWorkload}), each for {@code tablecast.soak.seconds} (8 s) with the random
  * choices of {@code tablecast.seed} (2), while clients join. No reconciliation runs: what no
  * trigger fires for must be found by the capture (its check every second). Then every mirror equals
  * the table and none is stale.
  */
 class PartitionsAndChildrenUnderLoadTest {
   private static final long SEED = Long.getLong("tablecast.seed", 2);
-  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 10);
+  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 8);
   private static final Duration READY = Duration.ofSeconds(60);
 
   @ParameterizedTest

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Client-chosen shapes under concurrent writers, for {@code tablecast.soak.seconds} (10 s) with the
+ * Client-chosen shapes under concurrent writers, for {@code tablecast.soak.seconds} (8 s) with the
  * random choices of {@code tablecast.seed} (2): {@code customers (id, region)} and {@code orders
  * (id, customer_id, total)} written by three threads (single statements and transactions of two to
  * four, some rolled back: regions, owners and totals changed, rows inserted and deleted, primary
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ShapedMirrorsUnderLoadTest {
   private static final long SEED = Long.getLong("tablecast.seed", 2);
-  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 10);
+  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 8);
 
   @ParameterizedTest
   @EnumSource(Kind.class)

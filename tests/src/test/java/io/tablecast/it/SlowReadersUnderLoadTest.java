@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Clients that read slowly, under the writes of {@link OrdersWorkload}, for {@code
- * tablecast.soak.seconds} (10 s) with the random choices of {@code tablecast.seed} (2): behind a
+ * tablecast.soak.seconds} (8 s) with the random choices of {@code tablecast.seed} (2): behind a
  * proxy that stops reading from the server for 0.3-4 s every 0.3-1.5 s, a client with whole mirrors
  * of both tables ({@link OrdersWorkload#wideDdl}) and one client for each of its shapes. The
  * server's write buffer is small (64 KiB) so that their channels turn unwritable within a pause,
@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class SlowReadersUnderLoadTest {
   private static final long SEED = Long.getLong("tablecast.seed", 2);
-  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 10);
+  private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 8);
 
   @ParameterizedTest
   @EnumSource(Kind.class)
