@@ -31,7 +31,11 @@ final class PolicyFilter {
   /** The changes of {@code tables} as {@code policy} lets a session see them. */
   static List<Message.Change> visible(
       TableImages images, List<Message.Change> changes, Set<String> tables, SessionPolicy policy) {
-    List<Message.Change> mine = apply(policy, ofTables(changes, tables), images::primaryKeyOf);
+    List<Message.Change> mine =
+        apply(
+            policy,
+            SubqueryMoves.net(images, ofTables(changes, tables), tables, policy),
+            images::primaryKeyOf);
     return SubqueryMoves.add(images, changes, tables, policy, mine);
   }
 

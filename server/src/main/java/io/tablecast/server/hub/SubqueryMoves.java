@@ -28,6 +28,40 @@ final class SubqueryMoves {
 
   private SubqueryMoves() {}
 
+  /**
+   * {@code changes} with those of each table whose shape reads other tables folded per key to their
+   * net effect ({@link Coalescer}): the first image of a row against the other table as it was
+   * before the batch, its last against the other table after it. Tested change by change, a row
+   * changed twice in one batch had its middle image tested against the other table as it was before
+   * the whole batch: a row given to a customer who joined the shape's region in the same
+   * transaction, then given back, was sent in and never out, and stayed in the mirror.
+   */
+  static List<Message.Change> net(
+      TableImages images, List<Message.Change> changes, Set<String> tables, SessionPolicy policy) {
+    Set<String> folded = new HashSet<>();
+    for (String table : tables) {
+      SessionPolicy.Shape shape = policy.shape(table);
+      if (shape != null && shape.readsOtherTables()) {
+        folded.add(table);
+      }
+    }
+    if (folded.isEmpty()) {
+      return changes;
+    }
+    List<Message.Change> out = new ArrayList<>(changes.size());
+    List<Message.Change> fold = new ArrayList<>();
+    for (Message.Change c : changes) {
+      (folded.contains(c.table()) ? fold : out).add(c);
+    }
+    if (fold.size() < 2) {
+      return changes;
+    }
+    Coalescer net = new Coalescer((t, row) -> JsonEdge.keyOf(row, images.primaryKeyOf(t)));
+    net.add(0, 0, fold);
+    out.addAll(net.drain());
+    return out;
+  }
+
   /** {@code mine} with the moves of the batch {@code changes} added for the session's shapes. */
   static List<Message.Change> add(
       TableImages images,
