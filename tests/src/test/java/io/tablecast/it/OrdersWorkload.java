@@ -18,9 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Writes at random on {@code customers (id, region)} and {@code orders (id, customer_id, total)}
  * ({@link ShapedMirrorEndToEndTest#ordersDdl}): single statements and transactions of two to four,
- * a quarter rolled back, changing regions, owners and totals, inserting and deleting rows, and
- * changing primary keys back and forth; and three shapes over them, each with the {@code SELECT}
- * that selects the same rows.
+ * a quarter rolled back, changing regions, owners and totals, inserting and deleting rows, changing
+ * primary keys back and forth, and now and then every order at once (a batch that on the wide
+ * tables is sent in parts); and three shapes over them, each with the {@code SELECT} that selects
+ * the same rows.
  */
 final class OrdersWorkload {
   private static final String[] REGIONS = {"eu", "us", "apac", null};
@@ -110,6 +111,9 @@ final class OrdersWorkload {
     int customer = 1 + r.nextInt(45);
     int order = 1 + r.nextInt(320);
     String region = REGIONS[r.nextInt(REGIONS.length)];
+    if (r.nextInt(1500) == 0) { // every order at once: half of them in or out of a total's shape
+      return "UPDATE orders SET total = 300.50 - total";
+    }
     return switch (r.nextInt(9)) {
       case 0, 1 ->
           "UPDATE customers SET region = "
@@ -118,9 +122,14 @@ final class OrdersWorkload {
               + customer;
       case 2 -> "UPDATE orders SET customer_id = " + customer + " WHERE id = " + order;
       case 3 -> "UPDATE orders SET total = " + r.nextInt(300) + ".25 WHERE id = " + order;
-      case 4 -> "INSERT INTO orders VALUES (" + order + ", " + customer + ", 99.00)";
+      case 4 ->
+          "INSERT INTO orders (id, customer_id, total) VALUES ("
+              + order
+              + ", "
+              + customer
+              + ", 99.00)";
       case 5 -> "DELETE FROM orders WHERE id = " + order;
-      case 6 -> "INSERT INTO customers VALUES (" + customer + ", 'eu')";
+      case 6 -> "INSERT INTO customers (id, region) VALUES (" + customer + ", 'eu')";
       case 7 -> "DELETE FROM customers WHERE id = " + customer;
       default -> // a primary key changed, back and forth
           r.nextBoolean()
