@@ -194,12 +194,13 @@ final class Mirror<V> implements TableMirror<V> {
 
   @Override
   public Subscription addListener(ChangeListener<V> listener) {
-    return listeners.addChangeListener(listener);
+    // between two batches: it hears every change applied from now on (MirrorRows.apply)
+    return rows.read(() -> listeners.addChangeListener(listener));
   }
 
   @Override
   public Subscription addBatchListener(BatchListener<V> listener) {
-    return listeners.addBatchListener(listener);
+    return rows.read(() -> listeners.addBatchListener(listener));
   }
 
   /**

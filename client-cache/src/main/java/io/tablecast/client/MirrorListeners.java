@@ -38,6 +38,11 @@ final class MirrorListeners<V> {
     return changeListeners.isEmpty() && batchListeners.isEmpty();
   }
 
+  /** True when a listener would hear a batch. */
+  boolean isPresent() {
+    return !isEmpty();
+  }
+
   /** Tells every listener registered now of one batch's events. Listener thread. */
   void deliver(List<ChangeEvent<V>> events) {
     for (ChangeEvent<V> e : events) {

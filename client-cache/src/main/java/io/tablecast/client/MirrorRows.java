@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.StampedLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -146,14 +147,18 @@ final class MirrorRows<V> {
   /**
    * Applies one transaction's changes and moves to {@code batchPosition} atomically.
    *
-   * @return the change events, when {@code wantEvents}
+   * @param heard whether a listener would hear the changes, asked under the write lock: a listener
+   *     registers under the read lock ({@link #read}), so it hears every change applied after its
+   *     registration, and what was applied before is in the rows it can read then
+   * @return the change events, when {@code heard}
    */
   List<ChangeEvent<V>> apply(
-      String table, List<Prepared<V>> changes, long batchPosition, boolean wantEvents) {
-    List<ChangeEvent<V>> events = wantEvents ? new ArrayList<>(changes.size()) : List.of();
+      String table, List<Prepared<V>> changes, long batchPosition, BooleanSupplier heard) {
     RowIndex<V> m = rows;
     long stamp = lock.writeLock();
     try {
+      boolean wantEvents = heard.getAsBoolean();
+      List<ChangeEvent<V>> events = wantEvents ? new ArrayList<>(changes.size()) : List.of();
       MirrorIndexes<V> ix = indexes.isEmpty() ? null : indexes; // an index may come meanwhile
       for (Prepared<V> p : changes) {
         if (p.oldKey() != null) {
@@ -182,14 +187,22 @@ final class MirrorRows<V> {
         }
       }
       position = batchPosition;
+      return events;
     } finally {
       lock.unlockWrite(stamp);
     }
-    return events;
   }
 
   /** Replaces every row with {@code fresh} (an index no reader has seen) in one step. */
   void replace(RowIndex<V> fresh, long newPosition) {
+    replace(fresh, newPosition, () -> false);
+  }
+
+  /**
+   * As {@link #replace(RowIndex, long)}; returns whether a listener would hear the difference,
+   * asked under the write lock as {@link #apply} asks it.
+   */
+  boolean replace(RowIndex<V> fresh, long newPosition, BooleanSupplier heard) {
     List<SecondaryIndex<V>> built = indexes.buildFor(fresh);
     long stamp = lock.writeLock();
     try {
@@ -198,6 +211,7 @@ final class MirrorRows<V> {
       if (newPosition >= 0) {
         position = newPosition;
       }
+      return heard.getAsBoolean();
     } finally {
       lock.unlockWrite(stamp);
     }

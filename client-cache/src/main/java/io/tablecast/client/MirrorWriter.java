@@ -202,7 +202,7 @@ final class MirrorWriter<V> implements MirrorSink {
       }
     }
     List<ChangeEvent<V>> events =
-        rows.apply(mirror.table(), prepared, batchPosition, !mirror.listeners.isEmpty());
+        rows.apply(mirror.table(), prepared, batchPosition, mirror.listeners::isPresent);
     mirror.staleness.refresh();
     if (activity == null) {
       activity = clientListeners.activity().table(mirror.table());

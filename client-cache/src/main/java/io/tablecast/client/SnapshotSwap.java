@@ -40,7 +40,7 @@ final class SnapshotSwap<V> {
     this.current = mirror.rows.current();
     this.diff = mirror.readiness.wasReady();
     this.wantEvents = diff && !mirror.listeners.isEmpty();
-    this.events = wantEvents ? new ArrayList<>() : List.of();
+    this.events = new ArrayList<>(0);
     fit.replacingAll();
   }
 
@@ -128,6 +128,27 @@ final class SnapshotSwap<V> {
   }
 
   /**
+   * Makes the events of the swap from the rows alone, for a listener that came after it began: a
+   * row of {@code fresh} that is not the very object held before changed (an unchanged row keeps
+   * its object), and a key {@code fresh} lacks was deleted.
+   */
+  private void differences(RowIndex<V> fresh) {
+    fresh.forEach(
+        (key, row) -> {
+          V old = current.get(key);
+          if (old != row) {
+            events.add(MirrorRows.event(mirror.table(), key, old, row));
+          }
+        });
+    current.forEach(
+        (key, row) -> {
+          if (fresh.get(key) == null) {
+            events.add(new ChangeEvent<>(mirror.table(), ChangeType.DELETE, key, row, null));
+          }
+        });
+  }
+
+  /**
    * Ends the swap: {@code fresh}, which holds the rows {@link #received} or {@link #mapped} gave
    * (and nothing else), becomes the mirror's rows at {@code position} and the mirror is ready; the
    * listeners are told; returns what changed ({@link SnapshotDiff#NONE} for a first snapshot).
@@ -147,7 +168,11 @@ final class SnapshotSwap<V> {
         events.addAll(deletes);
       }
     }
-    mirror.rows.replace(fresh, position);
+    boolean heard = mirror.rows.replace(fresh, position, mirror.listeners::isPresent);
+    if (heard && diff && !wantEvents) { // a listener came during the swap: it hears it all
+      events.clear();
+      differences(fresh);
+    }
     mirror.readiness.markReady();
     mirror.staleness.refresh();
     dispatcher.dispatch(events, mirror.listeners);

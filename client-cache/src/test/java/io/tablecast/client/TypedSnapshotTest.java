@@ -16,7 +16,10 @@ import io.tablecast.protocol.row.RowForm;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +48,34 @@ class TypedSnapshotTest {
       if ("unmappable".equals(name)) {
         throw new IllegalArgumentException("no item is called unmappable");
       }
+    }
+  }
+
+  /**
+   * An item whose object {@link #held} waits, when compared, until the test opens {@link #gate}: a
+   * snapshot being compared with the rows a mirror holds, held at that point.
+   */
+  public record GatedItem(long id, String name, int qty) {
+    static volatile GatedItem held;
+    static final CountDownLatch entered = new CountDownLatch(1);
+    static final CountDownLatch gate = new CountDownLatch(1);
+
+    @Override
+    public boolean equals(Object o) {
+      if (this == held) {
+        entered.countDown();
+        try {
+          gate.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return o instanceof GatedItem i && i.id == id && Objects.equals(i.name, name) && i.qty == qty;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(id, name, qty);
     }
   }
 
@@ -93,7 +124,7 @@ class TypedSnapshotTest {
   }
 
   /** Serves {@code m} a first snapshot of {@code rows} at position 10; returns once it is ready. */
-  private FakeServer.Conn readyWith(TableMirror<Item> m, ObjectNode... rows) throws Exception {
+  private FakeServer.Conn readyWith(TableMirror<?> m, ObjectNode... rows) throws Exception {
     FakeServer.Conn conn = server.handshake(10);
     conn.expect(Message.Subscribe.class);
     conn.send(
@@ -217,6 +248,28 @@ class TypedSnapshotTest {
     assertThat(m.get(1L)).as("an unchanged row keeps its object").isSameAs(one);
     await().atMost(WAIT).until(() -> events.size() == 4);
     assertThat(events).containsExactlyInAnyOrder("UPDATE 2", "DELETE 3", "INSERT 4", "UPDATE 5");
+  }
+
+  @Test
+  void aListenerAddedWhileAResnapshotIsComparedHearsItsDifferences() throws Exception {
+    TableMirror<GatedItem> m = client.mirror(T, GatedItem.class);
+    FakeServer.Conn conn = readyWith(m, item(1, "one", 1), item(2, "two", 2), item(3, "three", 3));
+    GatedItem.held = m.get(1L);
+    FakeServer.Conn again = restartedServer(conn, 2);
+    again.send(rows(item(1, "one", 1), item(2, "two changed", 2)), new Message.SnapshotEnd(T, 50));
+    assertThat(GatedItem.entered.await(10, TimeUnit.SECONDS)).as("comparing").isTrue();
+
+    // as an application does right after creating a mirror that a file made ready
+    List<String> events = new CopyOnWriteArrayList<>();
+    m.addListener(e -> events.add(e.op() + " " + e.key()));
+    List<Integer> batches = new CopyOnWriteArrayList<>();
+    m.addBatchListener(changes -> batches.add(changes.size()));
+    GatedItem.gate.countDown();
+    await().atMost(WAIT).until(() -> heard.size() == 1);
+    assertThat(heard).containsExactly("0 inserted, 1 updated, 1 deleted");
+    await().atMost(WAIT).until(() -> events.size() == 2);
+    assertThat(events).containsExactlyInAnyOrder("UPDATE 2", "DELETE 3");
+    assertThat(batches).containsExactly(2);
   }
 
   @Test
