@@ -1,6 +1,7 @@
 package io.tablecast.it;
 
 import io.tablecast.protocol.MessageType;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -153,6 +154,15 @@ final class CuttableProxy implements AutoCloseable {
         closeQuietly(server);
         continue;
       }
+      try { // as the client and server set theirs: without it, a frame written as its length
+        // and then its body waits for the peer's delayed ACK (40 ms) on every frame
+        client.setTcpNoDelay(true);
+        server.setTcpNoDelay(true);
+      } catch (IOException e) {
+        closeQuietly(client);
+        closeQuietly(server);
+        continue;
+      }
       connections.incrementAndGet();
       sockets.add(client);
       sockets.add(server);
@@ -196,7 +206,8 @@ final class CuttableProxy implements AutoCloseable {
   private void copyFrames(Socket from, Socket to) {
     try {
       DataInputStream in = new DataInputStream(from.getInputStream());
-      DataOutputStream out = new DataOutputStream(to.getOutputStream());
+      DataOutputStream out =
+          new DataOutputStream(new BufferedOutputStream(to.getOutputStream(), 65536));
       while (true) {
         while (paused && !closed) {
           Thread.sleep(2); // pacing of the look: the server's writes back up meanwhile
@@ -210,7 +221,7 @@ final class CuttableProxy implements AutoCloseable {
               .incrementAndGet();
         }
         if (!stalled.contains(from)) {
-          out.writeInt(length);
+          out.writeInt(length); // buffered with the body: one write, one segment
           out.write(body);
           out.flush();
         }

@@ -7,12 +7,8 @@ import io.tablecast.client.ChangeEvent;
 import io.tablecast.client.TableMirror;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -46,20 +42,9 @@ final class HeardRows<V> {
                   rows.put(e.key(), e.newRow());
                 }
               }
-              assertThat(differences(rows, mirror.copyToMap()))
+              assertThat(UnderLoad.differences(rows, "heard", mirror.copyToMap(), "held"))
                   .as("%s: the rows its listeners heard (seed %d)", mirror.table(), seed)
                   .isEmpty();
             });
-  }
-
-  /** The first keys whose rows differ between {@code heard} and {@code held}, with both rows. */
-  private static <V> List<String> differences(Map<Object, V> heard, Map<Object, V> held) {
-    Set<Object> keys = new HashSet<>(heard.keySet());
-    keys.addAll(held.keySet());
-    return keys.stream()
-        .filter(k -> !Objects.equals(heard.get(k), held.get(k)))
-        .limit(5)
-        .map(k -> k + ": heard " + heard.get(k) + ", held " + held.get(k))
-        .toList();
   }
 }

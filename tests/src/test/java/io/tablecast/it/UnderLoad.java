@@ -8,7 +8,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** What the randomized tests under load share: their threads, and DDL queued behind a reader. */
@@ -74,6 +79,39 @@ final class UnderLoad {
       reader.commit();
       queued.join();
     }
+  }
+
+  /**
+   * Cuts every connection through {@code proxy} every 0.3-1.5 s until {@code stop} and, one time in
+   * six, first restarts the server with {@code startServer} (a new epoch), leading the proxy to it.
+   */
+  static Work cutsAndRestarts(
+      Pipeline p, CuttableProxy proxy, Random r, AtomicBoolean stop, Runnable startServer) {
+    return () -> {
+      while (!stop.get()) {
+        Thread.sleep(300 + r.nextInt(1200));
+        if (r.nextInt(6) == 0) {
+          p.stopServer();
+          startServer.run();
+          proxy.retarget("127.0.0.1", p.server().port());
+        }
+        proxy.cut();
+      }
+    };
+  }
+
+  /**
+   * The first keys (at most five) whose values differ between {@code a} and {@code b}, each with
+   * both values: a short failure message where the whole maps would be thousands of lines.
+   */
+  static <K, V> List<String> differences(Map<K, V> a, String aName, Map<K, V> b, String bName) {
+    Set<K> keys = new HashSet<>(a.keySet());
+    keys.addAll(b.keySet());
+    return keys.stream()
+        .filter(k -> !Objects.equals(a.get(k), b.get(k)))
+        .limit(5)
+        .map(k -> k + ": " + aName + " " + a.get(k) + ", " + bName + " " + b.get(k))
+        .toList();
   }
 
   /** The server's counts of coalesced changes and of slow consumers dropped, from /metrics. */

@@ -146,21 +146,11 @@ class WarmRestartUnderLoadTest {
                               runs.get(service),
                               errors)));
         }
-        Random faults = new Random(SEED + 5);
         threads.add(
             UnderLoad.thread(
                 errors,
-                () -> {
-                  while (!stop.get()) {
-                    Thread.sleep(300 + faults.nextInt(1200));
-                    if (faults.nextInt(6) == 0) {
-                      p.stopServer();
-                      startServer(p);
-                      proxy.retarget("127.0.0.1", p.server().port());
-                    }
-                    proxy.cut();
-                  }
-                }));
+                UnderLoad.cutsAndRestarts(
+                    p, proxy, new Random(SEED + 5), stop, () -> startServer(p))));
         transfers.start(2, true);
         UnderLoad.runFor(SECONDS, threads, stop, errors);
         transfers.stop();
@@ -235,7 +225,7 @@ class WarmRestartUnderLoadTest {
       throws Exception {
     Path files = dir.resolve("service-" + service + "-0");
     for (int generation = 1; ; generation++) {
-      Run run = open(p, shapes, proxy, service, files, r, runs, errors);
+      Run run = open(p, shapes, proxy, service, files, runs, errors);
       Thread.sleep(500 + r.nextInt(2000)); // serving, saving every second
       if (stop.get()) {
         return run;
@@ -264,7 +254,6 @@ class WarmRestartUnderLoadTest {
       CuttableProxy proxy,
       int service,
       Path files,
-      Random r,
       Runs runs,
       List<Throwable> errors)
       throws Exception {
