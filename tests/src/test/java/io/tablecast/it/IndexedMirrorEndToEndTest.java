@@ -30,10 +30,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Secondary indexes of mirrors end to end: while writers move rows between regions, statuses and
  * totals (single statements, multi-row and rolled-back transactions, inserts and deletes, NULLs),
- * readers find under each key only rows that have it; once writes stop, every lookup of a generic
- * mirror's indexes (one column, two columns, a sorted range) and of a typed mirror's index equals
- * {@code SELECT id ... WHERE col = ?} of the table; on PostgreSQL, after a {@code TRUNCATE} and new
- * rows in one transaction too.
+ * and the client's connection is cut every 0.3-1.5 s and the server now and then restarted (the
+ * mirrors resume, or swap to a new snapshot with their indexes rebuilt), readers find under each
+ * key only rows that have it; once writes stop, every lookup of a generic mirror's indexes (one
+ * column, two columns, a sorted range) and of a typed mirror's index equals {@code SELECT id ...
+ * WHERE col = ?} of the table; on PostgreSQL, after a {@code TRUNCATE} and new rows in one
+ * transaction too.
  */
 class IndexedMirrorEndToEndTest {
   private static final long SEED = Long.getLong("tablecast.seed", 20261126L);
@@ -69,9 +71,10 @@ class IndexedMirrorEndToEndTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void everyIndexLookupEqualsTheSelectAfterAConcurrentLoad(Kind kind) throws Exception {
-    try (Pipeline p = Pipeline.start(kind, "indexed", ddl(), "orders")) {
+    try (Pipeline p = Pipeline.start(kind, "indexed", ddl(), "orders");
+        CuttableProxy proxy = new CuttableProxy("127.0.0.1", p.server().port());
+        TablecastClient client = NatsScaleOutTest.client("indexed", proxy.address())) {
       String table = p.db.table("orders");
-      TablecastClient client = p.client("indexed");
       TableMirror<Map<String, Object>> m =
           client.mirror(
               table,
@@ -94,6 +97,13 @@ class IndexedMirrorEndToEndTest {
       reader.start();
       List<Thread> writers = new ArrayList<>();
       List<Throwable> failures = new CopyOnWriteArrayList<>();
+      AtomicBoolean faultsStop = new AtomicBoolean();
+      Thread faults = // a resumed stream, or after a server restart a snapshot the rows swap to
+          UnderLoad.thread(
+              failures,
+              UnderLoad.cutsAndRestarts(
+                  p, proxy, new Random(SEED + 5), faultsStop, () -> p.startServer()));
+      faults.start();
       long until = System.nanoTime() + Duration.ofSeconds(SECONDS).toNanos();
       for (int w = 0; w < WRITERS; w++) {
         Random random = new Random(SEED + w);
@@ -115,7 +125,10 @@ class IndexedMirrorEndToEndTest {
       for (Thread t : writers) {
         t.join();
       }
+      faultsStop.set(true);
+      faults.join();
       assertThat(failures).isEmpty();
+      client.sync(Duration.ofSeconds(30));
 
       await()
           .atMost(Duration.ofSeconds(30))
