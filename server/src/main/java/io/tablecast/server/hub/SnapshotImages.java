@@ -70,7 +70,8 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
       TableImage image = loading.get(name);
       if (image != null && image.size() == 0) {
         int expected = (int) Math.min(s.expectedRows(), MAX_EXPECTED_ROWS);
-        loading.put(name, new TableImage(image.schema(), expected));
+        // in the table's columns as the snapshot reads them (see imageOf)
+        loading.put(name, new TableImage(s.table(), expected));
         expectedRows.put(name, (long) expected);
       }
     }
@@ -82,13 +83,31 @@ final class SnapshotImages implements TailSink.SnapshotLoad {
     if (table != lastTable) {
       finishTable();
       String name = table.id().qualified();
-      lastImage = loading.get(name);
+      lastImage = imageOf(table);
       lastLoad = lastImage.load(expectedRows.getOrDefault(name, 0L));
       lastTable = table;
     }
     lastImage.check(row);
     lastLoad.add(row);
     lastRows++;
+  }
+
+  /**
+   * The image {@code table}'s rows go to, in the columns they come in: a source describes each
+   * table again in its snapshot (PostgreSQL locks the tables, then describes them), so a table
+   * altered since this load began comes in its new columns, and its image, still empty, is made
+   * again in them. Before, its first row failed the whole start ("bytes left after the last
+   * column").
+   */
+  private TableImage imageOf(TableSchema table) {
+    String name = table.id().qualified();
+    TableImage image = loading.get(name);
+    if (image.size() == 0 && !image.schema().equals(table)) {
+      int expected = (int) (long) expectedRows.getOrDefault(name, 0L);
+      image = expected > 0 ? new TableImage(table, expected) : new TableImage(table);
+      loading.put(name, image);
+    }
+    return image;
   }
 
   /** Puts the last table's rows not yet put. */

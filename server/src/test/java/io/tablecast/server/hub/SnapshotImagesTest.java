@@ -6,11 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.tablecast.protocol.ColumnInfo;
+import io.tablecast.protocol.ColumnKind;
 import io.tablecast.protocol.row.MalformedRowException;
 import io.tablecast.protocol.row.RowTableLoad;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.TableSize;
+import io.tablecast.server.testing.Rows;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -144,6 +147,33 @@ class SnapshotImagesTest {
     load.row(tags, bytes(1, "t"));
     load.install();
     assertThat(counted).containsOnly(entry("public.items", 3L), entry("public.tags", 0L));
+  }
+
+  /**
+   * A table the source described again in its snapshot, altered since the load began, comes in its
+   * new columns, sized or not: its image takes them. Before, the first row failed the start.
+   */
+  @Test
+  void aTableAlteredSinceTheLoadBeganIsLoadedInTheColumnsItComesIn() {
+    TableSchema items = table("items");
+    TableSchema tags = table("tags");
+    List<ColumnInfo> wider = new ArrayList<>(items.columns());
+    wider.add(new ColumnInfo("note", "text", ColumnKind.STRING));
+    TableSchema newItems = new TableSchema(items.id(), wider, items.primaryKey());
+    TableSchema newTags = new TableSchema(tags.id(), wider, tags.primaryKey());
+    List<TableImage> installed = new ArrayList<>();
+    SnapshotImages load =
+        new SnapshotImages(List.of(items, tags), (images, duplicates) -> installed.addAll(images));
+    byte[] item = Rows.bytes(newItems, FakeChangeSource.row(1, "one").put("note", "n"));
+    byte[] tag = Rows.bytes(newTags, FakeChangeSource.row(2, "two").put("note", "m"));
+    load.sizes(List.of(new TableSize(newItems, 1, List.of(item)))); // tags: no sizes
+    load.row(newItems, item);
+    load.row(newTags, tag);
+    load.install();
+
+    assertThat(installed).extracting(TableImage::schema).containsExactly(newItems, newTags);
+    assertThat(installed.get(0).get(FakeChangeSource.key(1))).isEqualTo(item);
+    assertThat(installed.get(1).get(FakeChangeSource.key(2))).isEqualTo(tag);
   }
 
   @Test
