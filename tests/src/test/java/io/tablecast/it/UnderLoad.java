@@ -34,6 +34,7 @@ final class UnderLoad {
             work.run();
           } catch (Exception | Error e) {
             errors.add(e);
+            e.printStackTrace(); // with its causes, which the failure's message leaves out
           }
         });
   }

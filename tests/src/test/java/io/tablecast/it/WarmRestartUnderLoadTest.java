@@ -3,11 +3,9 @@ package io.tablecast.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.client.ChangeEvent;
-import io.tablecast.client.ConnectionListener;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -20,10 +18,8 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -51,51 +47,11 @@ class WarmRestartUnderLoadTest {
 
   @TempDir Path dir;
 
-  /** What one service's runs saw. */
-  private static final class Runs implements ConnectionListener {
-    final AtomicInteger restored = new AtomicInteger();
-    final AtomicInteger crashes = new AtomicInteger();
-    final AtomicInteger resumed = new AtomicInteger();
-    final AtomicInteger resumedFromFiles = new AtomicInteger();
-
-    /** Set when a run starts from files, until its first connection resumed or took a snapshot. */
-    final AtomicBoolean fromFiles = new AtomicBoolean();
-
-    final AtomicInteger resnapshotted = new AtomicInteger();
-
-    @Override
-    public void resumed(List<String> tables, long position) {
-      resumed.incrementAndGet();
-      if (fromFiles.getAndSet(false)) {
-        resumedFromFiles.incrementAndGet();
-      }
-    }
-
-    @Override
-    public void resnapshotted(String table, int inserted, int updated, int deleted) {
-      resnapshotted.incrementAndGet();
-      fromFiles.set(false);
-    }
-
-    @Override
-    public String toString() {
-      return String.format(
-          "%d runs from files (%d after a crash, %d resumed from them), %d resumes, %d tables"
-              + " compared with a snapshot",
-          restored.get(),
-          crashes.get(),
-          resumedFromFiles.get(),
-          resumed.get(),
-          resnapshotted.get());
-    }
-  }
-
   /**
-   * One run of a service: its client and its mirrors; the orders and customers whole, or in {@code
-   * shapes} (a table has one shape per client).
+   * The mirrors of one run of a service; the orders and customers whole, or in {@code shapes} (a
+   * table has one shape per client).
    */
-  private record Run(
-      TablecastClient client,
+  private record Mirrors(
       TableMirror<Map<String, Object>> accounts,
       TableMirror<Balance> balances,
       TableMirror<Map<String, Object>> orders,
@@ -126,25 +82,24 @@ class WarmRestartUnderLoadTest {
         AtomicLong committed = new AtomicLong();
         List<Thread> threads =
             new ArrayList<>(OrdersWorkload.writers(p, SEED, stop, committed, errors));
-        List<Runs> runs = List.of(new Runs(), new Runs());
-        List<Run[]> last = List.of(new Run[1], new Run[1]);
-        for (int s = 0; s < runs.size(); s++) {
-          int service = s;
-          Random r = new Random(SEED * 17 + s);
+        List<RestartingService> services = new ArrayList<>();
+        List<List<RestartingService.Run<Mirrors>>> last =
+            List.of(new ArrayList<>(), new ArrayList<>());
+        for (int s = 0; s < 2; s++) {
+          RestartingService service =
+              new RestartingService("warm-" + s, dir, new Random(SEED * 17 + s));
+          services.add(service);
+          List<OrdersWorkload.Shaped> shaped = shapesOf.get(s);
+          List<RestartingService.Run<Mirrors>> lastRun = last.get(s);
           threads.add(
               UnderLoad.thread(
                   errors,
                   () ->
-                      last.get(service)[0] =
-                          restarts(
-                              p,
-                              shapesOf.get(service),
-                              proxy,
-                              service,
-                              r,
+                      lastRun.add(
+                          service.run(
+                              proxy.address(),
                               stop,
-                              runs.get(service),
-                              errors)));
+                              (client, files) -> open(p, shaped, client, files, errors)))));
         }
         threads.add(
             UnderLoad.thread(
@@ -161,18 +116,18 @@ class WarmRestartUnderLoadTest {
             committed.get(),
             transfers.committed.get(),
             proxy.connections(),
-            runs.get(0),
-            runs.get(1));
-        for (Runs each : runs) {
-          assertThat(each.restored.get()).as("runs from files: %s", each).isPositive();
+            services.get(0),
+            services.get(1));
+        for (RestartingService each : services) {
+          assertThat(each.fromFiles.get()).as("runs from files: %s", each).isPositive();
         }
-        assertThat(runs.get(0).resumedFromFiles.get() + runs.get(1).resumedFromFiles.get())
-            .as("runs resumed from their files: %s; %s", runs.get(0), runs.get(1))
+        assertThat(services.get(0).resumedFromFiles.get() + services.get(1).resumedFromFiles.get())
+            .as("runs resumed from their files: %s; %s", services.get(0), services.get(1))
             .isPositive();
-        for (Run[] each : last) {
-          Run run = each[0];
+        for (List<RestartingService.Run<Mirrors>> each : last) {
+          Mirrors run = each.get(0).mirrors();
           try {
-            run.client().sync(READY);
+            each.get(0).client().sync(READY);
             p.awaitMirrorEqualsTable(run.accounts(), "accounts");
             if (run.shapes().isEmpty()) {
               p.awaitMirrorEqualsTable(run.orders(), "orders");
@@ -195,6 +150,86 @@ class WarmRestartUnderLoadTest {
               h.awaitEqualToTheMirror();
             }
           } finally {
+            each.get(0).client().close();
+          }
+        }
+      } finally {
+        assertThat(errors).as("what the threads threw").isEmpty();
+      }
+    }
+  }
+
+  /**
+   * The same restarts while {@link DdlWorkload} writes and alters two tables: columns added,
+   * dropped, renamed and retyped, the primary key widened and narrowed back, between a run's last
+   * save and the next run's start too (a file in the old layout, resumed into the new one or
+   * compared with a snapshot in it). Generic mirrors of both tables, equal to them at the end.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void servicesRestartedFromTheirFilesWhileTablesAreAlteredEndEqualToTheTables(Kind kind)
+      throws Exception {
+    System.out.printf("WarmRestartUnderLoadTest %s (DDL): -Dtablecast.seed=%d%n", kind, SEED);
+    List<String> tables = DdlWorkload.TABLES;
+    try (Pipeline p =
+        Pipeline.create(kind, "warm_ddl", DdlWorkload.ddl(), tables.toArray(new String[0]))) {
+      startServer(p);
+      List<Throwable> errors = new CopyOnWriteArrayList<>();
+      try (CuttableProxy proxy = new CuttableProxy("127.0.0.1", p.server().port())) {
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+          Random r = new Random(SEED * 31 + w);
+          threads.add(UnderLoad.thread(errors, () -> DdlWorkload.write(p, r, stop)));
+        }
+        Random alters = new Random(SEED);
+        threads.add(UnderLoad.thread(errors, () -> DdlWorkload.alter(p, kind, alters, stop)));
+        List<RestartingService> services = new ArrayList<>();
+        List<RestartingService.Run<List<TableMirror<Map<String, Object>>>>> last =
+            new CopyOnWriteArrayList<>();
+        for (int s = 0; s < 2; s++) {
+          RestartingService service =
+              new RestartingService("warm-ddl-" + s, dir, new Random(SEED * 17 + s));
+          services.add(service);
+          threads.add(
+              UnderLoad.thread(
+                  errors,
+                  () ->
+                      last.add(
+                          service.run(
+                              proxy.address(),
+                              stop,
+                              (client, files) -> {
+                                List<TableMirror<Map<String, Object>>> mirrors = new ArrayList<>();
+                                for (String t : tables) {
+                                  mirrors.add(client.mirror(p.db.table(t)));
+                                }
+                                for (TableMirror<?> m : mirrors) {
+                                  assertThat(m.awaitReady(READY)).as(m.table()).isTrue();
+                                }
+                                return mirrors;
+                              }))));
+        }
+        threads.add(
+            UnderLoad.thread(
+                errors,
+                UnderLoad.cutsAndRestarts(
+                    p, proxy, new Random(SEED + 5), stop, () -> startServer(p))));
+        UnderLoad.runFor(SECONDS, threads, stop, errors);
+        System.out.printf(
+            "WarmRestartUnderLoadTest %s (DDL): %d connections through the proxy; %s; %s%n",
+            kind, proxy.connections(), services.get(0), services.get(1));
+        for (RestartingService each : services) {
+          assertThat(each.fromFiles.get()).as("runs from files: %s", each).isPositive();
+        }
+        for (RestartingService.Run<List<TableMirror<Map<String, Object>>>> run : last) {
+          try {
+            run.client().sync(READY);
+            for (int t = 0; t < tables.size(); t++) {
+              p.awaitMirrorEqualsTable(run.mirrors().get(t), tables.get(t));
+              assertThat(run.mirrors().get(t).staleReason()).isNull();
+            }
+          } finally {
             run.client().close();
           }
         }
@@ -209,68 +244,16 @@ class WarmRestartUnderLoadTest {
     p.startServer(b -> b.set("resume_buffer.batches", 50));
   }
 
-  /**
-   * Runs service {@code service} again and again until {@code stop}, each run from the files of the
-   * one before; returns the last run, still open.
-   */
-  private Run restarts(
+  /** Opens a run's mirrors and checks those restored from {@code files}. */
+  private static Mirrors open(
       Pipeline p,
       List<OrdersWorkload.Shaped> shapes,
-      CuttableProxy proxy,
-      int service,
-      Random r,
-      AtomicBoolean stop,
-      Runs runs,
-      List<Throwable> errors)
-      throws Exception {
-    Path files = dir.resolve("service-" + service + "-0");
-    for (int generation = 1; ; generation++) {
-      Run run = open(p, shapes, proxy, service, files, runs, errors);
-      Thread.sleep(500 + r.nextInt(2000)); // serving, saving every second
-      if (stop.get()) {
-        return run;
-      }
-      if (r.nextBoolean()) { // a crash: the next run finds the files as they are now
-        Path copy = dir.resolve("service-" + service + "-" + generation);
-        Files.createDirectories(copy);
-        Files.createDirectories(files); // a run that crashed before its first save wrote none
-        try (Stream<Path> saved = Files.list(files)) {
-          for (Path f : saved.filter(f -> f.toString().endsWith(".mirror")).toList()) {
-            Files.copy(f, copy.resolve(f.getFileName()));
-          }
-        }
-        runs.crashes.incrementAndGet();
-        run.client().close(); // saves to the old directory, which no run reads again
-        files = copy;
-      } else {
-        run.client().close(); // saves the mirrors
-      }
-    }
-  }
-
-  private Run open(
-      Pipeline p,
-      List<OrdersWorkload.Shaped> shapes,
-      CuttableProxy proxy,
-      int service,
+      TablecastClient client,
       Path files,
-      Runs runs,
       List<Throwable> errors)
       throws Exception {
-    try (Stream<Path> saved = Files.exists(files) ? Files.list(files) : Stream.empty()) {
-      runs.fromFiles.set(saved.findAny().isPresent());
-    }
-    TablecastClient client =
-        TablecastClient.builder()
-            .servers(proxy.address())
-            .clientName("warm-" + service)
-            .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
-            .warmRestart(files, Duration.ofSeconds(1)) // the shortest interval
-            .connectionListener(runs)
-            .build();
-    Run run =
-        new Run(
-            client,
+    Mirrors run =
+        new Mirrors(
             client.mirror(p.db.table("accounts")),
             client.mirror(p.db.table("accounts"), Balance.class),
             shapes.isEmpty()
@@ -285,7 +268,6 @@ class WarmRestartUnderLoadTest {
       run.heard().add(new HeardRows<>(m, SEED));
     }
     if (run.accounts().isReady()) {
-      runs.restored.incrementAndGet();
       assertThat(TransferWorkload.total(run.accounts()))
           .as("accounts restored from %s (seed %d)", files, SEED)
           .isEqualTo(TransferWorkload.TOTAL);
