@@ -96,6 +96,61 @@ class StartBesideAnOpenTransactionTest {
     }
   }
 
+  /**
+   * MySQL/MariaDB: a start that described the table before an {@code ALTER TABLE ... DROP COLUMN}
+   * and reads it after (its read queued for the metadata lock behind the DDL, which waits for an
+   * open transaction) serves the columns left. Before, every retry of the start's read asked for
+   * the dropped column ("Unknown column"), for ever.
+   */
+  @org.junit.jupiter.api.Test
+  void aStartWhoseReadComesAfterADroppedColumnServesTheColumnsLeft() throws Exception {
+    try (Pipeline p =
+            Pipeline.create(
+                Kind.MYSQL,
+                "dropstart",
+                List.of(DDL, "INSERT INTO notes VALUES (1, 'one'), (2, 'two')"),
+                "notes");
+        Connection reader = p.db.connect()) {
+      p.startServer(); // installs the capture
+      p.stopServer();
+      reader.setAutoCommit(false);
+      try (Statement s = reader.createStatement()) {
+        s.executeQuery("SELECT * FROM notes").close(); // holds the table's metadata lock
+      }
+      CompletableFuture<Void> drop =
+          CompletableFuture.runAsync(() -> p.sql("ALTER TABLE notes DROP COLUMN body"));
+      await().atMost(CONVERGE).until(() -> waitingForMetadataLocks(p) >= 1); // the DDL
+      CompletableFuture<Void> start = CompletableFuture.runAsync(() -> p.startServer());
+      try {
+        await() // the start described the table, and its read now waits behind the DDL
+            .atMost(CONVERGE)
+            .until(() -> waitingForMetadataLocks(p) >= 2 || start.isDone());
+      } finally {
+        reader.commit();
+      }
+      drop.get(20, TimeUnit.SECONDS);
+      start.get(30, TimeUnit.SECONDS);
+
+      try (TablecastClient client = p.client("reader")) {
+        TableMirror<Map<String, Object>> m = p.readyMirror(client, "notes");
+        assertThat(m.columns()).extracting(io.tablecast.client.Column::name).containsExactly("id");
+        p.awaitMirrorEqualsTable(m, "notes");
+      }
+    }
+  }
+
+  private static int waitingForMetadataLocks(Pipeline p) throws Exception {
+    try (Connection c = p.db.connect();
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM information_schema.processlist"
+                    + " WHERE state LIKE 'Waiting for table metadata lock%'")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
   /** Whether a session waits for a lock on {@code table} of {@code p}'s database. */
   private static boolean waitingForALock(Pipeline p, String table) throws Exception {
     try (Connection c = p.db.connect();

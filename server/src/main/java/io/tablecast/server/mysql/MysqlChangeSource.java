@@ -41,6 +41,10 @@ final class MysqlChangeSource extends PollingChangeSource {
   private static final Logger LOG = RecentEvents.logger(MysqlChangeSource.class);
 
   private final AlteredTables alteredTables;
+
+  /** Whether a read of every table was tried: one more is a retry, or a read while serving. */
+  private boolean snapshotTried;
+
   private final DriftCheck driftCheck;
   private final MysqlCaptureWatch captureWatch;
 
@@ -138,9 +142,12 @@ final class MysqlChangeSource extends PollingChangeSource {
     Map<String, Long> counts = new LinkedHashMap<>();
     snapshots.commitHeld(); // read again after another instance was met: the old one's, if any
     boolean serving = instance().readFrom() != null;
-    if (serving) { // read whole again: the database met may differ
+    // read whole again (the database met may differ), or the start's read again: a column dropped
+    // since the tables were described failed it ("Unknown column"), and every retry for ever
+    if (serving || snapshotTried) {
       alteredTables.beforeWholeReadAgain();
     }
+    snapshotTried = true;
     MysqlWholeRead.Result read = wholeRead.read(serving, sink, counts);
     // Only now, the connection given back without error (closing it may fail on a killed session)
     locks.allReadBut(read.leftOut());
