@@ -3,6 +3,8 @@ package io.tablecast.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.client.MirrorShape;
+import io.tablecast.client.NearCache;
+import io.tablecast.client.NearCacheOptions;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.auth.AccessPolicy;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,15 +37,28 @@ import org.junit.jupiter.params.provider.EnumSource;
  * other tenant at once. The principal's clients mirror both tables whole and through shapes (a
  * subquery, a projection that leaves out the filter's column); one set of clients is cut every
  * 0.3-1.5 s (it resumes), and one time in six the server restarts first (a new epoch: a snapshot),
- * while clients with the same mirrors join. Then every mirror, on both sets, equals the {@code
+ * while clients with the same mirrors join and a near cache of the orders (far smaller than the
+ * table) is read through the cut connection. Then every mirror, on both sets, equals the {@code
  * SELECT} with the filter and the shape, what its listeners heard replayed over a copy equals it,
- * no row of the other tenant was ever held or heard (docs/CONFIGURATION.md: "a client never learns
- * of rows it could not see"), and reconciliation repaired nothing.
+ * every order read from the near cache is the tenant's row or absent, no row of the other tenant
+ * was ever held or heard (docs/CONFIGURATION.md: "a client never learns of rows it could not see"),
+ * and reconciliation repaired nothing.
  */
 class RowFilterUnderLoadTest {
   private static final long SEED = Long.getLong("tablecast.seed", 2);
   private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 8);
   private static final String[] REGIONS = {"eu", "us", "apac", null};
+
+  /** The keys the workload writes to orders: 1-320 and the same moved by 1000. */
+  private static final List<Long> ORDER_KEYS = new ArrayList<>();
+
+  static {
+    for (long id = 1; id <= 320; id++) {
+      ORDER_KEYS.add(id);
+      ORDER_KEYS.add(id + 1000);
+    }
+  }
+
   private static final AccessPolicy TENANT_1 =
       new AccessPolicy(null, RowFilter.parse("tenant = 1"), null);
 
@@ -68,6 +84,15 @@ class RowFilterUnderLoadTest {
           Random r = new Random(SEED * 31 + w);
           threads.add(UnderLoad.thread(errors, () -> write(p, r, stop, committed)));
         }
+        TablecastClient nearClient = client("near", cut.address());
+        clients.add(nearClient);
+        NearCache<Map<String, Object>> near =
+            nearClient.nearCache(p.db.table("orders"), NearCacheOptions.maximumRows(80));
+        Queue<Object> nearOthers = new ConcurrentLinkedQueue<>();
+        AtomicLong nearReads = new AtomicLong();
+        Random reads = new Random(SEED * 13);
+        threads.add(
+            UnderLoad.thread(errors, () -> readNear(near, reads, stop, nearOthers, nearReads)));
         Random cuts = new Random(SEED + 7);
         threads.add(
             UnderLoad.thread(
@@ -101,8 +126,9 @@ class RowFilterUnderLoadTest {
         }
         assertThat(errors).isEmpty();
         System.out.printf(
-            "RowFilterUnderLoadTest %s: %d writes committed, %d connections cut%n",
-            kind, committed.get(), cut.connections());
+            "RowFilterUnderLoadTest %s: %d writes committed, %d connections cut, %d near cache"
+                + " reads (%s)%n",
+            kind, committed.get(), cut.connections(), nearReads.get(), near.stats());
         for (TablecastClient c : clients) {
           c.sync(Duration.ofSeconds(30));
         }
@@ -121,6 +147,21 @@ class RowFilterUnderLoadTest {
           w.heard.awaitEqualToTheMirror();
           w.assertOnlyTenant1();
         }
+        Map<Long, String> nearRows = new TreeMap<>();
+        for (long id : ORDER_KEYS) {
+          Map<String, Object> row = near.get(id);
+          if (row != null) {
+            nearRows.put(id, OrdersWorkload.canonical(row.get("total").toString()));
+          }
+        }
+        String tenant1 = "SELECT id, total FROM " + p.db.table("orders") + " WHERE tenant = 1";
+        assertThat(
+                UnderLoad.differences(
+                    nearRows, "read", OrdersWorkload.selected(p, tenant1), "selected"))
+            .as("orders read from the near cache (seed %d)", SEED)
+            .isEmpty();
+        assertThat(nearOthers).as("rows of tenant 2 read from the near cache").isEmpty();
+        assertThat(near.staleReason()).isNull();
       } finally {
         clients.forEach(TablecastClient::close);
       }
@@ -155,13 +196,7 @@ class RowFilterUnderLoadTest {
       throws InterruptedException {
     List<Watched> mirrors = new ArrayList<>();
     for (OrdersWorkload.Shaped s : shapes) {
-      TablecastClient client =
-          TablecastClient.builder()
-              .servers(address)
-              .clientName(name + "-" + mirrors.size())
-              .credentials("tenant-1", "pw")
-              .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
-              .build();
+      TablecastClient client = client(name + "-" + mirrors.size(), address);
       clients.add(client);
       TableMirror<Map<String, Object>> m =
           s.shape() == null ? client.mirror(s.table()) : client.mirror(s.table(), s.shape());
@@ -178,6 +213,40 @@ class RowFilterUnderLoadTest {
       mirrors.add(new Watched(m, new HeardRows<>(m, SEED), others));
     }
     return mirrors;
+  }
+
+  private static TablecastClient client(String name, String address) {
+    return TablecastClient.builder()
+        .servers(address)
+        .clientName(name)
+        .credentials("tenant-1", "pw")
+        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+        .build();
+  }
+
+  /**
+   * Reads orders by key from {@code near} until {@code stop}, every key the workload writes; every
+   * row of another tenant read goes to {@code others}.
+   */
+  private static void readNear(
+      NearCache<Map<String, Object>> near,
+      Random r,
+      AtomicBoolean stop,
+      Queue<Object> others,
+      AtomicLong reads)
+      throws InterruptedException {
+    while (!stop.get()) {
+      try {
+        Map<String, Object> row = near.get(ORDER_KEYS.get(r.nextInt(ORDER_KEYS.size())));
+        if (row != null && ((Number) row.get("tenant")).intValue() != 1) {
+          others.add(row);
+        }
+        reads.incrementAndGet();
+      } catch (RuntimeException refusedWhileAway) {
+        // a load whose connection was cut, or while the server restarts: the next read asks again
+        Thread.sleep(20);
+      }
+    }
   }
 
   /** Each mirror the principal holds, and the {@code SELECT} of the same rows. */
