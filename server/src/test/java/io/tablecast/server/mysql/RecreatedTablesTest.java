@@ -55,10 +55,10 @@ class RecreatedTablesTest {
   /**
    * Partition maintenance replaces rows without a trigger: a partition truncated, exchanged or
    * dropped (alone, or with a partition added in the same interval, as rotation scripts do) has the
-   * table re-read; a partition added alone or a rebuild does not.
+   * table re-read; a partition added alone does not (a rebuild is re-read for nothing: see below).
    */
   @Test
-  void partitionsTruncatedExchangedOrDroppedAreFoundAndAddedOrRebuiltAreNot() throws Exception {
+  void partitionsTruncatedExchangedOrDroppedAreFoundAndAddedAreNot() throws Exception {
     TestDatabases.Isolated db = Kind.MYSQL.isolated("repartitioned");
     db.execute(
         "CREATE TABLE events (id INT PRIMARY KEY) PARTITION BY RANGE (id) (PARTITION p0 VALUES"
@@ -85,8 +85,8 @@ class RecreatedTablesTest {
       db.execute("ALTER TABLE events ADD PARTITION (PARTITION p3 VALUES LESS THAN (40))");
       assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
       Thread.sleep(1100);
-      db.execute("OPTIMIZE TABLE events");
-      assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
+      db.execute("OPTIMIZE TABLE events"); // re-read for nothing: told from a truncation no better
+      assertThat(recreated.rowsReplaced(c, tables)).containsOnlyKeys(events);
       Thread.sleep(1100);
       db.execute(
           "ALTER TABLE events DROP PARTITION p_2",
@@ -96,6 +96,43 @@ class RecreatedTablesTest {
           .hasValueSatisfying(new Condition<>(m -> m.contains("partition p_2 is gone"), "p_2"));
       db.execute("TRUNCATE TABLE events");
       assertThat(recreated.rowsReplaced(c, tables)).containsOnlyKeys(events);
+      assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
+    }
+  }
+
+  /**
+   * A partition truncated, or dropped and added again under its name, beside other partition DDL
+   * between two looks: that DDL gives the table a new creation time, and the partition's new id
+   * used to be taken for a rebuild's, its old rows left in the mirrors until reconciliation.
+   */
+  @Test
+  void aPartitionTruncatedOrDroppedAndAddedAgainBesideOtherPartitionDdlIsFound() throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("repartitioned2");
+    db.execute(
+        "CREATE TABLE events (id INT PRIMARY KEY) PARTITION BY RANGE (id) (PARTITION p0 VALUES"
+            + " LESS THAN (10), PARTITION p1 VALUES LESS THAN (20))",
+        "INSERT INTO events VALUES (1), (11)");
+    TableId events = new TableId(db.schema(), "events");
+    List<TableId> tables = List.of(events);
+    try (Connection c = db.connect()) {
+      RecreatedTables recreated =
+          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()));
+      assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
+      Thread.sleep(1100); // the creation time, which counts seconds, changes
+      db.execute(
+          "ALTER TABLE events TRUNCATE PARTITION p0",
+          "ALTER TABLE events ADD PARTITION (PARTITION p2 VALUES LESS THAN (30))");
+      assertThat(recreated.rowsReplaced(c, tables))
+          .containsOnlyKeys(events)
+          .hasValueSatisfying(new Condition<>(m -> m.contains("partition p0"), "names p0"));
+      db.execute("INSERT INTO events VALUES (21)");
+      Thread.sleep(1100);
+      db.execute(
+          "ALTER TABLE events DROP PARTITION p2",
+          "ALTER TABLE events ADD PARTITION (PARTITION p2 VALUES LESS THAN (30))");
+      assertThat(recreated.rowsReplaced(c, tables))
+          .containsOnlyKeys(events)
+          .hasValueSatisfying(new Condition<>(m -> m.contains("partition p2"), "names p2"));
       assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
     }
   }
