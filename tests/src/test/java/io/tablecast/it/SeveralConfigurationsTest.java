@@ -9,6 +9,7 @@ import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -69,6 +70,65 @@ class SeveralConfigurationsTest {
       }
       p.sql("UPDATE ta SET v = 30 WHERE id = 3"); // server B is gone: server A still follows
       p.awaitMirrorEqualsTable(a, p.db.table("ta"));
+    } // Pipeline.close: server A must not have needed a single reconciliation repair
+  }
+
+  /**
+   * MySQL/MariaDB: two configurations that cache different children of one parent each need a
+   * key-recording trigger on the parent (its cascades fire no trigger of the children), each
+   * recording its own children's keys. The second server's install must not take the first one's
+   * for a stale version of its own and drop it, nor the parent's own triggers, which the first
+   * server caches: the first server's tables would then lose those changes to reconciliation (and
+   * its capture check's reinstall dropped the second one's in turn).
+   */
+  @Test
+  void aServerCachingAnotherChildOfAParentNeverRemovesTheParentsTriggerARunningServerReads()
+      throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE parents (id INT PRIMARY KEY)",
+            "CREATE TABLE kids (id INT PRIMARY KEY, parent_id INT NOT NULL, CONSTRAINT fk_kids"
+                + " FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE)",
+            "CREATE TABLE pets (id INT PRIMARY KEY, parent_id INT NOT NULL, CONSTRAINT fk_pets"
+                + " FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE)",
+            "INSERT INTO parents VALUES (1), (2), (3)",
+            "INSERT INTO kids VALUES (10, 1), (11, 2), (12, 3)",
+            "INSERT INTO pets VALUES (20, 1), (21, 2), (22, 3)");
+    try (Pipeline p = Pipeline.start(Kind.MYSQL, "twocascades", ddl, "parents", "kids")) {
+      TablecastClient clientA = p.client("reads-kids");
+      TableMirror<Map<String, Object>> parents = p.readyMirror(clientA, "parents");
+      TableMirror<Map<String, Object>> kids = p.readyMirror(clientA, "kids");
+      SourceConfig onlyPets =
+          new SourceConfig(
+              p.db.jdbcUrl(),
+              null,
+              null,
+              List.of(p.db.table("pets")),
+              true,
+              null,
+              null,
+              Pipeline.RECONCILE_EVERY);
+      try (TablecastServer serverB =
+              TablecastServer.start(
+                  p.serverConfig().toBuilder()
+                      .set("server_name", "server-b")
+                      .source(onlyPets)
+                      .build());
+          TablecastClient clientB =
+              TablecastClient.builder()
+                  .servers("127.0.0.1:" + serverB.port())
+                  .clientName("reads-pets")
+                  .build()) {
+        TableMirror<Map<String, Object>> pets = clientB.mirror(p.db.table("pets"));
+        assertThat(pets.awaitReady(Pipeline.READY)).isTrue();
+        p.sql("DELETE FROM parents WHERE id = 1", "INSERT INTO parents VALUES (4)");
+        p.awaitMirrorEqualsTable(parents, p.db.table("parents")); // its own triggers kept too
+        p.awaitMirrorEqualsTable(kids, p.db.table("kids"));
+        p.awaitMirrorEqualsTable(pets, p.db.table("pets"));
+        assertThat(serverB.metrics().reconcileRepairs()).as("server B's repairs").isZero();
+      }
+      p.sql("DELETE FROM parents WHERE id = 2"); // server B is gone: server A still follows
+      p.awaitMirrorEqualsTable(kids, p.db.table("kids"));
     } // Pipeline.close: server A must not have needed a single reconciliation repair
   }
 }

@@ -74,15 +74,18 @@ final class CaptureRemoval {
     }
     if (!only.isEmpty()) {
       List<String> drops = new ArrayList<>();
+      Set<TableId> on = new LinkedHashSet<>(only);
       Set<TableId> captured = new LinkedHashSet<>();
       for (InstalledTrigger t : installed) {
         captured.add(t.owner());
-        if (only.contains(
-            t.owner())) { // PostgreSQL: with the triggers on its partitions and children
+        // with the triggers on its PostgreSQL partitions and children, and (MySQL) on the parents
+        // whose foreign-key actions change it
+        if (only.contains(t.owner())) {
           drops.add(dialect.dropSql(t));
+          on.add(t.table());
         }
       }
-      installer.execute("uninstall", drops, List.copyOf(only));
+      installer.execute("uninstall", drops, List.copyOf(on));
       List<TableId> removed = new ArrayList<>();
       List<TableId> without = new ArrayList<>();
       for (TableId id : only) {

@@ -9,7 +9,8 @@ package io.tablecast.server.capture;
  * @param name the trigger's name
  * @param owner the cached table whose changes it records: {@code table} itself, except on
  *     PostgreSQL partitions and inheritance children, whose triggers record their rows as rows of
- *     the cached ancestor
+ *     the cached ancestor, and on MySQL parents, whose key-recording triggers record the rows of a
+ *     cached table their foreign-key actions change
  */
 public record InstalledTrigger(TableId table, String name, TableId owner) {
   /** A trigger that captures the table it is on. */

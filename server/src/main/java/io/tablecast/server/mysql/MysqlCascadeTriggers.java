@@ -19,9 +19,16 @@ import java.util.StringJoiner;
  * MySQL/MariaDB: the key-recording triggers of the parents whose foreign-key actions change cached
  * tables (template {@code sql/triggers/mysql/cascade_trigger.sql}). InnoDB performs those actions
  * inside the parent's row change and fires no trigger of the children, so each parent gets up to
- * three triggers that write the keys of the cached rows a change reaches, along every {@link
- * CascadePaths.Path}, into the outbox; the tail re-reads those rows by key as for any captured
- * change (a key whose row is gone becomes a delete).
+ * three triggers for each cached table its actions reach, that write the keys of the rows a change
+ * reaches, along every {@link CascadePaths.Path} to that table, into the outbox; the tail re-reads
+ * those rows by key as for any captured change (a key whose row is gone becomes a delete).
+ *
+ * <p>One table per trigger, as a table's own triggers: servers with different {@code cached_tables}
+ * then want the same trigger for a table both cache and their own for the rest, so neither takes
+ * the other's for a stale version of its own ({@link MysqlInstallScript}; they used to share one
+ * trigger per parent and event, whose body differed with the set of cached tables, and each
+ * server's install dropped the other's: {@code SeveralConfigurationsTest}). It costs a parent
+ * change one more guard (an index probe) for each further cached table under the same foreign key.
  *
  * <p>When each fires, checked on MariaDB 10.11 ({@code MysqlCascadeCaptureTest}): a parent's BEFORE
  * DELETE trigger still sees the children and grandchildren the delete will cascade to (its AFTER
@@ -74,13 +81,35 @@ final class MysqlCascadeTriggers {
       for (Path p : paths.from(root, Event.UPDATE)) {
         (p.foundAfter() ? afterUpdate : beforeUpdate).add(p);
       }
-      add(out, root, "cd", "BEFORE", "DELETE", deletes, cached, outbox);
-      add(out, root, "cn", "BEFORE", "UPDATE", beforeUpdate, cached, outbox);
-      add(out, root, "cu", "AFTER", "UPDATE", afterUpdate, cached, outbox);
+      for (TableId target : targets(deletes, beforeUpdate, afterUpdate)) {
+        add(out, root, "cd", "BEFORE", "DELETE", to(target, deletes), cached, outbox);
+        add(out, root, "cn", "BEFORE", "UPDATE", to(target, beforeUpdate), cached, outbox);
+        add(out, root, "cu", "AFTER", "UPDATE", to(target, afterUpdate), cached, outbox);
+      }
     }
     return out;
   }
 
+  /** The cached tables {@code paths} reach, in the order they first appear. */
+  @SafeVarargs
+  private static Set<TableId> targets(List<Path>... paths) {
+    Set<TableId> out = new LinkedHashSet<>();
+    for (List<Path> list : paths) {
+      list.forEach(p -> out.add(p.target()));
+    }
+    return out;
+  }
+
+  private static List<Path> to(TableId target, List<Path> paths) {
+    return paths.stream().filter(p -> p.target().equals(target)).toList();
+  }
+
+  /** Whether a trigger's name is that of a parent's key-recording trigger. */
+  static boolean isKeyRecording(String triggerName) {
+    return triggerName.matches(".*_c[dnu]_[0-9a-f]{8}");
+  }
+
+  /** One trigger of {@code root}: the paths of one event to one cached table. */
   private static void add(
       List<CascadeTrigger> out,
       TableId root,

@@ -232,7 +232,8 @@ final class MysqlCatalogQueries {
    * Triggers named {@code tablecast_*} whose statement writes to {@code outbox}, on any table:
    * found by what they do, so triggers of tables since removed from {@code cached_tables} are found
    * too. A row trigger's owner is the table its statement records (a table renamed away takes its
-   * triggers along, still recording the old name); a parent's key-recording trigger owns its table.
+   * triggers along, still recording the old name); a parent's key-recording trigger's owner is the
+   * cached table whose rows it records.
    */
   static List<InstalledTrigger> installedTriggers(Connection c, String outbox) throws SQLException {
     List<InstalledTrigger> out = new ArrayList<>();
@@ -254,6 +255,34 @@ final class MysqlCatalogQueries {
   }
 
   /**
+   * The cached table a parent's key-recording trigger records, from its body as the catalog shows
+   * it ({@code information_schema.TRIGGERS.ACTION_STATEMENT}): the table name its outbox rows carry
+   * (a trigger made before 2026-12-06 could record several; the first is given), or null when the
+   * body is not one of these triggers'.
+   */
+  private static TableId recordedBy(String body) {
+    int insert = body.indexOf("(table_name, op, new_key, old_key)");
+    int select = insert < 0 ? -1 : body.indexOf("SELECT '", insert);
+    if (select < 0) {
+      return null;
+    }
+    StringBuilder name = new StringBuilder();
+    for (int i = select + "SELECT '".length(); i < body.length(); i++) {
+      char ch = body.charAt(i);
+      if (ch == '\'' && i + 1 < body.length() && body.charAt(i + 1) == '\'') {
+        name.append(ch);
+        i++;
+      } else if (ch == '\'') {
+        int dot = name.indexOf(".");
+        return dot < 0 ? null : new TableId(name.substring(0, dot), name.substring(dot + 1));
+      } else {
+        name.append(ch);
+      }
+    }
+    return null;
+  }
+
+  /**
    * The table a row trigger's outbox INSERT records (sql/triggers/mysql/trigger.sql), or {@code
    * on}.
    */
@@ -261,7 +290,9 @@ final class MysqlCatalogQueries {
     String values = "(table_name, op, new_key, old_key) VALUES (";
     int at = statement.indexOf(values);
     if (!statement.startsWith("INSERT INTO ") || at < 0) {
-      return on; // a key-recording trigger of a parent (BEGIN ... END): it records other tables
+      // a key-recording trigger of a parent (BEGIN ... END): it records a table its actions change
+      TableId child = recordedBy(statement);
+      return child == null ? on : child;
     }
     String literal = Identifiers.literal(on.qualified());
     if (statement.startsWith(literal, at + values.length())) {

@@ -45,10 +45,10 @@ final class MysqlInstallScript {
       List<InstalledTrigger> installed,
       List<InstalledTrigger> unconfigured)
       throws SQLException {
-    List<MysqlTriggers.Trigger> wanted = wanted(dialect, c, inst, tables);
+    List<Wanted> wanted = wanted(dialect, c, inst, tables);
     List<String> out = new ArrayList<>(MysqlTriggers.outbox(dialect.flavor(), inst.outbox()));
     for (InstalledTrigger moved : installed) {
-      if (!moved.table().equals(moved.owner())) {
+      if (renamedAway(moved)) {
         // renamed away with its table: it records another table's name, and holds the name that
         // table's own trigger needs (trigger names are per schema). Dropped first.
         out.add(drop(moved));
@@ -57,20 +57,26 @@ final class MysqlInstallScript {
     Map<TableId, String> goneDefiners =
         dialect
             .definers()
-            .gone(c, wanted.stream().map(t -> t.table().schema()).distinct().toList());
-    Map<TableId, Set<String>> wantedNames = new LinkedHashMap<>();
-    for (MysqlTriggers.Trigger trigger : wanted) {
+            .gone(c, wanted.stream().map(w -> w.trigger().table().schema()).distinct().toList());
+    Set<TableId> cached = new HashSet<>();
+    tables.forEach(t -> cached.add(t.id()));
+    Set<InstalledTrigger> wantedNames = new HashSet<>();
+    for (Wanted w : wanted) {
+      MysqlTriggers.Trigger trigger = w.trigger();
       if (goneDefiners.containsKey(new TableId(trigger.table().schema(), trigger.name()))) {
         out.addAll(replacing(dialect.flavor(), trigger)); // its writers all fail meanwhile
       } else {
         out.add(trigger.sql());
       }
-      wantedNames.computeIfAbsent(trigger.table(), t -> new HashSet<>()).add(trigger.name());
+      wantedNames.add(new InstalledTrigger(trigger.table(), trigger.name(), w.records()));
     }
     for (InstalledTrigger existing :
         installed) { // stale ones go only after their replacements exist
-      Set<String> names = wantedNames.get(existing.table());
-      if (names != null && !names.contains(existing.name())) {
+      // a trigger recording a table cached here that this configuration does not want is stale:
+      // any configuration caching that table wants the same triggers; the others' are left alone
+      if (!renamedAway(existing)
+          && cached.contains(existing.owner())
+          && !wantedNames.contains(existing)) {
         out.add(drop(existing));
       }
     }
@@ -108,7 +114,7 @@ final class MysqlInstallScript {
   static List<String> toRun(List<String> script, List<InstalledTrigger> installed) {
     Map<String, String> present = new LinkedHashMap<>(); // CREATE ... name -> ON table
     for (InstalledTrigger t : installed) {
-      if (t.table().equals(t.owner())) { // one renamed away with its table is not the one wanted
+      if (!renamedAway(t)) { // one renamed away with its table is not the one wanted
         present.put(
             "CREATE TRIGGER IF NOT EXISTS "
                 + MysqlIdentifiers.quote(t.table().schema())
@@ -128,17 +134,29 @@ final class MysqlInstallScript {
     return out;
   }
 
+  /**
+   * A row trigger whose table was renamed: it still records the old name (its owner), and holds the
+   * name the renamed table's own trigger needs. A parent's key-recording trigger records another
+   * table by design.
+   */
+  private static boolean renamedAway(InstalledTrigger t) {
+    return !t.table().equals(t.owner()) && !MysqlCascadeTriggers.isKeyRecording(t.name());
+  }
+
+  /** A trigger this configuration needs, and the cached table whose rows it records. */
+  private record Wanted(MysqlTriggers.Trigger trigger, TableId records) {}
+
   /** The own triggers of the cached tables, then their parents' key-recording triggers. */
-  private static List<MysqlTriggers.Trigger> wanted(
+  private static List<Wanted> wanted(
       MysqlDialect dialect, Connection c, Installation inst, List<TableSchema> tables)
       throws SQLException {
-    List<MysqlTriggers.Trigger> out = new ArrayList<>();
+    List<Wanted> out = new ArrayList<>();
     for (TableSchema t : tables) {
-      out.addAll(MysqlTriggers.triggers(t, inst.outbox()));
+      MysqlTriggers.triggers(t, inst.outbox()).forEach(own -> out.add(new Wanted(own, t.id())));
     }
     for (MysqlCascadeTriggers.CascadeTrigger ct :
         ForeignKeyCheck.check(dialect, c, tables, inst.outbox()).orRefuse()) {
-      out.add(ct.trigger());
+      out.add(new Wanted(ct.trigger(), ct.serves().keySet().iterator().next()));
     }
     return out;
   }

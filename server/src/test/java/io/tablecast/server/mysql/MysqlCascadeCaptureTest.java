@@ -84,12 +84,25 @@ class MysqlCascadeCaptureTest {
       installer.verifyInstalled();
       assertThat(installer.printSql()).isEqualTo(script);
     }
-    assertThat(triggers(db, "grand"))
-        .singleElement()
-        .asString()
-        .matches("tablecast_grand_cd_[0-9a-f]{8}");
+    assertThat(triggers(db, "grand")) // one for each cached table its deletes reach
+        .hasSize(2)
+        .allSatisfy(name -> assertThat(name).matches("tablecast_grand_cd_[0-9a-f]{8}"));
     assertThat(triggers(db, "parent")).hasSize(5); // its own three, and cd, cn for its child
     assertThat(triggers(db, "child")).hasSize(3);
+    try (Connection c = db.connect()) {
+      // each parent's trigger is owned by the table it records, as a table's own triggers are
+      assertThat(
+              MysqlCatalogQueries.installedTriggers(c, "`" + db.schema() + "`.`tablecast_outbox`")
+                  .stream()
+                  .filter(t -> MysqlCascadeTriggers.isKeyRecording(t.name()))
+                  .map(t -> t.table().name() + " records " + t.owner().name())
+                  .toList())
+          .containsExactlyInAnyOrder(
+              "grand records parent",
+              "grand records child",
+              "parent records child",
+              "parent records child");
+    }
   }
 
   @Test
@@ -176,13 +189,25 @@ class MysqlCascadeCaptureTest {
       installer.install();
     }
     List<String> before = triggers(db, "parent");
-    db.execute("ALTER TABLE child DROP FOREIGN KEY fk_child_parent");
+    assertThat(before).hasSize(2); // one for each cached table its deletes reach
+    db.execute(
+        "ALTER TABLE child DROP FOREIGN KEY fk_child_parent",
+        "ALTER TABLE child ADD CONSTRAINT fk_child_parent FOREIGN KEY (parent_id) REFERENCES"
+            + " parent (id) ON DELETE SET NULL");
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "child", "other"))) {
-      assertThatThrownBy(installer::verifyInstalled).hasMessageContaining("fk_other_parent");
-      installer.install(); // the new body (other only) first, then the drop of the stale one
+      assertThatThrownBy(installer::verifyInstalled).hasMessageContaining("fk_child_parent");
+      installer.install(); // the new body for child first, then the drop of the stale one
       installer.verifyInstalled();
     }
-    assertThat(triggers(db, "parent")).hasSize(1).doesNotContainAnyElementsOf(before);
+    List<String> replaced = triggers(db, "parent");
+    assertThat(replaced).hasSize(2).containsAnyElementsOf(before); // other's is unchanged
+    assertThat(replaced).filteredOn(before::contains).hasSize(1);
+    db.execute("ALTER TABLE child DROP FOREIGN KEY fk_child_parent");
+    try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "child", "other"))) {
+      installer.verifyInstalled(); // nothing is missing: child's trigger is only needless now
+      installer.install(); // and dropped
+    }
+    assertThat(triggers(db, "parent")).hasSize(1).isSubsetOf(before);
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "child"))) {
       // other left this configuration: install never removes what another server may read
       installer.install();
@@ -192,6 +217,11 @@ class MysqlCascadeCaptureTest {
     try (TriggerInstaller installer = TriggerInstaller.connect(config(db, "child", "other"))) {
       installer.install();
       assertThat(triggers(db, "parent")).hasSize(1);
+      // other's capture: its own triggers and the parent's that records its cascaded rows
+      installer.uninstall(java.util.Set.of("other"), false);
+      assertThat(triggers(db, "parent")).isEmpty();
+      assertThat(triggers(db, "other")).isEmpty();
+      installer.install();
       installer.uninstall();
     }
     assertThat(triggers(db, "parent")).isEmpty();
