@@ -3,9 +3,6 @@ package io.tablecast.it;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +45,17 @@ class MysqlCascadeUnderLoadTest {
       for (int w = 0; w < 3; w++) {
         Random r = new Random(SEED * 31 + w);
         boolean readCommitted = w == 0;
-        threads.add(UnderLoad.thread(errors, () -> write(p, r, readCommitted, stop, committed)));
+        threads.add(
+            UnderLoad.thread(
+                errors,
+                () ->
+                    UnderLoad.writeAtRandom(
+                        p,
+                        r,
+                        readCommitted,
+                        stop,
+                        committed,
+                        MysqlCascadeUnderLoadTest::statement)));
       }
       UnderLoad.runFor(SECONDS, threads, stop, errors);
       System.out.printf(
@@ -94,40 +101,6 @@ class MysqlCascadeUnderLoadTest {
     }
     ddl.add(toys.toString());
     return ddl;
-  }
-
-  /** Rows and transactions at random until {@code stop}. */
-  private static void write(
-      Pipeline p, Random r, boolean readCommitted, AtomicBoolean stop, AtomicLong committed)
-      throws Exception {
-    try (Connection c = p.connect();
-        Statement s = c.createStatement()) {
-      if (readCommitted) {
-        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      }
-      while (!stop.get()) {
-        int statements = r.nextInt(3) == 0 ? 2 + r.nextInt(3) : 1;
-        c.setAutoCommit(statements == 1);
-        try {
-          for (int i = 0; i < statements; i++) {
-            s.executeUpdate(statement(r));
-          }
-          if (statements > 1 && r.nextInt(4) == 0) {
-            c.rollback();
-          } else {
-            if (statements > 1) {
-              c.commit();
-            }
-            committed.incrementAndGet();
-          }
-        } catch (SQLException duplicateKeyMissingParentOrDeadlock) {
-          if (statements > 1) {
-            c.rollback();
-          }
-        }
-        Thread.sleep(r.nextInt(3)); // pacing only
-      }
-    }
   }
 
   private static String statement(Random r) {

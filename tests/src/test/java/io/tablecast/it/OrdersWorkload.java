@@ -72,39 +72,14 @@ final class OrdersWorkload {
     List<Thread> threads = new ArrayList<>();
     for (int w = 0; w < 3; w++) {
       Random r = new Random(seed * 31 + w);
-      threads.add(UnderLoad.thread(errors, () -> write(p, r, stop, committed)));
+      threads.add(
+          UnderLoad.thread(
+              errors,
+              () ->
+                  UnderLoad.writeAtRandom(
+                      p, r, false, stop, committed, OrdersWorkload::statement)));
     }
     return threads;
-  }
-
-  /** Rows and transactions at random until {@code stop}. */
-  private static void write(Pipeline p, Random r, AtomicBoolean stop, AtomicLong committed)
-      throws Exception {
-    try (Connection c = p.connect();
-        Statement s = c.createStatement()) {
-      while (!stop.get()) {
-        int statements = r.nextInt(3) == 0 ? 2 + r.nextInt(3) : 1;
-        c.setAutoCommit(statements == 1);
-        try {
-          for (int i = 0; i < statements; i++) {
-            s.executeUpdate(statement(r));
-          }
-          if (statements > 1 && r.nextInt(4) == 0) {
-            c.rollback();
-          } else {
-            if (statements > 1) {
-              c.commit();
-            }
-            committed.incrementAndGet();
-          }
-        } catch (SQLException duplicateKeyOrDeadlock) {
-          if (statements > 1) {
-            c.rollback();
-          }
-        }
-        Thread.sleep(r.nextInt(3)); // pacing only
-      }
-    }
   }
 
   private static String statement(Random r) {

@@ -10,9 +10,6 @@ import io.tablecast.client.TablecastClient;
 import io.tablecast.server.auth.AccessPolicy;
 import io.tablecast.server.auth.RowFilter;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +79,12 @@ class RowFilterUnderLoadTest {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < 3; w++) {
           Random r = new Random(SEED * 31 + w);
-          threads.add(UnderLoad.thread(errors, () -> write(p, r, stop, committed)));
+          threads.add(
+              UnderLoad.thread(
+                  errors,
+                  () ->
+                      UnderLoad.writeAtRandom(
+                          p, r, false, stop, committed, RowFilterUnderLoadTest::statement)));
         }
         TablecastClient nearClient = client("near", cut.address());
         clients.add(nearClient);
@@ -297,36 +299,6 @@ class RowFilterUnderLoadTest {
     }
     ddl.add(orders.toString());
     return ddl;
-  }
-
-  /** Rows and transactions at random until {@code stop}. */
-  private static void write(Pipeline p, Random r, AtomicBoolean stop, AtomicLong committed)
-      throws Exception {
-    try (Connection c = p.connect();
-        Statement s = c.createStatement()) {
-      while (!stop.get()) {
-        int statements = r.nextInt(3) == 0 ? 2 + r.nextInt(3) : 1;
-        c.setAutoCommit(statements == 1);
-        try {
-          for (int i = 0; i < statements; i++) {
-            s.executeUpdate(statement(r));
-          }
-          if (statements > 1 && r.nextInt(4) == 0) {
-            c.rollback();
-          } else {
-            if (statements > 1) {
-              c.commit();
-            }
-            committed.incrementAndGet();
-          }
-        } catch (SQLException duplicateKeyOrDeadlock) {
-          if (statements > 1) {
-            c.rollback();
-          }
-        }
-        Thread.sleep(r.nextInt(3)); // pacing only
-      }
-    }
   }
 
   private static String statement(Random r) {

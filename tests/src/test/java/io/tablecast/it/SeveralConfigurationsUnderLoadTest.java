@@ -7,9 +7,6 @@ import io.tablecast.client.TablecastClient;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +59,17 @@ class SeveralConfigurationsUnderLoadTest {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < 2; w++) {
           Random r = new Random(SEED * 31 + w);
-          threads.add(UnderLoad.thread(errors, () -> write(p, r, stop, committed)));
+          threads.add(
+              UnderLoad.thread(
+                  errors,
+                  () ->
+                      UnderLoad.writeAtRandom(
+                          p,
+                          r,
+                          false,
+                          stop,
+                          committed,
+                          SeveralConfigurationsUnderLoadTest::statement)));
         }
         Random pace = new Random(SEED + 7);
         threads.add(
@@ -142,32 +149,6 @@ class SeveralConfigurationsUnderLoadTest {
       ddl.add(rows.toString());
     }
     return ddl;
-  }
-
-  /** Rows and transactions at random until {@code stop}. */
-  private static void write(Pipeline p, Random r, AtomicBoolean stop, AtomicLong committed)
-      throws Exception {
-    try (Connection c = p.connect();
-        Statement s = c.createStatement()) {
-      while (!stop.get()) {
-        int statements = r.nextInt(3) == 0 ? 2 + r.nextInt(2) : 1;
-        c.setAutoCommit(statements == 1);
-        try {
-          for (int i = 0; i < statements; i++) {
-            s.executeUpdate(statement(r));
-          }
-          if (statements > 1) {
-            c.commit();
-          }
-          committed.incrementAndGet();
-        } catch (SQLException duplicateKeyMissingParentOrDeadlock) {
-          if (statements > 1) {
-            c.rollback();
-          }
-        }
-        Thread.sleep(1 + r.nextInt(4)); // pacing only
-      }
-    }
   }
 
   private static String statement(Random r) {

@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +16,8 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /** What the randomized tests under load share: their threads, and DDL queued behind a reader. */
 final class UnderLoad {
@@ -37,6 +40,53 @@ final class UnderLoad {
             e.printStackTrace(); // with its causes, which the failure's message leaves out
           }
         });
+  }
+
+  /**
+   * Writes until {@code stop} on a connection of its own: single statements of {@code statement},
+   * and transactions of two to four of which a quarter roll back, a few milliseconds apart. A
+   * statement the database refuses (a duplicate key, a missing parent, a deadlock) ends its
+   * transaction. Each commit counts in {@code committed}.
+   *
+   * @param readCommitted whether the connection's transactions run in READ COMMITTED rather than
+   *     the database's default
+   */
+  static void writeAtRandom(
+      Pipeline p,
+      Random r,
+      boolean readCommitted,
+      AtomicBoolean stop,
+      AtomicLong committed,
+      Function<Random, String> statement)
+      throws Exception {
+    try (Connection c = p.connect();
+        Statement s = c.createStatement()) {
+      if (readCommitted) {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
+      while (!stop.get()) {
+        int statements = r.nextInt(3) == 0 ? 2 + r.nextInt(3) : 1;
+        c.setAutoCommit(statements == 1);
+        try {
+          for (int i = 0; i < statements; i++) {
+            s.executeUpdate(statement.apply(r));
+          }
+          if (statements > 1 && r.nextInt(4) == 0) {
+            c.rollback();
+          } else {
+            if (statements > 1) {
+              c.commit();
+            }
+            committed.incrementAndGet();
+          }
+        } catch (SQLException refused) {
+          if (statements > 1) {
+            c.rollback();
+          }
+        }
+        Thread.sleep(r.nextInt(3)); // pacing only
+      }
+    }
   }
 
   /**
