@@ -41,22 +41,9 @@ class MysqlCascadeUnderLoadTest {
       AtomicBoolean stop = new AtomicBoolean();
       List<Throwable> errors = new CopyOnWriteArrayList<>();
       AtomicLong committed = new AtomicLong();
-      List<Thread> threads = new ArrayList<>();
-      for (int w = 0; w < 3; w++) {
-        Random r = new Random(SEED * 31 + w);
-        boolean readCommitted = w == 0;
-        threads.add(
-            UnderLoad.thread(
-                errors,
-                () ->
-                    UnderLoad.writeAtRandom(
-                        p,
-                        r,
-                        readCommitted,
-                        stop,
-                        committed,
-                        MysqlCascadeUnderLoadTest::statement)));
-      }
+      List<Thread> threads = // the first in READ COMMITTED
+          UnderLoad.writers(
+              p, SEED, 3, true, stop, committed, errors, MysqlCascadeUnderLoadTest::statement);
       UnderLoad.runFor(SECONDS, threads, stop, errors);
       System.out.printf(
           "MysqlCascadeUnderLoadTest: %d transactions committed; rows now %s%n",

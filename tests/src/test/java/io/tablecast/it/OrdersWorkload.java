@@ -69,17 +69,7 @@ final class OrdersWorkload {
    */
   static List<Thread> writers(
       Pipeline p, long seed, AtomicBoolean stop, AtomicLong committed, List<Throwable> errors) {
-    List<Thread> threads = new ArrayList<>();
-    for (int w = 0; w < 3; w++) {
-      Random r = new Random(seed * 31 + w);
-      threads.add(
-          UnderLoad.thread(
-              errors,
-              () ->
-                  UnderLoad.writeAtRandom(
-                      p, r, false, stop, committed, OrdersWorkload::statement)));
-    }
-    return threads;
+    return UnderLoad.writers(p, seed, 3, false, stop, committed, errors, OrdersWorkload::statement);
   }
 
   private static String statement(Random r) {

@@ -76,16 +76,9 @@ class RowFilterUnderLoadTest {
         AtomicBoolean stop = new AtomicBoolean();
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         AtomicLong committed = new AtomicLong();
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < 3; w++) {
-          Random r = new Random(SEED * 31 + w);
-          threads.add(
-              UnderLoad.thread(
-                  errors,
-                  () ->
-                      UnderLoad.writeAtRandom(
-                          p, r, false, stop, committed, RowFilterUnderLoadTest::statement)));
-        }
+        List<Thread> threads =
+            UnderLoad.writers(
+                p, SEED, 3, false, stop, committed, errors, RowFilterUnderLoadTest::statement);
         TablecastClient nearClient = client("near", cut.address());
         clients.add(nearClient);
         NearCache<Map<String, Object>> near =

@@ -36,22 +36,7 @@ class SeveralConfigurationsTest {
             "ta");
     try (p) {
       TableMirror<Map<String, Object>> a = p.readyMirror(p.client("reads-ta"), "ta");
-      SourceConfig onlyTb =
-          new SourceConfig(
-              p.db.jdbcUrl(),
-              null,
-              null,
-              List.of(p.db.table("tb")),
-              true,
-              null,
-              null,
-              Pipeline.RECONCILE_EVERY);
-      try (TablecastServer serverB =
-              TablecastServer.start(
-                  p.serverConfig().toBuilder()
-                      .set("server_name", "server-b")
-                      .source(onlyTb)
-                      .build());
+      try (TablecastServer serverB = startServerCaching(p, "tb");
           TablecastClient clientB =
               TablecastClient.builder()
                   .servers("127.0.0.1:" + serverB.port())
@@ -98,22 +83,7 @@ class SeveralConfigurationsTest {
       TablecastClient clientA = p.client("reads-kids");
       TableMirror<Map<String, Object>> parents = p.readyMirror(clientA, "parents");
       TableMirror<Map<String, Object>> kids = p.readyMirror(clientA, "kids");
-      SourceConfig onlyPets =
-          new SourceConfig(
-              p.db.jdbcUrl(),
-              null,
-              null,
-              List.of(p.db.table("pets")),
-              true,
-              null,
-              null,
-              Pipeline.RECONCILE_EVERY);
-      try (TablecastServer serverB =
-              TablecastServer.start(
-                  p.serverConfig().toBuilder()
-                      .set("server_name", "server-b")
-                      .source(onlyPets)
-                      .build());
+      try (TablecastServer serverB = startServerCaching(p, "pets");
           TablecastClient clientB =
               TablecastClient.builder()
                   .servers("127.0.0.1:" + serverB.port())
@@ -130,5 +100,22 @@ class SeveralConfigurationsTest {
       p.sql("DELETE FROM parents WHERE id = 2"); // server B is gone: server A still follows
       p.awaitMirrorEqualsTable(kids, p.db.table("kids"));
     } // Pipeline.close: server A must not have needed a single reconciliation repair
+  }
+
+  /** Server B, installing its capture, with {@code table} (unqualified) alone cached. */
+  private static TablecastServer startServerCaching(Pipeline p, String table)
+      throws InterruptedException {
+    SourceConfig only =
+        new SourceConfig(
+            p.db.jdbcUrl(),
+            null,
+            null,
+            List.of(p.db.table(table)),
+            true,
+            null,
+            null,
+            Pipeline.RECONCILE_EVERY);
+    return TablecastServer.start(
+        p.serverConfig().toBuilder().set("server_name", "server-b").source(only).build());
   }
 }

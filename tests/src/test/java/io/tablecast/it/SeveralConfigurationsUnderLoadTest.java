@@ -56,21 +56,16 @@ class SeveralConfigurationsUnderLoadTest {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         AtomicLong committed = new AtomicLong();
         AtomicLong restarts = new AtomicLong();
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < 2; w++) {
-          Random r = new Random(SEED * 31 + w);
-          threads.add(
-              UnderLoad.thread(
-                  errors,
-                  () ->
-                      UnderLoad.writeAtRandom(
-                          p,
-                          r,
-                          false,
-                          stop,
-                          committed,
-                          SeveralConfigurationsUnderLoadTest::statement)));
-        }
+        List<Thread> threads =
+            UnderLoad.writers(
+                p,
+                SEED,
+                2,
+                false,
+                stop,
+                committed,
+                errors,
+                SeveralConfigurationsUnderLoadTest::statement);
         Random pace = new Random(SEED + 7);
         threads.add(
             UnderLoad.thread(

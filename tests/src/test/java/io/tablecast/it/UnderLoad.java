@@ -43,6 +43,29 @@ final class UnderLoad {
   }
 
   /**
+   * {@code count} writer threads (not started) of {@link #writeAtRandom}, each with its own random
+   * choices of {@code seed}; the first in READ COMMITTED when {@code firstReadCommitted}.
+   */
+  static List<Thread> writers(
+      Pipeline p,
+      long seed,
+      int count,
+      boolean firstReadCommitted,
+      AtomicBoolean stop,
+      AtomicLong committed,
+      List<Throwable> errors,
+      Function<Random, String> statement) {
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int w = 0; w < count; w++) {
+      Random r = new Random(seed * 31 + w);
+      boolean readCommitted = firstReadCommitted && w == 0;
+      threads.add(
+          thread(errors, () -> writeAtRandom(p, r, readCommitted, stop, committed, statement)));
+    }
+    return threads;
+  }
+
+  /**
    * Writes until {@code stop} on a connection of its own: single statements of {@code statement},
    * and transactions of two to four of which a quarter roll back, a few milliseconds apart. A
    * statement the database refuses (a duplicate key, a missing parent, a deadlock) ends its
