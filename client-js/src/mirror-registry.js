@@ -164,10 +164,20 @@ export class MirrorRegistry {
     if (m && !m.failed) m._fail(error);
   }
 
-  /** A connection-level refusal or close, told to every mirror not ready yet. */
+  /** The client closed: mirrors not ready yet reject with `error`. */
   failIfNotReady(error) {
     for (const m of this.#mirrors.values()) {
       if (!m.failed) m._failIfNotReady(error);
+    }
+  }
+
+  /**
+   * A connection-level refusal (`error`; `why` in the server's words): mirrors not ready yet reject
+   * with it, ready ones are stale with `why` until a resume or snapshot brings them up to date.
+   */
+  connectionRefused(error, why) {
+    for (const m of this.#mirrors.values()) {
+      if (!m.failed) m._connectionRefused(error, why);
     }
   }
 

@@ -18,7 +18,7 @@ const SYNC_VERSION = 4;
 const OLDER_VERSION = 2;
 /** The first version whose servers apply subscription shapes. */
 const SHAPES_VERSION = 5;
-/** Errors without a table after which not-yet-ready mirrors learn that the server refused us. */
+/** Errors without a table after which every mirror learns that the server refused us. */
 const REFUSALS = new Set(['AUTHENTICATION_FAILED', 'UNSUPPORTED_VERSION', 'ACCESS_DENIED']);
 
 /**
@@ -250,7 +250,7 @@ export class ServerSession {
     }
     const err = new TablecastError(`server reported ${text}; reconnecting`, { code: e.code });
     this.#reportError(err);
-    if (REFUSALS.has(e.code)) this.#registry.failIfNotReady(err);
+    if (REFUSALS.has(e.code)) this.#registry.connectionRefused(err, `server refused the connection: ${text}`);
     this.#connection.reconnect();
   }
 }

@@ -373,11 +373,25 @@ export class TableMirror extends EventTarget {
     this.dispatchEvent(makeEvent('error', error));
   }
 
-  /** @internal A connection-level refusal or close while not ready yet. */
+  /** @internal The client closed while not ready yet. */
   _failIfNotReady(error) {
     if (!this.isReady) {
       this.#readyReject(error);
       this.dispatchEvent(makeEvent('error', error));
+    }
+  }
+
+  /**
+   * @internal A server refused the connection (`why`, its words). Not ready yet: `ready` rejects
+   * with `error`. Ready: the rows are kept and the mirror is stale until a resume or snapshot, what
+   * it held kept for that resume (before, it looked current for ever while the client retried,
+   * say with an expired token).
+   */
+  _connectionRefused(error, why) {
+    if (this.isReady) {
+      this.#staleness.refused(why);
+    } else {
+      this._failIfNotReady(error);
     }
   }
 

@@ -371,6 +371,40 @@ test('a mirror refused when it reconnects keeps its rows, is stale, and is asked
   assert.deepEqual(stale.map((d) => d.stale), [true, false]);
 });
 
+test('a mirror whose client is refused when it reconnects is stale until a server resumes it', async () => {
+  // a token that expired before a reconnect, a password rotated: the client retries with what it
+  // has, and the mirror says its rows may be old instead of looking current for ever
+  fake.newClient();
+  const m = fake.client.mirror(T);
+  const stale = [];
+  m.addEventListener('stale', (e) => stale.push(e.detail));
+  let conn = await fake.server.nextConnection();
+  await conn.handshake({ epoch: 'E' });
+  await conn.next('subscribe');
+  conn.snapshot(T, COLS, ['id'], 100, [{ id: 1, name: 'a' }]);
+  await m.ready;
+  conn.kill();
+
+  conn = await fake.server.nextConnection();
+  await conn.next('hello');
+  conn.send({ type: 'error', code: 'AUTHENTICATION_FAILED', message: 'token expired' });
+  await until(() => m.stale !== null);
+  assert.equal(m.stale, 'server refused the connection: AUTHENTICATION_FAILED: token expired; '
+    + 'the mirror keeps the rows it held and asks for the table again at each reconnect');
+  assert.equal(m.isReady, true);
+  assert.equal(m.failed, false);
+  assert.deepEqual(m.get(1), { id: 1, name: 'a' });
+  conn.kill();
+
+  conn = await fake.server.nextConnection();
+  await conn.handshake({ epoch: 'E', position: 100 });
+  assert.deepEqual(await conn.next('subscribe'),
+    { type: 'subscribe', tables: [T], resumeEpoch: 'E', resumePosition: 100 }, 'resumed where it was');
+  conn.send({ type: 'resumed', tables: [T], schemas: [], position: 100 });
+  await until(() => m.stale === null);
+  assert.deepEqual(stale.map((d) => d.stale), [true, false]);
+});
+
 test('server restart: new epoch, re-snapshot emits only the differences', async () => {
   fake.newClient();
   const m = fake.client.mirror(T);

@@ -114,11 +114,12 @@ test('within an epoch the resume position never goes back', () => {
   assert.deepEqual([registry.lastEpoch, registry.lastPosition], ['E', 8]);
 });
 
-test('failIfNotReady rejects only mirrors still waiting for their first snapshot', async () => {
+test('a refused connection rejects mirrors still waiting and makes ready ones stale', async () => {
   const { registry } = welcomed('E', ['s.a', 's.b']);
   snapshot(registry, 's.a', 5);
   const refused = new TablecastError('bad token', { code: 'AUTHENTICATION_FAILED' });
-  registry.failIfNotReady(refused);
+  registry.connectionRefused(refused, 'server refused the connection: AUTHENTICATION_FAILED: bad token');
   assert.equal(await registry.get('s.a').ready, registry.get('s.a'));
+  assert.match(registry.get('s.a').stale, /^server refused the connection: AUTHENTICATION_FAILED: bad token; /);
   await assert.rejects(registry.get('s.b').ready, (e) => e === refused);
 });

@@ -108,6 +108,50 @@ class StaleMirrorTest {
     }
   }
 
+  /**
+   * A mirror that followed its table, whose client a server then refuses at the hello (a token that
+   * expired before a reconnect, a password rotated, a principal removed), keeps its rows and says
+   * that they may be old with the server's words, instead of looking current for ever while the
+   * client retries; it follows its table again once a server welcomes the client and resumes it.
+   * Before, only mirrors not ready yet heard of such a refusal.
+   */
+  @Test
+  void aMirrorWhoseClientIsRefusedWhenItReconnectsIsStaleUntilAServerServesItAgain()
+      throws Exception {
+    try (FakeServer server = new FakeServer();
+        TablecastClient client = client(server)) {
+      TableMirror<Map<String, Object>> m = client.mirror(T);
+      List<String> heard = heard(m);
+      FakeServer.Conn conn = followed(server, m);
+      conn.close();
+
+      FakeServer.Conn refusing = server.accept();
+      refusing.expect(Message.Hello.class);
+      refusing.send(
+          Message.Error.fatal(
+              ErrorCode.AUTHENTICATION_FAILED, "token expired at 2026-12-06T14:00:00Z"));
+      await().atMost(WAIT).until(() -> m.staleReason() != null);
+      assertThat(m.staleReason())
+          .startsWith("server ")
+          .contains(
+              " refused the connection: AUTHENTICATION_FAILED: token expired at"
+                  + " 2026-12-06T14:00:00Z; the mirror keeps the rows it held");
+      assertThat(m.isReady()).isTrue();
+      assertThat(m.get(1)).containsEntry("v", "a");
+      refusing.close();
+
+      FakeServer.Conn served = server.handshake(5);
+      assertThat(served.expect(Message.Subscribe.class).resumePosition())
+          .as("resumed where it was")
+          .isEqualTo(5);
+      served.send(new Message.Resumed(List.of(T), List.of(), 5), batch(6));
+      await().atMost(WAIT).until(() -> m.staleReason() == null);
+      assertThat(m.position()).isEqualTo(6);
+      await().atMost(WAIT).until(() -> heard.size() == 2);
+      assertThat(heard.get(1)).isEqualTo("null");
+    }
+  }
+
   private static TablecastClient client(FakeServer server) {
     return TablecastClient.builder()
         .servers(server.address())

@@ -131,13 +131,4 @@ final class FeedMirrors {
       m.fail(code, message);
     }
   }
-
-  /** Fails the mirrors that are still waiting for data. */
-  void failIfNotReady(ErrorCode code, String message) {
-    for (MirrorSink m : mirrors) {
-      if (!m.isReady()) {
-        m.fail(code, message);
-      }
-    }
-  }
 }

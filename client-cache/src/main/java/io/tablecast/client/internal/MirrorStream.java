@@ -163,10 +163,13 @@ final class MirrorStream {
     }
   }
 
-  /** A connection-level refusal, reported to every mirror still waiting for data. */
-  void failIfNotReady(ErrorCode code, String message) {
+  /**
+   * A connection-level refusal: mirrors still waiting for data fail with it, ready ones are stale
+   * with it (see {@link TableFeed#connectionRefused}).
+   */
+  void connectionRefused(ErrorCode code, String message) {
     for (TableFeed f : feeds.values()) {
-      f.failIfNotReady(code, message);
+      f.connectionRefused(code, message);
     }
   }
 

@@ -30,7 +30,7 @@ public final class ServerSession implements AutoCloseable {
   static final String CLOSED_BEFORE_WELCOME =
       "the connection closed before the server's welcome (is it the port of a Tablecast server?)";
 
-  /** Why a connection was refused: told to mirrors still waiting for their first snapshot. */
+  /** Why a connection was refused: told to every mirror (see {@link #refuse}). */
   private record Refusal(ErrorCode code, String message) {}
 
   private final SessionEvents events;
@@ -291,11 +291,15 @@ public final class ServerSession implements AutoCloseable {
     refuse(new Refusal(null, text));
   }
 
-  /** Remembers a refused connection and reports it to every mirror still waiting for data. */
+  /**
+   * Remembers a refused connection and reports it to every mirror: those still waiting for data
+   * fail with it, those that followed their table are stale with it until a server serves it again
+   * (before, they looked current for ever while the client retried, say with an expired token).
+   */
   private void refuse(Refusal r) {
     attachCreatedMirrors();
     refusal = r;
-    stream.failIfNotReady(r.code(), r.message());
+    stream.connectionRefused(r.code(), r.message());
   }
 
   String idleDescription() {

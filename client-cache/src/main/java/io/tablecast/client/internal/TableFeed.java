@@ -364,8 +364,12 @@ final class TableFeed {
     mirrors.fail(code, message);
   }
 
-  /** Surfaces a connection-level failure to mirrors that are still waiting for data. */
-  void failIfNotReady(ErrorCode code, String message) {
-    mirrors.failIfNotReady(code, message);
+  /**
+   * A server refused the connection (or TLS did): mirrors still waiting for data fail with it,
+   * ready ones are stale with it until a snapshot or resume brings them up to date. What the feed
+   * holds stays, for that resume.
+   */
+  void connectionRefused(ErrorCode code, String message) {
+    mirrors.fail(code, message);
   }
 }
