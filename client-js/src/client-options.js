@@ -8,7 +8,7 @@ import { refuseUnknownOptions } from './option-names.js';
 const OPTIONS = ['url', 'clientName', 'token', 'user', 'password', 'WebSocket', 'backoff', 'handshakeTimeoutMs', 'warmRestart'];
 const BACKOFF = ['minMs', 'maxMs'];
 const WARM_RESTART = ['store', 'saveEveryMs'];
-const STRINGS = ['clientName', 'token', 'user', 'password'];
+const STRINGS = ['clientName', 'user', 'password'];
 
 /**
  * Throws a TypeError naming the first option that is unknown or of the wrong kind; returns the
@@ -26,6 +26,9 @@ export function checkedOptions(options) {
     if (options[name] !== undefined && typeof options[name] !== 'string') {
       throw new TypeError(`the TablecastClient option ${name} must be a string, was ${describe(options[name])}`);
     }
+  }
+  if (options.token !== undefined && typeof options.token !== 'string' && typeof options.token !== 'function') {
+    throw new TypeError(`the TablecastClient option token must be a string or a function giving one (or a promise of one), was ${describe(options.token)}`);
   }
   if (options.backoff !== undefined) {
     if (options.backoff === null || typeof options.backoff !== 'object') {

@@ -29,6 +29,8 @@ export class ServerSession {
   #connection;
   #registry;
   #hello;
+  /** Sockets opened so far: a token asked for one is sent only if it is still the current one. */
+  #openings = 0;
   #reportError;
   #subscribed = new Set();
   #toSubscribe = [];
@@ -58,10 +60,28 @@ export class ServerSession {
     this.#reportError = reportError;
   }
 
-  /** A new socket opened: introduce ourselves. */
+  /**
+   * A new socket opened: introduce ourselves. A `token` function is asked for the token of this
+   * connection (a string, or a promise of one); a token that comes after the socket was replaced is
+   * not sent, and one that fails drops the socket (the next attempt asks again after the backoff).
+   */
   opened() {
     const { clientName, user, password, token } = this.#hello;
-    this.#connection.send({ type: 'hello', protocolVersion: this.#version, clientName, user, password, token });
+    const opening = ++this.#openings;
+    const hello = (t) => this.#connection.send({ type: 'hello', protocolVersion: this.#version, clientName, user, password, token: t });
+    if (typeof token !== 'function') {
+      hello(token);
+      return;
+    }
+    new Promise((resolve) => resolve(token())).then((t) => {
+      if (opening !== this.#openings) return; // that socket was replaced meanwhile
+      if (t !== undefined && t !== null && typeof t !== 'string') {
+        throw new TypeError(`options.token() must give a string (or a promise of one), gave ${typeof t}`);
+      }
+      hello(t ?? undefined);
+    }).catch((e) => {
+      if (opening === this.#openings) this.#connection.drop(`options.token() failed: ${e?.message ?? e}`);
+    });
   }
 
   /**

@@ -235,8 +235,13 @@ export interface TablecastClientOptions {
   url: string;
   /** A name for the server's logs and metrics. */
   clientName?: string;
-  /** Credentials (`token`, or `user` and `password`), sent in `hello`; never logged by the client. */
-  token?: string;
+  /**
+   * Credentials (`token`, or `user` and `password`), sent in `hello`; never logged by the client.
+   * A function is asked for the token before each connection (a string, or a promise of one), so
+   * that a reconnect after the last token expired sends a fresh one; when it throws or rejects,
+   * that attempt is dropped and the next one, after the backoff, asks again.
+   */
+  token?: string | (() => string | Promise<string>);
   user?: string;
   password?: string;
   /**

@@ -17,6 +17,7 @@ const browser = new TablecastClient({
   handshakeTimeoutMs: 10_000,
 });
 const plain = new TablecastClient({ url: 'ws://localhost:7070/ws', user: 'alice', password: 'secret' });
+const refreshed = new TablecastClient({ url: 'ws://localhost:7070/ws', token: async () => 'fresh-jwt' });
 
 // @ts-expect-error the url is required
 new TablecastClient({ WebSocket });
@@ -86,4 +87,4 @@ const code: string | null = fromServer.code;
 // @ts-expect-error code is a string or null, not a number
 new TablecastError('m', { code: 42 });
 
-void [node, browser, plain, tour, local, code, Sneaky];
+void [node, browser, plain, refreshed, tour, local, code, Sneaky];

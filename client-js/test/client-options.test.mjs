@@ -48,7 +48,7 @@ test('an option of the wrong kind throws naming it and the value', () => {
   refused('ws://h:7070/ws', /TablecastClient needs options/);
   refused({ WebSocket }, /needs options\.url/);
   refused({ url: ' ', WebSocket }, /needs options\.url/);
-  refused({ url, WebSocket, token: 42 }, /option token must be a string, was 42/);
+  refused({ url, WebSocket, token: 42 }, /option token must be a string or a function giving one \(or a promise of one\), was 42/);
   refused({ url, WebSocket, backoff: 500 }, /option backoff must be an object like \{ minMs: 500, maxMs: 30000 \}, was 500/);
   refused({ url, WebSocket, backoff: { minMs: '500' } }, /backoff\.minMs must be a number of milliseconds, 0 or more, was "500"/);
   refused({ url, WebSocket, backoff: { maxMs: -1 } }, /backoff\.maxMs must be a number .* was -1/);

@@ -107,3 +107,35 @@ test('close() stops reconnecting and rejects mirrors that are not ready', async 
   assert.equal(fake.client.state, 'closed');
   assert.throws(() => fake.client.mirror('x.y'), /closed/);
 });
+
+test('a token function is asked before each connection; one that fails drops that attempt and the next asks again', async () => {
+  let current = 'token-1';
+  let failing = false;
+  fake.newClient({
+    token: async () => {
+      if (failing) throw new Error('the identity provider is down');
+      return current;
+    },
+  });
+  const errors = [];
+  fake.client.addEventListener('error', (e) => errors.push(e.detail.message));
+  fake.client.mirror(T);
+  let conn = await fake.server.nextConnection();
+  assert.equal((await conn.next('hello')).token, 'token-1');
+  conn.send({ type: 'welcome', protocolVersion: 5, serverName: 'fake', epoch: 'E', position: 0, heartbeatMillis: 60_000 });
+  await conn.next('subscribe');
+
+  failing = true;
+  conn.kill();
+  await until(() => errors.some((m) => m.includes('options.token() failed: the identity provider is down')));
+  failing = false;
+  current = 'token-2';
+  for (;;) { // attempts that found the supplier failing ended without a hello
+    conn = await fake.server.nextConnection();
+    const hello = await conn.next('hello', 300).catch(() => null);
+    if (hello !== null) {
+      assert.equal(hello.token, 'token-2');
+      break;
+    }
+  }
+});

@@ -22,7 +22,7 @@ final class ClientSettings {
   String clientName = TablecastClient.DEFAULT_CLIENT_NAME;
   String user;
   String password;
-  String token;
+  Supplier<String> token;
   Duration connectTimeout = TablecastClient.DEFAULT_CONNECT_TIMEOUT;
   Duration backoffMin = TablecastClient.DEFAULT_BACKOFF_MIN;
   Duration backoffMax = TablecastClient.DEFAULT_BACKOFF_MAX;

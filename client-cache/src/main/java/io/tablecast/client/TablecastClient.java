@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * A connection to one or more Tablecast servers and the live table mirrors fed through it.
@@ -284,7 +285,19 @@ public final class TablecastClient implements AutoCloseable {
 
     /** A signed token (e.g. JWT), as an alternative to {@link #credentials}. */
     public Builder token(String token) {
-      settings.token = token;
+      settings.token = token == null ? null : () -> token;
+      return this;
+    }
+
+    /**
+     * Where the signed token comes from (e.g. JWT), as an alternative to {@link #credentials}:
+     * asked before each connection, so that a reconnect after the last token expired sends a fresh
+     * one. It is called on the client's event loop and must not block: return a token held (and
+     * refreshed) elsewhere. When it throws or gives null, the hello carries no token (the server
+     * refuses it, and mirrors that followed their table say so) and the failure is logged.
+     */
+    public Builder token(Supplier<String> tokens) {
+      settings.token = tokens;
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.tablecast.client.internal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The validated, immutable connection settings of one client (built by {@code
@@ -12,7 +13,8 @@ import java.util.List;
  * @param clientName the name sent in the hello
  * @param user user for password authentication, or null
  * @param password password, or null
- * @param token a signed token, or null
+ * @param token gives the signed token to send in each hello (called before each connection, on the
+ *     client's event loop), or null for none
  * @param connectTimeout TCP connect timeout
  * @param backoffMin lower bound of the reconnect backoff
  * @param backoffMax upper bound of the reconnect backoff
@@ -26,7 +28,7 @@ public record ClientConfig(
     String clientName,
     String user,
     String password,
-    String token,
+    Supplier<String> token,
     Duration connectTimeout,
     Duration backoffMin,
     Duration backoffMax,

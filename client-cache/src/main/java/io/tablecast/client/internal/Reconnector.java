@@ -112,10 +112,23 @@ final class Reconnector {
                                     config.clientName(),
                                     config.user(),
                                     config.password(),
-                                    config.token()),
+                                    token()),
                                 config.maxFrameBytes()));
                   }
                 });
+  }
+
+  /** The token for the next hello: asked of the configured supplier; null when none or it fails. */
+  private String token() {
+    if (config.token() == null) {
+      return null;
+    }
+    try {
+      return config.token().get();
+    } catch (RuntimeException e) {
+      log.warn("the token supplier threw {}; connecting without a token", e.toString());
+      return null;
+    }
   }
 
   private IdleStateHandler handshakeIdle() {

@@ -1,0 +1,63 @@
+package io.tablecast.client;
+
+import static io.tablecast.client.FakeServer.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tablecast.protocol.Message;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client given where its token comes from ({@code Builder.token(Supplier)}) asks for it before
+ * each connection: a reconnect after the token was refreshed sends the fresh one, where a fixed
+ * token would be refused once expired.
+ */
+class TokenSupplierTest {
+  static final String T = "shop.items";
+  static final Duration WAIT = Duration.ofSeconds(10);
+
+  @Test
+  void eachConnectionSendsTheTokenTheSupplierGivesThen() throws Exception {
+    AtomicReference<String> current = new AtomicReference<>("token-1");
+    try (FakeServer server = new FakeServer();
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers(server.address())
+                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+                .token(current::get)
+                .build()) {
+      TableMirror<?> m = client.mirror(T);
+      FakeServer.Conn first = server.accept();
+      assertThat(first.expect(Message.Hello.class).token()).isEqualTo("token-1");
+      first.send(new Message.Welcome(1, "fake", FakeServer.EPOCH, 0, 10_000));
+      first.expect(Message.Subscribe.class);
+      first.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
+      assertThat(m.awaitReady(WAIT)).isTrue();
+
+      current.set("token-2");
+      first.close();
+      FakeServer.Conn second = server.accept();
+      assertThat(second.expect(Message.Hello.class).token()).isEqualTo("token-2");
+    }
+  }
+
+  @Test
+  void aSupplierThatThrowsLeavesTheTokenOutAndTheClientGoesOn() throws Exception {
+    try (FakeServer server = new FakeServer();
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers(server.address())
+                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+                .token(
+                    () -> {
+                      throw new IllegalStateException("the identity provider is down");
+                    })
+                .build()) {
+      client.mirror(T);
+      FakeServer.Conn conn = server.accept();
+      assertThat(conn.expect(Message.Hello.class).token()).isNull();
+    }
+  }
+}
