@@ -294,7 +294,7 @@ class RowFilterUnderLoadTest {
     return ddl;
   }
 
-  private static String statement(Random r) {
+  static String statement(Random r) {
     int customer = 1 + r.nextInt(45);
     int order = 1 + r.nextInt(320);
     int tenant = 1 + r.nextInt(2);
