@@ -263,6 +263,12 @@ public final class ChangeHub implements TailSink, AutoCloseable {
     return hub.await(() -> publisher.publish(batch));
   }
 
+  /** The hub numbers its batches itself, on its own thread. */
+  @Override
+  public boolean takesStalenessDuringPolls() {
+    return true;
+  }
+
   /**
    * As {@link #publish}, the batch taking position {@code position} (a stream sequence, above every
    * position so far): a batch that applies changes once takes exactly it, the same on every server

@@ -5,7 +5,6 @@ import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.progress.Progress;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -25,8 +24,11 @@ import org.slf4j.Logger;
  * memory) ends the loop. A poll that keeps failing shows in {@code /health} (see {@link
  * #failingSinceMillis()}), never as a loop that is gone for good while the database is fine. A poll
  * that fails {@link #STALE_AFTER_MILLIS} or more after the last one that succeeded, or a loop that
- * ended, makes every table stale for its clients (cause {@value #STALE_CAUSE}) until a poll
- * succeeds again.
+ * ended, makes every table stale for its clients ({@link EveryTableStale}) until a poll succeeds
+ * again; so does a poll that has not returned for {@link
+ * UnansweredPollWatch#UNANSWERED_AFTER_MILLIS} (a database that stopped answering without closing
+ * the connection), where the sink takes table states between polls ({@link
+ * TailSink#takesStalenessDuringPolls}).
  */
 public final class TailLoop implements AutoCloseable {
 
@@ -40,9 +42,6 @@ public final class TailLoop implements AutoCloseable {
 
   /** How long after the last successful poll a failing one says every table is stale. */
   static final long STALE_AFTER_MILLIS = 5_000;
-
-  /** The cause of that staleness, beside a table's own causes. */
-  static final String STALE_CAUSE = "database";
 
   private final ChangeSource source;
   private final TailSink sink;
@@ -64,14 +63,11 @@ public final class TailLoop implements AutoCloseable {
    */
   private volatile long caughtUpMillis = System.currentTimeMillis();
 
-  /** The cached tables, as the snapshot read them (tail thread). */
-  private List<String> tableNames = List.of();
+  /** What the loop says of every table (polls failing or unanswered, the loop dead). */
+  private final EveryTableStale everyTable;
 
-  /** Every table was said stale because polls kept failing (tail thread). */
-  private boolean saidStale;
-
-  /** Wall-clock millis of the last successful poll (tail thread). */
-  private long lastSuccessMillis = System.currentTimeMillis();
+  /** Wall-clock millis of the last successful poll (written by the tail thread). */
+  private volatile long lastSuccessMillis = System.currentTimeMillis();
 
   /** The share of the heap the images may not take by default: kept for serving. */
   public static final int DEFAULT_HEAP_RESERVE_PERCENT = 20;
@@ -105,6 +101,7 @@ public final class TailLoop implements AutoCloseable {
   public TailLoop(ChangeSource source, TailSink sink, HeapRoom heap, int heapReservePercent) {
     this.source = source;
     this.sink = sink;
+    this.everyTable = new EveryTableStale(sink);
     this.heap = heap;
     this.heapReservePercent = heapReservePercent;
     this.thread = new Thread(this::run, "tablecast-tail");
@@ -152,64 +149,8 @@ public final class TailLoop implements AutoCloseable {
         }
       }
       backoff = FIRST_BACKOFF_MILLIS;
-      while (!stopped()) {
-        try {
-          long pollStartMillis = System.currentTimeMillis();
-          CommittedBatch batch = source.poll(POLL_WAIT);
-          lastPollChanges = batch.events().size();
-          if (!batch.isEmpty()) {
-            sink.publish(batch)
-                .forEach(source::resync); // images that could not take an event: re-read
-          }
-          // sync requests the read covered: their writes are in the images and sent
-          source.readBarrier().ifPresent(ReadBarrier::delivered);
-          // a read is never cut short: it returned all the outbox held when it began
-          caughtUpMillis = pollStartMillis;
-          if (saidStale) { // after the batch that brought the mirrors up to date
-            sayStale(null);
-          }
-          lastSuccessMillis = System.currentTimeMillis();
-          failingSinceMillis = 0;
-          backoff = FIRST_BACKOFF_MILLIS;
-        } catch (InstanceChangedException e) {
-          // logged by the InstanceWatch: the next poll, at once, reads every table again
-          lastPollChanges = 0;
-        } catch (SQLException | RuntimeException e) {
-          if (stopped()) {
-            return; // closing: the hub was shut down under the poll
-          }
-          boolean first = failingSinceMillis == 0;
-          if (first) {
-            failingSinceMillis = System.currentTimeMillis();
-          }
-          if (e instanceof SQLException) {
-            LOG.warn(
-                "reading changes failed (clients keep being served from memory), retrying in {} ms: {}",
-                backoff,
-                SqlErrors.describe(e));
-          } else if (first) {
-            // not a database error: a bug or data the server cannot handle; the trace once
-            LOG.error(
-                "reading changes failed on an unexpected error (clients keep being served from memory), "
-                    + "retrying in {} ms",
-                backoff,
-                e);
-          } else {
-            LOG.error("reading changes failed again, retrying in {} ms: {}", backoff, e.toString());
-          }
-          if (!saidStale && System.currentTimeMillis() - lastSuccessMillis >= STALE_AFTER_MILLIS) {
-            sayStale(
-                "the server has read no changes from the database since "
-                    + Instant.ofEpochMilli(lastSuccessMillis)
-                    + " ("
-                    + e.getMessage()
-                    + "); the mirror keeps the rows it has and catches up when the database is back");
-          }
-          if (pause(backoff)) {
-            return;
-          }
-          backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
-        }
+      try (UnansweredPollWatch watch = watchPolls()) {
+        backoff = pollUntilStopped(watch, backoff);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -225,7 +166,7 @@ public final class TailLoop implements AutoCloseable {
         LOG.error(
             "the tail loop stopped; clients are served from memory but receive no more changes", e);
         try {
-          sayStale(
+          everyTable.say(
               "the server stopped reading changes on an unexpected error (" + e + "); restart it");
         } catch (RuntimeException | Error ignored) {
           // out of memory, or the hub is gone: /health says DOWN in any case
@@ -236,17 +177,81 @@ public final class TailLoop implements AutoCloseable {
     }
   }
 
-  /**
-   * Says every table stale ({@code reason}) or followed again (null), through the sink. Tail
-   * thread.
-   */
-  private void sayStale(String reason) {
-    List<CommittedBatch.Staleness> all = new ArrayList<>();
-    for (String table : tableNames) {
-      all.add(new CommittedBatch.Staleness(table, STALE_CAUSE, reason));
+  /** A watch of the polls when the sink takes table states between them; null otherwise. */
+  private UnansweredPollWatch watchPolls() {
+    return sink.takesStalenessDuringPolls() ? UnansweredPollWatch.sayingStale(everyTable) : null;
+  }
+
+  /** Polls until stopped; returns the backoff then. Tail thread. */
+  private long pollUntilStopped(UnansweredPollWatch watch, long firstBackoff)
+      throws InterruptedException {
+    long backoff = firstBackoff;
+    while (!stopped()) {
+      try {
+        long pollStartMillis = System.currentTimeMillis();
+        CommittedBatch batch;
+        if (watch != null) {
+          watch.pollStarted();
+        }
+        try {
+          batch = source.poll(POLL_WAIT);
+        } finally {
+          if (watch != null) {
+            watch.pollEnded();
+          }
+        }
+        lastPollChanges = batch.events().size();
+        if (!batch.isEmpty()) {
+          sink.publish(batch)
+              .forEach(source::resync); // images that could not take an event: re-read
+        }
+        // sync requests the read covered: their writes are in the images and sent
+        source.readBarrier().ifPresent(ReadBarrier::delivered);
+        // a read is never cut short: it returned all the outbox held when it began
+        caughtUpMillis = pollStartMillis;
+        if (everyTable.said()) { // after the batch that brought the mirrors up to date
+          everyTable.say(null);
+        }
+        lastSuccessMillis = System.currentTimeMillis();
+        failingSinceMillis = 0;
+        backoff = FIRST_BACKOFF_MILLIS;
+      } catch (InstanceChangedException e) {
+        // logged by the InstanceWatch: the next poll, at once, reads every table again
+        lastPollChanges = 0;
+      } catch (SQLException | RuntimeException e) {
+        if (stopped()) {
+          return backoff; // closing: the hub was shut down under the poll
+        }
+        boolean first = failingSinceMillis == 0;
+        if (first) {
+          failingSinceMillis = System.currentTimeMillis();
+        }
+        if (e instanceof SQLException) {
+          LOG.warn(
+              "reading changes failed (clients keep being served from memory), retrying in {} ms: {}",
+              backoff,
+              SqlErrors.describe(e));
+        } else if (first) {
+          // not a database error: a bug or data the server cannot handle; the trace once
+          LOG.error(
+              "reading changes failed on an unexpected error (clients keep being served from memory), "
+                  + "retrying in {} ms",
+              backoff,
+              e);
+        } else {
+          LOG.error("reading changes failed again, retrying in {} ms: {}", backoff, e.toString());
+        }
+        if (!everyTable.said()
+            && System.currentTimeMillis() - lastSuccessMillis >= STALE_AFTER_MILLIS) {
+          everyTable.failing(lastSuccessMillis, e.getMessage());
+        }
+        if (pause(backoff)) {
+          return backoff;
+        }
+        backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
+      }
     }
-    sink.publish(new CommittedBatch(List.of(), 0, List.of(), all));
-    saidStale = reason != null;
+    return backoff;
   }
 
   /**
@@ -352,7 +357,7 @@ public final class TailLoop implements AutoCloseable {
         tables.size(),
         TimeUnit.NANOSECONDS.toMillis(end - start));
     load.install();
-    tableNames = List.copyOf(names);
+    everyTable.tables(names);
   }
 
   /** One table's part of a snapshot: when its first row came, when it ended, how many rows. */

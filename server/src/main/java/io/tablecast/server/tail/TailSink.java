@@ -27,6 +27,16 @@ public interface TailSink {
    */
   Set<String> publish(CommittedBatch batch);
 
+  /**
+   * Whether {@link #publish} takes a batch of table states only (no changes) from another thread
+   * while the loop waits for a poll (an {@link UnansweredPollWatch}): a sink whose positions are
+   * its own. Not a sink that gives a batch the source's position of the moment (a stream's
+   * sequence, a capture's cursor), which the poll in progress may be moving.
+   */
+  default boolean takesStalenessDuringPolls() {
+    return false;
+  }
+
   /** The rows of one snapshot read, installed whole once the read completed. */
   interface SnapshotLoad extends ChangeSource.SnapshotSink {
 

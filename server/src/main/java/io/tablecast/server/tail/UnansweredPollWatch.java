@@ -1,0 +1,118 @@
+package io.tablecast.server.tail;
+
+import io.tablecast.server.log.RecentEvents;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+
+/**
+ * Watches the tail's polls from a thread of its own, for one that does not return: a database, or
+ * the network to it, that stops answering without closing the connection (a host powered off, a
+ * firewall or NAT that drops the connection's packets, a failover that moves the address) leaves
+ * the poll's read waiting until the operating system gives the connection up, a quarter of an hour
+ * by Linux's defaults; no poll fails meanwhile, so nothing said the mirrors stale while they fell
+ * behind (seen through a proxy that stopped forwarding the database's answers: 40 s without a word,
+ * {@code UnansweredReadTest}). Once a poll has gone {@link #UNANSWERED_AFTER_MILLIS} without
+ * returning, {@code unanswered} is told when it began; the loop says every table followed again
+ * after the poll that returns. A poll that is only long (a large transaction, a table re-read
+ * whole) is told the same way: changes of every table wait behind it meanwhile.
+ *
+ * <p>The callback runs under this watch's lock, which {@link #pollStarted} and {@link #pollEnded}
+ * take too: it never overlaps the loop's own work between two polls.
+ */
+final class UnansweredPollWatch implements AutoCloseable {
+  private static final Logger LOG = RecentEvents.logger(UnansweredPollWatch.class);
+
+  /** How long a poll may go without returning before every table is said stale. */
+  static final long UNANSWERED_AFTER_MILLIS = 10_000;
+
+  private static final long CHECK_EVERY_MILLIS = 1_000;
+
+  private final Object lock = new Object();
+  private final LongConsumer unanswered;
+  private final long afterMillis;
+  private final CountDownLatch stop = new CountDownLatch(1);
+  private final Thread thread;
+
+  /** Wall-clock millis when the poll in progress began; 0 when none is (guarded by lock). */
+  private long pollStartedMillis;
+
+  /** The poll in progress was told as unanswered already (guarded by lock). */
+  private boolean told;
+
+  /**
+   * A watch, its thread started, that tells {@code unanswered} (with the poll's start, wall-clock
+   * millis) once per poll that has gone {@code afterMillis} without returning.
+   */
+  UnansweredPollWatch(long afterMillis, LongConsumer unanswered) {
+    this.afterMillis = afterMillis;
+    this.unanswered = unanswered;
+    this.thread = new Thread(this::run, "tablecast-tail-watch");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  /**
+   * A watch of the loop's polls that says {@code everyTable} stale once a poll has gone {@link
+   * #UNANSWERED_AFTER_MILLIS} without returning (unless it is said stale already).
+   */
+  static UnansweredPollWatch sayingStale(EveryTableStale everyTable) {
+    return new UnansweredPollWatch(
+        UNANSWERED_AFTER_MILLIS,
+        since -> {
+          try {
+            if (!everyTable.said()) {
+              long seconds = (System.currentTimeMillis() - since) / 1000;
+              LOG.warn(
+                  "a read of changes has not returned for {} s: the database, or the network to"
+                      + " it, may have stopped answering; every table is stale until it returns",
+                  seconds);
+              everyTable.unanswered(since, seconds);
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("could not say every table stale: {}", e.toString()); // the hub is closing
+          }
+        });
+  }
+
+  /** The loop begins a poll. */
+  void pollStarted() {
+    synchronized (lock) {
+      pollStartedMillis = System.currentTimeMillis();
+      told = false;
+    }
+  }
+
+  /** The poll returned or failed; waits for a callback in progress. */
+  void pollEnded() {
+    synchronized (lock) {
+      pollStartedMillis = 0;
+    }
+  }
+
+  /** Tells the poll in progress as unanswered if it has gone long enough. Watch thread. */
+  void check(long nowMillis) {
+    synchronized (lock) {
+      if (pollStartedMillis != 0 && !told && nowMillis - pollStartedMillis >= afterMillis) {
+        told = true;
+        unanswered.accept(pollStartedMillis);
+      }
+    }
+  }
+
+  private void run() {
+    try {
+      while (!stop.await(CHECK_EVERY_MILLIS, TimeUnit.MILLISECONDS)) {
+        check(System.currentTimeMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    stop.countDown();
+  }
+}
