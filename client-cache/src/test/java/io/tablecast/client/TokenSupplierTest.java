@@ -2,7 +2,9 @@ package io.tablecast.client;
 
 import static io.tablecast.client.FakeServer.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import java.time.Duration;
 import java.util.List;
@@ -40,6 +42,52 @@ class TokenSupplierTest {
       first.close();
       FakeServer.Conn second = server.accept();
       assertThat(second.expect(Message.Hello.class).token()).isEqualTo("token-2");
+    }
+  }
+
+  /**
+   * A server refuses the token that expired meanwhile: the mirror is stale with its words; the next
+   * attempt, with the supplier's fresh token, resumes it where it was and it follows again.
+   */
+  @Test
+  void aTokenRefusedAtAReconnectIsReplacedByTheNextOneTheSupplierGives() throws Exception {
+    AtomicReference<String> current = new AtomicReference<>("token-1");
+    try (FakeServer server = new FakeServer();
+        TablecastClient client =
+            TablecastClient.builder()
+                .servers(server.address())
+                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+                .token(current::get)
+                .build()) {
+      TableMirror<?> m = client.mirror(T);
+      FakeServer.Conn first = server.handshake(0);
+      first.expect(Message.Subscribe.class);
+      first.snapshot(T, List.of("id"), 5, row("id", 1, "v", "a"));
+      assertThat(m.awaitReady(WAIT)).isTrue();
+      first.close();
+
+      FakeServer.Conn refusing = server.accept();
+      assertThat(refusing.expect(Message.Hello.class).token()).isEqualTo("token-1");
+      refusing.send(Message.Error.fatal(ErrorCode.AUTHENTICATION_FAILED, "the token has expired"));
+      await().atMost(WAIT).until(() -> m.staleReason() != null);
+      assertThat(m.staleReason()).contains("AUTHENTICATION_FAILED: the token has expired");
+      current.set("token-2");
+      refusing.close();
+
+      FakeServer.Conn again;
+      while (true) { // attempts made before the token was refreshed are refused too
+        again = server.accept();
+        if ("token-2".equals(again.expect(Message.Hello.class).token())) {
+          break;
+        }
+        again.send(Message.Error.fatal(ErrorCode.AUTHENTICATION_FAILED, "the token has expired"));
+        again.close();
+      }
+      again.send(new Message.Welcome(1, "fake", FakeServer.EPOCH, 5, 10_000));
+      assertThat(again.expect(Message.Subscribe.class).resumePosition()).isEqualTo(5);
+      again.send(new Message.Resumed(List.of(T), List.of(), 5));
+      await().atMost(WAIT).until(() -> m.staleReason() == null);
+      assertThat(m.get(1)).isNotNull();
     }
   }
 
