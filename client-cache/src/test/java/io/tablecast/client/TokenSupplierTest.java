@@ -9,6 +9,7 @@ import io.tablecast.protocol.Message;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,12 +25,7 @@ class TokenSupplierTest {
   void eachConnectionSendsTheTokenTheSupplierGivesThen() throws Exception {
     AtomicReference<String> current = new AtomicReference<>("token-1");
     try (FakeServer server = new FakeServer();
-        TablecastClient client =
-            TablecastClient.builder()
-                .servers(server.address())
-                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
-                .token(current::get)
-                .build()) {
+        TablecastClient client = client(server, current::get)) {
       TableMirror<?> m = client.mirror(T);
       FakeServer.Conn first = server.accept();
       assertThat(first.expect(Message.Hello.class).token()).isEqualTo("token-1");
@@ -53,12 +49,7 @@ class TokenSupplierTest {
   void aTokenRefusedAtAReconnectIsReplacedByTheNextOneTheSupplierGives() throws Exception {
     AtomicReference<String> current = new AtomicReference<>("token-1");
     try (FakeServer server = new FakeServer();
-        TablecastClient client =
-            TablecastClient.builder()
-                .servers(server.address())
-                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
-                .token(current::get)
-                .build()) {
+        TablecastClient client = client(server, current::get)) {
       TableMirror<?> m = client.mirror(T);
       FakeServer.Conn first = server.handshake(0);
       first.expect(Message.Subscribe.class);
@@ -95,17 +86,22 @@ class TokenSupplierTest {
   void aSupplierThatThrowsLeavesTheTokenOutAndTheClientGoesOn() throws Exception {
     try (FakeServer server = new FakeServer();
         TablecastClient client =
-            TablecastClient.builder()
-                .servers(server.address())
-                .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
-                .token(
-                    () -> {
-                      throw new IllegalStateException("the identity provider is down");
-                    })
-                .build()) {
+            client(
+                server,
+                () -> {
+                  throw new IllegalStateException("the identity provider is down");
+                })) {
       client.mirror(T);
       FakeServer.Conn conn = server.accept();
       assertThat(conn.expect(Message.Hello.class).token()).isNull();
     }
+  }
+
+  private static TablecastClient client(FakeServer server, Supplier<String> tokens) {
+    return TablecastClient.builder()
+        .servers(server.address())
+        .reconnectBackoff(Duration.ofMillis(1), Duration.ofMillis(20))
+        .token(tokens)
+        .build();
   }
 }

@@ -8,7 +8,6 @@ import io.tablecast.client.MirrorShape;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.capture.ColumnChoice;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -17,7 +16,6 @@ import java.sql.ResultSetMetaData;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -135,24 +133,7 @@ class ChosenColumnsUnderDdlTest {
   }
 
   private static void startServer(Pipeline p) {
-    SourceConfig base = p.sourceConfig();
-    Map<String, ColumnChoice> choices = new HashMap<>();
-    CHOICES.forEach((t, choice) -> choices.put(p.db.table(t), choice));
-    // reconciliation on: each server's stop fails the test if it repaired a row
-    p.startServer(
-        b ->
-            b.source(
-                new SourceConfig(
-                    base.jdbcUrl(),
-                    null,
-                    null,
-                    base.tableNames(),
-                    true,
-                    null,
-                    null,
-                    Pipeline.RECONCILE_EVERY,
-                    Pipeline.CAPTURE_CHECK_EVERY,
-                    choices)));
+    ServerSetups.withColumnChoices(p, CHOICES);
   }
 
   /**

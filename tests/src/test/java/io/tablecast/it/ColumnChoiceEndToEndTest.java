@@ -7,7 +7,6 @@ import io.tablecast.client.ChangeEvent;
 import io.tablecast.client.Column;
 import io.tablecast.client.TableMirror;
 import io.tablecast.server.capture.ColumnChoice;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.time.Duration;
 import java.util.List;
@@ -38,23 +37,11 @@ class ColumnChoiceEndToEndTest {
             "users",
             "products");
     try (p) {
-      SourceConfig base = p.sourceConfig();
-      p.startServer(
-          b ->
-              b.source(
-                  new SourceConfig(
-                      base.jdbcUrl(),
-                      null,
-                      null,
-                      base.tableNames(),
-                      true,
-                      null,
-                      null,
-                      Pipeline.RECONCILE_EVERY,
-                      null,
-                      Map.of(
-                          p.db.table("users"), ColumnChoice.excluding(List.of("password_hash")),
-                          p.db.table("products"), ColumnChoice.only(List.of("name", "price"))))));
+      ServerSetups.withColumnChoices(
+          p,
+          Map.of(
+              "users", ColumnChoice.excluding(List.of("password_hash")),
+              "products", ColumnChoice.only(List.of("name", "price"))));
       var client = p.client("narrow");
       TableMirror<Map<String, Object>> users = p.readyMirror(client, "users");
       TableMirror<Map<String, Object>> products = p.readyMirror(client, "products");

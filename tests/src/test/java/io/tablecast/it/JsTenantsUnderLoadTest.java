@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tablecast.server.auth.AccessPolicy;
-import io.tablecast.server.auth.ConfigAuthenticator;
-import io.tablecast.server.auth.JwtVerifier;
 import io.tablecast.server.auth.RowFilter;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.nio.charset.StandardCharsets;
@@ -127,15 +125,10 @@ class JsTenantsUnderLoadTest {
 
   private static void startServer(Pipeline p) {
     // reconciliation on: each server's stop fails the test if it repaired a row
-    p.startServer(
-        b ->
-            b.set(
-                "auth",
-                new ConfigAuthenticator(
-                    List.of(),
-                    new JwtVerifier(
-                        SECRET.getBytes(StandardCharsets.UTF_8), null, null, null, "sub"),
-                    new AccessPolicy(null, RowFilter.parse("tenant = <claim:tenant>"), null))));
+    ServerSetups.withTokens(
+        p,
+        SECRET.getBytes(StandardCharsets.UTF_8),
+        new AccessPolicy(null, RowFilter.parse("tenant = <claim:tenant>"), null));
   }
 
   /** Key → {@code column}'s value, as {@link OrdersWorkload#selected} reads the database. */

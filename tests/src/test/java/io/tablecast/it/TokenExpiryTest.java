@@ -11,8 +11,6 @@ import com.nimbusds.jwt.SignedJWT;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.auth.AccessPolicy;
-import io.tablecast.server.auth.ConfigAuthenticator;
-import io.tablecast.server.auth.JwtVerifier;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -85,14 +83,7 @@ class TokenExpiryTest {
   }
 
   private static CuttableProxy startServer(Pipeline p) throws Exception {
-    p.startServer(
-        b ->
-            b.set(
-                "auth",
-                new ConfigAuthenticator(
-                    List.of(),
-                    new JwtVerifier(SECRET, null, null, null, "sub"),
-                    AccessPolicy.ALLOW_ALL)));
+    ServerSetups.withTokens(p, SECRET, AccessPolicy.ALLOW_ALL);
     return new CuttableProxy("127.0.0.1", p.server().port());
   }
 

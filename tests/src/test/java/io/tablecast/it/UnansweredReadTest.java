@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.net.URI;
 import java.time.Duration;
@@ -42,20 +41,7 @@ class UnansweredReadTest {
       URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
       try (CuttableProxy proxy = CuttableProxy.raw(db.getHost(), db.getPort())) {
         String url = p.db.jdbcUrl().replace(db.getHost() + ":" + db.getPort(), proxy.address());
-        SourceConfig base = p.sourceConfig();
-        p.startServer(
-            b ->
-                b.source(
-                    new SourceConfig(
-                        url,
-                        null,
-                        null,
-                        base.tableNames(),
-                        true,
-                        null,
-                        null,
-                        Duration.ZERO, // no reconciliation: only the tail
-                        Pipeline.CAPTURE_CHECK_EVERY)));
+        ServerSetups.atUrl(p, url, Duration.ZERO); // no reconciliation: only the tail
         var client = p.client("unanswered");
         TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
         TableMirror<Map<String, Object>> others = p.readyMirror(client, "others");

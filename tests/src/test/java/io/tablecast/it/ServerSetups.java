@@ -1,0 +1,77 @@
+package io.tablecast.it;
+
+import io.tablecast.server.auth.AccessPolicy;
+import io.tablecast.server.auth.ConfigAuthenticator;
+import io.tablecast.server.auth.JwtVerifier;
+import io.tablecast.server.capture.ColumnChoice;
+import io.tablecast.server.capture.SourceConfig;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A {@link Pipeline}'s server started with settings several tests share: columns chosen per table,
+ * the database reached at another address, JWT tokens. Reconciliation, where on, fails the server's
+ * stop when it repaired a row ({@link Pipeline#stopServer}).
+ */
+final class ServerSetups {
+  private ServerSetups() {}
+
+  /**
+   * Caches the pipeline's tables with {@code choices} (by unqualified table name; the others
+   * whole), reconciling every {@link Pipeline#RECONCILE_EVERY}.
+   */
+  static void withColumnChoices(Pipeline p, Map<String, ColumnChoice> choices) {
+    SourceConfig base = p.sourceConfig();
+    Map<String, ColumnChoice> qualified = new HashMap<>();
+    choices.forEach((t, choice) -> qualified.put(p.db.table(t), choice));
+    p.startServer(
+        b ->
+            b.source(
+                new SourceConfig(
+                    base.jdbcUrl(),
+                    null,
+                    null,
+                    base.tableNames(),
+                    true,
+                    null,
+                    null,
+                    Pipeline.RECONCILE_EVERY,
+                    Pipeline.CAPTURE_CHECK_EVERY,
+                    qualified)));
+  }
+
+  /**
+   * Reads the database at {@code url} (through a proxy, say), reconciling every {@code reconcile}.
+   */
+  static void atUrl(Pipeline p, String url, Duration reconcile) {
+    SourceConfig base = p.sourceConfig();
+    p.startServer(
+        b ->
+            b.source(
+                new SourceConfig(
+                    url,
+                    null,
+                    null,
+                    base.tableNames(),
+                    true,
+                    null,
+                    null,
+                    reconcile,
+                    Pipeline.CAPTURE_CHECK_EVERY)));
+  }
+
+  /**
+   * Takes HS256 tokens signed with {@code secret} (principal claim {@code sub}), each principal
+   * with {@code policy}.
+   */
+  static void withTokens(Pipeline p, byte[] secret, AccessPolicy policy) {
+    p.startServer(
+        b ->
+            b.set(
+                "auth",
+                new ConfigAuthenticator(
+                    List.of(), new JwtVerifier(secret, null, null, null, "sub"), policy)));
+  }
+}
