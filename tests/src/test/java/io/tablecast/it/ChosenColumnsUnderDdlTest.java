@@ -69,13 +69,7 @@ class ChosenColumnsUnderDdlTest {
           held.addAll(mirrors(p, "shaped", address, true, clients));
         }
         AtomicBoolean stop = new AtomicBoolean();
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < 2; w++) {
-          Random r = new Random(SEED * 31 + w);
-          threads.add(UnderLoad.thread(errors, () -> DdlWorkload.write(p, r, stop)));
-        }
-        Random alters = new Random(SEED);
-        threads.add(UnderLoad.thread(errors, () -> DdlWorkload.alter(p, kind, alters, stop)));
+        List<Thread> threads = DdlWorkload.threads(p, kind, SEED, stop, errors);
         threads.add(
             UnderLoad.thread(
                 errors,

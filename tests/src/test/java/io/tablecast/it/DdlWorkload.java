@@ -35,6 +35,22 @@ final class DdlWorkload {
     return ddl;
   }
 
+  /**
+   * The workload's threads (not started): two writers and the thread that alters the tables, with
+   * the random choices of {@code seed}; what they throw goes to {@code errors}.
+   */
+  static List<Thread> threads(
+      Pipeline p, Kind kind, long seed, AtomicBoolean stop, List<Throwable> errors) {
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      Random r = new Random(seed * 31 + w);
+      threads.add(UnderLoad.thread(errors, () -> write(p, r, stop)));
+    }
+    Random alters = new Random(seed);
+    threads.add(UnderLoad.thread(errors, () -> alter(p, kind, alters, stop)));
+    return threads;
+  }
+
   /** Inserts, updates and deletes rows at random until {@code stop}. */
   static void write(Pipeline p, Random r, AtomicBoolean stop) throws Exception {
     try (Connection c = p.connect();

@@ -55,13 +55,7 @@ class NatsCaptureRestartUnderLoadTest {
         }
         AtomicBoolean stop = new AtomicBoolean();
         List<Throwable> errors = new CopyOnWriteArrayList<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < 2; w++) {
-          Random r = new Random(SEED * 31 + w);
-          threads.add(UnderLoad.thread(errors, () -> DdlWorkload.write(p, r, stop)));
-        }
-        Random alters = new Random(SEED);
-        threads.add(UnderLoad.thread(errors, () -> DdlWorkload.alter(p, kind, alters, stop)));
+        List<Thread> threads = DdlWorkload.threads(p, kind, SEED, stop, errors);
         threads.forEach(Thread::start);
         long end = System.currentTimeMillis() + SECONDS * 1000;
         Random r = new Random(SEED + 3);

@@ -177,13 +177,7 @@ class WarmRestartUnderLoadTest {
       List<Throwable> errors = new CopyOnWriteArrayList<>();
       try (CuttableProxy proxy = new CuttableProxy("127.0.0.1", p.server().port())) {
         AtomicBoolean stop = new AtomicBoolean();
-        List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < 2; w++) {
-          Random r = new Random(SEED * 31 + w);
-          threads.add(UnderLoad.thread(errors, () -> DdlWorkload.write(p, r, stop)));
-        }
-        Random alters = new Random(SEED);
-        threads.add(UnderLoad.thread(errors, () -> DdlWorkload.alter(p, kind, alters, stop)));
+        List<Thread> threads = DdlWorkload.threads(p, kind, SEED, stop, errors);
         List<RestartingService> services = new ArrayList<>();
         List<RestartingService.Run<List<TableMirror<Map<String, Object>>>>> last =
             new CopyOnWriteArrayList<>();
