@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * tests/src/test/node/tenant-mirror.mjs}), tenants 1 and 2 of {@code orders} and of {@code
  * customers}, the claim a number for one and a string for the other, behind a proxy that cuts them
  * every 0.3-1.5 s and one time in six restarts the server first. Each client's token is a function,
- * asked at each connection for a token the server takes for three seconds only, so sessions outlive
+ * asked at each connection for a token the server takes for five seconds only, so sessions outlive
  * their tokens and reconnects need fresh ones. Then each Node mirror equals its tenant's {@code
  * SELECT}, is not stale, and never heard a row of the other tenant; no server repaired a row.
  */
@@ -68,7 +68,7 @@ class JsTenantsUnderLoadTest {
                   p.db.table(t.table()),
                   SECRET,
                   t.claim(),
-                  "3000");
+                  "5000");
           nodes.add(node);
           assertThat(node.next()).as("the Node client of %s", t).isEqualTo("READY");
         }

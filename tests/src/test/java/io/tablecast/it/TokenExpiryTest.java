@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * mirror, which followed the table, says it is stale with the server's words and keeps its rows,
  * instead of looking current while the client retries; a client given where its token comes from
  * ({@code Builder.token(Supplier)}) sends a fresh one and follows the table on. The server allows
- * 30 s of clock skew, so the fixed token is signed as having expired 27 s ago: accepted at first,
- * refused three seconds later.
+ * 30 s of clock skew, so the fixed token is signed as having expired 20 s ago: accepted for ten
+ * seconds (the clients connect and follow a row meanwhile), refused after.
  */
 class TokenExpiryTest {
   private static final byte[] SECRET =
@@ -44,10 +44,10 @@ class TokenExpiryTest {
                 List.of("CREATE TABLE items (id int PRIMARY KEY, v text)"),
                 "items");
         CuttableProxy proxy = startServer(p)) {
-      long expiredAt = System.currentTimeMillis() - 27_000;
+      long expiredAt = System.currentTimeMillis() - 20_000;
       try (TablecastClient fixed =
               client("fixed", proxy)
-                  .token(token(expiredAt)) // within the skew for three seconds
+                  .token(token(expiredAt)) // within the skew for ten seconds
                   .build();
           TablecastClient supplied =
               client("supplied", proxy)
