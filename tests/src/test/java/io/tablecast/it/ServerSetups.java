@@ -46,20 +46,21 @@ final class ServerSetups {
    * Reads the database at {@code url} (through a proxy, say), reconciling every {@code reconcile}.
    */
   static void atUrl(Pipeline p, String url, Duration reconcile) {
-    SourceConfig base = p.sourceConfig();
-    p.startServer(
-        b ->
-            b.source(
-                new SourceConfig(
-                    url,
-                    null,
-                    null,
-                    base.tableNames(),
-                    true,
-                    null,
-                    null,
-                    reconcile,
-                    Pipeline.CAPTURE_CHECK_EVERY)));
+    p.startServer(b -> b.source(sourceAt(p, url, reconcile)));
+  }
+
+  /** The pipeline's source at {@code url}, reconciling every {@code reconcile}. */
+  static SourceConfig sourceAt(Pipeline p, String url, Duration reconcile) {
+    return new SourceConfig(
+        url,
+        null,
+        null,
+        p.sourceConfig().tableNames(),
+        true,
+        null,
+        null,
+        reconcile,
+        Pipeline.CAPTURE_CHECK_EVERY);
   }
 
   /**

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
+import io.tablecast.client.TablecastClient;
+import io.tablecast.server.TablecastServer;
+import io.tablecast.server.stream.StreamCapture;
+import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -20,53 +25,81 @@ import org.junit.jupiter.params.provider.EnumSource;
  * up (a quarter of an hour by Linux's defaults). Within about ten seconds every mirror says it is
  * stale, naming the read that has not returned, and keeps its rows; once the answers flow again the
  * mirror gets what was committed meanwhile and follows its table again. Before, no poll failed, so
- * the mirrors looked current throughout (40 s without a word, watched).
+ * the mirrors looked current throughout (40 s without a word, watched). The same with NATS, where
+ * {@code tablecast capture} reads the database and says it through the stream to the servers.
  */
 class UnansweredReadTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final List<String> DDL =
+      List.of(
+          "CREATE TABLE items (id int PRIMARY KEY, v varchar(10))",
+          "CREATE TABLE others (id int PRIMARY KEY)");
 
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aDatabaseThatStopsAnsweringMakesEveryMirrorStaleUntilItsReadReturns(Kind kind)
       throws Exception {
-    try (Pipeline p =
-        Pipeline.create(
-            kind,
-            "unanswered",
-            List.of(
-                "CREATE TABLE items (id int PRIMARY KEY, v varchar(10))",
-                "CREATE TABLE others (id int PRIMARY KEY)"),
-            "items",
-            "others")) {
-      URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
-      try (CuttableProxy proxy = CuttableProxy.raw(db.getHost(), db.getPort())) {
-        String url = p.db.jdbcUrl().replace(db.getHost() + ":" + db.getPort(), proxy.address());
-        ServerSetups.atUrl(p, url, Duration.ZERO); // no reconciliation: only the tail
-        var client = p.client("unanswered");
-        TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
-        TableMirror<Map<String, Object>> others = p.readyMirror(client, "others");
-        p.sql("INSERT INTO items VALUES (1, 'a')");
-        await().atMost(WAIT).until(() -> items.get(1) != null);
-
-        proxy.pause(true); // the database's answers stop reaching the server
-        long paused = System.currentTimeMillis();
-        p.sql("INSERT INTO items VALUES (2, 'b')"); // the writers reach it directly
-        await().atMost(WAIT).until(() -> items.staleReason() != null);
-        System.out.printf(
-            "UnansweredReadTest %s: stale after %d ms%n",
-            kind, System.currentTimeMillis() - paused);
-        assertThat(items.staleReason())
-            .contains("the server's read of changes from the database has not returned since")
-            .contains("keeps the rows it has");
-        assertThat(others.staleReason()).as("every table").isNotNull();
-        assertThat(items.get(1)).containsEntry("v", "a");
-        assertThat(items.get(2)).isNull();
-
-        proxy.pause(false);
-        await().atMost(WAIT).until(() -> items.get(2) != null);
-        await().atMost(WAIT).until(() -> items.staleReason() == null);
-        assertThat(others.staleReason()).isNull();
-      }
+    try (Pipeline p = Pipeline.create(kind, "unanswered", DDL, "items", "others");
+        CuttableProxy proxy = proxyTo(p)) {
+      ServerSetups.atUrl(p, urlThrough(p, proxy), Duration.ZERO); // no reconciliation: the tail
+      staleWhileUnanswered(p, p.client("unanswered"), proxy, kind.toString());
     }
+  }
+
+  @Test
+  void withNatsTheServersSayEveryTableStaleWhileTheCapturesReadGoesUnanswered() throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "unanswered_nats", DDL, "items", "others");
+        CuttableProxy proxy = proxyTo(p);
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+        StreamCapture capture =
+            StreamCapture.start(
+                ServerSetups.sourceAt(p, urlThrough(p, proxy), Duration.ZERO),
+                NatsScaleOutTest.nats(n, p),
+                "capture");
+        TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
+        TablecastClient client = NatsScaleOutTest.client("c", "127.0.0.1:" + edge.port())) {
+      staleWhileUnanswered(p, client, proxy, "NATS");
+    }
+  }
+
+  /**
+   * Stops the database's answers through {@code proxy} after a first row reached the mirrors, and
+   * lets them flow again once every mirror said it is stale.
+   */
+  private static void staleWhileUnanswered(
+      Pipeline p, TablecastClient client, CuttableProxy proxy, String what) throws Exception {
+    TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
+    TableMirror<Map<String, Object>> others = p.readyMirror(client, "others");
+    p.sql("INSERT INTO items VALUES (1, 'a')");
+    await().atMost(WAIT).until(() -> items.get(1) != null);
+
+    proxy.pause(true); // the database's answers stop reaching the server
+    long paused = System.currentTimeMillis();
+    p.sql("INSERT INTO items VALUES (2, 'b')"); // the writers reach it directly
+    await().atMost(WAIT).until(() -> items.staleReason() != null);
+    System.out.printf(
+        "UnansweredReadTest %s: stale after %d ms%n", what, System.currentTimeMillis() - paused);
+    assertThat(items.staleReason())
+        .contains("the server's read of changes from the database has not returned since")
+        .contains("keeps the rows it has");
+    await().atMost(WAIT).alias("every table").until(() -> others.staleReason() != null);
+    assertThat(items.get(1)).containsEntry("v", "a");
+    assertThat(items.get(2)).isNull();
+
+    proxy.pause(false);
+    await().atMost(WAIT).until(() -> items.get(2) != null);
+    await().atMost(WAIT).until(() -> items.staleReason() == null);
+    await().atMost(WAIT).until(() -> others.staleReason() == null);
+  }
+
+  private static CuttableProxy proxyTo(Pipeline p) throws Exception {
+    URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
+    return CuttableProxy.raw(db.getHost(), db.getPort());
+  }
+
+  /** The pipeline's database URL with the proxy's address in place of the database's. */
+  private static String urlThrough(Pipeline p, CuttableProxy proxy) {
+    URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
+    return p.db.jdbcUrl().replace(db.getHost() + ":" + db.getPort(), proxy.address());
   }
 }

@@ -101,6 +101,20 @@ final class CaptureSink implements TailSink {
     return Set.of(); // no images here: the servers re-read nothing through capture (yet)
   }
 
+  /**
+   * Stores table states without the source's cursor: they move no position, and the watch of
+   * unanswered polls says them while a poll may be moving it.
+   */
+  @Override
+  public void publishStaleness(CommittedBatch states) {
+    store(StreamHeaders.KIND_BATCH, states, null);
+  }
+
+  @Override
+  public boolean takesStalenessDuringPolls() {
+    return true;
+  }
+
   /** Publishes one group; false when capture is closing or was fenced. */
   private boolean store(String kind, CommittedBatch group, String cursor) {
     try {

@@ -65,7 +65,7 @@ final class EveryTableStale {
       for (String table : tables) {
         all.add(new CommittedBatch.Staleness(table, CAUSE, reason));
       }
-      sink.publish(new CommittedBatch(List.of(), 0, List.of(), all));
+      sink.publishStaleness(new CommittedBatch(List.of(), 0, List.of(), all));
       said = reason != null;
     }
   }

@@ -28,13 +28,22 @@ public interface TailSink {
   Set<String> publish(CommittedBatch batch);
 
   /**
-   * Whether {@link #publish} takes a batch of table states only (no changes) from another thread
-   * while the loop waits for a poll (an {@link UnansweredPollWatch}): a sink whose positions are
-   * its own. Not a sink that gives a batch the source's position of the moment (a stream's
-   * sequence, a capture's cursor), which the poll in progress may be moving.
+   * Whether {@link #publishStaleness} may be called from another thread while the loop waits for a
+   * poll (an {@link UnansweredPollWatch}): a sink whose positions are its own (the hub), or one
+   * that stores such a batch without the source's position (capture). Not a sink that gives every
+   * batch the source's position of the moment (a server reading a stream), which the poll in
+   * progress may be moving.
    */
   default boolean takesStalenessDuringPolls() {
     return false;
+  }
+
+  /**
+   * Publishes what the loop says of every table ({@link EveryTableStale}): a batch of table states
+   * only, which moves no position. By default {@link #publish}.
+   */
+  default void publishStaleness(CommittedBatch states) {
+    publish(states);
   }
 
   /** The rows of one snapshot read, installed whole once the read completed. */
