@@ -66,8 +66,8 @@ public final class TailLoop implements AutoCloseable {
   /** What the loop says of every table (polls failing or unanswered, the loop dead). */
   private final EveryTableStale everyTable;
 
-  /** Wall-clock millis of the last successful poll (written by the tail thread). */
-  private volatile long lastSuccessMillis = System.currentTimeMillis();
+  /** Wall-clock millis of the last successful poll (tail thread). */
+  private long lastSuccessMillis = System.currentTimeMillis();
 
   /** The share of the heap the images may not take by default: kept for serving. */
   public static final int DEFAULT_HEAP_RESERVE_PERCENT = 20;
@@ -148,9 +148,8 @@ public final class TailLoop implements AutoCloseable {
           backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
         }
       }
-      backoff = FIRST_BACKOFF_MILLIS;
       try (UnansweredPollWatch watch = watchPolls()) {
-        backoff = pollUntilStopped(watch, backoff);
+        pollUntilStopped(watch);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -182,10 +181,9 @@ public final class TailLoop implements AutoCloseable {
     return sink.takesStalenessDuringPolls() ? UnansweredPollWatch.sayingStale(everyTable) : null;
   }
 
-  /** Polls until stopped; returns the backoff then. Tail thread. */
-  private long pollUntilStopped(UnansweredPollWatch watch, long firstBackoff)
-      throws InterruptedException {
-    long backoff = firstBackoff;
+  /** Polls until stopped. Tail thread. */
+  private void pollUntilStopped(UnansweredPollWatch watch) throws InterruptedException {
+    long backoff = FIRST_BACKOFF_MILLIS;
     while (!stopped()) {
       try {
         long pollStartMillis = System.currentTimeMillis();
@@ -220,7 +218,7 @@ public final class TailLoop implements AutoCloseable {
         lastPollChanges = 0;
       } catch (SQLException | RuntimeException e) {
         if (stopped()) {
-          return backoff; // closing: the hub was shut down under the poll
+          return; // closing: the hub was shut down under the poll
         }
         boolean first = failingSinceMillis == 0;
         if (first) {
@@ -246,12 +244,11 @@ public final class TailLoop implements AutoCloseable {
           everyTable.failing(lastSuccessMillis, e.getMessage());
         }
         if (pause(backoff)) {
-          return backoff;
+          return;
         }
         backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
       }
     }
-    return backoff;
   }
 
   /**
