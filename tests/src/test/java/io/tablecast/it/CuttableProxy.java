@@ -101,9 +101,9 @@ final class CuttableProxy implements AutoCloseable {
   }
 
   /**
-   * Turns every current connection into a black hole, as a sleeping laptop or a lost NAT entry
-   * does: the sockets stay open, but nothing passes in either direction any more. New connections
-   * pass normally.
+   * Turns every current connection into a black hole, as a sleeping laptop, a lost NAT entry or a
+   * host powered off does: the sockets stay open, but nothing passes in either direction any more,
+   * not even the other end's close. New connections pass normally.
    */
   void stall() {
     stalled.addAll(sockets);
@@ -198,8 +198,7 @@ final class CuttableProxy implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      closeQuietly(from);
-      closeQuietly(to);
+      closeBoth(from, to);
     }
   }
 
@@ -233,7 +232,18 @@ final class CuttableProxy implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      closeQuietly(from);
+      closeBoth(from, to);
+    }
+  }
+
+  /**
+   * Closes both ends of a connection one of whose directions ended; only {@code from} when the
+   * connection is stalled: a black hole tells its other end nothing, not even that the peer went
+   * away (a host powered off).
+   */
+  private void closeBoth(Socket from, Socket to) {
+    closeQuietly(from);
+    if (!stalled.contains(from)) {
       closeQuietly(to);
     }
   }
