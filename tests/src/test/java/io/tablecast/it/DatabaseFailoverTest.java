@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,6 +65,71 @@ class DatabaseFailoverTest {
         }
       }
     }
+  }
+
+  /**
+   * The primary's host goes silent (powered off: its connections neither answer nor close) and a
+   * standby is promoted behind the same address. The server's read waits on a connection that will
+   * never answer, while new connections reach the standby: the server finds that out on a
+   * connection of its own, abandons the read, and the mirrors show the standby's table. Before, the
+   * read waited for ever: the mirror said it was stale, and stayed so.
+   */
+  @Test
+  void aStandbyPromotedWhileThePrimaryWentSilentIsWhatMirrorsShow() throws Exception {
+    try (LocalDatabases.Postgres primary = LocalDatabases.Postgres.start("silent-primary")) {
+      primary.execute(
+          "CREATE SCHEMA failover", CREATE, "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
+      try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
+          TablecastServer server = LocalDatabases.serve(pgUrl(address), "failover.items");
+          TablecastClient client = LocalDatabases.client(server)) {
+        TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
+        assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();
+        try (LocalDatabases.Postgres standby = primary.standby("silent-standby")) {
+          standby.stop(); // it falls behind: what follows never reaches it
+          AtomicBoolean stop = new AtomicBoolean();
+          Thread writer = lostRowsInto(primary, stop);
+          try { // rows keep coming: the tail takes its connection again at once, unchecked
+            await().atMost(Duration.ofSeconds(30)).until(() -> mirror.size() >= 10);
+            address.stall(); // the primary's host goes silent
+          } finally {
+            stop.set(true);
+            writer.join();
+          }
+          primary.crash();
+          standby.startProcess();
+          standby.promote();
+          address.retarget("127.0.0.1", standby.port); // new connections reach the standby
+          standby.execute("INSERT INTO failover.items VALUES (5, 'new')");
+
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .untilAsserted(
+                  () ->
+                      assertThat(contents(mirror))
+                          .isEqualTo(LocalDatabases.rows(standby.jdbcUrl(), "failover.items")));
+          await().atMost(Duration.ofSeconds(30)).until(() -> mirror.staleReason() == null);
+        }
+      }
+    }
+  }
+
+  /** A thread that inserts rows into {@code db} every 20 ms until {@code stop}. */
+  private static Thread lostRowsInto(LocalDatabases.Postgres db, AtomicBoolean stop) {
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                for (int id = 100; !stop.get(); id++) {
+                  db.execute("INSERT INTO failover.items VALUES (" + id + ", 'lost')");
+                  Thread.sleep(20);
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "writer");
+    writer.start();
+    return writer;
   }
 
   /**

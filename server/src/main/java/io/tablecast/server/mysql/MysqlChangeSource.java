@@ -81,7 +81,8 @@ final class MysqlChangeSource extends PollingChangeSource {
         source.config(),
         source.metrics(),
         source.pruneRest(),
-        MysqlCatalogQueries::instance);
+        MysqlCatalogQueries::instance,
+        dialect.sessions());
     CapturePlan plan = source.plan();
     HikariDataSource pool = source.pool();
     SourceConfig config = source.config();
@@ -273,7 +274,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     GapTracker gaps = position.gaps();
     boolean lookDue = gaps.needsLook() && facts.lookDue();
     boolean inSnapshotFirst = reconcile || !resyncs.isEmpty() || busy || locks.readDue();
-    Connection c = held == null ? reading(pool.getConnection()) : held;
+    Connection c = held == null ? reading(pool.getConnection()) : readingAgain(held);
     Statement s = null;
     try {
       s = c.createStatement();

@@ -13,6 +13,7 @@ import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.tail.ChangeSource;
+import io.tablecast.server.tail.SessionProbe;
 import io.tablecast.server.tail.SourceContext;
 import io.tablecast.server.tail.TailDialect;
 import java.sql.Connection;
@@ -352,6 +353,11 @@ final class MysqlDialect implements TailDialect {
   @Override
   public Map<String, String> poolProperties() {
     return Map.of("allowMultiQueries", "true");
+  }
+
+  @Override
+  public SessionProbe sessions() {
+    return MysqlSessions.INSTANCE;
   }
 
   @Override

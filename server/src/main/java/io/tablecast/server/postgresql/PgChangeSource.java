@@ -83,7 +83,8 @@ final class PgChangeSource extends PollingChangeSource {
         source.config(),
         source.metrics(),
         source.pruneRest(),
-        PgCatalogQueries::instance);
+        PgCatalogQueries::instance,
+        dialect.sessions());
     CapturePlan plan = source.plan();
     HikariDataSource pool = source.pool();
     SourceConfig config = source.config();

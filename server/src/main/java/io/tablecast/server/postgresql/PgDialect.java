@@ -15,6 +15,7 @@ import io.tablecast.server.postgresql.CaptureCheck.Issue;
 import io.tablecast.server.postgresql.CaptureCheck.Member;
 import io.tablecast.server.postgresql.CaptureCheck.Problem;
 import io.tablecast.server.tail.ChangeSource;
+import io.tablecast.server.tail.SessionProbe;
 import io.tablecast.server.tail.SourceContext;
 import io.tablecast.server.tail.TailDialect;
 import java.sql.Connection;
@@ -390,6 +391,11 @@ final class PgDialect implements TailDialect {
   }
 
   /** Reads by snapshot ({@link PgChangeSource}). */
+  @Override
+  public SessionProbe sessions() {
+    return PgSessions.INSTANCE;
+  }
+
   @Override
   public ChangeSource open(SourceContext source) {
     return new PgChangeSource(this, source);

@@ -292,6 +292,11 @@ public final class StreamCapture implements AutoCloseable {
     }
 
     @Override
+    public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
+      return source.abandonReadIfAnswerLost(idleSeconds);
+    }
+
+    @Override
     public void resync(String table) {
       source.resync(table);
     }

@@ -109,6 +109,19 @@ public interface ChangeSource extends AutoCloseable {
     return null;
   }
 
+  /**
+   * Called from another thread while a {@link #poll} has gone long unanswered: when the database
+   * says the read's session has waited for its client for at least {@code idleSeconds} (its answer,
+   * or its request, was lost on the way), aborts the read's connection, so that the poll fails and
+   * is made again on a new one, and returns what it found, for the log. Null when it left the read
+   * alone, as by default.
+   *
+   * @throws SQLException when the database could not be asked
+   */
+  default String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
+    return null;
+  }
+
   @Override
   void close();
 

@@ -200,6 +200,11 @@ public final class ChangeSources {
     }
 
     @Override
+    public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
+      return source.abandonReadIfAnswerLost(idleSeconds);
+    }
+
+    @Override
     public void resync(String table) {
       source.resync(table);
     }

@@ -47,7 +47,8 @@ public final class InstanceWatch {
 
   private long confirmedNanos;
 
-  private DatabaseInstance readFrom;
+  /** Written by the tail thread; read by the watch's too ({@link #elsewhere}). */
+  private volatile DatabaseInstance readFrom;
 
   /** Another instance was met and not read whole yet. */
   private DatabaseInstance arrived;
@@ -111,6 +112,26 @@ public final class InstanceWatch {
       c.close();
       throw e;
     }
+  }
+
+  /**
+   * What tells that {@code other}, a connection of its own, reaches another instance than the one
+   * the position was read from (a failover moved the address); null when it reaches the same one,
+   * or this watch cannot tell. Any thread.
+   */
+  public String elsewhere(Connection other) throws SQLException {
+    DatabaseInstance from = readFrom;
+    if (identify == null || from == null) {
+      return null;
+    }
+    DatabaseInstance now = identify.of(other);
+    return now == null || now.sameAs(from)
+        ? null
+        : "a new connection reaches "
+            + now
+            + ", not "
+            + from
+            + ", where the read's connection went";
   }
 
   /** A snapshot of every cached table was read on {@code at}: the position is that instance's. */

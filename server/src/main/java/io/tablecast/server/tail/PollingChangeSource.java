@@ -60,6 +60,7 @@ public abstract class PollingChangeSource implements ChangeSource {
   private final ReadBarrier barrier = new ReadBarrier();
   private final InstanceWatch instance;
   private final SlowReads slowReads = new SlowReads();
+  private final LostAnswers lostAnswers;
   private Ticker ticker = Ticker.SYSTEM;
   private boolean started;
 
@@ -76,20 +77,23 @@ public abstract class PollingChangeSource implements ChangeSource {
    */
   protected PollingChangeSource(
       HikariDataSource pool, SourceConfig config, ServerMetrics metrics, Duration pruneRest) {
-    this(pool, config, metrics, pruneRest, null);
+    this(pool, config, metrics, pruneRest, null, null);
   }
 
   /**
    * As above, telling the database instances the tail reads from apart with {@code identify}
-   * ({@link InstanceWatch}); null tells none apart.
+   * ({@link InstanceWatch}), and a read whose answer was lost from a slow one with {@code sessions}
+   * ({@link LostAnswers}); either null does without.
    */
   protected PollingChangeSource(
       HikariDataSource pool,
       SourceConfig config,
       ServerMetrics metrics,
       Duration pruneRest,
-      InstanceWatch.Identify identify) {
+      InstanceWatch.Identify identify,
+      SessionProbe sessions) {
     this.instance = new InstanceWatch(identify);
+    this.lostAnswers = sessions == null ? null : new LostAnswers(pool, sessions, instance);
     this.pool = pool;
     this.metrics = metrics;
     this.schedule =
@@ -186,7 +190,14 @@ public abstract class PollingChangeSource implements ChangeSource {
     while (true) {
       barrier.beforeRead();
       long began = ticker.nanoTime();
-      CommittedBatch batch = instance.changed() ? readWholeAgain() : readOnce();
+      CommittedBatch batch;
+      try {
+        batch = instance.changed() ? readWholeAgain() : readOnce();
+      } finally {
+        if (lostAnswers != null) {
+          lostAnswers.readEnded();
+        }
+      }
       long now = ticker.nanoTime();
       metrics.outboxRead(now - began);
       if (batch.tableReads().isEmpty()) { // a table read takes as long as the table is large
@@ -253,7 +264,24 @@ public abstract class PollingChangeSource implements ChangeSource {
    * InstanceWatch#check}).
    */
   protected final Connection reading(Connection c) throws SQLException {
-    return instance.check(c);
+    return readingAgain(instance.check(c));
+  }
+
+  /**
+   * {@code c}, which a read of the outbox is about to use again (a transaction an earlier read left
+   * open): the connection a read whose answer was lost is aborted on ({@link
+   * #abandonReadIfAnswerLost}).
+   */
+  protected final Connection readingAgain(Connection c) throws SQLException {
+    if (lostAnswers != null) {
+      lostAnswers.reading(c);
+    }
+    return c;
+  }
+
+  @Override
+  public final String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
+    return lostAnswers == null ? null : lostAnswers.abandonIfLost(idleSeconds);
   }
 
   /**

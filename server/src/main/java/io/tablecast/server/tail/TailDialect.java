@@ -35,6 +35,15 @@ public interface TailDialect extends Dialect {
   }
 
   /**
+   * What the database says of its sessions, with which the tail tells a read whose answer was lost
+   * from a slow one ({@link LostAnswers}); null when it cannot say, and such a read waits for the
+   * operating system to give its connection up.
+   */
+  default SessionProbe sessions() {
+    return null;
+  }
+
+  /**
    * The change source of {@code source.plan()}'s tables, reading from {@code source.pool()} (which
    * it closes when closed). Call {@link ChangeSource#snapshot} next.
    */

@@ -178,7 +178,9 @@ public final class TailLoop implements AutoCloseable {
 
   /** A watch of the polls when the sink takes table states between them; null otherwise. */
   private UnansweredPollWatch watchPolls() {
-    return sink.takesStalenessDuringPolls() ? UnansweredPollWatch.sayingStale(everyTable) : null;
+    return sink.takesStalenessDuringPolls()
+        ? UnansweredPollWatch.sayingStale(everyTable, source)
+        : null;
   }
 
   /** Polls until stopped. Tail thread. */

@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import io.tablecast.server.log.RecentEvents;
+import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
@@ -18,8 +19,15 @@ import org.slf4j.Logger;
  * after the poll that returns. A poll that is only long (a large transaction, a table re-read
  * whole) is told the same way: changes of every table wait behind it meanwhile.
  *
- * <p>The callback runs under this watch's lock, which {@link #pollStarted} and {@link #pollEnded}
- * take too: it never overlaps the loop's own work between two polls.
+ * <p>From then on, every {@link #ASK_AGAIN_MILLIS} while the poll has not returned, {@code
+ * stillUnanswered} is told too: the source asks the database whether its read's answer was lost
+ * ({@link ChangeSource#abandonReadIfAnswerLost}), and if so abandons the read, which is made again
+ * on a new connection. Without it, a connection whose packets something kept acknowledging (a
+ * proxy, a NAT that forgot the connection) never gave the read up: every table stayed stale.
+ *
+ * <p>{@code unanswered} runs under this watch's lock, which {@link #pollStarted} and {@link
+ * #pollEnded} take too: it never overlaps the loop's own work between two polls. {@code
+ * stillUnanswered}, which waits for the database, runs outside it.
  */
 final class UnansweredPollWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(UnansweredPollWatch.class);
@@ -27,10 +35,14 @@ final class UnansweredPollWatch implements AutoCloseable {
   /** How long a poll may go without returning before every table is said stale. */
   static final long UNANSWERED_AFTER_MILLIS = 10_000;
 
+  /** How often the source is asked again whether an unanswered poll's answer was lost. */
+  static final long ASK_AGAIN_MILLIS = 5_000;
+
   private static final long CHECK_EVERY_MILLIS = 1_000;
 
   private final Object lock = new Object();
   private final LongConsumer unanswered;
+  private final Runnable stillUnanswered;
   private final long afterMillis;
   private final CountDownLatch stop = new CountDownLatch(1);
   private final Thread thread;
@@ -41,13 +53,18 @@ final class UnansweredPollWatch implements AutoCloseable {
   /** The poll in progress was told as unanswered already (guarded by lock). */
   private boolean told;
 
+  /** When {@code stillUnanswered} is due next for the poll in progress (guarded by lock). */
+  private long askAtMillis;
+
   /**
    * A watch, its thread started, that tells {@code unanswered} (with the poll's start, wall-clock
-   * millis) once per poll that has gone {@code afterMillis} without returning.
+   * millis) once per poll that has gone {@code afterMillis} without returning, and {@code
+   * stillUnanswered} then and every {@link #ASK_AGAIN_MILLIS} after while it does not return.
    */
-  UnansweredPollWatch(long afterMillis, LongConsumer unanswered) {
+  UnansweredPollWatch(long afterMillis, LongConsumer unanswered, Runnable stillUnanswered) {
     this.afterMillis = afterMillis;
     this.unanswered = unanswered;
+    this.stillUnanswered = stillUnanswered;
     this.thread = new Thread(this::run, "tablecast-tail-watch");
     this.thread.setDaemon(true);
     this.thread.start();
@@ -55,9 +72,10 @@ final class UnansweredPollWatch implements AutoCloseable {
 
   /**
    * A watch of the loop's polls that says {@code everyTable} stale once a poll has gone {@link
-   * #UNANSWERED_AFTER_MILLIS} without returning (unless it is said stale already).
+   * #UNANSWERED_AFTER_MILLIS} without returning (unless it is said stale already), and has {@code
+   * source} abandon the poll's read when the database says its answer was lost.
    */
-  static UnansweredPollWatch sayingStale(EveryTableStale everyTable) {
+  static UnansweredPollWatch sayingStale(EveryTableStale everyTable, ChangeSource source) {
     return new UnansweredPollWatch(
         UNANSWERED_AFTER_MILLIS,
         since -> {
@@ -72,6 +90,16 @@ final class UnansweredPollWatch implements AutoCloseable {
             }
           } catch (RuntimeException e) {
             LOG.warn("could not say every table stale: {}", e.toString()); // the hub is closing
+          }
+        },
+        () -> {
+          try {
+            String abandoned = source.abandonReadIfAnswerLost(UNANSWERED_AFTER_MILLIS / 1000);
+            if (abandoned != null) {
+              LOG.warn("{}", abandoned);
+            }
+          } catch (SQLException | RuntimeException e) {
+            LOG.info("could not ask the database about the unanswered read: {}", e.toString());
           }
         });
   }
@@ -91,14 +119,26 @@ final class UnansweredPollWatch implements AutoCloseable {
     }
   }
 
-  /** Tells the poll in progress as unanswered if it has gone long enough. Watch thread. */
+  /**
+   * Tells the poll in progress as unanswered if it has gone long enough, and as still unanswered
+   * when that is due. Watch thread.
+   */
   void check(long nowMillis) {
     synchronized (lock) {
-      if (pollStartedMillis != 0 && !told && nowMillis - pollStartedMillis >= afterMillis) {
+      if (pollStartedMillis == 0 || nowMillis - pollStartedMillis < afterMillis) {
+        return;
+      }
+      if (!told) {
         told = true;
+        askAtMillis = nowMillis;
         unanswered.accept(pollStartedMillis);
       }
+      if (nowMillis < askAtMillis) {
+        return;
+      }
+      askAtMillis = nowMillis + ASK_AGAIN_MILLIS;
     }
+    stillUnanswered.run();
   }
 
   private void run() {

@@ -1,0 +1,116 @@
+package io.tablecast.server.tail;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * Tells a read the database answered but whose answer never arrived from one that is only slow, and
+ * abandons the first. A connection whose packets are dropped (a NAT or firewall that forgot it, a
+ * cable pulled between two routers) leaves the tail's read waiting until the operating system gives
+ * the connection up, a quarter of an hour by Linux's defaults, or for ever when something still
+ * acknowledges its packets: {@link UnansweredPollWatch} says every table stale meanwhile, and this
+ * cures it. On a connection of its own, it asks the database about the session the read is in
+ * ({@link SessionProbe}): a session that has been waiting for its client's next request for as long
+ * as the read has gone unanswered is not working on the read, so the read's connection is aborted;
+ * the read fails, and the tail makes it again on a new connection, from the same position (nothing
+ * is lost, {@link PollingChangeSource#readOnce}). So is the read's connection when the new one
+ * reaches another database instance ({@link InstanceWatch#elsewhere}): a failover moved the address
+ * while the old host went silent; the read made again finds the new instance, and every table is
+ * read whole there. A session at work (a long read, a lock wait), one the database does not show (a
+ * pooler between), or a database that cannot be asked leave the read alone.
+ *
+ * <p>Thread-safe: the tail thread says which connection it reads on, the watch's thread asks.
+ */
+final class LostAnswers {
+  private final HikariDataSource pool;
+  private final SessionProbe probe;
+  private final InstanceWatch instance;
+  private final Object lock = new Object();
+
+  /** The connection of the read in progress, or null (guarded by lock). */
+  private Connection reading;
+
+  /** Its server session, or -1 (guarded by lock). */
+  private long session = -1;
+
+  LostAnswers(HikariDataSource pool, SessionProbe probe, InstanceWatch instance) {
+    this.pool = pool;
+    this.probe = probe;
+    this.instance = instance;
+  }
+
+  /** The read in progress uses {@code c} from now on. Tail thread. */
+  void reading(Connection c) throws SQLException {
+    long id = probe.sessionOf(c);
+    synchronized (lock) {
+      reading = c;
+      session = id;
+    }
+  }
+
+  /** The read in progress returned or failed. Tail thread. */
+  void readEnded() {
+    synchronized (lock) {
+      reading = null;
+      session = -1;
+    }
+  }
+
+  /**
+   * When the database says the session of the read in progress has waited for its client for at
+   * least {@code idleSeconds}, aborts the read's connection and returns what it found, for the log;
+   * null when it left the read alone. Throws when the database could not be asked.
+   */
+  String abandonIfLost(long idleSeconds) throws SQLException {
+    Connection c;
+    long id;
+    synchronized (lock) {
+      c = reading;
+      id = session;
+    }
+    if (c == null) {
+      return null;
+    }
+    String found;
+    try (Connection other = bounded()) {
+      String moved = instance.elsewhere(other);
+      long idle = moved != null || id < 0 ? -1 : probe.idleSeconds(other, id);
+      if (moved != null) {
+        found = moved + " (a failover moved the address)";
+      } else if (idle >= idleSeconds) {
+        found =
+            "the database says the session of the tail's read ("
+                + id
+                + ") has waited "
+                + idle
+                + " s for its client: the read's answer, or its request, was lost on the way";
+      } else {
+        return null;
+      }
+    }
+    synchronized (lock) { // still the same read: the tail thread waits for the abort to be done
+      if (reading != c) {
+        return null;
+      }
+      c.unwrap(Connection.class).abort(Runnable::run);
+    }
+    return found + ". The read's connection was aborted, and the read is made again on a new one";
+  }
+
+  /** A connection of its own to the pool's database, outside the pool, bounded in time. */
+  private Connection bounded() throws SQLException {
+    Properties props = new Properties();
+    props.putAll(pool.getDataSourceProperties());
+    if (pool.getUsername() != null) {
+      props.setProperty("user", pool.getUsername());
+    }
+    if (pool.getPassword() != null) {
+      props.setProperty("password", pool.getPassword());
+    }
+    props.putAll(probe.boundedConnection());
+    return DriverManager.getConnection(pool.getJdbcUrl(), props);
+  }
+}

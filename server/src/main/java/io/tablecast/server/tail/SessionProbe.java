@@ -1,0 +1,31 @@
+package io.tablecast.server.tail;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+
+/**
+ * What a database family says of its server sessions, for {@link LostAnswers}: which session a
+ * connection is, and whether that session has been waiting for its client, as a session whose
+ * answer, or whose client's next request, was lost on the way does.
+ */
+public interface SessionProbe {
+
+  /**
+   * The server's id of the session {@code c} (a pooled connection) is, as its driver learned it
+   * when it connected (no round trip), or -1 when the driver cannot say.
+   */
+  long sessionOf(Connection c) throws SQLException;
+
+  /**
+   * How many seconds the server session {@code session} has been waiting for its client's next
+   * request, asked on {@code other}; -1 when it is working on a request, or is not there.
+   */
+  long idleSeconds(Connection other, long session) throws SQLException;
+
+  /**
+   * Driver properties that bound the connection the question is asked on to a few seconds, to
+   * connect and for each answer: the database may be unreachable too.
+   */
+  Map<String, String> boundedConnection();
+}
