@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
+import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
+import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
@@ -115,6 +117,67 @@ class UnansweredReadTest {
         TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
         TablecastClient client = NatsScaleOutTest.client("c", "127.0.0.1:" + edge.port())) {
       staleWhileUnanswered(p, client, proxy, "NATS");
+    }
+  }
+
+  /**
+   * A server's connection to NATS goes silent without closing, while new connections pass: the
+   * server asks NATS for a round trip after a quiet spell, makes the connection again, and reads on
+   * (the row written meanwhile arrives). Then NATS cannot be reached at all: the reads fail, and
+   * every mirror says it is stale until NATS is back. Before, the client's own pings gave the
+   * connection up only after minutes, and the mirrors looked current throughout (the row did not
+   * arrive within 30 s, and the test failed).
+   */
+  @Test
+  void withNatsAServerWhoseStreamConnectionWentSilentReadsAgainOnANewOne() throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "silent_nats", DDL, "items", "others");
+        NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
+        StreamCapture capture = NatsScaleOutTest.capture(n, p);
+        CuttableProxy proxy = CuttableProxy.raw("127.0.0.1", URI.create(n.url()).getPort());
+        TablecastServer edge =
+            TablecastServer.start(
+                ServerConfig.builder()
+                    .set("server_name", "edge")
+                    .listen("127.0.0.1", 0)
+                    .set(
+                        "nats",
+                        new NatsSettings(
+                            List.of("nats://" + proxy.address()),
+                            NatsScaleOutTest.nats(n, p).stream(),
+                            null,
+                            null,
+                            null))
+                    .build());
+        TablecastClient client = NatsScaleOutTest.client("c", "127.0.0.1:" + edge.port())) {
+      TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
+      p.sql("INSERT INTO items VALUES (1, 'a')");
+      await().atMost(WAIT).until(() -> items.get(1) != null);
+
+      proxy.stall(); // the edge's connection to NATS goes silent; new connections pass
+      long stalled = System.currentTimeMillis();
+      p.sql("INSERT INTO items VALUES (2, 'b')");
+      await()
+          .atMost(WAIT)
+          .alias("read again on a new connection")
+          .until(() -> items.get(2) != null);
+      System.out.printf(
+          "UnansweredReadTest NATS silent: read again after %d ms%n",
+          System.currentTimeMillis() - stalled);
+
+      proxy.stall(); // silent again, and now NATS cannot be reached at all
+      proxy.block(true);
+      long blocked = System.currentTimeMillis();
+      p.sql("INSERT INTO items VALUES (3, 'c')");
+      await().atMost(WAIT).until(() -> items.staleReason() != null);
+      System.out.printf(
+          "UnansweredReadTest NATS unreachable: stale after %d ms (%s)%n",
+          System.currentTimeMillis() - blocked, items.staleReason());
+      assertThat(items.get(3)).isNull();
+      assertThat(items.get(2)).containsEntry("v", "b");
+
+      proxy.block(false);
+      await().atMost(WAIT).until(() -> items.get(3) != null);
+      await().atMost(WAIT).until(() -> items.staleReason() == null);
     }
   }
 

@@ -48,6 +48,9 @@ final class GroupReader implements AutoCloseable {
   private long expected;
   private Message held;
 
+  /** When the last message, or part of one, came (System.nanoTime()). */
+  private long heardNanos = System.nanoTime();
+
   /** Reads {@code stream} from {@code firstSequence} on. */
   GroupReader(Connection nats, String stream, long firstSequence) throws IOException {
     this.expected = Math.max(1, firstSequence);
@@ -84,11 +87,17 @@ final class GroupReader implements AutoCloseable {
       if (m == null) {
         return null;
       }
+      heardNanos = System.nanoTime();
       Group g = take(m);
       if (g != null) {
         return g;
       }
     }
+  }
+
+  /** When the last message came, a part of a group included (System.nanoTime()). */
+  long heardNanos() {
+    return heardNanos;
   }
 
   private Group take(Message m) {

@@ -45,6 +45,7 @@ public final class StreamChangeSource implements ChangeSource {
   private final Set<String> refusedResyncs = ConcurrentHashMap.newKeySet();
   private final StalenessAcrossRuns runs = new StalenessAcrossRuns();
   private final CaptureAbsence captureAbsence;
+  private final SilentConnectionCheck silence;
   private final Set<String> inheritedUnasked = ConcurrentHashMap.newKeySet();
   private volatile long sequence;
 
@@ -68,6 +69,7 @@ public final class StreamChangeSource implements ChangeSource {
     this.tables = List.copyOf(snapshot.keySet());
     this.sequence = sequence;
     this.captureAbsence = CaptureAbsence.watch(nats, stream, captureTakeover);
+    this.silence = new SilentConnectionCheck(nats, stream);
   }
 
   /**
@@ -164,8 +166,9 @@ public final class StreamChangeSource implements ChangeSource {
   }
 
   /**
-   * The next whole group, as capture read it; fails while NATS is not connected, so the server says
-   * its tables are stale when that lasts.
+   * The next whole group, as capture read it; fails while NATS is not connected, or when it does
+   * not answer after a quiet spell ({@link SilentConnectionCheck}), so the server says its tables
+   * are stale when that lasts.
    */
   @Override
   public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
@@ -187,6 +190,7 @@ public final class StreamChangeSource implements ChangeSource {
         throw new SQLTransientConnectionException(
             "NATS stream " + stream + ": the connection is " + nats.getStatus());
       }
+      silence.check(reader.heardNanos()); // a quiet stream, or a connection gone silent
       return CommittedBatch.EMPTY;
     }
     if (GroupReader.GAP.equals(g.kind())) {
