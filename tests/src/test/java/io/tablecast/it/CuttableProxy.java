@@ -109,6 +109,12 @@ final class CuttableProxy implements AutoCloseable {
     stalled.addAll(sockets);
   }
 
+  /** As {@link #stall}, for the connection accepted last only. */
+  void stallNewest() {
+    List<Socket> now = List.copyOf(sockets);
+    stalled.addAll(now.subList(Math.max(0, now.size() - 2), now.size()));
+  }
+
   /**
    * New connections go to {@code host:port} from now on, as a virtual address moves to a promoted
    * standby; current ones stay until {@link #cut}.

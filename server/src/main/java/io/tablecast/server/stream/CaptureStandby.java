@@ -122,6 +122,10 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
       if (nats.getStatus() != Connection.Status.CONNECTED) {
         waiting(stream, new IOException("the connection is " + nats.getStatus()), pauseMillis);
         TimeUnit.MILLISECONDS.sleep(pauseMillis);
+      } else if (!NatsLiveness.answersOrReconnects(nats, "capture " + holder + " (its lease)")) {
+        // silent: a lease that cannot be renewed was lost, or cannot be taken; made again
+        waiting(stream, new IOException("NATS did not answer a ping"), pauseMillis);
+        TimeUnit.MILLISECONDS.sleep(pauseMillis);
       } else if (lease.tryAcquire()) {
         reached(stream);
         lead(lease, stream, Math.max(100, ttl.toMillis() / 3));

@@ -161,6 +161,10 @@ final class GroupPublisher {
         warned = retrying(warned, backoff, e);
       } catch (IOException | IllegalStateException e) { // timeouts, connection lost or closed
         warned = retrying(warned, backoff, e);
+        if (connection.getStatus() == Connection.Status.CONNECTED) {
+          // a timeout on a connection the client takes as connected: it may have gone silent
+          NatsLiveness.answersOrReconnects(connection, "publishing to NATS stream " + stream);
+        }
       }
       if (closed.await(backoff, TimeUnit.MILLISECONDS)) {
         return false;

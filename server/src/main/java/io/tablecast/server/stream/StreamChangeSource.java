@@ -167,8 +167,8 @@ public final class StreamChangeSource implements ChangeSource {
 
   /**
    * The next whole group, as capture read it; fails while NATS is not connected, or when it does
-   * not answer after a quiet spell ({@link SilentConnectionCheck}), so the server says its tables
-   * are stale when that lasts.
+   * not answer a ping after a quiet spell ({@link SilentConnectionCheck}), so the server says its
+   * tables are stale when that lasts.
    */
   @Override
   public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
