@@ -23,6 +23,9 @@ final class SilentConnectionCheck {
   private final String stream;
   private long askedAt = System.nanoTime();
 
+  /** NATS did not answer, and the stream has not been subscribed to again since. */
+  private boolean madeAgain;
+
   SilentConnectionCheck(Connection nats, String stream) {
     this.nats = nats;
     this.stream = stream;
@@ -42,6 +45,7 @@ final class SilentConnectionCheck {
     askedAt = now; // asked at most once per quiet spell
     String what = "NATS stream " + stream;
     if (!NatsLiveness.answersOrReconnects(nats, what)) {
+      madeAgain = true;
       throw new SQLTransientConnectionException(
           what
               + ": nothing came for "
@@ -50,5 +54,16 @@ final class SilentConnectionCheck {
               + NatsLiveness.ANSWER_WITHIN.toSeconds()
               + " s; the connection is made again");
     }
+  }
+
+  /**
+   * True once after NATS did not answer: the connection was made again, and the stream is to be
+   * subscribed to again from the message after the last one read, at once rather than when the
+   * client finds its consumer's heartbeats missing (seconds later).
+   */
+  boolean subscribeAgain() {
+    boolean again = madeAgain;
+    madeAgain = false;
+    return again;
   }
 }

@@ -184,6 +184,9 @@ public final class StreamChangeSource implements ChangeSource {
                       t.id().qualified(), CaptureAbsence.CAUSE, noCapture)));
       return runs.saidByTheStream(all);
     }
+    if (nats.getStatus() == Connection.Status.CONNECTED && silence.subscribeAgain()) {
+      readOnFrom(sequence + 1, "after its connection was made again");
+    }
     GroupReader.Group g = reader.next(maxWait);
     if (g == null) {
       if (nats.getStatus() != Connection.Status.CONNECTED) {
@@ -265,6 +268,18 @@ public final class StreamChangeSource implements ChangeSource {
   /** The cause of the staleness of every table after a group this server cannot read. */
   static final String UNREADABLE = "stream";
 
+  /** Reads the stream on from sequence {@code from} with a new subscription. */
+  private void readOnFrom(long from, String when) throws SQLTransientConnectionException {
+    try {
+      GroupReader after = new GroupReader(nats, stream, from);
+      reader.close();
+      reader = after;
+    } catch (IOException | RuntimeException e) {
+      throw new SQLTransientConnectionException(
+          "NATS stream " + stream + ": cannot read on " + when + ": " + e, e);
+    }
+  }
+
   /** The cause of the staleness of every table after messages it missed were removed. */
   static final String GAP = "stream-gap";
 
@@ -303,14 +318,7 @@ public final class StreamChangeSource implements ChangeSource {
         stream,
         next,
         checkpoint.info().sequence());
-    try {
-      GroupReader after = new GroupReader(nats, stream, from);
-      reader.close();
-      reader = after;
-    } catch (IOException | RuntimeException e) {
-      throw new SQLTransientConnectionException(
-          "NATS stream " + stream + ": cannot read on after its checkpoint: " + e, e);
-    }
+    readOnFrom(from, "after its checkpoint");
     sequence = checkpoint.info().sequence();
     tables.forEach(t -> staleness.add(new CommittedBatch.Staleness(t.id().qualified(), GAP, null)));
     staleness.addAll(runs.forgetAtCheckpoint());
