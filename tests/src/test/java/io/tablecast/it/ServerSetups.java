@@ -75,4 +75,16 @@ final class ServerSetups {
                 new ConfigAuthenticator(
                     List.of(), new JwtVerifier(secret, null, null, null, "sub"), policy)));
   }
+
+  /** A raw proxy in front of the pipeline's database ({@link #urlThrough} reaches it). */
+  static CuttableProxy databaseProxy(Pipeline p) throws java.io.IOException {
+    java.net.URI db = java.net.URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
+    return CuttableProxy.raw(db.getHost(), db.getPort());
+  }
+
+  /** The pipeline's database URL with the proxy's address in place of the database's. */
+  static String urlThrough(Pipeline p, CuttableProxy proxy) {
+    java.net.URI db = java.net.URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
+    return p.db.jdbcUrl().replace(db.getHost() + ":" + db.getPort(), proxy.address());
+  }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.testing.TestDatabases.Kind;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +42,8 @@ class SilentConnectionsUnderLoadTest {
         "SilentConnectionsUnderLoadTest %s: -Dtablecast.seed=%d -Dtablecast.silences=%d%n",
         kind, SEED, SILENCES);
     try (Pipeline p = Pipeline.create(kind, "silent_load", DDL, "items", "others");
-        CuttableProxy proxy = proxyTo(p)) {
-      ServerSetups.atUrl(p, urlThrough(p, proxy), Duration.ZERO);
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO);
       TablecastClient client = p.client("silent_load");
       TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
       TableMirror<Map<String, Object>> others = p.readyMirror(client, "others");
@@ -129,16 +128,5 @@ class SilentConnectionsUnderLoadTest {
       }
       Thread.sleep(20);
     }
-  }
-
-  private static CuttableProxy proxyTo(Pipeline p) throws Exception {
-    URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
-    return CuttableProxy.raw(db.getHost(), db.getPort());
-  }
-
-  /** The pipeline's database URL with the proxy's address in place of the database's. */
-  private static String urlThrough(Pipeline p, CuttableProxy proxy) {
-    URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
-    return p.db.jdbcUrl().replace(db.getHost() + ":" + db.getPort(), proxy.address());
   }
 }

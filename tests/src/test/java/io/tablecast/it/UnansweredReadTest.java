@@ -45,8 +45,9 @@ class UnansweredReadTest {
   void aDatabaseThatStopsAnsweringMakesEveryMirrorStaleUntilItsReadReturns(Kind kind)
       throws Exception {
     try (Pipeline p = Pipeline.create(kind, "unanswered", DDL, "items", "others");
-        CuttableProxy proxy = proxyTo(p)) {
-      ServerSetups.atUrl(p, urlThrough(p, proxy), Duration.ZERO); // no reconciliation: the tail
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      ServerSetups.atUrl(
+          p, ServerSetups.urlThrough(p, proxy), Duration.ZERO); // no reconciliation: the tail
       staleWhileUnanswered(p, p.client("unanswered"), proxy, kind.toString());
     }
   }
@@ -54,11 +55,11 @@ class UnansweredReadTest {
   @Test
   void withNatsTheServersSayEveryTableStaleWhileTheCapturesReadGoesUnanswered() throws Exception {
     try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "unanswered_nats", DDL, "items", "others");
-        CuttableProxy proxy = proxyTo(p);
+        CuttableProxy proxy = ServerSetups.databaseProxy(p);
         NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
         StreamCapture capture =
             StreamCapture.start(
-                ServerSetups.sourceAt(p, urlThrough(p, proxy), Duration.ZERO),
+                ServerSetups.sourceAt(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO),
                 NatsScaleOutTest.nats(n, p),
                 "capture");
         TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
@@ -156,16 +157,5 @@ class UnansweredReadTest {
     await().atMost(WAIT).until(() -> items.get(2) != null);
     await().atMost(WAIT).until(() -> items.staleReason() == null);
     await().atMost(WAIT).until(() -> others.staleReason() == null);
-  }
-
-  private static CuttableProxy proxyTo(Pipeline p) throws Exception {
-    URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
-    return CuttableProxy.raw(db.getHost(), db.getPort());
-  }
-
-  /** The pipeline's database URL with the proxy's address in place of the database's. */
-  private static String urlThrough(Pipeline p, CuttableProxy proxy) {
-    URI db = URI.create(p.db.jdbcUrl().substring("jdbc:".length()));
-    return p.db.jdbcUrl().replace(db.getHost() + ":" + db.getPort(), proxy.address());
   }
 }
