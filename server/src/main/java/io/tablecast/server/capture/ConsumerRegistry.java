@@ -54,10 +54,6 @@ public final class ConsumerRegistry implements AutoCloseable {
    * @param serverName the server's {@code server_name}
    * @param host the host it runs on
    * @param tables the qualified names of the tables it caches
-   */
-  /**
-   * A live registration.
-   *
    * @param needsFrom the lowest outbox position it may still read (0: not known yet); null for a
    *     registry created by a version before it
    */
@@ -73,6 +69,11 @@ public final class ConsumerRegistry implements AutoCloseable {
   private final String table;
   private final String id;
   private final Supplier<OptionalLong> neededFrom;
+
+  /** How long a heartbeat may wait for its answer: its period, at least a second. */
+  private final Duration answerWithin;
+
+  private static final Duration MIN_ANSWER_WITHIN = Duration.ofSeconds(1);
   private final ScheduledExecutorService heartbeats;
   private final AtomicBoolean expired = new AtomicBoolean();
   private volatile boolean warned;
@@ -84,10 +85,11 @@ public final class ConsumerRegistry implements AutoCloseable {
   private String tablesJson;
 
   private ConsumerRegistry(
-      DataSource pool, String table, String id, Supplier<OptionalLong> neededFrom) {
+      DataSource pool, String table, String id, Duration every, Supplier<OptionalLong> neededFrom) {
     this.pool = pool;
     this.table = table;
     this.id = id;
+    this.answerWithin = every.compareTo(MIN_ANSWER_WITHIN) < 0 ? MIN_ANSWER_WITHIN : every;
     this.neededFrom = neededFrom;
     this.heartbeats =
         Executors.newSingleThreadScheduledExecutor(
@@ -209,7 +211,7 @@ public final class ConsumerRegistry implements AutoCloseable {
       Supplier<OptionalLong> neededFrom) {
     String table = table(plan.dialect(), plan.outboxSchema());
     ConsumerRegistry registry =
-        new ConsumerRegistry(pool, table, UUID.randomUUID().toString(), neededFrom);
+        new ConsumerRegistry(pool, table, UUID.randomUUID().toString(), every, neededFrom);
     List<String> tables = plan.tables().stream().map(t -> t.id().qualified()).toList();
     try (Connection c = pool.getConnection()) {
       registry.serverName = serverName;
@@ -272,10 +274,13 @@ public final class ConsumerRegistry implements AutoCloseable {
    * Refreshes the registration and what the server needs. A registration found expired (no
    * heartbeat for {@link #LIVENESS}: the process paused, or cut from the database) is made anew,
    * and {@link #takeExpired()} tells the source: meanwhile other servers pruned without regard to
-   * it, so it may have missed rows.
+   * it, so it may have missed rows. A heartbeat whose answer has not come within its period is
+   * given up ({@link BoundedAnswers}), so that a connection gone silent under it does not end the
+   * heartbeats while the server serves on: the registration would expire unseen, and with it the
+   * hold on other servers' pruning and uninstalls.
    */
   private void heartbeat() {
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = BoundedAnswers.borrow(pool, answerWithin)) {
       OptionalLong needs = neededFrom.get();
       if (refresh(c, needs, true) == 0) {
         expired.set(true);
@@ -367,7 +372,7 @@ public final class ConsumerRegistry implements AutoCloseable {
       return;
     }
     heartbeats.shutdownNow();
-    try (Connection c = pool.getConnection();
+    try (Connection c = BoundedAnswers.borrow(pool, answerWithin);
         PreparedStatement ps =
             c.prepareStatement("DELETE FROM " + table + " WHERE consumer_id = ?")) {
       ps.setString(1, id);

@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.Connection;
@@ -15,12 +16,21 @@ import org.slf4j.Logger;
  * #CHUNK} rows, each its own short transaction, on a thread of its own so pruning never delays the
  * stream. While chunks come back full (a backlog to clear) it goes on at once; otherwise it rests
  * (a server {@link #REST}, tests less). Every round it also samples the outbox backlog: committed
- * rows the tail has not read yet ({@code tablecast.outbox.backlog}).
+ * rows the tail has not read yet ({@code tablecast.outbox.backlog}). A round whose answer has not
+ * come within {@link #ANSWER_WITHIN} is given up and made again on another connection ({@link
+ * BoundedAnswers}): a connection gone silent under it would otherwise end the pruning, and the
+ * outbox would grow without a word.
  */
 final class OutboxPruner implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(OutboxPruner.class);
   static final int CHUNK = 1000;
   static final Duration REST = Duration.ofSeconds(5);
+
+  /**
+   * How long one statement of a round may wait for its answer: far longer than a chunk's delete or
+   * the capped backlog count take, even waiting for a writer's lock.
+   */
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
 
   /** Deletes one chunk of at most {@link #CHUNK} prunable rows; returns how many it deleted. */
   @FunctionalInterface
@@ -64,7 +74,7 @@ final class OutboxPruner implements AutoCloseable {
     boolean warned = false;
     while (!stopped()) {
       boolean full = false;
-      try (Connection c = pool.getConnection()) {
+      try (Connection c = BoundedAnswers.borrow(pool, ANSWER_WITHIN)) {
         long b = backlog.count(c);
         if (b >= 0) {
           metrics.outboxBacklog(b);

@@ -1,0 +1,40 @@
+package io.tablecast.server.capture;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * Connections for a background thread's short statements (a heartbeat, a pruning round, a check),
+ * whose answer must come within a bound. A connection that goes silent while a statement is on it
+ * (the database's host gone without a word, a firewall or NAT that forgot the connection, a standby
+ * promoted behind the address) would otherwise keep its thread waiting for as long as the operating
+ * system keeps the connection, for ever where something still acknowledges its packets; the pool
+ * tests only the connections it lends, not one at work. Here the driver gives the statement up when
+ * no answer has come within the bound ({@link Connection#setNetworkTimeout}): the statement fails,
+ * the connection is closed (the pool drops it), and the thread goes on to its next round on
+ * another. The pool restores the connection's own timeout when it is returned.
+ *
+ * <p>Only for statements that are short by nature, where giving one up and making it again costs
+ * nothing: the tail's reads, whose length depends on the data, are watched by asking the database
+ * instead ({@code tail.LostAnswers}).
+ */
+public final class BoundedAnswers {
+  private BoundedAnswers() {}
+
+  /**
+   * A connection of {@code pool} whose statements fail when no answer has come within {@code
+   * within}.
+   */
+  public static Connection borrow(DataSource pool, Duration within) throws SQLException {
+    Connection c = pool.getConnection();
+    try {
+      c.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, within.toMillis())));
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+}

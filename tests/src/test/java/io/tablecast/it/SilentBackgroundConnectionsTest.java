@@ -1,0 +1,181 @@
+package io.tablecast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.client.TableMirror;
+import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.ConsumerRegistry;
+import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.testing.TestDatabases.Isolated;
+import io.tablecast.server.testing.TestDatabases.Kind;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A server's background statements on a connection that goes silent while they wait for their
+ * answer (the database's host gone without a word, a firewall that forgot the connection): each is
+ * given up and made again on another connection, rather than its thread waiting for ever while the
+ * server serves on. To put the silence on a statement deterministically, the test holds a lock the
+ * statement needs, silences the connections while it waits, then lets it go: the database runs it,
+ * and its answer is lost.
+ */
+class SilentBackgroundConnectionsTest {
+  private static final Duration HEARTBEAT = Duration.ofSeconds(2);
+  private static final List<String> DDL =
+      List.of("CREATE TABLE items (id int PRIMARY KEY, v int NOT NULL)");
+
+  /**
+   * The registration's heartbeat: had its thread waited for ever, the registration would expire
+   * unseen after {@link ConsumerRegistry#LIVENESS}, and with it the hold it puts on other servers'
+   * pruning and on another configuration's uninstall.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aHeartbeatWhoseAnswerWasLostIsMadeAgainOnAnotherConnection(Kind kind) throws Exception {
+    Isolated db = kind.isolated("silent_heartbeat");
+    db.execute("CREATE TABLE ta (id INT PRIMARY KEY)");
+    CapturePlan plan;
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(
+            new SourceConfig(db.jdbcUrl(), null, null, List.of("ta"), true, null, null))) {
+      installer.install();
+      plan = installer.plan();
+    }
+    URI address = URI.create(db.jdbcUrl().substring("jdbc:".length()));
+    try (CuttableProxy proxy = CuttableProxy.raw(address.getHost(), address.getPort());
+        HikariDataSource pool =
+            pool(
+                db.jdbcUrl()
+                    .replace(address.getHost() + ":" + address.getPort(), proxy.address()));
+        ConsumerRegistry registry =
+            ConsumerRegistry.register(plan, pool, "silenced", HEARTBEAT, OptionalLong::empty);
+        Connection holder = db.connect()) {
+      holder.setAutoCommit(false);
+      try (Statement s = holder.createStatement()) {
+        s.executeUpdate( // the registration's row, held: the next heartbeat waits for it
+            "UPDATE tablecast_consumers SET host = host WHERE server_name = 'silenced'");
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> waitingForALock(db, "UPDATE %tablecast_consumers%"));
+      proxy.stall(); // the pool's connections go silent, the heartbeat's among them
+      holder.commit(); // the heartbeat's UPDATE runs now; its answer is lost on the way
+      Thread.sleep(500);
+      Object lost = heartbeatAt(db);
+      await()
+          .alias("a heartbeat after the one whose answer was lost")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !Objects.equals(heartbeatAt(db), lost));
+      assertThat(proxy.connections()).as("made on a new connection").isGreaterThan(2);
+    }
+  }
+
+  /**
+   * The outbox pruner's round: had its thread waited for ever, the outbox would grow from then on
+   * without a word while the server serves on.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aPruningRoundWhoseAnswerWasLostIsMadeAgainAndTheOutboxIsPrunedOn(Kind kind)
+      throws Exception {
+    try (Pipeline p = Pipeline.create(kind, "silent_prune", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      SourceConfig through = ServerSetups.sourceAt(p, ServerSetups.urlThrough(p, proxy), null);
+      p.startServer(
+          b ->
+              b.source(
+                  new SourceConfig(
+                      through.jdbcUrl(),
+                      null,
+                      null,
+                      through.tableNames(),
+                      true,
+                      Duration.ofMillis(1), // every row read is prunable at once
+                      null,
+                      Duration.ZERO,
+                      Pipeline.CAPTURE_CHECK_EVERY)));
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_prune"), "items");
+      p.db.execute("INSERT INTO items VALUES (1, 1)");
+      await().atMost(Duration.ofSeconds(30)).until(() -> items.size() == 1);
+      boolean pg = kind == Kind.POSTGRESQL;
+      try (Connection holder = p.db.connect();
+          Statement s = holder.createStatement()) {
+        holder.setAutoCommit(!pg);
+        s.execute( // the outbox, held: the pruner's next round waits for it
+            pg
+                ? "LOCK TABLE tablecast_outbox IN ACCESS EXCLUSIVE MODE"
+                : "LOCK TABLES tablecast_outbox WRITE");
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> waitingForALock(p.db, "SELECT COUNT(*)%pending%")); // its backlog count
+        proxy.stall(); // every connection of the server goes silent, the pruner's among them
+        s.execute(pg ? "COMMIT" : "UNLOCK TABLES"); // its count runs now, the answer is lost
+      }
+      p.db.execute("INSERT INTO items VALUES (2, 2)");
+      await().atMost(Duration.ofSeconds(60)).until(() -> items.size() == 2);
+      long kept = pg ? 0 : 1; // MySQL/MariaDB keep the highest delivered id (MysqlOutboxPruning)
+      await()
+          .alias("the outbox pruned after the round whose answer was lost")
+          .atMost(Duration.ofSeconds(75))
+          .until(() -> outboxRows(p.db) == kept);
+    }
+  }
+
+  private static long outboxRows(Isolated db) throws SQLException {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM tablecast_outbox")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Whether another session waits for a lock in a statement like {@code like}. */
+  static boolean waitingForALock(Isolated db, String like) throws SQLException {
+    String sql =
+        db.kind() == Kind.POSTGRESQL
+            ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND pid <> pg_backend_pid() AND query LIKE ?"
+            : "SELECT COUNT(*) FROM information_schema.processlist"
+                + " WHERE id <> CONNECTION_ID() AND (state LIKE 'Waiting for%' OR state = 'Updating') AND info LIKE ?";
+    try (Connection c = db.connect();
+        java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, like);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) > 0;
+      }
+    }
+  }
+
+  private static Object heartbeatAt(Isolated db) throws SQLException {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT heartbeat_at FROM tablecast_consumers WHERE server_name = 'silenced'")) {
+      return rs.next() ? rs.getTimestamp(1) : null;
+    }
+  }
+
+  private static HikariDataSource pool(String url) {
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(url);
+    hc.setMaximumPoolSize(2);
+    return new HikariDataSource(hc);
+  }
+}
