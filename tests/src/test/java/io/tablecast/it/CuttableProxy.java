@@ -12,12 +12,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A TCP proxy between clients and a Tablecast server that a test can cut (close every proxied
@@ -36,6 +39,7 @@ final class CuttableProxy implements AutoCloseable {
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger refusals = new AtomicInteger();
   private volatile boolean blocked;
+  private final AtomicReference<StallAfter> stallAfter = new AtomicReference<>();
   private volatile boolean paused;
   private volatile int upstreamReceiveBuffer; // 0: the system's
   private volatile boolean closed;
@@ -108,6 +112,21 @@ final class CuttableProxy implements AutoCloseable {
   void stall() {
     stalled.addAll(sockets);
   }
+
+  /**
+   * Turns the next connection that sends {@code statement} (text a client's request contains, as
+   * the SQL of a query does in both databases' protocols) into a black hole right after the request
+   * passed: the database runs it, and its answer is lost on the way. The returned latch opens when
+   * it happened.
+   */
+  CountDownLatch stallAfterSending(String statement) {
+    CountDownLatch done = new CountDownLatch(1);
+    stallAfter.set(new StallAfter(statement.getBytes(StandardCharsets.UTF_8), done));
+    return done;
+  }
+
+  /** What {@link #stallAfterSending} waits for. */
+  private record StallAfter(byte[] statement, CountDownLatch done) {}
 
   /** As {@link #stall}, for the connection accepted last only. */
   void stallNewest() {
@@ -197,6 +216,14 @@ final class CuttableProxy implements AutoCloseable {
         if (!stalled.contains(from)) {
           out.write(buf, 0, n);
           out.flush();
+          StallAfter after = fromServer ? null : stallAfter.get();
+          if (after != null
+              && contains(buf, n, after.statement())
+              && stallAfter.compareAndSet(after, null)) {
+            stalled.add(from);
+            stalled.add(to);
+            after.done().countDown();
+          }
         }
       }
     } catch (IOException e) {
@@ -206,6 +233,19 @@ final class CuttableProxy implements AutoCloseable {
     } finally {
       closeBoth(from, to);
     }
+  }
+
+  private static boolean contains(byte[] buf, int n, byte[] part) {
+    outer:
+    for (int i = 0; i + part.length <= n; i++) {
+      for (int j = 0; j < part.length; j++) {
+        if (buf[i + j] != part[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   private void copyFrames(Socket from, Socket to) {

@@ -22,6 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -132,6 +135,69 @@ class SilentBackgroundConnectionsTest {
           .alias("the outbox pruned after the round whose answer was lost")
           .atMost(Duration.ofSeconds(75))
           .until(() -> outboxRows(p.db) == kept);
+    }
+  }
+
+  /**
+   * PostgreSQL's capture check, on the tail's thread before its read of the outbox: had it waited
+   * for ever, every table would have stayed stale, rows written meanwhile never arriving.
+   */
+  @Test
+  void withPostgresqlACaptureCheckWhoseAnswerWasLostIsGivenUpAndTheTablesFollowedAgain()
+      throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "silent_pg_check", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      // the statement's text on the wire every time (else a name once prepared): the proxy finds it
+      ServerSetups.atUrl(
+          p, ServerSetups.urlThrough(p, proxy) + "&prepareThreshold=0", Duration.ZERO);
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_pg_check"), "items");
+      p.db.execute("INSERT INTO items VALUES (1, 1)");
+      await().atMost(Duration.ofSeconds(30)).until(() -> items.size() == 1);
+      CountDownLatch silenced = proxy.stallAfterSending("WITH RECURSIVE fns AS");
+      assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a capture check silenced").isTrue();
+      p.db.execute("INSERT INTO items VALUES (2, 2)");
+      await()
+          .alias("the row written after the capture check whose answer was lost")
+          .atMost(Duration.ofSeconds(45))
+          .until(() -> items.size() == 2);
+    }
+  }
+
+  /**
+   * MySQL/MariaDB's capture check, on a thread of its own: had it waited for ever, a trigger
+   * dropped afterwards would never be found, and the rows it did not record never arrive.
+   */
+  @Test
+  void withMysqlACaptureCheckWhoseAnswerWasLostIsGivenUpAndAMissingTriggerFoundAfter()
+      throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.MYSQL, "silent_my_check", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO);
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_my_check"), "items");
+      CountDownLatch silenced =
+          proxy.stallAfterSending("FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA IN");
+      assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a capture check silenced").isTrue();
+      try (Connection c = p.db.connect();
+          Statement s = c.createStatement()) {
+        List<String> triggers = new java.util.ArrayList<>();
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS"
+                    + " WHERE EVENT_OBJECT_SCHEMA = DATABASE() AND EVENT_OBJECT_TABLE = 'items'")) {
+          while (rs.next()) {
+            triggers.add(rs.getString(1));
+          }
+        }
+        assertThat(triggers).isNotEmpty();
+        for (String t : triggers) {
+          s.execute("DROP TRIGGER `" + t + "`");
+        }
+        s.execute("INSERT INTO items VALUES (1, 1)"); // recorded by no trigger
+      }
+      await()
+          .alias("the row no trigger recorded, found once the missing trigger was")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> items.size() == 1);
     }
   }
 

@@ -14,7 +14,8 @@ import javax.sql.DataSource;
  * tests only the connections it lends, not one at work. Here the driver gives the statement up when
  * no answer has come within the bound ({@link Connection#setNetworkTimeout}): the statement fails,
  * the connection is closed (the pool drops it), and the thread goes on to its next round on
- * another. The pool restores the connection's own timeout when it is returned.
+ * another. The pool restores the connection's own timeout when it is returned; a connection of its
+ * own ({@link #bound}) keeps it until closed.
  *
  * <p>Only for statements that are short by nature, where giving one up and making it again costs
  * nothing: the tail's reads, whose length depends on the data, are watched by asking the database
@@ -28,7 +29,14 @@ public final class BoundedAnswers {
    * within}.
    */
   public static Connection borrow(DataSource pool, Duration within) throws SQLException {
-    Connection c = pool.getConnection();
+    return bound(pool.getConnection(), within);
+  }
+
+  /**
+   * {@code c}, whose statements fail from now on when no answer has come within {@code within};
+   * closed when that cannot be set.
+   */
+  public static Connection bound(Connection c, Duration within) throws SQLException {
     try {
       c.setNetworkTimeout(Runnable::run, Math.toIntExact(Math.max(1, within.toMillis())));
       return c;

@@ -1,5 +1,6 @@
 package io.tablecast.server.mysql;
 
+import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
@@ -10,6 +11,7 @@ import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.UnfollowedTables;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -55,6 +57,13 @@ import org.slf4j.Logger;
  */
 final class MysqlCaptureWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(MysqlCaptureWatch.class);
+
+  /**
+   * How long a check's or a look's statement may wait for its answer ({@link BoundedAnswers}): one
+   * on a connection gone silent would otherwise end the checks, and a trigger dropped or a table
+   * truncated afterwards would never be found. Far longer than a check's catalog reads take.
+   */
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
 
   private final MysqlDialect dialect;
   private final Supplier<CapturePlan> plan;
@@ -211,7 +220,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForUntriggeredChanges() throws SQLException {
     synchronized (untriggered) {
       CapturePlan p = plan.get();
-      try (Connection c = p.connect()) {
+      try (Connection c = BoundedAnswers.bound(p.connect(), ANSWER_WITHIN)) {
         lookAtGalera(c);
         untriggered.look(c, p);
       }
@@ -340,7 +349,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
 
   private CaptureStatus status() throws SQLException {
     CapturePlan p = plan.get();
-    try (Connection c = p.connect()) {
+    try (Connection c = BoundedAnswers.bound(p.connect(), ANSWER_WITHIN)) {
       return dialect.captureStatus(c, p.installation(), p.tables());
     }
   }

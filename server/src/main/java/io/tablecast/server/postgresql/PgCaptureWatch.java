@@ -51,7 +51,7 @@ final class PgCaptureWatch {
   private static final Logger LOG = RecentEvents.logger(PgCaptureWatch.class);
 
   private final CapturePlan plan;
-  private final HikariDataSource pool;
+  private final Connections connections;
   private final SourceConfig config;
 
   /** What is done about the problems a check finds: reported, repaired, followed until gone. */
@@ -74,14 +74,25 @@ final class PgCaptureWatch {
   private long lastCheckNanos;
   private boolean suspected = true;
 
+  /**
+   * Lends a check its connection: one of the tail's, watched as its reads are (a check whose answer
+   * was lost on the way is given up on the database's word, as a read is: {@code
+   * tail.LostAnswers}).
+   */
+  @FunctionalInterface
+  interface Connections {
+    Connection get() throws SQLException;
+  }
+
   PgCaptureWatch(
       CapturePlan plan,
       HikariDataSource pool,
+      Connections connections,
       SourceConfig config,
       ServerMetrics metrics,
       UnfollowedTables unfollowed) {
     this.plan = plan;
-    this.pool = pool;
+    this.connections = connections;
     this.config = config;
     this.problems = new PgCaptureProblems(plan, pool, config, metrics, unfollowed, resyncs::add);
   }
@@ -166,7 +177,7 @@ final class PgCaptureWatch {
     problems.takeBackgroundOutcome(); // before the catalog is read: it shows what that committed
     Map<Long, TableId> former = formerRelations();
     CaptureCheck check;
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = connections.get()) {
       check =
           PgDialect.INSTANCE.checkCapture(c, plan.installation(), plan.tables(), former.keySet());
     }

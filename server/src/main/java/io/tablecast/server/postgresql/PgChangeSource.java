@@ -99,7 +99,9 @@ final class PgChangeSource extends PollingChangeSource {
             + PgOutboxQueries.newRows(plan.outboxTable())
             + " ORDER BY id";
     this.metrics = metrics;
-    this.watch = new PgCaptureWatch(plan, pool, config, metrics, unfollowed);
+    this.watch =
+        new PgCaptureWatch(
+            plan, pool, () -> readingAgain(pool.getConnection()), config, metrics, unfollowed);
     PgColumnChanges columnChanges =
         new PgColumnChanges(
             () -> this.plan, p -> this.plan = p, unfollowed, config.captureCheckInterval());
