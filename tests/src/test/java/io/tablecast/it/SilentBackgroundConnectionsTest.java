@@ -201,6 +201,46 @@ class SilentBackgroundConnectionsTest {
     }
   }
 
+  /**
+   * MySQL/MariaDB's lock probe of an outbox gap, on the tail's thread (a user without PROCESS): had
+   * it waited for ever, every table would have stayed stale, the rows never arriving.
+   */
+  @Test
+  void withMysqlALockProbeWhoseAnswerWasLostIsGivenUpAndTheTablesFollowedAgain() throws Exception {
+    Isolated db = Kind.MYSQL.isolated("silent_probe");
+    String user = "tc_silent_" + ProcessHandle.current().pid();
+    db.execute(
+        "DROP USER IF EXISTS '" + user + "'@'%'",
+        "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'sp-pw'",
+        "GRANT ALL ON `" + db.schema() + "`.* TO '" + user + "'@'%'");
+    try (Pipeline p = Pipeline.create(db, DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      String withoutProcess =
+          ServerSetups.urlThrough(p, proxy)
+              .replaceAll("user=[^&]*", "user=" + user)
+              .replaceAll("password=[^&]*", "password=sp-pw");
+      ServerSetups.atUrl(p, withoutProcess, Duration.ZERO);
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_probe"), "items");
+      CountDownLatch silenced =
+          proxy.stallAfterSending(
+              "SELECT id FROM `" + db.schema() + "`.`tablecast_outbox` WHERE id >= ");
+      try (Connection slow = db.connect();
+          Statement s = slow.createStatement()) {
+        slow.setAutoCommit(false);
+        s.execute("INSERT INTO items VALUES (1, 1)"); // holds the lowest outbox id: a gap
+        p.db.execute("INSERT INTO items VALUES (2, 2)");
+        assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a lock probe silenced").isTrue();
+        slow.commit();
+      }
+      await()
+          .alias("the rows written around the lock probe whose answer was lost")
+          .atMost(Duration.ofSeconds(45))
+          .until(() -> items.size() == 2);
+    } finally {
+      db.execute("DROP USER IF EXISTS '" + user + "'@'%'");
+    }
+  }
+
   private static long outboxRows(Isolated db) throws SQLException {
     try (Connection c = db.connect();
         Statement s = c.createStatement();

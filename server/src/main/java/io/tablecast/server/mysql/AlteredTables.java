@@ -1,6 +1,5 @@
 package io.tablecast.server.mysql;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.MissingTableException;
 import io.tablecast.server.capture.SourceConfig;
@@ -14,6 +13,7 @@ import io.tablecast.server.tail.DriftCheck;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.UnfollowedTables;
+import io.tablecast.server.tail.WatchedConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ final class AlteredTables implements DriftCheck.PassStart {
   private static final int TABLE_DEF_CHANGED = 1412;
 
   private volatile CapturePlan plan;
-  private final HikariDataSource pool;
+  private final WatchedConnections pool;
   private final SourceConfig config;
   private final ServerMetrics metrics;
 
@@ -64,7 +64,7 @@ final class AlteredTables implements DriftCheck.PassStart {
 
   AlteredTables(
       CapturePlan plan,
-      HikariDataSource pool,
+      WatchedConnections pool,
       SourceConfig config,
       ServerMetrics metrics,
       MysqlCaptureWatch resyncs,
@@ -135,7 +135,7 @@ final class AlteredTables implements DriftCheck.PassStart {
     snapshots.commitHeld();
     String name = known.id().qualified();
     TableSchema current;
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = pool.get()) {
       current = plan.describe(c, known.id());
     } catch (MissingTableException e) {
       if (!unfollowed.isGone(name)) {

@@ -1,7 +1,7 @@
 package io.tablecast.server.mysql;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.tail.WatchedConnections;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,7 +25,7 @@ final class GapFacts {
 
   private static final int PROBES_PER_POLL = 100;
 
-  private final HikariDataSource pool;
+  private final WatchedConnections pool;
   private final LockProbe probe;
   private final Duration probeWaitOverride;
   private final TrxLooks looks = new TrxLooks();
@@ -35,7 +35,7 @@ final class GapFacts {
    * @param probeWaitOverride how long probes must find an id absent; null = {@code
    *     innodb_lock_wait_timeout} + 1 s, read from the database
    */
-  GapFacts(HikariDataSource pool, LockProbe probe, Duration probeWaitOverride) {
+  GapFacts(WatchedConnections pool, LockProbe probe, Duration probeWaitOverride) {
     this.pool = pool;
     this.probe = probe;
     this.probeWaitOverride = probeWaitOverride;
@@ -98,7 +98,7 @@ final class GapFacts {
     if (due.isEmpty()) {
       return;
     }
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = pool.get()) {
       for (long[] range : due) {
         gaps.probed(range[0], range[1], probe.probe(c, range[0], range[1]), System.nanoTime());
       }

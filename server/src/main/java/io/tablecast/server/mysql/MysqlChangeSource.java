@@ -89,14 +89,15 @@ final class MysqlChangeSource extends PollingChangeSource {
     ServerMetrics metrics = source.metrics();
     this.metrics = metrics;
     this.facts =
-        new GapFacts(pool, new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
+        new GapFacts(
+            watched(), new LockProbe(dialect.flavor(), plan.outboxTable()), source.probeWait());
     this.pruning = new MysqlOutboxPruning(this::plan, config.outboxRetention());
     this.position = new OutboxPosition(facts, pruning, metrics);
     this.captureWatch =
         new MysqlCaptureWatch(
             dialect, this::plan, config, metrics, unfollowed, position::lastReadId);
     this.alteredTables =
-        new AlteredTables(plan, pool, config, metrics, captureWatch, unfollowed, snapshots);
+        new AlteredTables(plan, watched(), config, metrics, captureWatch, unfollowed, snapshots);
     this.driftCheck =
         new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
     this.pool = pool;

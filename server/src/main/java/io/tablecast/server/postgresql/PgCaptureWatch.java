@@ -10,6 +10,7 @@ import io.tablecast.server.postgresql.CaptureCheck.Coverage;
 import io.tablecast.server.postgresql.CaptureCheck.Member;
 import io.tablecast.server.postgresql.CaptureCheck.Problem;
 import io.tablecast.server.tail.UnfollowedTables;
+import io.tablecast.server.tail.WatchedConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashMap;
@@ -51,7 +52,10 @@ final class PgCaptureWatch {
   private static final Logger LOG = RecentEvents.logger(PgCaptureWatch.class);
 
   private final CapturePlan plan;
-  private final Connections connections;
+
+  /** The tail's connections for its checks, watched as its reads are. */
+  private final WatchedConnections connections;
+
   private final SourceConfig config;
 
   /** What is done about the problems a check finds: reported, repaired, followed until gone. */
@@ -74,20 +78,10 @@ final class PgCaptureWatch {
   private long lastCheckNanos;
   private boolean suspected = true;
 
-  /**
-   * Lends a check its connection: one of the tail's, watched as its reads are (a check whose answer
-   * was lost on the way is given up on the database's word, as a read is: {@code
-   * tail.LostAnswers}).
-   */
-  @FunctionalInterface
-  interface Connections {
-    Connection get() throws SQLException;
-  }
-
   PgCaptureWatch(
       CapturePlan plan,
       HikariDataSource pool,
-      Connections connections,
+      WatchedConnections connections,
       SourceConfig config,
       ServerMetrics metrics,
       UnfollowedTables unfollowed) {

@@ -279,6 +279,14 @@ public abstract class PollingChangeSource implements ChangeSource {
     return c;
   }
 
+  /**
+   * The source's connections for the short statements a poll makes besides its read, watched as the
+   * read is ({@link WatchedConnections}).
+   */
+  protected final WatchedConnections watched() {
+    return () -> readingAgain(pool.getConnection());
+  }
+
   @Override
   public final String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
     return lostAnswers == null ? null : lostAnswers.abandonIfLost(idleSeconds);
