@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -238,6 +239,53 @@ class SilentBackgroundConnectionsTest {
           .until(() -> items.size() == 2);
     } finally {
       db.execute("DROP USER IF EXISTS '" + user + "'@'%'");
+    }
+  }
+
+  /**
+   * The probe that asks every second for the lock of a table whose read waits for DDL (its own
+   * thread): had it waited for ever, the table would never be read again once the lock was let go,
+   * its rows never arriving.
+   */
+  @Test
+  void withMysqlALockWaitProbeWhoseAnswerWasLostIsGivenUpAndTheTableReadOnceFree()
+      throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.MYSQL, "silent_lock_wait", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO);
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_lock_wait"), "items");
+      CountDownLatch silenced =
+          proxy.stallAfterSending("SELECT 1 FROM `" + p.db.schema() + "`.`items` LIMIT 0");
+      try (Connection reader = p.db.connect();
+          Connection writer = p.db.connect();
+          Connection ddl = p.db.connect();
+          Statement r = reader.createStatement();
+          Statement w = writer.createStatement()) {
+        reader.setAutoCommit(false);
+        r.executeQuery("SELECT * FROM items").close(); // a transaction that read the table, open
+        writer.setAutoCommit(false);
+        w.execute("INSERT INTO items VALUES (1, 1)");
+        CompletableFuture<Void> alter =
+            CompletableFuture.runAsync(
+                () -> {
+                  try (Statement d = ddl.createStatement()) {
+                    d.execute("ALTER TABLE items COMMENT 'waits for the reader'");
+                  } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> waitingForALock(p.db, "ALTER TABLE items%"));
+        writer.commit(); // the tail's read of its row queues behind the ALTER, then is held
+        assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a lock probe silenced").isTrue();
+        reader.commit(); // the ALTER runs: the table's lock is free
+        alter.get(30, TimeUnit.SECONDS);
+      }
+      await()
+          .alias("the row read once its table's lock was let go")
+          .atMost(Duration.ofSeconds(40))
+          .until(() -> items.size() == 1);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.tablecast.server.tail;
 
+import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.log.RecentEvents;
@@ -51,6 +52,9 @@ public final class TableLockWaits implements AutoCloseable {
   static final Duration FIRST_WAIT_LOG = Duration.ofSeconds(5);
 
   private static final long PROBE_MILLIS = 1_000;
+
+  /** A probe on a connection gone silent is given up after this ({@link BoundedAnswers}). */
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
 
   /** Asks for a table's lock, waiting at most {@link #WAIT}, and lets it go again. */
   @FunctionalInterface
@@ -283,7 +287,7 @@ public final class TableLockWaits implements AutoCloseable {
    * hold it, longest open first; null when nobody waits or it cannot be read.
    */
   public String describe(List<TableId> tables) {
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = BoundedAnswers.borrow(pool, ANSWER_WITHIN)) {
       Map<String, String> waiting = new LinkedHashMap<>(); // by session: a list may be global
       for (TableId t : tables) {
         for (String w : locks.waiters(c, t)) {
@@ -327,7 +331,7 @@ public final class TableLockWaits implements AutoCloseable {
       tables.removeAll(free);
     }
     for (TableId t : tables) {
-      try (Connection c = pool.getConnection()) {
+      try (Connection c = BoundedAnswers.borrow(pool, ANSWER_WITHIN)) {
         try {
           probe.take(c, t);
         } catch (SQLException e) {
