@@ -90,13 +90,14 @@ class SilentBackgroundConnectionsTest {
 
   /**
    * The outbox pruner's round: had its thread waited for ever, the outbox would grow from then on
-   * without a word while the server serves on.
+   * without a word while the server serves on. PostgreSQL only (each run waits out the 30 s bound):
+   * the pruner's thread is the same for both, and the heartbeat's test shows each driver giving a
+   * statement up.
    */
-  @ParameterizedTest
-  @EnumSource(Kind.class)
-  void aPruningRoundWhoseAnswerWasLostIsMadeAgainAndTheOutboxIsPrunedOn(Kind kind)
+  @Test
+  void withPostgresqlAPruningRoundWhoseAnswerWasLostIsMadeAgainAndTheOutboxIsPrunedOn()
       throws Exception {
-    try (Pipeline p = Pipeline.create(kind, "silent_prune", DDL, "items");
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "silent_prune", DDL, "items");
         CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
       SourceConfig through = ServerSetups.sourceAt(p, ServerSetups.urlThrough(p, proxy), null);
       p.startServer(
@@ -115,27 +116,23 @@ class SilentBackgroundConnectionsTest {
       TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_prune"), "items");
       p.db.execute("INSERT INTO items VALUES (1, 1)");
       await().atMost(Duration.ofSeconds(30)).until(() -> items.size() == 1);
-      boolean pg = kind == Kind.POSTGRESQL;
       try (Connection holder = p.db.connect();
           Statement s = holder.createStatement()) {
-        holder.setAutoCommit(!pg);
+        holder.setAutoCommit(false);
         s.execute( // the outbox, held: the pruner's next round waits for it
-            pg
-                ? "LOCK TABLE tablecast_outbox IN ACCESS EXCLUSIVE MODE"
-                : "LOCK TABLES tablecast_outbox WRITE");
+            "LOCK TABLE tablecast_outbox IN ACCESS EXCLUSIVE MODE");
         await()
             .atMost(Duration.ofSeconds(30))
             .until(() -> waitingForALock(p.db, "SELECT COUNT(*)%pending%")); // its backlog count
         proxy.stall(); // every connection of the server goes silent, the pruner's among them
-        s.execute(pg ? "COMMIT" : "UNLOCK TABLES"); // its count runs now, the answer is lost
+        holder.commit(); // its count runs now, the answer is lost
       }
       p.db.execute("INSERT INTO items VALUES (2, 2)");
       await().atMost(Duration.ofSeconds(60)).until(() -> items.size() == 2);
-      long kept = pg ? 0 : 1; // MySQL/MariaDB keep the highest delivered id (MysqlOutboxPruning)
       await()
           .alias("the outbox pruned after the round whose answer was lost")
           .atMost(Duration.ofSeconds(75))
-          .until(() -> outboxRows(p.db) == kept);
+          .until(() -> outboxRows(p.db) == 0);
     }
   }
 
