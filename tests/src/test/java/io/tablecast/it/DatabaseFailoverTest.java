@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -72,7 +73,8 @@ class DatabaseFailoverTest {
    * standby is promoted behind the same address. The server's read waits on a connection that will
    * never answer, while new connections reach the standby: the server finds that out on a
    * connection of its own, abandons the read, and the mirrors show the standby's table. Before, the
-   * read waited for ever: the mirror said it was stale, and stayed so.
+   * read waited for ever: the mirror said it was stale, and stayed so. The whole read that follows
+   * on the standby goes silent too, once it has locked its tables: it is given up as the read was.
    */
   @Test
   void aStandbyPromotedWhileThePrimaryWentSilentIsWhatMirrorsShow() throws Exception {
@@ -98,6 +100,8 @@ class DatabaseFailoverTest {
           primary.crash();
           standby.startProcess();
           standby.promote();
+          // the whole read on the standby goes silent too, once its tables are locked
+          CountDownLatch wholeReadSilenced = address.stallAfterSending("IN ACCESS SHARE MODE");
           address.retarget("127.0.0.1", standby.port); // new connections reach the standby
           standby.execute("INSERT INTO failover.items VALUES (5, 'new')");
 
@@ -108,6 +112,7 @@ class DatabaseFailoverTest {
                       assertThat(contents(mirror))
                           .isEqualTo(LocalDatabases.rows(standby.jdbcUrl(), "failover.items")));
           await().atMost(Duration.ofSeconds(30)).until(() -> mirror.staleReason() == null);
+          assertThat(wholeReadSilenced.getCount()).as("the whole read silenced").isZero();
         }
       }
     }

@@ -104,7 +104,8 @@ final class MysqlChangeSource extends PollingChangeSource {
     this.rowStatements = new ChangedRowStatements(dialect.flavor());
     this.locks = new LockedTables(dialect.flavor(), pool);
     this.wholeRead =
-        new MysqlWholeRead(pool, instance(), this::plan, unfollowed, captureWatch, facts, locks);
+        new MysqlWholeRead(
+            watched(), instance(), this::plan, unfollowed, captureWatch, facts, locks);
   }
 
   @Override
@@ -394,7 +395,7 @@ final class MysqlChangeSource extends PollingChangeSource {
   /** The database's plan for the next read of the outbox ({@link OutboxRead#plan}). */
   @Override
   protected String readPlan() {
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = watched().get()) {
       return OutboxRead.plan(c, plan(), position.gaps());
     } catch (SQLException e) {
       return "Its plan could not be read: " + e.getMessage();

@@ -8,6 +8,7 @@ import io.tablecast.server.tail.DatabaseInstance;
 import io.tablecast.server.tail.InstanceWatch;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.UnfollowedTables;
+import io.tablecast.server.tail.WatchedConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
 
 /**
  * MySQL/MariaDB: a read of every cached table whole, in one consistent snapshot, with the outbox
@@ -40,7 +40,7 @@ final class MysqlWholeRead {
       Duration probeWait,
       Set<TableId> leftOut) {}
 
-  private final DataSource pool;
+  private final WatchedConnections pool;
   private final InstanceWatch instance;
   private final Supplier<CapturePlan> plan;
   private final UnfollowedTables unfollowed;
@@ -49,7 +49,7 @@ final class MysqlWholeRead {
   private final LockedTables locks;
 
   MysqlWholeRead(
-      DataSource pool,
+      WatchedConnections pool,
       InstanceWatch instance,
       Supplier<CapturePlan> plan,
       UnfollowedTables unfollowed,
@@ -71,7 +71,7 @@ final class MysqlWholeRead {
    */
   Result read(boolean serving, SnapshotSink sink, Map<String, Long> counts) throws SQLException {
     Set<TableId> leftOut = new HashSet<>();
-    try (Connection c = pool.getConnection();
+    try (Connection c = pool.get();
         Statement s = c.createStatement()) {
       DatabaseInstance at = instance.identify(c);
       captureWatch.rememberTableIds(c); // before the snapshot: a TRUNCATE after it is found

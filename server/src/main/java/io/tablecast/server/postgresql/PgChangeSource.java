@@ -112,7 +112,7 @@ final class PgChangeSource extends PollingChangeSource {
     this.reReads = new PgReReads(() -> this.plan, pendingResyncs, lockWaits, dialect.ddlLocks());
     this.wholeRead =
         new PgWholeRead(
-            pool,
+            watched(),
             instance(),
             () -> this.plan,
             unfollowed,
@@ -352,7 +352,7 @@ final class PgChangeSource extends PollingChangeSource {
 
   @Override
   protected String readPlan() {
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = watched().get()) {
       return PgOutboxQueries.readPlan(c, readSql, plan.outboxTable(), previousSnapshot);
     } catch (SQLException e) {
       return "Its plan could not be read: " + e.getMessage();

@@ -8,6 +8,7 @@ import io.tablecast.server.tail.DatabaseInstance;
 import io.tablecast.server.tail.InstanceWatch;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.UnfollowedTables;
+import io.tablecast.server.tail.WatchedConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
 
 /**
  * PostgreSQL: a read of every cached table whole, in one snapshot: the start's (and each retry of
@@ -34,7 +34,7 @@ final class PgWholeRead {
    */
   record Result(String snapshot, DatabaseInstance at, Set<TableId> leftOut) {}
 
-  private final DataSource pool;
+  private final WatchedConnections pool;
   private final InstanceWatch instance;
   private final Supplier<CapturePlan> plan;
   private final UnfollowedTables unfollowed;
@@ -45,7 +45,7 @@ final class PgWholeRead {
   private final String readSettings;
 
   PgWholeRead(
-      DataSource pool,
+      WatchedConnections pool,
       InstanceWatch instance,
       Supplier<CapturePlan> plan,
       UnfollowedTables unfollowed,
@@ -68,7 +68,7 @@ final class PgWholeRead {
   Result read(boolean serving, SnapshotSink sink, Map<String, Long> counts) throws SQLException {
     Set<TableId> leftOut = new HashSet<>();
     while (true) {
-      try (Connection c = pool.getConnection()) {
+      try (Connection c = pool.get()) {
         DatabaseInstance at = instance.identify(c);
         PgOutboxQueries.beginRead(c);
         List<TableSchema> tables = unfollowed.present(plan.get().tables());

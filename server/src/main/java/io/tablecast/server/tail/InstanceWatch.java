@@ -50,8 +50,11 @@ public final class InstanceWatch {
   /** Written by the tail thread; read by the watch's too ({@link #elsewhere}). */
   private volatile DatabaseInstance readFrom;
 
-  /** Another instance was met and not read whole yet. */
-  private DatabaseInstance arrived;
+  /**
+   * Another instance was met and not read whole yet: the next reads are whole reads there. Written
+   * by the tail thread; read by the watch's too ({@link #elsewhere}).
+   */
+  private volatile DatabaseInstance arrived;
 
   /**
    * @param identify null: a watch that identifies nothing and takes every connection as it is
@@ -116,11 +119,13 @@ public final class InstanceWatch {
 
   /**
    * What tells that {@code other}, a connection of its own, reaches another instance than the one
-   * the position was read from (a failover moved the address); null when it reaches the same one,
-   * or this watch cannot tell. Any thread.
+   * the tail reads from (a failover moved the address): the position's, or the one met since, where
+   * every table is being read whole; null when it reaches the same one, or this watch cannot tell.
+   * Any thread.
    */
   public String elsewhere(Connection other) throws SQLException {
-    DatabaseInstance from = readFrom;
+    DatabaseInstance met = arrived;
+    DatabaseInstance from = met != null ? met : readFrom;
     if (identify == null || from == null) {
       return null;
     }

@@ -71,6 +71,26 @@ class InstanceWatchTest {
   }
 
   /**
+   * A new connection of the lost-answer watch reaching another instance than the one read from
+   * means a failover moved the address; once that instance was met, every table is read whole
+   * there, and a new connection reaching it says nothing against that read, however long it takes
+   * (only one reaching yet another instance does).
+   */
+  @Test
+  void aNewConnectionIsElsewhereOnlyWhenItReachesNeitherTheInstanceReadFromNorTheOneBeingReadWhole()
+      throws Exception {
+    watch.positioned(watch.identify(connectionTo(A)));
+    assertThat(watch.elsewhere(connectionTo(A))).isNull();
+    assertThat(watch.elsewhere(connectionTo(A_RESTARTED))).contains("a new connection reaches");
+
+    assertThatThrownBy(() -> watch.check(connectionTo(A_RESTARTED)))
+        .isInstanceOf(InstanceChangedException.class);
+    assertThat(watch.elsewhere(connectionTo(A_RESTARTED))).as("read whole there").isNull();
+    DatabaseInstance third = new DatabaseInstance("cluster 2", T, Duration.ZERO);
+    assertThat(watch.elsewhere(connectionTo(third))).contains("cluster 2");
+  }
+
+  /**
    * Behind a pooler one known connection may reach another server: a read that returns another
    * start time has it identified again and refused; the same start time costs no identification.
    */
