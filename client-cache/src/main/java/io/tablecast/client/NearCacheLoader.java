@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +20,12 @@ import java.util.concurrent.TimeUnit;
  * as the one in flight is answered (as a database groups commits); with a window, the misses of
  * each window go together. Answers complete the loads on the connection's event loop, in the
  * stream's order. Thread-safe.
+ *
+ * <p>There is no {@code asyncLoadAll} on purpose: with one, Caffeine keeps a {@code getAll}'s keys
+ * loading until the last of them is answered, so a key answered by an earlier request would skip
+ * the batches between its answer and the last one (a batch skips keys in flight) and be held as it
+ * was. Without it each key is loaded by {@link #asyncLoad} and held from its own answer; the keys
+ * of a {@code getAll} still share requests as any misses do.
  *
  * @param <V> the row type
  */
@@ -93,22 +98,6 @@ final class NearCacheLoader<V> implements AsyncCacheLoader<Object, NearCacheLoad
           .execute(this::flush);
     }
     return f;
-  }
-
-  @Override
-  public CompletableFuture<Map<Object, Held<V>>> asyncLoadAll(
-      Set<? extends Object> keys, Executor executor) {
-    Map<Object, CompletableFuture<Held<V>>> futures = new LinkedHashMap<>();
-    for (Object k : keys) {
-      futures.put(k, asyncLoad(k, executor));
-    }
-    return CompletableFuture.allOf(futures.values().toArray(new CompletableFuture<?>[0]))
-        .thenApply(
-            done -> {
-              Map<Object, Held<V>> out = new LinkedHashMap<>();
-              futures.forEach((k, f) -> out.put(k, f.join()));
-              return out;
-            });
   }
 
   /** The batch window of the first waiting miss ended: send what waits. */

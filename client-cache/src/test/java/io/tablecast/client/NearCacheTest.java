@@ -234,6 +234,30 @@ class NearCacheTest {
     assertThat(three.get(10, TimeUnit.SECONDS)).containsEntry("v", "c");
   }
 
+  /**
+   * A {@code getAll} whose keys go in two requests (the first at once, the second once the first is
+   * answered): each key is held from its own answer on, so a batch between the two answers is
+   * applied to the key already answered, not skipped as if its load were still in flight (which
+   * held the deleted row until it was evicted: seen in {@code NearCachesUnderLoadTest}).
+   */
+  @Test
+  void aKeyOfAGetAllFollowsTheStreamFromItsOwnAnswerNotTheLastOne() throws Exception {
+    FakeServer.Conn c = subscribed(NearCacheOptions.maximumRows(10));
+    CompletableFuture<Map<Object, Map<String, Object>>> both =
+        CompletableFuture.supplyAsync(() -> near.getAll(List.of(1L, 2L)));
+    Message.Fetch f1 = c.expect(Message.Fetch.class);
+    c.send(new Message.Fetched(f1.id(), T, 10, List.of(row("id", 1, "v", "a")), null));
+    Message.Fetch f2 = c.expect(Message.Fetch.class);
+    assertThat(List.of(f1.keys(), f2.keys())).containsExactly(List.of(key(1)), List.of(key(2)));
+    c.send(batch(11, delete(T, row("id", 1, "v", "a"), 1)));
+    c.send(new Message.Fetched(f2.id(), T, 11, List.of(row("id", 2, "v", "b")), null));
+    assertThat(both.get(10, TimeUnit.SECONDS)).containsKey(2L);
+    await().atMost(WAIT).until(() -> near.position() == 11);
+    assertThat(near.getIfPresent(1)).as("deleted after its answer").isNull();
+    assertThat(near.get(1)).isNull();
+    assertThat(near.get(2)).containsEntry("v", "b");
+  }
+
   @Test
   void aCompositeKeyIsAskedForAsTheArrayOfItsParts() throws Exception {
     FakeServer.Conn c = connect(NearCacheOptions.maximumRows(10), Message.PROTOCOL_VERSION);
