@@ -2,6 +2,7 @@ package io.tablecast.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
@@ -15,6 +16,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -49,6 +51,36 @@ class UnansweredReadTest {
       ServerSetups.atUrl(
           p, ServerSetups.urlThrough(p, proxy), Duration.ZERO); // no reconciliation: the tail
       staleWhileUnanswered(p, p.client("unanswered"), proxy, kind.toString());
+    }
+  }
+
+  /**
+   * The start's snapshot, its answer lost on the way (the connection silenced right after the whole
+   * read's first statement, which the database runs): the read is given up on the database's word
+   * and made again on a new connection, and the server starts. Before, the start waited for ever,
+   * its progress frozen (watched: no start within 90 s).
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aStartWhoseSnapshotsAnswerWasLostReadsItAgainOnANewConnection(Kind kind) throws Exception {
+    try (Pipeline p = Pipeline.create(kind, "unanswered_start", DDL, "items", "others");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      p.sql("INSERT INTO items VALUES (1, 'a')");
+      CountDownLatch silenced =
+          proxy.stallAfterSending( // the whole read's first statement
+              kind == Kind.POSTGRESQL ? "IN ACCESS SHARE MODE" : "WITH CONSISTENT SNAPSHOT");
+      long began = System.nanoTime();
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(90),
+          () -> ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO));
+      System.out.printf(
+          "UnansweredReadTest %s: started in %d ms, its first snapshot's answer lost%n",
+          kind, (System.nanoTime() - began) / 1_000_000);
+      assertThat(silenced.getCount()).as("the snapshot's connection was silenced").isZero();
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("unanswered_start"), "items");
+      assertThat(items.get(1)).containsEntry("v", "a");
+      p.sql("INSERT INTO items VALUES (2, 'b')");
+      await().atMost(WAIT).until(() -> items.get(2) != null);
     }
   }
 

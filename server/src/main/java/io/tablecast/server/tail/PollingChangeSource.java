@@ -111,7 +111,13 @@ public abstract class PollingChangeSource implements ChangeSource {
 
   @Override
   public final void snapshot(SnapshotSink sink) throws SQLException {
-    readSnapshot(sink);
+    try {
+      readSnapshot(sink);
+    } finally {
+      if (lostAnswers != null) {
+        lostAnswers.readEnded();
+      }
+    }
     started = true;
     pruner.start();
   }

@@ -1,15 +1,8 @@
 package io.tablecast.server.tail;
 
-import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
-import io.tablecast.server.progress.Progress;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -72,18 +65,8 @@ public final class TailLoop implements AutoCloseable {
   /** The share of the heap the images may not take by default: kept for serving. */
   public static final int DEFAULT_HEAP_RESERVE_PERCENT = 20;
 
-  /** The heap the snapshot's images are sized against, and the share kept for serving. */
-  private final HeapRoom heap;
-
-  private final int heapReservePercent;
-
-  /**
-   * The sizing of the snapshot being loaded, to name its table if the heap runs out all the same.
-   */
-  private volatile ImageSizeCheck sizing;
-
-  /** The initial snapshot's progress while it is read; null before and after. */
-  private volatile Progress loading;
+  /** The initial snapshot's read. */
+  private final InitialSnapshot initial;
 
   /**
    * A loop, not started yet, that reads {@code source} into {@code sink}, sizing the snapshot's
@@ -102,8 +85,7 @@ public final class TailLoop implements AutoCloseable {
     this.source = source;
     this.sink = sink;
     this.everyTable = new EveryTableStale(sink);
-    this.heap = heap;
-    this.heapReservePercent = heapReservePercent;
+    this.initial = new InitialSnapshot(source, sink, heap, heapReservePercent);
     this.thread = new Thread(this::run, "tablecast-tail");
     this.thread.setDaemon(true);
   }
@@ -113,8 +95,7 @@ public final class TailLoop implements AutoCloseable {
    * after.
    */
   public String snapshotProgress() {
-    Progress p = loading;
-    return p == null ? null : p.counts();
+    return initial.progress();
   }
 
   /**
@@ -133,20 +114,9 @@ public final class TailLoop implements AutoCloseable {
   }
 
   private void run() {
-    long backoff = FIRST_BACKOFF_MILLIS;
     try {
-      while (!loaded.isDone() && !stopped()) {
-        try {
-          snapshot();
-          lastSuccessMillis = System.currentTimeMillis();
-          loaded.complete(null);
-        } catch (SQLException e) {
-          LOG.warn("initial snapshot failed, retrying in {} ms: {}", backoff, e.toString());
-          if (pause(backoff)) {
-            return;
-          }
-          backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
-        }
+      if (!loadSnapshot()) {
+        return;
       }
       try (UnansweredPollWatch watch = watchPolls()) {
         pollUntilStopped(watch);
@@ -156,10 +126,8 @@ public final class TailLoop implements AutoCloseable {
     } catch (RuntimeException
         | Error e) { // a RuntimeException here is the snapshot's; the polls retry theirs
       if (!loaded.isDone()) {
-        ImageSizeCheck s = sizing;
-        sizing = null;
         loaded.completeExceptionally(
-            e instanceof OutOfMemoryError oom && s != null ? s.outOfMemory(oom) : e);
+            e instanceof OutOfMemoryError oom ? initial.outOfMemory(oom) : e);
       } else if (!stopped()) {
         died = true;
         LOG.error(
@@ -174,6 +142,33 @@ public final class TailLoop implements AutoCloseable {
     } finally {
       loaded.completeExceptionally(new IllegalStateException("the tail loop was stopped"));
     }
+  }
+
+  /**
+   * Reads the initial snapshot, again after each database error, until it is loaded; false when the
+   * loop was stopped first. Its reads are watched for an answer lost on the way ({@link
+   * UnansweredPollWatch#abandoningLostReads}).
+   */
+  private boolean loadSnapshot() throws InterruptedException {
+    long backoff = FIRST_BACKOFF_MILLIS;
+    try (UnansweredPollWatch watch = UnansweredPollWatch.abandoningLostReads(source)) {
+      while (!loaded.isDone() && !stopped()) {
+        try {
+          watch.pollStarted();
+          everyTable.tables(initial.read());
+          lastSuccessMillis = System.currentTimeMillis();
+          loaded.complete(null);
+        } catch (SQLException e) {
+          watch.pollEnded();
+          LOG.warn("initial snapshot failed, retrying in {} ms: {}", backoff, e.toString());
+          if (pause(backoff)) {
+            return false;
+          }
+          backoff = Math.min(source.longestRetryPause().toMillis(), backoff * 2);
+        }
+      }
+    }
+    return loaded.isDone();
   }
 
   /** A watch of the polls when the sink takes table states between them; null otherwise. */
@@ -278,112 +273,6 @@ public final class TailLoop implements AutoCloseable {
    */
   public long caughtUpMillis() {
     return caughtUpMillis;
-  }
-
-  private void snapshot() throws SQLException {
-    List<TableSchema> tables = source.tables();
-    TailSink.SnapshotLoad load = sink.snapshotLoad(tables);
-    ImageSizeCheck check = new ImageSizeCheck(heap, heapReservePercent, tables, load);
-    sizing = check;
-    IdentityHashMap<TableSchema, TableLoad> loads = new IdentityHashMap<>(); // no name per row
-    long start = System.nanoTime();
-    try (Progress progress = Progress.start("snapshot", "rows", -1, LOG);
-        SnapshotLockWatch locks = SnapshotLockWatch.start(source, progress::done)) {
-      loading = progress;
-      source.snapshot(
-          new ChangeSource.SnapshotSink() {
-            private TableLoad current;
-
-            @Override
-            public void sizes(List<TableSize> sizes) {
-              check.sizes(sizes);
-            }
-
-            @Override
-            public void reading(TableSchema table) {
-              locks.reading(table);
-            }
-
-            @Override
-            @SuppressWarnings(
-                "ReferenceEquality") // the source's own schema: rows come table by table
-            public void row(TableSchema table, byte[] row) {
-              TableLoad load = current;
-              if (load == null || load.table != table) {
-                long now = System.nanoTime(); // once a table, not once a row
-                if (load != null) {
-                  load.endingBy(now); // the rows come table by table
-                }
-                load = loads.get(table);
-                if (load == null) {
-                  load = new TableLoad(table, now);
-                  loads.put(table, load);
-                  progress.detail(
-                      table.id().qualified()
-                          + " ("
-                          + loads.size()
-                          + " of "
-                          + tables.size()
-                          + " tables)");
-                }
-                current = load;
-              }
-              load.rows++;
-              progress.advance(1);
-              check.row(table, row);
-            }
-          });
-    }
-    sizing = null;
-    loading = null;
-    long end = System.nanoTime();
-    Map<String, TableLoad> byName = new HashMap<>();
-    loads.values().forEach(l -> byName.put(l.table.id().qualified(), l.endingBy(end)));
-    List<String> names = new ArrayList<>();
-    for (TableSchema t : tables) {
-      String name = t.id().qualified();
-      names.add(name);
-      TableLoad l = byName.getOrDefault(name, new TableLoad(t, start).endingBy(start));
-      LOG.info(
-          "snapshot of {} {} of {} in {} ms",
-          l.rows,
-          l.rows == 1 ? "row" : "rows",
-          name,
-          TimeUnit.NANOSECONDS.toMillis(l.last - l.first));
-    }
-    LOG.info(
-        "initial snapshot of {} tables loaded in {} ms",
-        tables.size(),
-        TimeUnit.NANOSECONDS.toMillis(end - start));
-    load.install();
-    everyTable.tables(names);
-  }
-
-  /** One table's part of a snapshot: when its first row came, when it ended, how many rows. */
-  private static final class TableLoad {
-    final TableSchema table;
-    final long first;
-
-    /** When the next table's first row came (or the read ended): no clock read a row. */
-    long last;
-
-    boolean ended;
-
-    long rows;
-
-    TableLoad(TableSchema table, long first) {
-      this.table = table;
-      this.first = first;
-    }
-
-    /** This, ending at {@code end} unless it ended before (the next table's first row came). */
-    TableLoad endingBy(long end) {
-      if (!ended) {
-        last = end;
-        ended = true;
-      }
-      return this;
-    }
   }
 
   private boolean stopped() {

@@ -104,6 +104,27 @@ final class UnansweredPollWatch implements AutoCloseable {
         });
   }
 
+  /**
+   * A watch of the initial snapshot's reads, which says nothing stale (nothing is served yet) but
+   * has {@code source} abandon a read when the database says its answer was lost: the snapshot then
+   * fails and is read again, where it waited for ever before (start hung, its progress frozen).
+   */
+  static UnansweredPollWatch abandoningLostReads(ChangeSource source) {
+    return new UnansweredPollWatch(
+        UNANSWERED_AFTER_MILLIS,
+        since -> {}, // a whole read may be long: its progress is logged as it goes
+        () -> {
+          try {
+            String abandoned = source.abandonReadIfAnswerLost(UNANSWERED_AFTER_MILLIS / 1000);
+            if (abandoned != null) {
+              LOG.warn("initial snapshot: {}", abandoned);
+            }
+          } catch (SQLException | RuntimeException e) {
+            LOG.info("could not ask the database about the snapshot's read: {}", e.toString());
+          }
+        });
+  }
+
   /** The loop begins a poll. */
   void pollStarted() {
     synchronized (lock) {
