@@ -45,7 +45,7 @@ final class AlteredTables implements DriftCheck.PassStart {
   private static final int TABLE_DEF_CHANGED = 1412;
 
   private volatile CapturePlan plan;
-  private final WatchedConnections pool;
+  private final WatchedConnections connections;
   private final SourceConfig config;
   private final ServerMetrics metrics;
 
@@ -64,14 +64,14 @@ final class AlteredTables implements DriftCheck.PassStart {
 
   AlteredTables(
       CapturePlan plan,
-      WatchedConnections pool,
+      WatchedConnections connections,
       SourceConfig config,
       ServerMetrics metrics,
       MysqlCaptureWatch resyncs,
       UnfollowedTables unfollowed,
       ReadSnapshots snapshots) {
     this.plan = plan;
-    this.pool = pool;
+    this.connections = connections;
     this.config = config;
     this.metrics = metrics;
     this.resyncs = resyncs;
@@ -135,7 +135,7 @@ final class AlteredTables implements DriftCheck.PassStart {
     snapshots.commitHeld();
     String name = known.id().qualified();
     TableSchema current;
-    try (Connection c = pool.get()) {
+    try (Connection c = connections.get()) {
       current = plan.describe(c, known.id());
     } catch (MissingTableException e) {
       if (!unfollowed.isGone(name)) {

@@ -25,7 +25,7 @@ final class GapFacts {
 
   private static final int PROBES_PER_POLL = 100;
 
-  private final WatchedConnections pool;
+  private final WatchedConnections connections;
   private final LockProbe probe;
   private final Duration probeWaitOverride;
   private final TrxLooks looks = new TrxLooks();
@@ -35,8 +35,8 @@ final class GapFacts {
    * @param probeWaitOverride how long probes must find an id absent; null = {@code
    *     innodb_lock_wait_timeout} + 1 s, read from the database
    */
-  GapFacts(WatchedConnections pool, LockProbe probe, Duration probeWaitOverride) {
-    this.pool = pool;
+  GapFacts(WatchedConnections connections, LockProbe probe, Duration probeWaitOverride) {
+    this.connections = connections;
     this.probe = probe;
     this.probeWaitOverride = probeWaitOverride;
   }
@@ -98,7 +98,7 @@ final class GapFacts {
     if (due.isEmpty()) {
       return;
     }
-    try (Connection c = pool.get()) {
+    try (Connection c = connections.get()) {
       for (long[] range : due) {
         gaps.probed(range[0], range[1], probe.probe(c, range[0], range[1]), System.nanoTime());
       }

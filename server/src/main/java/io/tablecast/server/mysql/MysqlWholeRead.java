@@ -40,7 +40,7 @@ final class MysqlWholeRead {
       Duration probeWait,
       Set<TableId> leftOut) {}
 
-  private final WatchedConnections pool;
+  private final WatchedConnections connections;
   private final InstanceWatch instance;
   private final Supplier<CapturePlan> plan;
   private final UnfollowedTables unfollowed;
@@ -49,14 +49,14 @@ final class MysqlWholeRead {
   private final LockedTables locks;
 
   MysqlWholeRead(
-      WatchedConnections pool,
+      WatchedConnections connections,
       InstanceWatch instance,
       Supplier<CapturePlan> plan,
       UnfollowedTables unfollowed,
       MysqlCaptureWatch captureWatch,
       GapFacts facts,
       LockedTables locks) {
-    this.pool = pool;
+    this.connections = connections;
     this.instance = instance;
     this.plan = plan;
     this.unfollowed = unfollowed;
@@ -71,7 +71,7 @@ final class MysqlWholeRead {
    */
   Result read(boolean serving, SnapshotSink sink, Map<String, Long> counts) throws SQLException {
     Set<TableId> leftOut = new HashSet<>();
-    try (Connection c = pool.get();
+    try (Connection c = connections.get();
         Statement s = c.createStatement()) {
       DatabaseInstance at = instance.identify(c);
       captureWatch.rememberTableIds(c); // before the snapshot: a TRUNCATE after it is found

@@ -34,7 +34,7 @@ final class PgWholeRead {
    */
   record Result(String snapshot, DatabaseInstance at, Set<TableId> leftOut) {}
 
-  private final WatchedConnections pool;
+  private final WatchedConnections connections;
   private final InstanceWatch instance;
   private final Supplier<CapturePlan> plan;
   private final UnfollowedTables unfollowed;
@@ -45,14 +45,14 @@ final class PgWholeRead {
   private final String readSettings;
 
   PgWholeRead(
-      WatchedConnections pool,
+      WatchedConnections connections,
       InstanceWatch instance,
       Supplier<CapturePlan> plan,
       UnfollowedTables unfollowed,
       PgReReads reReads,
       PgPendingResyncs pending,
       String readSettings) {
-    this.pool = pool;
+    this.connections = connections;
     this.instance = instance;
     this.plan = plan;
     this.unfollowed = unfollowed;
@@ -68,7 +68,7 @@ final class PgWholeRead {
   Result read(boolean serving, SnapshotSink sink, Map<String, Long> counts) throws SQLException {
     Set<TableId> leftOut = new HashSet<>();
     while (true) {
-      try (Connection c = pool.get()) {
+      try (Connection c = connections.get()) {
         DatabaseInstance at = instance.identify(c);
         PgOutboxQueries.beginRead(c);
         List<TableSchema> tables = unfollowed.present(plan.get().tables());
