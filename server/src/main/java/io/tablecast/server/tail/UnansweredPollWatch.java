@@ -92,16 +92,7 @@ final class UnansweredPollWatch implements AutoCloseable {
             LOG.warn("could not say every table stale: {}", e.toString()); // the hub is closing
           }
         },
-        () -> {
-          try {
-            String abandoned = source.abandonReadIfAnswerLost(UNANSWERED_AFTER_MILLIS / 1000);
-            if (abandoned != null) {
-              LOG.warn("{}", abandoned);
-            }
-          } catch (SQLException | RuntimeException e) {
-            LOG.info("could not ask the database about the unanswered read: {}", e.toString());
-          }
-        });
+        abandoningIfLost(source, "a read of changes"));
   }
 
   /**
@@ -113,16 +104,24 @@ final class UnansweredPollWatch implements AutoCloseable {
     return new UnansweredPollWatch(
         UNANSWERED_AFTER_MILLIS,
         since -> {}, // a whole read may be long: its progress is logged as it goes
-        () -> {
-          try {
-            String abandoned = source.abandonReadIfAnswerLost(UNANSWERED_AFTER_MILLIS / 1000);
-            if (abandoned != null) {
-              LOG.warn("initial snapshot: {}", abandoned);
-            }
-          } catch (SQLException | RuntimeException e) {
-            LOG.info("could not ask the database about the snapshot's read: {}", e.toString());
-          }
-        });
+        abandoningIfLost(source, "the initial snapshot"));
+  }
+
+  /**
+   * Has {@code source} abandon its read when the database says the read's answer was lost, and logs
+   * what it found, naming {@code what} was read.
+   */
+  private static Runnable abandoningIfLost(ChangeSource source, String what) {
+    return () -> {
+      try {
+        String abandoned = source.abandonReadIfAnswerLost(UNANSWERED_AFTER_MILLIS / 1000);
+        if (abandoned != null) {
+          LOG.warn("{}: {}", what, abandoned);
+        }
+      } catch (SQLException | RuntimeException e) {
+        LOG.info("could not ask the database about {}: {}", what, e.toString());
+      }
+    };
   }
 
   /** The loop begins a poll. */
