@@ -286,6 +286,38 @@ class SilentBackgroundConnectionsTest {
     }
   }
 
+  /**
+   * A reconciliation range, read on its own thread in the snapshot of an outbox read: had it waited
+   * for ever, reconciliation would have stopped without a word (no range is read while one is in
+   * flight), and what it is there to find, a change no trigger recorded, never been repaired.
+   * PostgreSQL only: the range's thread and its bound are the same for both databases.
+   */
+  @Test
+  void withPostgresqlAReconciliationRangeWhoseAnswerWasLostIsGivenUpAndDriftStillRepaired()
+      throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "silent_range", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      CountDownLatch silenced = proxy.stallAfterSending("ORDER BY t.\"id\" LIMIT "); // a range
+      ServerSetups.atUrl( // a range every 100 ms; the statement's text on the wire every time
+          p, ServerSetups.urlThrough(p, proxy) + "&prepareThreshold=0", Duration.ofSeconds(1));
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_range"), "items");
+      assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a range's read silenced").isTrue();
+      try (Connection c = p.db.connect();
+          Statement s = c.createStatement()) { // a change no trigger sees, nor the capture check
+        c.setAutoCommit(false);
+        s.execute("ALTER TABLE items DISABLE TRIGGER USER");
+        s.execute("INSERT INTO items VALUES (1, 1)");
+        s.execute(TriggerStateTest.ENABLE_ALWAYS);
+        c.commit();
+      }
+      await()
+          .alias("the row reconciliation found after the range whose answer was lost")
+          .atMost(Duration.ofSeconds(45))
+          .until(() -> items.size() == 1);
+      p.expectRepairs(1);
+    }
+  }
+
   private static long outboxRows(Isolated db) throws SQLException {
     try (Connection c = db.connect();
         Statement s = c.createStatement();

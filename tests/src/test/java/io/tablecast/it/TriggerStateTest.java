@@ -93,7 +93,7 @@ class TriggerStateTest {
     }
   }
 
-  private static final String ENABLE_ALWAYS =
+  static final String ENABLE_ALWAYS =
       "DO $$ DECLARE t record; BEGIN FOR t IN SELECT tgname FROM pg_trigger "
           + "WHERE tgrelid = 'items'::regclass AND NOT tgisinternal LOOP "
           + "EXECUTE format('ALTER TABLE items ENABLE ALWAYS TRIGGER %I', t.tgname); END LOOP; END $$";

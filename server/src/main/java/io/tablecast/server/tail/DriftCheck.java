@@ -1,5 +1,6 @@
 package io.tablecast.server.tail;
 
+import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.TableSchema;
@@ -48,6 +49,15 @@ public final class DriftCheck {
    * large rows is checked in smaller ranges instead of holding 1,000 of them at once.
    */
   static final int CHUNK_CHARS = 16 * 1024 * 1024 / RANGES_PER_INTERVAL;
+
+  /**
+   * How long a range read off the tail's path, and the end of its transaction, may wait for an
+   * answer: a range is short by nature (an index range of at most {@link #CHUNK_ROWS} rows), and
+   * one given up is read in a later pass. Without a bound a connection gone silent under it (a host
+   * gone without a word, a NAT that forgot the connection) kept the range in flight for ever: no
+   * range was read again, and reconciliation stopped without a word.
+   */
+  static final Duration RANGE_ANSWER_WITHIN = Duration.ofSeconds(10);
 
   /** How the change source follows an ALTER TABLE that reconciliation comes across. */
   public interface PassStart {
@@ -220,14 +230,27 @@ public final class DriftCheck {
   }
 
   private static RangeRead.Outcome readAndEnd(RangeRead range, Connection c, TransactionEnd end) {
+    RangeRead.Outcome outcome = null;
     try {
-      RangeRead.Outcome outcome = range.read(c);
-      end.end(c);
+      BoundedAnswers.bound(c, RANGE_ANSWER_WITHIN);
+      long began = System.nanoTime();
+      outcome = range.read(c);
+      if (outcome instanceof RangeRead.Failed failed
+          && System.nanoTime() - began >= RANGE_ANSWER_WITHIN.toNanos()) {
+        outcome =
+            new RangeRead.Failed(
+                "no answer within "
+                    + RANGE_ANSWER_WITHIN.toSeconds()
+                    + " s ("
+                    + failed.message()
+                    + ")");
+      }
+      end.end(c); // a transaction begun by a statement: the pool would not end it
       return outcome;
     } catch (SQLException | RuntimeException e) {
       // ending a read-only transaction: the rows read are the snapshot's all the same, but a
       // range that failed is dropped either way, and a failed end is rare enough to drop it too
-      return new RangeRead.Failed(e.getMessage());
+      return outcome instanceof RangeRead.Failed ? outcome : new RangeRead.Failed(e.getMessage());
     } finally {
       try {
         c.close();
