@@ -18,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -162,6 +163,40 @@ class SilentBackgroundConnectionsTest {
   }
 
   /**
+   * PostgreSQL's repair of a trigger found missing, tried first on the tail's thread: had it waited
+   * for ever, every table would have stayed stale, rows written meanwhile never arriving.
+   */
+  @Test
+  void withPostgresqlACaptureRepairWhoseAnswerWasLostIsGivenUpAndMadeAgain() throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "silent_pg_repair", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO);
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_pg_repair"), "items");
+      p.db.execute("INSERT INTO items VALUES (1, 1)");
+      await().atMost(Duration.ofSeconds(30)).until(() -> items.size() == 1);
+      CountDownLatch silenced = proxy.stallAfterSending("CREATE TRIGGER");
+      try (Connection c = p.db.connect();
+          Statement s = c.createStatement()) { // all at once: the repair locks the table
+        c.setAutoCommit(false);
+        for (String trigger : triggersOf(p.db, "items")) {
+          s.execute("DROP TRIGGER " + trigger + " ON items");
+        }
+        c.commit();
+      }
+      assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a repair silenced").isTrue();
+      // the writer waits for the lock the repair's transaction holds until it is given up
+      CompletableFuture<Void> written =
+          CompletableFuture.runAsync(() -> p.db.execute("INSERT INTO items VALUES (2, 2)"));
+      await()
+          .alias("the row written after the repair whose answer was lost")
+          .atMost(Duration.ofSeconds(75))
+          .until(() -> items.size() == 2);
+      written.get(10, TimeUnit.SECONDS);
+      assertThat(triggersOf(p.db, "items")).as("repaired").isNotEmpty();
+    }
+  }
+
+  /**
    * MySQL/MariaDB's capture check, on a thread of its own: had it waited for ever, a trigger
    * dropped afterwards would never be found, and the rows it did not record never arrive.
    */
@@ -177,7 +212,7 @@ class SilentBackgroundConnectionsTest {
       assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a capture check silenced").isTrue();
       try (Connection c = p.db.connect();
           Statement s = c.createStatement()) {
-        List<String> triggers = new java.util.ArrayList<>();
+        List<String> triggers = new ArrayList<>();
         try (ResultSet rs =
             s.executeQuery(
                 "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS"
@@ -316,6 +351,23 @@ class SilentBackgroundConnectionsTest {
           .until(() -> items.size() == 1);
       p.expectRepairs(1);
     }
+  }
+
+  /** The names of the triggers on {@code table} (PostgreSQL). */
+  private static List<String> triggersOf(Isolated db, String table) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT tgname FROM pg_trigger WHERE tgrelid = '"
+                    + table
+                    + "'::regclass AND NOT tgisinternal")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
   }
 
   private static long outboxRows(Isolated db) throws SQLException {

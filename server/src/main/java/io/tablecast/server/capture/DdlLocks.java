@@ -28,6 +28,25 @@ public interface DdlLocks {
    */
   String liftLimit();
 
+  /**
+   * How long a transaction of capture DDL may wait for its client before the database ends its
+   * session ({@link #limitIdleInTransaction}); its statements follow one another at once. Longer
+   * than the tail takes to give up a statement whose answer was lost (about 10 s, on the word of
+   * the database, which must still show the session then: {@code tail.LostAnswers}).
+   */
+  Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(30);
+
+  /**
+   * The statement that has the database end the session when its DDL transaction waits longer than
+   * {@code idle} for its client, or null where each DDL statement commits (MySQL). A transaction
+   * whose answer was lost on the way (a host gone without a word, a NAT that forgot the connection)
+   * would otherwise keep the locks it took, and every writer of the table waiting behind them,
+   * until the database's keepalive finds the connection gone: hours by default.
+   */
+  default String limitIdleInTransaction(Duration idle) {
+    return null;
+  }
+
   /** Whether {@code e} is a lock wait that ran out of its bound. */
   boolean isLockWaitTimeout(SQLException e);
 

@@ -77,6 +77,10 @@ public final class PatientDdl {
     connection.setAutoCommit(false);
     try (Statement s = connection.createStatement()) {
       s.execute(locks.limitWaits(DdlLocks.LOCK_WAIT));
+      String idle = locks.limitIdleInTransaction(DdlLocks.IDLE_IN_TRANSACTION);
+      if (idle != null) {
+        s.execute(idle);
+      }
       for (String sql : statements) {
         s.execute(sql);
       }

@@ -1,6 +1,7 @@
 package io.tablecast.server.postgresql;
 
-import com.zaxxer.hikari.HikariDataSource;
+import static io.tablecast.server.capture.DdlLocks.IDLE_IN_TRANSACTION;
+
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
@@ -8,6 +9,7 @@ import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.postgresql.CaptureCheck.Problem;
 import io.tablecast.server.tail.UnfollowedTables;
+import io.tablecast.server.tail.WatchedConnections;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,7 +47,13 @@ final class PgCaptureProblems {
   static final Duration FIRST_TRY_WAIT = Duration.ofMillis(100);
 
   private final CapturePlan plan;
-  private final HikariDataSource pool;
+
+  /**
+   * The tail's connections, watched as its reads are: a repair's first try runs on the tail's
+   * thread, and one whose answer was lost held every table, and the writers of the table it locks.
+   */
+  private final WatchedConnections connections;
+
   private final SourceConfig config;
   private final ServerMetrics metrics;
   private final UnfollowedTables unfollowed;
@@ -72,13 +80,13 @@ final class PgCaptureProblems {
 
   PgCaptureProblems(
       CapturePlan plan,
-      HikariDataSource pool,
+      WatchedConnections connections,
       SourceConfig config,
       ServerMetrics metrics,
       UnfollowedTables unfollowed,
       Consumer<String> reRead) {
     this.plan = plan;
-    this.pool = pool;
+    this.connections = connections;
     this.config = config;
     this.metrics = metrics;
     this.unfollowed = unfollowed;
@@ -198,11 +206,12 @@ final class PgCaptureProblems {
       problems.forEach(this::notRepairedYet);
       return false;
     }
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = connections.get()) {
       c.setReadOnly(false);
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
         s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(FIRST_TRY_WAIT));
+        s.execute(PgDialect.INSTANCE.ddlLocks().limitIdleInTransaction(IDLE_IN_TRANSACTION));
         for (String sql :
             PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems)) {
           s.execute(sql);

@@ -1,6 +1,5 @@
 package io.tablecast.server.postgresql;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableId;
@@ -80,7 +79,6 @@ final class PgCaptureWatch {
 
   PgCaptureWatch(
       CapturePlan plan,
-      HikariDataSource pool,
       WatchedConnections connections,
       SourceConfig config,
       ServerMetrics metrics,
@@ -88,7 +86,8 @@ final class PgCaptureWatch {
     this.plan = plan;
     this.connections = connections;
     this.config = config;
-    this.problems = new PgCaptureProblems(plan, pool, config, metrics, unfollowed, resyncs::add);
+    this.problems =
+        new PgCaptureProblems(plan, connections, config, metrics, unfollowed, resyncs::add);
   }
 
   /**

@@ -99,7 +99,7 @@ final class PgChangeSource extends PollingChangeSource {
             + PgOutboxQueries.newRows(plan.outboxTable())
             + " ORDER BY id";
     this.metrics = metrics;
-    this.watch = new PgCaptureWatch(plan, pool, watched(), config, metrics, unfollowed);
+    this.watch = new PgCaptureWatch(plan, watched(), config, metrics, unfollowed);
     PgColumnChanges columnChanges =
         new PgColumnChanges(
             () -> this.plan, p -> this.plan = p, unfollowed, config.captureCheckInterval());

@@ -44,6 +44,11 @@ final class PgDdlLocks implements DdlLocks {
   }
 
   @Override
+  public String limitIdleInTransaction(Duration idle) {
+    return "SET LOCAL idle_in_transaction_session_timeout = '" + idle.toMillis() + "ms'";
+  }
+
+  @Override
   public String liftLimit() {
     return null; // SET LOCAL ends with the transaction
   }
