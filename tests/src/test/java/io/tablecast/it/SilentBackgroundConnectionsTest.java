@@ -350,6 +350,13 @@ class SilentBackgroundConnectionsTest {
           .atMost(Duration.ofSeconds(45))
           .until(() -> items.size() == 1);
       p.expectRepairs(1);
+      try (Connection c = p.db.connect();
+          Statement s = c.createStatement()) { // the range's session, and its lock, ended too
+        c.setAutoCommit(false);
+        s.execute("SET LOCAL lock_timeout = '20s'");
+        s.execute("LOCK TABLE items IN ACCESS EXCLUSIVE MODE"); // as an ALTER TABLE would
+        c.rollback();
+      }
     }
   }
 

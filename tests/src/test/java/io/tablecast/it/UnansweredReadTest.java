@@ -13,10 +13,13 @@ import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.net.URI;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -81,6 +84,35 @@ class UnansweredReadTest {
       assertThat(items.get(1)).containsEntry("v", "a");
       p.sql("INSERT INTO items VALUES (2, 'b')");
       await().atMost(WAIT).until(() -> items.get(2) != null);
+    }
+  }
+
+  /**
+   * PostgreSQL: the session of a read whose answer was lost is ended on the database's side once
+   * the read is given up, and with it the locks it held. Before, it stayed, waiting for a client
+   * that had gone, until the database's keepalive found the connection gone (hours by default), and
+   * an {@code ALTER TABLE} queued behind its lock held up every writer of the table (watched: the
+   * table's exclusive lock not granted within 45 s).
+   */
+  @Test
+  void withPostgresqlTheSessionOfAReadWhoseAnswerWasLostIsEndedWithItsLocks() throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "unanswered_locks", DDL, "items", "others");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO);
+      TableMirror<Map<String, Object>> items = p.readyMirror(p.client("unanswered_locks"), "items");
+      CountDownLatch silenced = proxy.stallAfterSending("IN ACCESS SHARE MODE");
+      // a child joins the table: the tail re-reads it, in a transaction that locks it first
+      p.sql("CREATE TABLE items_child () INHERITS (items)");
+      assertThat(silenced.await(30, TimeUnit.SECONDS)).as("the re-read silenced").isTrue();
+      p.sql("INSERT INTO items_child VALUES (1, 'a')");
+      await().atMost(WAIT).until(() -> items.get(1) != null); // read again on a new connection
+      try (Connection c = p.connect();
+          Statement s = c.createStatement()) {
+        c.setAutoCommit(false);
+        s.execute("SET LOCAL lock_timeout = '45s'");
+        s.execute("LOCK TABLE items IN ACCESS EXCLUSIVE MODE"); // as an ALTER TABLE would
+        c.rollback();
+      }
     }
   }
 

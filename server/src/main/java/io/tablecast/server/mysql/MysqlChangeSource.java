@@ -306,7 +306,7 @@ final class MysqlChangeSource extends PollingChangeSource {
             // reconciliation thread, in this transaction, which that thread commits: this batch,
             // and the changes committed meanwhile, need not wait for it (docs/BENCHMARKS.md)
             s.close(); // the connection is the reconciliation thread's from here on
-            rangeOffPath = driftCheck.readOffPath(c, ReadSnapshots::commit);
+            rangeOffPath = driftCheck.readOffPath(c, ReadSnapshots::commit, abandonedRanges());
           }
           if (lookDue && !rangeOffPath) {
             ReadSnapshots.commit(c); // the look below runs on c

@@ -285,7 +285,7 @@ final class PgChangeSource extends PollingChangeSource {
           // after the resyncs: a range compares against the image they leave. It is read on the
           // reconciliation thread, in this transaction, which that thread ends: this batch, and
           // the changes committed meanwhile, need not wait for it (docs/BENCHMARKS.md)
-          rangeOffPath = driftCheck.readOffPath(c, Connection::commit);
+          rangeOffPath = driftCheck.readOffPath(c, Connection::commit, abandonedRanges());
         }
         if (!rangeOffPath) {
           c.commit();

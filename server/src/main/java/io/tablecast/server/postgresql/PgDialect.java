@@ -396,6 +396,15 @@ final class PgDialect implements TailDialect {
     return PgSessions.INSTANCE;
   }
 
+  /**
+   * The server's sessions are named ({@code application_name}) unless the URL names them: a DBA
+   * sees whose they are, and the tail ends only its own ({@link PgSessions#end}).
+   */
+  @Override
+  public Map<String, String> poolDefaults() {
+    return Map.of("ApplicationName", PgSessions.APPLICATION_NAME);
+  }
+
   @Override
   public ChangeSource open(SourceContext source) {
     return new PgChangeSource(this, source);

@@ -22,7 +22,32 @@ final class PgSessions implements SessionProbe {
       "SELECT floor(extract(epoch FROM clock_timestamp() - state_change))::bigint"
           + " FROM pg_catalog.pg_stat_activity WHERE pid = ? AND state LIKE 'idle%'";
 
+  /** The application name of the server's sessions unless the URL gives one. */
+  static final String APPLICATION_NAME = "tablecast";
+
+  /**
+   * Ends the backend when it is still idle as long, and is this server's: the same user and the
+   * same application name as the asking connection, which the pool's settings gave both. Behind a
+   * pooler, whose own ids no backend has, or with another session's pid, nothing matches.
+   */
+  private static final String END =
+      "SELECT pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity"
+          + " WHERE pid = ? AND state LIKE 'idle%' AND usename = current_user"
+          + " AND application_name = current_setting('application_name')"
+          + " AND clock_timestamp() - state_change >= make_interval(secs => ?)";
+
   private PgSessions() {}
+
+  @Override
+  public boolean end(Connection other, long session, long idleSeconds) throws SQLException {
+    try (PreparedStatement s = other.prepareStatement(END)) {
+      s.setInt(1, (int) session);
+      s.setLong(2, idleSeconds);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
 
   @Override
   public long sessionOf(Connection c) throws SQLException {

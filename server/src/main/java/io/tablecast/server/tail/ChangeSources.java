@@ -12,6 +12,8 @@ import io.tablecast.server.metrics.ServerMetrics;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -144,6 +146,15 @@ public final class ChangeSources {
             plan.dialect().sessionSetup(),
             dialect.poolSessionSetup(PoolProperties.driverOptions(plan.jdbcUrl(), props))));
     PoolProperties.apply(hc, plan.jdbcUrl(), dialect.poolProperties());
+    Map<String, String> given = PoolProperties.driverOptions(plan.jdbcUrl(), props);
+    dialect
+        .poolDefaults()
+        .forEach(
+            (name, value) -> {
+              if (!given.containsKey(name.toLowerCase(Locale.ROOT))) {
+                hc.addDataSourceProperty(name, value);
+              }
+            });
     HikariDataSource pool = tuning.pools().apply(hc);
     LOG.info(
         "Source {} ({}): caching {}",

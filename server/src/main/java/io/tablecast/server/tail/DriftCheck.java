@@ -205,7 +205,7 @@ public final class DriftCheck {
    * caller, when there is nothing to read (as {@link #read} returning null; call {@link #published}
    * after the batch as then).
    */
-  public boolean readOffPath(Connection c, TransactionEnd end) {
+  public boolean readOffPath(Connection c, TransactionEnd end, AbandonedSessions abandoned) {
     RangeRead range = begin();
     if (range == null) {
       return false;
@@ -219,7 +219,7 @@ public final class DriftCheck {
                 return t;
               });
     }
-    inFlight = new RangeInFlight(range, reader.submit(() -> readAndEnd(range, c, end)));
+    inFlight = new RangeInFlight(range, reader.submit(() -> readAndEnd(range, c, end, abandoned)));
     return true;
   }
 
@@ -229,14 +229,17 @@ public final class DriftCheck {
     void end(Connection c) throws SQLException;
   }
 
-  private static RangeRead.Outcome readAndEnd(RangeRead range, Connection c, TransactionEnd end) {
+  private static RangeRead.Outcome readAndEnd(
+      RangeRead range, Connection c, TransactionEnd end, AbandonedSessions abandoned) {
     RangeRead.Outcome outcome = null;
     try {
+      Runnable endSession = abandoned.of(c);
       BoundedAnswers.bound(c, RANGE_ANSWER_WITHIN);
       long began = System.nanoTime();
       outcome = range.read(c);
       if (outcome instanceof RangeRead.Failed failed
           && System.nanoTime() - began >= RANGE_ANSWER_WITHIN.toNanos()) {
+        endSession.run(); // its transaction, and the table's lock, would stay open there
         outcome =
             new RangeRead.Failed(
                 "no answer within "

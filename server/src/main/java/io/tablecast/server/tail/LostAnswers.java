@@ -74,10 +74,10 @@ final class LostAnswers {
     if (c == null) {
       return null;
     }
-    String found;
     try (Connection other = bounded()) {
       String moved = instance.elsewhere(other);
       long idle = moved != null || id < 0 ? -1 : probe.idleSeconds(other, id);
+      String found;
       if (moved != null) {
         found = moved + " (a failover moved the address)";
       } else if (idle >= idleSeconds) {
@@ -90,14 +90,43 @@ final class LostAnswers {
       } else {
         return null;
       }
-    }
-    synchronized (lock) { // still the same read: the tail thread waits for the abort to be done
-      if (reading != c) {
-        return null;
+      synchronized (lock) { // still the same read: the tail thread waits for the abort to be done
+        if (reading != c) {
+          return null;
+        }
+        c.unwrap(Connection.class).abort(Runnable::run);
       }
-      c.unwrap(Connection.class).abort(Runnable::run);
+      found += ". The read's connection was aborted, and the read is made again on a new one";
+      return moved == null && ended(other, id, idleSeconds)
+          ? found + "; the database ended the session, and the locks and snapshot it held"
+          : found;
     }
-    return found + ". The read's connection was aborted, and the read is made again on a new one";
+  }
+
+  /**
+   * What ends {@code c}'s session on the database's side once the server gave it up, when the
+   * session has waited {@code idleSeconds} for its client by then ({@link AbandonedSessions}).
+   */
+  Runnable abandoning(Connection c, long idleSeconds) throws SQLException {
+    long id = probe.sessionOf(c);
+    return () -> {
+      if (id >= 0) {
+        try (Connection other = bounded()) {
+          ended(other, id, idleSeconds);
+        } catch (SQLException e) { // the database cannot be reached: nothing to end there now
+          return;
+        }
+      }
+    };
+  }
+
+  /** Ends the lost read's session on the database's side, where it can say it is the server's. */
+  private boolean ended(Connection other, long session, long idleSeconds) {
+    try {
+      return probe.end(other, session, idleSeconds);
+    } catch (SQLException e) { // not allowed, or the database went away meanwhile
+      return false;
+    }
   }
 
   /** A connection of its own to the pool's database, outside the pool, bounded in time. */

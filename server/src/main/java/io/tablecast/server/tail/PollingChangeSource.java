@@ -293,6 +293,17 @@ public abstract class PollingChangeSource implements ChangeSource {
     return () -> readingAgain(pool.getConnection());
   }
 
+  /**
+   * Ends on the database's side the session of a reconciliation range given up without an answer
+   * ({@link DriftCheck#readOffPath}), when it has waited half the range's bound for its client.
+   */
+  protected final AbandonedSessions abandonedRanges() {
+    long idleSeconds = DriftCheck.RANGE_ANSWER_WITHIN.toSeconds() / 2;
+    return lostAnswers == null
+        ? AbandonedSessions.NONE
+        : c -> lostAnswers.abandoning(c, idleSeconds);
+  }
+
   @Override
   public final String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
     return lostAnswers == null ? null : lostAnswers.abandonIfLost(idleSeconds);

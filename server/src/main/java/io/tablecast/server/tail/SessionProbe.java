@@ -24,6 +24,18 @@ public interface SessionProbe {
   long idleSeconds(Connection other, long session) throws SQLException;
 
   /**
+   * Ends, asked on {@code other}, the server session {@code session} when it still waits for its
+   * client after {@code idleSeconds} and is this server's own: a session whose client gave up on it
+   * (the read's answer was lost on the way) would otherwise keep its transaction's locks and
+   * snapshot until the database's keepalive found the connection gone, hours by default, and an
+   * {@code ALTER TABLE} queued behind those locks holds up every writer of the table. True when
+   * ended; false by default, where the database cannot tell the server's sessions from others.
+   */
+  default boolean end(Connection other, long session, long idleSeconds) throws SQLException {
+    return false;
+  }
+
+  /**
    * Driver properties that bound the connection the question is asked on to a few seconds, to
    * connect and for each answer: the database may be unreachable too.
    */

@@ -35,6 +35,14 @@ public interface TailDialect extends Dialect {
   }
 
   /**
+   * Driver properties of the source pool's connections where the URL and connection properties do
+   * not set them (names as the driver spells them; matched without case).
+   */
+  default Map<String, String> poolDefaults() {
+    return Map.of();
+  }
+
+  /**
    * What the database says of its sessions, with which the tail tells a read whose answer was lost
    * from a slow one ({@link LostAnswers}); null when it cannot say, and such a read waits for the
    * operating system to give its connection up.

@@ -75,7 +75,7 @@ class DriftCheckOffPathTest {
       try (Statement s = locker.createStatement()) { // the range's read waits for it
         s.execute(pg ? "LOCK TABLE items IN ACCESS EXCLUSIVE MODE" : "LOCK TABLES items WRITE");
       }
-      assertThat(check.readOffPath(c, Connection::commit)).isTrue();
+      assertThat(check.readOffPath(c, Connection::commit, AbandonedSessions.NONE)).isTrue();
       assertThat(check.inFlight()).isTrue();
       assertThat(check.prepare()).as("no second range while one is read").isFalse();
       // as each capture reports them: PostgreSQL with the rows before, MySQL/MariaDB without
@@ -140,7 +140,7 @@ class DriftCheckOffPathTest {
       assertThat(check.prepare()).isTrue();
       Connection c = db.connect();
       c.setAutoCommit(false);
-      assertThat(check.readOffPath(c, Connection::commit)).isTrue();
+      assertThat(check.readOffPath(c, Connection::commit, AbandonedSessions.NONE)).isTrue();
       List<CommittedBatch.TableRead> handed = new ArrayList<>(check.follow(drop).tableReads());
       while (check.inFlight()) {
         Thread.sleep(5);
@@ -177,7 +177,7 @@ class DriftCheckOffPathTest {
     assertThat(check.prepare()).isTrue();
     Connection c = db.connect();
     c.setAutoCommit(false);
-    assertThat(check.readOffPath(c, Connection::commit)).isTrue();
+    assertThat(check.readOffPath(c, Connection::commit, AbandonedSessions.NONE)).isTrue();
     CommittedBatch own =
         new CommittedBatch(List.of(new RowEvent.Truncate(table.id().qualified())), 0);
     assertThat(check.completed(own).tableReads()).isEmpty();
@@ -208,7 +208,7 @@ class DriftCheckOffPathTest {
       changed = byId(form, OutboxRows.readTable(plan, after, table)).get(2);
       after.rollback();
     }
-    assertThat(check.readOffPath(c, Connection::commit)).isTrue();
+    assertThat(check.readOffPath(c, Connection::commit, AbandonedSessions.NONE)).isTrue();
     // (the read fails here: completed is not called)
     assertThat(check.prepare()).isFalse();
     check.completed(new CommittedBatch(List.of(upsert(table, form, changed, was.get(2))), 0));
