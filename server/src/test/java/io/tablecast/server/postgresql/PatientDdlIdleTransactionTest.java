@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * when it waits {@link DdlLocks#IDLE_IN_TRANSACTION} for its client: one whose answer was lost on
  * the way would otherwise keep the locks it took, and the table's writers waiting behind them,
  * until the database's keepalive finds the connection gone. The end-to-end case, a repair silenced
- * with a writer waiting, is {@code SilentBackgroundConnectionsTest} in the tests module.
+ * with a writer waiting, is {@code SilentTailStatementsTest} in the tests module.
  */
 class PatientDdlIdleTransactionTest {
 
