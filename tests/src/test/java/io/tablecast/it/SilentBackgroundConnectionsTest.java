@@ -2,6 +2,7 @@ package io.tablecast.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -53,14 +54,7 @@ class SilentBackgroundConnectionsTest {
   @EnumSource(Kind.class)
   void aHeartbeatWhoseAnswerWasLostIsMadeAgainOnAnotherConnection(Kind kind) throws Exception {
     Isolated db = kind.isolated("silent_heartbeat");
-    db.execute("CREATE TABLE ta (id INT PRIMARY KEY)");
-    CapturePlan plan;
-    try (TriggerInstaller installer =
-        TriggerInstaller.connect(
-            new SourceConfig(db.jdbcUrl(), null, null, List.of("ta"), true, null, null))) {
-      installer.install();
-      plan = installer.plan();
-    }
+    CapturePlan plan = installed(db);
     URI address = URI.create(db.jdbcUrl().substring("jdbc:".length()));
     try (CuttableProxy proxy = CuttableProxy.raw(address.getHost(), address.getPort());
         HikariDataSource pool =
@@ -87,6 +81,52 @@ class SilentBackgroundConnectionsTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> !Objects.equals(heartbeatAt(db), lost));
       assertThat(proxy.connections()).as("made on a new connection").isGreaterThan(2);
+    }
+  }
+
+  /**
+   * The registration at start: had it waited for ever, the server would never have started. It is
+   * given up after the heartbeat's period, and the next heartbeat makes it (the registration was
+   * missing meanwhile, so the source is told to read every table again, as after an expiry).
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aRegistrationWhoseAnswerWasLostLetsTheServerStartAndAHeartbeatMakesIt(Kind kind)
+      throws Exception {
+    Isolated db = kind.isolated("silent_register");
+    CapturePlan plan = installed(db);
+    URI address = URI.create(db.jdbcUrl().substring("jdbc:".length()));
+    try (CuttableProxy proxy = CuttableProxy.raw(address.getHost(), address.getPort());
+        HikariDataSource pool =
+            pool(
+                db.jdbcUrl()
+                    .replace(address.getHost() + ":" + address.getPort(), proxy.address()))) {
+      CountDownLatch silenced = proxy.stallAfterSending("INSERT INTO ");
+      try (ConsumerRegistry registry =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(30),
+              () ->
+                  ConsumerRegistry.register(
+                      plan, pool, "silenced", HEARTBEAT, OptionalLong::empty))) {
+        assertThat(silenced.getCount()).as("the registration silenced").isZero();
+        Object lost = heartbeatAt(db); // its INSERT ran: only the answer was lost
+        await()
+            .alias("the registration made by a heartbeat")
+            .atMost(Duration.ofSeconds(30))
+            .until(registry::takeExpired);
+        assertThat(heartbeatAt(db)).isNotEqualTo(lost);
+      }
+    }
+  }
+
+  /** {@code db} with a table {@code ta}, its capture installed. */
+  private static CapturePlan installed(Isolated db) throws SQLException {
+    db.execute("CREATE TABLE ta (id INT PRIMARY KEY)");
+    try (TriggerInstaller installer =
+        TriggerInstaller.connect(
+            new SourceConfig(db.jdbcUrl(), null, null, List.of("ta"), true, null, null))) {
+      installer.install();
+      return installer.plan();
     }
   }
 

@@ -76,6 +76,10 @@ public final class ConsumerRegistry implements AutoCloseable {
   private static final Duration MIN_ANSWER_WITHIN = Duration.ofSeconds(1);
   private final ScheduledExecutorService heartbeats;
   private final AtomicBoolean expired = new AtomicBoolean();
+
+  /** The registration was made (at start, or by a heartbeat since). */
+  private volatile boolean registered;
+
   private volatile boolean warned;
 
   /** The registry has {@code needs_from} (false: installed by a version before it). */
@@ -213,28 +217,33 @@ public final class ConsumerRegistry implements AutoCloseable {
     ConsumerRegistry registry =
         new ConsumerRegistry(pool, table, UUID.randomUUID().toString(), every, neededFrom);
     List<String> tables = plan.tables().stream().map(t -> t.id().qualified()).toList();
-    try (Connection c = pool.getConnection()) {
-      registry.serverName = serverName;
+    registry.serverName = serverName;
+    try {
       registry.tablesJson = JSON.writeValueAsString(tables);
+    } catch (JsonProcessingException e) { // a list of names
+      throw new IllegalStateException(e);
+    }
+    // bounded as a heartbeat is: a start whose registration's answer was lost waited for ever
+    try (Connection c = BoundedAnswers.borrow(pool, registry.answerWithin)) {
       registry.insert(c);
-      registry.heartbeats.scheduleWithFixedDelay(
-          registry::heartbeat, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+      registry.registered = true;
       LOG.info(
           "Registered in {} as {} ('{}'), needing the capture of {}",
           table,
           registry.id,
           serverName,
           tables);
-    } catch (SQLException | JsonProcessingException e) {
+    } catch (SQLException e) {
       LOG.warn(
-          "Cannot register in {} ({}): another configuration's `tablecast install` or `uninstall` will not "
-              + "know that this server needs the capture of {}. Run `tablecast install` with this version, and grant "
-              + "the serving user INSERT, UPDATE, DELETE on it (docs/SECURITY.md).",
+          "Cannot register in {} ({}): until a heartbeat can, another configuration's `tablecast install` or"
+              + " `uninstall` will not know that this server needs the capture of {}. Run `tablecast install`"
+              + " with this version, and grant the serving user INSERT, UPDATE, DELETE on it (docs/SECURITY.md).",
           table,
           e.getMessage(),
           tables);
-      registry.heartbeats.shutdown();
     }
+    registry.heartbeats.scheduleWithFixedDelay(
+        registry::heartbeat, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
     return registry;
   }
 
@@ -281,6 +290,20 @@ public final class ConsumerRegistry implements AutoCloseable {
    */
   private void heartbeat() {
     try (Connection c = BoundedAnswers.borrow(pool, answerWithin)) {
+      if (!registered) { // the start's registration failed, or its answer was lost: made now
+        if (refresh(c, OptionalLong.of(0), false) == 0) {
+          insert(c);
+        }
+        registered = true;
+        expired.set(true);
+        LOG.warn(
+            "Registered in {} as {} only now: other servers may have pruned outbox rows this server"
+                + " had not read. Re-reading every cached table.",
+            table,
+            id);
+        warned = false;
+        return;
+      }
       OptionalLong needs = neededFrom.get();
       if (refresh(c, needs, true) == 0) {
         expired.set(true);
