@@ -116,8 +116,10 @@ class ChosenColumnsUnderDdlTest {
                     assertThat(rows(h.m(), e.key()))
                         .as("rows of %s (seed %d)", h, SEED)
                         .isEqualTo(e.rows());
+                    // a status heard from a server before a restart is settled by the new one's
+                    // first batch, a heartbeat at the latest (PROTOCOL.md, table_status)
+                    assertThat(h.m().staleReason()).as("stale: %s", h).isNull();
                   });
-          assertThat(h.m().staleReason()).as("stale: %s", h).isNull();
         }
       } finally {
         clients.forEach(TablecastClient::close);
