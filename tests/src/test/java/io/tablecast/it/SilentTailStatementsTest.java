@@ -172,6 +172,36 @@ class SilentTailStatementsTest {
     }
   }
 
+  /**
+   * MySQL/MariaDB: a reconciliation range given up without an answer has its session ended on the
+   * database's side, and the metadata lock its transaction holds on the table with it, once it has
+   * waited for its client for half the range's bound: closing the connection, as the driver does
+   * when the answer does not come within the bound, ends nothing there. Before, the session stayed
+   * until {@code wait_timeout} (8 hours), and an {@code ALTER TABLE} of the table queued behind it,
+   * every writer of the table behind that (watched: the table's write lock not granted in 30 s).
+   */
+  @Test
+  void withMysqlTheSessionOfAReconciliationRangeWhoseAnswerWasLostIsEndedWithItsLock()
+      throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.MYSQL, "silent_range_mdl", DDL, "items");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      p.sql("INSERT INTO items VALUES (1, 1)");
+      CountDownLatch silenced = proxy.stallAfterSending("ORDER BY t.`id` LIMIT "); // a range
+      ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ofSeconds(1));
+      assertThat(silenced.await(30, TimeUnit.SECONDS)).as("a range's read silenced").isTrue();
+      long began = System.nanoTime();
+      try (Connection c = p.db.connect();
+          Statement s = c.createStatement()) {
+        s.execute("SET SESSION lock_wait_timeout = 30");
+        s.execute("LOCK TABLES items WRITE"); // as an ALTER TABLE would
+        s.execute("UNLOCK TABLES");
+      }
+      System.out.printf(
+          "SilentTailStatementsTest: the range's lock let go %d ms after its answer was lost%n",
+          (System.nanoTime() - began) / 1_000_000);
+    }
+  }
+
   /** The names of the triggers on {@code table} (PostgreSQL). */
   private static List<String> triggersOf(Isolated db, String table) throws SQLException {
     List<String> out = new ArrayList<>();

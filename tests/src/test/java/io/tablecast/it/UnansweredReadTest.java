@@ -116,6 +116,35 @@ class UnansweredReadTest {
     }
   }
 
+  /**
+   * MySQL/MariaDB: the same for the metadata locks of a read whose answer was lost (the start's
+   * snapshot, silenced right after it sent the table's read, which the database ran): once given
+   * up, the session is ended on the database's side ({@code KILL}), and an {@code ALTER TABLE} of
+   * the table, and every writer queued behind it, no longer waits for it. MariaDB Connector/J's
+   * {@code abort} of a connection at work sends a {@code KILL} of its own on a new connection, so
+   * this held before the server's own {@code KILL} too (that one ends the session where the driver
+   * did not: a range given up, {@code SilentTailStatementsTest}); it stays as the promise's test,
+   * whatever the driver does.
+   */
+  @Test
+  void withMysqlTheSessionOfAReadWhoseAnswerWasLostIsEndedWithItsMetadataLocks() throws Exception {
+    try (Pipeline p = Pipeline.create(Kind.MYSQL, "unanswered_mdl", DDL, "items", "others");
+        CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
+      p.sql("INSERT INTO items VALUES (1, 'a')");
+      CountDownLatch silenced = proxy.stallAfterSending("`.`items` t"); // the table's read
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(90),
+          () -> ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO));
+      assertThat(silenced.getCount()).as("the snapshot's connection was silenced").isZero();
+      try (Connection c = p.connect();
+          Statement s = c.createStatement()) {
+        s.execute("SET SESSION lock_wait_timeout = 45");
+        s.execute("LOCK TABLES items WRITE"); // as an ALTER TABLE would
+        s.execute("UNLOCK TABLES");
+      }
+    }
+  }
+
   @Test
   void withNatsTheServersSayEveryTableStaleWhileTheCapturesReadGoesUnanswered() throws Exception {
     try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "unanswered_nats", DDL, "items", "others");

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
 
 /**
@@ -13,7 +14,7 @@ import java.util.Map;
  * waits for its client). A session sees its own user's connections in the process list without the
  * PROCESS privilege. Behind a proxy (ProxySQL, MaxScale) the id the driver got is the proxy's own:
  * the check then finds nothing, or a connection that is not the read's, and at worst makes a read
- * that waited long again.
+ * that waited long again; such a session is never ended ({@link #askSessionOf} says another id).
  */
 final class MysqlSessions implements SessionProbe {
   static final MysqlSessions INSTANCE = new MysqlSessions();
@@ -21,7 +22,44 @@ final class MysqlSessions implements SessionProbe {
   private static final String IDLE_SECONDS =
       "SELECT TIME FROM information_schema.PROCESSLIST WHERE ID = ? AND COMMAND = 'Sleep'";
 
+  /**
+   * The session when it is still waiting for its client after as long, and of the asking
+   * connection's user (a user without the {@code PROCESS} privilege sees only its own, and may end
+   * only its own, {@code KILL}).
+   */
+  private static final String STILL_WAITING =
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ? AND COMMAND = 'Sleep'"
+          + " AND TIME >= ? AND USER = SUBSTRING_INDEX(USER(), '@', 1)";
+
   private MysqlSessions() {}
+
+  @Override
+  public String sessionIdQuery() {
+    return "SELECT CONNECTION_ID()";
+  }
+
+  /**
+   * Ends the session with {@code KILL CONNECTION}: its transaction is rolled back and its locks
+   * (metadata locks too, which an {@code ALTER TABLE} queues behind, and every writer of the table
+   * behind it) let go. Connection ids are not given twice while the server runs, and the caller has
+   * vouched for the id and for the instance: the id is the session the server gave up.
+   */
+  @Override
+  public boolean end(Connection other, long session, long idleSeconds) throws SQLException {
+    try (PreparedStatement s = other.prepareStatement(STILL_WAITING)) {
+      s.setLong(1, session);
+      s.setLong(2, idleSeconds);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+      }
+    }
+    try (Statement s = other.createStatement()) {
+      s.execute("KILL CONNECTION " + session);
+      return true;
+    }
+  }
 
   @Override
   public long sessionOf(Connection c) throws SQLException {

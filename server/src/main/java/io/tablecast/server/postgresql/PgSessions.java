@@ -11,8 +11,9 @@ import org.postgresql.PGConnection;
 /**
  * PostgreSQL's sessions for the tail's lost-answer check: a connection's backend process id, as the
  * server sent it when the connection began, and {@code pg_stat_activity}'s state of that backend.
- * Behind a pooler (PgBouncer) the id the driver got is the pooler's own, which no backend has: the
- * check then leaves the read alone.
+ * Behind a pooler (PgBouncer) the id the driver got is the pooler's own, which no backend has, or
+ * another client's: the check then leaves the read alone, or aborts it after a wait as long, and
+ * the session is never ended ({@link #askSessionOf} says another id).
  */
 final class PgSessions implements SessionProbe {
   static final PgSessions INSTANCE = new PgSessions();
@@ -52,6 +53,11 @@ final class PgSessions implements SessionProbe {
   @Override
   public long sessionOf(Connection c) throws SQLException {
     return c.isWrapperFor(PGConnection.class) ? c.unwrap(PGConnection.class).getBackendPID() : -1;
+  }
+
+  @Override
+  public String sessionIdQuery() {
+    return "SELECT pg_catalog.pg_backend_pid()";
   }
 
   @Override

@@ -233,8 +233,8 @@ public final class DriftCheck {
       RangeRead range, Connection c, TransactionEnd end, AbandonedSessions abandoned) {
     RangeRead.Outcome outcome = null;
     try {
+      BoundedAnswers.bound(c, RANGE_ANSWER_WITHIN); // the question of abandoned.of too
       Runnable endSession = abandoned.of(c);
-      BoundedAnswers.bound(c, RANGE_ANSWER_WITHIN);
       long began = System.nanoTime();
       outcome = range.read(c);
       if (outcome instanceof RangeRead.Failed failed

@@ -4,7 +4,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Properties;
+import java.util.WeakHashMap;
 
 /**
  * Tells a read the database answered but whose answer never arrived from one that is only slow, and
@@ -22,6 +24,13 @@ import java.util.Properties;
  * read whole there. A session at work (a long read, a lock wait), one the database does not show (a
  * pooler between), or a database that cannot be asked leave the read alone.
  *
+ * <p>The session of a read given up is then ended on the database's side ({@link
+ * SessionProbe#end}): closing the connection ends nothing there, and the session would keep its
+ * locks for hours. Only a session the database itself said the connection is ({@link
+ * SessionProbe#askSessionOf}, asked once per connection) is ended, and only on the instance the
+ * tail reads from: behind a pooler the id the driver knows may name another client's session, and
+ * after a restart the database gives ids again.
+ *
  * <p>Thread-safe: the tail thread says which connection it reads on, the watch's thread asks.
  */
 final class LostAnswers {
@@ -36,6 +45,12 @@ final class LostAnswers {
   /** Its server session, or -1 (guarded by lock). */
   private long session = -1;
 
+  /** What each physical connection's driver and database said its session is (guarded by lock). */
+  private final Map<Connection, Said> said = new WeakHashMap<>();
+
+  /** A connection's session id as its driver knows it, and as the database said it then. */
+  private record Said(long driver, long database) {}
+
   LostAnswers(HikariDataSource pool, SessionProbe probe, InstanceWatch instance) {
     this.pool = pool;
     this.probe = probe;
@@ -48,6 +63,31 @@ final class LostAnswers {
     synchronized (lock) {
       reading = c;
       session = id;
+    }
+    ask(c, id); // after: a lost answer to the question is given up as the read's is
+  }
+
+  /** Asks the database which session {@code c} is, unless it said it for this id before. */
+  private void ask(Connection c, long id) throws SQLException {
+    Connection physical = c.unwrap(Connection.class);
+    synchronized (lock) {
+      Said known = said.get(physical);
+      if (id < 0 || (known != null && known.driver == id)) {
+        return;
+      }
+    }
+    long database = probe.askSessionOf(c);
+    synchronized (lock) {
+      said.put(physical, new Said(id, database));
+    }
+  }
+
+  /** Whether the database said {@code c} is the session {@code id}. */
+  private boolean vouched(Connection c, long id) throws SQLException {
+    Connection physical = c.unwrap(Connection.class);
+    synchronized (lock) {
+      Said known = said.get(physical);
+      return id >= 0 && known != null && known.driver == id && known.database == id;
     }
   }
 
@@ -90,6 +130,7 @@ final class LostAnswers {
       } else {
         return null;
       }
+      boolean ours = moved == null && vouched(c, id);
       synchronized (lock) { // still the same read: the tail thread waits for the abort to be done
         if (reading != c) {
           return null;
@@ -97,7 +138,7 @@ final class LostAnswers {
         c.unwrap(Connection.class).abort(Runnable::run);
       }
       found += ". The read's connection was aborted, and the read is made again on a new one";
-      return moved == null && ended(other, id, idleSeconds)
+      return ours && ended(other, id, idleSeconds)
           ? found + "; the database ended the session, and the locks and snapshot it held"
           : found;
     }
@@ -105,17 +146,23 @@ final class LostAnswers {
 
   /**
    * What ends {@code c}'s session on the database's side once the server gave it up, when the
-   * session has waited {@code idleSeconds} for its client by then ({@link AbandonedSessions}).
+   * session has waited {@code idleSeconds} for its client by then ({@link AbandonedSessions}):
+   * nothing, unless the database says, asked on {@code c} now, that {@code c} is the session its
+   * driver knows.
    */
   Runnable abandoning(Connection c, long idleSeconds) throws SQLException {
     long id = probe.sessionOf(c);
+    ask(c, id);
+    if (!vouched(c, id)) {
+      return () -> {};
+    }
     return () -> {
-      if (id >= 0) {
-        try (Connection other = bounded()) {
+      try (Connection other = bounded()) {
+        if (instance.elsewhere(other) == null) {
           ended(other, id, idleSeconds);
-        } catch (SQLException e) { // the database cannot be reached: nothing to end there now
-          return;
         }
+      } catch (SQLException e) { // the database cannot be reached: nothing to end there now
+        return;
       }
     };
   }

@@ -1,7 +1,9 @@
 package io.tablecast.server.tail;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
 
 /**
@@ -18,6 +20,23 @@ public interface SessionProbe {
   long sessionOf(Connection c) throws SQLException;
 
   /**
+   * The server's id of the session {@code c} is, as the database itself says it, one round trip on
+   * {@code c}. Where it is not {@link #sessionOf}'s, a pooler or proxy (PgBouncer, ProxySQL) speaks
+   * for the database, and the id the driver knows is the pooler's own, which may name another
+   * client's session on the database: such a session is never ended.
+   */
+  default long askSessionOf(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sessionIdQuery())) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** The query whose one value is the id of the session that runs it. */
+  String sessionIdQuery();
+
+  /**
    * How many seconds the server session {@code session} has been waiting for its client's next
    * request, asked on {@code other}; -1 when it is working on a request, or is not there.
    */
@@ -25,9 +44,11 @@ public interface SessionProbe {
 
   /**
    * Ends, asked on {@code other}, the server session {@code session} when it still waits for its
-   * client after {@code idleSeconds} and is this server's own: a session whose client gave up on it
-   * (the read's answer was lost on the way) would otherwise keep its transaction's locks and
-   * snapshot until the database's keepalive found the connection gone, hours by default, and an
+   * client after {@code idleSeconds} and is this server's own (the caller vouches for the id with
+   * {@link #askSessionOf}, and for the instance, whose restart would give the id to another
+   * session; this checks the user, and what else the database shows): a session whose client gave
+   * up on it (the read's answer was lost on the way) would otherwise keep its transaction's locks
+   * and snapshot until the database's keepalive found the connection gone, hours by default, and an
    * {@code ALTER TABLE} queued behind those locks holds up every writer of the table. True when
    * ended; false by default, where the database cannot tell the server's sessions from others.
    */

@@ -10,6 +10,7 @@ import io.tablecast.server.testing.TestDatabases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +31,7 @@ class LostAnswersTest {
       throws Exception {
     TestDatabases.Isolated db = kind.isolated("lost_answers");
     try (HikariDataSource pool = pool(db.jdbcUrl())) {
-      SessionProbe sessions;
-      try (Connection c = pool.getConnection()) {
-        sessions = ((TailDialect) family(db.jdbcUrl()).detect(c)).sessions();
-      }
+      SessionProbe sessions = sessionsOf(db);
       LostAnswers lost = new LostAnswers(pool, sessions, new InstanceWatch(null));
       assertThat(lost.abandonIfLost(0)).as("no read in progress").isNull();
 
@@ -71,6 +69,93 @@ class LostAnswersTest {
         lost.readEnded();
       }
       assertThat(lost.abandonIfLost(0)).as("the read ended").isNull();
+    }
+  }
+
+  /**
+   * A session the database does not say the read's connection is (a pooler between, whose own
+   * session id names another client's session on the database) is never ended, however long it has
+   * waited for its client: the read's connection alone is aborted.
+   */
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void aSessionTheDatabaseDoesNotVouchForIsNeverEnded(TestDatabases.Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("lost_answers");
+    try (HikariDataSource pool = pool(db.jdbcUrl());
+        Connection bystander = db.connect()) {
+      SessionProbe database = sessionsOf(db);
+      long bystanderId = database.sessionOf(bystander);
+      SessionProbe behindAPooler = // the driver knows the pooler's id, the bystander's here
+          new SessionProbe() {
+            @Override
+            public long sessionOf(Connection c) {
+              return bystanderId;
+            }
+
+            @Override
+            public String sessionIdQuery() {
+              return database.sessionIdQuery();
+            }
+
+            @Override
+            public long idleSeconds(Connection other, long session) throws SQLException {
+              return database.idleSeconds(other, session);
+            }
+
+            @Override
+            public boolean end(Connection other, long session, long idleSeconds)
+                throws SQLException {
+              return database.end(other, session, idleSeconds);
+            }
+
+            @Override
+            public Map<String, String> boundedConnection() {
+              return database.boundedConnection();
+            }
+          };
+      LostAnswers lost = new LostAnswers(pool, behindAPooler, new InstanceWatch(null));
+      try (Connection c = db.connect()) {
+        lost.reading(c);
+        Thread.sleep(2_100);
+        assertThat(lost.abandonIfLost(2)).contains("aborted").doesNotContain("ended");
+      }
+      try (Connection range = db.connect()) { // a reconciliation range given up
+        lost.abandoning(range, 0).run();
+      }
+      select1(bystander); // still there
+    }
+  }
+
+  /**
+   * A reconciliation range given up without an answer has its session ended on the database's side,
+   * once it has waited as long for its client: closing the connection ends nothing there when its
+   * packets are lost on the way, and the session would keep the range's lock for hours.
+   */
+  @ParameterizedTest
+  @EnumSource(TestDatabases.Kind.class)
+  void aRangeGivenUpHasItsSessionEndedOnTheDatabasesSide(TestDatabases.Kind kind) throws Exception {
+    TestDatabases.Isolated db = kind.isolated("lost_answers");
+    try (HikariDataSource pool = pool(db.jdbcUrl());
+        Connection range = db.connect()) {
+      SessionProbe sessions = sessionsOf(db);
+      LostAnswers lost = new LostAnswers(pool, sessions, new InstanceWatch(null));
+      Runnable ending = lost.abandoning(range, 1); // asks the database which session it is
+      Thread.sleep(1_100);
+      ending.run();
+      assertThatThrownBy(() -> select1(range)).isInstanceOf(SQLException.class);
+    }
+  }
+
+  private static void select1(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT 1");
+    }
+  }
+
+  /** What the database family of {@code db} says of its sessions. */
+  private static SessionProbe sessionsOf(TestDatabases.Isolated db) throws SQLException {
+    try (Connection c = db.connect()) {
+      return ((TailDialect) family(db.jdbcUrl()).detect(c)).sessions();
     }
   }
 
