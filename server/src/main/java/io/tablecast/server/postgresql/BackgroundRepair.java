@@ -1,11 +1,13 @@
 package io.tablecast.server.postgresql;
 
+import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.PatientDdl;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.postgresql.CaptureCheck.Problem;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,6 +23,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * and takes the outcome at a later check ({@link #takeOutcome}). One repair at a time.
  */
 final class BackgroundRepair implements AutoCloseable {
+
+  /**
+   * How long a statement of the repair may go without an answer before the repair is given up (and
+   * tried again at the next check): each waits at most {@link
+   * io.tablecast.server.capture.DdlLocks#LOCK_WAIT} for its lock, and its DDL is short. A
+   * connection gone silent (a host gone without a word, a NAT that forgot it) otherwise kept the
+   * repair under way for ever, its tables stale, said to wait for an open transaction, and no other
+   * repair made.
+   */
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(15);
 
   /** How a repair ended: {@code failure} null when it is done. */
   record Outcome(List<Problem> problems, String failure) {}
@@ -70,7 +82,7 @@ final class BackgroundRepair implements AutoCloseable {
   }
 
   private Outcome repair(List<Problem> problems, List<TableId> tables) {
-    try (Connection c = plan.connect()) {
+    try (Connection c = BoundedAnswers.bound(plan.connect(), ANSWER_WITHIN)) {
       List<String> statements =
           PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems);
       new PatientDdl(c, PgDialect.INSTANCE, tables, PatientDdl.GIVE_UP_AFTER)
