@@ -45,12 +45,11 @@ final class CaptureRemoval {
    */
   Removal uninstall(Set<String> tables, boolean force) throws SQLException {
     List<InstalledTrigger> installed = installer.installedTriggers();
-    List<ConsumerRegistry.Consumer> live =
-        ConsumerRegistry.live(connection, dialect, defaultSchema);
+    List<Registrations.Consumer> live = Registrations.live(connection, dialect, defaultSchema);
     Set<TableId> only = new LinkedHashSet<>();
     tables.forEach(t -> only.add(TableId.parse(t, defaultSchema)));
     List<String> refusals = new ArrayList<>();
-    for (ConsumerRegistry.Consumer c : live) {
+    for (Registrations.Consumer c : live) {
       List<String> needed =
           c.tables().stream()
               .filter(t -> only.isEmpty() || only.contains(TableId.parse(t, defaultSchema)))
@@ -107,7 +106,7 @@ final class CaptureRemoval {
       for (TableId id : installed.stream().map(InstalledTrigger::table).distinct().toList()) {
         LOG.info("Capture removed from {}", id);
       }
-      s.execute("DROP TABLE IF EXISTS " + ConsumerRegistry.table(dialect, defaultSchema));
+      s.execute("DROP TABLE IF EXISTS " + Registrations.table(dialect, defaultSchema));
       s.execute("DROP TABLE IF EXISTS " + installer.outbox());
       LOG.info("Outbox {} dropped", installer.outbox());
     }

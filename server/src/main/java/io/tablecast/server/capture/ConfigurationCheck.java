@@ -87,8 +87,8 @@ final class ConfigurationCheck {
     }
     out.addAll(dialect.privilegeFindings(this::probe));
     out.addAll(more.apply(List.copyOf(described)));
-    for (ConsumerRegistry.Consumer c :
-        ConsumerRegistry.live(connection, dialect, installation.schema())) {
+    for (Registrations.Consumer c :
+        Registrations.live(connection, dialect, installation.schema())) {
       out.add(
           CaptureFinding.info(
               "servers",
@@ -144,7 +144,7 @@ final class ConfigurationCheck {
     } else {
       out.add(CaptureFinding.ok("privileges", "SELECT and DELETE on " + installation.outbox()));
     }
-    String registry = ConsumerRegistry.table(dialect, installation.schema());
+    String registry = Registrations.table(dialect, installation.schema());
     String register = probe("UPDATE " + registry + " SET heartbeat_at = heartbeat_at WHERE 1 = 0");
     if (register == null
         && probe("UPDATE " + registry + " SET needs_from = needs_from WHERE 1 = 0") != null) {

@@ -6,16 +6,10 @@ import io.tablecast.server.log.RecentEvents;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,9 +27,9 @@ import org.slf4j.Logger;
  * to remove a table a live server needs, so that one configuration cannot remove the capture
  * another server still reads. With each heartbeat a server also writes the lowest outbox position
  * it may still read ({@code needs_from}), and every server prunes only below the lowest of the live
- * ones ({@link #lowestNeed}), so that none deletes rows another has not read. Registering is best
- * effort: a server whose user may not write the table (or whose installation predates it) serves
- * anyway, with a WARN.
+ * ones ({@link Registrations#lowestNeed}), so that none deletes rows another has not read.
+ * Registering is best effort: a server whose user may not write the table (or whose installation
+ * predates it) serves anyway, with a WARN.
  */
 public final class ConsumerRegistry implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(ConsumerRegistry.class);
@@ -46,24 +40,6 @@ public final class ConsumerRegistry implements AutoCloseable {
 
   /** A registration older than this belongs to a server that is gone (six missed heartbeats). */
   public static final Duration LIVENESS = Duration.ofSeconds(60);
-
-  /**
-   * A running server, as registered.
-   *
-   * @param id random per server run
-   * @param serverName the server's {@code server_name}
-   * @param host the host it runs on
-   * @param tables the qualified names of the tables it caches
-   * @param needsFrom the lowest outbox position it may still read (0: not known yet); null for a
-   *     registry created by a version before it
-   */
-  public record Consumer(
-      String id, String serverName, String host, List<String> tables, Long needsFrom) {
-    @Override
-    public String toString() {
-      return "server '" + serverName + "' on " + host;
-    }
-  }
 
   private final DataSource pool;
   private final String table;
@@ -104,93 +80,6 @@ public final class ConsumerRegistry implements AutoCloseable {
             });
   }
 
-  /** The registry table of an installation, quoted for SQL. */
-  static String table(Dialect dialect, String schema) {
-    return dialect.quote(schema) + "." + dialect.quote("tablecast_consumers");
-  }
-
-  /** The statements that create the registry table (idempotent). */
-  static List<String> createStatements(Dialect dialect, String schema) {
-    return SqlTemplates.statements(
-        SqlTemplates.render(
-            dialect.templates() + "/consumers.sql", Map.of("consumers", table(dialect, schema))));
-  }
-
-  /**
-   * What brings a registry created by an older version up to this one's ({@code needs_from}, for
-   * pruning coordinated between servers); empty when it is current or does not exist yet.
-   */
-  static List<String> upgradeStatements(Connection c, Dialect dialect, String schema)
-      throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT COUNT(*), SUM(CASE WHEN column_name = 'needs_from' THEN 1 ELSE 0 END)"
-                + " FROM information_schema.columns"
-                + " WHERE table_schema = ? AND table_name = 'tablecast_consumers'")) {
-      ps.setString(1, schema);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1) > 0 && rs.getLong(2) == 0
-            ? List.of("ALTER TABLE " + table(dialect, schema) + " ADD COLUMN needs_from BIGINT")
-            : List.of();
-      }
-    }
-  }
-
-  /**
-   * The servers registered on this installation whose heartbeat is within {@link #LIVENESS}; empty
-   * when the registry table does not exist.
-   */
-  static List<Consumer> live(Connection c, Dialect dialect, String schema) throws SQLException {
-    try {
-      return live(c, dialect, schema, "needs_from");
-    } catch (SQLException e) {
-      if (NO_SUCH_COLUMN.contains(e.getSQLState())) {
-        return live(c, dialect, schema, "NULL"); // a registry of a version before needs_from
-      }
-      throw e;
-    }
-  }
-
-  private static List<Consumer> live(Connection c, Dialect dialect, String schema, String needsFrom)
-      throws SQLException {
-    List<Consumer> out = new ArrayList<>();
-    try (PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT consumer_id, server_name, host, cached_tables, "
-                    + needsFrom
-                    + " FROM "
-                    + table(dialect, schema)
-                    + " WHERE "
-                    + LIVE
-                    + " ORDER BY started_at");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        long from = rs.getLong(5);
-        Long needs = rs.wasNull() ? null : from; // before any other getter
-        out.add(
-            new Consumer(
-                rs.getString(1), rs.getString(2), rs.getString(3), tables(rs.getString(4)), needs));
-      }
-    } catch (SQLException e) {
-      if (NO_SUCH_TABLE.contains(e.getSQLState())) {
-        return List.of(); // installed by a version without the registry, or not installed
-      }
-      throw e;
-    }
-    return out;
-  }
-
-  /** SQLSTATEs of "table does not exist": MySQL/MariaDB, PostgreSQL. */
-  private static final Set<String> NO_SUCH_TABLE = Set.of("42S02", "42P01");
-
-  /** SQLSTATEs of "column does not exist": MySQL/MariaDB, PostgreSQL. */
-  private static final Set<String> NO_SUCH_COLUMN = Set.of("42S22", "42703");
-
-  /** A registration whose heartbeat is within {@link #LIVENESS} (SQL, both databases). */
-  private static final String LIVE =
-      "heartbeat_at > CURRENT_TIMESTAMP(6) - INTERVAL '" + LIVENESS.toSeconds() + "' SECOND";
-
   /**
    * Registers a server that caches the plan's tables and keeps its heartbeat until {@link
    * #close()}. Never throws: a registration that fails is logged.
@@ -213,7 +102,7 @@ public final class ConsumerRegistry implements AutoCloseable {
       String serverName,
       Duration every,
       Supplier<OptionalLong> neededFrom) {
-    String table = table(plan.dialect(), plan.outboxSchema());
+    String table = Registrations.table(plan.dialect(), plan.outboxSchema());
     ConsumerRegistry registry =
         new ConsumerRegistry(pool, table, UUID.randomUUID().toString(), every, neededFrom);
     List<String> tables = plan.tables().stream().map(t -> t.id().qualified()).toList();
@@ -251,7 +140,7 @@ public final class ConsumerRegistry implements AutoCloseable {
     try {
       insert(c, true);
     } catch (SQLException e) {
-      if (!NO_SUCH_COLUMN.contains(e.getSQLState())) {
+      if (!Registrations.NO_SUCH_COLUMN.contains(e.getSQLState())) {
         throw e;
       }
       coordinated = false;
@@ -339,7 +228,7 @@ public final class ConsumerRegistry implements AutoCloseable {
                 + " SET heartbeat_at = CURRENT_TIMESTAMP(6)"
                 + (withNeeds ? ", needs_from = ?" : "")
                 + " WHERE consumer_id = ?"
-                + (live ? " AND " + LIVE : ""))) {
+                + (live ? " AND " + Registrations.LIVE : ""))) {
       int i = 1;
       if (withNeeds) {
         ps.setLong(i++, needs.getAsLong());
@@ -352,40 +241,6 @@ public final class ConsumerRegistry implements AutoCloseable {
   /** Whether the registration expired since the last call (see {@link #heartbeat()}). */
   public boolean takeExpired() {
     return expired.getAndSet(false);
-  }
-
-  /**
-   * What a live server still needs of the outbox: from position {@code from} on.
-   *
-   * @param from the lowest outbox position it may still read
-   * @param server which server
-   */
-  public record Need(long from, String server) {}
-
-  /**
-   * The live registration that needs the lowest outbox position (below which alone every server
-   * prunes), empty when none says (or the registry predates {@code needs_from}).
-   */
-  public static Optional<Need> lowestNeed(Connection c, Dialect dialect, String schema)
-      throws SQLException {
-    try (PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT needs_from, server_name, host FROM "
-                    + table(dialect, schema)
-                    + " WHERE "
-                    + LIVE
-                    + " AND needs_from IS NOT NULL ORDER BY needs_from LIMIT 1");
-        ResultSet rs = ps.executeQuery()) {
-      return rs.next()
-          ? Optional.of(
-              new Need(rs.getLong(1), "server '" + rs.getString(2) + "' on " + rs.getString(3)))
-          : Optional.empty();
-    } catch (SQLException e) {
-      if (NO_SUCH_TABLE.contains(e.getSQLState()) || NO_SUCH_COLUMN.contains(e.getSQLState())) {
-        return Optional.empty();
-      }
-      throw e;
-    }
   }
 
   /** Stops the heartbeat and removes the registration (best effort). */
@@ -403,14 +258,6 @@ public final class ConsumerRegistry implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       LOG.debug(
           "removing the registration {} failed (it expires on its own): {}", id, e.toString());
-    }
-  }
-
-  private static List<String> tables(String json) {
-    try {
-      return Arrays.asList(JSON.readValue(json, String[].class));
-    } catch (JsonProcessingException e) {
-      return List.of();
     }
   }
 

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 
 /**
  * The bound another live server sets on this one's pruning of a shared outbox ({@link
- * ConsumerRegistry#lowestNeed}), and a WARN when one holds it back for long: a server whose
+ * Registrations#lowestNeed}), and a WARN when one holds it back for long: a server whose
  * registration is live but whose position has not moved for {@link #LONG} while this one is ahead
  * (its tail stuck, or far behind), so that a growing outbox names its cause. One per source, on its
  * pruner's thread.
@@ -22,7 +22,7 @@ public final class PruningHold {
   static final Duration LONG = ConsumerRegistry.LIVENESS;
 
   private final LongSupplier nanos;
-  private ConsumerRegistry.Need holding;
+  private Registrations.Need holding;
   private long since;
   private boolean warned;
 
@@ -41,13 +41,13 @@ public final class PruningHold {
    */
   public long othersAllow(Connection c, Dialect dialect, String schema, long own)
       throws SQLException {
-    Optional<ConsumerRegistry.Need> need = ConsumerRegistry.lowestNeed(c, dialect, schema);
+    Optional<Registrations.Need> need = Registrations.lowestNeed(c, dialect, schema);
     observe(need.orElse(null), own);
-    return need.map(ConsumerRegistry.Need::from).orElse(Long.MAX_VALUE);
+    return need.map(Registrations.Need::from).orElse(Long.MAX_VALUE);
   }
 
   /** Follows the lowest need; returns the WARN's text when it logs one. */
-  String observe(ConsumerRegistry.Need need, long own) {
+  String observe(Registrations.Need need, long own) {
     if (need == null || need.from() >= own) {
       if (warned) {
         LOG.info("Pruning of the outbox is no longer held back by {}", holding.server());

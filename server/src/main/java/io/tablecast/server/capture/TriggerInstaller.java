@@ -243,11 +243,10 @@ public final class TriggerInstaller implements AutoCloseable {
           t.primaryKey(),
           outbox());
     }
-    List<ConsumerRegistry.Consumer> live =
-        ConsumerRegistry.live(connection, dialect, defaultSchema);
+    List<Registrations.Consumer> live = Registrations.live(connection, dialect, defaultSchema);
     for (TableId id :
         unconfigured(installed).stream().map(InstalledTrigger::owner).distinct().toList()) {
-      List<ConsumerRegistry.Consumer> needing = needing(live, id);
+      List<Registrations.Consumer> needing = needing(live, id);
       if (needing.isEmpty()) {
         LOG.warn(
             "Capture of {} kept although neither this configuration nor a running server needs it; "
@@ -318,8 +317,7 @@ public final class TriggerInstaller implements AutoCloseable {
     return said.toString();
   }
 
-  private List<ConsumerRegistry.Consumer> needing(
-      List<ConsumerRegistry.Consumer> live, TableId table) {
+  private List<Registrations.Consumer> needing(List<Registrations.Consumer> live, TableId table) {
     return live.stream()
         .filter(
             c -> c.tables().stream().anyMatch(t -> TableId.parse(t, defaultSchema).equals(table)))
@@ -384,8 +382,8 @@ public final class TriggerInstaller implements AutoCloseable {
         new ArrayList<>(
             dialect.installStatements(
                 connection, installation(), describe(), installed, List.of()));
-    out.addAll(ConsumerRegistry.createStatements(dialect, defaultSchema));
-    out.addAll(ConsumerRegistry.upgradeStatements(connection, dialect, defaultSchema));
+    out.addAll(Registrations.createStatements(dialect, defaultSchema));
+    out.addAll(Registrations.upgradeStatements(connection, dialect, defaultSchema));
     return out;
   }
 

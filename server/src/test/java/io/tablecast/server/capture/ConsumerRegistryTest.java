@@ -48,7 +48,7 @@ class ConsumerRegistryTest {
         TriggerInstaller b = TriggerInstaller.connect(config(db, "tb"))) {
       b.install();
       try (Connection c = db.connect()) {
-        assertThat(ConsumerRegistry.live(c, b.dialect(), db.schema()))
+        assertThat(Registrations.live(c, b.dialect(), db.schema()))
             .singleElement()
             .satisfies(
                 consumer -> {
@@ -91,7 +91,7 @@ class ConsumerRegistryTest {
                 + (ConsumerRegistry.LIVENESS.toSeconds() + 1)
                 + "' SECOND");
         try (Connection c = db.connect()) {
-          assertThat(ConsumerRegistry.live(c, installer.dialect(), db.schema())).isEmpty();
+          assertThat(Registrations.live(c, installer.dialect(), db.schema())).isEmpty();
         }
         installer.uninstall(); // nobody live: the plain uninstall goes through
       }
@@ -111,10 +111,10 @@ class ConsumerRegistryTest {
       installer.install();
       db.execute("ALTER TABLE tablecast_consumers DROP COLUMN needs_from"); // as before it
       try (ConsumerRegistry old = ConsumerRegistry.register(installer.plan(), pool, "older")) {
-        assertThat(ConsumerRegistry.live(c, installer.dialect(), db.schema()))
-            .extracting(ConsumerRegistry.Consumer::serverName)
+        assertThat(Registrations.live(c, installer.dialect(), db.schema()))
+            .extracting(Registrations.Consumer::serverName)
             .containsExactly("older");
-        assertThat(ConsumerRegistry.lowestNeed(c, installer.dialect(), db.schema())).isEmpty();
+        assertThat(Registrations.lowestNeed(c, installer.dialect(), db.schema())).isEmpty();
         assertThat(installer.check())
             .filteredOn(f -> f.subject().equals("servers"))
             .singleElement()
@@ -129,8 +129,8 @@ class ConsumerRegistryTest {
           .noneMatch(f -> f.message().contains("created by an older version"));
       try (ConsumerRegistry current = ConsumerRegistry.register(installer.plan(), pool, "new")) {
         assertThat(
-                ConsumerRegistry.lowestNeed(c, installer.dialect(), db.schema())
-                    .map(ConsumerRegistry.Need::from))
+                Registrations.lowestNeed(c, installer.dialect(), db.schema())
+                    .map(Registrations.Need::from))
             .hasValue(0L); // needs everything until its source says what
         assertThat(installer.check()) // what `tablecast check` prints of it
             .filteredOn(f -> f.subject().equals("servers"))

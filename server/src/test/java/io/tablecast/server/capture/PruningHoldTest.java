@@ -20,7 +20,7 @@ class PruningHoldTest {
 
   @Test
   void aServerStuckBehindForOverAMinuteIsNamedOnce() {
-    ConsumerRegistry.Need stuck = new ConsumerRegistry.Need(100, "server 'b' on host-2");
+    Registrations.Need stuck = new Registrations.Need(100, "server 'b' on host-2");
     assertThat(hold.observe(stuck, 500)).isNull();
     pass(59);
     assertThat(hold.observe(stuck, 600)).isNull();
@@ -40,11 +40,11 @@ class PruningHoldTest {
   @Test
   void aServerThatMovesOnOrIsNotBehindIsNotNamed() {
     for (int i = 0; i < 20; i++) { // behind, but a little further every 10 s
-      assertThat(hold.observe(new ConsumerRegistry.Need(100 + i, "server 'b' on h"), 500)).isNull();
+      assertThat(hold.observe(new Registrations.Need(100 + i, "server 'b' on h"), 500)).isNull();
       pass(10);
     }
     for (int i = 0; i < 20; i++) { // at this server's own position: not holding it back
-      assertThat(hold.observe(new ConsumerRegistry.Need(500, "server 'b' on h"), 500)).isNull();
+      assertThat(hold.observe(new Registrations.Need(500, "server 'b' on h"), 500)).isNull();
       pass(10);
     }
   }
