@@ -13,8 +13,8 @@ import java.util.Map;
  * sent it in its greeting, and the process list's command of that connection ({@code Sleep}: it
  * waits for its client). A session sees its own user's connections in the process list without the
  * PROCESS privilege. Behind a proxy (ProxySQL, MaxScale) the id the driver got is the proxy's own:
- * the check then finds nothing, or a connection that is not the read's, and at worst makes a read
- * that waited long again; such a session is never ended ({@link #askSessionOf} says another id).
+ * asked, the database names another session ({@link #askSessionOf}), and the check leaves the read
+ * alone and never ends a session.
  */
 final class MysqlSessions implements SessionProbe {
   static final MysqlSessions INSTANCE = new MysqlSessions();

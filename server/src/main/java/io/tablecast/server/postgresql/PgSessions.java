@@ -12,8 +12,8 @@ import org.postgresql.PGConnection;
  * PostgreSQL's sessions for the tail's lost-answer check: a connection's backend process id, as the
  * server sent it when the connection began, and {@code pg_stat_activity}'s state of that backend.
  * Behind a pooler (PgBouncer) the id the driver got is the pooler's own, which no backend has, or
- * another client's: the check then leaves the read alone, or aborts it after a wait as long, and
- * the session is never ended ({@link #askSessionOf} says another id).
+ * another client's: asked, the database names another backend ({@link #askSessionOf}), and the
+ * check leaves the read alone and never ends a session.
  */
 final class PgSessions implements SessionProbe {
   static final PgSessions INSTANCE = new PgSessions();

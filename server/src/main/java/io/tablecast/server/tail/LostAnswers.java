@@ -21,8 +21,9 @@ import java.util.WeakHashMap;
  * is lost, {@link PollingChangeSource#readOnce}). So is the read's connection when the new one
  * reaches another database instance ({@link InstanceWatch#elsewhere}): a failover moved the address
  * while the old host went silent; the read made again finds the new instance, and every table is
- * read whole there. A session at work (a long read, a lock wait), one the database does not show (a
- * pooler between), or a database that cannot be asked leave the read alone.
+ * read whole there. A session at work (a long read, a lock wait), one the database does not show,
+ * one it says the read's connection is not (a pooler between: {@link SessionProbe#askSessionOf},
+ * asked once per connection), or a database that cannot be asked leave the read alone.
  *
  * <p>The session of a read given up is then ended on the database's side ({@link
  * SessionProbe#end}): closing the connection ends nothing there, and the session would keep its
@@ -91,6 +92,20 @@ final class LostAnswers {
     }
   }
 
+  /**
+   * Whether the database said {@code c} is another session than {@code id}: a pooler or proxy
+   * between, whose id may name another client's session, idle for long (a proxy's own pooled
+   * connections are), which would have every long read given up, made again, and given up again.
+   * Not yet asked is not denied: the question itself may be the read whose answer was lost.
+   */
+  private boolean denied(Connection c, long id) throws SQLException {
+    Connection physical = c.unwrap(Connection.class);
+    synchronized (lock) {
+      Said known = said.get(physical);
+      return known != null && known.driver == id && known.database != id;
+    }
+  }
+
   /** The read in progress returned or failed. Tail thread. */
   void readEnded() {
     synchronized (lock) {
@@ -116,7 +131,7 @@ final class LostAnswers {
     }
     try (Connection other = bounded()) {
       String moved = instance.elsewhere(other);
-      long idle = moved != null || id < 0 ? -1 : probe.idleSeconds(other, id);
+      long idle = moved != null || id < 0 || denied(c, id) ? -1 : probe.idleSeconds(other, id);
       String found;
       if (moved != null) {
         found = moved + " (a failover moved the address)";

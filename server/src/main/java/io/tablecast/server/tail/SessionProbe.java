@@ -23,7 +23,8 @@ public interface SessionProbe {
    * The server's id of the session {@code c} is, as the database itself says it, one round trip on
    * {@code c}. Where it is not {@link #sessionOf}'s, a pooler or proxy (PgBouncer, ProxySQL) speaks
    * for the database, and the id the driver knows is the pooler's own, which may name another
-   * client's session on the database: such a session is never ended.
+   * client's session on the database: such an id is never taken for the read's session, nor is its
+   * session ended.
    */
   default long askSessionOf(Connection c) throws SQLException {
     try (Statement s = c.createStatement();
