@@ -50,7 +50,11 @@ final class LostAnswers {
   private final Map<Connection, Said> said = new WeakHashMap<>();
 
   /** A connection's session id as its driver knows it, and as the database said it then. */
-  private record Said(long driver, long database) {}
+  private record Said(long driver, long database) {
+    boolean vouched() {
+      return driver >= 0 && driver == database;
+    }
+  }
 
   LostAnswers(HikariDataSource pool, SessionProbe probe, InstanceWatch instance) {
     this.pool = pool;
@@ -70,26 +74,30 @@ final class LostAnswers {
 
   /** Asks the database which session {@code c} is, unless it said it for this id before. */
   private void ask(Connection c, long id) throws SQLException {
-    Connection physical = c.unwrap(Connection.class);
-    synchronized (lock) {
-      Said known = said.get(physical);
-      if (id < 0 || (known != null && known.driver == id)) {
-        return;
-      }
+    if (id < 0 || saidOf(c, id) != null) {
+      return;
     }
     long database = probe.askSessionOf(c);
     synchronized (lock) {
-      said.put(physical, new Said(id, database));
+      said.put(c.unwrap(Connection.class), new Said(id, database));
+    }
+  }
+
+  /**
+   * What the database said of {@code c} while its driver knew it as {@code id}; null: not asked.
+   */
+  private Said saidOf(Connection c, long id) throws SQLException {
+    Connection physical = c.unwrap(Connection.class);
+    synchronized (lock) {
+      Said known = said.get(physical);
+      return known != null && known.driver == id ? known : null;
     }
   }
 
   /** Whether the database said {@code c} is the session {@code id}. */
   private boolean vouched(Connection c, long id) throws SQLException {
-    Connection physical = c.unwrap(Connection.class);
-    synchronized (lock) {
-      Said known = said.get(physical);
-      return id >= 0 && known != null && known.driver == id && known.database == id;
-    }
+    Said known = saidOf(c, id);
+    return known != null && known.vouched();
   }
 
   /**
@@ -99,11 +107,8 @@ final class LostAnswers {
    * Not yet asked is not denied: the question itself may be the read whose answer was lost.
    */
   private boolean denied(Connection c, long id) throws SQLException {
-    Connection physical = c.unwrap(Connection.class);
-    synchronized (lock) {
-      Said known = said.get(physical);
-      return known != null && known.driver == id && known.database != id;
-    }
+    Said known = saidOf(c, id);
+    return known != null && !known.vouched();
   }
 
   /** The read in progress returned or failed. Tail thread. */
