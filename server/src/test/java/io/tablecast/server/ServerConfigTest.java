@@ -93,6 +93,32 @@ class ServerConfigTest {
   }
 
   @Test
+  void answerTimeoutIsReadDefaultedAndValidated() throws Exception {
+    ServerConfig c =
+        ServerConfig.load(
+            write(
+                EXAMPLE.replace(
+                    "  max_poll_interval: 10ms",
+                    "  max_poll_interval: 10ms\n  answer_timeout: 3s")),
+            Map.of());
+    assertThat(c.source().answerTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(c.source().longAnswerTimeout()).isEqualTo(Duration.ofSeconds(9));
+    assertThat(ServerConfig.load(write(EXAMPLE), Map.of()).source().answerTimeout())
+        .isEqualTo(SourceConfig.DEFAULT_ANSWER_TIMEOUT)
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThatThrownBy(
+            () ->
+                ServerConfig.load(
+                    write(
+                        EXAMPLE.replace(
+                            "  max_poll_interval: 10ms",
+                            "  max_poll_interval: 10ms\n  answer_timeout: 500ms")),
+                    Map.of()))
+        .hasMessageContaining("answer_timeout must be at least 1s")
+        .hasMessageContaining("PT0.5S");
+  }
+
+  @Test
   void documentedExampleLoadsWithDefaultsForTheRest() throws Exception {
     ServerConfig c = ServerConfig.load(write(EXAMPLE), Map.of());
     assertThat(c.serverName()).isEqualTo("tablecast");

@@ -82,7 +82,8 @@ class DatabaseFailoverTest {
       primary.execute(
           "CREATE SCHEMA failover", CREATE, "INSERT INTO failover.items VALUES (1, 'a'), (2, 'b')");
       try (CuttableProxy address = CuttableProxy.raw("127.0.0.1", primary.port);
-          TablecastServer server = LocalDatabases.serve(pgUrl(address), "failover.items");
+          TablecastServer server =
+              LocalDatabases.serve(pgUrl(address), "failover.items", ServerSetups.ANSWER_TIMEOUT);
           TablecastClient client = LocalDatabases.client(server)) {
         TableMirror<Map<String, Object>> mirror = client.mirror("failover.items");
         assertThat(mirror.awaitReady(Duration.ofSeconds(30))).isTrue();

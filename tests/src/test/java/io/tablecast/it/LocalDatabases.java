@@ -179,6 +179,17 @@ final class LocalDatabases {
     return TablecastServer.start(serverConfig(jdbcUrl, table, true));
   }
 
+  /**
+   * A server started with {@link #serverConfig}, capture installed, that gives a statement up once
+   * it has gone {@code answerTimeout} without an answer ({@code source.answer_timeout}).
+   */
+  static TablecastServer serve(String jdbcUrl, String table, Duration answerTimeout)
+      throws InterruptedException {
+    ServerConfig config = serverConfig(jdbcUrl, table, true);
+    return TablecastServer.start(
+        config.toBuilder().source(config.source().withAnswerTimeout(answerTimeout)).build());
+  }
+
   /** A client of {@code server} that reconnects quickly. */
   static TablecastClient client(TablecastServer server) {
     return TablecastClient.builder()

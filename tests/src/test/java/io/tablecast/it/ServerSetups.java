@@ -16,6 +16,13 @@ import java.util.Map;
  * stop when it repaired a row ({@link Pipeline#stopServer}).
  */
 final class ServerSetups {
+  /**
+   * How long a server reading the database through a proxy ({@link #atUrl}, {@link #sourceAt}) lets
+   * a statement go without an answer ({@code source.answer_timeout}, 10 s by default): the tests
+   * that silence the proxy wait for it, again and again.
+   */
+  static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
   private ServerSetups() {}
 
   /**
@@ -43,24 +50,29 @@ final class ServerSetups {
   }
 
   /**
-   * Reads the database at {@code url} (through a proxy, say), reconciling every {@code reconcile}.
+   * Reads the database at {@code url} (through a proxy, say), reconciling every {@code reconcile},
+   * a statement unanswered for {@link #ANSWER_TIMEOUT} given up.
    */
   static void atUrl(Pipeline p, String url, Duration reconcile) {
     p.startServer(b -> b.source(sourceAt(p, url, reconcile)));
   }
 
-  /** The pipeline's source at {@code url}, reconciling every {@code reconcile}. */
+  /**
+   * The pipeline's source at {@code url}, reconciling every {@code reconcile}, a statement
+   * unanswered for {@link #ANSWER_TIMEOUT} given up.
+   */
   static SourceConfig sourceAt(Pipeline p, String url, Duration reconcile) {
     return new SourceConfig(
-        url,
-        null,
-        null,
-        p.sourceConfig().tableNames(),
-        true,
-        null,
-        null,
-        reconcile,
-        Pipeline.CAPTURE_CHECK_EVERY);
+            url,
+            null,
+            null,
+            p.sourceConfig().tableNames(),
+            true,
+            null,
+            null,
+            reconcile,
+            Pipeline.CAPTURE_CHECK_EVERY)
+        .withAnswerTimeout(ANSWER_TIMEOUT);
   }
 
   /**

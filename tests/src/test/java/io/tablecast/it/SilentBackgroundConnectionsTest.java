@@ -191,15 +191,16 @@ class SilentBackgroundConnectionsTest {
           b ->
               b.source(
                   new SourceConfig(
-                      through.jdbcUrl(),
-                      null,
-                      null,
-                      through.tableNames(),
-                      true,
-                      Duration.ofMillis(1), // every row read is prunable at once
-                      null,
-                      Duration.ZERO,
-                      Pipeline.CAPTURE_CHECK_EVERY)));
+                          through.jdbcUrl(),
+                          null,
+                          null,
+                          through.tableNames(),
+                          true,
+                          Duration.ofMillis(1), // every row read is prunable at once
+                          null,
+                          Duration.ZERO,
+                          Pipeline.CAPTURE_CHECK_EVERY)
+                      .withAnswerTimeout(through.answerTimeout())));
       TableMirror<Map<String, Object>> items = p.readyMirror(p.client("silent_prune"), "items");
       p.db.execute("INSERT INTO items VALUES (1, 1)");
       await().atMost(Duration.ofSeconds(30)).until(() -> items.size() == 1);

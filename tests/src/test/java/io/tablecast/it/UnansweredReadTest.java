@@ -8,6 +8,7 @@ import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
@@ -237,8 +238,13 @@ class UnansweredReadTest {
     long paused = System.currentTimeMillis();
     p.sql("INSERT INTO items VALUES (2, 'b')"); // the writers reach it directly
     await().atMost(WAIT).until(() -> items.staleReason() != null);
-    System.out.printf(
-        "UnansweredReadTest %s: stale after %d ms%n", what, System.currentTimeMillis() - paused);
+    Duration staleAfter = Duration.ofMillis(System.currentTimeMillis() - paused);
+    System.out.printf("UnansweredReadTest %s: stale after %d ms%n", what, staleAfter.toMillis());
+    assertThat(staleAfter)
+        .as(
+            "said once the read went source.answer_timeout (%s) unanswered, not the default %s",
+            ServerSetups.ANSWER_TIMEOUT, SourceConfig.DEFAULT_ANSWER_TIMEOUT)
+        .isLessThan(SourceConfig.DEFAULT_ANSWER_TIMEOUT);
     assertThat(items.staleReason())
         .contains("the server's read of changes from the database has not returned since")
         .contains("keeps the rows it has");

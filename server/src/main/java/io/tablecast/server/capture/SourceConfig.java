@@ -39,6 +39,10 @@ import java.util.Set;
  *     arriving, and the first pause of the back-off
  * @param pollIdleAfter how long after the last poll that found rows the pauses start to double
  *     towards {@code maxPollInterval}; {@link Duration#ZERO}: after every empty poll
+ * @param answerTimeout how long a statement the server sent may go without an answer: a read of
+ *     changes that long says every table stale, and is given up once the database says its session
+ *     has waited that long for its client; a short background statement is given up after it (one
+ *     that may take long by design, three times as long), and made again on a new connection
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -51,7 +55,8 @@ public record SourceConfig(
     Duration captureCheckInterval,
     List<CachedTable> cachedTables,
     Duration minPollInterval,
-    Duration pollIdleAfter) {
+    Duration pollIdleAfter,
+    Duration answerTimeout) {
 
   /** Default for {@link #outboxRetention()}: one hour. */
   public static final Duration DEFAULT_OUTBOX_RETENTION = Duration.ofHours(1);
@@ -86,6 +91,43 @@ public record SourceConfig(
    * information_schema: about 100 ms for 16 tables, docs/CONFIGURATION.md).
    */
   public static final Duration DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL = Duration.ofSeconds(10);
+
+  /**
+   * Default for {@link #answerTimeout()}: 10 s, long enough for a busy database's short statements,
+   * short enough that mirrors do not go on unwarned for long.
+   */
+  public static final Duration DEFAULT_ANSWER_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The shortest {@link #answerTimeout()}: the databases tell a session's idle time in seconds. */
+  public static final Duration MIN_ANSWER_TIMEOUT = Duration.ofSeconds(1);
+
+  /** The default {@code answer_timeout}. */
+  public SourceConfig(
+      String jdbcUrl,
+      String user,
+      String password,
+      boolean installTriggers,
+      Duration outboxRetention,
+      Duration maxPollInterval,
+      Duration reconcileInterval,
+      Duration captureCheckInterval,
+      List<CachedTable> cachedTables,
+      Duration minPollInterval,
+      Duration pollIdleAfter) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
+        captureCheckInterval,
+        cachedTables,
+        minPollInterval,
+        pollIdleAfter,
+        null);
+  }
 
   /** The poll schedule's defaults ({@code min_poll_interval}, {@code poll_idle_after}). */
   public SourceConfig(
@@ -262,6 +304,14 @@ public record SourceConfig(
           "poll_idle_after must be positive or 0 (back off after every empty poll), was "
               + pollIdleAfter);
     }
+    answerTimeout = answerTimeout == null ? DEFAULT_ANSWER_TIMEOUT : answerTimeout;
+    if (answerTimeout.compareTo(MIN_ANSWER_TIMEOUT) < 0) {
+      throw new IllegalArgumentException(
+          "answer_timeout must be at least "
+              + MIN_ANSWER_TIMEOUT.toSeconds()
+              + "s, was "
+              + answerTimeout);
+    }
   }
 
   private static List<CachedTable> entries(List<String> tables, Map<String, ColumnChoice> choices) {
@@ -303,7 +353,34 @@ public record SourceConfig(
         captureCheckInterval,
         kept,
         minPollInterval,
-        pollIdleAfter);
+        pollIdleAfter,
+        answerTimeout);
+  }
+
+  /** This configuration with {@code answer_timeout} set to {@code timeout}. */
+  public SourceConfig withAnswerTimeout(Duration timeout) {
+    return new SourceConfig(
+        jdbcUrl,
+        user,
+        password,
+        installTriggers,
+        outboxRetention,
+        maxPollInterval,
+        reconcileInterval,
+        captureCheckInterval,
+        cachedTables,
+        minPollInterval,
+        pollIdleAfter,
+        timeout);
+  }
+
+  /**
+   * How long a background statement that may take long by design (a pruning round's {@code DELETE},
+   * the MySQL/MariaDB capture check over {@code information_schema}) may go without an answer:
+   * three times {@link #answerTimeout()}.
+   */
+  public Duration longAnswerTimeout() {
+    return answerTimeout.multipliedBy(3);
   }
 
   /** The columns to cache of {@code table} (as written in {@code cached_tables}). */
@@ -350,6 +427,8 @@ public record SourceConfig(
         + reconcileInterval
         + ", captureCheckInterval="
         + captureCheckInterval
+        + ", answerTimeout="
+        + answerTimeout
         + "]";
   }
 }

@@ -7,6 +7,7 @@ import io.tablecast.server.tail.TableLockWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -42,7 +43,7 @@ final class LockedTables implements AutoCloseable {
   /** Per held table, the key images of its changes not read yet, in the order first seen. */
   private final Map<TableId, Set<String>> kept = new LinkedHashMap<>();
 
-  LockedTables(MysqlFlavor flavor, DataSource pool) {
+  LockedTables(MysqlFlavor flavor, DataSource pool, Duration answerTimeout) {
     this.flavor = flavor;
     this.waits =
         new TableLockWaits(
@@ -52,7 +53,8 @@ final class LockedTables implements AutoCloseable {
               try (Statement s = c.createStatement()) {
                 s.executeQuery(probe(table)).close(); // autocommit: the lock ends with it
               }
-            });
+            },
+            answerTimeout);
   }
 
   /**

@@ -58,13 +58,6 @@ import org.slf4j.Logger;
 final class MysqlCaptureWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(MysqlCaptureWatch.class);
 
-  /**
-   * How long a check's or a look's statement may wait for its answer ({@link BoundedAnswers}): one
-   * on a connection gone silent would otherwise end the checks, and a trigger dropped or a table
-   * truncated afterwards would never be found. Far longer than a check's catalog reads take.
-   */
-  static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
-
   private final MysqlDialect dialect;
   private final Supplier<CapturePlan> plan;
   private final SourceConfig config;
@@ -220,7 +213,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
   private void lookForUntriggeredChanges() throws SQLException {
     synchronized (untriggered) {
       CapturePlan p = plan.get();
-      try (Connection c = BoundedAnswers.bound(p.connect(), ANSWER_WITHIN)) {
+      try (Connection c = BoundedAnswers.bound(p.connect(), answerWithin())) {
         lookAtGalera(c);
         untriggered.look(c, p);
       }
@@ -349,7 +342,7 @@ final class MysqlCaptureWatch implements AutoCloseable {
 
   private CaptureStatus status() throws SQLException {
     CapturePlan p = plan.get();
-    try (Connection c = BoundedAnswers.bound(p.connect(), ANSWER_WITHIN)) {
+    try (Connection c = BoundedAnswers.bound(p.connect(), answerWithin())) {
       return dialect.captureStatus(c, p.installation(), p.tables());
     }
   }
@@ -384,5 +377,14 @@ final class MysqlCaptureWatch implements AutoCloseable {
   public void close() {
     timer.shutdownNow();
     looks.shutdownNow();
+  }
+
+  /**
+   * How long a check's or a look's statement may wait for its answer ({@link BoundedAnswers}): one
+   * on a connection gone silent would otherwise end the checks, and a trigger dropped or a table
+   * truncated afterwards would never be found. Far longer than a check's catalog reads take.
+   */
+  private Duration answerWithin() {
+    return config.longAnswerTimeout();
   }
 }

@@ -99,10 +99,11 @@ final class MysqlChangeSource extends PollingChangeSource {
     this.alteredTables =
         new AlteredTables(plan, watched(), config, metrics, captureWatch, unfollowed, snapshots);
     this.driftCheck =
-        new DriftCheck(alteredTables::plan, config.reconcileInterval(), alteredTables);
+        new DriftCheck(
+            alteredTables::plan, config.reconcileInterval(), config.answerTimeout(), alteredTables);
     this.pool = pool;
     this.rowStatements = new ChangedRowStatements(dialect.flavor());
-    this.locks = new LockedTables(dialect.flavor(), pool);
+    this.locks = new LockedTables(dialect.flavor(), pool, config.answerTimeout());
     this.wholeRead =
         new MysqlWholeRead(
             watched(), instance(), this::plan, unfollowed, captureWatch, facts, locks);

@@ -2,6 +2,7 @@ package io.tablecast.server.postgresql;
 
 import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.DdlLocks;
 import io.tablecast.server.capture.PatientDdl;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.postgresql.CaptureCheck.Problem;
@@ -24,20 +25,20 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class BackgroundRepair implements AutoCloseable {
 
-  /**
-   * How long a statement of the repair may go without an answer before the repair is given up (and
-   * tried again at the next check): each waits at most {@link
-   * io.tablecast.server.capture.DdlLocks#LOCK_WAIT} for its lock, and its DDL is short. A
-   * connection gone silent (a host gone without a word, a NAT that forgot it) otherwise kept the
-   * repair under way for ever, its tables stale, said to wait for an open transaction, and no other
-   * repair made.
-   */
-  static final Duration ANSWER_WITHIN = Duration.ofSeconds(15);
-
   /** How a repair ended: {@code failure} null when it is done. */
   record Outcome(List<Problem> problems, String failure) {}
 
   private final CapturePlan plan;
+
+  /**
+   * How long a statement of the repair may go without an answer before the repair is given up (and
+   * tried again at the next check): each waits at most {@link DdlLocks#LOCK_WAIT} for its lock, and
+   * its DDL is short. A connection gone silent (a host gone without a word, a NAT that forgot it)
+   * otherwise kept the repair under way for ever, its tables stale, said to wait for an open
+   * transaction, and no other repair made.
+   */
+  private final Duration answerWithin;
+
   private final ExecutorService thread =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -50,8 +51,13 @@ final class BackgroundRepair implements AutoCloseable {
   /** The cached tables of the repair under way; empty when none is. */
   private volatile Set<TableId> repairing = Set.of();
 
-  BackgroundRepair(CapturePlan plan) {
+  /**
+   * Repairs of {@code plan}'s capture, a statement given up once it has gone {@code answerTimeout}
+   * without an answer beyond its lock wait.
+   */
+  BackgroundRepair(CapturePlan plan, Duration answerTimeout) {
     this.plan = plan;
+    this.answerWithin = DdlLocks.LOCK_WAIT.plus(answerTimeout);
   }
 
   /** Whether a repair is under way, or ended and its outcome not taken yet. */
@@ -82,7 +88,7 @@ final class BackgroundRepair implements AutoCloseable {
   }
 
   private Outcome repair(List<Problem> problems, List<TableId> tables) {
-    try (Connection c = BoundedAnswers.bound(plan.connect(), ANSWER_WITHIN)) {
+    try (Connection c = BoundedAnswers.bound(plan.connect(), answerWithin)) {
       List<String> statements =
           PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems);
       new PatientDdl(c, PgDialect.INSTANCE, tables, PatientDdl.GIVE_UP_AFTER)

@@ -91,7 +91,7 @@ final class PgCaptureProblems {
     this.metrics = metrics;
     this.unfollowed = unfollowed;
     this.reRead = reRead;
-    this.background = new BackgroundRepair(plan);
+    this.background = new BackgroundRepair(plan, config.answerTimeout());
   }
 
   /**

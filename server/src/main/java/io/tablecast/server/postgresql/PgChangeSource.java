@@ -107,8 +107,12 @@ final class PgChangeSource extends PollingChangeSource {
     this.singleStatementRead = new PgSingleStatementRead(readSql, () -> this.plan);
     this.pendingResyncs = new PgPendingResyncs(() -> this.plan, columnChanges, unfollowed);
     // this.plan, the field: ALTER TABLE replaces it
-    this.driftCheck = new DriftCheck(() -> this.plan, config.reconcileInterval(), pendingResyncs);
-    this.lockWaits = new TableLockWaits(pool, dialect.ddlLocks(), PgOutboxQueries::probeLock);
+    this.driftCheck =
+        new DriftCheck(
+            () -> this.plan, config.reconcileInterval(), config.answerTimeout(), pendingResyncs);
+    this.lockWaits =
+        new TableLockWaits(
+            pool, dialect.ddlLocks(), PgOutboxQueries::probeLock, config.answerTimeout());
     this.reReads = new PgReReads(() -> this.plan, pendingResyncs, lockWaits, dialect.ddlLocks());
     this.wholeRead =
         new PgWholeRead(

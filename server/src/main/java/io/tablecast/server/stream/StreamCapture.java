@@ -292,6 +292,11 @@ public final class StreamCapture implements AutoCloseable {
     }
 
     @Override
+    public Duration answerTimeout() {
+      return source.answerTimeout();
+    }
+
+    @Override
     public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
       return source.abandonReadIfAnswerLost(idleSeconds);
     }

@@ -1,5 +1,6 @@
 package io.tablecast.server.tail;
 
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -107,6 +108,15 @@ public interface ChangeSource extends AutoCloseable {
    */
   default String lockWaits(List<TableSchema> tables) {
     return null;
+  }
+
+  /**
+   * How long a {@link #poll} or {@link #snapshot} read may go without returning before every table
+   * is said stale and the source is asked whether the read's answer was lost ({@code
+   * source.answer_timeout}).
+   */
+  default Duration answerTimeout() {
+    return SourceConfig.DEFAULT_ANSWER_TIMEOUT;
   }
 
   /**

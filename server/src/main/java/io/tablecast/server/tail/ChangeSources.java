@@ -211,6 +211,11 @@ public final class ChangeSources {
     }
 
     @Override
+    public Duration answerTimeout() {
+      return source.answerTimeout();
+    }
+
+    @Override
     public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
       return source.abandonReadIfAnswerLost(idleSeconds);
     }

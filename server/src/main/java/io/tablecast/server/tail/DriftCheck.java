@@ -3,6 +3,7 @@ package io.tablecast.server.tail;
 import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
@@ -50,15 +51,6 @@ public final class DriftCheck {
    */
   static final int CHUNK_CHARS = 16 * 1024 * 1024 / RANGES_PER_INTERVAL;
 
-  /**
-   * How long a range read off the tail's path, and the end of its transaction, may wait for an
-   * answer: a range is short by nature (an index range of at most {@link #CHUNK_ROWS} rows), and
-   * one given up is read in a later pass. Without a bound a connection gone silent under it (a host
-   * gone without a word, a NAT that forgot the connection) kept the range in flight for ever: no
-   * range was read again, and reconciliation stopped without a word.
-   */
-  static final Duration RANGE_ANSWER_WITHIN = Duration.ofSeconds(10);
-
   /** How the change source follows an ALTER TABLE that reconciliation comes across. */
   public interface PassStart {
     /**
@@ -79,6 +71,16 @@ public final class DriftCheck {
   private final Duration interval;
   private final PassStart passStart;
   private final int chunkRows;
+
+  /**
+   * How long a range read off the tail's path, and the end of its transaction, may wait for an
+   * answer ({@code answer_timeout}): a range is short by nature (an index range of at most {@link
+   * #CHUNK_ROWS} rows), and one given up is read in a later pass. Without a bound a connection gone
+   * silent under it (a host gone without a word, a NAT that forgot the connection) kept the range
+   * in flight for ever: no range was read again, and reconciliation stopped without a word.
+   */
+  private final Duration rangeAnswerWithin;
+
   private long lastRead = System.nanoTime();
   private int tableIndex;
 
@@ -110,11 +112,34 @@ public final class DriftCheck {
   /** The outbox read under way began a range (read, read off the path, or found unreadable). */
   private boolean readBeganRange;
 
-  public DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
+  /**
+   * A pass over one table every {@code interval}, its ranges read off the tail's path given up
+   * after {@code rangeAnswerWithin} without an answer.
+   */
+  public DriftCheck(
+      Supplier<CapturePlan> plan,
+      Duration interval,
+      Duration rangeAnswerWithin,
+      PassStart passStart) {
+    this(plan, interval, rangeAnswerWithin, passStart, CHUNK_ROWS);
+  }
+
+  /** Tests: the default range bound. */
+  DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
     this(plan, interval, passStart, CHUNK_ROWS);
   }
 
+  /** Tests: the default range bound, ranges of {@code chunkRows}. */
   DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart, int chunkRows) {
+    this(plan, interval, SourceConfig.DEFAULT_ANSWER_TIMEOUT, passStart, chunkRows);
+  }
+
+  private DriftCheck(
+      Supplier<CapturePlan> plan,
+      Duration interval,
+      Duration rangeAnswerWithin,
+      PassStart passStart,
+      int chunkRows) {
     if (chunkRows < 1) {
       throw new IllegalArgumentException("chunk rows must be positive, was " + chunkRows);
     }
@@ -122,6 +147,7 @@ public final class DriftCheck {
     this.interval = interval;
     this.passStart = passStart;
     this.chunkRows = chunkRows;
+    this.rangeAnswerWithin = rangeAnswerWithin;
   }
 
   /** The table of a pass about to begin, readied by {@link #prepare()}. */
@@ -229,21 +255,21 @@ public final class DriftCheck {
     void end(Connection c) throws SQLException;
   }
 
-  private static RangeRead.Outcome readAndEnd(
+  private RangeRead.Outcome readAndEnd(
       RangeRead range, Connection c, TransactionEnd end, AbandonedSessions abandoned) {
     RangeRead.Outcome outcome = null;
     try {
-      BoundedAnswers.bound(c, RANGE_ANSWER_WITHIN); // the question of abandoned.of too
+      BoundedAnswers.bound(c, rangeAnswerWithin); // the question of abandoned.of too
       Runnable endSession = abandoned.of(c);
       long began = System.nanoTime();
       outcome = range.read(c);
       if (outcome instanceof RangeRead.Failed failed
-          && System.nanoTime() - began >= RANGE_ANSWER_WITHIN.toNanos()) {
+          && System.nanoTime() - began >= rangeAnswerWithin.toNanos()) {
         endSession.run(); // its transaction, and the table's lock, would stay open there
         outcome =
             new RangeRead.Failed(
                 "no answer within "
-                    + RANGE_ANSWER_WITHIN.toSeconds()
+                    + rangeAnswerWithin.toSeconds()
                     + " s ("
                     + failed.message()
                     + ")");

@@ -17,20 +17,14 @@ import org.slf4j.Logger;
  * stream. While chunks come back full (a backlog to clear) it goes on at once; otherwise it rests
  * (a server {@link #REST}, tests less). Every round it also samples the outbox backlog: committed
  * rows the tail has not read yet ({@code tablecast.outbox.backlog}). A round whose answer has not
- * come within {@link #ANSWER_WITHIN} is given up and made again on another connection ({@link
- * BoundedAnswers}): a connection gone silent under it would otherwise end the pruning, and the
- * outbox would grow without a word.
+ * come within three times {@code source.answer_timeout} is given up and made again on another
+ * connection ({@link BoundedAnswers}): a connection gone silent under it would otherwise end the
+ * pruning, and the outbox would grow without a word.
  */
 final class OutboxPruner implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(OutboxPruner.class);
   static final int CHUNK = 1000;
   static final Duration REST = Duration.ofSeconds(5);
-
-  /**
-   * How long one statement of a round may wait for its answer: far longer than a chunk's delete or
-   * the capped backlog count take, even waiting for a writer's lock.
-   */
-  static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
 
   /** Deletes one chunk of at most {@link #CHUNK} prunable rows; returns how many it deleted. */
   @FunctionalInterface
@@ -49,12 +43,23 @@ final class OutboxPruner implements AutoCloseable {
   private final Backlog backlog;
   private final ServerMetrics metrics;
   private final Duration rest;
+  private final Duration answerWithin;
   private final CountDownLatch stop = new CountDownLatch(1);
   private final Thread thread;
 
+  /**
+   * @param answerWithin how long one statement of a round may wait for its answer: far longer than
+   *     a chunk's delete or the capped backlog count take, even waiting for a writer's lock
+   */
   OutboxPruner(
-      HikariDataSource pool, Chunk chunk, Backlog backlog, ServerMetrics metrics, Duration rest) {
+      HikariDataSource pool,
+      Chunk chunk,
+      Backlog backlog,
+      ServerMetrics metrics,
+      Duration rest,
+      Duration answerWithin) {
     this.pool = pool;
+    this.answerWithin = answerWithin;
     this.chunk = chunk;
     this.backlog = backlog;
     this.metrics = metrics;
@@ -74,7 +79,7 @@ final class OutboxPruner implements AutoCloseable {
     boolean warned = false;
     while (!stopped()) {
       boolean full = false;
-      try (Connection c = BoundedAnswers.borrow(pool, ANSWER_WITHIN)) {
+      try (Connection c = BoundedAnswers.borrow(pool, answerWithin)) {
         long b = backlog.count(c);
         if (b >= 0) {
           metrics.outboxBacklog(b);

@@ -61,6 +61,7 @@ public abstract class PollingChangeSource implements ChangeSource {
   private final InstanceWatch instance;
   private final SlowReads slowReads = new SlowReads();
   private final LostAnswers lostAnswers;
+  private final Duration answerTimeout;
   private Ticker ticker = Ticker.SYSTEM;
   private boolean started;
 
@@ -72,7 +73,8 @@ public abstract class PollingChangeSource implements ChangeSource {
   /**
    * @param pool the source's connections, closed with it
    * @param config its {@code min_poll_interval}, {@code max_poll_interval} and {@code
-   *     poll_idle_after} set the pauses between empty reads
+   *     poll_idle_after} set the pauses between empty reads, its {@code answer_timeout} how long a
+   *     statement may go unanswered
    * @param pruneRest how long the pruner rests after a round that found less than a chunk
    */
   protected PollingChangeSource(
@@ -96,12 +98,15 @@ public abstract class PollingChangeSource implements ChangeSource {
     this.lostAnswers = sessions == null ? null : new LostAnswers(pool, sessions, instance);
     this.pool = pool;
     this.metrics = metrics;
+    this.answerTimeout = config.answerTimeout();
     this.schedule =
         new PollSchedule(
             config.minPollInterval(), config.maxPollInterval(), config.pollIdleAfter());
     // called on the pruner's thread, which starts only once the snapshot is read: after
     // construction
-    this.pruner = new OutboxPruner(pool, this::pruneChunk, this::backlog, metrics, pruneRest);
+    this.pruner =
+        new OutboxPruner(
+            pool, this::pruneChunk, this::backlog, metrics, pruneRest, config.longAnswerTimeout());
   }
 
   /** Tests: the clock and sleep of {@link #poll}. */
@@ -295,13 +300,19 @@ public abstract class PollingChangeSource implements ChangeSource {
 
   /**
    * Ends on the database's side the session of a reconciliation range given up without an answer
-   * ({@link DriftCheck#readOffPath}), when it has waited half the range's bound for its client.
+   * ({@link DriftCheck#readOffPath}), when it has waited half the range's bound ({@code
+   * answer_timeout}) for its client.
    */
   protected final AbandonedSessions abandonedRanges() {
-    long idleSeconds = DriftCheck.RANGE_ANSWER_WITHIN.toSeconds() / 2;
+    long idleSeconds = Math.max(1, answerTimeout.toSeconds() / 2);
     return lostAnswers == null
         ? AbandonedSessions.NONE
         : c -> lostAnswers.abandoning(c, idleSeconds);
+  }
+
+  @Override
+  public final Duration answerTimeout() {
+    return answerTimeout;
   }
 
   @Override

@@ -53,9 +53,6 @@ public final class TableLockWaits implements AutoCloseable {
 
   private static final long PROBE_MILLIS = 1_000;
 
-  /** A probe on a connection gone silent is given up after this ({@link BoundedAnswers}). */
-  static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
-
   /** Asks for a table's lock, waiting at most {@link #WAIT}, and lets it go again. */
   @FunctionalInterface
   public interface Probe {
@@ -68,6 +65,12 @@ public final class TableLockWaits implements AutoCloseable {
   private final DataSource pool;
   private final DdlLocks locks;
   private final Probe probe;
+
+  /**
+   * A probe on a connection gone silent is given up after this ({@link BoundedAnswers}): its lock
+   * wait, then {@code answer_timeout}.
+   */
+  private final Duration answerWithin;
 
   /** Per held table: why its mirrors may differ meanwhile (null: they do not), and since when. */
   private final Map<TableId, Held> held = new LinkedHashMap<>();
@@ -100,10 +103,11 @@ public final class TableLockWaits implements AutoCloseable {
    *     who waits for it
    * @param probe how the probe thread asks for a table's lock
    */
-  public TableLockWaits(DataSource pool, DdlLocks locks, Probe probe) {
+  public TableLockWaits(DataSource pool, DdlLocks locks, Probe probe, Duration answerTimeout) {
     this.pool = pool;
     this.locks = locks;
     this.probe = probe;
+    this.answerWithin = WAIT.plus(answerTimeout);
   }
 
   /** True when {@code e} is a lock wait of a bounded read that ran out. */
@@ -287,7 +291,7 @@ public final class TableLockWaits implements AutoCloseable {
    * hold it, longest open first; null when nobody waits or it cannot be read.
    */
   public String describe(List<TableId> tables) {
-    try (Connection c = BoundedAnswers.borrow(pool, ANSWER_WITHIN)) {
+    try (Connection c = BoundedAnswers.borrow(pool, answerWithin)) {
       Map<String, String> waiting = new LinkedHashMap<>(); // by session: a list may be global
       for (TableId t : tables) {
         for (String w : locks.waiters(c, t)) {
@@ -331,7 +335,7 @@ public final class TableLockWaits implements AutoCloseable {
       tables.removeAll(free);
     }
     for (TableId t : tables) {
-      try (Connection c = BoundedAnswers.borrow(pool, ANSWER_WITHIN)) {
+      try (Connection c = BoundedAnswers.borrow(pool, answerWithin)) {
         try {
           probe.take(c, t);
         } catch (SQLException e) {

@@ -18,10 +18,9 @@ import org.slf4j.Logger;
  * #failingSinceMillis()}), never as a loop that is gone for good while the database is fine. A poll
  * that fails {@link #STALE_AFTER_MILLIS} or more after the last one that succeeded, or a loop that
  * ended, makes every table stale for its clients ({@link EveryTableStale}) until a poll succeeds
- * again; so does a poll that has not returned for {@link
- * UnansweredPollWatch#UNANSWERED_AFTER_MILLIS} (a database that stopped answering without closing
- * the connection), where the sink takes table states between polls ({@link
- * TailSink#takesStalenessDuringPolls}).
+ * again; so does a poll that has not returned for {@link ChangeSource#answerTimeout} (a database
+ * that stopped answering without closing the connection), where the sink takes table states between
+ * polls ({@link TailSink#takesStalenessDuringPolls}).
  */
 public final class TailLoop implements AutoCloseable {
 

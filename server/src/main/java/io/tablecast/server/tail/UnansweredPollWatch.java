@@ -14,16 +14,17 @@ import org.slf4j.Logger;
  * the poll's read waiting until the operating system gives the connection up, a quarter of an hour
  * by Linux's defaults; no poll fails meanwhile, so nothing said the mirrors stale while they fell
  * behind (seen through a proxy that stopped forwarding the database's answers: 40 s without a word,
- * {@code UnansweredReadTest}). Once a poll has gone {@link #UNANSWERED_AFTER_MILLIS} without
- * returning, {@code unanswered} is told when it began; the loop says every table followed again
- * after the poll that returns. A poll that is only long (a large transaction, a table re-read
- * whole) is told the same way: changes of every table wait behind it meanwhile.
+ * {@code UnansweredReadTest}). Once a poll has gone {@link ChangeSource#answerTimeout} ({@code
+ * source.answer_timeout}) without returning, {@code unanswered} is told when it began; the loop
+ * says every table followed again after the poll that returns. A poll that is only long (a large
+ * transaction, a table re-read whole) is told the same way: changes of every table wait behind it
+ * meanwhile.
  *
- * <p>From then on, every {@link #ASK_AGAIN_MILLIS} while the poll has not returned, {@code
- * stillUnanswered} is told too: the source asks the database whether its read's answer was lost
- * ({@link ChangeSource#abandonReadIfAnswerLost}), and if so abandons the read, which is made again
- * on a new connection. Without it, a connection whose packets something kept acknowledging (a
- * proxy, a NAT that forgot the connection) never gave the read up: every table stayed stale.
+ * <p>From then on, every half of that while the poll has not returned, {@code stillUnanswered} is
+ * told too: the source asks the database whether its read's answer was lost ({@link
+ * ChangeSource#abandonReadIfAnswerLost}), and if so abandons the read, which is made again on a new
+ * connection. Without it, a connection whose packets something kept acknowledging (a proxy, a NAT
+ * that forgot the connection) never gave the read up: every table stayed stale.
  *
  * <p>{@code unanswered} runs under this watch's lock, which {@link #pollStarted} and {@link
  * #pollEnded} take too: it never overlaps the loop's own work between two polls. {@code
@@ -32,18 +33,22 @@ import org.slf4j.Logger;
 final class UnansweredPollWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(UnansweredPollWatch.class);
 
-  /** How long a poll may go without returning before every table is said stale. */
-  static final long UNANSWERED_AFTER_MILLIS = 10_000;
-
-  /** How often the source is asked again whether an unanswered poll's answer was lost. */
-  static final long ASK_AGAIN_MILLIS = 5_000;
-
+  /** The longest pause between two looks at the poll in progress. */
   private static final long CHECK_EVERY_MILLIS = 1_000;
 
   private final Object lock = new Object();
   private final LongConsumer unanswered;
   private final Runnable stillUnanswered;
+
+  /** How long a poll may go without returning before it is told. */
   private final long afterMillis;
+
+  /** How often the source is asked again whether an unanswered poll's answer was lost. */
+  private final long askAgainMillis;
+
+  /** How often the poll in progress is looked at. */
+  private final long checkEveryMillis;
+
   private final CountDownLatch stop = new CountDownLatch(1);
   private final Thread thread;
 
@@ -59,10 +64,12 @@ final class UnansweredPollWatch implements AutoCloseable {
   /**
    * A watch, its thread started, that tells {@code unanswered} (with the poll's start, wall-clock
    * millis) once per poll that has gone {@code afterMillis} without returning, and {@code
-   * stillUnanswered} then and every {@link #ASK_AGAIN_MILLIS} after while it does not return.
+   * stillUnanswered} then and every {@link #askAgainMillis()} after while it does not return.
    */
   UnansweredPollWatch(long afterMillis, LongConsumer unanswered, Runnable stillUnanswered) {
     this.afterMillis = afterMillis;
+    this.askAgainMillis = afterMillis / 2;
+    this.checkEveryMillis = Math.min(CHECK_EVERY_MILLIS, Math.max(1, afterMillis / 4));
     this.unanswered = unanswered;
     this.stillUnanswered = stillUnanswered;
     this.thread = new Thread(this::run, "tablecast-tail-watch");
@@ -71,13 +78,14 @@ final class UnansweredPollWatch implements AutoCloseable {
   }
 
   /**
-   * A watch of the loop's polls that says {@code everyTable} stale once a poll has gone {@link
-   * #UNANSWERED_AFTER_MILLIS} without returning (unless it is said stale already), and has {@code
-   * source} abandon the poll's read when the database says its answer was lost.
+   * A watch of the loop's polls that says {@code everyTable} stale once a poll has gone {@code
+   * source}'s {@link ChangeSource#answerTimeout} without returning (unless it is said stale
+   * already), and has {@code source} abandon the poll's read when the database says its answer was
+   * lost.
    */
   static UnansweredPollWatch sayingStale(EveryTableStale everyTable, ChangeSource source) {
     return new UnansweredPollWatch(
-        UNANSWERED_AFTER_MILLIS,
+        source.answerTimeout().toMillis(),
         since -> {
           try {
             if (!everyTable.said()) {
@@ -102,7 +110,7 @@ final class UnansweredPollWatch implements AutoCloseable {
    */
   static UnansweredPollWatch abandoningLostReads(ChangeSource source) {
     return new UnansweredPollWatch(
-        UNANSWERED_AFTER_MILLIS,
+        source.answerTimeout().toMillis(),
         since -> {}, // a whole read may be long: its progress is logged as it goes
         abandoningIfLost(source, "the initial snapshot"));
   }
@@ -114,7 +122,8 @@ final class UnansweredPollWatch implements AutoCloseable {
   private static Runnable abandoningIfLost(ChangeSource source, String what) {
     return () -> {
       try {
-        String abandoned = source.abandonReadIfAnswerLost(UNANSWERED_AFTER_MILLIS / 1000);
+        long idleSeconds = Math.max(1, source.answerTimeout().toSeconds());
+        String abandoned = source.abandonReadIfAnswerLost(idleSeconds);
         if (abandoned != null) {
           LOG.warn("{}: {}", what, abandoned);
         }
@@ -156,19 +165,24 @@ final class UnansweredPollWatch implements AutoCloseable {
       if (nowMillis < askAtMillis) {
         return;
       }
-      askAtMillis = nowMillis + ASK_AGAIN_MILLIS;
+      askAtMillis = nowMillis + askAgainMillis;
     }
     stillUnanswered.run();
   }
 
   private void run() {
     try {
-      while (!stop.await(CHECK_EVERY_MILLIS, TimeUnit.MILLISECONDS)) {
+      while (!stop.await(checkEveryMillis, TimeUnit.MILLISECONDS)) {
         check(System.currentTimeMillis());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** How often the source is asked again whether an unanswered poll's answer was lost. */
+  long askAgainMillis() {
+    return askAgainMillis;
   }
 
   @Override
