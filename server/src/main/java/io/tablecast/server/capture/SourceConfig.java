@@ -269,25 +269,13 @@ public record SourceConfig(
     outboxRetention = outboxRetention == null ? DEFAULT_OUTBOX_RETENTION : outboxRetention;
     maxPollInterval = maxPollInterval == null ? DEFAULT_MAX_POLL_INTERVAL : maxPollInterval;
     reconcileInterval = reconcileInterval == null ? DEFAULT_RECONCILE_INTERVAL : reconcileInterval;
-    if (reconcileInterval.isNegative()) {
-      throw new IllegalArgumentException(
-          "reconcile_interval must be positive or 0 (disabled), was " + reconcileInterval);
-    }
+    positiveOrDisabled("reconcile_interval", reconcileInterval);
     if (captureCheckInterval == null) {
       captureCheckInterval = family.defaultCaptureCheckInterval();
     }
-    if (captureCheckInterval.isNegative()) {
-      throw new IllegalArgumentException(
-          "capture_check_interval must be positive or 0 (disabled), was " + captureCheckInterval);
-    }
-    if (outboxRetention.isNegative() || outboxRetention.isZero()) {
-      throw new IllegalArgumentException(
-          "outbox_retention must be positive, was " + outboxRetention);
-    }
-    if (maxPollInterval.isNegative() || maxPollInterval.isZero()) {
-      throw new IllegalArgumentException(
-          "max_poll_interval must be positive, was " + maxPollInterval);
-    }
+    positiveOrDisabled("capture_check_interval", captureCheckInterval);
+    positive("outbox_retention", outboxRetention);
+    positive("max_poll_interval", maxPollInterval);
     minPollInterval = minPollInterval == null ? DEFAULT_MIN_POLL_INTERVAL : minPollInterval;
     if (minPollInterval.isNegative()
         || minPollInterval.isZero()
@@ -311,6 +299,18 @@ public record SourceConfig(
               + MIN_ANSWER_TIMEOUT.toSeconds()
               + "s, was "
               + answerTimeout);
+    }
+  }
+
+  private static void positiveOrDisabled(String key, Duration value) {
+    if (value.isNegative()) {
+      throw new IllegalArgumentException(key + " must be positive or 0 (disabled), was " + value);
+    }
+  }
+
+  private static void positive(String key, Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(key + " must be positive, was " + value);
     }
   }
 
@@ -338,27 +338,19 @@ public record SourceConfig(
    * those are gone under their names, which an install of every entry could not describe.
    */
   public SourceConfig without(Set<TableId> tables, String defaultSchema) {
-    List<CachedTable> kept =
+    return with(
         cachedTables.stream()
             .filter(t -> !tables.contains(TableId.parse(t.table(), defaultSchema)))
-            .toList();
-    return new SourceConfig(
-        jdbcUrl,
-        user,
-        password,
-        installTriggers,
-        outboxRetention,
-        maxPollInterval,
-        reconcileInterval,
-        captureCheckInterval,
-        kept,
-        minPollInterval,
-        pollIdleAfter,
+            .toList(),
         answerTimeout);
   }
 
   /** This configuration with {@code answer_timeout} set to {@code timeout}. */
   public SourceConfig withAnswerTimeout(Duration timeout) {
+    return with(cachedTables, timeout);
+  }
+
+  private SourceConfig with(List<CachedTable> tables, Duration timeout) {
     return new SourceConfig(
         jdbcUrl,
         user,
@@ -368,7 +360,7 @@ public record SourceConfig(
         maxPollInterval,
         reconcileInterval,
         captureCheckInterval,
-        cachedTables,
+        tables,
         minPollInterval,
         pollIdleAfter,
         timeout);
@@ -407,28 +399,20 @@ public record SourceConfig(
 
   @Override
   public String toString() {
-    return "SourceConfig[jdbcUrl="
-        + redactedUrl()
-        + ", user="
-        + user
-        + ", cachedTables="
-        + cachedTables
-        + ", installTriggers="
-        + installTriggers
-        + ", outboxRetention="
-        + outboxRetention
-        + ", minPollInterval="
-        + minPollInterval
-        + ", maxPollInterval="
-        + maxPollInterval
-        + ", pollIdleAfter="
-        + pollIdleAfter
-        + ", reconcileInterval="
-        + reconcileInterval
-        + ", captureCheckInterval="
-        + captureCheckInterval
-        + ", answerTimeout="
-        + answerTimeout
-        + "]";
+    return String.format(
+        "SourceConfig[jdbcUrl=%s, user=%s, cachedTables=%s, installTriggers=%s,"
+            + " outboxRetention=%s, minPollInterval=%s, maxPollInterval=%s, pollIdleAfter=%s,"
+            + " reconcileInterval=%s, captureCheckInterval=%s, answerTimeout=%s]",
+        redactedUrl(),
+        user,
+        cachedTables,
+        installTriggers,
+        outboxRetention,
+        minPollInterval,
+        maxPollInterval,
+        pollIdleAfter,
+        reconcileInterval,
+        captureCheckInterval,
+        answerTimeout);
   }
 }

@@ -3,7 +3,6 @@ package io.tablecast.server.tail;
 import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.RowNormalizer;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import java.sql.Connection;
@@ -124,17 +123,8 @@ public final class DriftCheck {
     this(plan, interval, rangeAnswerWithin, passStart, CHUNK_ROWS);
   }
 
-  /** Tests: the default range bound. */
-  DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart) {
-    this(plan, interval, passStart, CHUNK_ROWS);
-  }
-
-  /** Tests: the default range bound, ranges of {@code chunkRows}. */
-  DriftCheck(Supplier<CapturePlan> plan, Duration interval, PassStart passStart, int chunkRows) {
-    this(plan, interval, SourceConfig.DEFAULT_ANSWER_TIMEOUT, passStart, chunkRows);
-  }
-
-  private DriftCheck(
+  /** Tests: ranges of {@code chunkRows}. */
+  DriftCheck(
       Supplier<CapturePlan> plan,
       Duration interval,
       Duration rangeAnswerWithin,

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.protocol.row.RowForm;
 import io.tablecast.server.capture.CapturePlan;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
@@ -30,6 +31,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * it and its pass starts over.
  */
 class DriftCheckOffPathTest {
+  /** The ranges' bound of a server of default settings. */
+  private static final Duration ANSWER = SourceConfig.DEFAULT_ANSWER_TIMEOUT;
+
   @ParameterizedTest
   @EnumSource(Kind.class)
   void batchesAreHandedOnWhileTheRangeIsReadAndItComesBroughtForwardToALaterOne(Kind kind)
@@ -42,7 +46,7 @@ class DriftCheckOffPathTest {
     CapturePlan plan = plan(db);
     TableSchema table = plan.tables().get(0);
     RowForm form = new RowForm(table.columns(), table.primaryKey());
-    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered());
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), ANSWER, unaltered());
     Thread.sleep(2);
     assertThat(check.prepare()).isTrue();
     Map<Integer, byte[]> was;
@@ -117,7 +121,7 @@ class DriftCheckOffPathTest {
         "INSERT INTO items SELECT g, 'v' || g FROM generate_series(1, 6) g");
     CapturePlan plan = plan(db);
     TableSchema table = plan.tables().get(0);
-    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered(), 4);
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), ANSWER, unaltered(), 4);
     List<CommittedBatch> drops =
         List.of(
             new CommittedBatch(List.of(new RowEvent.Truncate(table.id().qualified())), 0),
@@ -169,7 +173,7 @@ class DriftCheckOffPathTest {
     CapturePlan plan = plan(db);
     TableSchema table = plan.tables().get(0);
     RowForm form = new RowForm(table.columns(), table.primaryKey());
-    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered());
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), ANSWER, unaltered());
 
     // the read's own batch holds a TRUNCATE of the table before the range's snapshot: the range,
     // read after it, needs no following, and following it would drop the range

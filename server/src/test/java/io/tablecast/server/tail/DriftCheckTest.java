@@ -28,6 +28,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * which MySQL/MariaDB orders by its number and not by its text.
  */
 class DriftCheckTest {
+  /** The ranges' bound of a server of default settings. */
+  private static final Duration ANSWER = SourceConfig.DEFAULT_ANSWER_TIMEOUT;
 
   @ParameterizedTest
   @EnumSource(Kind.class)
@@ -60,7 +62,7 @@ class DriftCheckTest {
         "CREATE TABLE items (region varchar(20), n int, v varchar(40), PRIMARY KEY (region, n))",
         "INSERT INTO items VALUES " + values(List.of("eu"), 3));
     CapturePlan plan = plan(db);
-    DriftCheck check = new DriftCheck(() -> plan, Duration.ofSeconds(5), unaltered(), 1);
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofSeconds(5), ANSWER, unaltered(), 1);
     check.snapshotTaken();
     assertThat(check.prepare()).as("just after the snapshot").isFalse();
     Thread.sleep(600); // a tenth of 5 s, and some
@@ -82,7 +84,7 @@ class DriftCheckTest {
         "CREATE TABLE items (region varchar(20), n int, v text, PRIMARY KEY (region, n))",
         "INSERT INTO items SELECT 'eu', g, repeat('x', 1000000) FROM generate_series(1, 3) g");
     CapturePlan plan = plan(db);
-    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered());
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), ANSWER, unaltered());
     Thread.sleep(2);
     assertThat(check.prepare()).isTrue();
     try (Connection c = db.connect()) {
@@ -120,7 +122,7 @@ class DriftCheckTest {
     CapturePlan plan = plan(db);
     TableSchema table = plan.tables().get(0);
     assertThat(plan.snapshotRead(table).shape()).isEqualTo(SnapshotRead.Shape.COLUMN_TEXTS);
-    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), unaltered(), 1);
+    DriftCheck check = new DriftCheck(() -> plan, Duration.ofMillis(1), ANSWER, unaltered(), 1);
     try (Connection c = db.connect()) {
       c.setAutoCommit(false);
       List<String> snapshot = hex(OutboxRows.readTable(plan, c, table));
@@ -201,6 +203,7 @@ class DriftCheckTest {
         new DriftCheck(
             () -> plan,
             Duration.ofMillis(1),
+            ANSWER,
             new DriftCheck.PassStart() {
               @Override
               public TableSchema begin(TableSchema known) {
