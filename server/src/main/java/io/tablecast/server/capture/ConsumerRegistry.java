@@ -41,6 +41,9 @@ public final class ConsumerRegistry implements AutoCloseable {
   /** A registration older than this belongs to a server that is gone (six missed heartbeats). */
   public static final Duration LIVENESS = Duration.ofSeconds(60);
 
+  /** How long a stopping server waits for its registration to be removed. */
+  static final Duration REMOVE_WITHIN = Duration.ofSeconds(2);
+
   private final DataSource pool;
   private final String table;
   private final String id;
@@ -243,13 +246,38 @@ public final class ConsumerRegistry implements AutoCloseable {
     return expired.getAndSet(false);
   }
 
-  /** Stops the heartbeat and removes the registration (best effort). */
+  /**
+   * Stops the heartbeat and removes the registration: best effort, waiting at most {@link
+   * #REMOVE_WITHIN}. A database gone away (refusing connections, or silent) would otherwise hold
+   * the server's stop for the pool's wait for a connection, 10 s, or the statement's bound; the
+   * registration left behind expires after {@link #LIVENESS}.
+   */
   @Override
   public void close() {
     if (heartbeats.isShutdown()) {
       return;
     }
     heartbeats.shutdownNow();
+    Thread removal = new Thread(this::remove, "tablecast-registry-remove");
+    removal.setDaemon(true);
+    removal.start();
+    try {
+      removal.join(REMOVE_WITHIN.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (removal.isAlive()) {
+      removal.interrupt(); // ends a wait for a connection; a statement sent ends with the pool
+      LOG.info(
+          "the registration {} was not removed within {} s (the database does not answer): it"
+              + " expires on its own after {} s",
+          id,
+          REMOVE_WITHIN.toSeconds(),
+          LIVENESS.toSeconds());
+    }
+  }
+
+  private void remove() {
     try (Connection c = BoundedAnswers.borrow(pool, answerWithin);
         PreparedStatement ps =
             c.prepareStatement("DELETE FROM " + table + " WHERE consumer_id = ?")) {

@@ -119,6 +119,7 @@ final class OutboxPruner implements AutoCloseable {
   @Override
   public void close() {
     stop.countDown();
+    thread.interrupt(); // a wait for a connection of a database gone away ends at once
     try {
       thread.join(TimeUnit.SECONDS.toMillis(5));
     } catch (InterruptedException e) {
