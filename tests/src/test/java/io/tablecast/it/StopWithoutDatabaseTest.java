@@ -25,8 +25,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 class StopWithoutDatabaseTest {
   private static final List<String> DDL = List.of("CREATE TABLE items (id int PRIMARY KEY)");
 
-  /** Far below the 12 s of before, and above what the stop's own work takes on a busy machine. */
-  private static final Duration STOPS_WITHIN = Duration.ofSeconds(8);
+  /**
+   * Below the 12.2 s of before on a quiet machine, and above what the stop's own work takes on a
+   * busy one: 2.1-2.3 s quiet or beside two busy loops, 7.1 s once in a CI run (three test JVMs on
+   * two cores).
+   */
+  private static final Duration STOPS_WITHIN = Duration.ofSeconds(10);
 
   @ParameterizedTest
   @EnumSource(Kind.class)
