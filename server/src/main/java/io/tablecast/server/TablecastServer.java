@@ -299,30 +299,20 @@ public final class TablecastServer implements AutoCloseable {
         RecentEvents.global());
   }
 
-  /** How long polls may fail in a row before {@code GET /health} reports DOWN. */
-  static final long TAIL_FAILURE_DOWN_MILLIS = 30_000;
-
   /**
-   * {@code /health}: DOWN (503) when the tail loop died, or its polls have failed without a success
-   * for longer than {@link #TAIL_FAILURE_DOWN_MILLIS} (clients are still served from memory, but
-   * the data is going stale); otherwise UP. There is no STARTING state: the port is bound only
-   * after the initial snapshot is loaded. Either way it counts the stale tables.
+   * {@code /health}: DOWN (503) when the tail is not keeping the images current ({@link
+   * TailLoop#problem}: it stopped, or its reads have failed or gone unanswered for long; clients
+   * are still served from memory, but the data is going stale); otherwise UP. There is no STARTING
+   * state: the port is bound only after the initial snapshot is loaded. Either way it counts the
+   * stale tables.
    */
   private static HealthCheck health(TailLoop tail, ChangeHub hub) {
-    return () -> tailHealth(tail).withStaleTables(hub.staleTableCount());
-  }
-
-  private static HealthCheck.Report tailHealth(TailLoop tail) {
-    if (tail.died()) {
-      return HealthCheck.Report.down("the tail loop stopped on an unexpected error");
-    }
-    long since = tail.failingSinceMillis();
-    long failing = since == 0 ? 0 : System.currentTimeMillis() - since;
-    if (failing > TAIL_FAILURE_DOWN_MILLIS) {
-      return HealthCheck.Report.down(
-          "reading changes from the database has failed for " + failing / 1000 + " s");
-    }
-    return HealthCheck.Report.UP;
+    return () -> {
+      String problem = tail.problem();
+      HealthCheck.Report report =
+          problem == null ? HealthCheck.Report.UP : HealthCheck.Report.down(problem);
+      return report.withStaleTables(hub.staleTableCount());
+    };
   }
 
   /** The hub (tests inspect its sessions). */

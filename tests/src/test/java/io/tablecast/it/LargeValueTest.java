@@ -159,14 +159,14 @@ class LargeValueTest {
           .contains("key [2]")
           .contains("max_allowed_packet");
       assertThat(notes.staleReason()).isNull();
-      assertThat(health(p)).contains("\"status\":\"UP\"").contains("\"staleTables\":1");
+      assertThat(Health.of(p)).contains("\"status\":\"UP\"").contains("\"staleTables\":1");
       assertThat(p.server().metrics().prometheusText())
           .contains("tablecast_table_stale{table=\"" + p.db.table("docs") + "\"} 1.0");
 
       p.sql("UPDATE docs SET body = 'again' WHERE id = 2");
       await().atMost(Duration.ofSeconds(30)).until(() -> "again".equals(docs.get(2).get("body")));
       await().atMost(Duration.ofSeconds(10)).until(() -> docs.staleReason() == null);
-      assertThat(health(p)).doesNotContain("staleTables");
+      assertThat(Health.of(p)).doesNotContain("staleTables");
       assertThat(p.server().metrics().prometheusText())
           .contains("tablecast_table_stale{table=\"" + p.db.table("docs") + "\"} 0.0");
     }
@@ -209,17 +209,6 @@ class LargeValueTest {
     p.sql(
         "UPDATE docs SET body = REPEAT('\"', 9000000) WHERE id = 2",
         "INSERT INTO notes VALUES (1, 1)");
-  }
-
-  private static String health(Pipeline p) throws Exception {
-    java.net.http.HttpResponse<String> r =
-        java.net.http.HttpClient.newHttpClient()
-            .send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create("http://" + p.address() + "/health"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-    return r.body();
   }
 
   private static void assertBody(TableMirror<Map<String, Object>> mirror, String expected) {

@@ -10,6 +10,8 @@ import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.config.NatsSettings;
+import io.tablecast.server.stream.CaptureEndpoints;
+import io.tablecast.server.stream.CaptureStandby;
 import io.tablecast.server.stream.StreamCapture;
 import io.tablecast.server.testing.NatsServerProcess;
 import io.tablecast.server.testing.TestDatabases.Kind;
@@ -19,6 +21,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -54,7 +57,7 @@ class UnansweredReadTest {
         CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
       ServerSetups.atUrl(
           p, ServerSetups.urlThrough(p, proxy), Duration.ZERO); // no reconciliation: the tail
-      staleWhileUnanswered(p, p.client("unanswered"), proxy, kind.toString());
+      staleWhileUnanswered(p, p.client("unanswered"), proxy, kind.toString(), () -> Health.of(p));
     }
   }
 
@@ -146,19 +149,26 @@ class UnansweredReadTest {
     }
   }
 
+  /**
+   * With NATS, {@code tablecast capture} reads the database and says it through the stream to the
+   * servers; its own {@code /health} turns DOWN as a server's would.
+   */
   @Test
   void withNatsTheServersSayEveryTableStaleWhileTheCapturesReadGoesUnanswered() throws Exception {
     try (Pipeline p = Pipeline.create(Kind.POSTGRESQL, "unanswered_nats", DDL, "items", "others");
         CuttableProxy proxy = ServerSetups.databaseProxy(p);
         NatsServerProcess n = NatsServerProcess.start(NatsScaleOutTest.MAX_PAYLOAD);
-        StreamCapture capture =
-            StreamCapture.start(
+        CaptureStandby capture =
+            CaptureStandby.start(
                 ServerSetups.sourceAt(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO),
                 NatsScaleOutTest.nats(n, p),
                 "capture");
+        CaptureEndpoints endpoints = CaptureEndpoints.start("127.0.0.1", 0, capture, null);
         TablecastServer edge = NatsScaleOutTest.serve(n, p, "edge");
         TablecastClient client = NatsScaleOutTest.client("c", "127.0.0.1:" + edge.port())) {
-      staleWhileUnanswered(p, client, proxy, "NATS");
+      await().atMost(WAIT).until(capture::leading);
+      staleWhileUnanswered(
+          p, client, proxy, "NATS", () -> Health.at("127.0.0.1:" + endpoints.port()));
     }
   }
 
@@ -225,10 +235,13 @@ class UnansweredReadTest {
 
   /**
    * Stops the database's answers through {@code proxy} after a first row reached the mirrors, and
-   * lets them flow again once every mirror said it is stale.
+   * lets them flow again once every mirror said it is stale and the reader's {@code /health}
+   * ({@code health}: status code and body) turned DOWN (after three times {@code
+   * source.answer_timeout}: before, it said UP for as long as the read waited).
    */
   private static void staleWhileUnanswered(
-      Pipeline p, TablecastClient client, CuttableProxy proxy, String what) throws Exception {
+      Pipeline p, TablecastClient client, CuttableProxy proxy, String what, Callable<String> health)
+      throws Exception {
     TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
     TableMirror<Map<String, Object>> others = p.readyMirror(client, "others");
     p.sql("INSERT INTO items VALUES (1, 'a')");
@@ -251,10 +264,19 @@ class UnansweredReadTest {
     await().atMost(WAIT).alias("every table").until(() -> others.staleReason() != null);
     assertThat(items.get(1)).containsEntry("v", "a");
     assertThat(items.get(2)).isNull();
+    await().atMost(WAIT).until(() -> health.call().startsWith("503 "));
+    long down = System.currentTimeMillis() - paused;
+    System.out.printf("UnansweredReadTest %s: /health DOWN after %d ms%n", what, down);
+    assertThat(down).isGreaterThanOrEqualTo(3 * ServerSetups.ANSWER_TIMEOUT.toMillis());
+    assertThat(health.call())
+        .contains("\"status\":\"DOWN\"")
+        .contains("a read of changes from the database has not returned for")
+        .doesNotContain(p.db.table("items"));
 
     proxy.pause(false);
     await().atMost(WAIT).until(() -> items.get(2) != null);
     await().atMost(WAIT).until(() -> items.staleReason() == null);
     await().atMost(WAIT).until(() -> others.staleReason() == null);
+    assertThat(health.call()).startsWith("200 {\"status\":\"UP\"");
   }
 }

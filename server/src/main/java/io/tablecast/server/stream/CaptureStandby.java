@@ -319,7 +319,7 @@ public final class CaptureStandby implements CaptureState, AutoCloseable {
       return "the capture stopped on an error (see its log); restart it";
     }
     StreamCapture c = capture;
-    return c != null && c.tailDied() ? "the capture's tail stopped on an unexpected error" : null;
+    return c == null ? null : c.tailProblem();
   }
 
   /** The capture publishing now, or null while this process waits. */

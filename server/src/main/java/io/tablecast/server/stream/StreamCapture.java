@@ -191,6 +191,14 @@ public final class StreamCapture implements AutoCloseable {
     return tail.died();
   }
 
+  /**
+   * Why this capture's tail is not reading the database's changes now, or null ({@link
+   * TailLoop#problem}).
+   */
+  public String tailProblem() {
+    return tail.problem();
+  }
+
   /** True once this capture stopped: closed, or fenced by another publisher. */
   public boolean stopped() {
     return terminated.getCount() == 0;

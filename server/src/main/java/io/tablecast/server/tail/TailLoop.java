@@ -14,13 +14,13 @@ import org.slf4j.Logger;
  * forever, each handed to a {@link TailSink} (the hub, which keeps the images). Database errors,
  * and any other exception of a poll, are logged and retried with capped exponential backoff; the
  * source keeps its position, and the hub keeps serving its images. Only an {@link Error} (out of
- * memory) ends the loop. A poll that keeps failing shows in {@code /health} (see {@link
- * #failingSinceMillis()}), never as a loop that is gone for good while the database is fine. A poll
- * that fails {@link #STALE_AFTER_MILLIS} or more after the last one that succeeded, or a loop that
- * ended, makes every table stale for its clients ({@link EveryTableStale}) until a poll succeeds
- * again; so does a poll that has not returned for {@link ChangeSource#answerTimeout} (a database
- * that stopped answering without closing the connection), where the sink takes table states between
- * polls ({@link TailSink#takesStalenessDuringPolls}).
+ * memory) ends the loop. A poll that keeps failing, or does not return, shows in {@code /health}
+ * (see {@link #problem()}), never as a loop that is gone for good while the database is fine. A
+ * poll that fails {@link #STALE_AFTER_MILLIS} or more after the last one that succeeded, or a loop
+ * that ended, makes every table stale for its clients ({@link EveryTableStale}) until a poll
+ * succeeds again; so does a poll that has not returned for {@link ChangeSource#answerTimeout} (a
+ * database that stopped answering without closing the connection), where the sink takes table
+ * states between polls ({@link TailSink#takesStalenessDuringPolls}).
  */
 public final class TailLoop implements AutoCloseable {
 
@@ -43,6 +43,9 @@ public final class TailLoop implements AutoCloseable {
 
   /** Wall-clock millis of the first failure of the current run of failing polls; 0 = healthy. */
   private volatile long failingSinceMillis;
+
+  /** Wall-clock millis when the poll in progress began its read; 0 between reads. */
+  private volatile long readingSinceMillis;
 
   /** The loop ended on an unexpected exception: no more changes will be read. */
   private volatile boolean died;
@@ -187,9 +190,11 @@ public final class TailLoop implements AutoCloseable {
         if (watch != null) {
           watch.pollStarted();
         }
+        readingSinceMillis = pollStartMillis;
         try {
           batch = source.poll(POLL_WAIT);
         } finally {
+          readingSinceMillis = 0;
           if (watch != null) {
             watch.pollEnded();
           }
@@ -248,11 +253,32 @@ public final class TailLoop implements AutoCloseable {
   }
 
   /**
-   * Since when (epoch millis) polls have been failing without a success in between; 0 = not
-   * failing.
+   * Why this loop is not keeping its images current, for {@code /health}; null while it is. It is
+   * not once it stopped on an unexpected error, once its reads have failed without a success in
+   * between, or its read has not returned, for longer than three times the source's {@link
+   * ChangeSource#answerTimeout} ({@code source.answer_timeout}, 30 s by default): every table was
+   * said stale long before, and the data is going staler. The reason names no table, address or
+   * cause (anyone who reaches the port may ask); the log says more.
    */
-  public long failingSinceMillis() {
-    return failingSinceMillis;
+  public String problem() {
+    if (died) {
+      return "the tail loop stopped on an unexpected error";
+    }
+    long now = System.currentTimeMillis();
+    long downAfter = source.answerTimeout().multipliedBy(3).toMillis();
+    long failingSince = failingSinceMillis;
+    if (failingSince != 0 && now - failingSince > downAfter) {
+      return "reading changes from the database has failed for "
+          + (now - failingSince) / 1000
+          + " s";
+    }
+    long readingSince = readingSinceMillis;
+    if (readingSince != 0 && now - readingSince > downAfter) {
+      return "a read of changes from the database has not returned for "
+          + (now - readingSince) / 1000
+          + " s";
+    }
+    return null;
   }
 
   /** True when the loop ended on an unexpected error: clients get no more changes. */

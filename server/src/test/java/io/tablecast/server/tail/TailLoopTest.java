@@ -7,13 +7,19 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.hub.FakeChangeSource;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** What the tail loop says of itself: when it was last caught up with the outbox. */
+/**
+ * What the tail loop says of itself: when it was last caught up with the outbox, and what keeps it
+ * from keeping the images current ({@code /health}).
+ */
 class TailLoopTest {
 
   /**
@@ -55,39 +61,7 @@ class TailLoopTest {
   void failedReadsAreRetriedNoLessOftenThanTheSourceAsks() throws Exception {
     TableSchema items = table("items");
     FakeChangeSource fake = new FakeChangeSource().withTable(items, 1);
-    ChangeSource source =
-        new ChangeSource() {
-          @Override
-          public List<TableSchema> tables() {
-            return fake.tables();
-          }
-
-          @Override
-          public void snapshot(SnapshotSink sink) {
-            fake.snapshot(sink);
-          }
-
-          @Override
-          public CommittedBatch poll(Duration maxWait)
-              throws java.sql.SQLException, InterruptedException {
-            return fake.poll(maxWait);
-          }
-
-          @Override
-          public void resync(String table) {
-            fake.resync(table);
-          }
-
-          @Override
-          public Duration longestRetryPause() {
-            return Duration.ofMillis(200);
-          }
-
-          @Override
-          public void close() {
-            fake.close();
-          }
-        };
+    ChangeSource source = new Paced(fake, Duration.ofMillis(200), Duration.ofSeconds(10), null);
     AtomicInteger published = new AtomicInteger();
     TailSink sink = countingSink(published);
     try (TailLoop loop = new TailLoop(source, sink)) {
@@ -99,6 +73,133 @@ class TailLoopTest {
       await() // pauses of 0.1 s and then 0.2 s: about 2.3 s in all
           .atMost(Duration.ofSeconds(15))
           .until(() -> published.get() == 1);
+    }
+  }
+
+  /**
+   * {@code /health} turns DOWN once the reads have failed for three times {@code
+   * source.answer_timeout}, naming no table, and UP again with the first read that succeeds. The
+   * promise had no test before (a 30 s wait, fixed, where it now follows the setting).
+   */
+  @Test
+  void readsFailingForThreeAnswerTimeoutsAreAProblemUntilOneSucceeds() throws Exception {
+    TableSchema items = table("items");
+    FakeChangeSource fake = new FakeChangeSource().withTable(items, 1);
+    ChangeSource source = new Paced(fake, Duration.ofMillis(50), ANSWER, null);
+    AtomicInteger published = new AtomicInteger();
+    try (TailLoop loop = new TailLoop(source, countingSink(published))) {
+      loop.startAndAwaitSnapshot();
+      assertThat(loop.problem()).isNull();
+      for (int i = 0; i < 40; i++) { // pauses of 0.05 s: about 2 s of failing reads
+        fake.failNextPoll("the database is away");
+      }
+      long failing = System.currentTimeMillis();
+      await().atMost(Duration.ofSeconds(10)).until(() -> loop.problem() != null);
+      assertThat(System.currentTimeMillis() - failing)
+          .as("ms of failing reads before it was said")
+          .isGreaterThanOrEqualTo(3 * ANSWER.toMillis());
+      assertThat(loop.problem()).startsWith("reading changes from the database has failed for");
+      fake.commit(insert(items.id().qualified(), 2, "after the outage"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> published.get() == 1);
+      assertThat(loop.problem()).as("once a read succeeded").isNull();
+    }
+  }
+
+  /**
+   * A read that does not return (a database that stopped answering without closing the connection):
+   * no read fails, so {@code /health} said UP for as long as it waited (a quarter of an hour by
+   * Linux's defaults). Now DOWN once it has waited three times {@code source.answer_timeout}, and
+   * UP again when it returns.
+   */
+  @Test
+  void aReadUnansweredForThreeAnswerTimeoutsIsAProblemUntilItReturns() throws Exception {
+    TableSchema items = table("items");
+    FakeChangeSource fake = new FakeChangeSource().withTable(items, 1);
+    CountDownLatch answer = new CountDownLatch(1);
+    Paced source = new Paced(fake, Duration.ofMillis(50), ANSWER, answer);
+    AtomicInteger published = new AtomicInteger();
+    try (TailLoop loop = new TailLoop(source, countingSink(published))) {
+      loop.startAndAwaitSnapshot();
+      source.silent = true;
+      assertThat(source.waiting.await(5, TimeUnit.SECONDS)).as("a read waits").isTrue();
+      long silenced = System.currentTimeMillis();
+      fake.commit(insert(items.id().qualified(), 2, "committed while unanswered"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> loop.problem() != null);
+      assertThat(System.currentTimeMillis() - silenced)
+          .as("ms unanswered before it was said")
+          .isGreaterThanOrEqualTo(3 * ANSWER.toMillis());
+      assertThat(loop.problem())
+          .startsWith("a read of changes from the database has not returned for");
+      answer.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> published.get() == 1);
+      assertThat(loop.problem()).as("once the read returned").isNull();
+    }
+  }
+
+  /** The answer timeout of the tests of {@link TailLoop#problem}. */
+  private static final Duration ANSWER = Duration.ofMillis(300);
+
+  /**
+   * {@code fake} with its own longest retry pause and answer timeout, whose polls wait for {@code
+   * answer} while {@link #silent} (a read the database does not answer).
+   */
+  private static final class Paced implements ChangeSource {
+    private final FakeChangeSource fake;
+    private final Duration longestRetryPause;
+    private final Duration answerTimeout;
+    private final CountDownLatch answer;
+    private final CountDownLatch waiting = new CountDownLatch(1);
+    volatile boolean silent;
+
+    Paced(
+        FakeChangeSource fake,
+        Duration longestRetryPause,
+        Duration answerTimeout,
+        CountDownLatch answer) {
+      this.fake = fake;
+      this.longestRetryPause = longestRetryPause;
+      this.answerTimeout = answerTimeout;
+      this.answer = answer;
+    }
+
+    @Override
+    public List<TableSchema> tables() {
+      return fake.tables();
+    }
+
+    @Override
+    public void snapshot(SnapshotSink sink) {
+      fake.snapshot(sink);
+    }
+
+    @Override
+    public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
+      if (silent) {
+        waiting.countDown();
+        answer.await();
+        silent = false;
+      }
+      return fake.poll(maxWait);
+    }
+
+    @Override
+    public void resync(String table) {
+      fake.resync(table);
+    }
+
+    @Override
+    public Duration longestRetryPause() {
+      return longestRetryPause;
+    }
+
+    @Override
+    public Duration answerTimeout() {
+      return answerTimeout;
+    }
+
+    @Override
+    public void close() {
+      fake.close();
     }
   }
 
