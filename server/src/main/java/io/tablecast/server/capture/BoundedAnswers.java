@@ -1,5 +1,6 @@
 package io.tablecast.server.capture;
 
+import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -30,6 +31,31 @@ public final class BoundedAnswers {
    */
   public static Connection borrow(DataSource pool, Duration within) throws SQLException {
     return bound(pool.getConnection(), within);
+  }
+
+  /**
+   * {@code e}, or, when it is a statement given up for its answer (the driver's read timed out), an
+   * exception that says so: {@code what} had no answer from the database within {@code within},
+   * which {@code source.answer_timeout} sets, and the way out.
+   */
+  public static SQLException sayingUnanswered(SQLException e, String what, Duration within) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SocketTimeoutException) {
+        return new SQLException(
+            "the database did not answer "
+                + what
+                + " within "
+                + within.toSeconds()
+                + " s: it, or the network to it, may have stopped answering (try again once it"
+                + " answers; where its answers are slow for long, raise source.answer_timeout,"
+                + " which sets the bound): "
+                + e.getMessage(),
+            e.getSQLState(),
+            e.getErrorCode(),
+            e);
+      }
+    }
+    return e;
   }
 
   /**

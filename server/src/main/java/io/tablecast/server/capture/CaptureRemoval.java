@@ -123,5 +123,27 @@ final class CaptureRemoval {
    * @param stillCaptured with tables asked for, the tables whose capture stays
    */
   record Removal(
-      List<TableId> removedFrom, List<TableId> notCaptured, List<TableId> stillCaptured) {}
+      List<TableId> removedFrom, List<TableId> notCaptured, List<TableId> stillCaptured) {
+
+    /** What was done, for the command line; {@code everything} when no tables were asked for. */
+    String said(boolean everything) {
+      if (everything) {
+        return "uninstalled";
+      }
+      StringBuilder said = new StringBuilder();
+      if (!removedFrom.isEmpty()) {
+        said.append("uninstalled capture of ").append(removedFrom);
+      }
+      if (!notCaptured.isEmpty()) {
+        said.append(said.length() == 0 ? "" : "; ")
+            .append("nothing to remove on ")
+            .append(notCaptured)
+            .append(": no capture triggers of this outbox (a name mistyped, or removed already;")
+            .append(" captured here: ")
+            .append(stillCaptured)
+            .append(")");
+      }
+      return said.toString();
+    }
+  }
 }

@@ -65,7 +65,9 @@ public final class PatientDdl {
             progress.advance(1);
           }
         } finally {
-          s.execute(locks.liftLimit());
+          if (!connection.isClosed()) { // closed: a statement's answer did not come; say that
+            s.execute(locks.liftLimit());
+          }
         }
       }
     }
@@ -87,17 +89,30 @@ public final class PatientDdl {
       connection.commit();
       return true;
     } catch (SQLException e) {
-      connection.rollback();
+      rollback();
       if (!locks.isLockWaitTimeout(e)) {
         throw e;
       }
       waits.waited(locks);
       return false;
     } catch (RuntimeException e) {
-      connection.rollback();
+      rollback();
       throw e;
     } finally {
-      connection.setAutoCommit(true);
+      if (!connection.isClosed()) {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * Rolls the transaction back, unless the connection was closed under it (the driver gave a
+   * statement up for its answer, {@link TriggerInstaller#answerWithin}): the error that closed it
+   * is the one to tell, not that the connection is closed.
+   */
+  private void rollback() throws SQLException {
+    if (!connection.isClosed()) {
+      connection.rollback();
     }
   }
 

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,7 +18,8 @@ import org.slf4j.Logger;
 
 /**
  * Installs, prints and removes the outbox and capture triggers of a source. Every operation is
- * idempotent and safe to run twice. Holds one connection until {@link #close()}.
+ * idempotent and safe to run twice. Holds one connection until {@link #close()}, whose statements
+ * fail when their answer has not come within {@link #answerWithin}.
  *
  * <pre>{@code
  * try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
@@ -80,6 +82,7 @@ public final class TriggerInstaller implements AutoCloseable {
           e);
     }
     try {
+      BoundedAnswers.bound(c, answerWithin(config));
       Dialect dialect = family.detect(c);
       dialect.setUp(c);
       String schema;
@@ -100,6 +103,30 @@ public final class TriggerInstaller implements AutoCloseable {
       c.close();
       throw e;
     }
+  }
+
+  /**
+   * How long a statement of an installer may wait for its answer: beyond its lock wait ({@link
+   * PatientDdl} tries short ones again), three times {@code source.answer_timeout}, as the other
+   * statements that may take long by design. An installer whose database stopped answering without
+   * closing the connection fails after it, where it waited for ever: a start frozen, or the
+   * MySQL/MariaDB capture check's thread held.
+   */
+  public static Duration answerWithin(SourceConfig config) {
+    return DdlLocks.LOCK_WAIT.plus(config.longAnswerTimeout());
+  }
+
+  /** This installer's connection: which database session it is can be asked on it. */
+  public Connection connection() {
+    return connection;
+  }
+
+  /** A new connection as this installer's, with {@code more} driver properties. */
+  public Connection connectAgain(Map<String, String> more) throws SQLException {
+    Properties props = new Properties();
+    props.putAll(properties);
+    props.putAll(more);
+    return java.sql.DriverManager.getConnection(jdbcUrl, props);
   }
 
   /** The dialect of the connected database. */
@@ -296,25 +323,9 @@ public final class TriggerInstaller implements AutoCloseable {
    *     unless {@code force}
    */
   public String uninstall(Set<String> tables, boolean force) throws SQLException {
-    CaptureRemoval.Removal r =
-        new CaptureRemoval(this, connection, dialect, defaultSchema).uninstall(tables, force);
-    if (tables.isEmpty()) {
-      return "uninstalled";
-    }
-    StringBuilder said = new StringBuilder();
-    if (!r.removedFrom().isEmpty()) {
-      said.append("uninstalled capture of ").append(r.removedFrom());
-    }
-    if (!r.notCaptured().isEmpty()) {
-      said.append(said.length() == 0 ? "" : "; ")
-          .append("nothing to remove on ")
-          .append(r.notCaptured())
-          .append(": no capture triggers of this outbox (a name mistyped, or removed already;")
-          .append(" captured here: ")
-          .append(r.stillCaptured())
-          .append(")");
-    }
-    return said.toString();
+    return new CaptureRemoval(this, connection, dialect, defaultSchema)
+        .uninstall(tables, force)
+        .said(tables.isEmpty());
   }
 
   private List<Registrations.Consumer> needing(List<Registrations.Consumer> live, TableId table) {
@@ -345,15 +356,6 @@ public final class TriggerInstaller implements AutoCloseable {
    */
   public List<CaptureFinding> installProblems(List<TableSchema> described) throws SQLException {
     return dialect.installProblems(connection, installation(), described);
-  }
-
-  /** The error for a table whose capture triggers are missing or do not match its columns. */
-  public static IllegalStateException missing(TableId id) {
-    return new IllegalStateException(
-        "capture triggers on table "
-            + id
-            + " are missing or stale (was the table "
-            + "altered?); run install (or set install_triggers: true)");
   }
 
   /**

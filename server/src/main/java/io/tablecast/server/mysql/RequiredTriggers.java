@@ -4,7 +4,6 @@ import io.tablecast.server.capture.Catalog;
 import io.tablecast.server.capture.Dialect.Installation;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
-import io.tablecast.server.capture.TriggerInstaller;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,7 +28,11 @@ final class RequiredTriggers {
   /** The error for a required trigger the catalog does not show. */
   static IllegalStateException missing(RequiredTrigger t) {
     if (!t.recordsCascades()) {
-      return TriggerInstaller.missing(t.cachedTable());
+      return new IllegalStateException(
+          "capture triggers on table "
+              + t.cachedTable()
+              + " are missing or stale (was the table "
+              + "altered?); run install (or set install_triggers: true)");
     }
     return new IllegalStateException(
         "capture trigger "

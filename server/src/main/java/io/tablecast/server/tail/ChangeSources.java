@@ -2,6 +2,7 @@ package io.tablecast.server.tail;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.CapturePlan;
 import io.tablecast.server.capture.ConsumerRegistry;
@@ -111,20 +112,26 @@ public final class ChangeSources {
       SourceConfig config, ServerMetrics metrics, Tuning tuning, String serverName)
       throws SQLException {
     CapturePlan plan;
-    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
-      if (config.installTriggers()) {
-        installer.describe(); // every table's problems at once
-        installer.install();
-      } else {
-        // every problem at once: tables, outbox, triggers, privileges (what `tablecast check`
-        // prints)
-        List<CaptureFinding> problems =
-            installer.check().stream().filter(CaptureFinding::stopsServe).toList();
-        if (!problems.isEmpty()) {
-          throw new IllegalStateException(CaptureFinding.listing(problems));
+    String task = config.installTriggers() ? "the capture's install" : "the capture's check";
+    TriggerInstaller connected;
+    try {
+      connected = TriggerInstaller.connect(config);
+    } catch (SQLException e) {
+      throw BoundedAnswers.sayingUnanswered(e, task, TriggerInstaller.answerWithin(config));
+    }
+    try (TriggerInstaller installer = connected) {
+      InstallerSession session =
+          InstallerSession.of(installer, tailDialect(installer.dialect()).sessions());
+      try {
+        plan = installOrCheck(installer, config);
+      } catch (SQLException e) {
+        SQLException said =
+            BoundedAnswers.sayingUnanswered(e, task, TriggerInstaller.answerWithin(config));
+        if (said != e) {
+          session.endGivenUp(config.answerTimeout());
         }
+        throw said;
       }
-      plan = installer.plan();
     }
     HikariConfig hc = new HikariConfig();
     hc.setPoolName("tablecast-source");
@@ -170,6 +177,26 @@ public final class ChangeSources {
             source,
             ConsumerRegistry.register(
                 plan, pool, serverName, tuning.heartbeat(), source::neededFrom));
+  }
+
+  /**
+   * Installs the capture, or checks it when {@code install_triggers} is off (every problem at once:
+   * tables, outbox, triggers, privileges, what {@code tablecast check} prints), and returns the
+   * plan.
+   */
+  private static CapturePlan installOrCheck(TriggerInstaller installer, SourceConfig config)
+      throws SQLException {
+    if (config.installTriggers()) {
+      installer.describe(); // every table's problems at once
+      installer.install();
+    } else {
+      List<CaptureFinding> problems =
+          installer.check().stream().filter(CaptureFinding::stopsServe).toList();
+      if (!problems.isEmpty()) {
+        throw new IllegalStateException(CaptureFinding.listing(problems));
+      }
+    }
+    return installer.plan();
   }
 
   /** The pool's connection init: the session's setup, then the pool's own, either perhaps null. */
