@@ -315,7 +315,8 @@ class UnansweredReadTest {
     await().atMost(WAIT).until(() -> health.call().startsWith("503 "));
     long down = System.currentTimeMillis() - paused;
     System.out.printf("UnansweredReadTest %s: /health DOWN after %d ms%n", what, down);
-    assertThat(down).isGreaterThanOrEqualTo(3 * ServerSetups.ANSWER_TIMEOUT.toMillis());
+    assertThat(down) // three times the setting from the read's start, which may precede the pause
+        .isGreaterThan(2 * ServerSetups.ANSWER_TIMEOUT.toMillis());
     assertThat(health.call())
         .contains("\"status\":\"DOWN\"")
         .contains("a read of changes from the database has not returned for")
