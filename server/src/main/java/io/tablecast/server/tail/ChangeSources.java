@@ -30,6 +30,24 @@ public final class ChangeSources {
    */
   public static final int POOL_SIZE = 5;
 
+  /** How long a borrower waits for a connection of the pool before its statement fails. */
+  static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The longest check of a connection the pool hands out (HikariCP's default). */
+  static final Duration LONGEST_VALIDATION = Duration.ofSeconds(5);
+
+  /**
+   * How long the pool's check of a connection it hands out may wait for its answer: half of {@code
+   * source.answer_timeout}, at most {@link #LONGEST_VALIDATION}. A connection gone silent while it
+   * sat in the pool holds its borrower (the tail's next read, or the stop that waits for it) that
+   * long before the pool drops it and tries another: 4.5 s for a stop with a 2 s answer timeout,
+   * where the check took 5 s whatever the setting.
+   */
+  static Duration validationTimeout(SourceConfig config) {
+    Duration half = config.answerTimeout().dividedBy(2);
+    return half.compareTo(LONGEST_VALIDATION) < 0 ? half : LONGEST_VALIDATION;
+  }
+
   private ChangeSources() {}
 
   /**
@@ -145,7 +163,8 @@ public final class ChangeSources {
     }
     hc.setMaximumPoolSize(POOL_SIZE);
     hc.setMinimumIdle(1);
-    hc.setConnectionTimeout(10_000);
+    hc.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
+    hc.setValidationTimeout(validationTimeout(config).toMillis());
     TailDialect dialect = tailDialect(plan.dialect());
     hc.setTransactionIsolation(dialect.poolIsolation());
     hc.setConnectionInitSql(

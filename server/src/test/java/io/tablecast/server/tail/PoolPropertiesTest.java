@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.tablecast.server.capture.SourceConfig;
+import io.tablecast.server.metrics.MicrometerServerMetrics;
 import io.tablecast.server.testing.TestDatabases;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * The source pool's driver properties: set beside the URL, and a URL that sets one otherwise (its
- * option would win and break every read) refused at start, naming the option.
+ * option would win and break every read) refused at start, naming the option; and how long the pool
+ * checks a connection it hands out.
  */
 class PoolPropertiesTest {
   private static final Map<String, String> MULTI = Map.of("allowMultiQueries", "true");
@@ -78,5 +82,39 @@ class PoolPropertiesTest {
                     new SourceConfig(url, null, null, List.of("items"), true, null, null)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("allowMultiQueries=false");
+  }
+
+  /**
+   * The pool's check of a connection it hands out waits half of {@code source.answer_timeout}, at
+   * most HikariCP's 5 s: a connection gone silent in the pool held the tail's next read, and a stop
+   * waiting for it, 5 s whatever the setting (a stop 4.4-4.7 s with a 2 s answer timeout; now
+   * 0.4-0.7 s, {@code StopWithoutDatabaseTest}).
+   */
+  @Test
+  void thePoolChecksAConnectionForHalfTheAnswerTimeoutAtMostFiveSeconds() throws Exception {
+    TestDatabases.Isolated db = TestDatabases.Kind.POSTGRESQL.isolated("poolcheck");
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY)");
+    SourceConfig config =
+        new SourceConfig(db.jdbcUrl(), null, null, List.of("items"), true, null, null);
+    assertThat(validationTimeoutOpenedWith(config)).isEqualTo(5_000);
+    assertThat(validationTimeoutOpenedWith(config.withAnswerTimeout(Duration.ofSeconds(2))))
+        .isEqualTo(1_000);
+    assertThat(validationTimeoutOpenedWith(config.withAnswerTimeout(Duration.ofMinutes(1))))
+        .isEqualTo(5_000);
+  }
+
+  private static long validationTimeoutOpenedWith(SourceConfig config) throws Exception {
+    long[] validation = new long[1];
+    try (ChangeSource source =
+        ChangeSources.open(
+            config,
+            MicrometerServerMetrics.inMemory(),
+            ChangeSources.Tuning.DEFAULT.withPools(
+                hc -> {
+                  validation[0] = hc.getValidationTimeout();
+                  return new HikariDataSource(hc);
+                }))) {
+      return validation[0];
+    }
   }
 }
