@@ -4,6 +4,7 @@ import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Locale;
 import javax.sql.DataSource;
 
 /**
@@ -34,28 +35,37 @@ public final class BoundedAnswers {
   }
 
   /**
-   * {@code e}, or, when it is a statement given up for its answer (the driver's read timed out), an
-   * exception that says so: {@code what} had no answer from the database within {@code within},
-   * which {@code source.answer_timeout} sets, and the way out.
+   * {@code e}, or, when the database's answer did not come in time (the driver gave the statement
+   * or the connecting up), an exception that says so: {@code what} had no answer from the database
+   * within {@code within} (null: the driver's own bound), which {@code source.answer_timeout} sets,
+   * and the way out.
    */
   public static SQLException sayingUnanswered(SQLException e, String what, Duration within) {
+    if (!timedOut(e)) {
+      return e;
+    }
+    return new SQLException(
+        "the database did not answer "
+            + what
+            + (within == null ? "" : " within " + within.toSeconds() + " s")
+            + ": it, or the network to it, may have stopped answering (try again once it answers;"
+            + " where its answers are slow for long, raise source.answer_timeout, which sets the"
+            + " bound): "
+            + e.getMessage(),
+        e.getSQLState(),
+        e.getErrorCode(),
+        e);
+  }
+
+  /** Whether {@code e} or a cause is a socket's timeout, or a driver's word that time ran out. */
+  private static boolean timedOut(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SocketTimeoutException) {
-        return new SQLException(
-            "the database did not answer "
-                + what
-                + " within "
-                + within.toSeconds()
-                + " s: it, or the network to it, may have stopped answering (try again once it"
-                + " answers; where its answers are slow for long, raise source.answer_timeout,"
-                + " which sets the bound): "
-                + e.getMessage(),
-            e.getSQLState(),
-            e.getErrorCode(),
-            e);
+      if (t instanceof SocketTimeoutException
+          || String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT).contains("timed out")) {
+        return true;
       }
     }
-    return e;
+    return false;
   }
 
   /**

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A family of databases Tablecast captures from, found by the prefix of {@code source.jdbc_url}
@@ -20,6 +21,15 @@ public interface DatabaseFamily {
   /** The URL to give the JDBC driver for a configured one; the same by default. */
   default String driverUrl(String jdbcUrl) {
     return jdbcUrl;
+  }
+
+  /**
+   * The driver properties that give a connection up when the database has not answered its
+   * connecting (the handshake, the login) within {@code within}, where the driver waits without end
+   * by default; the URL's own win. None by default.
+   */
+  default Map<String, String> connectBounds(Duration within) {
+    return Map.of();
   }
 
   /**

@@ -64,25 +64,10 @@ public final class TriggerInstaller implements AutoCloseable {
   public static TriggerInstaller connect(SourceConfig config) throws SQLException {
     DatabaseFamily family = Dialects.forUrl(config.jdbcUrl());
     String url = family.driverUrl(config.jdbcUrl());
-    Properties props = new Properties();
-    if (config.user() != null) {
-      props.setProperty("user", config.user());
-    }
-    if (config.password() != null) {
-      props.setProperty("password", config.password());
-    }
-    Connection c;
+    Duration within = answerWithin(config);
+    Properties props = SourceConnection.properties(config, family, url, within);
+    Connection c = SourceConnection.open(config, url, props, within);
     try {
-      c = java.sql.DriverManager.getConnection(url, props);
-    } catch (SQLException e) {
-      throw new SQLException(
-          "cannot connect to " + config.database() + ": " + e.getMessage(),
-          e.getSQLState(),
-          e.getErrorCode(),
-          e);
-    }
-    try {
-      BoundedAnswers.bound(c, answerWithin(config));
       Dialect dialect = family.detect(c);
       dialect.setUp(c);
       String schema;
@@ -99,7 +84,10 @@ public final class TriggerInstaller implements AutoCloseable {
       }
       Identifiers.validate(dialect, "schema", schema);
       return new TriggerInstaller(config, c, dialect, url, props, schema);
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException e) {
+      c.close();
+      throw BoundedAnswers.sayingUnanswered(e, "the connection's set-up", within);
+    } catch (RuntimeException e) {
       c.close();
       throw e;
     }

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * MariaDB and MySQL 8, both through the MariaDB driver ({@code jdbc:mysql:} URLs are given to it as
@@ -33,6 +34,15 @@ public final class MysqlFamily implements DatabaseFamily {
   }
 
   /** {@link SourceConfig#DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL}. */
+  /**
+   * MariaDB Connector/J's {@code connectTimeout} (milliseconds), which bounds the handshake too: 30
+   * s by default.
+   */
+  @Override
+  public Map<String, String> connectBounds(Duration within) {
+    return Map.of("connectTimeout", Long.toString(Math.max(1, within.toMillis())));
+  }
+
   @Override
   public Duration defaultCaptureCheckInterval() {
     return SourceConfig.DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL;

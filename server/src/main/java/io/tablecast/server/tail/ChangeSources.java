@@ -131,13 +131,7 @@ public final class ChangeSources {
       throws SQLException {
     CapturePlan plan;
     String task = config.installTriggers() ? "the capture's install" : "the capture's check";
-    TriggerInstaller connected;
-    try {
-      connected = TriggerInstaller.connect(config);
-    } catch (SQLException e) {
-      throw BoundedAnswers.sayingUnanswered(e, task, TriggerInstaller.answerWithin(config));
-    }
-    try (TriggerInstaller installer = connected) {
+    try (TriggerInstaller installer = TriggerInstaller.connect(config)) {
       InstallerSession session =
           InstallerSession.of(installer, tailDialect(installer.dialect()).sessions());
       try {
