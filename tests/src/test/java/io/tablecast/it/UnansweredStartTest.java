@@ -48,7 +48,7 @@ class UnansweredStartTest {
           Duration.ofSeconds(90),
           () -> ServerSetups.atUrl(p, ServerSetups.urlThrough(p, proxy), Duration.ZERO));
       System.out.printf(
-          "UnansweredReadTest %s: started in %d ms, its first snapshot's answer lost%n",
+          "UnansweredStartTest %s: started in %d ms, its first snapshot's answer lost%n",
           kind, (System.nanoTime() - began) / 1_000_000);
       assertThat(silenced.getCount()).as("the snapshot's connection was silenced").isZero();
       TableMirror<Map<String, Object>> items = p.readyMirror(p.client("unanswered_start"), "items");
@@ -74,21 +74,13 @@ class UnansweredStartTest {
         CuttableProxy proxy = ServerSetups.databaseProxy(p)) {
       CountDownLatch silenced = proxy.stallAfterSending("CREATE TABLE IF NOT EXISTS");
       String url = ServerSetups.urlThrough(p, proxy);
-      long began = System.nanoTime();
-      Throwable failed =
-          catchThrowable(
-              () ->
-                  assertTimeoutPreemptively(
-                      Duration.ofSeconds(90), () -> ServerSetups.atUrl(p, url, Duration.ZERO)));
-      long millis = (System.nanoTime() - began) / 1_000_000;
-      System.out.printf(
-          "UnansweredReadTest %s: start failed after %d ms, its install unanswered: %s%n",
-          kind, millis, failed);
+      FailedStart failed = failedStart(p, url, kind + ", its install unanswered");
       assertThat(silenced.getCount()).as("the install's connection was silenced").isZero();
-      assertThat(failed)
+      assertThat(failed.error())
           .hasMessageContaining("did not answer")
           .hasMessageContaining("source.answer_timeout");
-      assertThat(millis).isGreaterThanOrEqualTo(3 * ServerSetups.ANSWER_TIMEOUT.toMillis());
+      assertThat(failed.millis())
+          .isGreaterThanOrEqualTo(3 * ServerSetups.ANSWER_TIMEOUT.toMillis());
 
       long again = System.nanoTime();
       ServerSetups.atUrl(p, url, Duration.ZERO); // the proxy silences no new connection
@@ -121,20 +113,29 @@ class UnansweredStartTest {
       proxy.pause(true); // connections are accepted, nothing the database says comes back
       String url =
           ServerSetups.urlThrough(p, proxy) + (kind == Kind.POSTGRESQL ? "&sslmode=disable" : "");
-      long began = System.nanoTime();
-      Throwable failed =
-          catchThrowable(
-              () ->
-                  assertTimeoutPreemptively(
-                      Duration.ofSeconds(90), () -> ServerSetups.atUrl(p, url, Duration.ZERO)));
-      long millis = (System.nanoTime() - began) / 1_000_000;
-      System.out.printf(
-          "UnansweredReadTest %s: start failed after %d ms, nothing answered: %s%n",
-          kind, millis, failed);
-      assertThat(failed)
+      FailedStart failed = failedStart(p, url, kind + ", nothing answered");
+      assertThat(failed.error())
           .hasMessageContaining("the database did not answer the connection")
           .hasMessageContaining("source.answer_timeout");
-      assertThat(millis).isLessThan(30_000); // the MariaDB driver's own bound
+      assertThat(failed.millis()).isLessThan(30_000); // the MariaDB driver's own bound
     }
+  }
+
+  /** How a start failed, and after how long. */
+  private record FailedStart(Throwable error, long millis) {}
+
+  /** Starts the pipeline's server at {@code url}, which must fail within 90 s. */
+  private static FailedStart failedStart(Pipeline p, String url, String what) {
+    long began = System.nanoTime();
+    Throwable failed =
+        catchThrowable(
+            () ->
+                assertTimeoutPreemptively(
+                    Duration.ofSeconds(90), () -> ServerSetups.atUrl(p, url, Duration.ZERO)));
+    long millis = (System.nanoTime() - began) / 1_000_000;
+    System.out.printf(
+        "UnansweredStartTest %s: start failed after %d ms: %s%n", what, millis, failed);
+    assertThat(failed).as("the start failed").isNotNull();
+    return new FailedStart(failed, millis);
   }
 }
