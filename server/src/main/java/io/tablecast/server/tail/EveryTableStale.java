@@ -9,10 +9,27 @@ import java.util.List;
  * stale while polls keep failing, while one poll goes unanswered ({@link UnansweredPollWatch}) or
  * once the loop died, and followed again after the poll that brings the mirrors up to date. The
  * tail thread and the watch's both speak; a lock keeps their words in order.
+ *
+ * <p>The words follow what the loop knows: a poll unanswered after polls that failed is said with
+ * their error, and a poll said unanswered that then fails is said again with its error. Before, the
+ * first words stayed until the database was back: a database that refused connections was said to
+ * have "stopped answering" for as long as it was down, because the poll waited for the pool's
+ * connection longer than {@code source.answer_timeout}.
  */
 final class EveryTableStale {
   /** The cause of this staleness, beside a table's own causes. */
   static final String CAUSE = "database";
+
+  /** What every table was said to be, last. */
+  private enum Said {
+    NOTHING,
+    UNANSWERED,
+    FAILING,
+    STOPPED
+  }
+
+  /** The polls failing since the last that succeeded: when that was, and the last one's error. */
+  private record Failing(long lastSuccessMillis, String error) {}
 
   private final TailSink sink;
   private final Object lock = new Object();
@@ -20,8 +37,11 @@ final class EveryTableStale {
   /** The cached tables, as the snapshot read them. */
   private volatile List<String> tables = List.of();
 
-  /** Every table was said stale (written under the lock). */
-  private volatile boolean said;
+  /** What every table was said to be (written under the lock). */
+  private volatile Said said = Said.NOTHING;
+
+  /** The run of failing polls in progress; null after a poll that succeeded. */
+  private volatile Failing failing;
 
   EveryTableStale(TailSink sink) {
     this.sink = sink;
@@ -34,39 +54,83 @@ final class EveryTableStale {
 
   /** Whether every table was said stale and not followed again since. */
   boolean said() {
-    return said;
+    return said != Said.NOTHING;
   }
 
-  /** Polls kept failing since {@code lastSuccessMillis}, the last with {@code error}. */
-  void failing(long lastSuccessMillis, String error) {
+  /**
+   * A poll failed with {@code error}, the last success at {@code lastSuccessMillis}; every table is
+   * said stale with it when {@code sayNow}, or when it was said unanswered (the mirrors are stale
+   * already: the words change at once), unless it was said so already (tail thread).
+   */
+  void pollFailed(long lastSuccessMillis, String error, boolean sayNow) {
+    Failing now = new Failing(lastSuccessMillis, error);
+    failing = now;
+    synchronized (lock) {
+      if (said == Said.UNANSWERED || (sayNow && said == Said.NOTHING)) {
+        say(failingReason(now), Said.FAILING);
+      }
+    }
+  }
+
+  /** A poll succeeded: every table said stale is followed again (tail thread). */
+  void pollSucceeded() {
+    failing = null;
+    if (said()) {
+      say(null, Said.NOTHING);
+    }
+  }
+
+  /**
+   * A poll begun at {@code sinceMillis} has not returned for {@code seconds}: every table is said
+   * stale unless it was already, with the error of the polls that failed before it if they did, and
+   * true; false when nothing was said (the watch's thread).
+   */
+  boolean unanswered(long sinceMillis, long seconds) {
+    synchronized (lock) {
+      if (said()) {
+        return false;
+      }
+      Failing before = failing;
+      if (before != null) {
+        say(failingReason(before), Said.FAILING);
+      } else {
+        say(
+            "the server's read of changes from the database has not returned since "
+                + Instant.ofEpochMilli(sinceMillis)
+                + " ("
+                + seconds
+                + " s): the database, or the network to it, may have stopped answering; the mirror"
+                + " keeps the rows it has and catches up when the read returns",
+            Said.UNANSWERED);
+      }
+      return true;
+    }
+  }
+
+  /** The loop stopped for good on {@code error}. */
+  void stopped(Throwable error) {
     say(
-        "the server has read no changes from the database since "
-            + Instant.ofEpochMilli(lastSuccessMillis)
-            + " ("
-            + error
-            + "); the mirror keeps the rows it has and catches up when the database is back");
+        "the server stopped reading changes on an unexpected error (" + error + "); restart it",
+        Said.STOPPED);
   }
 
-  /** A poll begun at {@code sinceMillis} has not returned (the watch's thread). */
-  void unanswered(long sinceMillis, long seconds) {
-    say(
-        "the server's read of changes from the database has not returned since "
-            + Instant.ofEpochMilli(sinceMillis)
-            + " ("
-            + seconds
-            + " s): the database, or the network to it, may have stopped answering; the mirror"
-            + " keeps the rows it has and catches up when the read returns");
+  private static String failingReason(Failing f) {
+    return "the server has read no changes from the database since "
+        + Instant.ofEpochMilli(f.lastSuccessMillis())
+        + " ("
+        + f.error()
+        + "); the mirror keeps the rows it has and catches up when the database is back";
   }
 
-  /** Says every table stale ({@code reason}) or followed again (null). */
-  void say(String reason) {
+  /** Says every table stale ({@code reason}, as {@code what}) or followed again (null). */
+  private void say(String reason, Said what) {
     synchronized (lock) {
       List<CommittedBatch.Staleness> all = new ArrayList<>();
       for (String table : tables) {
         all.add(new CommittedBatch.Staleness(table, CAUSE, reason));
       }
       sink.publishStaleness(new CommittedBatch(List.of(), 0, List.of(), all));
-      said = reason != null;
+      said = what;
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 
 /** A database error as the tail logs it, with the way out where the error alone does not say. */
 final class SqlErrors {
@@ -20,6 +21,31 @@ final class SqlErrors {
           + " (the connection goes through a pooler in transaction mode, such as PgBouncer: add"
           + " prepareThreshold=0 to source.jdbc_url, docs/CONFIGURATION.md)";
     }
-    return e.toString();
+    String lastConnect = lastConnectFailure(e);
+    return lastConnect == null
+        ? e.toString()
+        : e + " (the last try to connect: " + lastConnect + ")";
+  }
+
+  /**
+   * {@code e}'s message for the clients' stale reason; for the pool's "connection is not available"
+   * after a failed try to connect (the database refuses connections, or is not there), that
+   * failure, which the pool's message does not name.
+   */
+  static String inFewWords(Throwable e) {
+    String lastConnect = lastConnectFailure(e);
+    return lastConnect == null
+        ? e.getMessage()
+        : "no connection to the database could be made: " + lastConnect;
+  }
+
+  /**
+   * The failed try to connect behind the pool's timeout {@code e} (HikariCP gives it as the cause);
+   * null for any other error, and for a timeout while every connection was busy.
+   */
+  private static String lastConnectFailure(Throwable e) {
+    return e instanceof SQLTransientConnectionException && e.getCause() != null
+        ? e.getCause().getMessage()
+        : null;
   }
 }

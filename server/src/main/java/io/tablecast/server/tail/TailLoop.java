@@ -135,8 +135,7 @@ public final class TailLoop implements AutoCloseable {
         LOG.error(
             "the tail loop stopped; clients are served from memory but receive no more changes", e);
         try {
-          everyTable.say(
-              "the server stopped reading changes on an unexpected error (" + e + "); restart it");
+          everyTable.stopped(e);
         } catch (RuntimeException | Error ignored) {
           // out of memory, or the hub is gone: /health says DOWN in any case
         }
@@ -208,9 +207,7 @@ public final class TailLoop implements AutoCloseable {
         source.readBarrier().ifPresent(ReadBarrier::delivered);
         // a read is never cut short: it returned all the outbox held when it began
         caughtUpMillis = pollStartMillis;
-        if (everyTable.said()) { // after the batch that brought the mirrors up to date
-          everyTable.say(null);
-        }
+        everyTable.pollSucceeded(); // after the batch that brought the mirrors up to date
         lastSuccessMillis = System.currentTimeMillis();
         failingSinceMillis = 0;
         backoff = FIRST_BACKOFF_MILLIS;
@@ -240,10 +237,10 @@ public final class TailLoop implements AutoCloseable {
         } else {
           LOG.error("reading changes failed again, retrying in {} ms: {}", backoff, e.toString());
         }
-        if (!everyTable.said()
-            && System.currentTimeMillis() - lastSuccessMillis >= STALE_AFTER_MILLIS) {
-          everyTable.failing(lastSuccessMillis, e.getMessage());
-        }
+        everyTable.pollFailed(
+            lastSuccessMillis,
+            SqlErrors.inFewWords(e),
+            System.currentTimeMillis() - lastSuccessMillis >= STALE_AFTER_MILLIS);
         if (pause(backoff)) {
           return;
         }

@@ -88,13 +88,12 @@ final class UnansweredPollWatch implements AutoCloseable {
         source.answerTimeout().toMillis(),
         since -> {
           try {
-            if (!everyTable.said()) {
-              long seconds = (System.currentTimeMillis() - since) / 1000;
+            long seconds = (System.currentTimeMillis() - since) / 1000;
+            if (everyTable.unanswered(since, seconds)) {
               LOG.warn(
                   "a read of changes has not returned for {} s: the database, or the network to"
                       + " it, may have stopped answering; every table is stale until it returns",
                   seconds);
-              everyTable.unanswered(since, seconds);
             }
           } catch (RuntimeException e) {
             LOG.warn("could not say every table stale: {}", e.toString()); // the hub is closing

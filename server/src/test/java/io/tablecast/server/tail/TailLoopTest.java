@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -136,6 +137,60 @@ class TailLoopTest {
     }
   }
 
+  /**
+   * A poll said unanswered that then fails (the poll waited for the pool's connection longer than
+   * {@code source.answer_timeout}, and the database refuses connections) is said again with its
+   * error. Before, every mirror kept saying the database "may have stopped answering" until it was
+   * back, whatever the failures said.
+   */
+  @Test
+  void aPollSaidUnansweredThatThenFailsIsSaidAgainWithItsError() throws Exception {
+    TableSchema items = table("items");
+    FakeChangeSource fake = new FakeChangeSource().withTable(items, 1);
+    CountDownLatch answer = new CountDownLatch(1);
+    Paced source = new Paced(fake, Duration.ofMillis(50), ANSWER, answer);
+    List<String> said = new CopyOnWriteArrayList<>();
+    try (TailLoop loop = new TailLoop(source, stalenessSink(said))) {
+      loop.startAndAwaitSnapshot();
+      source.failAfterSilence = new SQLException("Connection refused");
+      source.silent = true;
+      await().atMost(Duration.ofSeconds(10)).until(() -> !said.isEmpty());
+      assertThat(said.get(0)).contains("has not returned");
+      answer.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> said.size() == 2);
+      assertThat(said.get(1))
+          .startsWith("the server has read no changes from the database since")
+          .contains("(Connection refused)");
+      fake.commit(insert(items.id().qualified(), 2, "back"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> said.size() == 3);
+      assertThat(said.get(2)).isEqualTo("followed");
+    }
+  }
+
+  /**
+   * A poll that goes unanswered after polls that failed (a connection cut, then the pool waiting
+   * for a new one) is said with the failures' error, not as a database that stopped answering.
+   */
+  @Test
+  void aPollUnansweredAfterFailedOnesIsSaidWithTheirError() throws Exception {
+    TableSchema items = table("items");
+    FakeChangeSource fake = new FakeChangeSource().withTable(items, 1);
+    CountDownLatch answer = new CountDownLatch(1);
+    Paced source = new Paced(fake, Duration.ofMillis(50), ANSWER, answer);
+    List<String> said = new CopyOnWriteArrayList<>();
+    try (TailLoop loop = new TailLoop(source, stalenessSink(said))) {
+      loop.startAndAwaitSnapshot();
+      fake.failNextPoll("Socket error");
+      await().atMost(Duration.ofSeconds(10)).until(fake::drained);
+      source.silent = true;
+      await().atMost(Duration.ofSeconds(10)).until(() -> !said.isEmpty());
+      assertThat(said.get(0))
+          .startsWith("the server has read no changes from the database since")
+          .contains("(Socket error)");
+      answer.countDown();
+    }
+  }
+
   /** The answer timeout of the tests of {@link TailLoop#problem}. */
   private static final Duration ANSWER = Duration.ofMillis(300);
 
@@ -150,6 +205,9 @@ class TailLoopTest {
     private final CountDownLatch answer;
     private final CountDownLatch waiting = new CountDownLatch(1);
     volatile boolean silent;
+
+    /** What a poll that waited for {@code answer} throws then; null: it reads. */
+    volatile SQLException failAfterSilence;
 
     Paced(
         FakeChangeSource fake,
@@ -178,6 +236,9 @@ class TailLoopTest {
         waiting.countDown();
         answer.await();
         silent = false;
+        if (failAfterSilence != null) {
+          throw failAfterSilence;
+        }
       }
       return fake.poll(maxWait);
     }
@@ -201,6 +262,36 @@ class TailLoopTest {
     public void close() {
       fake.close();
     }
+  }
+
+  /**
+   * A sink that drops the snapshot and changes and takes table states between polls, adding to
+   * {@code said} each reason every table was said stale with, or "followed".
+   */
+  private static TailSink stalenessSink(List<String> said) {
+    TailSink counting = countingSink(new AtomicInteger());
+    return new TailSink() {
+      @Override
+      public SnapshotLoad snapshotLoad(List<TableSchema> tables) {
+        return counting.snapshotLoad(tables);
+      }
+
+      @Override
+      public Set<String> publish(CommittedBatch batch) {
+        return Set.of();
+      }
+
+      @Override
+      public boolean takesStalenessDuringPolls() {
+        return true;
+      }
+
+      @Override
+      public void publishStaleness(CommittedBatch states) {
+        String reason = states.staleness().get(0).reason();
+        said.add(reason == null ? "followed" : reason);
+      }
+    };
   }
 
   /** A sink that drops the snapshot and counts the batches that carry changes. */
