@@ -307,7 +307,7 @@ class LeastPrivilegeTest {
   }
 
   /** {@link #grantServingRights} for the cached {@code tables}. */
-  private static String grantServingRights(Pipeline p, Kind kind, String user, String... tables) {
+  static String grantServingRights(Pipeline p, Kind kind, String user, String... tables) {
     String schema = p.db.schema();
     if (kind == Kind.MYSQL) {
       String to = " TO '" + user + "'@'%'";

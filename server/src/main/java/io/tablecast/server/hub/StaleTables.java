@@ -62,12 +62,17 @@ final class StaleTables {
   }
 
   /**
-   * Applies one change; returns the table's new status when it turned stale or fresh, null when its
-   * status did not change (another cause came or went).
+   * Applies one change; returns the table's new status when it turned stale or fresh, or when a
+   * cause it is stale for was said again in other words that change its status's reason (the tail
+   * said every table stale as unanswered, and then with the error its reads fail on); null when its
+   * status did not change (another cause came or went). Before, a cause said again was kept but
+   * never told: the mirrors kept the first words.
    */
   Message.TableStatus apply(CommittedBatch.Staleness s) {
     Map<String, String> reasons = causes.get(s.table());
     boolean wasStale = reasons != null;
+    String saidBefore = wasStale ? status(s.table()).reason() : null;
+    String causeBefore = wasStale ? reasons.get(s.cause()) : null;
     if (s.reason() != null) {
       causes.computeIfAbsent(s.table(), t -> new LinkedHashMap<>()).put(s.cause(), s.reason());
     } else if (reasons != null) {
@@ -77,10 +82,15 @@ final class StaleTables {
       }
     }
     boolean stale = causes.containsKey(s.table());
-    if (stale == wasStale) {
-      return null;
+    if (stale != wasStale) {
+      return status(s.table());
     }
-    return status(s.table());
+    boolean reworded = causeBefore != null && s.reason() != null && !causeBefore.equals(s.reason());
+    if (reworded) {
+      Message.TableStatus now = status(s.table());
+      return now.reason().equals(saidBefore) ? null : now;
+    }
+    return null;
   }
 
   /** The table's status: stale with its first reason (and how many more), or fresh. */

@@ -28,8 +28,11 @@ final class EveryTableStale {
     STOPPED
   }
 
-  /** The polls failing since the last that succeeded: when that was, and the last one's error. */
-  private record Failing(long lastSuccessMillis, String error) {}
+  /**
+   * A poll that failed: when the last that succeeded was, its error, and the error's kind (its
+   * SQLSTATE class, null when unknown).
+   */
+  private record Failing(long lastSuccessMillis, String error, String kind) {}
 
   private final TailSink sink;
   private final Object lock = new Object();
@@ -40,8 +43,11 @@ final class EveryTableStale {
   /** What every table was said to be (written under the lock). */
   private volatile Said said = Said.NOTHING;
 
-  /** The run of failing polls in progress; null after a poll that succeeded. */
+  /** The last poll, when it failed; null after a poll that succeeded. */
   private volatile Failing failing;
+
+  /** The kind of error every table was said stale with, while said failing (under the lock). */
+  private String saidKind;
 
   EveryTableStale(TailSink sink) {
     this.sink = sink;
@@ -58,16 +64,28 @@ final class EveryTableStale {
   }
 
   /**
-   * A poll failed with {@code error}, the last success at {@code lastSuccessMillis}; every table is
-   * said stale with it when {@code sayNow}, or when it was said unanswered (the mirrors are stale
-   * already: the words change at once), unless it was said so already (tail thread).
+   * A poll failed with {@code error} of {@code kind} (its SQLSTATE class; null when unknown), the
+   * last success at {@code lastSuccessMillis} (tail thread). Every table is said stale with it when
+   * {@code sayNow}, or at once when it was said unanswered (the mirrors are stale already: only the
+   * words change), unless it was said so already; and said again when the failures changed kind,
+   * two in a row of the new one: a connection cut, then credentials the database no longer takes,
+   * say the second once the pool's tries to connect fail on it. An error that only differs in its
+   * text (a connection id, the pool's counts) is not said again: every client of every table hears
+   * each saying, and the log has every error.
    */
-  void pollFailed(long lastSuccessMillis, String error, boolean sayNow) {
-    Failing now = new Failing(lastSuccessMillis, error);
+  void pollFailed(long lastSuccessMillis, String error, String kind, boolean sayNow) {
+    Failing before = failing;
+    Failing now = new Failing(lastSuccessMillis, error, kind);
     failing = now;
     synchronized (lock) {
       if (said == Said.UNANSWERED || (sayNow && said == Said.NOTHING)) {
-        say(failingReason(now), Said.FAILING);
+        sayFailing(now);
+      } else if (said == Said.FAILING
+          && kind != null
+          && !kind.equals(saidKind)
+          && before != null
+          && kind.equals(before.kind())) {
+        sayFailing(now);
       }
     }
   }
@@ -92,7 +110,7 @@ final class EveryTableStale {
       }
       Failing before = failing;
       if (before != null) {
-        say(failingReason(before), Said.FAILING);
+        sayFailing(before);
       } else {
         say(
             "the server's read of changes from the database has not returned since "
@@ -114,12 +132,16 @@ final class EveryTableStale {
         Said.STOPPED);
   }
 
-  private static String failingReason(Failing f) {
-    return "the server has read no changes from the database since "
-        + Instant.ofEpochMilli(f.lastSuccessMillis())
-        + " ("
-        + f.error()
-        + "); the mirror keeps the rows it has and catches up when the database is back";
+  /** Says every table stale with {@code f}'s error (under the lock). */
+  private void sayFailing(Failing f) {
+    say(
+        "the server has read no changes from the database since "
+            + Instant.ofEpochMilli(f.lastSuccessMillis())
+            + " ("
+            + f.error()
+            + "); the mirror keeps the rows it has and catches up when the database is back",
+        Said.FAILING);
+    saidKind = f.kind();
   }
 
   /** Says every table stale ({@code reason}, as {@code what}) or followed again (null). */

@@ -40,6 +40,18 @@ final class SqlErrors {
   }
 
   /**
+   * The kind of the failure {@link #inFewWords} names: its SQLSTATE class (the first two
+   * characters: 08 a connection that failed, 28 credentials refused, 53 resources such as
+   * connections exhausted), null when it has none.
+   */
+  static String kind(Throwable e) {
+    Throwable named =
+        lastConnectFailure(e) == null ? e : e.getCause(); // the try to connect the pool hides
+    String state = named instanceof SQLException s ? s.getSQLState() : null;
+    return state == null || state.length() < 2 ? null : state.substring(0, 2);
+  }
+
+  /**
    * The failed try to connect behind the pool's timeout {@code e} (HikariCP gives it as the cause);
    * null for any other error, and for a timeout while every connection was busy.
    */

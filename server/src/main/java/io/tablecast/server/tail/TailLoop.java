@@ -240,6 +240,7 @@ public final class TailLoop implements AutoCloseable {
         everyTable.pollFailed(
             lastSuccessMillis,
             SqlErrors.inFewWords(e),
+            SqlErrors.kind(e),
             System.currentTimeMillis() - lastSuccessMillis >= STALE_AFTER_MILLIS);
         if (pause(backoff)) {
           return;

@@ -85,4 +85,33 @@ class StaleTablesTest {
     assertThat(h.hub.staleTables()).isEmpty();
     assertThat(onB.client().drain()).noneMatch(x -> x instanceof Message.TableStatus);
   }
+
+  /**
+   * A cause said again in other words (every table said stale as unanswered, then with the error
+   * its reads fail on) is told when it changes the reason sessions have; said again in the same
+   * words, or another cause than the one sessions hear reworded, it is not. Before, the words were
+   * kept but never told: the mirrors kept the first ones.
+   */
+  @Test
+  void aCauseSaidAgainInOtherWordsIsToldWhenItChangesTheReason() throws Exception {
+    h = new HubHarness(Duration.ofHours(1), 1000, A);
+    h.load(2, A);
+    HubHarness.Session onA = h.connect("on-a");
+    h.hub.subscribe(onA.subscriber(), Message.Subscribe.fresh(List.of("public.a")));
+    while (!(nextNotHeartbeat(onA) instanceof Message.SnapshotEnd)) {
+      // the snapshot
+    }
+
+    h.hub.publish(staleness("public.a", "database", "the read has not returned"));
+    assertThat(nextNotHeartbeat(onA))
+        .isEqualTo(new Message.TableStatus("public.a", true, "the read has not returned"));
+    h.hub.publish(staleness("public.a", "database", "the read has not returned"));
+    h.hub.publish(staleness("public.a", "row [1]", "a row with key [1] cannot be read"));
+    h.hub.publish(staleness("public.a", "row [1]", "a row with key [1] is too large"));
+    h.hub.publish(staleness("public.a", "database", "Access denied"));
+    assertThat(nextNotHeartbeat(onA))
+        .as("only the words sessions hear, changed")
+        .isEqualTo(new Message.TableStatus("public.a", true, "Access denied (and 1 more)"));
+    assertThat(h.hub.staleTables()).containsEntry("public.a", "Access denied (and 1 more)");
+  }
 }

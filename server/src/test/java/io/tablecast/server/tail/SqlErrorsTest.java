@@ -37,6 +37,14 @@ class SqlErrorsTest {
             "08003",
             0,
             refused);
+    assertThat(SqlErrors.kind(timeout)).as("the refusal's").isNull();
+    SQLException denied = new SQLException("Access denied for user 'tc'", "28000");
+    assertThat(
+            SqlErrors.kind(
+                new SQLTransientConnectionException(
+                    "Connection is not available", "28000", 0, denied)))
+        .isEqualTo("28");
+    assertThat(SqlErrors.kind(new SQLException("Socket error", "08000"))).isEqualTo("08");
     assertThat(SqlErrors.inFewWords(timeout))
         .isEqualTo(
             "no connection to the database could be made: Could not connect to"
@@ -52,6 +60,7 @@ class SqlErrorsTest {
             "tablecast-source - Connection is not available, request timed out after 10000ms"
                 + " (total=5, active=5, idle=0, waiting=1)");
     assertThat(SqlErrors.inFewWords(busy)).isEqualTo(busy.getMessage());
+    assertThat(SqlErrors.kind(busy)).as("no SQLSTATE").isNull();
     assertThat(SqlErrors.inFewWords(new SQLException("ERROR: deadlock detected")))
         .isEqualTo("ERROR: deadlock detected");
   }
