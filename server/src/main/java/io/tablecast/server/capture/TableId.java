@@ -57,7 +57,15 @@ public final class TableId {
     if (dot < 0) {
       return new TableId(defaultSchema, t);
     }
-    if (dot == 0 || dot == t.length() - 1 || t.indexOf('.', dot + 1) >= 0) {
+    if (t.indexOf('.', dot + 1) >= 0) {
+      throw new IllegalArgumentException(
+          "table name must be 'table' or 'schema.table', was '"
+              + text
+              + "': a schema or table whose own name has a dot in it cannot be cached (tables are"
+              + " named schema.table in the configuration, on the wire and in the outbox); rename"
+              + " it, or keep the rows in a table whose names have none");
+    }
+    if (dot == 0 || dot == t.length() - 1) {
       throw new IllegalArgumentException(
           "table name must be 'table' or 'schema.table', was '" + text + "'");
     }
