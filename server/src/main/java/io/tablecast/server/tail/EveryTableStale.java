@@ -49,6 +49,9 @@ final class EveryTableStale {
   /** The kind of error every table was said stale with, while said failing (under the lock). */
   private String saidKind;
 
+  /** What every table was said to be, last; null: followed (under the lock). */
+  private String saidReason;
+
   EveryTableStale(TailSink sink) {
     this.sink = sink;
   }
@@ -100,13 +103,13 @@ final class EveryTableStale {
 
   /**
    * A poll begun at {@code sinceMillis} has not returned for {@code seconds}: every table is said
-   * stale unless it was already, with the error of the polls that failed before it if they did, and
-   * true; false when nothing was said (the watch's thread).
+   * stale unless it was already, with the error of the polls that failed before it if they did;
+   * returns the reason said, null when nothing was (the watch's thread).
    */
-  boolean unanswered(long sinceMillis, long seconds) {
+  String unanswered(long sinceMillis, long seconds) {
     synchronized (lock) {
       if (said()) {
-        return false;
+        return null;
       }
       Failing before = failing;
       if (before != null) {
@@ -121,7 +124,7 @@ final class EveryTableStale {
                 + " keeps the rows it has and catches up when the read returns",
             Said.UNANSWERED);
       }
-      return true;
+      return saidReason;
     }
   }
 
@@ -147,6 +150,7 @@ final class EveryTableStale {
   /** Says every table stale ({@code reason}, as {@code what}) or followed again (null). */
   private void say(String reason, Said what) {
     synchronized (lock) {
+      saidReason = reason;
       List<CommittedBatch.Staleness> all = new ArrayList<>();
       for (String table : tables) {
         all.add(new CommittedBatch.Staleness(table, CAUSE, reason));

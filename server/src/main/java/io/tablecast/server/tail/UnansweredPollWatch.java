@@ -89,11 +89,13 @@ final class UnansweredPollWatch implements AutoCloseable {
         since -> {
           try {
             long seconds = (System.currentTimeMillis() - since) / 1000;
-            if (everyTable.unanswered(since, seconds)) {
+            String said = everyTable.unanswered(since, seconds);
+            if (said != null) {
               LOG.warn(
-                  "a read of changes has not returned for {} s: the database, or the network to"
-                      + " it, may have stopped answering; every table is stale until it returns",
-                  seconds);
+                  "a read of changes has not returned for {} s; every table is stale until a read"
+                      + " returns: {}",
+                  seconds,
+                  said);
             }
           } catch (RuntimeException e) {
             LOG.warn("could not say every table stale: {}", e.toString()); // the hub is closing
