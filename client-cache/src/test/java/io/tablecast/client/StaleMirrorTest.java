@@ -40,6 +40,10 @@ class StaleMirrorTest {
           new Message.TableStatus(T, true, WHY), batch(6, insert(T, row("id", 3, "v", "c"), 3)));
       await().atMost(WAIT).until(() -> m.position() == 6);
       assertThat(m.staleReason()).isEqualTo(WHY);
+      // the same cause in other words (PROTOCOL.md, Stale tables): readers and listeners get them
+      String reworded = WHY + " (and 1 more)";
+      conn.send(new Message.TableStatus(T, true, reworded));
+      await().atMost(WAIT).until(() -> reworded.equals(m.staleReason()));
       conn.send(new Message.TableStatus(T, false, null));
       await().atMost(WAIT).until(() -> m.staleReason() == null);
 
@@ -61,8 +65,8 @@ class StaleMirrorTest {
       third.send(new Message.Resumed(List.of(T), List.of(), 7), batch(8));
       await().atMost(WAIT).until(() -> m.position() == 8);
       assertThat(m.staleReason()).as("nothing said before the next batch: followed").isNull();
-      await().atMost(WAIT).until(() -> heard.size() == 4);
-      assertThat(heard).containsExactly(WHY, "null", WHY, "null");
+      await().atMost(WAIT).until(() -> heard.size() == 5);
+      assertThat(heard).containsExactly(WHY, WHY + " (and 1 more)", "null", WHY, "null");
     }
   }
 
