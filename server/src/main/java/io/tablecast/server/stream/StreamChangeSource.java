@@ -49,6 +49,13 @@ public final class StreamChangeSource implements ChangeSource {
   private final Set<String> inheritedUnasked = ConcurrentHashMap.newKeySet();
   private volatile long sequence;
 
+  /**
+   * A group could not be read, and every table was said stale for it: later ones are logged only
+   * (each would name its own sequence, and the hub tells every session a reason said again in other
+   * words). Tail thread.
+   */
+  private boolean unreadableSaid;
+
   /** A source reading on from {@code sequence}, its images at start {@code snapshot}. */
   StreamChangeSource(
       Connection nats,
@@ -214,6 +221,10 @@ public final class StreamChangeSource implements ChangeSource {
               + e.getMessage()
               + "); restart this server with the version capture runs";
       LOG.error("{}", reason);
+      if (unreadableSaid) {
+        return CommittedBatch.EMPTY;
+      }
+      unreadableSaid = true;
       List<CommittedBatch.Staleness> all = new ArrayList<>();
       tables.forEach(
           t -> all.add(new CommittedBatch.Staleness(t.id().qualified(), UNREADABLE, reason)));
