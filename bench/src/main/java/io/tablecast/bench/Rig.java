@@ -79,7 +79,9 @@ public final class Rig implements AutoCloseable {
         null,
         List.of(CachedTable.of(table())),
         poll.min(),
-        poll.idleAfter());
+        poll.idleAfter(),
+        null,
+        null);
   }
 
   public TablecastServer startServer() throws InterruptedException {

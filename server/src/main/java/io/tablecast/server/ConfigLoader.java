@@ -44,6 +44,7 @@ final class ConfigLoader {
           new Variable("TABLECAST_JDBC_URL", "source.jdbc_url"),
           new Variable("TABLECAST_DB_USER", "source.user"),
           new Variable("TABLECAST_DB_PASSWORD", "source.password"),
+          new Variable("TABLECAST_DB_PASSWORD_FILE", "source.password_file"),
           new Variable("TABLECAST_INSTALL_TRIGGERS", "source.install_triggers"),
           new Variable("TABLECAST_CACHED_TABLES", "cached_tables"), // comma-separated
           new Variable("TABLECAST_STATIC_DIR", "static_dir"),

@@ -5,9 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
+import io.tablecast.server.capture.CachedTable;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TriggerInstaller;
 import io.tablecast.server.testing.TestDatabases.Kind;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -15,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -86,6 +91,59 @@ class CredentialsRefusedWhileServingTest {
             kind == Kind.MYSQL
                 ? new String[] {"DROP USER IF EXISTS '" + user + "'@'%'"}
                 : new String[] {"DROP OWNED BY " + user, "DROP ROLE " + user});
+      }
+    }
+  }
+
+  /**
+   * {@code source.password_file} (docs/CONFIGURATION.md): the password rotated in the database and
+   * then in the file, the server's sessions ended, is used for the connections made after it; the
+   * mirror follows on, with what was written meanwhile, without a restart. MariaDB only: the
+   * PostgreSQL here trusts every local connection, whatever its password.
+   */
+  @Test
+  void aPasswordRotatedInTheFileIsUsedWithoutARestart(@TempDir Path dir) throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL)",
+            "INSERT INTO items VALUES (1, 'one')");
+    try (Pipeline p = Pipeline.create(Kind.MYSQL, "rotated_file", ddl, "items")) {
+      try (TriggerInstaller admin = TriggerInstaller.connect(p.sourceConfig())) {
+        admin.install();
+      }
+      String user = "tc_file_" + p.db.schema().replaceAll("[^a-z0-9]", "").substring(0, 12);
+      String url = LeastPrivilegeTest.grantServingRights(p, Kind.MYSQL, user, "items");
+      Path file = Files.writeString(dir.resolve("db-password"), "serve-pw\n");
+      try {
+        p.startServer(
+            b ->
+                b.source(
+                    new SourceConfig(
+                        url.replaceAll("&password=[^&]*", ""),
+                        null,
+                        null,
+                        false,
+                        null,
+                        null,
+                        null,
+                        null,
+                        List.of(CachedTable.of(p.db.table("items"))),
+                        null,
+                        null,
+                        ServerSetups.ANSWER_TIMEOUT,
+                        file)));
+        TableMirror<Map<String, Object>> items = p.readyMirror(p.client("rotated"), "items");
+
+        p.sql("ALTER USER '" + user + "'@'%' IDENTIFIED BY 'rotated-pw'");
+        Files.writeString(file, "rotated-pw\n");
+        endSessionsOf(p, Kind.MYSQL, user);
+        p.sql("INSERT INTO items VALUES (2, 'written after the rotation')");
+        await().atMost(WAIT).until(() -> items.get(2) != null);
+        await().atMost(WAIT).until(() -> items.staleReason() == null);
+        p.awaitMirrorEqualsTable(items, "items");
+      } finally {
+        p.stopServer();
+        p.sql("DROP USER IF EXISTS '" + user + "'@'%'");
       }
     }
   }

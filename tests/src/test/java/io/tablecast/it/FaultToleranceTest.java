@@ -188,7 +188,8 @@ class FaultToleranceTest {
             true,
             null,
             null,
-            Pipeline.RECONCILE_EVERY);
+            Pipeline.RECONCILE_EVERY,
+            null);
     ServerConfig config = p.serverConfig().toBuilder().source(source).build();
     try (p;
         TablecastServer server = TablecastServer.start(config);

@@ -114,7 +114,8 @@ class SeveralConfigurationsTest {
             true,
             null,
             null,
-            Pipeline.RECONCILE_EVERY);
+            Pipeline.RECONCILE_EVERY,
+            null);
     return TablecastServer.start(
         p.serverConfig().toBuilder().set("server_name", "server-b").source(only).build());
   }

@@ -1,6 +1,7 @@
 package io.tablecast.server.capture;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,8 @@ import java.util.Set;
  *     jdbc:postgresql://...}; the URL's database (MySQL) or current schema (PostgreSQL) holds the
  *     outbox
  * @param user database user, or null when the URL carries it
- * @param password database password, or null; never logged
+ * @param password database password, or null; never logged ({@link #password()} reads {@code
+ *     passwordFile} when that is set)
  * @param installTriggers whether the server installs (idempotently) the outbox and triggers at
  *     start
  * @param outboxRetention delivered outbox rows older than this are pruned
@@ -43,6 +45,8 @@ import java.util.Set;
  *     changes that long says every table stale, and is given up once the database says its session
  *     has waited that long for its client; a short background statement is given up after it (one
  *     that may take long by design, three times as long), and made again on a new connection
+ * @param passwordFile a file holding the database password, read anew for each connection made (a
+ *     rotated password is used without a restart); null = none
  */
 public record SourceConfig(
     String jdbcUrl,
@@ -56,7 +60,8 @@ public record SourceConfig(
     List<CachedTable> cachedTables,
     Duration minPollInterval,
     Duration pollIdleAfter,
-    Duration answerTimeout) {
+    Duration answerTimeout,
+    Path passwordFile) {
 
   /** Default for {@link #outboxRetention()}: one hour. */
   public static final Duration DEFAULT_OUTBOX_RETENTION = Duration.ofHours(1);
@@ -101,34 +106,6 @@ public record SourceConfig(
   /** The shortest {@link #answerTimeout()}: the databases tell a session's idle time in seconds. */
   public static final Duration MIN_ANSWER_TIMEOUT = Duration.ofSeconds(1);
 
-  /** The default {@code answer_timeout}. */
-  public SourceConfig(
-      String jdbcUrl,
-      String user,
-      String password,
-      boolean installTriggers,
-      Duration outboxRetention,
-      Duration maxPollInterval,
-      Duration reconcileInterval,
-      Duration captureCheckInterval,
-      List<CachedTable> cachedTables,
-      Duration minPollInterval,
-      Duration pollIdleAfter) {
-    this(
-        jdbcUrl,
-        user,
-        password,
-        installTriggers,
-        outboxRetention,
-        maxPollInterval,
-        reconcileInterval,
-        captureCheckInterval,
-        cachedTables,
-        minPollInterval,
-        pollIdleAfter,
-        null);
-  }
-
   /** The poll schedule's defaults ({@code min_poll_interval}, {@code poll_idle_after}). */
   public SourceConfig(
       String jdbcUrl,
@@ -150,6 +127,8 @@ public record SourceConfig(
         reconcileInterval,
         captureCheckInterval,
         cachedTables,
+        null,
+        null,
         null,
         null);
   }
@@ -177,9 +156,7 @@ public record SourceConfig(
         maxPollInterval,
         reconcileInterval,
         captureCheckInterval,
-        entries(cachedTables, columnChoices),
-        null,
-        null);
+        entries(cachedTables, columnChoices));
   }
 
   /** Every table cached whole. */
@@ -204,28 +181,6 @@ public record SourceConfig(
         reconcileInterval,
         captureCheckInterval,
         Map.of());
-  }
-
-  /** Without {@code captureCheckInterval}: the default interval. */
-  public SourceConfig(
-      String jdbcUrl,
-      String user,
-      String password,
-      List<String> cachedTables,
-      boolean installTriggers,
-      Duration outboxRetention,
-      Duration maxPollInterval,
-      Duration reconcileInterval) {
-    this(
-        jdbcUrl,
-        user,
-        password,
-        cachedTables,
-        installTriggers,
-        outboxRetention,
-        maxPollInterval,
-        reconcileInterval,
-        null);
   }
 
   /** Without {@code reconcileInterval}: the default interval. */
@@ -254,6 +209,9 @@ public record SourceConfig(
   public SourceConfig {
     if (jdbcUrl == null) {
       throw new IllegalArgumentException("source.jdbc_url must be set");
+    }
+    if (passwordFile != null) {
+      PasswordFile.check(passwordFile, password, user, jdbcUrl);
     }
     DatabaseFamily family = Dialects.forUrl(jdbcUrl); // refuses a URL no family serves
     if (cachedTables == null) { // an IllegalArgumentException: its message is the problem told
@@ -350,6 +308,18 @@ public record SourceConfig(
     return with(cachedTables, timeout);
   }
 
+  /**
+   * The database password to connect with now: {@code password_file}'s content when that is set
+   * (read at each call: a connection made after the file changed uses the new password), else
+   * {@code password}.
+   *
+   * @throws java.io.UncheckedIOException naming the file when it cannot be read
+   */
+  @Override
+  public String password() {
+    return passwordFile == null ? password : PasswordFile.read(passwordFile);
+  }
+
   private SourceConfig with(List<CachedTable> tables, Duration timeout) {
     return new SourceConfig(
         jdbcUrl,
@@ -363,7 +333,8 @@ public record SourceConfig(
         tables,
         minPollInterval,
         pollIdleAfter,
-        timeout);
+        timeout,
+        passwordFile);
   }
 
   /**

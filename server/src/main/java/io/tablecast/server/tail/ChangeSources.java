@@ -2,6 +2,7 @@ package io.tablecast.server.tail;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.util.Credentials;
 import io.tablecast.server.capture.BoundedAnswers;
 import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.CapturePlan;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -152,7 +154,13 @@ public final class ChangeSources {
     if (props.getProperty("user") != null) {
       hc.setUsername(props.getProperty("user"));
     }
-    if (props.getProperty("password") != null) {
+    if (config.passwordFile() != null) { // read for each connection: a rotated password is used
+      String user =
+          Objects.requireNonNullElse(
+              props.getProperty("user"),
+              PoolProperties.driverOptions(plan.jdbcUrl(), props).get("user"));
+      hc.setCredentialsProvider(() -> Credentials.of(user, config.password()));
+    } else if (props.getProperty("password") != null) {
       hc.setPassword(props.getProperty("password"));
     }
     hc.setMaximumPoolSize(POOL_SIZE);

@@ -1,6 +1,7 @@
 package io.tablecast.server.tail;
 
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.util.Credentials;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -200,11 +201,15 @@ final class LostAnswers {
   private Connection bounded() throws SQLException {
     Properties props = new Properties();
     props.putAll(pool.getDataSourceProperties());
-    if (pool.getUsername() != null) {
-      props.setProperty("user", pool.getUsername());
+    Credentials credentials = // a source.password_file's password as it is now
+        pool.getCredentialsProvider() == null
+            ? pool.getCredentials()
+            : pool.getCredentialsProvider().getCredentials();
+    if (credentials.getUsername() != null) {
+      props.setProperty("user", credentials.getUsername());
     }
-    if (pool.getPassword() != null) {
-      props.setProperty("password", pool.getPassword());
+    if (credentials.getPassword() != null) {
+      props.setProperty("password", credentials.getPassword());
     }
     props.putAll(probe.boundedConnection());
     return DriverManager.getConnection(pool.getJdbcUrl(), props);

@@ -287,7 +287,9 @@ class PollScheduleTest {
               null,
               List.of(CachedTable.of("items")),
               Duration.ofMillis(minMs),
-              idleAfter),
+              idleAfter,
+              null,
+              null),
           metrics,
           Duration.ofHours(1));
       ticker(ticker);
