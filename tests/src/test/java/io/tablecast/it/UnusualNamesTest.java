@@ -34,9 +34,11 @@ class UnusualNamesTest {
     String table = "Order Items";
     String q = kind == Kind.MYSQL ? "`" : "\"";
     String quoted = q + schema + q + "." + q + table + q;
-    String url = kind.baseUrl();
+    String admin = kind.baseUrl();
+    // the outbox in a schema of the test's own (dropped after the run), the table in the other
+    String url = kind.isolated("unusual_names").jdbcUrl();
     run(
-        url,
+        admin,
         kind == Kind.MYSQL ? "DROP DATABASE IF EXISTS `" + schema + "`" : dropSchema(schema),
         (kind == Kind.MYSQL ? "CREATE DATABASE " : "CREATE SCHEMA ") + q + schema + q,
         "CREATE TABLE "
@@ -71,7 +73,7 @@ class UnusualNamesTest {
       assertThat(m.get(1)).containsEntry("select", "a").containsEntry("Unit Price", "1.50");
 
       run(
-          url,
+          admin,
           "INSERT INTO " + quoted + " VALUES (2, 2.25, 'b')",
           "UPDATE " + quoted + " SET " + q + "select" + q + " = 'c' WHERE " + q + "Id" + q + " = 1",
           "DELETE FROM " + quoted + " WHERE " + q + "Id" + q + " = 3");
@@ -86,7 +88,7 @@ class UnusualNamesTest {
       assertThat(m.size()).isEqualTo(2);
     } finally {
       run(
-          url,
+          admin,
           kind == Kind.MYSQL ? "DROP DATABASE IF EXISTS `" + schema + "`" : dropSchema(schema));
     }
   }
