@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Supplier;
 
 /**
  * Server-internal: what the tailer needs to read a source, produced by {@link
@@ -19,7 +20,7 @@ import java.util.Properties;
 public final class CapturePlan {
   private final Dialect dialect;
   private final String jdbcUrl;
-  private final Properties properties;
+  private final Supplier<Properties> login;
   private final String outboxSchema;
   private final List<TableSchema> tables;
   private final Map<String, RowNormalizer> normalizers = new LinkedHashMap<>();
@@ -29,14 +30,14 @@ public final class CapturePlan {
   CapturePlan(
       Dialect dialect,
       String jdbcUrl,
-      Properties properties,
+      Supplier<Properties> login,
       String outboxSchema,
       List<TableSchema> tables,
       Map<TableId, ColumnChoice> choices) {
     this.choices = Map.copyOf(choices);
     this.dialect = dialect;
     this.jdbcUrl = jdbcUrl;
-    this.properties = properties;
+    this.login = login;
     this.outboxSchema = outboxSchema;
     this.tables = List.copyOf(tables);
     for (TableSchema t : tables) {
@@ -54,16 +55,17 @@ public final class CapturePlan {
     return jdbcUrl;
   }
 
-  /** user / password when configured apart from the URL. */
+  /**
+   * user / password when configured apart from the URL, a new copy each time: the password as
+   * {@code source.password_file} holds it now.
+   */
   public Properties connectionProperties() {
-    Properties copy = new Properties();
-    copy.putAll(properties);
-    return copy;
+    return login.get();
   }
 
-  /** Opens a new connection outside any pool. */
+  /** Opens a new connection outside any pool, with the password of now. */
   public Connection connect() throws SQLException {
-    Connection c = DriverManager.getConnection(jdbcUrl, properties);
+    Connection c = DriverManager.getConnection(jdbcUrl, login.get());
     try {
       return dialect.setUp(c);
     } catch (SQLException | RuntimeException e) {
@@ -99,7 +101,7 @@ public final class CapturePlan {
     for (TableSchema t : tables) {
       replaced.add(t.id().equals(table.id()) ? table : t);
     }
-    return new CapturePlan(dialect, jdbcUrl, properties, outboxSchema, replaced, choices);
+    return new CapturePlan(dialect, jdbcUrl, login, outboxSchema, replaced, choices);
   }
 
   /** Where this plan's outbox lives, for the dialect's statements. */

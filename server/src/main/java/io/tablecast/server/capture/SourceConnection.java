@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.function.Supplier;
 
 /**
  * The connection an installer opens to the configured database, bounded in time: its connecting
@@ -36,6 +37,25 @@ final class SourceConnection {
               }
             });
     return props;
+  }
+
+  /**
+   * The driver properties of each new connection: {@code given}, with the password read again from
+   * {@code source.password_file} where it is kept there, so that a connection made after the file
+   * was rotated logs in with the new one. A plan outlives the start that made it (the capture
+   * check, the repairs and the pool connect with it for as long as the server runs).
+   */
+  static Supplier<Properties> login(SourceConfig config, Properties given) {
+    Properties fixed = new Properties();
+    fixed.putAll(given);
+    return () -> {
+      Properties props = new Properties();
+      props.putAll(fixed);
+      if (config.passwordFile() != null) {
+        props.setProperty("password", config.password());
+      }
+      return props;
+    };
   }
 
   /**

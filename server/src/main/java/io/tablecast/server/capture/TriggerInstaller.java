@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
@@ -35,7 +36,7 @@ public final class TriggerInstaller implements AutoCloseable {
   private final Connection connection;
   private final Dialect dialect;
   private final String jdbcUrl;
-  private final Properties properties;
+  private final Supplier<Properties> login;
   private final String defaultSchema;
   private List<TableSchema> tables;
 
@@ -44,13 +45,13 @@ public final class TriggerInstaller implements AutoCloseable {
       Connection connection,
       Dialect dialect,
       String jdbcUrl,
-      Properties properties,
+      Supplier<Properties> login,
       String defaultSchema) {
     this.config = config;
     this.connection = connection;
     this.dialect = dialect;
     this.jdbcUrl = jdbcUrl;
-    this.properties = properties;
+    this.login = login;
     this.defaultSchema = defaultSchema;
   }
 
@@ -83,7 +84,8 @@ public final class TriggerInstaller implements AutoCloseable {
                 + "; the outbox is created there");
       }
       Identifiers.validate(dialect, "schema", schema);
-      return new TriggerInstaller(config, c, dialect, url, props, schema);
+      return new TriggerInstaller(
+          config, c, dialect, url, SourceConnection.login(config, props), schema);
     } catch (SQLException e) {
       c.close();
       throw BoundedAnswers.sayingUnanswered(e, "the connection's set-up", within);
@@ -111,8 +113,7 @@ public final class TriggerInstaller implements AutoCloseable {
 
   /** A new connection as this installer's, with {@code more} driver properties. */
   public Connection connectAgain(Map<String, String> more) throws SQLException {
-    Properties props = new Properties();
-    props.putAll(properties);
+    Properties props = login.get();
     props.putAll(more);
     return java.sql.DriverManager.getConnection(jdbcUrl, props);
   }
@@ -215,7 +216,7 @@ public final class TriggerInstaller implements AutoCloseable {
     for (String name : config.tableNames()) {
       choices.put(TableId.parse(name, defaultSchema), config.columnChoice(name));
     }
-    return new CapturePlan(dialect, jdbcUrl, properties, defaultSchema, describe(), choices);
+    return new CapturePlan(dialect, jdbcUrl, login, defaultSchema, describe(), choices);
   }
 
   /**
