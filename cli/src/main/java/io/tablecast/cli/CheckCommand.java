@@ -4,7 +4,9 @@ import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.capture.CaptureFinding;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.capture.TriggerInstaller;
+import io.tablecast.server.net.TlsConfig;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 
@@ -24,7 +26,10 @@ final class CheckCommand extends TriggerCommand {
   int run(TriggerInstaller installer) throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     out.println("OK    database: " + installer.dialect() + " reached");
-    List<CaptureFinding> findings = installer.check(this::policyFindings);
+    List<CaptureFinding> findings = new ArrayList<>(installer.check(this::policyFindings));
+    if (cfg.tls() != null) {
+      findings.add(tlsFinding(cfg.tls().check()));
+    }
     findings.forEach(out::println);
     long errors = findings.stream().filter(CaptureFinding::stopsServe).count();
     long warnings =
@@ -39,6 +44,16 @@ final class CheckCommand extends TriggerCommand {
                 + (warnings == 1 ? " warning" : " warnings"));
     out.flush();
     return errors == 0 ? 0 : 1;
+  }
+
+  /** The certificate the server would serve on its port, or why its start would fail. */
+  private static CaptureFinding tlsFinding(TlsConfig.FilesCheck tls) {
+    if (!tls.usable()) {
+      return CaptureFinding.error("tls", tls.message());
+    }
+    return tls.expiring()
+        ? CaptureFinding.warn("tls", tls.message() + ": renew the certificate")
+        : CaptureFinding.ok("tls", tls.message());
   }
 
   /** What the access policies name that the cached tables do not have, as the server warns. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
+import io.tablecast.server.net.TlsTestCerts;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -248,5 +249,49 @@ class CheckCommandTest {
                   + good
                   + "?)");
     }
+  }
+
+  /**
+   * The {@code tls:} files are checked as the server's start reads them: a private key that is not
+   * the certificate's (which the start refuses) is an ERROR naming both files, and a pair that
+   * belongs together names the certificate and says when it ends (the test certificates end within
+   * two days: a WARN). Before, {@code check} said nothing of TLS, and "serve would start" for a
+   * server whose start then failed.
+   */
+  @org.junit.jupiter.api.Test
+  void theTlsFilesAreCheckedAsTheStartReadsThem() throws Exception {
+    TlsTestCerts certs = TlsTestCerts.create(dir.resolve("certs"));
+    try (Pipeline p =
+        Pipeline.create(
+            Kind.POSTGRESQL,
+            "check_tls",
+            List.of("CREATE TABLE good (id INT PRIMARY KEY, v INT)"),
+            "good")) {
+      Path cfg = config(p, false, "good");
+      String plain = Files.readString(cfg);
+      assertThat(Cli.run("install", "--config", cfg.toString()).exitCode()).isZero();
+
+      Files.writeString(cfg, plain + tls(certs.serverCert, certs.rogueServerKey));
+      Cli wrongKey = Cli.run("check", "--config", cfg.toString());
+      assertThat(wrongKey.exitCode()).as(wrongKey.out() + wrongKey.err()).isEqualTo(1);
+      assertThat(wrongKey.out())
+          .containsPattern(
+              "ERROR +tls: tls.private_key '"
+                  + java.util.regex.Pattern.quote(certs.rogueServerKey.toString())
+                  + "' is not the key of the certificate in tls.cert_chain")
+          .contains("1 error stops serve");
+
+      Files.writeString(cfg, plain + tls(certs.serverCert, certs.serverKey));
+      Cli pair = Cli.run("check", "--config", cfg.toString());
+      assertThat(pair.exitCode()).as(pair.out() + pair.err()).isZero();
+      assertThat(pair.out())
+          .containsPattern("WARN +tls: CN=localhost, valid until .*: expires soon: renew")
+          .contains("serve would start (1 warning)");
+    }
+  }
+
+  private static String tls(Path chain, Path key) {
+    return String.join(
+        "\n", "tls:", "  cert_chain: '" + chain + "'", "  private_key: '" + key + "'", "");
   }
 }

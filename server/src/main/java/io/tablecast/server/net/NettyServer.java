@@ -110,8 +110,13 @@ public final class NettyServer implements AutoCloseable {
     long idleTimeoutMillis = config.idleTimeout().toMillis();
     try {
       // TLS (optional): built before binding so that a bad certificate or key fails the start
-      io.netty.handler.ssl.SslContext tls =
-          config.tls() == null ? null : TlsDetector.serverContext(config.tls());
+      ServerCertificates tls = config.tls() == null ? null : ServerCertificates.load(config.tls());
+      if (tls != null && !config.tls().reloadInterval().isZero()) {
+        long every = config.tls().reloadInterval().toMillis();
+        // on the acceptor's loop: a few small files read, and a context built only when they
+        // changed; the schedule ends with the loop
+        boss.scheduleWithFixedDelay(tls::reloadIfChanged, every, every, TimeUnit.MILLISECONDS);
+      }
       ServerBootstrap b =
           new ServerBootstrap()
               .group(boss, workers)
@@ -138,7 +143,7 @@ public final class NettyServer implements AutoCloseable {
                             .addLast(
                                 "tls-detector",
                                 new TlsDetector(
-                                    tls,
+                                    tls::current,
                                     config.tls().allowPlaintext(),
                                     settings.handshakeTimeoutMillis()));
                       }

@@ -15,7 +15,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
@@ -58,7 +57,8 @@ public final class StartingPort implements AutoCloseable {
       throws InterruptedException {
     EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     try {
-      SslContext tls = config.tls() == null ? null : TlsDetector.serverContext(config.tls());
+      ServerCertificates tls =
+          config.tls() == null ? null : ServerCertificates.loadQuietly(config.tls());
       Supplier<String> why = () -> "server " + serverName + " is starting: " + doing.get();
       ChannelGroup accepted = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
       ServerBootstrap b =
@@ -75,7 +75,7 @@ public final class StartingPort implements AutoCloseable {
                             .addLast(
                                 "tls-detector",
                                 new TlsDetector(
-                                    tls,
+                                    tls::current,
                                     config.tls().allowPlaintext(),
                                     config.handshakeTimeout().toMillis()));
                       }

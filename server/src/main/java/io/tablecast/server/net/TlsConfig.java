@@ -2,6 +2,8 @@ package io.tablecast.server.net;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -16,9 +18,20 @@ import java.util.Locale;
  * @param clientAuth whether clients present a certificate
  * @param allowPlaintext true: connections that do not start with a TLS handshake are served in
  *     plaintext as without TLS; false (default): they are refused with an explanation
+ * @param reloadInterval every this long the files are read again, and a renewed certificate (or
+ *     client CA) is served to new connections; null = {@link #DEFAULT_RELOAD_INTERVAL}, zero = read
+ *     at start only
  */
 public record TlsConfig(
-    Path certChain, Path privateKey, Path clientCa, ClientAuth clientAuth, boolean allowPlaintext) {
+    Path certChain,
+    Path privateKey,
+    Path clientCa,
+    ClientAuth clientAuth,
+    boolean allowPlaintext,
+    Duration reloadInterval) {
+
+  /** Default {@link #reloadInterval()}: about as often as Kubernetes refreshes a mounted secret. */
+  public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofMinutes(1);
 
   /** Client-certificate policy. */
   public enum ClientAuth {
@@ -43,9 +56,41 @@ public record TlsConfig(
     }
   }
 
+  /** The default {@link #reloadInterval()}. */
+  public TlsConfig(
+      Path certChain,
+      Path privateKey,
+      Path clientCa,
+      ClientAuth clientAuth,
+      boolean allowPlaintext) {
+    this(certChain, privateKey, clientCa, clientAuth, allowPlaintext, null);
+  }
+
   /** Server certificate only: no client certificates, plaintext refused. */
   public static TlsConfig of(Path certChain, Path privateKey) {
     return new TlsConfig(certChain, privateKey, null, ClientAuth.NONE, false);
+  }
+
+  /**
+   * What {@link #check()} found.
+   *
+   * @param usable the server would start with the files
+   * @param expiring the certificate ends within seven days, or has ended
+   * @param message the certificate served (subject, end of validity), or why it cannot be
+   */
+  public record FilesCheck(boolean usable, boolean expiring, String message) {}
+
+  /**
+   * Reads the files as the server's start does, checking that the key is the certificate's, for
+   * {@code tablecast check}: the certificate it would serve, or why the start would fail.
+   */
+  public FilesCheck check() {
+    return ServerCertificates.check(this, Clock.systemUTC());
+  }
+
+  /** This configuration with the files read again every {@code interval} (zero: never). */
+  public TlsConfig withReloadInterval(Duration interval) {
+    return new TlsConfig(certChain, privateKey, clientCa, clientAuth, allowPlaintext, interval);
   }
 
   /**
@@ -58,6 +103,13 @@ public record TlsConfig(
     file("tls.private_key", privateKey);
     if (clientCa != null) {
       file("tls.client_ca", clientCa);
+    }
+    if (reloadInterval == null) {
+      reloadInterval = DEFAULT_RELOAD_INTERVAL;
+    }
+    if (reloadInterval.isNegative()) {
+      throw new IllegalArgumentException(
+          "tls.reload_interval must be 0s (read at start only) or more, was " + reloadInterval);
     }
     if (clientAuth == null) {
       clientAuth = clientCa == null ? ClientAuth.NONE : ClientAuth.REQUIRE;
@@ -89,6 +141,8 @@ public record TlsConfig(
         + clientAuth.name().toLowerCase(Locale.ROOT)
         + ", allowPlaintext="
         + allowPlaintext
+        + ", reloadInterval="
+        + reloadInterval
         + "]";
   }
 }

@@ -17,6 +17,7 @@ import io.tablecast.protocol.netty.BinaryFraming;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,18 +41,24 @@ final class TlsDetector extends ByteToMessageDecoder {
       "this port requires TLS: connect with TLS "
           + "(Java client: TablecastClient.builder().tls(...); browsers and Node: https:// and wss:// URLs)";
 
-  private final SslContext sslContext;
+  private final Supplier<SslContext> sslContext;
   private final boolean allowPlaintext;
   private final long handshakeTimeoutMillis;
 
-  TlsDetector(SslContext sslContext, boolean allowPlaintext, long handshakeTimeoutMillis) {
+  /**
+   * @param sslContext the context of now, asked at each handshake ({@link
+   *     ServerCertificates#current}: a renewed certificate is served from the next one)
+   */
+  TlsDetector(
+      Supplier<SslContext> sslContext, boolean allowPlaintext, long handshakeTimeoutMillis) {
     this.sslContext = sslContext;
     this.allowPlaintext = allowPlaintext;
     this.handshakeTimeoutMillis = handshakeTimeoutMillis;
   }
 
   /**
-   * Builds the server's TLS context from PEM files (JDK provider).
+   * Builds the server's TLS context from PEM files (JDK provider); {@link ServerCertificates} also
+   * checks the key is the certificate's, and reads them again when they change.
    *
    * @throws IllegalArgumentException naming the file that could not be used
    */
@@ -81,14 +88,7 @@ final class TlsDetector extends ByteToMessageDecoder {
           case REQUIRE -> ClientAuth.REQUIRE;
         });
     try {
-      SslContext ctx = b.build();
-      log.info(
-          "TLS enabled: certificate chain {}, client certificates {}{}, plaintext {}",
-          tls.certChain(),
-          tls.clientAuth().name().toLowerCase(java.util.Locale.ROOT),
-          tls.clientCa() == null ? "" : " (CA " + tls.clientCa() + ")",
-          tls.allowPlaintext() ? "also accepted" : "refused");
-      return ctx;
+      return b.build();
     } catch (SSLException | IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "cannot build the TLS context from " + tls + ": " + e.getMessage(), e);
@@ -101,7 +101,7 @@ final class TlsDetector extends ByteToMessageDecoder {
       return;
     }
     if (in.getUnsignedByte(in.readerIndex()) == TLS_HANDSHAKE_RECORD) {
-      SslHandler ssl = sslContext.newHandler(ctx.alloc());
+      SslHandler ssl = sslContext.get().newHandler(ctx.alloc());
       ssl.setHandshakeTimeout(handshakeTimeoutMillis, TimeUnit.MILLISECONDS);
       String name = ctx.name();
       ctx.pipeline().addAfter(name, "tls-peer", new TlsPeer());

@@ -9,7 +9,6 @@ import static org.awaitility.Awaitility.await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -29,13 +28,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslProvider;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.protocol.MessageCodec;
-import io.tablecast.protocol.netty.BinaryFraming;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
@@ -115,86 +109,14 @@ class TlsServerTest {
   }
 
   private static SslContext clientContext(Path trusted, Path chain, Path key) throws Exception {
-    SslContextBuilder b =
-        SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(trusted.toFile());
-    if (chain != null) {
-      b.keyManager(chain.toFile(), key.toFile());
-    }
-    return b.build();
-  }
-
-  /** A binary client over TLS: SslHandler, framing, a queue of messages and the first error. */
-  static final class TlsBinaryClient implements AutoCloseable {
-    final Channel channel;
-    final LinkedBlockingQueue<Message> received = new LinkedBlockingQueue<>();
-    final CompletableFuture<Throwable> failure = new CompletableFuture<>();
-    final SslHandler ssl;
-
-    TlsBinaryClient(SslContext ctx, int port) throws InterruptedException {
-      ssl = ctx.newHandler(io.netty.buffer.ByteBufAllocator.DEFAULT, "localhost", port);
-      channel =
-          new Bootstrap()
-              .group(group)
-              .channel(NioSocketChannel.class)
-              .handler(
-                  new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                      ch.pipeline().addLast("tls", ssl);
-                      BinaryFraming.addTo(ch.pipeline(), 1 << 20);
-                      ch.pipeline()
-                          .addLast(
-                              new SimpleChannelInboundHandler<Message>() {
-                                @Override
-                                protected void channelRead0(ChannelHandlerContext c, Message msg) {
-                                  received.add(msg);
-                                }
-
-                                @Override
-                                public void exceptionCaught(
-                                    ChannelHandlerContext c, Throwable cause) {
-                                  failure.complete(cause);
-                                  c.close();
-                                }
-                              });
-                    }
-                  })
-              .connect("127.0.0.1", port)
-              .sync()
-              .channel();
-      channel.write(
-          Unpooled.wrappedBuffer(MessageCodec.MAGIC)); // held back until the handshake is done
-      channel.writeAndFlush(
-          new Message.Hello(Message.PROTOCOL_VERSION, "tls-test", null, null, null));
-    }
-
-    Message next() throws InterruptedException {
-      Message m = received.poll(10, TimeUnit.SECONDS);
-      assertThat(m).as("a message within 10 s").isNotNull();
-      return m;
-    }
-
-    Message nextNonHeartbeat() throws InterruptedException {
-      while (true) {
-        Message m = next();
-        if (!(m instanceof Message.ChangeBatch b && b.changes().isEmpty())
-            && !(m instanceof Message.Ping)) {
-          return m;
-        }
-      }
-    }
-
-    @Override
-    public void close() {
-      channel.close().syncUninterruptibly();
-    }
+    return TlsBinaryClient.context(trusted, chain, key);
   }
 
   @Test
   void binarySessionOverTls() throws Exception {
     start(TlsConfig.of(certs.serverCert, certs.serverKey));
     try (TlsBinaryClient c =
-        new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+        new TlsBinaryClient(group, clientContext(certs.caCert, null, null), server.port())) {
       Message.Welcome w = (Message.Welcome) c.next();
       assertThat(w.serverName()).isEqualTo("tls");
       assertThat(c.ssl.engine().getSession().getProtocol()).startsWith("TLSv1.");
@@ -313,7 +235,7 @@ class TlsServerTest {
     try (TestClient plain =
             TestClient.tcp(group, new InetSocketAddress("127.0.0.1", server.port()));
         TlsBinaryClient tls =
-            new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+            new TlsBinaryClient(group, clientContext(certs.caCert, null, null), server.port())) {
       plain.send(new Message.Hello(Message.PROTOCOL_VERSION, "plain", null, null, null));
       assertThat(plain.next()).isInstanceOf(Message.Welcome.class);
       assertThat(tls.next()).isInstanceOf(Message.Welcome.class);
@@ -326,7 +248,7 @@ class TlsServerTest {
         new TlsConfig(
             certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
     try (TlsBinaryClient c =
-        new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+        new TlsBinaryClient(group, clientContext(certs.caCert, null, null), server.port())) {
       Throwable t = c.failure.get(10, TimeUnit.SECONDS);
       assertThat(rootMessage(t))
           .containsAnyOf("certificate_required", "bad_certificate", "handshake_failure");
@@ -343,6 +265,7 @@ class TlsServerTest {
     // a client certificate the server's client_ca did not sign: the rogue server's certificate
     try (TlsBinaryClient c =
         new TlsBinaryClient(
+            group,
             clientContext(certs.caCert, certs.rogueServerCert, certs.rogueServerKey),
             server.port())) {
       assertThat(c.failure.get(10, TimeUnit.SECONDS)).isNotNull();
@@ -357,7 +280,7 @@ class TlsServerTest {
             certs.serverCert, certs.serverKey, certs.caCert, TlsConfig.ClientAuth.REQUIRE, false));
     try (TlsBinaryClient c =
         new TlsBinaryClient(
-            clientContext(certs.caCert, certs.clientCert, certs.clientKey), server.port())) {
+            group, clientContext(certs.caCert, certs.clientCert, certs.clientKey), server.port())) {
       assertThat(c.next()).isInstanceOf(Message.Welcome.class);
     }
   }
@@ -366,7 +289,7 @@ class TlsServerTest {
   void untrustedServerCertificateFailsOnTheClient() throws Exception {
     start(TlsConfig.of(certs.rogueServerCert, certs.rogueServerKey));
     try (TlsBinaryClient c =
-        new TlsBinaryClient(clientContext(certs.caCert, null, null), server.port())) {
+        new TlsBinaryClient(group, clientContext(certs.caCert, null, null), server.port())) {
       assertThat(rootMessage(c.failure.get(10, TimeUnit.SECONDS)))
           .contains("unable to find valid certification path");
       assertThat(c.received).isEmpty();
@@ -392,7 +315,8 @@ class TlsServerTest {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast("tls-detector", new TlsDetector(serverCtx, false, 5000));
+                    ch.pipeline()
+                        .addLast("tls-detector", new TlsDetector(() -> serverCtx, false, 5000));
                     ch.pipeline()
                         .addLast(
                             "detector",
@@ -415,17 +339,19 @@ class TlsServerTest {
     try {
       try (TlsBinaryClient withCert =
           new TlsBinaryClient(
-              clientContext(certs.caCert, certs.clientCert, certs.clientKey), port)) {
+              group, clientContext(certs.caCert, certs.clientCert, certs.clientKey), port)) {
         assertThat(subjects.poll(10, TimeUnit.SECONDS))
             .isEqualTo(TlsTestCerts.CLIENT_SUBJECT + " tls=true");
       }
       try (TlsBinaryClient without =
-          new TlsBinaryClient(clientContext(certs.caCert, null, null), port)) {
+          new TlsBinaryClient(group, clientContext(certs.caCert, null, null), port)) {
         assertThat(subjects.poll(10, TimeUnit.SECONDS)).isEqualTo("null tls=true");
       }
       try (TlsBinaryClient rogue =
           new TlsBinaryClient(
-              clientContext(certs.caCert, certs.rogueServerCert, certs.rogueServerKey), port)) {
+              group,
+              clientContext(certs.caCert, certs.rogueServerCert, certs.rogueServerKey),
+              port)) {
         // optional: a certificate client_ca did not sign is ignored, the connection has no subject
         assertThat(subjects.poll(10, TimeUnit.SECONDS)).isEqualTo("null tls=true");
       }
