@@ -17,7 +17,9 @@ import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.net.TlsConfig;
 import io.tablecast.server.net.TlsTestCerts;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +95,45 @@ class TlsClientTest {
     source.commit(insert("public.products", 4, "over tls"));
     await().atMost(WAIT).until(() -> products.get(4) != null);
     assertThat(products.get(4)).containsEntry("name", "over tls");
+  }
+
+  /**
+   * Certificates renewed in place on both sides, here to another CA (docs/TLS.md, "Renewal without
+   * a restart"): the server serves the new certificate to new connections within {@code
+   * tls.reload_interval}, the open session goes on, and the client, which reads its files again at
+   * each connection, trusts the new CA when it connects again; the mirror follows throughout,
+   * without a restart of either. Before, both kept what they read at start: the client's next
+   * connection failed for as long as it ran.
+   */
+  @Test
+  void certificatesRenewedInPlaceOnBothSidesAreTakenWithoutARestart(@TempDir Path live)
+      throws Exception {
+    Path chain = Files.copy(certs.serverCert, live.resolve("tls.crt"));
+    Path key = Files.copy(certs.serverKey, live.resolve("tls.key"));
+    Path trust = Files.copy(certs.caCert, live.resolve("ca.crt"));
+    start(TlsConfig.of(chain, key).withReloadInterval(Duration.ofMillis(100)));
+    try (CuttableProxy proxy = CuttableProxy.raw("127.0.0.1", server.port())) {
+      client =
+          TablecastClient.builder()
+              .servers("localhost:" + proxy.address().substring(proxy.address().indexOf(':') + 1))
+              .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+              .tls(trust)
+              .build();
+      TableMirror<Map<String, Object>> products = client.mirror("public.products");
+      assertThat(products.awaitReady(WAIT)).isTrue();
+
+      Files.copy(certs.rogueServerKey, key, StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(certs.rogueServerCert, chain, StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(certs.rogueCaCert, trust, StandardCopyOption.REPLACE_EXISTING);
+      Thread.sleep(500); // a few of the server's reloads
+      source.commit(insert("public.products", 4, "on the open session"));
+      await().atMost(WAIT).until(() -> products.get(4) != null);
+
+      proxy.cut(); // the client connects again: the new certificate, the new CA
+      source.commit(insert("public.products", 5, "after connecting again"));
+      await().atMost(WAIT).until(() -> products.get(5) != null);
+      assertThat(products.size()).isEqualTo(5);
+    }
   }
 
   @Test

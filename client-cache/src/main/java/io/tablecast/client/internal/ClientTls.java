@@ -6,36 +6,58 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.AttributeKey;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client side of TLS: a Netty {@link SslContext} (JDK provider) trusting either the JVM's
  * default trust store or the given PEM certificates, optionally with a client certificate, and
  * per-connection {@link SslHandler}s with SNI and hostname verification for the server being
  * connected to.
+ *
+ * <p>The files are read again at each new connection and the context rebuilt when their contents
+ * changed: a client certificate or a trusted CA renewed in place (cert-manager, a Vault agent) is
+ * used from the next connection on, without restarting the service. Files that cannot be used
+ * (caught half written) leave the previous context in use, with a WARN, until they change again.
  */
 public final class ClientTls {
+  private static final Logger log = LoggerFactory.getLogger(ClientTls.class);
 
   /** The server a channel is connecting to (set on the bootstrap, read by the initializer). */
   static final AttributeKey<InetSocketAddress> TARGET =
       AttributeKey.valueOf("tablecast.client.target");
 
-  private final SslContext context;
+  private final Path trusted;
+  private final Path chain;
+  private final Path key;
   private final boolean verifyHostname;
   private final String description;
+  private SslContext context;
+  private byte[] contextFiles;
+  private byte[] refusedFiles;
 
-  private ClientTls(SslContext context, boolean verifyHostname, String description) {
-    this.context = context;
+  private ClientTls(Path trusted, Path chain, Path key, boolean verifyHostname) {
+    this.trusted = trusted;
+    this.chain = chain;
+    this.key = key;
     this.verifyHostname = verifyHostname;
-    this.description = description;
+    this.description =
+        "TLS trusting "
+            + (trusted == null ? "the JVM trust store" : trusted)
+            + (chain == null ? "" : ", client certificate " + chain)
+            + (verifyHostname ? "" : ", hostname NOT verified");
   }
 
   /**
@@ -49,35 +71,43 @@ public final class ClientTls {
    */
   public static ClientTls create(
       Path trustedCertPem, Path clientCertChainPem, Path clientKeyPem, boolean verifyHostname) {
-    SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK);
-    if (trustedCertPem != null) {
-      file("tls trustedCertPem", trustedCertPem);
-      try {
-        b.trustManager(trustedCertPem.toFile());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "tls trustedCertPem '"
-                + trustedCertPem
-                + "' is not a PEM certificate file: "
-                + e.getMessage(),
-            e);
-      }
-    }
     if ((clientCertChainPem == null) != (clientKeyPem == null)) {
       throw new IllegalArgumentException(
           "tls client certificate needs both clientCertChainPem and clientKeyPem");
     }
-    if (clientCertChainPem != null) {
-      file("tls clientCertChainPem", clientCertChainPem);
-      file("tls clientKeyPem", clientKeyPem);
+    ClientTls tls = new ClientTls(trustedCertPem, clientCertChainPem, clientKeyPem, verifyHostname);
+    tls.context = tls.build(); // names a file that cannot be used
+    try {
+      tls.contextFiles = tls.fingerprint();
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read the tls files: " + e, e);
+    }
+    return tls;
+  }
+
+  private SslContext build() {
+    SslContextBuilder b = SslContextBuilder.forClient().sslProvider(SslProvider.JDK);
+    if (trusted != null) {
+      file("tls trustedCertPem", trusted);
       try {
-        b.keyManager(clientCertChainPem.toFile(), clientKeyPem.toFile());
+        b.trustManager(trusted.toFile());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "tls trustedCertPem '" + trusted + "' is not a PEM certificate file: " + e.getMessage(),
+            e);
+      }
+    }
+    if (chain != null) {
+      file("tls clientCertChainPem", chain);
+      file("tls clientKeyPem", key);
+      try {
+        b.keyManager(chain.toFile(), key.toFile());
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
             "tls client certificate '"
-                + clientCertChainPem
+                + chain
                 + "' / key '"
-                + clientKeyPem
+                + key
                 + "' cannot be used (PEM chain and unencrypted PKCS#8 PEM key expected): "
                 + e.getMessage(),
             e);
@@ -85,16 +115,58 @@ public final class ClientTls {
     }
     b.endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
     try {
-      return new ClientTls(
-          b.build(),
-          verifyHostname,
-          "TLS trusting "
-              + (trustedCertPem == null ? "the JVM trust store" : trustedCertPem)
-              + (clientCertChainPem == null ? "" : ", client certificate " + clientCertChainPem)
-              + (verifyHostname ? "" : ", hostname NOT verified"));
+      return b.build();
     } catch (SSLException e) {
       throw new IllegalArgumentException("cannot build the TLS context: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The context for a new connection: rebuilt first when the files' contents changed since the
+   * context in use was built, kept when the new ones cannot be used.
+   */
+  synchronized SslContext context() {
+    byte[] files;
+    try {
+      files = fingerprint();
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "cannot read the TLS files ({}), connecting with the ones read before", e.toString());
+      return context;
+    }
+    if (MessageDigest.isEqual(files, contextFiles) || MessageDigest.isEqual(files, refusedFiles)) {
+      return context;
+    }
+    try {
+      context = build();
+      contextFiles = files;
+      refusedFiles = null;
+      log.info("TLS files changed: connecting with them from now on ({})", description);
+    } catch (IllegalArgumentException e) {
+      refusedFiles = files;
+      log.warn(
+          "TLS files changed but cannot be used, connecting with the ones read before until they"
+              + " change again: {}",
+          e.getMessage());
+    }
+    return context;
+  }
+
+  /** SHA-256 of the files' contents (none when the JVM's trust store alone is used). */
+  private byte[] fingerprint() throws IOException {
+    MessageDigest sha;
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JVM has no SHA-256", e);
+    }
+    for (Path p : new Path[] {trusted, chain, key}) {
+      if (p != null) {
+        sha.update(Files.readAllBytes(p));
+        sha.update((byte) 0);
+      }
+    }
+    return sha.digest();
   }
 
   private static void file(String what, Path p) {
@@ -105,7 +177,7 @@ public final class ClientTls {
 
   /** A handler for one connection to {@code server}: SNI and hostname check use its host name. */
   SslHandler newHandler(ByteBufAllocator alloc, InetSocketAddress server) {
-    SslHandler h = context.newHandler(alloc, server.getHostString(), server.getPort());
+    SslHandler h = context().newHandler(alloc, server.getHostString(), server.getPort());
     SSLEngine engine = h.engine();
     SSLParameters p = engine.getSSLParameters();
     p.setEndpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
