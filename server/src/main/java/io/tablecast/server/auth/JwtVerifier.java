@@ -15,17 +15,21 @@ import java.security.KeyFactory;
 import java.security.interfaces.RSAPublicKey;
 import java.security.spec.X509EncodedKeySpec;
 import java.text.ParseException;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Verifies compact JWS tokens with nimbus-jose-jwt: HS256 with a shared secret and/or RS256 with an
- * RSA public key. The verifier is chosen by the configured keys, never by the token: a token whose
- * {@code alg} is not one configured here (including {@code none}, and HS256 signed with the RSA
- * public key as secret) is rejected. {@code exp} is required; {@code exp} and {@code nbf} are
- * checked with {@link #CLOCK_SKEW_SECONDS} of skew; {@code iss} and {@code aud} when configured.
+ * Verifies compact JWS tokens with nimbus-jose-jwt: HS256 with a shared secret, RS256 with an RSA
+ * public key, and the RSA and EC algorithms with the keys an identity provider publishes at a JWKS
+ * URL ({@link JwksKeys}). The verifier is chosen by the configured keys, never by the token: a
+ * token whose {@code alg} is not one configured here (including {@code none}, and HS256 signed with
+ * an RSA public key as secret) is rejected. {@code exp} is required; {@code exp} and {@code nbf}
+ * are checked with {@link #CLOCK_SKEW_SECONDS} of skew; {@code iss} and {@code aud} when
+ * configured.
  */
 public final class JwtVerifier {
 
@@ -34,6 +38,7 @@ public final class JwtVerifier {
 
   private final MACVerifier hs256;
   private final RSASSAVerifier rs256;
+  private final JwksKeys jwks;
   private final DefaultJWTClaimsVerifier<?> claims;
   private final String principalClaim;
 
@@ -51,9 +56,22 @@ public final class JwtVerifier {
       String issuer,
       String audience,
       String principalClaim) {
-    if (hs256Secret == null && rs256PublicKey == null) {
-      throw new IllegalArgumentException("auth.jwt needs hs256_secret or rs256_public_key_pem");
+    this(hs256Secret, rs256PublicKey, null, issuer, audience, principalClaim);
+  }
+
+  /** As above, with the keys of a JWKS URL too ({@code jwks} null: none). */
+  JwtVerifier(
+      byte[] hs256Secret,
+      RSAPublicKey rs256PublicKey,
+      JwksKeys jwks,
+      String issuer,
+      String audience,
+      String principalClaim) {
+    if (hs256Secret == null && rs256PublicKey == null && jwks == null) {
+      throw new IllegalArgumentException(
+          "auth.jwt needs hs256_secret, rs256_public_key_pem or jwks_url");
     }
+    this.jwks = jwks;
     try {
       this.hs256 = hs256Secret == null ? null : new MACVerifier(hs256Secret);
     } catch (JOSEException e) {
@@ -92,24 +110,9 @@ public final class JwtVerifier {
     } catch (ParseException e) {
       throw new AuthenticationException("bad_token", "the token is not a signed JWT");
     }
-    JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
-    JWSVerifier verifier;
-    if (JWSAlgorithm.HS256.equals(alg) && hs256 != null) {
-      verifier = hs256;
-    } else if (JWSAlgorithm.RS256.equals(alg) && rs256 != null) {
-      verifier = rs256;
-    } else {
-      throw new AuthenticationException(
-          "bad_token",
-          "the token's algorithm "
-              + alg
-              + " is not accepted; accepted: "
-              + (hs256 != null ? "HS256 " : "")
-              + (rs256 != null ? "RS256" : "").trim());
-    }
     JWTClaimsSet set;
     try {
-      if (!jwt.verify(verifier)) {
+      if (!signedByAKeyOfOurs(jwt)) {
         throw new AuthenticationException("bad_token", "the token's signature is not valid");
       }
       set = jwt.getJWTClaimsSet();
@@ -141,6 +144,60 @@ public final class JwtVerifier {
               }
             });
     return new Principal(s, claimsMap);
+  }
+
+  /**
+   * Whether a configured key verifies {@code jwt}'s signature: the secret for HS256, the RSA key
+   * for RS256, and the keys of the JWKS URL that match its key id for their algorithms.
+   */
+  private boolean signedByAKeyOfOurs(SignedJWT jwt) throws JOSEException {
+    JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
+    List<JWSVerifier> candidates = new ArrayList<>(2);
+    if (JWSAlgorithm.HS256.equals(alg) && hs256 != null) {
+      candidates.add(hs256);
+    }
+    if (JWSAlgorithm.RS256.equals(alg) && rs256 != null) {
+      candidates.add(rs256);
+    }
+    boolean fromJwks = jwks != null && JwksKeys.ALGORITHMS.contains(alg);
+    if (candidates.isEmpty() && !fromJwks) {
+      throw new AuthenticationException(
+          "bad_token",
+          "the token's algorithm "
+              + alg
+              + " is not accepted; accepted: "
+              + String.join(
+                      " ",
+                      (hs256 != null ? "HS256" : ""),
+                      (rs256 != null ? "RS256" : ""),
+                      (jwks != null ? "RS, PS and ES algorithms of auth.jwt.jwks_url's keys" : ""))
+                  .trim()
+                  .replaceAll(" +", " "));
+    }
+    for (JWSVerifier v : candidates) {
+      if (jwt.verify(v)) {
+        return true;
+      }
+    }
+    if (!fromJwks) {
+      return false;
+    }
+    List<JWSVerifier> published = jwks.verifiersFor(jwt.getHeader());
+    if (published.isEmpty() && candidates.isEmpty()) {
+      throw new AuthenticationException(
+          "bad_token",
+          "no signing key of the identity provider matches the token (key id "
+              + jwt.getHeader().getKeyID()
+              + ", algorithm "
+              + alg
+              + ")");
+    }
+    for (JWSVerifier v : published) {
+      if (jwt.verify(v)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
