@@ -1,11 +1,13 @@
 package io.tablecast.cli;
 
+import io.tablecast.server.ConfigFileWatch;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.config.NatsSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -32,14 +34,22 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ServerConfig cfg = ServerConfig.load(config);
-    if (from != null) {
-      cfg = servedFrom(cfg, from);
-    }
+    UnaryOperator<ServerConfig> adjust = c -> from == null ? c : servedFrom(c, from);
+    ServerConfig cfg = adjust.apply(ServerConfig.load(config));
     TablecastServer server = TablecastServer.start(cfg);
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tablecast-shutdown"));
+    // auth: changed in the file is applied while serving; other keys at the next start
+    ConfigFileWatch watch = ConfigFileWatch.start(config, adjust, cfg, server);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  watch.close();
+                  server.close();
+                },
+                "tablecast-shutdown"));
     StartedMark.started();
     server.awaitTermination();
+    watch.close();
     return 0;
   }
 

@@ -2,16 +2,14 @@ package io.tablecast.server;
 
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.auth.ConfigAuthenticator;
+import io.tablecast.server.auth.ReloadingAuthenticator;
 import io.tablecast.server.capture.SourceConfig;
-import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.console.Console;
 import io.tablecast.server.console.ConsoleAccess;
 import io.tablecast.server.hub.ChangeHub;
-import io.tablecast.server.hub.HubSettings;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
 import io.tablecast.server.net.HealthCheck;
-import io.tablecast.server.net.NetSettings;
 import io.tablecast.server.net.NettyServer;
 import io.tablecast.server.net.StartingPort;
 import io.tablecast.server.stream.CheckpointWriter;
@@ -21,7 +19,6 @@ import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.HeapRoom;
 import io.tablecast.server.tail.TailLoop;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -46,6 +43,7 @@ public final class TablecastServer implements AutoCloseable {
   private final ChangeHub hub;
   private final TailLoop tail;
   private final NettyServer net;
+  private final ReloadingAuthenticator rules;
   private final MicrometerServerMetrics metrics;
   private final CheckpointWriter checkpoints; // null unless serving from a stream
   private final CountDownLatch terminated = new CountDownLatch(1);
@@ -56,8 +54,10 @@ public final class TablecastServer implements AutoCloseable {
       ChangeHub hub,
       TailLoop tail,
       NettyServer net,
+      ReloadingAuthenticator rules,
       MicrometerServerMetrics metrics,
       CheckpointWriter checkpoints) {
+    this.rules = rules;
     this.metrics = metrics;
     this.checkpoints = checkpoints;
     this.source = source;
@@ -168,10 +168,11 @@ public final class TablecastServer implements AutoCloseable {
       AtomicReference<String> status)
       throws InterruptedException {
     long t0 = System.nanoTime();
+    ReloadingAuthenticator rules = new ReloadingAuthenticator(authenticator);
     AtomicReference<TailLoop> loading = new AtomicReference<>();
     StartingPort starting =
         StartingPort.bind(
-            netSettings(config),
+            ConfigSections.net(config),
             config.serverName(),
             () -> {
               TailLoop t = loading.get();
@@ -188,8 +189,8 @@ public final class TablecastServer implements AutoCloseable {
     StreamChangeSource stream = source instanceof StreamChangeSource s ? s : null;
     ChangeHub hub =
         stream == null
-            ? new ChangeHub(hubSettings(config), metrics)
-            : new ChangeHub(hubSettings(config), metrics, stream.epoch(), stream.history());
+            ? new ChangeHub(ConfigSections.hub(config), metrics)
+            : new ChangeHub(ConfigSections.hub(config), metrics, stream.epoch(), stream.history());
     source.readBarrier().ifPresent(hub::answerSyncsThrough);
     if (stream != null) {
       hub.answerSyncsFromStream(stream::committedSequence);
@@ -212,12 +213,12 @@ public final class TablecastServer implements AutoCloseable {
       starting.close(); // bound again at once for the clients
       net =
           NettyServer.bind(
-              netSettings(config, port),
+              ConfigSections.net(config, port),
               hub,
-              authenticator,
+              rules,
               metrics,
               health,
-              console(config, hub, metrics, health));
+              console(config, rules, hub, metrics, health));
     } catch (InterruptedException | RuntimeException e) {
       starting.close();
       tail.close();
@@ -227,7 +228,13 @@ public final class TablecastServer implements AutoCloseable {
     }
     TablecastServer server =
         new TablecastServer(
-            source, hub, tail, net, metrics, stream == null ? null : stream.checkpoints(hub));
+            source,
+            hub,
+            tail,
+            net,
+            rules,
+            metrics,
+            stream == null ? null : stream.checkpoints(hub));
     LOG.info(
         "tablecast server '{}' started on {}:{} in {} ms ({}), epoch {}, " + "tables {}",
         config.serverName(),
@@ -240,6 +247,27 @@ public final class TablecastServer implements AutoCloseable {
     return server;
   }
 
+  /**
+   * Serves with the access rules {@code next} from now on ({@code auth:} changed while serving;
+   * null is an open server): new hellos are checked by them, and each open session they no longer
+   * admit as it was admitted (its principal gone, its password changed, what it may read changed)
+   * is ended with {@code AUTHENTICATION_FAILED} saying why; its client connects again under them.
+   *
+   * @return how many sessions were ended
+   */
+  public int replaceAuthenticator(Authenticator next) {
+    Authenticator rulesNow = next == null ? Authenticator.allowAll() : next;
+    Authenticator before = rules.replace(rulesNow);
+    warnOfPolicyReferences(rulesNow, source);
+    int ended =
+        net.withdraw(session -> ReloadingAuthenticator.withdrawn(before, rulesNow, session));
+    LOG.info(
+        "access rules replaced ({}): {} open sessions they no longer admit ended",
+        rulesNow instanceof ConfigAuthenticator ? rulesNow : "open: no auth section",
+        ended);
+    return ended;
+  }
+
   /** Warns of what the access policies name that the cached tables do not have. */
   private static void warnOfPolicyReferences(Authenticator authenticator, ChangeSource source) {
     if (authenticator instanceof ConfigAuthenticator policies) {
@@ -247,49 +275,21 @@ public final class TablecastServer implements AutoCloseable {
     }
   }
 
-  /** What the hub takes of the configuration. */
-  static HubSettings hubSettings(ServerConfig config) {
-    return new HubSettings(
-        config.heartbeat(),
-        config.resumeBuffer(),
-        config.slowConsumer(),
-        config.maxSubscriptionsPerConnection());
-  }
-
-  /** What the network layer takes of the configuration. */
-  static NetSettings netSettings(ServerConfig config) {
-    return netSettings(config, config.listen().port());
-  }
-
-  /** As {@link #netSettings(ServerConfig)}, on {@code port}. */
-  private static NetSettings netSettings(ServerConfig config, int port) {
-    return new NetSettings(
-        config.serverName(),
-        new ListenSettings(config.listen().host(), port),
-        config.heartbeat(),
-        config.handshakeTimeout(),
-        config.maxFrameBytes(),
-        config.writeBuffer(),
-        config.idleTimeout(),
-        config.maxConnections(),
-        config.staticDir(),
-        config.staticClientDir(),
-        config.tls(),
-        config.metricsToken() == null ? null : config.metricsToken().value(),
-        config.allowedOrigins() == null ? List.of() : config.allowedOrigins());
-  }
-
   /**
    * The operations console: admin principals when the configuration has an {@code auth} section,
    * else {@code metrics_token}, else open (see {@link ConsoleAccess}).
    */
   private static Console console(
-      ServerConfig config, ChangeHub hub, MicrometerServerMetrics metrics, HealthCheck health) {
+      ServerConfig config,
+      Authenticator rules,
+      ChangeHub hub,
+      MicrometerServerMetrics metrics,
+      HealthCheck health) {
     return new Console(
         hub::view,
         metrics.registry(),
         ConsoleAccess.of(
-            config.authenticator(),
+            config.authenticator() == null ? null : rules, // admins as the rules of now say
             config.metricsToken() == null ? null : config.metricsToken().value()),
         config.serverName(),
         () -> {

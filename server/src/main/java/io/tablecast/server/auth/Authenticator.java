@@ -49,6 +49,14 @@ public interface Authenticator {
     return Runnable::run;
   }
 
+  /**
+   * Changes each time the rules change while the server runs ({@link ReloadingAuthenticator}); a
+   * verdict reached under another generation is not used.
+   */
+  default long generation() {
+    return 0;
+  }
+
   /** Accepts every client; the principal is the hello's user, or {@code anonymous}. */
   static Authenticator allowAll() {
     return hello -> Principal.anonymous(hello.user());

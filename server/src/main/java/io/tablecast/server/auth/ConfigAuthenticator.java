@@ -154,6 +154,41 @@ public final class ConfigAuthenticator implements Authenticator {
   }
 
   /**
+   * Why these rules no longer admit {@code session}, admitted under {@code before}, or null when
+   * they do with the same policy: a password session whose principal is gone or whose password
+   * changed, a token session when tokens are no longer taken, and either when the policy it would
+   * get now differs (tables, row filter or columns).
+   */
+  String noLongerAdmits(Admission session, ConfigAuthenticator before) {
+    Principal p = session.principal();
+    if (session.viaToken()) {
+      if (jwt == null) {
+        return "the server no longer accepts tokens";
+      }
+    } else {
+      PrincipalEntry now = principals.get(p.name());
+      PrincipalEntry then = before.principals.get(p.name());
+      if (now == null || now.passwordHash() == null) {
+        return "principal '" + p.name() + "' was removed from the server's access rules";
+      }
+      if (then == null || !now.passwordHash().equals(then.passwordHash())) {
+        return "the password of principal '"
+            + p.name()
+            + "' changed: connect again with the new one";
+      }
+    }
+    SessionPolicy policy;
+    try {
+      policy = authorize(p);
+    } catch (SecurityException e) {
+      return e.getMessage();
+    }
+    return policy.equals(session.policy())
+        ? null
+        : "what principal '" + p.name() + "' may read changed: connect again";
+  }
+
+  /**
    * Whether {@code principal} has an entry in {@code auth.principals} with {@code admin: true}
    * (also for a token principal: a token's own claims never make it an admin).
    */

@@ -65,7 +65,8 @@ public final class ConsoleAccess {
   private final byte[] hmacKey = new byte[32];
   private final Map<String, Remembered> remembered = new ConcurrentHashMap<>();
 
-  private record Remembered(String principal, boolean admin, long untilNanos) {}
+  /** A verdict kept for a while; {@code rules} is the generation of the rules that gave it. */
+  private record Remembered(String principal, boolean admin, long untilNanos, long rules) {}
 
   private ConsoleAccess(Mode mode, Authenticator authenticator, String token) {
     this.mode = mode;
@@ -137,7 +138,9 @@ public final class ConsoleAccess {
       }
       key = hmac(authorization);
       Remembered r = remembered.get(key);
-      if (r != null && System.nanoTime() - r.untilNanos() < 0) {
+      if (r != null
+          && System.nanoTime() - r.untilNanos() < 0
+          && r.rules() == authenticator.generation()) { // the rules changed since: checked again
         return CompletableFuture.completedFuture(verdict(r.principal(), r.admin()));
       }
       hello = hello(basic[0], basic[1], null);
@@ -153,6 +156,7 @@ public final class ConsoleAccess {
   }
 
   private Verdict verify(Message.Hello hello, String rememberAs) {
+    long rules = authenticator.generation();
     Principal principal;
     try {
       principal = authenticator.authenticate(hello);
@@ -169,7 +173,8 @@ public final class ConsoleAccess {
           new Remembered(
               principal.name(),
               admin,
-              System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REMEMBER_MILLIS)));
+              System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REMEMBER_MILLIS),
+              rules));
     }
     return verdict(principal.name(), admin);
   }

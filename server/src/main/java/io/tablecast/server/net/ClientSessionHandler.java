@@ -6,9 +6,11 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.AttributeKey;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.ProtocolException;
+import io.tablecast.server.auth.Admission;
 import io.tablecast.server.auth.AuthenticationException;
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.auth.Principal;
@@ -54,6 +56,10 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
   }
 
   private final ChangeHub hub;
+
+  /** What admitted the session on a channel, once it was admitted. */
+  static final AttributeKey<Admission> ADMISSION = AttributeKey.valueOf("tablecast.admission");
+
   private final Authenticator authenticator;
   private final Settings settings;
   private Subscriber subscriber;
@@ -189,6 +195,7 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
     // channel stops reading, and the handshake continues on the event loop with the verdict
     authenticating = true;
     ctx.channel().config().setAutoRead(false);
+    long rules = authenticator.generation();
     CompletableFuture<Verdict> verdict;
     try {
       verdict =
@@ -199,7 +206,7 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
                       "the connection closed before its credentials were checked");
                 }
                 Principal p = authenticator.authenticate(hello);
-                return new Verdict(p, authenticator.authorize(p));
+                return new Verdict(p, authenticator.authorize(p), rules);
               },
               authenticator.executor());
     } catch (RejectedExecutionException e) {
@@ -232,7 +239,7 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
   }
 
   /** The outcome of {@link Authenticator#authenticate} and {@link Authenticator#authorize}. */
-  private record Verdict(Principal principal, SessionPolicy policy) {}
+  private record Verdict(Principal principal, SessionPolicy policy, long rules) {}
 
   /** Continues the handshake with the verdict, on the event loop. */
   private void authenticated(
@@ -262,6 +269,21 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
       }
       return;
     }
+    if (verdict.rules() != authenticator.generation()) {
+      whileAuthenticating.clear(); // checked under rules replaced meanwhile: not admitted by them
+      fail(
+          ctx,
+          ErrorCode.AUTHENTICATION_FAILED,
+          "the server's access rules changed while the credentials were checked: connect again");
+      return;
+    }
+    ctx.channel()
+        .attr(ADMISSION)
+        .set(
+            new Admission(
+                verdict.principal(),
+                hello.token() != null && !hello.token().isBlank(),
+                verdict.policy()));
     String principal = verdict.principal().name();
     if (handshakeDeadline != null) {
       handshakeDeadline.cancel(false);
@@ -348,6 +370,18 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
           "unexpected failure on the connection from {}", ctx.channel().remoteAddress(), cause);
       fail(ctx, ErrorCode.INTERNAL, "unexpected server failure: " + cause);
     }
+  }
+
+  /** The access rules changed and no longer admit this session ({@link NettyServer#withdraw}). */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof Admission.Withdrawn w) {
+      if (!failed) {
+        fail(ctx, ErrorCode.AUTHENTICATION_FAILED, w.reason());
+      }
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
   }
 
   private void fail(ChannelHandlerContext ctx, ErrorCode code, String message) {

@@ -22,6 +22,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.netty.BinaryFraming;
+import io.tablecast.server.auth.Admission;
 import io.tablecast.server.auth.Authenticator;
 import io.tablecast.server.console.Console;
 import io.tablecast.server.hub.ChangeHub;
@@ -29,6 +30,7 @@ import io.tablecast.server.metrics.ServerMetrics;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The listening socket: NIO transport, one boss and one worker event-loop group, write-buffer water
@@ -259,6 +261,24 @@ public final class NettyServer implements AutoCloseable {
 
   /** Largest HTTP request (headers aside) accepted; requests are GETs and the WebSocket upgrade. */
   static final int HTTP_MAX_REQUEST_BYTES = 8192;
+
+  /**
+   * Ends the open sessions for which {@code why} gives a reason (the access rules changed): each
+   * gets {@code AUTHENTICATION_FAILED} with it and is closed; its client connects again under the
+   * new rules. Returns how many.
+   */
+  public int withdraw(Function<Admission, String> why) {
+    int ended = 0;
+    for (Channel ch : connections) {
+      Admission admitted = ch.attr(ClientSessionHandler.ADMISSION).get();
+      String reason = admitted == null ? null : why.apply(admitted);
+      if (reason != null) {
+        ch.pipeline().fireUserEventTriggered(new Admission.Withdrawn(reason));
+        ended++;
+      }
+    }
+    return ended;
+  }
 
   /** The bound port (useful when the configuration asked for port 0). */
   public int port() {

@@ -1,0 +1,170 @@
+package io.tablecast.server;
+
+import io.tablecast.server.log.RecentEvents;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+
+/**
+ * Reads the configuration file of {@code tablecast serve} again when it changes, and applies its
+ * {@code auth:} section while the server serves ({@link TablecastServer#replaceAuthenticator}): a
+ * principal added, removed or given another password or policy takes effect without a restart,
+ * which would send every client back to a snapshot. Every other key takes effect at the next start;
+ * a change to one is logged as a WARN naming it, as is an {@code auth} section added or removed
+ * whole (an open server is not closed, nor a closed one opened, while it serves). A file that
+ * cannot be used (caught half written, an error in it) is a WARN, and the server goes on with the
+ * rules it has.
+ */
+public final class ConfigFileWatch implements AutoCloseable {
+  private static final Logger LOG = RecentEvents.logger(ConfigFileWatch.class);
+
+  /** How often the file is looked at. */
+  public static final Duration CHECK_EVERY = Duration.ofSeconds(5);
+
+  private final Path file;
+  private final UnaryOperator<ServerConfig> adjust;
+  private final TablecastServer server;
+  private final ScheduledExecutorService timer;
+  private ServerConfig applied;
+  private byte[] seen;
+
+  private ConfigFileWatch(
+      Path file, UnaryOperator<ServerConfig> adjust, ServerConfig loaded, TablecastServer server)
+      throws IOException {
+    this.file = file;
+    this.adjust = adjust;
+    this.server = server;
+    this.applied = loaded;
+    this.seen = fingerprint(file);
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tablecast-config-watch");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Watches {@code file}, from which {@code server} was started with {@code loaded} ({@code adjust}
+   * applied, as the command line does to what it reads).
+   */
+  public static ConfigFileWatch start(
+      Path file, UnaryOperator<ServerConfig> adjust, ServerConfig loaded, TablecastServer server)
+      throws IOException {
+    ConfigFileWatch watch = new ConfigFileWatch(file, adjust, loaded, server);
+    long every = CHECK_EVERY.toMillis();
+    @SuppressWarnings("unused") // ends with close()
+    var unused =
+        watch.timer.scheduleWithFixedDelay(
+            watch::checkQuietly, every, every, TimeUnit.MILLISECONDS);
+    return watch;
+  }
+
+  /** Without a schedule (tests call {@link #check()}). */
+  static ConfigFileWatch unscheduled(Path file, ServerConfig loaded, TablecastServer server)
+      throws IOException {
+    return new ConfigFileWatch(file, UnaryOperator.identity(), loaded, server);
+  }
+
+  private void checkQuietly() {
+    try {
+      check();
+    } catch (RuntimeException e) {
+      LOG.warn("Looking at the configuration file {} failed: {}", file, e.toString());
+    }
+  }
+
+  /**
+   * Looks at the file once: when its bytes changed, reads it and applies its {@code auth:}. Returns
+   * whether the rules were replaced.
+   */
+  synchronized boolean check() {
+    byte[] now;
+    try {
+      now = fingerprint(file);
+    } catch (IOException e) {
+      LOG.warn("Cannot read the configuration file {} ({}): nothing changes", file, e.toString());
+      return false;
+    }
+    if (MessageDigest.isEqual(now, seen)) {
+      return false;
+    }
+    seen = now;
+    ServerConfig next;
+    try {
+      next = adjust.apply(ServerConfig.load(file));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "The configuration file {} changed but cannot be used, the server goes on with what it"
+              + " read before: {}",
+          file,
+          e.getMessage());
+      return false;
+    }
+    if ((applied.authenticator() == null) != (next.authenticator() == null)) {
+      LOG.warn(
+          "The configuration file {} {} the auth section: that takes effect at the next start"
+              + " (an open server is not closed, nor a closed one opened, while it serves); nothing"
+              + " else of the file is applied",
+          file,
+          next.authenticator() == null ? "removed" : "added");
+      return false;
+    }
+    List<String> later = changedBesidesAuth(applied, next);
+    if (!later.isEmpty()) {
+      LOG.warn(
+          "The configuration file {} changed {}: {} at the next start (auth: is applied now)",
+          file,
+          String.join(", ", later),
+          later.size() == 1 ? "it takes effect" : "they take effect");
+    }
+    applied = next;
+    server.replaceAuthenticator(next.authenticator());
+    return true;
+  }
+
+  /** The top-level keys whose values differ, {@code auth} left out. */
+  static List<String> changedBesidesAuth(ServerConfig a, ServerConfig b) {
+    List<String> changed = new ArrayList<>();
+    for (RecordComponent c : ServerConfig.class.getRecordComponents()) {
+      if (c.getName().equals("authenticator")) {
+        continue;
+      }
+      try {
+        if (!Objects.equals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
+          changed.add(c.getName().replaceAll("([A-Z])", "_$1").toLowerCase(java.util.Locale.ROOT));
+        }
+      } catch (IllegalAccessException | InvocationTargetException e) {
+        throw new IllegalStateException("cannot read ServerConfig." + c.getName(), e);
+      }
+    }
+    return changed;
+  }
+
+  private static byte[] fingerprint(Path file) throws IOException {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JVM has no SHA-256", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
