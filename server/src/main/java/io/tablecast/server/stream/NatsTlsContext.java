@@ -16,19 +16,44 @@ import java.security.spec.InvalidKeySpecException;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.Collection;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 
-/** The {@link SSLContext} of {@code nats.tls}: its CAs trusted, its client certificate offered. */
+/**
+ * The {@link SSLContext} of {@code nats.tls}: its CAs trusted, its client certificate offered, both
+ * read again when their files change.
+ */
 final class NatsTlsContext {
 
   private NatsTlsContext() {}
 
   /**
+   * The context, whose managers read the files again when they change ({@link
+   * ReloadingTlsManagers}).
+   *
    * @throws IllegalArgumentException naming the key whose file cannot be read as PEM
    */
   static SSLContext of(NatsTls tls) {
+    ReloadingTlsManagers managers = new ReloadingTlsManagers(tls, NatsTlsContext::managers);
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(
+          new KeyManager[] {managers.keyManager()},
+          new TrustManager[] {managers.trustManager()},
+          null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("nats.tls: " + e.getMessage(), e);
+    }
+  }
+
+  /** The managers of one reading of the files. */
+  static ReloadingTlsManagers.Managers managers(NatsTls tls) {
     try {
       TrustManagerFactory trust =
           TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
@@ -52,9 +77,9 @@ final class NatsTlsContext {
             "client", privateKey(tls.privateKey()), new char[0], chain.toArray(new Certificate[0]));
       }
       keys.init(own, new char[0]);
-      SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
-      return context;
+      return new ReloadingTlsManagers.Managers(
+          (X509ExtendedKeyManager) keys.getKeyManagers()[0],
+          (X509ExtendedTrustManager) trust.getTrustManagers()[0]);
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalArgumentException("nats.tls: " + e.getMessage(), e);
     }

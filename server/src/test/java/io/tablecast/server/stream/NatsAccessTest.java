@@ -2,6 +2,7 @@ package io.tablecast.server.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.nats.client.Connection;
 import io.nats.client.NKey;
@@ -14,6 +15,8 @@ import io.tablecast.server.testing.NatsServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -141,6 +144,41 @@ class NatsAccessTest {
       assertThatThrownBy(() -> NatsStreams.connect(rogueCa, "test"))
           .as("a server certificate no configured CA signed")
           .isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  /**
+   * {@code nats.tls} files renewed in place (here NATS's certificate moved to another CA, and the
+   * CA file the server trusts with it) are used when the connection is made again, without a
+   * restart: before, the context built at start trusted the old CA for ever, and every reconnect
+   * after NATS's renewal failed.
+   */
+  @Test
+  void tlsFilesRenewedInPlaceAreUsedWhenTheConnectionIsMadeAgain(@TempDir Path dir)
+      throws Exception {
+    TlsTestCerts certs = TlsTestCerts.create(dir);
+    Path natsCert = Files.copy(certs.serverCert, dir.resolve("nats.crt"));
+    Path natsKey = Files.copy(certs.serverKey, dir.resolve("nats.key"));
+    Path trusted = Files.copy(certs.caCert, dir.resolve("trusted-ca.pem"));
+    String tls = "tls { cert_file: \"" + natsCert + "\", key_file: \"" + natsKey + "\" }";
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20, tls)) {
+      NatsSettings settings = settings(n, "TC_renewed").withTls(new NatsTls(trusted, null, null));
+      Connection c = NatsStreams.connect(settings, "test");
+      try {
+        assertThat(NatsStreams.createIfMissing(c, "TC_renewed", settings)).isNotNull();
+        n.stop();
+        Files.copy(certs.rogueServerCert, natsCert, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(certs.rogueServerKey, natsKey, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(certs.rogueCaCert, trusted, StandardCopyOption.REPLACE_EXISTING);
+        n.restart();
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .alias("connected again, trusting the renewed CA")
+            .until(() -> c.getStatus() == Connection.Status.CONNECTED);
+        assertThat(NatsStreams.createIfMissing(c, "TC_renewed", settings)).isNotNull();
+      } finally {
+        c.close();
+      }
     }
   }
 
