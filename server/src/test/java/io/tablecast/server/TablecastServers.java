@@ -1,7 +1,9 @@
 package io.tablecast.server;
 
 import io.tablecast.server.auth.Authenticator;
+import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
+import io.tablecast.server.net.TlsConfig;
 import io.tablecast.server.tail.ChangeSource;
 
 /**
@@ -19,5 +21,30 @@ public final class TablecastServers {
     Authenticator a =
         config.authenticator() == null ? Authenticator.allowAll() : config.authenticator();
     return TablecastServer.start(config, s -> source, a, MicrometerServerMetrics.prometheus());
+  }
+
+  /**
+   * A server named {@code name} on a free local port, with {@code tls}, serving {@code
+   * public.products} of {@code source} (the TLS tests).
+   */
+  public static TablecastServer startWithTls(String name, TlsConfig tls, ChangeSource source)
+      throws InterruptedException {
+    return start(
+        ServerConfig.builder()
+            .set("server_name", name)
+            .listen("127.0.0.1", 0)
+            .set("heartbeat", java.time.Duration.ofMillis(500))
+            .set("tls", tls)
+            .source(
+                new SourceConfig(
+                    "jdbc:postgresql://fake/app",
+                    null,
+                    null,
+                    java.util.List.of("public.products"),
+                    false,
+                    null,
+                    null))
+            .build(),
+        source);
   }
 }

@@ -10,10 +10,8 @@ import io.tablecast.client.ConnectionListener;
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
 import io.tablecast.client.TablecastException;
-import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.net.TlsConfig;
 import io.tablecast.server.net.TlsTestCerts;
@@ -59,24 +57,7 @@ class TlsClientTest {
   }
 
   private void start(TlsConfig tls) throws InterruptedException {
-    server =
-        TablecastServers.start(
-            ServerConfig.builder()
-                .set("server_name", "tls")
-                .listen("127.0.0.1", 0)
-                .set("heartbeat", Duration.ofMillis(500))
-                .set("tls", tls)
-                .source(
-                    new SourceConfig(
-                        "jdbc:postgresql://fake/app",
-                        null,
-                        null,
-                        List.of("public.products"),
-                        false,
-                        null,
-                        null))
-                .build(),
-            source);
+    server = TablecastServers.startWithTls("tls", tls, source);
   }
 
   private TablecastClient.Builder builder(String host) {

@@ -10,10 +10,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.tablecast.protocol.Message;
-import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.log.RecentEvents;
 import java.nio.file.Files;
@@ -195,24 +193,7 @@ class TlsReloadTest {
   }
 
   private void start(TlsConfig tls) throws InterruptedException {
-    server =
-        TablecastServers.start(
-            ServerConfig.builder()
-                .set("server_name", "tls-reload")
-                .listen("127.0.0.1", 0)
-                .set("heartbeat", Duration.ofMillis(500))
-                .set("tls", tls)
-                .source(
-                    new SourceConfig(
-                        "jdbc:postgresql://fake/app",
-                        null,
-                        null,
-                        List.of("public.products"),
-                        false,
-                        null,
-                        null))
-                .build(),
-            source);
+    server = TablecastServers.startWithTls("tls-reload", tls, source);
   }
 
   private TlsBinaryClient client(Path trusted) throws Exception {

@@ -30,10 +30,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.handler.ssl.SslContext;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
-import io.tablecast.server.ServerConfig;
 import io.tablecast.server.TablecastServer;
 import io.tablecast.server.TablecastServers;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.testing.TestClient;
 import java.io.InputStream;
@@ -87,24 +85,7 @@ class TlsServerTest {
   }
 
   private TablecastServer start(TlsConfig tls) throws InterruptedException {
-    server =
-        TablecastServers.start(
-            ServerConfig.builder()
-                .set("server_name", "tls")
-                .listen("127.0.0.1", 0)
-                .set("heartbeat", Duration.ofMillis(500))
-                .set("tls", tls)
-                .source(
-                    new SourceConfig(
-                        "jdbc:postgresql://fake/app",
-                        null,
-                        null,
-                        List.of("public.products"),
-                        false,
-                        null,
-                        null))
-                .build(),
-            source);
+    server = TablecastServers.startWithTls("tls", tls, source);
     return server;
   }
 
