@@ -79,6 +79,19 @@ public final class MicrometerServerMetrics implements ServerMetrics {
         .register(registry);
   }
 
+  /**
+   * {@code tablecast.tls.certificate.expiry}: when the certificate the port serves ends, in seconds
+   * since the epoch, as {@code probe_ssl_earliest_cert_expiry} is (alert on it minus {@code
+   * time()}); it follows a renewal read while serving.
+   */
+  @Override
+  public void tlsCertificateGauge(Supplier<Number> notAfterEpochSeconds) {
+    Gauge.builder("tablecast.tls.certificate.expiry", notAfterEpochSeconds)
+        .description("when the TLS certificate the port serves ends, seconds since the epoch")
+        .baseUnit("seconds")
+        .register(registry);
+  }
+
   /** Metrics into a private in-memory registry (tests, embedded use). */
   public static MicrometerServerMetrics inMemory() {
     return new MicrometerServerMetrics(new SimpleMeterRegistry());

@@ -146,6 +146,9 @@ public interface ServerMetrics {
    */
   default void tailGauges(Supplier<Number> lastPollChanges, Supplier<Number> caughtUpAgeSeconds) {}
 
+  /** When the TLS certificate the port serves ends (seconds since the epoch), as it is renewed. */
+  default void tlsCertificateGauge(Supplier<Number> notAfterEpochSeconds) {}
+
   /**
    * The meters in the Prometheus text exposition format (version 0.0.4), rendered by {@code GET
    * /metrics}; null when this implementation exposes none (then {@code /metrics} answers 503).

@@ -113,6 +113,9 @@ public final class NettyServer implements AutoCloseable {
     try {
       // TLS (optional): built before binding so that a bad certificate or key fails the start
       ServerCertificates tls = config.tls() == null ? null : ServerCertificates.load(config.tls());
+      if (tls != null) {
+        metrics.tlsCertificateGauge(() -> tls.served().getNotAfter().toInstant().getEpochSecond());
+      }
       if (tls != null && !config.tls().reloadInterval().isZero()) {
         long every = config.tls().reloadInterval().toMillis();
         // on the acceptor's loop: a few small files read, and a context built only when they

@@ -148,8 +148,8 @@ final class ServerCertificates {
     }
   }
 
-  /** The certificate served now (tests). */
-  X509Certificate served() {
+  /** The certificate served now. */
+  synchronized X509Certificate served() {
     return served;
   }
 

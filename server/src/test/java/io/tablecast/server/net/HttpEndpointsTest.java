@@ -134,7 +134,8 @@ class HttpEndpointsTest {
             "tablecast_auth_failures", // per refusal reason
             "tablecast_capture_problems", // per table and kind of problem
             "tablecast_fetch_keys", // per outcome of near caches' requests
-            "tablecast_outbox_gaps"); // MySQL/MariaDB's tail alone
+            "tablecast_outbox_gaps", // MySQL/MariaDB's tail alone
+            "tablecast_tls_certificate_expiry"); // with tls: (TlsReloadTest)
   }
 
   @Test

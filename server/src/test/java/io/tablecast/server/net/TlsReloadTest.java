@@ -82,6 +82,11 @@ class TlsReloadTest {
           .alias("the renewed certificate served to a new connection")
           .until(() -> handshakes(certs.rogueCaCert));
       assertThat(handshakes(certs.caCert)).as("the old certificate no longer served").isFalse();
+      assertThat(server.metrics().prometheusText())
+          .contains(
+              "tablecast_tls_certificate_expiry_seconds "
+                  + (double)
+                      x509(certs.rogueServerCert).getNotAfter().toInstant().getEpochSecond());
 
       source.commit(insert("public.products", 4, "after the renewal"));
       Message m;
@@ -178,6 +183,13 @@ class TlsReloadTest {
   }
 
   private static final ZoneOffset UTC = ZoneOffset.UTC;
+
+  private static java.security.cert.X509Certificate x509(Path pem) throws Exception {
+    try (var in = Files.newInputStream(pem)) {
+      return (java.security.cert.X509Certificate)
+          java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+    }
+  }
 
   /** The pair copied to files of this test's own, read again every {@link #RELOAD}. */
   private TlsConfig livePair(Path chain, Path key) throws Exception {
