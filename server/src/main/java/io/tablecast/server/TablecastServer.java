@@ -255,7 +255,7 @@ public final class TablecastServer implements AutoCloseable {
    *
    * @return how many sessions were ended
    */
-  public int replaceAuthenticator(Authenticator next) {
+  public synchronized int replaceAuthenticator(Authenticator next) {
     Authenticator rulesNow = next == null ? Authenticator.allowAll() : next;
     Authenticator before = rules.replace(rulesNow);
     warnOfPolicyReferences(rulesNow, source);

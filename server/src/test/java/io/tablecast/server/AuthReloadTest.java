@@ -216,6 +216,54 @@ class AuthReloadTest {
         .statusCode();
   }
 
+  /**
+   * A hello whose check began under the old rules and ends after they were replaced is not admitted
+   * by a verdict of rules no longer in force: it is refused, and its client connects again under
+   * the new ones.
+   */
+  @Test
+  void aHelloCheckedWhileTheRulesChangedIsNotAdmittedByTheOldOnes() throws Exception {
+    java.util.concurrent.CountDownLatch checking = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    io.tablecast.server.auth.Authenticator slow =
+        new io.tablecast.server.auth.Authenticator() {
+          @Override
+          public io.tablecast.server.auth.Principal authenticate(Message.Hello hello) {
+            checking.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return io.tablecast.server.auth.Principal.anonymous(hello.user());
+          }
+
+          @Override
+          public java.util.concurrent.Executor executor() {
+            return pool;
+          }
+        };
+    try (TablecastServer slowServer =
+            TablecastServer.start(
+                ServerConfig.load(file),
+                s -> new FakeChangeSource().withTable(table("products"), 1),
+                slow,
+                io.tablecast.server.metrics.MicrometerServerMetrics.prometheus());
+        TestClient c =
+            TestClient.tcp(group, new InetSocketAddress("127.0.0.1", slowServer.port()))) {
+      c.send(new Message.Hello(Message.PROTOCOL_VERSION, "t", "alice", "alice-pw", null));
+      assertThat(checking.await(10, TimeUnit.SECONDS)).isTrue();
+      slowServer.replaceAuthenticator(ServerConfig.load(file).authenticator());
+      release.countDown();
+      assertThat(until(c, Message.Error.class).message())
+          .contains("access rules changed while the credentials were checked");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void aFileThatCannotBeUsedChangesNothing() throws Exception {
     long since = System.currentTimeMillis();

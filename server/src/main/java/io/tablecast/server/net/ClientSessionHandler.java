@@ -269,14 +269,8 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
       }
       return;
     }
-    if (verdict.rules() != authenticator.generation()) {
-      whileAuthenticating.clear(); // checked under rules replaced meanwhile: not admitted by them
-      fail(
-          ctx,
-          ErrorCode.AUTHENTICATION_FAILED,
-          "the server's access rules changed while the credentials were checked: connect again");
-      return;
-    }
+    // kept before the rules' generation is read: rules replaced after that read find it among
+    // the sessions they look at, and rules replaced before it refuse the verdict here
     ctx.channel()
         .attr(ADMISSION)
         .set(
@@ -284,6 +278,15 @@ final class ClientSessionHandler extends SimpleChannelInboundHandler<Message> {
                 verdict.principal(),
                 hello.token() != null && !hello.token().isBlank(),
                 verdict.policy()));
+    if (verdict.rules() != authenticator.generation()) {
+      ctx.channel().attr(ADMISSION).set(null);
+      whileAuthenticating.clear(); // checked under rules replaced meanwhile: not admitted by them
+      fail(
+          ctx,
+          ErrorCode.AUTHENTICATION_FAILED,
+          "the server's access rules changed while the credentials were checked: connect again");
+      return;
+    }
     String principal = verdict.principal().name();
     if (handshakeDeadline != null) {
       handshakeDeadline.cancel(false);
