@@ -33,7 +33,6 @@ public final class MysqlFamily implements DatabaseFamily {
         : jdbcUrl;
   }
 
-  /** {@link SourceConfig#DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL}. */
   /**
    * MariaDB Connector/J's {@code connectTimeout} (milliseconds), which bounds the handshake too: 30
    * s by default.
@@ -43,6 +42,7 @@ public final class MysqlFamily implements DatabaseFamily {
     return Map.of("connectTimeout", Long.toString(Math.max(1, within.toMillis())));
   }
 
+  /** {@link SourceConfig#DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL}. */
   @Override
   public Duration defaultCaptureCheckInterval() {
     return SourceConfig.DEFAULT_MYSQL_CAPTURE_CHECK_INTERVAL;
