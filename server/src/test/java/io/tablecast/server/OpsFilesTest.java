@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
+import io.tablecast.server.net.TlsConfig;
+import io.tablecast.server.net.TlsTestCerts;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,8 @@ class OpsFilesTest {
 
   /** The labels of a {@code by (...)} clause. */
   private static final Pattern BY = Pattern.compile("\\bby\\s*\\(([^)]*)\\)");
+
+  @org.junit.jupiter.api.io.TempDir static Path certDir;
 
   /** Labels Prometheus adds when it scrapes. */
   private static final Set<String> SCRAPE_LABELS = Set.of("instance", "job");
@@ -183,21 +186,11 @@ class OpsFilesTest {
    */
   private static Map<String, Map<String, Set<String>>> exposedSeries() throws Exception {
     FakeChangeSource source = new FakeChangeSource().withTable(table("products"), 3);
-    try (TablecastServer server =
-            TablecastServers.start(
-                ServerConfig.builder()
-                    .listen("127.0.0.1", 0)
-                    .source(
-                        new SourceConfig(
-                            "jdbc:postgresql://fake/app",
-                            null,
-                            null,
-                            List.of("public.products"),
-                            false,
-                            null,
-                            null))
-                    .build(),
-                source);
+    // with tls: (plaintext allowed, for the request below), whose certificate has a gauge
+    TlsTestCerts certs = TlsTestCerts.create(certDir);
+    TlsConfig tls =
+        new TlsConfig(certs.serverCert, certs.serverKey, null, TlsConfig.ClientAuth.NONE, true);
+    try (TablecastServer server = TablecastServers.startWithTls("ops-files", tls, source);
         Socket s = new Socket("127.0.0.1", server.port())) {
       s.getOutputStream()
           .write(
