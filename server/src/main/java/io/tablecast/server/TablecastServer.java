@@ -169,6 +169,9 @@ public final class TablecastServer implements AutoCloseable {
       throws InterruptedException {
     long t0 = System.nanoTime();
     ReloadingAuthenticator rules = new ReloadingAuthenticator(authenticator);
+    if (authenticator instanceof ConfigAuthenticator policies) {
+      policies.fetchKeysInBackground();
+    }
     AtomicReference<TailLoop> loading = new AtomicReference<>();
     StartingPort starting =
         StartingPort.bind(
@@ -257,6 +260,9 @@ public final class TablecastServer implements AutoCloseable {
    */
   public synchronized int replaceAuthenticator(Authenticator next) {
     Authenticator rulesNow = next == null ? Authenticator.allowAll() : next;
+    if (rulesNow instanceof ConfigAuthenticator policies) {
+      policies.fetchKeysInBackground();
+    }
     Authenticator before = rules.replace(rulesNow);
     warnOfPolicyReferences(rulesNow, source);
     int ended =

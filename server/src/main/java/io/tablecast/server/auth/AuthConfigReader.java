@@ -103,11 +103,6 @@ public final class AuthConfigReader {
       String claim = text(j, "principal_claim", "auth.jwt");
       String jwksUrl = text(j, "jwks_url", "auth.jwt");
       JwksKeys jwks = jwksUrl == null ? null : JwksKeys.at(jwksUrl);
-      if (jwks != null) { // off the start's path: a slow identity provider does not hold it up
-        Thread fetch = new Thread(jwks::fetchAtStart, "tablecast-jwks-fetch");
-        fetch.setDaemon(true);
-        fetch.start();
-      }
       jwt =
           new JwtVerifier(
               secret == null || secret.isEmpty() ? null : secret.getBytes(StandardCharsets.UTF_8),

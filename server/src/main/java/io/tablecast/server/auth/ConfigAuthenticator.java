@@ -154,6 +154,16 @@ public final class ConfigAuthenticator implements Authenticator {
   }
 
   /**
+   * Starts fetching the keys of {@code auth.jwt.jwks_url}, if set, in the background (a server that
+   * starts serving with these rules calls it; commands that only read the configuration do not).
+   */
+  public void fetchKeysInBackground() {
+    if (jwt != null) {
+      jwt.fetchKeysInBackground();
+    }
+  }
+
+  /**
    * Why these rules no longer admit {@code session}, admitted under {@code before}, or null when
    * they do with the same policy: a password session whose principal is gone or whose password
    * changed, a token session when tokens are no longer taken, and either when the policy it would

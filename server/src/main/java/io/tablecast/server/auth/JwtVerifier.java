@@ -147,6 +147,19 @@ public final class JwtVerifier {
   }
 
   /**
+   * Fetches the JWKS URL's keys once on a thread of its own, so that a URL that serves none is said
+   * when the server starts (not when a command merely reads the configuration), and without holding
+   * the start up.
+   */
+  void fetchKeysInBackground() {
+    if (jwks != null) {
+      Thread fetch = new Thread(jwks::fetchAtStart, "tablecast-jwks-fetch");
+      fetch.setDaemon(true);
+      fetch.start();
+    }
+  }
+
+  /**
    * Whether a configured key verifies {@code jwt}'s signature: the secret for HS256, the RSA key
    * for RS256, and the keys of the JWKS URL that match its key id for their algorithms.
    */

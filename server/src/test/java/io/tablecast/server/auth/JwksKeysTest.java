@@ -161,6 +161,10 @@ class JwksKeysTest {
                         + url
                         + "', issuer: tests, audience: tablecast, default_policy: {} }"),
             java.util.Map.of());
+    Thread.sleep(300);
+    assertThat(fetches.get())
+        .as("reading the configuration (tablecast check, install...) fetches nothing")
+        .isZero();
     Principal p =
         auth.authenticate(
             new io.tablecast.protocol.Message.Hello(
@@ -170,6 +174,34 @@ class JwksKeysTest {
                 null,
                 token(key, JWSAlgorithm.RS256, "dave")));
     assertThat(p.name()).isEqualTo("dave");
+  }
+
+  @Test
+  void aServerStartingWithTheKeyFetchesTheSetBeforeAnyToken() throws Exception {
+    publish(new RSAKeyGenerator(2048).keyID("k").generate());
+    java.nio.file.Path file = java.nio.file.Files.createTempFile("jwks-start", ".yaml");
+    try {
+      java.nio.file.Files.writeString(
+          file,
+          String.join(
+              "\n",
+              "listen: { host: 127.0.0.1, port: 0 }",
+              "source: { jdbc_url: 'jdbc:postgresql://fake/app' }",
+              "cached_tables: [public.products]",
+              "auth: { jwt: { jwks_url: '" + url + "', default_policy: {} } }",
+              ""));
+      try (io.tablecast.server.TablecastServer server =
+          io.tablecast.server.TablecastServers.start(
+              io.tablecast.server.ServerConfig.load(file),
+              new io.tablecast.server.hub.FakeChangeSource()
+                  .withTable(io.tablecast.server.hub.FakeChangeSource.table("products"), 1))) {
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> fetches.get() == 1);
+      }
+    } finally {
+      java.nio.file.Files.deleteIfExists(file);
+    }
   }
 
   @Test
