@@ -53,7 +53,9 @@ import org.slf4j.Logger;
  * (a new cycle of cascades) are logged the same way ({@code kind=not_capturable}). One check costs
  * two indexed catalog lookups per cached table and per parent, and one per table carrying triggers
  * (docs/CONFIGURATION.md gives a measurement). The looks for what fires no trigger run on a second
- * thread, so that an install waiting for an open transaction does not hold them up.
+ * thread, so that an install waiting for an open transaction does not hold them up. Checks or looks
+ * that fail round after round make every table stale until they work ({@link
+ * FailingCaptureChecks}).
  */
 final class MysqlCaptureWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(MysqlCaptureWatch.class);
@@ -88,6 +90,9 @@ final class MysqlCaptureWatch implements AutoCloseable {
 
   private final GaleraWriters galera = new GaleraWriters();
 
+  /** The schedules failing round after round: every table stale while they do. */
+  private final FailingCaptureChecks failing;
+
   /** What changes the cached tables without firing a trigger. */
   private final UntriggeredChanges untriggered;
 
@@ -108,6 +113,10 @@ final class MysqlCaptureWatch implements AutoCloseable {
         new UntriggeredChanges(dialect.flavor(), lastReadId, unfollowed, resyncs::add);
     this.timer = daemonThread("tablecast-capture-watch");
     this.looks = daemonThread("tablecast-capture-look");
+    this.failing =
+        new FailingCaptureChecks(
+            () -> plan.get().tables().stream().map(t -> t.id().qualified()).toList(),
+            config.captureCheckInterval());
   }
 
   private static ScheduledExecutorService daemonThread(String name) {
@@ -120,34 +129,21 @@ final class MysqlCaptureWatch implements AutoCloseable {
   }
 
   /** Starts the schedule (nothing when {@code capture_check_interval} is 0). */
-  @SuppressWarnings(
-      "FutureReturnValueIgnored") // checkQuietly() logs its own failures; close() ends the schedule
+  @SuppressWarnings("FutureReturnValueIgnored") // each round logs its failure; close() ends them
   void start() {
     long every = config.captureCheckInterval().toMillis();
     if (every > 0 && !started) { // once, also when a snapshot is read again on another instance
       started = true;
-      timer.scheduleWithFixedDelay(this::checkQuietly, every, every, TimeUnit.MILLISECONDS);
-      looks.scheduleWithFixedDelay(this::lookQuietly, every, every, TimeUnit.MILLISECONDS);
-    }
-  }
-
-  private void checkQuietly() {
-    try {
-      checkTriggers();
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Capture check failed, retrying in {}: {}", config.captureCheckInterval(), e.toString());
-    }
-  }
-
-  private void lookQuietly() {
-    try {
-      lookForUntriggeredChanges();
-    } catch (SQLException | RuntimeException e) {
-      LOG.warn(
-          "Looking for changes no trigger records failed, retrying in {}: {}",
-          config.captureCheckInterval(),
-          e.toString());
+      timer.scheduleWithFixedDelay(
+          () -> failing.run(FailingCaptureChecks.Schedule.CHECK, this::checkTriggers),
+          every,
+          every,
+          TimeUnit.MILLISECONDS);
+      looks.scheduleWithFixedDelay(
+          () -> failing.run(FailingCaptureChecks.Schedule.LOOK, this::lookForUntriggeredChanges),
+          every,
+          every,
+          TimeUnit.MILLISECONDS);
     }
   }
 
@@ -297,6 +293,11 @@ final class MysqlCaptureWatch implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** The schedules' failures, and the staleness of every table while they go on. */
+  FailingCaptureChecks failing() {
+    return failing;
   }
 
   /** The tables found altered since the last call: {@link UntriggeredChanges#takeAltered}. */

@@ -176,8 +176,16 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   @Override
   protected CommittedBatch withStaleness(CommittedBatch read) {
-    return unfollowed.attachTo(
-        OutboxRows.batch(List.of(), 0, read.tableReads(), locks.takeTransitions()));
+    List<CommittedBatch.Staleness> staleness = new ArrayList<>(locks.takeTransitions());
+    staleness.addAll(captureWatch.failing().take());
+    return unfollowed.attachTo(OutboxRows.batch(List.of(), 0, read.tableReads(), staleness));
+  }
+
+  @Override
+  protected void readFailed() {
+    captureWatch
+        .failing()
+        .tailFailed(); // every table is stale for this: the checks' failures not counted
   }
 
   /** Where the tail stands: the highest outbox id delivered and the gaps below it. */
@@ -268,6 +276,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     List<RowEvent> events = List.of();
     GapTracker.Look look = null;
     List<CommittedBatch.TableRead> tableReads = new ArrayList<>();
+    long checked = captureWatch.failing().mark(); // followed again with the re-reads taken now
     List<TableSchema> resyncs = new ArrayList<>(captureWatch.pendingResyncs(plan()));
     resyncs.removeIf(t -> unfollowed.isGone(t.id().qualified())); // nothing there to read
     resyncs.removeIf(t -> locks.waiting(t.id())); // DDL waits on it: kept until its lock is free
@@ -371,6 +380,7 @@ final class MysqlChangeSource extends PollingChangeSource {
     busy = !read.ids.isEmpty();
     List<CommittedBatch.Staleness> staleness = new ArrayList<>(refusedRows.after(read.changed));
     staleness.addAll(locks.takeTransitions());
+    staleness.addAll(captureWatch.failing().take(checked));
     return unfollowed.attachTo(OutboxRows.batch(events, read.captureMillis, tableReads, staleness));
   }
 

@@ -204,6 +204,9 @@ public abstract class PollingChangeSource implements ChangeSource {
       CommittedBatch batch;
       try {
         batch = instance.changed() ? readWholeAgain() : readOnce();
+      } catch (SQLException | RuntimeException e) {
+        readFailed();
+        throw e;
       } finally {
         if (lostAnswers != null) {
           lostAnswers.readEnded();
@@ -268,6 +271,9 @@ public abstract class PollingChangeSource implements ChangeSource {
   protected CommittedBatch withStaleness(CommittedBatch read) {
     return read;
   }
+
+  /** A read of the outbox (or of every table again) failed; its error is thrown on. */
+  protected void readFailed() {}
 
   /**
    * {@code c}, which a read of the outbox is about to use, when it reaches the instance the
