@@ -37,7 +37,8 @@ final class ServeCommand implements Callable<Integer> {
     UnaryOperator<ServerConfig> adjust = c -> from == null ? c : servedFrom(c, from);
     ServerConfig cfg = adjust.apply(ServerConfig.load(config));
     TablecastServer server = TablecastServer.start(cfg);
-    // auth: changed in the file is applied while serving; other keys at the next start
+    // auth, metrics_token and allowed_origins changed in the file are applied while serving;
+    // other keys at the next start
     ConfigFileWatch watch = ConfigFileWatch.start(config, adjust, cfg, server);
     Runtime.getRuntime()
         .addShutdownHook(

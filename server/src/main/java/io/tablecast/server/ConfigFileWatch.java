@@ -22,14 +22,19 @@ import org.slf4j.Logger;
  * Reads the configuration file of {@code tablecast serve} again when it changes, and applies its
  * {@code auth:} section while the server serves ({@link TablecastServer#replaceAuthenticator}): a
  * principal added, removed or given another password or policy takes effect without a restart,
- * which would send every client back to a snapshot. Every other key takes effect at the next start;
- * a change to one is logged as a WARN naming it, as is an {@code auth} section added or removed
- * whole (an open server is not closed, nor a closed one opened, while it serves). A file that
- * cannot be used (caught half written, an error in it) is a WARN, and the server goes on with the
- * rules it has.
+ * which would send every client back to a snapshot. So do {@code metrics_token} (rotated) and
+ * {@code allowed_origins} ({@link TablecastServer#replaceWebAccess}), for the requests and
+ * WebSocket handshakes that come after. Every other key takes effect at the next start; a change to
+ * one is logged as a WARN naming it, as is an {@code auth} section or a {@code metrics_token} added
+ * or removed whole (an open server is not closed, nor a closed one opened, while it serves). A file
+ * that cannot be used (caught half written, an error in it) is a WARN, and the server goes on with
+ * the rules it has.
  */
 public final class ConfigFileWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(ConfigFileWatch.class);
+
+  /** The keys, besides {@code auth}, applied while serving. */
+  private static final List<String> APPLIED_NOW = List.of("metrics_token", "allowed_origins");
 
   /** How often the file is looked at. */
   public static final Duration CHECK_EVERY = Duration.ofSeconds(5);
@@ -38,8 +43,19 @@ public final class ConfigFileWatch implements AutoCloseable {
   private final UnaryOperator<ServerConfig> adjust;
   private final TablecastServer server;
   private final ScheduledExecutorService timer;
-  private ServerConfig applied;
   private byte[] seen;
+
+  /** The file as last read: keys changed from it are said once. */
+  private ServerConfig lastRead;
+
+  /** Whether the server started with an {@code auth} section: it keeps it, or its absence. */
+  private final boolean withAuth;
+
+  /** {@code metrics_token} as applied now; null: {@code /metrics} open, as at the start. */
+  private String metricsToken;
+
+  /** {@code allowed_origins} as applied now. */
+  private List<String> allowedOrigins;
 
   private ConfigFileWatch(
       Path file, UnaryOperator<ServerConfig> adjust, ServerConfig loaded, TablecastServer server)
@@ -47,7 +63,10 @@ public final class ConfigFileWatch implements AutoCloseable {
     this.file = file;
     this.adjust = adjust;
     this.server = server;
-    this.applied = loaded;
+    this.lastRead = loaded;
+    this.withAuth = loaded.authenticator() != null;
+    this.metricsToken = loaded.metricsToken() == null ? null : loaded.metricsToken().value();
+    this.allowedOrigins = origins(loaded);
     this.seen = fingerprint(file);
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
@@ -89,8 +108,8 @@ public final class ConfigFileWatch implements AutoCloseable {
   }
 
   /**
-   * Looks at the file once: when its bytes changed, reads it and applies its {@code auth:}. Returns
-   * whether the rules were replaced.
+   * Looks at the file once: when its bytes changed, reads it and applies its {@code auth:}, {@code
+   * metrics_token} and {@code allowed_origins}. Returns whether the access rules were replaced.
    */
   synchronized boolean check() {
     byte[] now;
@@ -115,26 +134,42 @@ public final class ConfigFileWatch implements AutoCloseable {
           e.getMessage());
       return false;
     }
-    if ((applied.authenticator() == null) != (next.authenticator() == null)) {
-      LOG.warn(
-          "The configuration file {} {} the auth section: that takes effect at the next start"
-              + " (an open server is not closed, nor a closed one opened, while it serves); nothing"
-              + " else of the file is applied",
-          file,
-          next.authenticator() == null ? "removed" : "added");
-      return false;
+    List<String> later = changedBesidesAuth(lastRead, next);
+    later.removeAll(APPLIED_NOW);
+    lastRead = next;
+    String token = next.metricsToken() == null ? null : next.metricsToken().value();
+    if ((token == null) != (metricsToken == null)) {
+      later.add("metrics_token (" + (token == null ? "removed" : "added") + ")");
+      token = metricsToken; // /metrics is not opened, nor closed, while the server serves
     }
-    List<String> later = changedBesidesAuth(applied, next);
     if (!later.isEmpty()) {
       LOG.warn(
-          "The configuration file {} changed {}: {} at the next start (auth: is applied now)",
+          "The configuration file {} changed {}: {} at the next start (auth, metrics_token and"
+              + " allowed_origins are applied now)",
           file,
           String.join(", ", later),
           later.size() == 1 ? "it takes effect" : "they take effect");
     }
-    applied = next;
+    List<String> origins = origins(next);
+    if (!Objects.equals(token, metricsToken) || !origins.equals(allowedOrigins)) {
+      server.replaceWebAccess(token, origins);
+      metricsToken = token;
+      allowedOrigins = origins;
+    }
+    if (withAuth != (next.authenticator() != null)) {
+      LOG.warn(
+          "The configuration file {} {} the auth section: that takes effect at the next start"
+              + " (an open server is not closed, nor a closed one opened, while it serves)",
+          file,
+          withAuth ? "removed" : "added");
+      return false;
+    }
     server.replaceAuthenticator(next.authenticator());
     return true;
+  }
+
+  private static List<String> origins(ServerConfig config) {
+    return config.allowedOrigins() == null ? List.of() : config.allowedOrigins();
   }
 
   /** The top-level keys whose values differ, {@code auth} left out. */

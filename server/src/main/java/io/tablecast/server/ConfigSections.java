@@ -3,6 +3,7 @@ package io.tablecast.server;
 import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.hub.HubSettings;
 import io.tablecast.server.net.NetSettings;
+import io.tablecast.server.net.WebAccess;
 import java.util.List;
 
 /** What the hub and the network layer take of the configuration. */
@@ -37,6 +38,12 @@ final class ConfigSections {
         config.staticDir(),
         config.staticClientDir(),
         config.tls(),
+        webAccess(config));
+  }
+
+  /** {@code metrics_token} and {@code allowed_origins} of {@code config}. */
+  static WebAccess webAccess(ServerConfig config) {
+    return new WebAccess(
         config.metricsToken() == null ? null : config.metricsToken().value(),
         config.allowedOrigins() == null ? List.of() : config.allowedOrigins());
   }

@@ -10,8 +10,10 @@ import io.tablecast.server.hub.ChangeHub;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.MicrometerServerMetrics;
 import io.tablecast.server.net.HealthCheck;
+import io.tablecast.server.net.NetSettings;
 import io.tablecast.server.net.NettyServer;
 import io.tablecast.server.net.StartingPort;
+import io.tablecast.server.net.WebAccess;
 import io.tablecast.server.stream.CheckpointWriter;
 import io.tablecast.server.stream.StreamChangeSource;
 import io.tablecast.server.tail.ChangeSource;
@@ -19,6 +21,7 @@ import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.HeapRoom;
 import io.tablecast.server.tail.TailLoop;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -214,14 +217,15 @@ public final class TablecastServer implements AutoCloseable {
       HealthCheck health = health(tail, hub);
       int port = starting.port(); // the configured one, or the one port 0 got
       starting.close(); // bound again at once for the clients
+      NetSettings settings = ConfigSections.net(config, port);
       net =
           NettyServer.bind(
-              ConfigSections.net(config, port),
+              settings,
               hub,
               rules,
               metrics,
               health,
-              console(config, rules, hub, metrics, health));
+              console(config, rules, settings.access(), hub, metrics, health));
     } catch (InterruptedException | RuntimeException e) {
       starting.close();
       tail.close();
@@ -274,6 +278,16 @@ public final class TablecastServer implements AutoCloseable {
     return ended;
   }
 
+  /**
+   * Replaces {@code metrics_token} and {@code allowed_origins} while serving ({@link
+   * ConfigFileWatch}): requests and WebSocket handshakes from now on are checked against them; the
+   * sessions open go on.
+   */
+  public void replaceWebAccess(String metricsToken, List<String> allowedOrigins) {
+    net.access().replace(metricsToken, allowedOrigins);
+    LOG.info("metrics_token and allowed_origins replaced, allowed origins now {}", allowedOrigins);
+  }
+
   /** Warns of what the access policies name that the cached tables do not have. */
   private static void warnOfPolicyReferences(Authenticator authenticator, ChangeSource source) {
     if (authenticator instanceof ConfigAuthenticator policies) {
@@ -288,15 +302,16 @@ public final class TablecastServer implements AutoCloseable {
   private static Console console(
       ServerConfig config,
       Authenticator rules,
+      WebAccess web,
       ChangeHub hub,
       MicrometerServerMetrics metrics,
       HealthCheck health) {
     return new Console(
         hub::view,
         metrics.registry(),
-        ConsoleAccess.of(
+        ConsoleAccess.following(
             config.authenticator() == null ? null : rules, // admins as the rules of now say
-            config.metricsToken() == null ? null : config.metricsToken().value()),
+            web::metricsToken),
         config.serverName(),
         () -> {
           HealthCheck.Report r = health.check();

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -61,17 +62,17 @@ public final class ConsoleAccess {
 
   private final Mode mode;
   private final Authenticator authenticator;
-  private final byte[] token;
+  private final Supplier<String> token;
   private final byte[] hmacKey = new byte[32];
   private final Map<String, Remembered> remembered = new ConcurrentHashMap<>();
 
   /** A verdict kept for a while; {@code rules} is the generation of the rules that gave it. */
   private record Remembered(String principal, boolean admin, long untilNanos, long rules) {}
 
-  private ConsoleAccess(Mode mode, Authenticator authenticator, String token) {
+  private ConsoleAccess(Mode mode, Authenticator authenticator, Supplier<String> token) {
     this.mode = mode;
     this.authenticator = authenticator;
-    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+    this.token = token;
     new SecureRandom().nextBytes(hmacKey);
   }
 
@@ -80,10 +81,19 @@ public final class ConsoleAccess {
    * non-null), else its {@code metrics_token}, else open.
    */
   public static ConsoleAccess of(Authenticator authenticator, String metricsToken) {
+    return following(authenticator, () -> metricsToken);
+  }
+
+  /**
+   * As {@link #of(Authenticator, String)}, with the {@code metrics_token} of each moment (replaced
+   * while the server serves); whether there is one is decided now.
+   */
+  public static ConsoleAccess following(
+      Authenticator authenticator, Supplier<String> metricsToken) {
     if (authenticator != null) {
       return new ConsoleAccess(Mode.PRINCIPALS, authenticator, null);
     }
-    if (metricsToken != null) {
+    if (metricsToken.get() != null) {
       return new ConsoleAccess(Mode.TOKEN, null, metricsToken);
     }
     return new ConsoleAccess(Mode.OPEN, null, null);
@@ -117,8 +127,11 @@ public final class ConsoleAccess {
         presented = basic[1];
       }
     }
+    String now = token.get();
     if (presented != null
-        && MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), token)) {
+        && now != null
+        && MessageDigest.isEqual(
+            presented.getBytes(StandardCharsets.UTF_8), now.getBytes(StandardCharsets.UTF_8))) {
       return new Verdict(200, "metrics_token", null);
     }
     return new Verdict(

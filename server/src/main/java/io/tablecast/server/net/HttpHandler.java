@@ -58,7 +58,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       HealthCheck health,
       Path staticDir,
       Path staticClientDir,
-      String metricsToken,
+      WebAccess access,
       Console console,
       WebSocketOrigins origins) {}
 
@@ -181,7 +181,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
    */
   private boolean authorizedForMetrics(FullHttpRequest req) {
     return BearerToken.allows(
-        req.headers().get(HttpHeaderNames.AUTHORIZATION), settings.metricsToken());
+        req.headers().get(HttpHeaderNames.AUTHORIZATION), settings.access().metricsToken());
   }
 
   private static FullHttpResponse metricsUnauthorized() {

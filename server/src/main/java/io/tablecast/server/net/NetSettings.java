@@ -4,7 +4,6 @@ import io.tablecast.server.config.ListenSettings;
 import io.tablecast.server.config.WriteBufferSettings;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * What the {@link NettyServer} takes of the configuration (the server builds it from its {@code
@@ -21,9 +20,8 @@ import java.util.List;
  * @param staticDir directory served over HTTP GET at {@code /}; null = no static files
  * @param staticClientDir directory served over HTTP GET at {@code /client/}; null = not mapped
  * @param tls TLS on the listening port; null = plaintext only
- * @param metricsToken bearer token {@code GET /metrics} requires; null = open to anyone
- * @param allowedOrigins the origins of web pages, besides the server's own, that may open a
- *     WebSocket session ({@link WebSocketOrigins})
+ * @param access the bearer token {@code GET /metrics} requires and the origins of web pages,
+ *     besides the server's own, that may open a WebSocket session, as they are now
  */
 public record NetSettings(
     String serverName,
@@ -37,5 +35,4 @@ public record NetSettings(
     Path staticDir,
     Path staticClientDir,
     TlsConfig tls,
-    String metricsToken,
-    List<String> allowedOrigins) {}
+    WebAccess access) {}

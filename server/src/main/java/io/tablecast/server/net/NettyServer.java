@@ -45,11 +45,16 @@ public final class NettyServer implements AutoCloseable {
   /** Every accepted connection, whatever its state, so that shutdown reaches all of them. */
   private final ChannelGroup connections;
 
+  /** What the HTTP side lets in now: replaced while serving ({@link #access}). */
+  private final WebAccess access;
+
   private NettyServer(
       EventLoopGroup boss,
       EventLoopGroup workers,
       Channel serverChannel,
-      ChannelGroup connections) {
+      ChannelGroup connections,
+      WebAccess access) {
+    this.access = access;
     this.boss = boss;
     this.workers = workers;
     this.serverChannel = serverChannel;
@@ -105,9 +110,9 @@ public final class NettyServer implements AutoCloseable {
             health,
             config.staticDir(),
             config.staticClientDir(),
-            config.metricsToken(),
+            config.access(),
             console,
-            new WebSocketOrigins(config.allowedOrigins(), metrics));
+            new WebSocketOrigins(config.access(), metrics));
     ConnectionLimits limits = new ConnectionLimits(config.maxConnections(), metrics);
     long idleTimeoutMillis = config.idleTimeout().toMillis();
     try {
@@ -178,7 +183,7 @@ public final class NettyServer implements AutoCloseable {
           b.bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
               .sync()
               .channel();
-      return new NettyServer(boss, workers, ch, connections);
+      return new NettyServer(boss, workers, ch, connections, config.access());
     } catch (InterruptedException | RuntimeException e) {
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -209,7 +214,7 @@ public final class NettyServer implements AutoCloseable {
             null,
             null,
             null,
-            new WebSocketOrigins(List.of(), ServerMetrics.NOOP)));
+            new WebSocketOrigins(new WebAccess(null, List.of()), ServerMetrics.NOOP)));
   }
 
   /** The protocol detector with the server's binary and HTTP/WebSocket pipelines behind it. */
@@ -264,6 +269,14 @@ public final class NettyServer implements AutoCloseable {
 
   /** Largest HTTP request (headers aside) accepted; requests are GETs and the WebSocket upgrade. */
   static final int HTTP_MAX_REQUEST_BYTES = 8192;
+
+  /**
+   * {@code metrics_token} and {@code allowed_origins} as the port applies them now; {@link
+   * WebAccess#replace} changes them for the requests and handshakes that come after.
+   */
+  public WebAccess access() {
+    return access;
+  }
 
   /**
    * Ends the open sessions for which {@code why} gives a reason (the access rules changed): each

@@ -18,7 +18,6 @@ import io.tablecast.server.metrics.ServerMetrics;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,22 +41,18 @@ public final class WebSocketOrigins extends ChannelInboundHandlerAdapter {
   /** Origins refused so far, each logged once; bounded, so that a flood cannot grow it. */
   private static final int MAX_LOGGED = 1_000;
 
-  private final Set<String> allowed;
-  private final boolean any;
+  private final WebAccess access;
   private final ServerMetrics metrics;
   private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param allowed the {@code allowed_origins} setting: origins, or {@code "*"} for any
+   * @param access the {@code allowed_origins} of now
    * @param metrics counts each refusal ({@code tablecast.limit.refusals}, limit {@code
    *     allowed_origins})
    */
-  WebSocketOrigins(List<String> allowed, ServerMetrics metrics) {
+  WebSocketOrigins(WebAccess access, ServerMetrics metrics) {
+    this.access = access;
     this.metrics = metrics;
-    this.any = allowed.contains("*");
-    this.allowed =
-        Set.copyOf(
-            allowed.stream().filter(o -> !o.equals("*")).map(WebSocketOrigins::normalize).toList());
   }
 
   /** Whether {@code origin} is an origin: {@code scheme://host[:port]}, http or https. */
@@ -117,14 +112,15 @@ public final class WebSocketOrigins extends ChannelInboundHandlerAdapter {
    * TLS ({@code https} pages) or not ({@code http} pages).
    */
   boolean accepted(String origin, String host, boolean tls) {
-    if (any) {
+    WebAccess.Origins allowed = access.origins();
+    if (allowed.any()) {
       return true;
     }
     String o = normalize(origin);
     if (o == null) {
       return false; // "null" (a sandboxed frame, a file), or not an origin at all
     }
-    if (allowed.contains(o)) {
+    if (allowed.listed().contains(o)) {
       return true;
     }
     if (host == null) {

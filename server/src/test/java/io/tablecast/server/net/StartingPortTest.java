@@ -37,8 +37,7 @@ class StartingPortTest {
         null,
         null,
         null,
-        null,
-        java.util.List.of());
+        new WebAccess(null, java.util.List.of()));
   }
 
   /** Connects, asks for /health and reads to the end; true when it hung past the timeout. */

@@ -10,13 +10,8 @@ import io.tablecast.server.TablecastServers;
 import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.log.RecentEvents;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
-import java.net.http.WebSocketHandshakeException;
+import io.tablecast.server.testing.WebSocketHandshakes;
 import java.util.List;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -98,35 +93,8 @@ class WebSocketOriginsTest {
         .containsExactly("https://file.example");
   }
 
-  /**
-   * The status of a WebSocket handshake on {@code /ws} with {@code origin} (none when null): 101
-   * when the session opened.
-   */
   private static int opens(TablecastServer server, String origin) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
-    WebSocket.Builder b = http.newWebSocketBuilder();
-    if (origin != null) {
-      b.header("Origin", origin);
-    }
-    try {
-      WebSocket ws =
-          b.buildAsync(
-                  URI.create("ws://127.0.0.1:" + server.port() + "/ws"),
-                  new WebSocket.Listener() {})
-              .get(10, TimeUnit.SECONDS);
-      ws.abort();
-      return 101;
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof WebSocketHandshakeException h) {
-        if (h.getResponse().statusCode() == 403) {
-          assertThat(String.valueOf(h.getResponse().body()))
-              .contains("allowed_origins")
-              .contains(origin);
-        }
-        return h.getResponse().statusCode();
-      }
-      throw new CompletionException(e.getCause());
-    }
+    return WebSocketHandshakes.status(server.port(), origin);
   }
 
   private static TablecastServer serve(List<String> allowed) throws InterruptedException {
