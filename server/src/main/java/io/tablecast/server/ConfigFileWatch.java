@@ -1,9 +1,11 @@
 package io.tablecast.server;
 
+import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.log.RecentEvents;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -45,6 +47,9 @@ public final class ConfigFileWatch implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private byte[] seen;
 
+  /** The last look could not read the files (said once). */
+  private boolean unreadable;
+
   /** The file as last read: keys changed from it are said once. */
   private ServerConfig lastRead;
 
@@ -67,7 +72,7 @@ public final class ConfigFileWatch implements AutoCloseable {
     this.withAuth = loaded.authenticator() != null;
     this.metricsToken = loaded.metricsToken() == null ? null : loaded.metricsToken().value();
     this.allowedOrigins = origins(loaded);
-    this.seen = fingerprint(file);
+    this.seen = fingerprint(file, keyFiles(loaded));
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -114,11 +119,18 @@ public final class ConfigFileWatch implements AutoCloseable {
   synchronized boolean check() {
     byte[] now;
     try {
-      now = fingerprint(file);
+      now = fingerprint(file, keyFiles(lastRead));
     } catch (IOException e) {
-      LOG.warn("Cannot read the configuration file {} ({}): nothing changes", file, e.toString());
+      if (!unreadable) { // once until it can be read: it is looked at every 5 s
+        LOG.warn(
+            "Cannot read the configuration file {} or a key file it names ({}): nothing changes",
+            file,
+            e.toString());
+      }
+      unreadable = true;
       return false;
     }
+    unreadable = false;
     if (MessageDigest.isEqual(now, seen)) {
       return false;
     }
@@ -190,12 +202,30 @@ public final class ConfigFileWatch implements AutoCloseable {
     return changed;
   }
 
-  private static byte[] fingerprint(Path file) throws IOException {
+  /**
+   * The files besides the configuration file whose change reloads it: those {@code auth} read keys
+   * from ({@code auth.jwt.rs256_public_key_pem}), so that a key rotated by replacing its file is
+   * taken as a changed {@code auth} section is.
+   */
+  private static List<Path> keyFiles(ServerConfig config) {
+    return config.authenticator() instanceof ConfigAuthenticator rules
+        ? rules.keyFiles()
+        : List.of();
+  }
+
+  private static byte[] fingerprint(Path file, List<Path> keyFiles) throws IOException {
+    MessageDigest digest;
     try {
-      return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+      digest = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("this JVM has no SHA-256", e);
     }
+    digest.update(Files.readAllBytes(file));
+    for (Path key : keyFiles) {
+      digest.update(key.toString().getBytes(StandardCharsets.UTF_8));
+      digest.update(Files.readAllBytes(key));
+    }
+    return digest.digest();
   }
 
   @Override

@@ -79,6 +79,7 @@ public final class AuthConfigReader {
     }
     JwtVerifier jwt = null;
     AccessPolicy jwtDefault = null;
+    String pemFile = null;
     JsonNode j = auth.get("jwt");
     String envSecret = env.get(ENV_JWT_HS256_SECRET);
     if ((j != null && !j.isNull()) || envSecret != null) {
@@ -87,7 +88,7 @@ public final class AuthConfigReader {
       }
       checkKeys(j, JWT_KEYS, "auth.jwt");
       String secret = envSecret != null ? envSecret : text(j, "hs256_secret", "auth.jwt");
-      String pemFile = text(j, "rs256_public_key_pem", "auth.jwt");
+      pemFile = text(j, "rs256_public_key_pem", "auth.jwt");
       RSAPublicKey rsa = null;
       if (pemFile != null) {
         try {
@@ -121,7 +122,8 @@ public final class AuthConfigReader {
       throw new IllegalArgumentException(
           "auth needs principals or jwt (omit the auth section for an open server)");
     }
-    return new ConfigAuthenticator(entries, jwt, jwtDefault);
+    return new ConfigAuthenticator(
+        entries, jwt, jwtDefault, pemFile == null ? List.of() : List.of(Path.of(pemFile)));
   }
 
   /**

@@ -2,6 +2,7 @@ package io.tablecast.server.auth;
 
 import io.tablecast.protocol.Message;
 import io.tablecast.server.capture.TableSchema;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -67,6 +68,9 @@ public final class ConfigAuthenticator implements Authenticator {
   private final String dummyHash;
   private final PasswordCheck passwords;
 
+  /** The files the rules' keys were read from ({@link #keyFiles}). */
+  private final List<Path> keyFiles;
+
   /**
    * @param principals configured principals (unique names)
    * @param jwt token verifier, or null when tokens are not accepted
@@ -76,7 +80,19 @@ public final class ConfigAuthenticator implements Authenticator {
    */
   public ConfigAuthenticator(
       List<PrincipalEntry> principals, JwtVerifier jwt, AccessPolicy jwtDefaultPolicy) {
-    this(principals, jwt, jwtDefaultPolicy, PasswordHasher::verify);
+    this(principals, jwt, jwtDefaultPolicy, List.of());
+  }
+
+  /**
+   * As above; {@code keyFiles} are the files the keys of {@code jwt} were read from ({@code
+   * auth.jwt.rs256_public_key_pem}), which the server watches beside its configuration file.
+   */
+  public ConfigAuthenticator(
+      List<PrincipalEntry> principals,
+      JwtVerifier jwt,
+      AccessPolicy jwtDefaultPolicy,
+      List<Path> keyFiles) {
+    this(principals, jwt, jwtDefaultPolicy, PasswordHasher::verify, keyFiles);
   }
 
   ConfigAuthenticator(
@@ -84,6 +100,16 @@ public final class ConfigAuthenticator implements Authenticator {
       JwtVerifier jwt,
       AccessPolicy jwtDefaultPolicy,
       PasswordCheck passwords) {
+    this(principals, jwt, jwtDefaultPolicy, passwords, List.of());
+  }
+
+  private ConfigAuthenticator(
+      List<PrincipalEntry> principals,
+      JwtVerifier jwt,
+      AccessPolicy jwtDefaultPolicy,
+      PasswordCheck passwords,
+      List<Path> keyFiles) {
+    this.keyFiles = List.copyOf(keyFiles);
     int iterations = PasswordHasher.MIN_ITERATIONS;
     for (PrincipalEntry p : principals) {
       if (this.principals.put(p.name(), p) != null) {
@@ -202,6 +228,14 @@ public final class ConfigAuthenticator implements Authenticator {
    * Whether {@code principal} has an entry in {@code auth.principals} with {@code admin: true}
    * (also for a token principal: a token's own claims never make it an admin).
    */
+  /**
+   * The files these rules' keys were read from: a key rotated by replacing its file is read again
+   * with the configuration ({@code ConfigFileWatch}).
+   */
+  public List<Path> keyFiles() {
+    return keyFiles;
+  }
+
   @Override
   public boolean isAdmin(Principal principal) {
     PrincipalEntry entry = principals.get(principal.name());
