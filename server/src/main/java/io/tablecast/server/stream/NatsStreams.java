@@ -5,7 +5,6 @@ import io.nats.client.AuthenticationException;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
-import io.nats.client.NKey;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.StorageType;
@@ -14,8 +13,6 @@ import io.nats.client.api.StreamInfo;
 import io.tablecast.server.config.NatsSettings;
 import java.io.IOException;
 import java.nio.CharBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -67,7 +64,7 @@ final class NatsStreams {
       options.token(nats.token().value().toCharArray());
     }
     if (nats.nkeySeedFile() != null) {
-      options.authHandler(nkey(nats.nkeySeedFile()));
+      options.authHandler(new SeedFileAuthHandler(nats.nkeySeedFile()));
     }
     if (nats.credentialsFile() != null) {
       options.authHandler(credentials(nats.credentialsFile()));
@@ -80,17 +77,6 @@ final class NatsStreams {
     } catch (IOException e) {
       throw new IllegalStateException(
           "cannot connect to NATS at " + nats.urls() + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static AuthHandler nkey(Path seedFile) {
-    try {
-      char[] seed = Files.readString(seedFile, StandardCharsets.US_ASCII).strip().toCharArray();
-      NKey.fromSeed(seed); // refuses what is not a seed here, not in the handshake
-      return Nats.staticCredentials(null, seed);
-    } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-      throw new IllegalArgumentException(
-          "nats.nkey_seed_file: " + seedFile + " holds no NKey seed (SU...): " + e.getMessage(), e);
     }
   }
 

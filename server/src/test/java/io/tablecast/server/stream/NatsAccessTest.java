@@ -51,6 +51,41 @@ class NatsAccessTest {
     }
   }
 
+  /**
+   * {@code nats.nkey_seed_file} is read at each connection: a seed rotated in the file while NATS
+   * changes the user's key is what the reconnect signs with. Before, the seed read at start was
+   * signed with for ever, and every reconnect after NATS stopped taking its key failed.
+   */
+  @Test
+  void anNkeySeedRotatedInItsFileIsUsedWhenTheConnectionIsMadeAgain(@TempDir Path dir)
+      throws Exception {
+    NKey before = NKey.createUser(null);
+    NKey after = NKey.createUser(null);
+    Path seed = dir.resolve("capture.nk");
+    Files.writeString(seed, new String(before.getSeed()) + "\n", StandardCharsets.US_ASCII);
+    try (NatsServerProcess n = NatsServerProcess.start(1 << 20, nkeyUser(before))) {
+      NatsSettings settings = settings(n, "TC_rotated").withNkeySeedFile(seed);
+      Connection c = NatsStreams.connect(settings, "test");
+      try {
+        assertThat(NatsStreams.createIfMissing(c, "TC_rotated", settings)).isNotNull();
+        n.stop();
+        Files.writeString(seed, new String(after.getSeed()) + "\n", StandardCharsets.US_ASCII);
+        n.restart(nkeyUser(after));
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .alias("connected again with the rotated seed")
+            .until(() -> c.getStatus() == Connection.Status.CONNECTED);
+        assertThat(NatsStreams.createIfMissing(c, "TC_rotated", settings)).isNotNull();
+      } finally {
+        c.close();
+      }
+    }
+  }
+
+  private static String nkeyUser(NKey user) throws Exception {
+    return "authorization { users = [ { nkey: " + new String(user.getPublicKey()) + " } ] }";
+  }
+
   @Test
   void aFileThatHoldsNoSeedIsRefusedNamingTheKey(@TempDir Path dir) throws Exception {
     Path seed = dir.resolve("not-a-seed");

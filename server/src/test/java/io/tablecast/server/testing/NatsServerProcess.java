@@ -30,7 +30,7 @@ public final class NatsServerProcess implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final long maxPayload;
-  private final String extraConfig;
+  private String extraConfig;
   private final boolean jetStream;
   private Process process;
 
@@ -202,6 +202,15 @@ public final class NatsServerProcess implements AutoCloseable {
 
   /** Starts it again on the same port and store. */
   public void restart() throws IOException {
+    startProcess();
+  }
+
+  /**
+   * Starts it again on the same port and store with {@code extraConfig} in place of the one it had
+   * (NATS's users changed while it was down).
+   */
+  public void restart(String extraConfig) throws IOException {
+    this.extraConfig = extraConfig;
     startProcess();
   }
 
