@@ -10,12 +10,9 @@ import io.tablecast.server.auth.PasswordHasher;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * server's process and its other clients go on. Before, the file was read at start only.
  */
 class AuthChangedWhileServingTest {
-  private static final Pattern STARTED = Pattern.compile("started on [^:]+:(\\d+)");
 
   @TempDir Path dir;
 
@@ -45,27 +41,8 @@ class AuthChangedWhileServingTest {
       String app = "    - { name: app, password_hash: '" + hash("app-pw") + "' }";
       Path cfg = dir.resolve("tablecast.yaml");
       Files.writeString(cfg, config(p, items, ops));
-      Path log = dir.resolve("serve.log");
-      Process serve =
-          new ProcessBuilder(
-                  Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx256m",
-                  "-XX:TieredStopAtLevel=1",
-                  "-jar",
-                  RepoRoot.path().resolve("cli/target/tablecast.jar").toString(),
-                  "serve",
-                  "--config",
-                  cfg.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      try {
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> !serve.isAlive() || STARTED.matcher(Files.readString(log)).find());
-        Matcher m = STARTED.matcher(Files.readString(log));
-        assertThat(m.find()).as(Files.readString(log)).isTrue();
-        String server = "127.0.0.1:" + m.group(1);
+      try (ServeProcess serve = ServeProcess.start(cfg, dir.resolve("serve.log"))) {
+        String server = "127.0.0.1:" + serve.awaitStarted(Duration.ofSeconds(60));
 
         try (TablecastClient opsClient = client(server, "ops", "ops-pw");
             TablecastClient appClient = client(server, "app", "app-pw")) {
@@ -88,9 +65,6 @@ class AuthChangedWhileServingTest {
           await().atMost(Duration.ofSeconds(30)).until(() -> appItems.get(2) != null);
         }
         assertThat(serve.isAlive()).as("the same process throughout").isTrue();
-      } finally {
-        serve.destroy();
-        serve.waitFor();
       }
     }
   }

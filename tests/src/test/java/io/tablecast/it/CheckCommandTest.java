@@ -215,30 +215,12 @@ class CheckCommandTest {
           .contains("serve would start (3 warnings)");
 
       // the server's start says the same, in its log
-      Path log = dir.resolve("serve.log");
-      Process serve =
-          new ProcessBuilder(
-                  java.nio.file.Paths.get(System.getProperty("java.home"), "bin", "java")
-                      .toString(),
-                  "-Xmx256m",
-                  "-XX:TieredStopAtLevel=1",
-                  "-jar",
-                  RepoRoot.path().resolve("cli/target/tablecast.jar").toString(),
-                  "serve",
-                  "--config",
-                  cfg.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      try {
-        org.awaitility.Awaitility.await()
-            .atMost(java.time.Duration.ofSeconds(60))
-            .until(() -> !serve.isAlive() || Files.readString(log).contains("started on"));
-      } finally {
-        serve.destroyForcibly();
-        serve.waitFor();
+      String log;
+      try (ServeProcess serve = ServeProcess.start(cfg, dir.resolve("serve.log"))) {
+        serve.awaitStarted(java.time.Duration.ofSeconds(60));
+        log = serve.log();
       }
-      assertThat(Files.readString(log))
+      assertThat(log)
           .contains("started on")
           .containsPattern(
               "WARN +\\[main\\] io.tablecast.server.TablecastServer - auth.principals 'app'")

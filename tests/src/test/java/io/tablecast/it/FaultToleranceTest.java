@@ -17,7 +17,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -399,35 +398,20 @@ class FaultToleranceTest {
     return r.body();
   }
 
-  /** {@code java -jar cli/target/tablecast.jar serve --config FILE} as a separate process. */
+  /** {@link ServeProcess} on a fixed port, started again while the port is not free yet. */
   private static final class ServerProcess {
-    private final Process process;
+    private final ServeProcess process;
 
-    private ServerProcess(Process process) {
+    private ServerProcess(ServeProcess process) {
       this.process = process;
     }
 
     static ServerProcess start(Path config, int port, Path dir, List<Path> logs) throws Exception {
-      Path jar = RepoRoot.path().resolve("cli/target/tablecast.jar");
-      assertThat(jar).as("the CLI jar (built by the cli module before the tests)").exists();
-      String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
       // after a forced kill the port may need a moment before it can be bound again
       for (int attempt = 1; ; attempt++) {
         Path log = dir.resolve("server-" + (logs.size() + 1) + ".log");
         logs.add(log);
-        Process process =
-            new ProcessBuilder(
-                    java,
-                    "-Xmx256m",
-                    "-XX:TieredStopAtLevel=1",
-                    "-jar",
-                    jar.toString(),
-                    "serve",
-                    "--config",
-                    config.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        ServeProcess process = ServeProcess.start(config, log);
         ServerProcess sp = new ServerProcess(process);
         try {
           await()
@@ -459,8 +443,7 @@ class FaultToleranceTest {
     }
 
     void kill() throws InterruptedException {
-      process.destroyForcibly();
-      process.waitFor();
+      process.close();
     }
   }
 }

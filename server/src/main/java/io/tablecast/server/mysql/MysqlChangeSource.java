@@ -183,9 +183,8 @@ final class MysqlChangeSource extends PollingChangeSource {
 
   @Override
   protected void readFailed() {
-    captureWatch
-        .failing()
-        .tailFailed(); // every table is stale for this: the checks' failures not counted
+    // every table is stale for this: the checks' failures meanwhile are not counted
+    captureWatch.failing().tailFailed();
   }
 
   /** Where the tail stands: the highest outbox id delivered and the gaps below it. */
