@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.tablecast.client.TableMirror;
 import io.tablecast.client.TablecastClient;
-import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,19 +44,8 @@ class CaptureCheckFailingTest {
     try (p;
         CuttableProxy db = CuttableProxy.raw("127.0.0.1", 3306)) {
       String viaProxy = p.db.jdbcUrl().replace("127.0.0.1:3306", db.address());
-      p.startServer(
-          b ->
-              b.source(
-                  new SourceConfig(
-                      viaProxy,
-                      null,
-                      null,
-                      p.sourceConfig().tableNames(),
-                      true,
-                      null,
-                      null,
-                      Duration.ZERO, // no reconciliation: only the capture check finds a TRUNCATE
-                      Duration.ofSeconds(1))));
+      // no reconciliation: only the capture check finds a TRUNCATE; checks every second
+      ServerSetups.atUrl(p, viaProxy, Duration.ZERO);
       TablecastClient client = p.client("checks");
       TableMirror<Map<String, Object>> items = p.readyMirror(client, "items");
       TableMirror<Map<String, Object>> notes = p.readyMirror(client, "notes");
