@@ -110,7 +110,12 @@ final class MysqlCaptureWatch implements AutoCloseable {
     this.reports = new CaptureReports(metrics);
     this.resyncs = new QueuedResyncs(unfollowed);
     this.untriggered =
-        new UntriggeredChanges(dialect.flavor(), lastReadId, unfollowed, resyncs::add);
+        new UntriggeredChanges(
+            dialect.flavor(),
+            !config.reconcileInterval().isZero(),
+            lastReadId,
+            unfollowed,
+            resyncs::add);
     this.timer = daemonThread("tablecast-capture-watch");
     this.looks = daemonThread("tablecast-capture-look");
     this.failing =

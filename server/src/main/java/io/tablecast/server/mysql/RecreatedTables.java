@@ -47,10 +47,21 @@ import org.slf4j.Logger;
  * <p>The ids are in {@code information_schema.INNODB_SYS_TABLES} (MariaDB) or {@code INNODB_TABLES}
  * (MySQL 8), which need the {@code PROCESS} privilege; without it (said once at INFO), and for a
  * name with characters outside ASCII (InnoDB's file-name encoding of those is not reproduced here),
- * rows changed this way are found by reconciliation, as documented.
+ * rows changed this way are found by reconciliation, as documented; with reconciliation off they
+ * are never found, and a WARN says so ({@link #NEVER_FOUND}).
  */
 final class RecreatedTables {
   private static final Logger LOG = RecentEvents.logger(RecreatedTables.class);
+
+  /**
+   * The WARN when neither the InnoDB ids nor reconciliation can find a TRUNCATE: the mirrors would
+   * keep the truncated rows, said nowhere else.
+   */
+  static final String NEVER_FOUND =
+      "{} is not readable ({}) and reconciliation is off (source.reconcile_interval: 0s): a"
+          + " TRUNCATE of a cached table or of one of its partitions, which fires no trigger, never"
+          + " reaches clients, whose mirrors keep the truncated rows; grant PROCESS to the serving"
+          + " user (it is then re-read within capture_check_interval), or turn reconciliation on";
 
   private final String view;
   private final Map<TableId, Seen> seen = new HashMap<>();
@@ -71,7 +82,15 @@ final class RecreatedTables {
    */
   private Boolean foldsNames;
 
-  RecreatedTables(MysqlFlavor flavor) {
+  /** Whether reconciliation runs ({@code source.reconcile_interval} above 0). */
+  private final boolean reconciling;
+
+  /**
+   * @param reconciling whether reconciliation runs: without it, and without the {@code PROCESS}
+   *     privilege, a TRUNCATE never reaches clients, and the start says so at WARN
+   */
+  RecreatedTables(MysqlFlavor flavor, boolean reconciling) {
+    this.reconciling = reconciling;
     this.view =
         flavor == MysqlFlavor.MARIADB
             ? "information_schema.INNODB_SYS_TABLES"
@@ -109,12 +128,16 @@ final class RecreatedTables {
         throw e;
       }
       unreadable = true;
-      LOG.info(
-          "{} is not readable ({}): a TRUNCATE of a cached table or of one of its partitions, "
-              + "which fires no trigger, reaches clients through reconciliation only; grant "
-              + "PROCESS to have it re-read within capture_check_interval",
-          view,
-          e.getMessage());
+      if (reconciling) {
+        LOG.info(
+            "{} is not readable ({}): a TRUNCATE of a cached table or of one of its partitions, "
+                + "which fires no trigger, reaches clients through reconciliation only; grant "
+                + "PROCESS to have it re-read within capture_check_interval",
+            view,
+            e.getMessage());
+      } else {
+        LOG.warn(NEVER_FOUND, view, e.getMessage());
+      }
       return Map.of();
     }
     Map<TableId, String> out = new LinkedHashMap<>();

@@ -51,13 +51,14 @@ final class UntriggeredChanges {
 
   UntriggeredChanges(
       MysqlFlavor flavor,
+      boolean reconciling,
       LongSupplier lastReadId,
       UnfollowedTables unfollowed,
       Consumer<TableId> reread) {
     this.renumbering = new OutboxRenumbering(flavor, lastReadId);
     this.unfollowed = unfollowed;
     this.reread = reread;
-    this.recreated = new RecreatedTables(flavor);
+    this.recreated = new RecreatedTables(flavor, reconciling);
   }
 
   /**

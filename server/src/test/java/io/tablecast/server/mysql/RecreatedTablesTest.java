@@ -3,9 +3,11 @@ package io.tablecast.server.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.testing.TestDatabases;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.util.List;
 import org.assertj.core.api.Condition;
 import org.junit.jupiter.api.Test;
@@ -38,7 +40,7 @@ class RecreatedTablesTest {
         List.of(new TableId(db.schema(), "t-1"), new TableId(db.schema(), "other"));
     try (Connection c = db.connect()) {
       RecreatedTables recreated =
-          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()));
+          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()), true);
       assertThat(recreated.rowsReplaced(c, tables).keySet())
           .isEmpty(); // the first look only remembers
       db.execute("TRUNCATE TABLE `t-1`");
@@ -50,6 +52,56 @@ class RecreatedTablesTest {
       db.execute("TRUNCATE TABLE other");
       assertThat(recreated.rowsReplaced(c, tables).keySet()).containsExactly(tables.get(1));
     }
+  }
+
+  /**
+   * Without the {@code PROCESS} privilege the InnoDB ids are unreadable: a TRUNCATE is left to
+   * reconciliation (INFO), and with reconciliation off nothing would ever find it, so the start
+   * says so at WARN with both ways out. Before, it was an INFO either way.
+   */
+  @Test
+  void withoutProcessAndWithoutReconciliationATruncateIsNeverFoundAndAWarnSaysSo()
+      throws Exception {
+    TestDatabases.Isolated db = Kind.MYSQL.isolated("recreated_noprocess");
+    String user = "tc_noprocess";
+    db.execute(
+        "CREATE TABLE t (id INT PRIMARY KEY)",
+        "DROP USER IF EXISTS '" + user + "'@'%'",
+        "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'np-pw'",
+        "GRANT SELECT ON `" + db.schema() + "`.* TO '" + user + "'@'%'");
+    String url =
+        db.jdbcUrl()
+            .replaceAll("user=[^&]*", "user=" + user)
+            .replaceAll("password=[^&]*", "password=np-pw");
+    List<TableId> tables = List.of(new TableId(db.schema(), "t"));
+    long since = System.currentTimeMillis();
+    try (Connection c = DriverManager.getConnection(url)) {
+      MysqlFlavor flavor = MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion());
+      assertThat(new RecreatedTables(flavor, true).rowsReplaced(c, tables)).isEmpty();
+      assertThat(warned(since)).as("reconciliation finds it: an INFO").isEmpty();
+
+      RecreatedTables notReconciling = new RecreatedTables(flavor, false);
+      assertThat(notReconciling.rowsReplaced(c, tables)).isEmpty();
+      db.execute("TRUNCATE TABLE t");
+      assertThat(notReconciling.rowsReplaced(c, tables)).isEmpty();
+      assertThat(warned(since))
+          .singleElement()
+          .asString()
+          .contains("reconciliation is off (source.reconcile_interval: 0s)")
+          .contains("never reaches clients")
+          .contains("grant PROCESS");
+    } finally {
+      db.execute("DROP USER IF EXISTS '" + user + "'@'%'");
+    }
+  }
+
+  /** What {@link RecreatedTables} logged at WARN since {@code since}. */
+  private static List<String> warned(long since) {
+    return RecentEvents.global().newestFirst().stream()
+        .filter(e -> e.timeMillis() >= since && e.level().equals("WARN"))
+        .filter(e -> e.logger().endsWith("RecreatedTables"))
+        .map(RecentEvents.Event::message)
+        .toList();
   }
 
   /**
@@ -73,7 +125,7 @@ class RecreatedTablesTest {
     List<TableId> tables = List.of(events, new TableId(db.schema(), "events1"));
     try (Connection c = db.connect()) {
       RecreatedTables recreated =
-          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()));
+          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()), true);
       assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
       db.execute("ALTER TABLE events TRUNCATE PARTITION p1");
       assertThat(recreated.rowsReplaced(c, tables))
@@ -116,7 +168,7 @@ class RecreatedTablesTest {
     List<TableId> tables = List.of(events);
     try (Connection c = db.connect()) {
       RecreatedTables recreated =
-          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()));
+          new RecreatedTables(MysqlFlavor.of(c.getMetaData().getDatabaseProductVersion()), true);
       assertThat(recreated.rowsReplaced(c, tables)).isEmpty();
       Thread.sleep(1100); // the creation time, which counts seconds, changes
       db.execute(
