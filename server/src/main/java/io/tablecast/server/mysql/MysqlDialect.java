@@ -220,7 +220,7 @@ final class MysqlDialect implements TailDialect {
             "Cannot see the capture triggers of {}: this user lacks the TRIGGER privilege on it, as the "
                 + "least-privilege serving grants intend (docs/SECURITY.md), so the server trusts that `tablecast "
                 + "install` ran after the table was last created or altered. If it did not, changes of {} reach "
-                + "clients only through reconciliation (source.reconcile_interval).",
+                + "clients only through reconciliation (source.reconcile_interval; never with 0s).",
             t.on(),
             t.cachedTable());
       } else if (t.presence() == RequiredTrigger.Presence.MISSING) {
