@@ -294,8 +294,10 @@ final class MysqlDialect implements TailDialect {
                 "privileges",
                 "cannot read information_schema.innodb_trx ("
                     + process
-                    + "): "
-                    + "grant PROCESS, or skipped outbox ids are resolved by slower lock probes (docs/SECURITY.md)"));
+                    + "): grant PROCESS, or skipped outbox ids are resolved by slower lock"
+                    + " probes, and a TRUNCATE of a cached table, which fires no trigger, reaches"
+                    + " clients through reconciliation only (never with"
+                    + " source.reconcile_interval: 0s) (docs/SECURITY.md)"));
   }
 
   // ---------------------------------------------------------------- reads
