@@ -49,4 +49,51 @@ class WideTableTest {
       assertThat(wide.get(3)).containsEntry("c500", 3).containsEntry("c1", null);
     }
   }
+
+  /**
+   * A primary key of as many columns as the database allows in an index (InnoDB: 16; PostgreSQL:
+   * 32), of mixed types, a key moved by an update included.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aKeyOfAsManyColumnsAsTheDatabaseAllowsIsFollowed(Kind kind) throws Exception {
+    int parts = kind == Kind.MYSQL ? 16 : 32;
+    List<String> keyColumns = IntStream.range(0, parts).mapToObj(i -> "k" + i).toList();
+    String columns =
+        IntStream.range(0, parts)
+            .mapToObj(i -> "k" + i + (i % 3 == 0 ? " int" : i % 3 == 1 ? " varchar(8)" : " date"))
+            .collect(Collectors.joining(", "));
+    String key = String.join(", ", keyColumns);
+    try (Pipeline p =
+        Pipeline.create(
+            kind,
+            "widekey",
+            List.of(
+                "CREATE TABLE widekey (" + columns + ", v int, PRIMARY KEY (" + key + "))",
+                "INSERT INTO widekey VALUES (" + values(parts, 1) + ", 1)",
+                "INSERT INTO widekey VALUES (" + values(parts, 2) + ", 2)"),
+            "widekey")) {
+      p.startServer();
+      TableMirror<Map<String, Object>> mirror = p.readyMirror(p.client("widekey"), "widekey");
+      assertThat(mirror.size()).isEqualTo(2);
+      p.sql(
+          "INSERT INTO widekey VALUES (" + values(parts, 3) + ", 3)",
+          "UPDATE widekey SET v = 20 WHERE v = 2",
+          "UPDATE widekey SET k0 = 100 WHERE v = 1", // the key moves
+          "DELETE FROM widekey WHERE v = 3");
+      p.awaitMirrorEqualsTable(mirror, "widekey");
+      assertThat(mirror.size()).isEqualTo(2);
+    }
+  }
+
+  /** A row of {@code parts} key values, all made from {@code n}. */
+  private static String values(int parts, int n) {
+    return IntStream.range(0, parts)
+        .mapToObj(
+            i ->
+                i % 3 == 0
+                    ? Integer.toString(n)
+                    : i % 3 == 1 ? "'k" + n + "'" : "'2026-12-0" + n + "'")
+        .collect(Collectors.joining(", "));
+  }
 }
