@@ -214,14 +214,20 @@ final class CuttableProxy implements AutoCloseable {
           Thread.sleep(2); // pacing of the look: the server's writes back up meanwhile
         }
         if (!stalled.contains(from)) {
+          StallAfter after = fromServer ? null : stallAfter.get();
+          boolean last =
+              after != null
+                  && contains(buf, n, after.statement())
+                  && stallAfter.compareAndSet(after, null);
+          if (last) {
+            // before the request is passed on: an answer read back before the stall was set (a
+            // local database answers within microseconds) passed, and nothing was lost
+            stalled.add(to);
+          }
           out.write(buf, 0, n);
           out.flush();
-          StallAfter after = fromServer ? null : stallAfter.get();
-          if (after != null
-              && contains(buf, n, after.statement())
-              && stallAfter.compareAndSet(after, null)) {
+          if (last) {
             stalled.add(from);
-            stalled.add(to);
             after.done().countDown();
           }
         }
