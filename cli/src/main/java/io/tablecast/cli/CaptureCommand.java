@@ -1,5 +1,6 @@
 package io.tablecast.cli;
 
+import io.tablecast.server.CaptureConfigWatch;
 import io.tablecast.server.ServerConfig;
 import io.tablecast.server.stream.CaptureEndpoints;
 import io.tablecast.server.stream.CaptureStandby;
@@ -47,16 +48,20 @@ final class CaptureCommand implements Callable<Integer> {
             cfg.listen().port(),
             capture,
             cfg.metricsToken() == null ? null : cfg.metricsToken().value());
+    // a rotated metrics_token is applied while capture runs; the keys it reads at the next start
+    CaptureConfigWatch watch = CaptureConfigWatch.start(config, cfg, endpoints);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  watch.close();
                   capture.close();
                   endpoints.close();
                 },
                 "tablecast-shutdown"));
     StartedMark.started();
     capture.awaitTermination();
+    watch.close();
     endpoints.close();
     if (capture.failure() != null) {
       spec.commandLine().getErr().println(capture.failure().getMessage());

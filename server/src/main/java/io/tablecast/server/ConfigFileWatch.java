@@ -3,20 +3,10 @@ package io.tablecast.server;
 import io.tablecast.server.auth.ConfigAuthenticator;
 import io.tablecast.server.log.RecentEvents;
 import java.io.IOException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.RecordComponent;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 
@@ -30,7 +20,7 @@ import org.slf4j.Logger;
  * one is logged as a WARN naming it, as is an {@code auth} section or a {@code metrics_token} added
  * or removed whole (an open server is not closed, nor a closed one opened, while it serves). A file
  * that cannot be used (caught half written, an error in it) is a WARN, and the server goes on with
- * the rules it has.
+ * the rules it has ({@link WatchedConfigFile}).
  */
 public final class ConfigFileWatch implements AutoCloseable {
   private static final Logger LOG = RecentEvents.logger(ConfigFileWatch.class);
@@ -39,19 +29,10 @@ public final class ConfigFileWatch implements AutoCloseable {
   private static final List<String> APPLIED_NOW = List.of("metrics_token", "allowed_origins");
 
   /** How often the file is looked at. */
-  public static final Duration CHECK_EVERY = Duration.ofSeconds(5);
+  public static final Duration CHECK_EVERY = WatchedConfigFile.CHECK_EVERY;
 
-  private final Path file;
-  private final UnaryOperator<ServerConfig> adjust;
   private final TablecastServer server;
-  private final ScheduledExecutorService timer;
-  private byte[] seen;
-
-  /** The last look could not read the files (said once). */
-  private boolean unreadable;
-
-  /** The file as last read: keys changed from it are said once. */
-  private ServerConfig lastRead;
+  private final WatchedConfigFile file;
 
   /** Whether the server started with an {@code auth} section: it keeps it, or its absence. */
   private final boolean withAuth;
@@ -65,21 +46,12 @@ public final class ConfigFileWatch implements AutoCloseable {
   private ConfigFileWatch(
       Path file, UnaryOperator<ServerConfig> adjust, ServerConfig loaded, TablecastServer server)
       throws IOException {
-    this.file = file;
-    this.adjust = adjust;
     this.server = server;
-    this.lastRead = loaded;
     this.withAuth = loaded.authenticator() != null;
-    this.metricsToken = loaded.metricsToken() == null ? null : loaded.metricsToken().value();
+    this.metricsToken = WatchedConfigFile.metricsToken(loaded);
     this.allowedOrigins = origins(loaded);
-    this.seen = fingerprint(file, keyFiles(loaded));
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "tablecast-config-watch");
-              t.setDaemon(true);
-              return t;
-            });
+    this.file =
+        new WatchedConfigFile(file, adjust, loaded, ConfigFileWatch::keyFiles, this::changed);
   }
 
   /**
@@ -90,11 +62,7 @@ public final class ConfigFileWatch implements AutoCloseable {
       Path file, UnaryOperator<ServerConfig> adjust, ServerConfig loaded, TablecastServer server)
       throws IOException {
     ConfigFileWatch watch = new ConfigFileWatch(file, adjust, loaded, server);
-    long every = CHECK_EVERY.toMillis();
-    @SuppressWarnings("unused") // ends with close()
-    var unused =
-        watch.timer.scheduleWithFixedDelay(
-            watch::checkQuietly, every, every, TimeUnit.MILLISECONDS);
+    watch.file.schedule();
     return watch;
   }
 
@@ -104,61 +72,23 @@ public final class ConfigFileWatch implements AutoCloseable {
     return new ConfigFileWatch(file, UnaryOperator.identity(), loaded, server);
   }
 
-  private void checkQuietly() {
-    try {
-      check();
-    } catch (RuntimeException e) {
-      LOG.warn("Looking at the configuration file {} failed: {}", file, e.toString());
-    }
-  }
-
   /**
    * Looks at the file once: when its bytes changed, reads it and applies its {@code auth:}, {@code
    * metrics_token} and {@code allowed_origins}. Returns whether the access rules were replaced.
    */
-  synchronized boolean check() {
-    byte[] now;
-    try {
-      now = fingerprint(file, keyFiles(lastRead));
-    } catch (IOException e) {
-      if (!unreadable) { // once until it can be read: it is looked at every 5 s
-        LOG.warn(
-            "Cannot read the configuration file {} or a key file it names ({}): nothing changes",
-            file,
-            e.toString());
-      }
-      unreadable = true;
-      return false;
-    }
-    unreadable = false;
-    if (MessageDigest.isEqual(now, seen)) {
-      return false;
-    }
-    seen = now;
-    ServerConfig next;
-    try {
-      next = adjust.apply(ServerConfig.load(file));
-    } catch (IOException | RuntimeException e) {
-      LOG.warn(
-          "The configuration file {} changed but cannot be used, the server goes on with what it"
-              + " read before: {}",
-          file,
-          e.getMessage());
-      return false;
-    }
-    List<String> later = changedBesidesAuth(lastRead, next);
+  boolean check() {
+    return file.check();
+  }
+
+  private boolean changed(ServerConfig before, ServerConfig next) {
+    List<String> later = WatchedConfigFile.changedBesidesAuth(before, next);
     later.removeAll(APPLIED_NOW);
-    lastRead = next;
-    String token = next.metricsToken() == null ? null : next.metricsToken().value();
-    if ((token == null) != (metricsToken == null)) {
-      later.add("metrics_token (" + (token == null ? "removed" : "added") + ")");
-      token = metricsToken; // /metrics is not opened, nor closed, while the server serves
-    }
+    String token = WatchedConfigFile.metricsTokenToApply(next, metricsToken, later);
     if (!later.isEmpty()) {
       LOG.warn(
           "The configuration file {} changed {}: {} at the next start (auth, metrics_token and"
               + " allowed_origins are applied now)",
-          file,
+          file.file(),
           String.join(", ", later),
           later.size() == 1 ? "it takes effect" : "they take effect");
     }
@@ -172,7 +102,7 @@ public final class ConfigFileWatch implements AutoCloseable {
       LOG.warn(
           "The configuration file {} {} the auth section: that takes effect at the next start"
               + " (an open server is not closed, nor a closed one opened, while it serves)",
-          file,
+          file.file(),
           withAuth ? "removed" : "added");
       return false;
     }
@@ -182,24 +112,6 @@ public final class ConfigFileWatch implements AutoCloseable {
 
   private static List<String> origins(ServerConfig config) {
     return config.allowedOrigins() == null ? List.of() : config.allowedOrigins();
-  }
-
-  /** The top-level keys whose values differ, {@code auth} left out. */
-  static List<String> changedBesidesAuth(ServerConfig a, ServerConfig b) {
-    List<String> changed = new ArrayList<>();
-    for (RecordComponent c : ServerConfig.class.getRecordComponents()) {
-      if (c.getName().equals("authenticator")) {
-        continue;
-      }
-      try {
-        if (!Objects.equals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
-          changed.add(c.getName().replaceAll("([A-Z])", "_$1").toLowerCase(java.util.Locale.ROOT));
-        }
-      } catch (IllegalAccessException | InvocationTargetException e) {
-        throw new IllegalStateException("cannot read ServerConfig." + c.getName(), e);
-      }
-    }
-    return changed;
   }
 
   /**
@@ -213,23 +125,8 @@ public final class ConfigFileWatch implements AutoCloseable {
         : List.of();
   }
 
-  private static byte[] fingerprint(Path file, List<Path> keyFiles) throws IOException {
-    MessageDigest digest;
-    try {
-      digest = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("this JVM has no SHA-256", e);
-    }
-    digest.update(Files.readAllBytes(file));
-    for (Path key : keyFiles) {
-      digest.update(key.toString().getBytes(StandardCharsets.UTF_8));
-      digest.update(Files.readAllBytes(key));
-    }
-    return digest.digest();
-  }
-
   @Override
   public void close() {
-    timer.shutdownNow();
+    file.close();
   }
 }

@@ -286,7 +286,8 @@ class AuthReloadTest {
             principal("carol", carolPw, "[public.products, public.prices]")));
     assertThat(watch.check()).isTrue();
     assertThat(warnedSince(since, "changed heartbeat: it takes effect at the next start")).isTrue();
-    assertThat(ConfigFileWatch.changedBesidesAuth(ServerConfig.load(file), ServerConfig.load(file)))
+    assertThat(
+            WatchedConfigFile.changedBesidesAuth(ServerConfig.load(file), ServerConfig.load(file)))
         .as("a file read twice has no changes")
         .isEmpty();
   }

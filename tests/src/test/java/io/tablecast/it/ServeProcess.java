@@ -13,8 +13,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code java -jar cli/target/tablecast.jar serve --config FILE} as a separate process, as
- * operators run it, its output in a log file. Closing it kills it.
+ * {@code java -jar cli/target/tablecast.jar serve --config FILE} (or {@code capture}) as a separate
+ * process, as operators run it, its output in a log file. Closing it kills it.
  */
 final class ServeProcess implements AutoCloseable {
   private static final Pattern STARTED = Pattern.compile("started on [^:]+:(\\d+)");
@@ -29,6 +29,17 @@ final class ServeProcess implements AutoCloseable {
 
   /** Starts the built jar's {@code serve} on {@code config}, writing its output to {@code log}. */
   static ServeProcess start(Path config, Path log) throws IOException {
+    return start("serve", config, log);
+  }
+
+  /**
+   * Starts the built jar's {@code capture} on {@code config}, writing its output to {@code log}.
+   */
+  static ServeProcess capture(Path config, Path log) throws IOException {
+    return start("capture", config, log);
+  }
+
+  private static ServeProcess start(String command, Path config, Path log) throws IOException {
     Path jar = RepoRoot.path().resolve("cli/target/tablecast.jar");
     assertThat(jar).as("the CLI jar (built by the cli module before the tests)").exists();
     Process process =
@@ -38,7 +49,7 @@ final class ServeProcess implements AutoCloseable {
                 "-XX:TieredStopAtLevel=1",
                 "-jar",
                 jar.toString(),
-                "serve",
+                command,
                 "--config",
                 config.toString())
             .redirectErrorStream(true)

@@ -29,8 +29,12 @@ public final class CaptureEndpoints implements AutoCloseable {
 
   private final HttpServer http;
 
-  private CaptureEndpoints(HttpServer http) {
+  /** The bearer token {@code /metrics} requires now; null = open. */
+  private volatile String metricsToken;
+
+  private CaptureEndpoints(HttpServer http, String metricsToken) {
     this.http = http;
+    this.metricsToken = metricsToken;
   }
 
   /**
@@ -57,12 +61,21 @@ public final class CaptureEndpoints implements AutoCloseable {
                 + " not acknowledge is being published again")
         .register(registry);
     HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    CaptureEndpoints endpoints = new CaptureEndpoints(http, metricsToken);
     http.createContext("/health", exchange -> health(exchange, state));
-    http.createContext("/metrics", exchange -> metrics(exchange, registry, metricsToken));
+    http.createContext("/metrics", exchange -> metrics(exchange, registry, endpoints.metricsToken));
     http.start();
     LOG.info(
         "capture health and metrics at http://{}:{}/health", host, http.getAddress().getPort());
-    return new CaptureEndpoints(http);
+    return endpoints;
+  }
+
+  /**
+   * From now on, {@code /metrics} requires {@code metricsToken} ({@code metrics_token} rotated in
+   * the configuration file while capture runs); null opens it.
+   */
+  public void replaceMetricsToken(String metricsToken) {
+    this.metricsToken = metricsToken;
   }
 
   /** The port listened on. */
