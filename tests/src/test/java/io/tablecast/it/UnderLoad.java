@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /** What the randomized tests under load share: their threads, and DDL queued behind a reader. */
@@ -118,8 +120,28 @@ final class UnderLoad {
    */
   static void runFor(long seconds, List<Thread> threads, AtomicBoolean stop, List<Throwable> errors)
       throws InterruptedException {
+    runFor(seconds, threads, stop, errors, () -> true, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #runFor(long, List, AtomicBoolean, List)}, the soak going on after {@code seconds}
+   * until {@code until} holds, for at most {@code longer} more: for a soak whose point is an event
+   * the machine's pace may delay past its seconds (the caller asserts it happened).
+   */
+  static void runFor(
+      long seconds,
+      List<Thread> threads,
+      AtomicBoolean stop,
+      List<Throwable> errors,
+      BooleanSupplier until,
+      Duration longer)
+      throws InterruptedException {
     threads.forEach(Thread::start);
     Thread.sleep(seconds * 1000); // the soak
+    long deadline = System.nanoTime() + longer.toNanos();
+    while (!until.getAsBoolean() && System.nanoTime() - deadline < 0 && errors.isEmpty()) {
+      Thread.sleep(100);
+    }
     stop.set(true);
     for (Thread t : threads) {
       t.join();

@@ -42,6 +42,9 @@ class WarmRestartUnderLoadTest {
   private static final long SECONDS = Long.getLong("tablecast.soak.seconds", 8);
   private static final Duration READY = Duration.ofSeconds(30);
 
+  /** How much longer than its seconds the soak may run for the runs from files to happen. */
+  private static final Duration LONGER = Duration.ofSeconds(60);
+
   /** A typed row with some of the columns: the file holds those. */
   record Balance(long id, long balance) {}
 
@@ -107,7 +110,17 @@ class WarmRestartUnderLoadTest {
                 UnderLoad.cutsAndRestarts(
                     p, proxy, new Random(SEED + 5), stop, () -> startServer(p))));
         transfers.start(2, true);
-        UnderLoad.runFor(SECONDS, threads, stop, errors);
+        // on a loaded machine the cuts and restarts may deny the runs a file for seconds: the
+        // soak goes on until each service has run from its files and one run has resumed
+        UnderLoad.runFor(
+            SECONDS,
+            threads,
+            stop,
+            errors,
+            () ->
+                services.stream().allMatch(s -> s.fromFiles.get() > 0)
+                    && services.stream().anyMatch(s -> s.resumedFromFiles.get() > 0),
+            LONGER);
         transfers.stop();
         System.out.printf(
             "WarmRestartUnderLoadTest %s: %d order writes and %d transfers committed, %d"
@@ -209,7 +222,13 @@ class WarmRestartUnderLoadTest {
                 errors,
                 UnderLoad.cutsAndRestarts(
                     p, proxy, new Random(SEED + 5), stop, () -> startServer(p))));
-        UnderLoad.runFor(SECONDS, threads, stop, errors);
+        UnderLoad.runFor(
+            SECONDS,
+            threads,
+            stop,
+            errors,
+            () -> services.stream().allMatch(s -> s.fromFiles.get() > 0),
+            LONGER);
         System.out.printf(
             "WarmRestartUnderLoadTest %s (DDL): %d connections through the proxy; %s; %s%n",
             kind, proxy.connections(), services.get(0), services.get(1));
