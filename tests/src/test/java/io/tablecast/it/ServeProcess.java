@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,6 +34,11 @@ final class ServeProcess implements AutoCloseable {
     return start("serve", config, log);
   }
 
+  /** As {@link #start(Path, Path)}, with these options of the JVM besides ours. */
+  static ServeProcess start(Path config, Path log, String... jvmOptions) throws IOException {
+    return start("serve", config, log, jvmOptions);
+  }
+
   /**
    * Starts the built jar's {@code capture} on {@code config}, writing its output to {@code log}.
    */
@@ -39,22 +46,17 @@ final class ServeProcess implements AutoCloseable {
     return start("capture", config, log);
   }
 
-  private static ServeProcess start(String command, Path config, Path log) throws IOException {
+  private static ServeProcess start(String command, Path config, Path log, String... jvmOptions)
+      throws IOException {
     Path jar = RepoRoot.path().resolve("cli/target/tablecast.jar");
     assertThat(jar).as("the CLI jar (built by the cli module before the tests)").exists();
+    List<String> line = new ArrayList<>();
+    line.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    line.addAll(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
+    line.addAll(List.of(jvmOptions));
+    line.addAll(List.of("-jar", jar.toString(), command, "--config", config.toString()));
     Process process =
-        new ProcessBuilder(
-                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-XX:TieredStopAtLevel=1",
-                "-jar",
-                jar.toString(),
-                command,
-                "--config",
-                config.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new ServeProcess(process, log);
   }
 

@@ -7,6 +7,8 @@ import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.progress.Progress;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,6 +22,8 @@ import org.slf4j.Logger;
 
 /** Reading helpers shared by every database's change source. */
 public final class OutboxRows {
+  private static final Logger LOG = RecentEvents.logger(OutboxRows.class);
+
   private OutboxRows() {}
 
   /**
@@ -135,12 +139,23 @@ public final class OutboxRows {
 
   /**
    * Every row of one table in the connection's current transaction, in the row form like the
-   * snapshot.
+   * snapshot: a table re-read while serving. Its progress is shown as a snapshot's is ({@link
+   * Progress}: an INFO line every 10 s by default), since the read holds the tail, and so every
+   * table's changes, for as long as the table is large.
    */
   public static List<byte[]> readTable(CapturePlan plan, Connection c, TableSchema t)
       throws SQLException {
     List<byte[]> rows = new ArrayList<>();
-    eachRow(plan, c, t, rows::add);
+    try (Progress progress = Progress.start("re-read " + t.id().qualified(), "rows", -1, LOG)) {
+      eachRow(
+          plan,
+          c,
+          t,
+          row -> {
+            rows.add(row);
+            progress.advance(1);
+          });
+    }
     return rows;
   }
 

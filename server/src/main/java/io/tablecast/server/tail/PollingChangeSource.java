@@ -5,6 +5,7 @@ import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
+import io.tablecast.server.progress.Progress;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -243,18 +244,23 @@ public abstract class PollingChangeSource implements ChangeSource {
    */
   protected final CommittedBatch readWholeAgain() throws SQLException {
     Map<TableSchema, List<byte[]>> rows = new LinkedHashMap<>();
-    readSnapshot(
-        new SnapshotSink() {
-          @Override
-          public void reading(TableSchema table) {
-            rows.put(table, new ArrayList<>());
-          }
+    // as long as a snapshot, and the tail waits for it: its progress shows as a snapshot's does
+    try (Progress progress = Progress.start("re-read of every table", "rows", -1, LOG)) {
+      readSnapshot(
+          new SnapshotSink() {
+            @Override
+            public void reading(TableSchema table) {
+              rows.put(table, new ArrayList<>());
+              progress.detail(table.id().qualified());
+            }
 
-          @Override
-          public void row(TableSchema table, byte[] row) {
-            rows.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
-          }
-        });
+            @Override
+            public void row(TableSchema table, byte[] row) {
+              rows.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
+              progress.advance(1);
+            }
+          });
+    }
     List<CommittedBatch.TableRead> reads = new ArrayList<>();
     // only the tables read: one left out (gone under its name) keeps its rows, stale
     rows.forEach(
