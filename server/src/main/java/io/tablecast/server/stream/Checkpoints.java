@@ -10,12 +10,15 @@ import io.nats.client.api.ObjectStoreConfiguration;
 import io.nats.client.api.StorageType;
 import io.nats.client.impl.Headers;
 import io.tablecast.server.hub.ImageCopy;
+import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.progress.Progress;
 import io.tablecast.server.tail.CommittedBatch;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
+import org.slf4j.Logger;
 
 /**
  * The checkpoint of a stream: every table's image at one stream sequence, written by a server as
@@ -26,6 +29,7 @@ import java.util.List;
  * checkpoint is ignored). The images travel in {@link BatchCodec}'s layout, as whole-table reads.
  */
 final class Checkpoints {
+  private static final Logger LOG = RecentEvents.logger(Checkpoints.class);
 
   /** The object's name in the bucket: one checkpoint, replaced by the next. */
   static final String OBJECT = "checkpoint";
@@ -75,12 +79,23 @@ final class Checkpoints {
       return null;
     }
     try {
-      Info info = infoOf(store.getInfo(OBJECT), epoch);
+      ObjectInfo stored = store.getInfo(OBJECT);
+      Info info = infoOf(stored, epoch);
       if (info == null) {
         return null;
       }
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      ObjectInfo read = store.get(OBJECT, bytes);
+      ObjectInfo read;
+      // a large image takes a while, and a starting server serves nothing meanwhile
+      try (Progress progress =
+          Progress.start(
+              "checkpoint read from bucket " + bucket(stream),
+              "KiB",
+              stored.getSize() >> 10,
+              LOG)) {
+        progress.countFrom(() -> bytes.size() >> 10, () -> stored.getSize() >> 10);
+        read = store.get(OBJECT, bytes);
+      }
       Info same = infoOf(read, epoch);
       if (same == null) {
         return null; // replaced by another epoch's meanwhile
@@ -105,11 +120,14 @@ final class Checkpoints {
     h.put(PREVIOUS, Long.toString(previous));
     h.put(EPOCH, epoch);
     int chunk = (int) Math.min(CHUNK, c.getServerInfo().getMaxPayload() - 1024);
-    try {
+    ByteArrayInputStream in = new ByteArrayInputStream(bytes);
+    // in the background, but a large image takes a while: what it has sent shows
+    try (Progress progress =
+        Progress.start(
+            "checkpoint written to bucket " + bucket(stream), "KiB", bytes.length >> 10, LOG)) {
+      progress.countFrom(() -> (bytes.length - in.available()) >> 10, () -> bytes.length >> 10);
       store(c, stream, true)
-          .put(
-              ObjectMeta.builder(OBJECT).headers(h).chunkSize(chunk).build(),
-              new ByteArrayInputStream(bytes));
+          .put(ObjectMeta.builder(OBJECT).headers(h).chunkSize(chunk).build(), in);
       return bytes.length;
     } catch (JetStreamApiException e) {
       throw NatsStreams.refused(c, bucket(stream), e);
