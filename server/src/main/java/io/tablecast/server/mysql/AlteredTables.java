@@ -14,6 +14,7 @@ import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.tail.UnfollowedTables;
 import io.tablecast.server.tail.WatchedConnections;
+import io.tablecast.server.tail.WholeReads;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -59,6 +60,9 @@ final class AlteredTables implements DriftCheck.PassStart {
    */
   private final ReadSnapshots snapshots;
 
+  /** The tables re-read whole within a poll, and the one read now. */
+  private final WholeReads wholeReads;
+
   /** Tables whose triggers are stale and were reported, with the column list reported. */
   private final Map<String, TableSchema> staleReported = new HashMap<>();
 
@@ -69,7 +73,8 @@ final class AlteredTables implements DriftCheck.PassStart {
       ServerMetrics metrics,
       MysqlCaptureWatch resyncs,
       UnfollowedTables unfollowed,
-      ReadSnapshots snapshots) {
+      ReadSnapshots snapshots,
+      WholeReads wholeReads) {
     this.plan = plan;
     this.connections = connections;
     this.config = config;
@@ -77,6 +82,7 @@ final class AlteredTables implements DriftCheck.PassStart {
     this.resyncs = resyncs;
     this.unfollowed = unfollowed;
     this.snapshots = snapshots;
+    this.wholeReads = wholeReads;
   }
 
   CapturePlan plan() {
@@ -305,7 +311,7 @@ final class AlteredTables implements DriftCheck.PassStart {
   /** Every row of {@code table} in the current snapshot, to resync it. */
   CommittedBatch.TableRead resyncRead(Connection c, TableSchema table) throws SQLException {
     return new CommittedBatch.TableRead(
-        table, OutboxRows.readTable(plan, c, table), CommittedBatch.Purpose.RESYNC);
+        table, OutboxRows.readTable(plan, c, table, wholeReads), CommittedBatch.Purpose.RESYNC);
   }
 
   /** True when the installed capture of {@code table} is current for it (someone ran install). */

@@ -97,7 +97,8 @@ final class MysqlChangeSource extends PollingChangeSource {
         new MysqlCaptureWatch(
             dialect, this::plan, config, metrics, unfollowed, position::lastReadId);
     this.alteredTables =
-        new AlteredTables(plan, watched(), config, metrics, captureWatch, unfollowed, snapshots);
+        new AlteredTables(
+            plan, watched(), config, metrics, captureWatch, unfollowed, snapshots, wholeReads);
     this.driftCheck =
         new DriftCheck(
             alteredTables::plan, config.reconcileInterval(), config.answerTimeout(), alteredTables);

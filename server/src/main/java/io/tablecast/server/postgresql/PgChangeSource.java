@@ -113,7 +113,8 @@ final class PgChangeSource extends PollingChangeSource {
     this.lockWaits =
         new TableLockWaits(
             pool, dialect.ddlLocks(), PgOutboxQueries::probeLock, config.answerTimeout());
-    this.reReads = new PgReReads(() -> this.plan, pendingResyncs, lockWaits, dialect.ddlLocks());
+    this.reReads =
+        new PgReReads(() -> this.plan, pendingResyncs, lockWaits, dialect.ddlLocks(), wholeReads);
     this.wholeRead =
         new PgWholeRead(
             watched(),

@@ -8,6 +8,7 @@ import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.tail.CommittedBatch;
 import io.tablecast.server.tail.OutboxRows;
 import io.tablecast.server.tail.TableLockWaits;
+import io.tablecast.server.tail.WholeReads;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -33,11 +34,16 @@ final class PgReReads {
   private final TableLockWaits lockWaits;
   private final DdlLocks ddlLocks;
 
+  /** The tables re-read whole within a poll, and the one read now. */
+  private final WholeReads wholeReads;
+
   PgReReads(
       Supplier<CapturePlan> plan,
       PgPendingResyncs pending,
       TableLockWaits lockWaits,
-      DdlLocks ddlLocks) {
+      DdlLocks ddlLocks,
+      WholeReads wholeReads) {
+    this.wholeReads = wholeReads;
     this.plan = plan;
     this.pending = pending;
     this.lockWaits = lockWaits;
@@ -148,7 +154,9 @@ final class PgReReads {
         try {
           reads.add(
               new CommittedBatch.TableRead(
-                  t, OutboxRows.readTable(plan.get(), c, t), CommittedBatch.Purpose.RESYNC));
+                  t,
+                  OutboxRows.readTable(plan.get(), c, t, wholeReads),
+                  CommittedBatch.Purpose.RESYNC));
         } catch (SQLException e) {
           if (!late.contains(table) || !(lockWaits.timedOut(e) || lockWaits.denied(e))) {
             throw e;

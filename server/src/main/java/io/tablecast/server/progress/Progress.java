@@ -222,6 +222,11 @@ public final class Progress implements AutoCloseable {
     return line(nanoTime.getAsLong(), false);
   }
 
+  /** The progress line now, with its {@link #detail}, as it is drawn or logged. */
+  public String line() {
+    return line(nanoTime.getAsLong());
+  }
+
   /** The progress line at {@code nowNanos}. */
   String line(long nowNanos) {
     return line(nowNanos, true);

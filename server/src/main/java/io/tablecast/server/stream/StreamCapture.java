@@ -305,6 +305,11 @@ public final class StreamCapture implements AutoCloseable {
     }
 
     @Override
+    public String wholeReadNow() {
+      return source.wholeReadNow();
+    }
+
+    @Override
     public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
       return source.abandonReadIfAnswerLost(idleSeconds);
     }

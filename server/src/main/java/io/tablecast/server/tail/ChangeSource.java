@@ -120,6 +120,15 @@ public interface ChangeSource extends AutoCloseable {
   }
 
   /**
+   * The whole-table read the poll in progress is making now (a table re-read while serving), as its
+   * progress line; null when it makes none. Any thread: when a poll goes {@link #answerTimeout}
+   * without returning, it is the reason every table is stale.
+   */
+  default String wholeReadNow() {
+    return null;
+  }
+
+  /**
    * Called from another thread while a {@link #poll} has gone long unanswered: when the database
    * says the read's session has waited for its client for at least {@code idleSeconds} (its answer,
    * or its request, was lost on the way), aborts the read's connection, so that the poll fails and

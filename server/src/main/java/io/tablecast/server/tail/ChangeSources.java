@@ -264,6 +264,11 @@ public final class ChangeSources {
     }
 
     @Override
+    public String wholeReadNow() {
+      return source.wholeReadNow();
+    }
+
+    @Override
     public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
       return source.abandonReadIfAnswerLost(idleSeconds);
     }

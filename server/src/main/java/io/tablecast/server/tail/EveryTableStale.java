@@ -103,10 +103,12 @@ final class EveryTableStale {
 
   /**
    * A poll begun at {@code sinceMillis} has not returned for {@code seconds}: every table is said
-   * stale unless it was already, with the error of the polls that failed before it if they did;
-   * returns the reason said, null when nothing was (the watch's thread).
+   * stale unless it was already, with the error of the polls that failed before it if they did, or
+   * with {@code wholeRead} when the poll is reading a table whole ({@link
+   * ChangeSource#wholeReadNow}, null when not); returns the reason said, null when nothing was (the
+   * watch's thread).
    */
-  String unanswered(long sinceMillis, long seconds) {
+  String unanswered(long sinceMillis, long seconds, String wholeRead) {
     synchronized (lock) {
       if (said()) {
         return null;
@@ -114,6 +116,17 @@ final class EveryTableStale {
       Failing before = failing;
       if (before != null) {
         sayFailing(before);
+      } else if (wholeRead != null) {
+        say(
+            "the server's read of changes has not returned since "
+                + Instant.ofEpochMilli(sinceMillis)
+                + " ("
+                + seconds
+                + " s): it is reading a table whole again ("
+                + wholeRead
+                + "), which holds every table's changes until it is done; the mirror keeps the"
+                + " rows it has and catches up when the read is over",
+            Said.UNANSWERED);
       } else {
         say(
             "the server's read of changes from the database has not returned since "

@@ -7,8 +7,6 @@ import io.tablecast.server.capture.RowNormalizer;
 import io.tablecast.server.capture.RowTextsFetch;
 import io.tablecast.server.capture.SnapshotRead;
 import io.tablecast.server.capture.TableSchema;
-import io.tablecast.server.log.RecentEvents;
-import io.tablecast.server.progress.Progress;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,8 +20,6 @@ import org.slf4j.Logger;
 
 /** Reading helpers shared by every database's change source. */
 public final class OutboxRows {
-  private static final Logger LOG = RecentEvents.logger(OutboxRows.class);
-
   private OutboxRows() {}
 
   /**
@@ -139,21 +135,21 @@ public final class OutboxRows {
 
   /**
    * Every row of one table in the connection's current transaction, in the row form like the
-   * snapshot: a table re-read while serving. Its progress is shown as a snapshot's is ({@link
-   * Progress}: an INFO line every 10 s by default), since the read holds the tail, and so every
-   * table's changes, for as long as the table is large.
+   * snapshot: a table re-read while serving, one of {@code reads} (its progress shown as a
+   * snapshot's is, since the read holds the tail, and so every table's changes, for as long as the
+   * table is large).
    */
-  public static List<byte[]> readTable(CapturePlan plan, Connection c, TableSchema t)
-      throws SQLException {
+  public static List<byte[]> readTable(
+      CapturePlan plan, Connection c, TableSchema t, WholeReads reads) throws SQLException {
     List<byte[]> rows = new ArrayList<>();
-    try (Progress progress = Progress.start("re-read " + t.id().qualified(), "rows", -1, LOG)) {
+    try (WholeReads.Read read = reads.start("re-read " + t.id().qualified())) {
       eachRow(
           plan,
           c,
           t,
           row -> {
             rows.add(row);
-            progress.advance(1);
+            read.row();
           });
     }
     return rows;

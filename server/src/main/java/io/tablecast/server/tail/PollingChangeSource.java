@@ -5,7 +5,6 @@ import io.tablecast.server.capture.SourceConfig;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
-import io.tablecast.server.progress.Progress;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -60,6 +59,10 @@ public abstract class PollingChangeSource implements ChangeSource {
   private final ServerMetrics metrics;
   private final ReadBarrier barrier = new ReadBarrier();
   private final InstanceWatch instance;
+
+  /** The tables this source reads whole within a poll, and the one it reads now. */
+  protected final WholeReads wholeReads = new WholeReads();
+
   private final SlowReads slowReads = new SlowReads();
   private final LostAnswers lostAnswers;
   private final Duration answerTimeout;
@@ -135,6 +138,11 @@ public abstract class PollingChangeSource implements ChangeSource {
   @Override
   public final String cursor() {
     return InstanceCursor.join(position(), instance.readFrom());
+  }
+
+  @Override
+  public final String wholeReadNow() {
+    return wholeReads.now();
   }
 
   /** The position after the last read as text {@link #resumeAt} takes; null by default. */
@@ -245,19 +253,19 @@ public abstract class PollingChangeSource implements ChangeSource {
   protected final CommittedBatch readWholeAgain() throws SQLException {
     Map<TableSchema, List<byte[]>> rows = new LinkedHashMap<>();
     // as long as a snapshot, and the tail waits for it: its progress shows as a snapshot's does
-    try (Progress progress = Progress.start("re-read of every table", "rows", -1, LOG)) {
+    try (WholeReads.Read read = wholeReads.start("re-read of every table")) {
       readSnapshot(
           new SnapshotSink() {
             @Override
             public void reading(TableSchema table) {
               rows.put(table, new ArrayList<>());
-              progress.detail(table.id().qualified());
+              read.reading(table.id().qualified());
             }
 
             @Override
             public void row(TableSchema table, byte[] row) {
               rows.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
-              progress.advance(1);
+              read.row();
             }
           });
     }

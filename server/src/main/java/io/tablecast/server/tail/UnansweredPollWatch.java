@@ -89,7 +89,7 @@ final class UnansweredPollWatch implements AutoCloseable {
         since -> {
           try {
             long seconds = (System.currentTimeMillis() - since) / 1000;
-            String said = everyTable.unanswered(since, seconds);
+            String said = everyTable.unanswered(since, seconds, source.wholeReadNow());
             if (said != null) {
               LOG.warn(
                   "a read of changes has not returned for {} s; every table is stale until a read"

@@ -52,7 +52,7 @@ class DriftCheckOffPathTest {
     Map<Integer, byte[]> was;
     try (Connection earlier = db.connect()) {
       earlier.setAutoCommit(false);
-      was = byId(form, OutboxRows.readTable(plan, earlier, table));
+      was = byId(form, OutboxRows.readTable(plan, earlier, table, new WholeReads()));
       earlier.rollback();
     }
     Connection c = db.connect();
@@ -70,7 +70,7 @@ class DriftCheckOffPathTest {
     List<byte[]> now;
     try (Connection later = db.connect()) {
       later.setAutoCommit(false);
-      now = OutboxRows.readTable(plan, later, table);
+      now = OutboxRows.readTable(plan, later, table, new WholeReads());
       later.rollback();
     }
     Map<Integer, byte[]> is = byId(form, now);
@@ -196,7 +196,7 @@ class DriftCheckOffPathTest {
     Map<Integer, byte[]> was;
     try (Connection before = db.connect()) {
       before.setAutoCommit(false);
-      was = byId(form, OutboxRows.readTable(plan, before, table));
+      was = byId(form, OutboxRows.readTable(plan, before, table, new WholeReads()));
       before.rollback();
     }
     c = db.connect();
@@ -209,7 +209,7 @@ class DriftCheckOffPathTest {
     byte[] changed;
     try (Connection after = db.connect()) {
       after.setAutoCommit(false);
-      changed = byId(form, OutboxRows.readTable(plan, after, table)).get(2);
+      changed = byId(form, OutboxRows.readTable(plan, after, table, new WholeReads())).get(2);
       after.rollback();
     }
     assertThat(check.readOffPath(c, Connection::commit, AbandonedSessions.NONE)).isTrue();

@@ -62,12 +62,12 @@ class EveryTableStaleTest {
   @Test
   void anUnansweredPollIsSaidWithTheFailureBeforeItAndFailingAfterIt() {
     everyTable.pollFailed(1_000, "(conn=27) Socket error", "08", false);
-    assertThat(everyTable.unanswered(1_100, 2)).contains("(conn=27) Socket error");
+    assertThat(everyTable.unanswered(1_100, 2, null)).contains("(conn=27) Socket error");
     assertThat(said.get(0)).contains("(conn=27) Socket error");
-    assertThat(everyTable.unanswered(1_100, 4)).as("said already").isNull();
+    assertThat(everyTable.unanswered(1_100, 4, null)).as("said already").isNull();
     everyTable.pollSucceeded();
 
-    assertThat(everyTable.unanswered(5_000, 2)).contains("has not returned");
+    assertThat(everyTable.unanswered(5_000, 2, null)).contains("has not returned");
     assertThat(said.get(2)).contains("has not returned");
     everyTable.pollFailed(4_900, "Connection refused", "08", false);
     assertThat(said).hasSize(4);

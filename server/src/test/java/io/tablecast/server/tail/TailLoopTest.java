@@ -169,6 +169,36 @@ class TailLoopTest {
   }
 
   /**
+   * A poll that is only long because it reads a table whole again (after an {@code ALTER TABLE}, a
+   * {@code TRUNCATE}, a repaired capture) is said with that read and how far it is, not as a
+   * database that may have stopped answering, which sent operators after the network.
+   */
+  @Test
+  void aPollLongBecauseItReadsATableWholeAgainIsSaidSo() throws Exception {
+    FakeChangeSource fake = new FakeChangeSource().withTable(table("items"), 1);
+    CountDownLatch answer = new CountDownLatch(1);
+    Paced source = new Paced(fake, Duration.ofMillis(50), ANSWER, answer);
+    source.wholeReads = new WholeReads();
+    List<String> said = new CopyOnWriteArrayList<>();
+    try (TailLoop loop = new TailLoop(source, stalenessSink(said))) {
+      loop.startAndAwaitSnapshot();
+      try (WholeReads.Read read = source.wholeReads.start("re-read shop.orders")) {
+        read.row();
+        read.row();
+        source.silent = true;
+        await().atMost(Duration.ofSeconds(10)).until(() -> !said.isEmpty());
+      }
+      assertThat(said.get(0))
+          .contains("it is reading a table whole again (re-read shop.orders: 2 rows, ")
+          .doesNotContain("may have stopped answering");
+      assertThat(source.wholeReadNow()).as("once the read is over").isNull();
+      answer.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> said.size() >= 2);
+      assertThat(said.get(1)).isEqualTo("followed");
+    }
+  }
+
+  /**
    * A poll that goes unanswered after polls that failed (a connection cut, then the pool waiting
    * for a new one) is said with the failures' error, not as a database that stopped answering.
    */
@@ -211,6 +241,9 @@ class TailLoopTest {
 
     /** What the next poll throws before anything else, once; null: nothing. */
     volatile SQLException failFirst;
+
+    /** The whole reads its polls make; null: none. */
+    volatile WholeReads wholeReads;
 
     Paced(
         FakeChangeSource fake,
@@ -264,6 +297,12 @@ class TailLoopTest {
     @Override
     public Duration answerTimeout() {
       return answerTimeout;
+    }
+
+    @Override
+    public String wholeReadNow() {
+      WholeReads reads = wholeReads;
+      return reads == null ? null : reads.now();
     }
 
     @Override
