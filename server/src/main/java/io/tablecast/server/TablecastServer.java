@@ -216,16 +216,10 @@ public final class TablecastServer implements AutoCloseable {
           () -> Math.max(0, System.currentTimeMillis() - tail.caughtUpMillis()) / 1000.0);
       HealthCheck health = health(tail, hub);
       int port = starting.port(); // the configured one, or the one port 0 got
-      starting.close(); // bound again at once for the clients
       NetSettings settings = ConfigSections.net(config, port);
-      net =
-          NettyServer.bind(
-              settings,
-              hub,
-              rules,
-              metrics,
-              health,
-              console(config, rules, settings.access(), hub, metrics, health));
+      Console console = console(config, rules, settings.access(), hub, metrics, health);
+      // the same socket, never unbound in between: nothing else can take the port
+      net = NettyServer.bind(settings, hub, rules, metrics, health, console, starting.handOver());
     } catch (InterruptedException | RuntimeException e) {
       starting.close();
       tail.close();

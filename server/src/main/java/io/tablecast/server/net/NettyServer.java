@@ -28,6 +28,7 @@ import io.tablecast.server.console.Console;
 import io.tablecast.server.hub.ChangeHub;
 import io.tablecast.server.metrics.ServerMetrics;
 import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -80,6 +81,22 @@ public final class NettyServer implements AutoCloseable {
   }
 
   /** As above, with the operations console at {@code /console} (none when null). */
+  public static NettyServer bind(
+      NetSettings config,
+      ChangeHub hub,
+      Authenticator authenticator,
+      ServerMetrics metrics,
+      HealthCheck health,
+      Console console)
+      throws InterruptedException {
+    return bind(config, hub, authenticator, metrics, health, console, null);
+  }
+
+  /**
+   * As above, accepting on {@code bound} when not null: a socket already bound to the configured
+   * address ({@link StartingPort#handOver}), which this server owns from now on (closed when the
+   * start fails).
+   */
   // closes and shutdowns have nothing to report: the handshake timer only closes, a failed start is
   // rethrown
   @SuppressWarnings("FutureReturnValueIgnored")
@@ -89,7 +106,8 @@ public final class NettyServer implements AutoCloseable {
       Authenticator authenticator,
       ServerMetrics metrics,
       HealthCheck health,
-      Console console)
+      Console console,
+      ServerSocketChannel bound)
       throws InterruptedException {
     EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
@@ -130,7 +148,6 @@ public final class NettyServer implements AutoCloseable {
       ServerBootstrap b =
           new ServerBootstrap()
               .group(boss, workers)
-              .channel(NioServerSocketChannel.class)
               .childOption(ChannelOption.TCP_NODELAY, true)
               .childOption(
                   ChannelOption.WRITE_BUFFER_WATER_MARK,
@@ -179,16 +196,42 @@ public final class NettyServer implements AutoCloseable {
                               TimeUnit.MILLISECONDS);
                     }
                   });
-      Channel ch =
-          b.bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
-              .sync()
-              .channel();
+      Channel ch = bound == null ? bindNew(b, config) : acceptOn(b, bound);
       return new NettyServer(boss, workers, ch, connections, config.access());
     } catch (InterruptedException | RuntimeException e) {
+      if (bound != null) {
+        StartingPort.closeQuietly(bound);
+      }
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
     }
+  }
+
+  private static Channel bindNew(ServerBootstrap b, NetSettings config)
+      throws InterruptedException {
+    return b.channel(NioServerSocketChannel.class)
+        .bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
+        .sync()
+        .channel();
+  }
+
+  /**
+   * Accepts on a socket bound already. Registered without reading, since the registration of a
+   * bound socket makes it active at once while the acceptor that hands each connection to the
+   * workers is added by a task the registration queues; accepting begins after that task.
+   */
+  private static Channel acceptOn(ServerBootstrap b, ServerSocketChannel bound)
+      throws InterruptedException {
+    Channel ch =
+        b.channelFactory(() -> new NioServerSocketChannel(bound))
+            .option(ChannelOption.AUTO_READ, false)
+            .register()
+            .sync()
+            .channel();
+    ch.eventLoop().submit(() -> {}).sync();
+    ch.config().setAutoRead(true);
+    return ch;
   }
 
   /**

@@ -19,7 +19,10 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tablecast.protocol.ErrorCode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.MessageCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -30,7 +33,10 @@ import java.util.function.Supplier;
  * NATS: like DOWN's reasons, no table, address or cause, since anyone may ask; the log has them),
  * any other HTTP request a {@code 503} with the same text, and a binary client {@code
  * Error(SHUTTING_DOWN)} with it, after which the client reconnects as from any server that does not
- * serve. Closed just before the server binds the port for its clients.
+ * serve. Once the images are loaded its listening socket is {@link #handOver handed over}, still
+ * bound, to the port that serves the clients: the port is never free for a moment in between, where
+ * another socket (an outgoing connection given it as its local port, on a busy machine) took it now
+ * and then and failed the start with the port "in use".
  */
 public final class StartingPort implements AutoCloseable {
 
@@ -39,11 +45,18 @@ public final class StartingPort implements AutoCloseable {
 
   private final EventLoopGroup loop;
   private final Channel serverChannel;
+  private final ServerSocketChannel socket;
   private final ChannelGroup accepted;
+  private boolean handedOver;
 
-  private StartingPort(EventLoopGroup loop, Channel serverChannel, ChannelGroup accepted) {
+  private StartingPort(
+      EventLoopGroup loop,
+      Channel serverChannel,
+      ServerSocketChannel socket,
+      ChannelGroup accepted) {
     this.loop = loop;
     this.serverChannel = serverChannel;
+    this.socket = socket;
     this.accepted = accepted;
   }
 
@@ -61,10 +74,11 @@ public final class StartingPort implements AutoCloseable {
           config.tls() == null ? null : ServerCertificates.loadQuietly(config.tls());
       Supplier<String> why = () -> "server " + serverName + " is starting: " + doing.get();
       ChannelGroup accepted = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+      ServerSocketChannel socket = openSocket();
       ServerBootstrap b =
           new ServerBootstrap()
               .group(loop)
-              .channel(NioServerSocketChannel.class)
+              .channelFactory(() -> new NioServerSocketChannel(socket))
               .childHandler(
                   new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -85,6 +99,7 @@ public final class StartingPort implements AutoCloseable {
       ChannelFuture bound =
           b.bind(new InetSocketAddress(config.listen().host(), config.listen().port())).await();
       if (!bound.isSuccess()) {
+        closeQuietly(socket);
         throw new IllegalStateException(
             "cannot listen on "
                 + config.listen().host()
@@ -96,7 +111,7 @@ public final class StartingPort implements AutoCloseable {
                 + " change listen.host or listen.port",
             bound.cause());
       }
-      return new StartingPort(loop, bound.channel(), accepted);
+      return new StartingPort(loop, bound.channel(), socket, accepted);
     } catch (InterruptedException | RuntimeException e) {
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
@@ -147,18 +162,54 @@ public final class StartingPort implements AutoCloseable {
   }
 
   /**
-   * Unbinds the port, closes every connection it accepted and stops the event loop. The loop's
-   * shutdown alone now and then left a connection accepted at the moment of the unbinding open and
-   * unanswered, with nothing left to close it: 21 of 14,249 probes in {@code StartingPortTest} hung
-   * until their own timeout. So the loop first runs what was queued before the unbinding (a
-   * connection's registration, which adds it to {@link #accepted}), then every accepted connection
-   * is closed.
+   * Stops answering "starting" and returns the listening socket, still bound, for {@link
+   * NettyServer} to accept the clients on: every connection this port accepted is closed (as by
+   * {@link #close}), one still waiting in the socket's backlog is accepted by the clients' port.
+   * The caller owns the socket from here; {@link #close} does nothing more.
+   */
+  public ServerSocketChannel handOver() {
+    serverChannel.deregister().awaitUninterruptibly();
+    closeAcceptedAndStop();
+    handedOver = true;
+    return socket;
+  }
+
+  /**
+   * Unbinds the port, closes every connection it accepted and stops the event loop; after {@link
+   * #handOver} nothing: the socket is no longer this port's to close. The loop's shutdown alone now
+   * and then left a connection accepted at the moment of the unbinding open and unanswered, with
+   * nothing left to close it: 21 of 14,249 probes in {@code StartingPortTest} hung until their own
+   * timeout. So the loop first runs what was queued before the unbinding (a connection's
+   * registration, which adds it to {@link #accepted}), then every accepted connection is closed.
    */
   @Override
   public void close() {
+    if (handedOver) {
+      return;
+    }
     serverChannel.close().awaitUninterruptibly();
+    closeAcceptedAndStop();
+  }
+
+  private void closeAcceptedAndStop() {
     loop.submit(() -> {}).awaitUninterruptibly();
     accepted.close().awaitUninterruptibly();
     loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+  }
+
+  private static ServerSocketChannel openSocket() {
+    try {
+      return ServerSocketChannel.open();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open a server socket", e);
+    }
+  }
+
+  static void closeQuietly(ServerSocketChannel socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // nothing bound to release
+    }
   }
 }

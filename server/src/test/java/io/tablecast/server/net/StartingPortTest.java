@@ -18,9 +18,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link StartingPort}: a connection made while the port closes (the server about to bind it for
- * its clients) is answered, refused or closed, never left open unanswered: a {@code /health} probe
- * at that moment hung until its own timeout (one of about 1,300 probes across 15 starts).
+ * {@link StartingPort}: a connection made while the port closes (a start that fails; a start that
+ * succeeds hands the socket over, closing what it accepted the same way) is answered, refused or
+ * closed, never left open unanswered: a {@code /health} probe at that moment hung until its own
+ * timeout (one of about 1,300 probes across 15 starts).
  */
 class StartingPortTest {
 
