@@ -74,6 +74,17 @@ final class Checkpoints {
   /** The latest checkpoint of this epoch of {@code stream} with its rows; null when none. */
   static Checkpoint read(Connection c, String stream, String epoch)
       throws IOException, InterruptedException {
+    return read(c, stream, epoch, (kib, ofKib) -> {});
+  }
+
+  /** Told, as a checkpoint is read, the KiB read so far and its size. */
+  interface Reading {
+    void read(long kib, long ofKib);
+  }
+
+  /** As {@link #read(Connection, String, String)}, telling {@code reading} as it goes. */
+  static Checkpoint read(Connection c, String stream, String epoch, Reading reading)
+      throws IOException, InterruptedException {
     ObjectStore store = store(c, stream, false);
     if (store == null) {
       return null;
@@ -84,7 +95,16 @@ final class Checkpoints {
       if (info == null) {
         return null;
       }
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      long ofKib = stored.getSize() >> 10;
+      reading.read(0, ofKib);
+      ByteArrayOutputStream bytes =
+          new ByteArrayOutputStream() {
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+              super.write(b, off, len);
+              reading.read(count >> 10, ofKib);
+            }
+          };
       ObjectInfo read;
       // a large image takes a while, and a starting server serves nothing meanwhile
       try (Progress progress =

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -74,7 +75,8 @@ final class StreamStart {
       String epoch = "nats:" + stream + "@" + info.getCreateTime().toInstant().toEpochMilli();
       checkRetention(stream, info, settings.checkpointInterval());
       doing.accept("reading the stream's checkpoint");
-      Checkpoints.Checkpoint checkpoint = Checkpoints.read(nats, stream, epoch);
+      Checkpoints.Checkpoint checkpoint =
+          Checkpoints.read(nats, stream, epoch, (kib, ofKib) -> doing.accept(reading(kib, ofKib)));
       if (checkpoint != null) {
         long from = checkpoint.info().sequence() + 1;
         if (from >= info.getStreamState().getFirstSequence()) {
@@ -181,5 +183,15 @@ final class StreamStart {
               + " each): a server could lose the batches after a checkpoint; raise the stream's"
               + " max_age or lower nats.checkpoint_interval");
     }
+  }
+
+  /** What a starting server says while it reads the checkpoint: no name, anyone may ask. */
+  static String reading(long kib, long ofKib) {
+    return String.format(
+        Locale.ROOT,
+        "reading the stream's checkpoint, %,d of %,d KiB (%d%%)",
+        kib,
+        ofKib,
+        ofKib == 0 ? 100 : Math.min(100, kib * 100 / ofKib));
   }
 }
