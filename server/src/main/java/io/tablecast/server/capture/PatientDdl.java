@@ -78,11 +78,13 @@ public final class PatientDdl {
       throws SQLException {
     connection.setAutoCommit(false);
     try (Statement s = connection.createStatement()) {
-      s.execute(locks.limitWaits(DdlLocks.LOCK_WAIT));
+      // first, sent with the transaction's BEGIN: until it runs the role's own limit holds, and a
+      // short one (50 ms) ended the session when the client paused between two statements
       String idle = locks.limitIdleInTransaction(DdlLocks.IDLE_IN_TRANSACTION);
       if (idle != null) {
         s.execute(idle);
       }
+      s.execute(locks.limitWaits(DdlLocks.LOCK_WAIT));
       for (String sql : statements) {
         s.execute(sql);
       }

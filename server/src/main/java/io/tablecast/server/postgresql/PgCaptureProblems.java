@@ -210,8 +210,9 @@ final class PgCaptureProblems {
       c.setReadOnly(false);
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(FIRST_TRY_WAIT));
+        // the idle limit first, with the BEGIN: the role's own may be shorter than a pause
         s.execute(PgDialect.INSTANCE.ddlLocks().limitIdleInTransaction(IDLE_IN_TRANSACTION));
+        s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(FIRST_TRY_WAIT));
         for (String sql :
             PgDialect.INSTANCE.repairStatements(c, plan.installation(), plan.tables(), problems)) {
           s.execute(sql);

@@ -241,14 +241,18 @@ final class PgChangeSource extends PollingChangeSource {
     long captureMillis;
     boolean rangeOffPath = false;
     List<TableId> toRead = new ArrayList<>(); // whose locks this read takes
+    if (checkDrift) {
+      toRead.add(driftCheck.table().id());
+    }
+    toRead.addAll(resync.toLock());
     Connection c = reading(pool.getConnection());
     try {
-      PgOutboxQueries.beginRead(c);
+      if (toRead.isEmpty()) {
+        PgOutboxQueries.beginRead(c);
+      } else { // a table or a range read in this transaction: no idle limit of the role's
+        PgOutboxQueries.beginWholeRead(c);
+      }
       try {
-        if (checkDrift) {
-          toRead.add(driftCheck.table().id());
-        }
-        toRead.addAll(resync.toLock());
         PgOutboxQueries.Refusal refused =
             PgOutboxQueries.lockBeforeSnapshotWithin(c, toRead, dialect.ddlLocks());
         if (refused != null) { // the transaction failed: nothing was read in it

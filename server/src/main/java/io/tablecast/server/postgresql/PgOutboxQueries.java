@@ -149,6 +149,8 @@ final class PgOutboxQueries {
   static void probeLock(Connection c, TableId table) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
+      // first, with the BEGIN: the role's own limit may be shorter than a pause of this client
+      s.execute(PgDialect.INSTANCE.ddlLocks().limitIdleInTransaction(DdlLocks.IDLE_IN_TRANSACTION));
       s.execute(PgDialect.INSTANCE.ddlLocks().limitWaits(TableLockWaits.WAIT));
       s.execute(lockStatement(table)); // 55P03 when not granted, 42501 when not to be read
     } finally {
@@ -269,6 +271,21 @@ final class PgOutboxQueries {
   static void beginRead(Connection c) throws SQLException {
     c.setAutoCommit(false);
     c.setReadOnly(true);
+  }
+
+  /**
+   * {@link #beginRead}, for a read of whole tables, whose first statement, sent with the BEGIN,
+   * lifts the idle limit of the server's role or database: the transaction waits while the server
+   * handles the rows read, and between its first statements on a loaded machine, and a short limit
+   * (50 ms) ended the session ({@code FATAL: terminating connection due to idle-in-transaction
+   * timeout}), an attempt lost. {@link PgSessionSettings#tableReads} lifts it again later; by then
+   * two round trips had passed under the role's limit.
+   */
+  static void beginWholeRead(Connection c) throws SQLException {
+    beginRead(c);
+    try (Statement s = c.createStatement()) {
+      s.execute("SET LOCAL idle_in_transaction_session_timeout = 0");
+    }
   }
 
   static void rollbackQuietly(Connection c) {

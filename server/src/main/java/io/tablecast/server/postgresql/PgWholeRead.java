@@ -70,7 +70,7 @@ final class PgWholeRead {
     while (true) {
       try (Connection c = connections.get()) {
         DatabaseInstance at = instance.identify(c);
-        PgOutboxQueries.beginRead(c);
+        PgOutboxQueries.beginWholeRead(c);
         List<TableSchema> tables = unfollowed.present(plan.get().tables());
         if (!serving) {
           PgOutboxQueries.lockBeforeSnapshot(c, tables.stream().map(TableSchema::id).toList());

@@ -40,4 +40,31 @@ class PatientDdlIdleTransactionTest {
       }
     }
   }
+
+  /**
+   * A role's own limit shorter than the server's pauses between two statements (a DBA's {@code
+   * ALTER ROLE ... SET idle_in_transaction_session_timeout = '50ms'}, and a loaded machine): the
+   * limit of the transaction is set first, sent with its BEGIN, so the role's never applies to it.
+   * Before, the lock limit went first, and a pause after it ended the session ({@code FATAL:
+   * terminating connection due to idle-in-transaction timeout}), which failed the server's start
+   * (StatementTimeoutTest in CI). Here every statement waits 100 ms before it is sent.
+   */
+  @Test
+  void aRoleIdleLimitShorterThanTheClientsPausesDoesNotEndTheTransaction() throws Exception {
+    Isolated db = Kind.POSTGRESQL.isolated("ddl_role_idle");
+    try (Connection c = db.connect()) {
+      try (Statement s = c.createStatement()) {
+        s.execute("SET idle_in_transaction_session_timeout = '50ms'"); // as the role's would
+      }
+      new PatientDdl(SlowConnection.of(c), PgDialect.INSTANCE, List.of(), Duration.ofSeconds(10))
+          .run(
+              "two statements with pauses between them",
+              List.of("CREATE TABLE a (id INT PRIMARY KEY)", "CREATE TABLE b (id INT)"));
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT count(*) FROM a, b")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isZero();
+      }
+    }
+  }
 }
