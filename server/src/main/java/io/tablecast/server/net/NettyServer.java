@@ -62,40 +62,12 @@ public final class NettyServer implements AutoCloseable {
     this.connections = connections;
   }
 
-  /** Binds the configured address and starts accepting clients. */
-  public static NettyServer bind(
-      NetSettings config, ChangeHub hub, Authenticator authenticator, ServerMetrics metrics)
-      throws InterruptedException {
-    return bind(config, hub, authenticator, metrics, HealthCheck.alwaysUp());
-  }
-
-  /** As above; {@code GET /health} reports what {@code health} says. */
-  public static NettyServer bind(
-      NetSettings config,
-      ChangeHub hub,
-      Authenticator authenticator,
-      ServerMetrics metrics,
-      HealthCheck health)
-      throws InterruptedException {
-    return bind(config, hub, authenticator, metrics, health, null);
-  }
-
-  /** As above, with the operations console at {@code /console} (none when null). */
-  public static NettyServer bind(
-      NetSettings config,
-      ChangeHub hub,
-      Authenticator authenticator,
-      ServerMetrics metrics,
-      HealthCheck health,
-      Console console)
-      throws InterruptedException {
-    return bind(config, hub, authenticator, metrics, health, console, null);
-  }
-
   /**
-   * As above, accepting on {@code bound} when not null: a socket already bound to the configured
-   * address ({@link StartingPort#handOver}), which this server owns from now on (closed when the
-   * start fails).
+   * Starts accepting clients on {@code bound}, a socket already bound to the configured address
+   * ({@link StartingPort#handOver}), which this server owns from now on (closed when the start
+   * fails): the port is never unbound between the start and serving. {@code GET /health} reports
+   * what {@code health} says; the operations console is at {@code /console} (none when {@code
+   * console} is null).
    */
   // closes and shutdowns have nothing to report: the handshake timer only closes, a failed start is
   // rethrown
@@ -196,24 +168,14 @@ public final class NettyServer implements AutoCloseable {
                               TimeUnit.MILLISECONDS);
                     }
                   });
-      Channel ch = bound == null ? bindNew(b, config) : acceptOn(b, bound);
+      Channel ch = acceptOn(b, bound);
       return new NettyServer(boss, workers, ch, connections, config.access());
     } catch (InterruptedException | RuntimeException e) {
-      if (bound != null) {
-        StartingPort.closeQuietly(bound);
-      }
+      StartingPort.closeQuietly(bound);
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
     }
-  }
-
-  private static Channel bindNew(ServerBootstrap b, NetSettings config)
-      throws InterruptedException {
-    return b.channel(NioServerSocketChannel.class)
-        .bind(new InetSocketAddress(config.listen().host(), config.listen().port()))
-        .sync()
-        .channel();
   }
 
   /**
