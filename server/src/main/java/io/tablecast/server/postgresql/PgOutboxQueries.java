@@ -166,7 +166,12 @@ final class PgOutboxQueries {
   /**
    * The transaction snapshot the statement runs in, as text, read with the server's start time and
    * last recovery from a crash, which {@code instance} confirms ({@link InstanceWatch#confirm}: a
-   * pooled connection may reach another server after a failover).
+   * pooled connection may reach another server after a failover). It lifts the idle limit of the
+   * server's role or database for the rest of the transaction too: the first statement of a poll,
+   * sent with its BEGIN, so no pause of the server between the poll's statements (a loaded machine,
+   * a collection) outlasts a short one, which ended the session ({@code FATAL: terminating
+   * connection due to idle-in-transaction timeout}), at no extra round trip. A poll whose answer is
+   * lost is given up on and its session ended by the server itself ({@code tail.LostAnswers}).
    */
   static String currentSnapshot(Connection c, InstanceWatch instance) throws SQLException {
     String snapshot;
@@ -175,7 +180,9 @@ final class PgOutboxQueries {
     try (Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT pg_current_snapshot()::text, pg_postmaster_start_time(), " + RECOVERED)) {
+                "SELECT pg_current_snapshot()::text, pg_postmaster_start_time(), "
+                    + RECOVERED
+                    + ", set_config('idle_in_transaction_session_timeout', '0', true)")) {
       rs.next();
       snapshot = rs.getString(1);
       started = rs.getObject(2, OffsetDateTime.class).toInstant();

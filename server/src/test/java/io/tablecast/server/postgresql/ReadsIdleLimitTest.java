@@ -3,6 +3,7 @@ package io.tablecast.server.postgresql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tablecast.server.capture.TableId;
+import io.tablecast.server.tail.InstanceWatch;
 import io.tablecast.server.testing.TestDatabases.Isolated;
 import io.tablecast.server.testing.TestDatabases.Kind;
 import java.sql.Connection;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * "initial snapshot failed" retried, StatementTimeoutTest's first run in a fresh JVM). The first
  * statement, sent with the BEGIN, now lifts it.
  */
-class WholeReadIdleLimitTest {
+class ReadsIdleLimitTest {
 
   @Test
   void theFirstStatementsOfAWholeReadOutlastARoleIdleLimitShorterThanTheirPauses()
@@ -42,6 +43,27 @@ class WholeReadIdleLimitTest {
           rs.next();
           assertThat(rs.getInt(1)).isEqualTo(2);
         }
+      }
+      c.commit();
+    }
+  }
+
+  @Test
+  void aPollOutlastsARoleIdleLimitShorterThanItsPauses() throws Exception {
+    Isolated db = Kind.POSTGRESQL.isolated("poll_idle");
+    db.execute("CREATE TABLE items (id INT PRIMARY KEY)", "INSERT INTO items VALUES (1)");
+    try (Connection plain = db.connect()) {
+      plain.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      try (Statement s = plain.createStatement()) {
+        s.execute("SET idle_in_transaction_session_timeout = '50ms'"); // as the role's would
+      }
+      Connection c = SlowConnection.of(plain);
+      PgOutboxQueries.beginRead(c);
+      PgOutboxQueries.currentSnapshot(c, new InstanceWatch(null));
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT count(*) FROM items")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(1);
       }
       c.commit();
     }
