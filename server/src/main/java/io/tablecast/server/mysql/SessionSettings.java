@@ -23,6 +23,12 @@ package io.tablecast.server.mysql;
  *       pool's idle connections under it, and each next use found its connection dead (a WARN of
  *       the pool, a new connection on the tail's path). The pool ends its connections itself, idle
  *       ones after 10 minutes and every one after 30.
+ *   <li>MariaDB: no {@code idle_transaction_timeout}, {@code idle_readonly_transaction_timeout} or
+ *       {@code idle_write_transaction_timeout} (10.3+; MySQL has none): a global one ended the
+ *       session of a read whose transaction waited for the server longer than it (the rows a whole
+ *       read handed on, a loaded machine, a collection), and the read failed. A read whose answer
+ *       is lost is given up on and its session ended by the server itself ({@code
+ *       tail.LostAnswers}).
  * </ul>
  */
 final class SessionSettings {
@@ -33,6 +39,10 @@ final class SessionSettings {
         + "NO_ENGINE_SUBSTITUTION', time_zone = 'SYSTEM', "
         + (flavor == MysqlFlavor.MARIADB ? "max_statement_time = 0" : "max_execution_time = 0")
         + ", sql_select_limit = 18446744073709551615, sql_big_selects = 1, sql_safe_updates = 0"
-        + ", wait_timeout = 28800";
+        + ", wait_timeout = 28800"
+        + (flavor == MysqlFlavor.MARIADB
+            ? ", idle_transaction_timeout = 0, idle_readonly_transaction_timeout = 0"
+                + ", idle_write_transaction_timeout = 0"
+            : "");
   }
 }
