@@ -53,10 +53,11 @@ class PatientDdlIdleTransactionTest {
   void aRoleIdleLimitShorterThanTheClientsPausesDoesNotEndTheTransaction() throws Exception {
     Isolated db = Kind.POSTGRESQL.isolated("ddl_role_idle");
     try (Connection c = db.connect()) {
-      try (Statement s = c.createStatement()) {
-        s.execute("SET idle_in_transaction_session_timeout = '50ms'"); // as the role's would
-      }
-      new PatientDdl(SlowConnection.of(c), PgDialect.INSTANCE, List.of(), Duration.ofSeconds(10))
+      new PatientDdl(
+              SlowConnection.underIdleLimit(c),
+              PgDialect.INSTANCE,
+              List.of(),
+              Duration.ofSeconds(10))
           .run(
               "two statements with pauses between them",
               List.of("CREATE TABLE a (id INT PRIMARY KEY)", "CREATE TABLE b (id INT)"));

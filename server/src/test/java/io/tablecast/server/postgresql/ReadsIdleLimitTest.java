@@ -30,10 +30,7 @@ class ReadsIdleLimitTest {
     db.execute("CREATE TABLE items (id INT PRIMARY KEY)", "INSERT INTO items VALUES (1), (2)");
     try (Connection plain = db.connect()) {
       plain.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      try (Statement s = plain.createStatement()) {
-        s.execute("SET idle_in_transaction_session_timeout = '50ms'"); // as the role's would
-      }
-      Connection c = SlowConnection.of(plain);
+      Connection c = SlowConnection.underIdleLimit(plain);
       PgOutboxQueries.beginWholeRead(c);
       PgOutboxQueries.lockBeforeSnapshot(c, List.of(new TableId(db.schema(), "items")));
       PgOutboxQueries.currentSnapshot(c);
@@ -54,10 +51,7 @@ class ReadsIdleLimitTest {
     db.execute("CREATE TABLE items (id INT PRIMARY KEY)", "INSERT INTO items VALUES (1)");
     try (Connection plain = db.connect()) {
       plain.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      try (Statement s = plain.createStatement()) {
-        s.execute("SET idle_in_transaction_session_timeout = '50ms'"); // as the role's would
-      }
-      Connection c = SlowConnection.of(plain);
+      Connection c = SlowConnection.underIdleLimit(plain);
       PgOutboxQueries.beginRead(c);
       PgOutboxQueries.currentSnapshot(c, new InstanceWatch(null));
       try (Statement s = c.createStatement();
