@@ -97,9 +97,19 @@ class StaleWhenCaptureStopsTest {
       assertThat(items.get(3)).containsEntry("name", "written while the server cannot read");
       p.awaitMirrorEqualsTable(items, "items");
       assertThat(Health.of(p)).isEqualTo("200 {\"status\":\"UP\"}");
-      await().atMost(WAIT).until(() -> heard.size() == 2);
-      assertThat(heard.get(0)).as("said once, with the error").contains("has read no changes");
-      assertThat(heard.get(1)).isEqualTo("null");
+      await()
+          .atMost(WAIT)
+          .until(() -> heard.size() >= 2 && heard.get(heard.size() - 1).equals("null"));
+      List<String> said = List.copyOf(heard);
+      assertThat(said.get(said.size() - 2))
+          .as("said with the error until the database was back (%s)", said)
+          .contains("has read no changes");
+      // a poll that was waiting in the pool for a new connection when the database went away is
+      // said unanswered first, until the pool gives up with the error (CI, 2026-12-07)
+      assertThat(said.subList(0, said.size() - 2))
+          .as("before the error, at most that the read had not returned (%s)", said)
+          .hasSizeLessThanOrEqualTo(1)
+          .allMatch(reason -> reason.contains("has not returned"));
     }
   }
 
