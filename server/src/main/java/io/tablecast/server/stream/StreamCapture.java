@@ -6,13 +6,13 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StreamInfo;
 import io.tablecast.server.capture.SourceConfig;
-import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.config.NatsSettings;
 import io.tablecast.server.log.RecentEvents;
 import io.tablecast.server.metrics.ServerMetrics;
 import io.tablecast.server.tail.ChangeSource;
 import io.tablecast.server.tail.ChangeSources;
 import io.tablecast.server.tail.CommittedBatch;
+import io.tablecast.server.tail.ForwardingChangeSource;
 import io.tablecast.server.tail.ReadBarrier;
 import io.tablecast.server.tail.TailLoop;
 import java.io.IOException;
@@ -256,32 +256,36 @@ public final class StreamCapture implements AutoCloseable {
    * The database source, whose snapshot is, when the stream holds a cursor, a resume after it
    * (nothing to publish) instead of a read of every table.
    */
-  private record Resuming(
-      ChangeSource source, String cursor, CaptureSink sink, Queue<String> rereads)
-      implements ChangeSource {
-    @Override
-    public List<TableSchema> tables() {
-      return source.tables();
+  private static final class Resuming extends ForwardingChangeSource {
+    private final String cursor;
+    private final CaptureSink sink;
+    private final Queue<String> rereads;
+
+    Resuming(ChangeSource source, String cursor, CaptureSink sink, Queue<String> rereads) {
+      super(source);
+      this.cursor = cursor;
+      this.sink = sink;
+      this.rereads = rereads;
     }
 
     @Override
     public void snapshot(SnapshotSink rows) throws SQLException {
       if (cursor != null) {
         try {
-          source.resumeAfter(cursor);
+          resumeAfter(cursor);
           sink.resuming(true);
           // what changed while no capture ran, or what the capture before had not acted upon yet,
           // and rows cannot describe (an ALTER TABLE, a MySQL/MariaDB TRUNCATE, a partition
           // attached): every table is read whole with the first poll, the servers publishing the
           // differences
-          source.tables().forEach(t -> source.resync(t.id().qualified()));
+          tables().forEach(t -> resync(t.id().qualified()));
           return;
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
           LOG.info("{}: taking a snapshot", e.getMessage());
         }
       }
       sink.resuming(false);
-      source.snapshot(rows);
+      super.snapshot(rows);
     }
 
     /** Polls, the tables servers asked to re-read queued first (tail thread). */
@@ -289,69 +293,9 @@ public final class StreamCapture implements AutoCloseable {
     public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
       for (String table; (table = rereads.poll()) != null; ) {
         LOG.info("a server asked for {} to be read again: it is read with the next poll", table);
-        source.resync(table);
+        resync(table);
       }
-      return source.poll(maxWait);
-    }
-
-    @Override
-    public String lockWaits(List<TableSchema> tables) {
-      return source.lockWaits(tables);
-    }
-
-    @Override
-    public Duration answerTimeout() {
-      return source.answerTimeout();
-    }
-
-    @Override
-    public String wholeReadNow() {
-      return source.wholeReadNow();
-    }
-
-    @Override
-    public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
-      return source.abandonReadIfAnswerLost(idleSeconds);
-    }
-
-    @Override
-    public void resync(String table) {
-      source.resync(table);
-    }
-
-    @Override
-    public String cursor() {
-      return source.cursor();
-    }
-
-    @Override
-    public void acknowledged(String c) {
-      source.acknowledged(c);
-    }
-
-    @Override
-    public java.util.OptionalLong neededFrom() {
-      return source.neededFrom();
-    }
-
-    @Override
-    public void resumeAfter(String c) throws SQLException {
-      source.resumeAfter(c); // (the tail resumes through snapshot() above; passed on all the same)
-    }
-
-    @Override
-    public java.util.Optional<ReadBarrier> readBarrier() {
-      return source.readBarrier();
-    }
-
-    @Override
-    public Duration longestRetryPause() {
-      return source.longestRetryPause();
-    }
-
-    @Override
-    public void close() {
-      source.close();
+      return super.poll(maxWait);
     }
   }
 }

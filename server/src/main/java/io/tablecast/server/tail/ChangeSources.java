@@ -241,41 +241,12 @@ public final class ChangeSources {
   }
 
   /** A source registered in the {@link ConsumerRegistry} while it is open. */
-  private record RegisteredSource(ChangeSource source, ConsumerRegistry registry)
-      implements ChangeSource {
-    @Override
-    public java.util.List<io.tablecast.server.capture.TableSchema> tables() {
-      return source.tables();
-    }
+  private static final class RegisteredSource extends ForwardingChangeSource {
+    private final ConsumerRegistry registry;
 
-    @Override
-    public void snapshot(SnapshotSink sink) throws SQLException {
-      source.snapshot(sink);
-    }
-
-    @Override
-    public String lockWaits(java.util.List<io.tablecast.server.capture.TableSchema> tables) {
-      return source.lockWaits(tables);
-    }
-
-    @Override
-    public Duration answerTimeout() {
-      return source.answerTimeout();
-    }
-
-    @Override
-    public String wholeReadNow() {
-      return source.wholeReadNow();
-    }
-
-    @Override
-    public String abandonReadIfAnswerLost(long idleSeconds) throws SQLException {
-      return source.abandonReadIfAnswerLost(idleSeconds);
-    }
-
-    @Override
-    public void resync(String table) {
-      source.resync(table);
+    RegisteredSource(ChangeSource source, ConsumerRegistry registry) {
+      super(source);
+      this.registry = registry;
     }
 
     /**
@@ -286,47 +257,17 @@ public final class ChangeSources {
     @Override
     public CommittedBatch poll(Duration maxWait) throws SQLException, InterruptedException {
       if (registry.takeExpired()) {
-        for (io.tablecast.server.capture.TableSchema t : source.tables()) {
-          source.resync(t.id().qualified());
+        for (io.tablecast.server.capture.TableSchema t : tables()) {
+          resync(t.id().qualified());
         }
       }
-      return source.poll(maxWait);
-    }
-
-    @Override
-    public java.util.OptionalLong neededFrom() {
-      return source.neededFrom();
-    }
-
-    @Override
-    public String cursor() {
-      return source.cursor();
-    }
-
-    @Override
-    public void resumeAfter(String cursor) throws SQLException {
-      source.resumeAfter(cursor);
-    }
-
-    @Override
-    public void acknowledged(String cursor) {
-      source.acknowledged(cursor);
-    }
-
-    @Override
-    public java.util.Optional<ReadBarrier> readBarrier() {
-      return source.readBarrier();
-    }
-
-    @Override
-    public Duration longestRetryPause() {
-      return source.longestRetryPause();
+      return super.poll(maxWait);
     }
 
     @Override
     public void close() {
       registry.close(); // before the pool closes
-      source.close();
+      super.close();
     }
   }
 }
