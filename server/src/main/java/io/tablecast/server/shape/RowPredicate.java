@@ -82,8 +82,33 @@ public sealed interface RowPredicate {
   /** Adds the kinds of {@link #columnKinds()} to {@code out}. */
   default void addColumnKinds(Map<String, ColumnKind> out) {}
 
+  /** AND or OR of terms: the columns, kinds and subqueries it reads are its terms'. */
+  sealed interface Junction extends RowPredicate {
+    List<RowPredicate> terms();
+
+    @Override
+    default boolean readsOtherTables() {
+      return terms().stream().anyMatch(RowPredicate::readsOtherTables);
+    }
+
+    @Override
+    default void addColumns(Set<String> out) {
+      terms().forEach(t -> t.addColumns(out));
+    }
+
+    @Override
+    default void addColumnKinds(Map<String, ColumnKind> out) {
+      terms().forEach(t -> t.addColumnKinds(out));
+    }
+
+    @Override
+    default void addSubqueries(List<InSubquery> out) {
+      terms().forEach(t -> t.addSubqueries(out));
+    }
+  }
+
   /** Every term TRUE; FALSE when one is; else unknown. */
-  record And(List<RowPredicate> terms) implements RowPredicate {
+  record And(List<RowPredicate> terms) implements Junction {
     public And {
       terms = List.copyOf(terms);
     }
@@ -92,30 +117,10 @@ public sealed interface RowPredicate {
     public Boolean test(Function<String, JsonNode> row, boolean before) {
       return decide(terms, row, before, false);
     }
-
-    @Override
-    public boolean readsOtherTables() {
-      return terms.stream().anyMatch(RowPredicate::readsOtherTables);
-    }
-
-    @Override
-    public void addColumns(Set<String> out) {
-      terms.forEach(t -> t.addColumns(out));
-    }
-
-    @Override
-    public void addColumnKinds(Map<String, ColumnKind> out) {
-      terms.forEach(t -> t.addColumnKinds(out));
-    }
-
-    @Override
-    public void addSubqueries(List<InSubquery> out) {
-      terms.forEach(t -> t.addSubqueries(out));
-    }
   }
 
   /** One term TRUE; FALSE when every one is; else unknown. */
-  record Or(List<RowPredicate> terms) implements RowPredicate {
+  record Or(List<RowPredicate> terms) implements Junction {
     public Or {
       terms = List.copyOf(terms);
     }
@@ -123,26 +128,6 @@ public sealed interface RowPredicate {
     @Override
     public Boolean test(Function<String, JsonNode> row, boolean before) {
       return decide(terms, row, before, true);
-    }
-
-    @Override
-    public boolean readsOtherTables() {
-      return terms.stream().anyMatch(RowPredicate::readsOtherTables);
-    }
-
-    @Override
-    public void addColumns(Set<String> out) {
-      terms.forEach(t -> t.addColumns(out));
-    }
-
-    @Override
-    public void addColumnKinds(Map<String, ColumnKind> out) {
-      terms.forEach(t -> t.addColumnKinds(out));
-    }
-
-    @Override
-    public void addSubqueries(List<InSubquery> out) {
-      terms.forEach(t -> t.addSubqueries(out));
     }
   }
 
