@@ -61,14 +61,8 @@ public final class CaptureConfigWatch implements AutoCloseable {
     List<String> later = WatchedConfigFile.changedBesidesAuth(before, next);
     later.retainAll(READ);
     String token = WatchedConfigFile.metricsTokenToApply(next, metricsToken, later);
-    if (!later.isEmpty()) {
-      LOG.warn(
-          "The configuration file {} changed {}: {} at the next start of capture (a rotated"
-              + " metrics_token is applied now)",
-          file.file(),
-          String.join(", ", later),
-          later.size() == 1 ? "it takes effect" : "they take effect");
-    }
+    file.warnAppliedLater(
+        LOG, later, "at the next start of capture (a rotated metrics_token is applied now)");
     if (Objects.equals(token, metricsToken)) {
       return false;
     }

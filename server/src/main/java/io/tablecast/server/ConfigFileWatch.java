@@ -84,14 +84,8 @@ public final class ConfigFileWatch implements AutoCloseable {
     List<String> later = WatchedConfigFile.changedBesidesAuth(before, next);
     later.removeAll(APPLIED_NOW);
     String token = WatchedConfigFile.metricsTokenToApply(next, metricsToken, later);
-    if (!later.isEmpty()) {
-      LOG.warn(
-          "The configuration file {} changed {}: {} at the next start (auth, metrics_token and"
-              + " allowed_origins are applied now)",
-          file.file(),
-          String.join(", ", later),
-          later.size() == 1 ? "it takes effect" : "they take effect");
-    }
+    file.warnAppliedLater(
+        LOG, later, "at the next start (auth, metrics_token and allowed_origins are applied now)");
     List<String> origins = origins(next);
     if (!Objects.equals(token, metricsToken) || !origins.equals(allowedOrigins)) {
       server.replaceWebAccess(token, origins);

@@ -181,6 +181,21 @@ final class WatchedConfigFile implements AutoCloseable {
     return token;
   }
 
+  /**
+   * Logs on {@code log}, as a WARN, that the keys {@code later} changed in the file and take effect
+   * only {@code when} (as "at the next start (... are applied now)"); nothing when there are none.
+   */
+  void warnAppliedLater(Logger log, List<String> later, String when) {
+    if (!later.isEmpty()) {
+      log.warn(
+          "The configuration file {} changed {}: {} {}",
+          file,
+          String.join(", ", later),
+          later.size() == 1 ? "it takes effect" : "they take effect",
+          when);
+    }
+  }
+
   private static byte[] fingerprint(Path file, List<Path> keyFiles) throws IOException {
     MessageDigest digest;
     try {
