@@ -8,6 +8,7 @@ import io.tablecast.server.image.TableImage;
 import io.tablecast.server.image.TableImages;
 import io.tablecast.server.image.TableReads;
 import io.tablecast.server.log.RecentEvents;
+import io.tablecast.server.tail.KeyMoves;
 import io.tablecast.server.tail.RowEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,11 +34,11 @@ final class ImageUpdates {
   private final ImageErrors imageErrors;
 
   /**
-   * The rows the batch being applied moved onto their key, by identity ({@link TableImage#apply});
-   * one set for every batch (hub thread), so that a batch without key moves allocates none.
+   * The rows the batch being applied moved onto their key ({@link TableImage#apply(RowEvent,
+   * KeyMoves)}); one for every batch (hub thread), so that a batch without key moves allocates
+   * none.
    */
-  private final java.util.Set<byte[]> movedIn =
-      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  private final KeyMoves moves = new KeyMoves();
 
   ImageUpdates(TableImages images, TableReads tableReads, ImageErrors imageErrors) {
     this.images = images;
@@ -50,9 +51,7 @@ final class ImageUpdates {
     takeNewLayouts(events);
     List<Message.Change> changes = new ArrayList<>(events.size());
     Map<TableSchema, RowForm> olderForms = new HashMap<>();
-    if (!movedIn.isEmpty()) {
-      movedIn.clear();
-    }
+    moves.clear();
     for (RowEvent e : events) {
       TableImage image = images.get(e.table());
       if (image == null) {
@@ -85,7 +84,7 @@ final class ImageUpdates {
               e.table());
           continue;
         }
-        RowChange c = image.apply(event, movedIn);
+        RowChange c = image.apply(event, moves);
         if (c != null) { // (a row put while a reconciliation pass runs is marked seen)
           changes.add(JsonEdge.change(image.form(), c));
         }

@@ -5,6 +5,7 @@ import io.tablecast.protocol.row.RowForm;
 import io.tablecast.protocol.row.RowTable;
 import io.tablecast.protocol.row.RowTableLoad;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.tail.KeyMoves;
 import io.tablecast.server.tail.RowEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -182,23 +183,21 @@ public final class TableImage {
   }
 
   /**
-   * As {@link #apply(RowEvent)}, within a batch: {@code movedIn} holds the rows an earlier change
-   * of the batch moved onto their key (by identity), and takes the rows this change moves. A change
-   * that leaves a key such a row holds, naming another row, leaves it there: within one PostgreSQL
-   * transaction a DEFERRABLE key lets two rows share a key for a while (a swap: 1 to 2, then 2 to
-   * 1), and the image holds the one moved there last ({@code KeySwapTest}). Null: every change
-   * takes its key away.
+   * As {@link #apply(RowEvent)}, within a batch: {@code moves} holds the rows earlier changes of
+   * the batch moved onto their key, takes the rows this change moves, and decides whether a change
+   * leaving a key takes its row away ({@link KeyMoves}: a swap within one PostgreSQL transaction
+   * leaves each key the row moved there last). Null: every change takes its key away.
    */
-  public RowChange apply(RowEvent event, java.util.Set<byte[]> movedIn) {
+  public RowChange apply(RowEvent event, KeyMoves moves) {
     if (event instanceof RowEvent.Upsert u) {
       byte[] after = u.row();
       form.check(after);
       byte[] old = null;
       if (u.before() != null
           && !sameKey(u.before(), after)) { // an UPDATE that moved the row to another key
-        old = leave(form.keyOf(u.before()), u.before(), movedIn);
-        if (movedIn != null) {
-          movedIn.add(after);
+        old = leave(form.keyOf(u.before()), u.before(), moves);
+        if (moves != null) {
+          moves.moved(after);
         }
       }
       byte[] replaced = rows.put(after);
@@ -216,7 +215,7 @@ public final class TableImage {
       return new RowChange(name(), Op.UPDATE, u.key(), old, after);
     }
     if (event instanceof RowEvent.Delete d) {
-      byte[] old = leave(d.key(), d.before(), movedIn);
+      byte[] old = leave(d.key(), d.before(), moves);
       return old == null ? null : new RowChange(name(), Op.DELETE, d.key(), old, null);
     }
     throw new IllegalArgumentException(
@@ -229,15 +228,12 @@ public final class TableImage {
 
   /**
    * Removes and returns the row of {@code key}, which {@code before} (null: unknown) left; null
-   * when there is none, or when another row an earlier change of the batch moved there holds it
-   * (see {@link #apply(RowEvent, java.util.Set)}).
+   * when there is none, or when {@code moves} leaves it there (see {@link #apply(RowEvent,
+   * KeyMoves)}).
    */
-  private byte[] leave(byte[] key, byte[] before, java.util.Set<byte[]> movedIn) {
-    if (before != null && movedIn != null && !movedIn.isEmpty()) {
-      byte[] held = rows.get(key);
-      if (held != null && movedIn.contains(held) && !Arrays.equals(held, before)) {
-        return null;
-      }
+  private byte[] leave(byte[] key, byte[] before, KeyMoves moves) {
+    if (moves != null && moves.any() && !moves.takesAway(rows.get(key), before)) {
+      return null;
     }
     return rows.remove(key);
   }

@@ -4,12 +4,9 @@ import io.tablecast.protocol.row.RowForm;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
@@ -47,7 +44,7 @@ final class RangeInFlight {
   /** {@code batch}, read after the range's snapshot, is being handed on. */
   void follow(CommittedBatch batch) {
     String name = range.table().id().qualified();
-    Set<byte[]> movedIn = null; // rows this batch moved onto their key, by identity
+    KeyMoves moves = new KeyMoves(); // as the image follows the batch
     for (RowEvent e : batch.events()) {
       if (dropped != null) {
         return;
@@ -59,16 +56,13 @@ final class RangeInFlight {
         if (u.before() != null) {
           byte[] before = form.keyOf(u.before());
           if (!Arrays.equals(before, u.key())) { // the UPDATE moved the row to another key
-            leave(before, u.before(), movedIn);
-            if (movedIn == null) {
-              movedIn = Collections.newSetFromMap(new IdentityHashMap<>());
-            }
-            movedIn.add(u.row());
+            leave(before, u.before(), moves);
+            moves.moved(u.row());
           }
         }
         changed.put(ByteBuffer.wrap(u.key()), u.row());
       } else if (e instanceof RowEvent.Delete d && d.schema().equals(range.table())) {
-        leave(d.key(), d.before(), movedIn);
+        leave(d.key(), d.before(), moves);
       } else {
         dropped = e instanceof RowEvent.Truncate ? "truncated" : "altered";
       }
@@ -82,22 +76,16 @@ final class RangeInFlight {
 
   /**
    * A change left {@code key}, naming {@code before} (null: unknown) as its row there: the key is
-   * gone, unless an earlier change of the batch moved another row onto it, as {@code
-   * TableImage.apply} leaves it in the image (a PostgreSQL DEFERRABLE key lets two rows share a key
-   * within a transaction). Brought forward otherwise, the range lacked the row the image holds: the
-   * pass took it for a row gone from the table and deleted it from the image and every mirror, a
-   * repair of nothing ({@code RangeInFlightTest}, and {@code KeySwapTest} now and then on a busy
-   * machine).
+   * gone, unless {@code moves} leaves another row there, as {@code TableImage.apply} does in the
+   * image. Brought forward by another rule, the range lacked the row the image holds: the pass took
+   * it for a row gone from the table and deleted it from the image and every mirror, a repair of
+   * nothing ({@code RangeInFlightTest}, and {@code KeySwapTest} now and then on a busy machine).
    */
-  private void leave(byte[] key, byte[] before, Set<byte[]> movedIn) {
+  private void leave(byte[] key, byte[] before, KeyMoves moves) {
     ByteBuffer k = ByteBuffer.wrap(key);
-    if (before != null && movedIn != null) {
-      byte[] held = changed.get(k);
-      if (held != null && movedIn.contains(held) && !Arrays.equals(held, before)) {
-        return;
-      }
+    if (moves.takesAway(changed.get(k), before)) {
+      changed.put(k, null);
     }
-    changed.put(k, null);
   }
 
   boolean isDone() {

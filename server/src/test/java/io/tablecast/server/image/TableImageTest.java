@@ -12,13 +12,11 @@ import io.tablecast.protocol.row.MalformedRowException;
 import io.tablecast.server.capture.TableId;
 import io.tablecast.server.capture.TableSchema;
 import io.tablecast.server.hub.FakeChangeSource;
+import io.tablecast.server.tail.KeyMoves;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,19 +81,19 @@ class TableImageTest {
   @Test
   void aChangeLeavingAKeyTakesAwayOnlyItsOwnRowThere() {
     TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
-    Set<byte[]> movedIn = Collections.newSetFromMap(new IdentityHashMap<>());
-    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a")), movedIn); // 1 -> 2
+    KeyMoves moves = new KeyMoves();
+    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a")), moves); // 1 -> 2
     RowChange b =
-        image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b")), movedIn); // 2 -> 1
+        image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b")), moves); // 2 -> 1
     assertThat(b.op()).as("key 1 was free").isEqualTo(Op.INSERT);
     assertThat(json(image, image.get(FakeChangeSource.key(2)))).isEqualTo(row(2, "a"));
     assertThat(json(image, image.get(FakeChangeSource.key(1)))).isEqualTo(row(1, "b"));
 
-    assertThat(image.apply(delete(2, "b"), movedIn))
+    assertThat(image.apply(delete(2, "b"), moves))
         .as("a delete naming another row than the one moved there in this batch")
         .isNull();
-    assertThat(image.apply(delete(2, "a"), movedIn)).isNotNull();
-    assertThat(image.apply(delete(3, "not what the image holds"), movedIn))
+    assertThat(image.apply(delete(2, "a"), moves)).isNotNull();
+    assertThat(image.apply(delete(3, "not what the image holds"), moves))
         .as("a row no change of the batch moved there goes, whatever the delete names")
         .isNotNull();
     assertThat(image.size()).isEqualTo(1);
