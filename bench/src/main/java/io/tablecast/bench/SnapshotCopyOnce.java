@@ -2,8 +2,10 @@ package io.tablecast.bench;
 
 import io.tablecast.protocol.row.RowForm;
 import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.image.RowChange;
 import io.tablecast.server.image.TableImage;
 import io.tablecast.server.tail.RowEvent;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -38,6 +40,7 @@ public final class SnapshotCopyOnce {
     long[] nextChange = new long[measured];
     long[] walk = new long[measured];
     long sink = 0;
+    List<RowChange> made = new ArrayList<>(2);
     for (int round = 0; round < rounds; round++) {
       List<?>[] taken = new List<?>[SNAPSHOTS];
       long[] took = new long[SNAPSHOTS];
@@ -51,8 +54,9 @@ public final class SnapshotCopyOnce {
         byte[] row = BenchImageRows.row(form, 1 + (round * 2 + c) % rows, round + 1);
         RowEvent change =
             new RowEvent.Upsert(schema.id().qualified(), schema, form.keyOf(row), row, null);
+        made.clear();
         long start = System.nanoTime();
-        image.apply(change);
+        image.apply(change, null, made);
         changes[c] = System.nanoTime() - start;
       }
       long start = System.nanoTime();

@@ -1,11 +1,15 @@
 package io.tablecast.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.tablecast.client.MirrorShape;
 import io.tablecast.client.TableMirror;
 import io.tablecast.server.testing.TestDatabases.Kind;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +39,43 @@ class KeySwapTest {
       p.awaitMirrorEqualsTable(m, "slots");
       assertThat(m.get(2)).containsEntry("name", "c");
     }
+  }
+
+  /**
+   * A row moved onto a key another row still holds (a DEFERRABLE key) takes that row off the key: a
+   * mirror of some rows must hear it even when the moved row is outside its filter. Before
+   * 2026-12-07 the server said only "row 1 moved to key 2", which the filter dropped, and the
+   * mirror kept the row of its filter that had been on key 2, moved to key 1 since, on both keys.
+   */
+  @Test
+  void aMirrorOfSomeRowsHearsARowTakenOffItsKeyByARowOutsideIt() throws Exception {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE slots (id int PRIMARY KEY DEFERRABLE INITIALLY DEFERRED, kind text)",
+            "INSERT INTO slots VALUES (1, 'out'), (2, 'in'), (3, 'in')");
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "keyswap_shape", ddl, "slots")) {
+      TableMirror<Map<String, Object>> m =
+          p.client("shaped").mirror(p.db.table("slots"), MirrorShape.rows("kind = 'in'"));
+      assertThat(m.awaitReady(Duration.ofSeconds(30))).isTrue();
+      assertThat(ids(m)).containsExactly(2, 3);
+
+      // the row outside the filter first: 1 -> 2 while 'in' still holds 2, then 2 -> 1
+      p.transaction(
+          "UPDATE slots SET id = 2 WHERE kind = 'out'",
+          "UPDATE slots SET id = 1 WHERE kind = 'in' AND id = 2");
+      p.sql("INSERT INTO slots VALUES (9, 'in')"); // a later change, to know the swap was applied
+      await().atMost(Duration.ofSeconds(30)).until(() -> m.get(9) != null);
+      assertThat(ids(m)).as("the rows of kind 'in', by id").containsExactly(1, 3, 9);
+      assertThat(m.get(1)).containsEntry("kind", "in");
+    }
+  }
+
+  private static List<Integer> ids(TableMirror<Map<String, Object>> m) {
+    Map<Integer, Object> byId = new TreeMap<>();
+    for (Map<String, Object> r : m.rows()) {
+      byId.put(((Number) r.get("id")).intValue(), r);
+    }
+    return List.copyOf(byId.keySet());
   }
 
   /** Without deferrable keys (MySQL/MariaDB check each row), a swap goes through a spare key. */

@@ -35,10 +35,13 @@ final class ImageUpdates {
 
   /**
    * The rows the batch being applied moved onto their key ({@link TableImage#apply(RowEvent,
-   * KeyMoves)}); one for every batch (hub thread), so that a batch without key moves allocates
-   * none.
+   * KeyMoves, List)}); one for every batch (hub thread), so that a batch without key moves
+   * allocates none.
    */
   private final KeyMoves moves = new KeyMoves();
+
+  /** The changes one event made (hub thread; cleared for each event). */
+  private final List<RowChange> made = new ArrayList<>(2);
 
   ImageUpdates(TableImages images, TableReads tableReads, ImageErrors imageErrors) {
     this.images = images;
@@ -84,8 +87,9 @@ final class ImageUpdates {
               e.table());
           continue;
         }
-        RowChange c = image.apply(event, moves);
-        if (c != null) { // (a row put while a reconciliation pass runs is marked seen)
+        made.clear();
+        image.apply(event, moves, made); // (a row put while a pass runs is marked seen)
+        for (RowChange c : made) {
           changes.add(JsonEdge.change(image.form(), c));
         }
       } catch (RuntimeException ex) {

@@ -168,27 +168,37 @@ public final class TableImage {
   }
 
   /**
-   * Applies one event, written in this image's row form ({@link #holds}), and returns the change it
-   * makes, or null when it changes nothing. The operation and the old row come from the image, not
-   * the event: a MySQL/MariaDB source reports a changed row as its state now and a removed row by
-   * its key alone; an event that repeats the image's state changes nothing, unless its row before
-   * is the image's own row ({@link #diff} with every row: the sessions hold the row in an older
-   * layout).
+   * Applies one event, written in this image's row form ({@link #holds}), and returns the changes
+   * it makes: none when it changes nothing, else one, or two when an UPDATE moved its row onto a
+   * key another row held ({@link #apply(RowEvent, KeyMoves, List)}). The operation and the old row
+   * come from the image, not the event: a MySQL/MariaDB source reports a changed row as its state
+   * now and a removed row by its key alone; an event that repeats the image's state changes
+   * nothing, unless its row before is the image's own row ({@link #diff} with every row: the
+   * sessions hold the row in an older layout).
    *
    * @throws io.tablecast.protocol.row.MalformedRowException when the event's row is not a row of
    *     the image's form (the image is left unchanged)
    */
-  public RowChange apply(RowEvent event) {
-    return apply(event, null);
+  public List<RowChange> apply(RowEvent event) {
+    List<RowChange> out = new ArrayList<>(2);
+    apply(event, null, out);
+    return out;
   }
 
   /**
-   * As {@link #apply(RowEvent)}, within a batch: {@code moves} holds the rows earlier changes of
-   * the batch moved onto their key, takes the rows this change moves, and decides whether a change
-   * leaving a key takes its row away ({@link KeyMoves}: a swap within one PostgreSQL transaction
-   * leaves each key the row moved there last). Null: every change takes its key away.
+   * As {@link #apply(RowEvent)}, within a batch, adding the changes to {@code out}: {@code moves}
+   * holds the rows earlier changes of the batch moved onto their key, takes the rows this change
+   * moves, and decides whether a change leaving a key takes its row away ({@link KeyMoves}: a swap
+   * within one PostgreSQL transaction leaves each key the row moved there last). Null: every change
+   * takes its key away.
+   *
+   * <p>An UPDATE that moves its row onto a key another row still holds (a DEFERRABLE key lets it,
+   * within a transaction) takes that row off the key: a DELETE of it comes first, then the UPDATE
+   * from the row's old key. Said as the UPDATE alone, a session that filters rows dropped it when
+   * the moved row was outside its filter and kept the other row on the key, and one that coalesces
+   * changes took the key for new ({@code KeySwapTest}).
    */
-  public RowChange apply(RowEvent event, KeyMoves moves) {
+  public void apply(RowEvent event, KeyMoves moves, List<RowChange> out) {
     if (event instanceof RowEvent.Upsert u) {
       byte[] after = u.row();
       form.check(after);
@@ -203,20 +213,25 @@ public final class TableImage {
       byte[] replaced = rows.put(after);
       if (old == null) {
         old = replaced;
+      } else if (replaced != null) { // moved onto a key another row held: that row is off it
+        out.add(new RowChange(name(), Op.DELETE, u.key(), replaced, null));
       }
       if (old == null) {
-        return new RowChange(name(), Op.INSERT, u.key(), null, after);
+        out.add(new RowChange(name(), Op.INSERT, u.key(), null, after));
+      } else if (!Arrays.equals(old, after) || u.before() == old) {
+        // an event whose row before is the image's own (made by a whole read after an ALTER
+        // TABLE, diff with everyRow) is sent even when equal: it brings the sessions' row into
+        // this layout
+        out.add(new RowChange(name(), Op.UPDATE, u.key(), old, after));
       }
-      if (Arrays.equals(old, after) && u.before() != old) {
-        return null;
-      }
-      // an event whose row before is the image's own (made by a whole read after an ALTER TABLE,
-      // diff with everyRow) is sent even when equal: it brings the sessions' row into this layout
-      return new RowChange(name(), Op.UPDATE, u.key(), old, after);
+      return;
     }
     if (event instanceof RowEvent.Delete d) {
       byte[] old = leave(d.key(), d.before(), moves);
-      return old == null ? null : new RowChange(name(), Op.DELETE, d.key(), old, null);
+      if (old != null) {
+        out.add(new RowChange(name(), Op.DELETE, d.key(), old, null));
+      }
+      return;
     }
     throw new IllegalArgumentException(
         "a "
@@ -229,7 +244,7 @@ public final class TableImage {
   /**
    * Removes and returns the row of {@code key}, which {@code before} (null: unknown) left; null
    * when there is none, or when {@code moves} leaves it there (see {@link #apply(RowEvent,
-   * KeyMoves)}).
+   * KeyMoves, List)}).
    */
   private byte[] leave(byte[] key, byte[] before, KeyMoves moves) {
     if (moves != null && moves.any() && !moves.takesAway(rows.get(key), before)) {

@@ -403,7 +403,8 @@ class ChangeHubTest {
     image.put(Rows.bytes(A, intRow));
     Message.Change c =
         JsonEdge.change(
-            image.form(), image.apply(FakeChangeSource.delete(A, FakeChangeSource.row(7L, "int"))));
+            image.form(),
+            image.apply(FakeChangeSource.delete(A, FakeChangeSource.row(7L, "int"))).get(0));
     assertThat(c.key().get(0).isLong()).isTrue();
     assertThat(c.key().get(0).longValue()).isEqualTo(7);
     assertThat(image.size()).isZero();

@@ -7,7 +7,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tablecast.protocol.Message;
 import io.tablecast.protocol.Op;
+import io.tablecast.server.capture.TableSchema;
+import io.tablecast.server.image.RowChange;
+import io.tablecast.server.image.TableImage;
+import io.tablecast.server.tail.KeyMoves;
+import io.tablecast.server.tail.RowEvent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The net effect per key of the changes a slow session missed, and what it costs. */
@@ -65,6 +73,53 @@ class CoalescerTest {
     assertThat(c.heldMillis(System.nanoTime())).isZero();
     c.add(3, 0, List.of(update(1, "b", "c")));
     assertThat(c.heldMillis(System.nanoTime())).isLessThan(20);
+  }
+
+  /**
+   * A swap under a DEFERRABLE key (1 to 2 while 2 is held, then 2 to 1), coalesced with a later
+   * delete of key 2: the client, applying what the coalescer drains, holds what the image holds.
+   * Before 2026-12-07 the image said the move onto key 2 as an UPDATE from key 1 alone; the
+   * coalescer took key 2 for new, the delete cancelled it, and the client kept its old row 2.
+   */
+  @Test
+  void aSwapThenADeleteCoalescedLeaveTheClientAsTheImage() {
+    TableSchema a = FakeChangeSource.table("a");
+    TableImage image = new TableImage(a);
+    Map<ArrayNode, ObjectNode> client = new LinkedHashMap<>();
+    for (ObjectNode r : List.of(row(1, "one"), row(2, "two"), row(3, "three"))) {
+      image.put(io.tablecast.server.testing.Rows.bytes(a, r));
+      client.put(key(r.get("id").longValue()), r);
+    }
+    c.add(
+        1,
+        0,
+        changes(
+            image,
+            FakeChangeSource.upsert(a, row(1, "one"), row(2, "one")),
+            FakeChangeSource.upsert(a, row(2, "two"), row(1, "two"))));
+    c.add(2, 0, changes(image, FakeChangeSource.delete(a, row(2, "one"))));
+    for (Message.Change ch : c.drain()) {
+      if (ch.op() != Op.INSERT && ch.before() != null) {
+        client.remove(JsonEdge.keyOf(ch.before(), PRIMARY_KEY));
+      }
+      if (ch.after() != null) {
+        client.put(ch.key(), ch.after());
+      }
+    }
+    assertThat(client.values().stream().map(r -> r.get("name").textValue()))
+        .as("the client's rows after the drained changes")
+        .containsExactlyInAnyOrder("two", "three");
+    assertThat(image.size()).isEqualTo(2);
+  }
+
+  /** The wire changes {@code events}, one batch, make to {@code image}. */
+  private static List<Message.Change> changes(TableImage image, RowEvent... events) {
+    KeyMoves moves = new KeyMoves();
+    List<RowChange> made = new ArrayList<>();
+    for (RowEvent e : events) {
+      image.apply(e, moves, made);
+    }
+    return made.stream().map(ch -> JsonEdge.change(image.form(), ch)).toList();
   }
 
   @Test

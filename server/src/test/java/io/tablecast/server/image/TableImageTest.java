@@ -15,6 +15,7 @@ import io.tablecast.server.hub.FakeChangeSource;
 import io.tablecast.server.tail.KeyMoves;
 import io.tablecast.server.tail.RowEvent;
 import io.tablecast.server.testing.Rows;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,16 +44,16 @@ class TableImageTest {
     TableImage image = image(row(1, "a"), row(2, "b"));
     assertThat(image.apply(FakeChangeSource.upsert(ITEMS, null, row(1, "a"))))
         .as("the same bytes")
-        .isNull();
-    RowChange update = image.apply(FakeChangeSource.upsert(ITEMS, null, row(1, "changed")));
+        .isEmpty();
+    RowChange update = one(image.apply(FakeChangeSource.upsert(ITEMS, null, row(1, "changed"))));
     assertThat(update.op()).isEqualTo(Op.UPDATE);
     assertThat(json(image, update.before())).isEqualTo(row(1, "a"));
     assertThat(json(image, update.after())).isEqualTo(row(1, "changed"));
-    RowChange insert = image.apply(FakeChangeSource.upsert(ITEMS, null, row(3, "c")));
+    RowChange insert = one(image.apply(FakeChangeSource.upsert(ITEMS, null, row(3, "c"))));
     assertThat(insert.op()).isEqualTo(Op.INSERT);
     assertThat(insert.before()).isNull();
 
-    RowChange moved = image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(7, "b")));
+    RowChange moved = one(image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(7, "b"))));
     assertThat(moved.op())
         .as("an UPDATE that moved the row: the old key's row goes")
         .isEqualTo(Op.UPDATE);
@@ -61,42 +62,64 @@ class TableImageTest {
     assertThat(image.get(FakeChangeSource.key(2))).isNull();
 
     RowChange delete =
-        image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(1), null));
+        one(image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(1), null)));
     assertThat(delete.op()).isEqualTo(Op.DELETE);
     assertThat(json(image, delete.before()))
         .as("the row the image held")
         .isEqualTo(row(1, "changed"));
     assertThat(
             image.apply(new RowEvent.Delete("public.items", ITEMS, FakeChangeSource.key(1), null)))
-        .isNull();
+        .isEmpty();
     assertThat(image.size()).isEqualTo(2);
     assertThat(image.truncate()).extracting(RowChange::op).containsOnly(Op.DELETE).hasSize(2);
     assertThat(image.size()).isZero();
   }
 
   /**
-   * A swap under a DEFERRABLE key: a moved row, or a deleted one, takes its old key away only while
-   * the image holds that very row there, not the row another change has put on the key since.
+   * A swap under a DEFERRABLE key: a row moved onto a key another row still holds takes that row
+   * off the key, said as a DELETE of it before the UPDATE; a moved row, or a deleted one, takes its
+   * old key away only while the image holds that very row there, not the row another change has put
+   * on the key since.
    */
   @Test
   void aChangeLeavingAKeyTakesAwayOnlyItsOwnRowThere() {
     TableImage image = image(row(1, "a"), row(2, "b"), row(3, "c"));
     KeyMoves moves = new KeyMoves();
-    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a")), moves); // 1 -> 2
+    List<RowChange> a = new ArrayList<>();
+    image.apply(FakeChangeSource.upsert(ITEMS, row(1, "a"), row(2, "a")), moves, a); // 1 -> 2
+    assertThat(a).extracting(RowChange::op).containsExactly(Op.DELETE, Op.UPDATE);
+    assertThat(json(image, a.get(0).before()))
+        .as("the row the move took off key 2")
+        .isEqualTo(row(2, "b"));
+    assertThat(json(image, a.get(1).before())).isEqualTo(row(1, "a"));
+    assertThat(json(image, a.get(1).after())).isEqualTo(row(2, "a"));
+    assertThat(image.get(FakeChangeSource.key(1))).isNull();
+
     RowChange b =
-        image.apply(FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b")), moves); // 2 -> 1
+        one(batch(image, moves, FakeChangeSource.upsert(ITEMS, row(2, "b"), row(1, "b")))); // 2->1
     assertThat(b.op()).as("key 1 was free").isEqualTo(Op.INSERT);
     assertThat(json(image, image.get(FakeChangeSource.key(2)))).isEqualTo(row(2, "a"));
     assertThat(json(image, image.get(FakeChangeSource.key(1)))).isEqualTo(row(1, "b"));
 
-    assertThat(image.apply(delete(2, "b"), moves))
+    assertThat(batch(image, moves, delete(2, "b")))
         .as("a delete naming another row than the one moved there in this batch")
-        .isNull();
-    assertThat(image.apply(delete(2, "a"), moves)).isNotNull();
-    assertThat(image.apply(delete(3, "not what the image holds"), moves))
+        .isEmpty();
+    assertThat(batch(image, moves, delete(2, "a"))).hasSize(1);
+    assertThat(batch(image, moves, delete(3, "not what the image holds")))
         .as("a row no change of the batch moved there goes, whatever the delete names")
-        .isNotNull();
+        .hasSize(1);
     assertThat(image.size()).isEqualTo(1);
+  }
+
+  private static List<RowChange> batch(TableImage image, KeyMoves moves, RowEvent event) {
+    List<RowChange> out = new ArrayList<>();
+    image.apply(event, moves, out);
+    return out;
+  }
+
+  private static RowChange one(List<RowChange> changes) {
+    assertThat(changes).hasSize(1);
+    return changes.get(0);
   }
 
   private static RowEvent delete(long id, String name) {
