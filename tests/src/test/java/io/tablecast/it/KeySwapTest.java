@@ -42,6 +42,35 @@ class KeySwapTest {
   }
 
   /**
+   * A row inserted onto a key another row still holds, before that row moves on (a list that makes
+   * room after the insert), and a row that passes through a held key and moves on, the row there
+   * staying: the mirror holds every row, with no repair (the pipeline fails on one). Before
+   * 2026-12-07 the inserted row, and the row passed through, were lost until reconciliation.
+   */
+  @Test
+  void rowsInsertedOntoOrPassingThroughAHeldKeyAreAllInTheMirror() {
+    List<String> ddl =
+        List.of(
+            "CREATE TABLE slots (id int PRIMARY KEY DEFERRABLE INITIALLY DEFERRED, name text)",
+            "INSERT INTO slots VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    try (Pipeline p = Pipeline.start(Kind.POSTGRESQL, "keyshare", ddl, "slots")) {
+      TableMirror<Map<String, Object>> m = p.readyMirror(p.client("share"), "slots");
+      p.transaction(
+          "INSERT INTO slots VALUES (2, 'new')",
+          "UPDATE slots SET id = id + 1 WHERE id >= 2 AND name <> 'new'");
+      p.awaitMirrorEqualsTable(m, "slots");
+      assertThat(m.get(2)).containsEntry("name", "new");
+      p.transaction(
+          "UPDATE slots SET id = 2 WHERE name = 'd'", // no such row: nothing
+          "UPDATE slots SET id = 2 WHERE name = 'a'", // onto 'new', which stays
+          "UPDATE slots SET id = 9 WHERE name = 'a'");
+      p.awaitMirrorEqualsTable(m, "slots");
+      assertThat(m.get(2)).containsEntry("name", "new");
+      assertThat(m.size()).isEqualTo(4);
+    }
+  }
+
+  /**
    * A row moved onto a key another row still holds (a DEFERRABLE key) takes that row off the key: a
    * mirror of some rows must hear it even when the moved row is outside its filter. Before
    * 2026-12-07 the server said only "row 1 moved to key 2", which the filter dropped, and the

@@ -187,49 +187,76 @@ public final class TableImage {
 
   /**
    * As {@link #apply(RowEvent)}, within a batch, adding the changes to {@code out}: {@code moves}
-   * holds the rows earlier changes of the batch moved onto their key, takes the rows this change
-   * moves, and decides whether a change leaving a key takes its row away ({@link KeyMoves}: a swap
-   * within one PostgreSQL transaction leaves each key the row moved there last). Null: every change
-   * takes its key away.
+   * keeps the rows that share a key within the batch (a PostgreSQL DEFERRABLE key) and decides what
+   * a key shows when a change leaves it ({@link KeyMoves}). Null: every change takes its key away.
    *
-   * <p>An UPDATE that moves its row onto a key another row still holds (a DEFERRABLE key lets it,
-   * within a transaction) takes that row off the key: a DELETE of it comes first, then the UPDATE
-   * from the row's old key. Said as the UPDATE alone, a session that filters rows dropped it when
-   * the moved row was outside its filter and kept the other row on the key, and one that coalesces
-   * changes took the key for new ({@code KeySwapTest}).
+   * <p>What is said follows what the key shows, so that sessions that filter or coalesce changes
+   * can follow it: an UPDATE that moves its row onto a key another row holds says a DELETE of that
+   * row first (before, a filtered session dropped the UPDATE when the moved row was outside its
+   * filter and kept the other row on the key); a change that takes a row off a key where it hid
+   * another says an INSERT of that one after it.
    */
   public void apply(RowEvent event, KeyMoves moves, List<RowChange> out) {
     if (event instanceof RowEvent.Upsert u) {
       byte[] after = u.row();
       form.check(after);
+      byte[] before = u.before();
       byte[] old = null;
-      if (u.before() != null
-          && !sameKey(u.before(), after)) { // an UPDATE that moved the row to another key
-        old = leave(form.keyOf(u.before()), u.before(), moves);
-        if (moves != null) {
-          moves.moved(after);
+      byte[] from = null; // the old key of an UPDATE that moved the row to another key
+      byte[] shownAgain = null;
+      if (before != null && !sameKey(before, after)) {
+        from = form.keyOf(before);
+        byte[] held = rows.get(from);
+        byte[] shows = moves == null ? null : moves.leave(from, held, before);
+        if (shows == null) {
+          old = held == null ? null : rows.remove(from);
+        } else if (shows != held) { // the row leaving had hidden another there
+          rows.put(shows);
+          old = held;
+          shownAgain = shows;
         }
+      } else if (before != null
+          && moves != null
+          && moves.any()
+          && moves.changedHidden(u.key(), rows.get(u.key()), before, after)) {
+        return; // a row hidden under another on its key changed: the key shows the other still
       }
       byte[] replaced = rows.put(after);
+      if (moves != null && from != null) {
+        moves.moved(u.key(), after, replaced);
+      } else if (moves != null && before == null) {
+        moves.inserted(u.key(), after, replaced); // (MySQL/MariaDB: a row's own older state)
+      }
       if (old == null) {
         old = replaced;
-      } else if (replaced != null) { // moved onto a key another row held: that row is off it
+      } else if (replaced != null) { // moved onto a key another row holds: that row is off it
         out.add(new RowChange(name(), Op.DELETE, u.key(), replaced, null));
       }
       if (old == null) {
         out.add(new RowChange(name(), Op.INSERT, u.key(), null, after));
-      } else if (!Arrays.equals(old, after) || u.before() == old) {
+      } else if (!Arrays.equals(old, after) || before == old) {
         // an event whose row before is the image's own (made by a whole read after an ALTER
         // TABLE, diff with everyRow) is sent even when equal: it brings the sessions' row into
         // this layout
         out.add(new RowChange(name(), Op.UPDATE, u.key(), old, after));
       }
+      if (shownAgain != null) {
+        out.add(new RowChange(name(), Op.INSERT, from, null, shownAgain));
+      }
       return;
     }
     if (event instanceof RowEvent.Delete d) {
-      byte[] old = leave(d.key(), d.before(), moves);
-      if (old != null) {
-        out.add(new RowChange(name(), Op.DELETE, d.key(), old, null));
+      byte[] held = rows.get(d.key());
+      byte[] shows = moves == null ? null : moves.leave(d.key(), held, d.before());
+      if (shows == null) {
+        if (held != null) {
+          rows.remove(d.key());
+          out.add(new RowChange(name(), Op.DELETE, d.key(), held, null));
+        }
+      } else if (shows != held) { // the row deleted had hidden another there
+        rows.put(shows);
+        out.add(new RowChange(name(), Op.DELETE, d.key(), held, null));
+        out.add(new RowChange(name(), Op.INSERT, d.key(), null, shows));
       }
       return;
     }
@@ -239,18 +266,6 @@ public final class TableImage {
             + " event is not applied row by row ("
             + name()
             + ")");
-  }
-
-  /**
-   * Removes and returns the row of {@code key}, which {@code before} (null: unknown) left; null
-   * when there is none, or when {@code moves} leaves it there (see {@link #apply(RowEvent,
-   * KeyMoves, List)}).
-   */
-  private byte[] leave(byte[] key, byte[] before, KeyMoves moves) {
-    if (moves != null && moves.any() && !moves.takesAway(rows.get(key), before)) {
-      return null;
-    }
-    return rows.remove(key);
   }
 
   /** Applies a {@link RowEvent.Truncate}: removes every row and returns one DELETE per row. */

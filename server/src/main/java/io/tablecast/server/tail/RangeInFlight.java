@@ -53,14 +53,7 @@ final class RangeInFlight {
         continue;
       }
       if (e instanceof RowEvent.Upsert u && u.schema().equals(range.table())) {
-        if (u.before() != null) {
-          byte[] before = form.keyOf(u.before());
-          if (!Arrays.equals(before, u.key())) { // the UPDATE moved the row to another key
-            leave(before, u.before(), moves);
-            moves.moved(u.row());
-          }
-        }
-        changed.put(ByteBuffer.wrap(u.key()), u.row());
+        follow(u, moves);
       } else if (e instanceof RowEvent.Delete d && d.schema().equals(range.table())) {
         leave(d.key(), d.before(), moves);
       } else {
@@ -74,17 +67,45 @@ final class RangeInFlight {
     }
   }
 
+  /** As {@code TableImage.apply} takes {@code u}, with the range's own rows unread. */
+  private void follow(RowEvent.Upsert u, KeyMoves moves) {
+    ByteBuffer k = ByteBuffer.wrap(u.key());
+    boolean moved = false;
+    if (u.before() != null) {
+      byte[] from = form.keyOf(u.before());
+      if (!Arrays.equals(from, u.key())) {
+        moved = true;
+        leave(from, u.before(), moves);
+      } else if (moves.any() && moves.changedHidden(u.key(), changed.get(k), u.before(), u.row())) {
+        return;
+      }
+    }
+    byte[] hides = changed.containsKey(k) ? changed.get(k) : KeyMoves.UNREAD;
+    if (moved) {
+      moves.moved(u.key(), u.row(), hides);
+    } else if (u.before() == null) {
+      moves.inserted(u.key(), u.row(), hides);
+    }
+    changed.put(k, u.row());
+  }
+
   /**
-   * A change left {@code key}, naming {@code before} (null: unknown) as its row there: the key is
-   * gone, unless {@code moves} leaves another row there, as {@code TableImage.apply} does in the
-   * image. Brought forward by another rule, the range lacked the row the image holds: the pass took
-   * it for a row gone from the table and deleted it from the image and every mirror, a repair of
-   * nothing ({@code RangeInFlightTest}, and {@code KeySwapTest} now and then on a busy machine).
+   * A change left {@code key}, naming {@code before} (null: unknown) as its row there: the key
+   * shows what {@link KeyMoves#leave} says, as in the image. Brought forward by another rule, the
+   * range lacked a row the image holds: the pass took it for a row gone from the table and deleted
+   * it from the image and every mirror, a repair of nothing ({@code SharedKeysModelTest}, and
+   * {@code KeySwapTest} now and then on a busy machine).
    */
   private void leave(byte[] key, byte[] before, KeyMoves moves) {
     ByteBuffer k = ByteBuffer.wrap(key);
-    if (moves.takesAway(changed.get(k), before)) {
+    byte[] held = changed.get(k); // null: gone, or the range's own row (never one that arrived)
+    byte[] shows = moves.leave(key, held, before);
+    if (shows == null) {
       changed.put(k, null);
+    } else if (shows == KeyMoves.UNREAD) {
+      changed.remove(k); // the range's own row of the key, hidden until now, is shown again
+    } else if (shows != held) {
+      changed.put(k, shows);
     }
   }
 
