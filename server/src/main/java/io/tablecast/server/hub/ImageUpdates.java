@@ -34,11 +34,12 @@ final class ImageUpdates {
   private final ImageErrors imageErrors;
 
   /**
-   * The rows the batch being applied moved onto their key ({@link TableImage#apply(RowEvent,
-   * KeyMoves, List)}); one for every batch (hub thread), so that a batch without key moves
-   * allocates none.
+   * Per table name, the rows that share a key within the batch being applied ({@link
+   * TableImage#apply(RowEvent, KeyMoves, List)}); kept from batch to batch (hub thread), cleared at
+   * each. One per table: keys of two tables may be equal bytes ({@code
+   * SharedKeysAcrossTablesTest}).
    */
-  private final KeyMoves moves = new KeyMoves();
+  private final Map<String, KeyMoves> moves = new HashMap<>();
 
   /** The changes one event made (hub thread; cleared for each event). */
   private final List<RowChange> made = new ArrayList<>(2);
@@ -54,7 +55,7 @@ final class ImageUpdates {
     takeNewLayouts(events);
     List<Message.Change> changes = new ArrayList<>(events.size());
     Map<TableSchema, RowForm> olderForms = new HashMap<>();
-    moves.clear();
+    moves.values().forEach(KeyMoves::clear);
     for (RowEvent e : events) {
       TableImage image = images.get(e.table());
       if (image == null) {
@@ -88,7 +89,8 @@ final class ImageUpdates {
           continue;
         }
         made.clear();
-        image.apply(event, moves, made); // (a row put while a pass runs is marked seen)
+        KeyMoves shared = moves.computeIfAbsent(e.table(), t -> new KeyMoves());
+        image.apply(event, shared, made); // (a row put while a pass runs is marked seen)
         for (RowChange c : made) {
           changes.add(JsonEdge.change(image.form(), c));
         }
