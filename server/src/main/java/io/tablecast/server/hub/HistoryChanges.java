@@ -74,8 +74,9 @@ final class HistoryChanges {
                     : ", which changed its image"));
       }
     }
-    List<Message.Change> changes = new ArrayList<>();
-    long bytes = 64;
+    List<RowEvent> events = new ArrayList<>();
+    boolean namesRows = false; // PostgreSQL
+    boolean deletesByKey = false; // MySQL/MariaDB
     TableSchema same = null;
     for (RowEvent e : batch.events()) {
       Layout now = layouts.get(e.table());
@@ -92,18 +93,39 @@ final class HistoryChanges {
             "the columns of " + e.table() + " changed since (position " + b.position() + ")");
       }
       same = layout;
-      Message.Change c = change(e, now.form(), b.position());
+      events.add(e);
+      namesRows |= before(e) != null;
+      deletesByKey |= e instanceof RowEvent.Delete && before(e) == null;
+    }
+    List<Message.Change> changes = new ArrayList<>(events.size());
+    if (namesRows && !deletesByKey) {
+      for (RowEvent e : events) {
+        refuseUnplaceable(e, layouts.get(e.table()).form(), b.position());
+      }
+      changes.addAll(new SharedKeysReplay(layouts).changes(events));
+    } else {
+      for (RowEvent e : events) {
+        changes.add(change(e, layouts.get(e.table()).form(), b.position()));
+      }
+    }
+    long bytes = 64;
+    for (Message.Change c : changes) {
       bytes += BatchParts.approxBytes(c);
-      changes.add(c);
     }
     return new ResumeBuffer.Retained(b.position(), batch.captureMillis(), changes, bytes);
   }
 
-  private Message.Change change(RowEvent e, RowForm form, long position) throws Refused {
-    boolean filtered = policy.filters(e.table());
+  private static byte[] before(RowEvent e) {
+    return e instanceof RowEvent.Upsert u ? u.before() : ((RowEvent.Delete) e).before();
+  }
+
+  /** Refuses a change a session's row filter cannot place without the image of that time. */
+  private void refuseUnplaceable(RowEvent e, RowForm form, long position) throws Refused {
+    if (!policy.filters(e.table())) {
+      return;
+    }
     if (e instanceof RowEvent.Upsert u) {
-      PackedRow after = PackedRow.of(form, u.row());
-      if (filtered && u.before() == null && !JsonEdge.matches(policy, e.table(), after)) {
+      if (u.before() == null && !JsonEdge.matches(policy, e.table(), PackedRow.of(form, u.row()))) {
         throw new Refused(
             "position "
                 + position
@@ -112,15 +134,7 @@ final class HistoryChanges {
                 + " outside the session's filter without its row before, which only the image of"
                 + " that time knows");
       }
-      return new Message.Change(
-          e.table(),
-          u.before() == null ? Op.INSERT : Op.UPDATE,
-          PackedKey.of(form, u.key()),
-          u.before() == null ? null : PackedRow.of(form, u.before()),
-          after);
-    }
-    RowEvent.Delete d = (RowEvent.Delete) e;
-    if (filtered && d.before() == null) {
+    } else if (((RowEvent.Delete) e).before() == null) {
       throw new Refused(
           "position "
               + position
@@ -128,6 +142,19 @@ final class HistoryChanges {
               + e.table()
               + " by its key alone: the session's filter needs the row");
     }
+  }
+
+  private Message.Change change(RowEvent e, RowForm form, long position) throws Refused {
+    refuseUnplaceable(e, form, position);
+    if (e instanceof RowEvent.Upsert u) {
+      return new Message.Change(
+          e.table(),
+          u.before() == null ? Op.INSERT : Op.UPDATE,
+          PackedKey.of(form, u.key()),
+          u.before() == null ? null : PackedRow.of(form, u.before()),
+          PackedRow.of(form, u.row()));
+    }
+    RowEvent.Delete d = (RowEvent.Delete) e;
     return new Message.Change(
         e.table(),
         Op.DELETE,
