@@ -68,6 +68,10 @@ final class ImageUpdates {
       }
       try {
         if (e instanceof RowEvent.Truncate) {
+          KeyMoves before = moves.get(e.table());
+          if (before != null) {
+            before.clear(); // the rows hidden until now are gone with the rest
+          }
           for (RowChange c : image.truncate()) {
             changes.add(JsonEdge.change(image.form(), c));
           }
