@@ -1,7 +1,6 @@
 package io.tablecast.server.hub;
 
 import static io.tablecast.server.hub.FakeChangeSource.row;
-import static io.tablecast.server.hub.FakeChangeSource.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -41,10 +40,10 @@ import org.junit.jupiter.api.Test;
  */
 class SessionsModelTest {
 
-  private static final TableSchema A = table("a");
-  private static final TableSchema C = table("c");
-  private static final String[] NAMES = {"n0", "n1", "n2", "n3"};
-  private static final int KEYS = 8;
+  private static final TableSchema A = ModelTables.A;
+  private static final TableSchema C = ModelTables.C;
+  private static final String[] NAMES = ModelTables.NAMES;
+  private static final int KEYS = ModelTables.KEYS;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   /** What a kind of session sees of table a. */
@@ -87,21 +86,6 @@ class SessionsModelTest {
             }
           });
       return out;
-    }
-  }
-
-  /** A row of the model of a table; its key may be shared with another within a transaction. */
-  private static final class Row {
-    long key;
-    String name;
-
-    Row(long key, String name) {
-      this.key = key;
-      this.name = name;
-    }
-
-    ObjectNode json() {
-      return row(key, name);
     }
   }
 
@@ -164,10 +148,10 @@ class SessionsModelTest {
     history.open.countDown();
     try (HubHarness h =
         stream ? new HubHarness(settings, history, A, C) : new HubHarness(settings, A, C)) {
-      List<Row> a = new ArrayList<>();
+      List<ModelTables.Row> a = new ArrayList<>();
       Map<Long, String> c = new TreeMap<>();
       for (long k = 1; k <= KEYS / 2; k++) {
-        a.add(new Row(k, NAMES[random.nextInt(NAMES.length)]));
+        a.add(new ModelTables.Row(k, NAMES[random.nextInt(NAMES.length)]));
         c.put(k, NAMES[random.nextInt(NAMES.length)]);
       }
       TableImage imageA = new TableImage(A);
@@ -182,7 +166,7 @@ class SessionsModelTest {
       // the model of a and c after each position, for sessions resuming from it
       Map<Long, Map<Long, String>> aAt = new HashMap<>();
       Map<Long, Map<Long, String>> cAt = new HashMap<>();
-      aAt.put(h.hub.position(), byKey(a));
+      aAt.put(h.hub.position(), ModelTables.byKey(a));
       cAt.put(h.hub.position(), new TreeMap<>(c));
 
       List<Mirror> mirrors = new ArrayList<>();
@@ -199,16 +183,16 @@ class SessionsModelTest {
         int transactions = 1 + random.nextInt(3);
         for (int t = 0; t < transactions; t++) {
           if (random.nextInt(6) == 0) {
-            changeC(random, c, events);
+            ModelTables.changeC(random, c, events);
           } else if (random.nextInt(25) == 0) {
             a.clear();
             events.add(new RowEvent.Truncate(A.id().qualified()));
           } else {
-            transaction(random, a, rowsBefore, events);
+            ModelTables.transaction(random, a, rowsBefore, events);
           }
         }
         for (RowEvent e : events) {
-          log.add(b + ": " + describe(e));
+          log.add(b + ": " + ModelTables.describe(e));
         }
         h.hub.sessionStates().forEach(s -> coalesced += s.coalescedKeys());
         for (Mirror m : mirrors) {
@@ -225,7 +209,7 @@ class SessionsModelTest {
           h.hub.publish(batch);
         }
         long position = h.hub.position();
-        aAt.put(position, byKey(a));
+        aAt.put(position, ModelTables.byKey(a));
         cAt.put(position, new TreeMap<>(c));
         if (random.nextInt(4) == 0) {
           long from = new ArrayList<>(aAt.keySet()).get(random.nextInt(aAt.size()));
@@ -253,7 +237,7 @@ class SessionsModelTest {
                   + log);
           assertThat(m.rows)
               .as("%s after batch %d, seed %d; events:\n%s", m, b, seed, String.join("\n", log))
-              .isEqualTo(m.view.of(byKey(a), c));
+              .isEqualTo(m.view.of(ModelTables.byKey(a), c));
           m.insertsMayRepeat = false; // replayed: what follows is live
         }
       }
@@ -359,122 +343,5 @@ class SessionsModelTest {
   private static String nameOf(JsonNode row) {
     JsonNode name = row.get("name");
     return name == null ? "-" : name.asText();
-  }
-
-  /**
-   * One transaction on a: inserts, renames, key moves (with rows before, maybe onto a key another
-   * row holds until the commit moves one of them on), deletes.
-   */
-  private static void transaction(
-      Random random, List<Row> a, boolean rowsBefore, List<RowEvent> events) {
-    int statements = 1 + random.nextInt(4);
-    for (int s = 0; s < statements; s++) {
-      int what = random.nextInt(10);
-      String name = NAMES[random.nextInt(NAMES.length)];
-      if (a.isEmpty() || what < 2) {
-        long key = rowsBefore ? 1 + random.nextInt(KEYS) : freeKey(a, random);
-        if (key < 0) {
-          continue;
-        }
-        Row r = new Row(key, name);
-        a.add(r);
-        events.add(FakeChangeSource.upsert(A, null, r.json()));
-        continue;
-      }
-      Row r = a.get(random.nextInt(a.size()));
-      ObjectNode before = r.json();
-      if (what < 5) { // a move
-        long to = rowsBefore ? 1 + random.nextInt(KEYS) : freeKey(a, random);
-        if (to < 0 || to == r.key) {
-          continue;
-        }
-        r.key = to;
-        if (random.nextBoolean()) {
-          r.name = name;
-        }
-        if (rowsBefore) {
-          events.add(FakeChangeSource.upsert(A, before, r.json()));
-        } else {
-          events.add(delete(before, false));
-          events.add(FakeChangeSource.upsert(A, null, r.json()));
-        }
-      } else if (what < 9) { // a rename on its key
-        r.name = name;
-        events.add(FakeChangeSource.upsert(A, rowsBefore ? before : null, r.json()));
-      } else {
-        a.remove(r);
-        events.add(delete(before, rowsBefore));
-      }
-    }
-    // at commit (rows before only): each row sharing a key moves to a free one
-    for (Row r : new ArrayList<>(a)) {
-      if (a.stream().filter(o -> o.key == r.key).count() > 1) {
-        ObjectNode before = r.json();
-        long free = 1;
-        while (held(a, free)) {
-          free++;
-        }
-        r.key = free;
-        events.add(FakeChangeSource.upsert(A, before, r.json()));
-      }
-    }
-  }
-
-  /** A delete of a's row {@code before}: by its key alone in MySQL's capture. */
-  private static RowEvent delete(ObjectNode before, boolean rowsBefore) {
-    RowEvent.Delete d = (RowEvent.Delete) FakeChangeSource.delete(A, before);
-    return rowsBefore ? d : new RowEvent.Delete(d.table(), d.schema(), d.key(), null);
-  }
-
-  /** A change of c: a rename, an insert or a delete of one of its keys 1-4. */
-  private static void changeC(Random random, Map<Long, String> c, List<RowEvent> events) {
-    long key = 1 + random.nextInt(4);
-    String name = NAMES[random.nextInt(NAMES.length)];
-    String was = c.get(key);
-    if (was != null && random.nextInt(4) == 0) {
-      c.remove(key);
-      events.add(FakeChangeSource.delete(C, row(key, was)));
-    } else {
-      c.put(key, name);
-      events.add(FakeChangeSource.upsert(C, was == null ? null : row(key, was), row(key, name)));
-    }
-  }
-
-  private static long freeKey(List<Row> a, Random random) {
-    List<Long> free = new ArrayList<>();
-    for (long k = 1; k <= KEYS; k++) {
-      if (!held(a, k)) {
-        free.add(k);
-      }
-    }
-    return free.isEmpty() ? -1 : free.get(random.nextInt(free.size()));
-  }
-
-  private static boolean held(List<Row> a, long key) {
-    return a.stream().anyMatch(o -> o.key == key);
-  }
-
-  private static Map<Long, String> byKey(List<Row> a) {
-    Map<Long, String> out = new TreeMap<>();
-    a.forEach(r -> out.put(r.key, r.name));
-    return out;
-  }
-
-  private static String describe(RowEvent e) {
-    if (e instanceof RowEvent.Upsert u) {
-      return u.table()
-          + " upsert "
-          + (u.before() == null ? "-" : Rows.json(u.schema(), u.before()))
-          + " -> "
-          + Rows.json(u.schema(), u.row());
-    }
-    if (e instanceof RowEvent.Delete d) {
-      return d.table()
-          + " delete "
-          + (d.before() == null
-              ? "key " + Rows.form(d.schema()).keyToNode(d.key())
-              : Rows.json(d.schema(), d.before()));
-    }
-    return e.table() + " truncate";
   }
 }
