@@ -107,6 +107,22 @@ final class ModelTables {
     return rowsBefore ? d : new RowEvent.Delete(d.table(), d.schema(), d.key(), null);
   }
 
+  /**
+   * A bulk UPDATE: more changes than one frame carries ({@link BatchParts#PART_CHANGES}), each row
+   * renamed again and again, its row before said or not.
+   */
+  static void bulk(Random random, List<Row> a, boolean rowsBefore, List<RowEvent> events) {
+    if (a.isEmpty()) {
+      return;
+    }
+    for (int i = 0; i < BatchParts.PART_CHANGES + 100; i++) {
+      Row r = a.get(i % a.size());
+      ObjectNode before = r.json();
+      r.name = NAMES[random.nextInt(NAMES.length)];
+      events.add(FakeChangeSource.upsert(A, rowsBefore ? before : null, r.json()));
+    }
+  }
+
   /** A change of c: a rename, an insert or a delete of one of its keys 1-4. */
   static void changeC(Random random, Map<Long, String> c, List<RowEvent> events) {
     long key = 1 + random.nextInt(4);

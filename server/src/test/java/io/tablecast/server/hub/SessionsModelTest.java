@@ -121,12 +121,16 @@ class SessionsModelTest {
   /** Changes held coalesced for a slow session when it became writable, over all seeds. */
   private static int coalesced;
 
+  /** Batches that came in parts (a bulk UPDATE), over all seeds. */
+  private static int inParts;
+
   @Test
   void everyKindOfSessionSeesItsViewAfterEveryBatch() throws Exception {
     for (long seed = 0; seed < 100; seed++) {
       run(seed);
     }
     assertThat(coalesced).as("changes coalesced for the slow sessions").isPositive();
+    assertThat(inParts).as("batches that came in parts").isPositive();
   }
 
   private static void run(long seed) throws Exception {
@@ -187,12 +191,18 @@ class SessionsModelTest {
           } else if (random.nextInt(25) == 0) {
             a.clear();
             events.add(new RowEvent.Truncate(A.id().qualified()));
+          } else if (random.nextInt(30) == 0) {
+            ModelTables.bulk(random, a, rowsBefore, events);
           } else {
             ModelTables.transaction(random, a, rowsBefore, events);
           }
         }
-        for (RowEvent e : events) {
-          log.add(b + ": " + ModelTables.describe(e));
+        if (events.size() > 100) {
+          log.add(b + ": " + events.size() + " events, a bulk UPDATE among them");
+        } else {
+          for (RowEvent e : events) {
+            log.add(b + ": " + ModelTables.describe(e));
+          }
         }
         h.hub.sessionStates().forEach(s -> coalesced += s.coalescedKeys());
         for (Mirror m : mirrors) {
@@ -264,14 +274,27 @@ class SessionsModelTest {
 
   /** Applies what the session is sent until it reaches {@code position}. */
   private static void follow(Mirror m, long position, String context) throws Exception {
+    List<Message.Change> parts = new ArrayList<>();
     while (true) {
       Message msg = m.session.client().next();
       long reached;
-      if (msg instanceof Message.ChangeBatch batch) {
-        if (!batch.changes().isEmpty()) {
-          m.received.add(batch.position() + ": " + batch.changes());
+      if (msg instanceof Message.ChangePart part) {
+        parts.addAll(part.changes()); // applied with the batch's last frame
+        continue;
+      } else if (msg instanceof Message.ChangeBatch batch) {
+        List<Message.Change> changes = new ArrayList<>(parts);
+        if (!parts.isEmpty()) {
+          inParts++;
         }
-        for (Message.Change ch : batch.changes()) {
+        parts.clear();
+        changes.addAll(batch.changes());
+        if (!changes.isEmpty()) {
+          m.received.add(
+              batch.position()
+                  + ": "
+                  + (changes.size() > 20 ? changes.size() + " changes" : changes.toString()));
+        }
+        for (Message.Change ch : changes) {
           applyStrictly(m, ch, context);
         }
         reached = batch.position();
