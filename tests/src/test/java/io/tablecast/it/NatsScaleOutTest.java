@@ -225,6 +225,11 @@ class NatsScaleOutTest {
       assertThat(capture.lastSequence() - sequenceBefore)
           .as("the batch took several messages")
           .isGreaterThan(1);
+      // the listener thread hears the batch after it is visible in the mirror: wait for all of it
+      await()
+          .atMost(CONVERGE)
+          .alias("the listener heard every row of the transaction")
+          .until(() -> sizesSeen.size() >= 3000);
       assertThat(sizesSeen)
           .as("a listener never sees part of the transaction")
           .hasSize(3000)
