@@ -59,12 +59,15 @@ final class SharedKeysReplay {
      */
     void named(byte[] key, byte[] row, boolean leaves) {
       ByteBuffer k = ByteBuffer.wrap(key);
-      List<byte[]> putThere = put.get(k);
-      if (putThere != null && putThere.removeIf(new FirstEqual(row))) {
-        if (leaves) {
-          left.add(k);
+      List<byte[]> putThere = put.getOrDefault(k, List.of());
+      for (int i = 0; i < putThere.size(); i++) {
+        if (Arrays.equals(putThere.get(i), row)) {
+          putThere.remove(i);
+          if (leaves) {
+            left.add(k);
+          }
+          return;
         }
-        return;
       }
       held.putIfAbsent(k, row);
     }
@@ -72,25 +75,6 @@ final class SharedKeysReplay {
     /** Whether a row passes through a key whose row before the batch no event names. */
     boolean passesUnnamedKey() {
       return left.stream().anyMatch(k -> !held.containsKey(k));
-    }
-  }
-
-  /** Matches the first row equal to {@code row}, once. */
-  private static final class FirstEqual implements java.util.function.Predicate<byte[]> {
-    private final byte[] row;
-    private boolean found;
-
-    FirstEqual(byte[] row) {
-      this.row = row;
-    }
-
-    @Override
-    public boolean test(byte[] r) {
-      if (found || !Arrays.equals(r, row)) {
-        return false;
-      }
-      found = true;
-      return true;
     }
   }
 
