@@ -154,13 +154,47 @@ final class HubHarness implements AutoCloseable {
 
   /** A session of a principal that may read what {@code policy} allows. */
   Session connect(String name, SessionPolicy policy) throws InterruptedException {
+    return connect(name, policy, Encoding.BINARY);
+  }
+
+  /**
+   * A session of {@code encoding}: a JSON session's texts travel behind a length, as a WebSocket's
+   * text frames would carry them, and its client decodes them as JSON.
+   */
+  Session connect(String name, SessionPolicy policy, Encoding encoding)
+      throws InterruptedException {
+    Bootstrap bootstrap = new Bootstrap().group(group).channel(LocalChannel.class);
     TestClient client =
-        TestClient.connect(new Bootstrap().group(group).channel(LocalChannel.class), address);
+        encoding == Encoding.JSON
+            ? TestClient.connectJson(bootstrap, address)
+            : TestClient.connect(bootstrap, address);
     clients.add(client);
     Channel serverSide = accepted.poll(5, TimeUnit.SECONDS);
-    Subscriber subscriber = hub.register(serverSide, name, Encoding.BINARY, name, policy);
+    if (encoding == Encoding.JSON) {
+      serverSide.pipeline().addLast(new JsonTexts());
+    }
+    Subscriber subscriber = hub.register(serverSide, name, encoding, name, policy);
     sessions.put(serverSide, subscriber);
     return new Session(client, subscriber, serverSide);
+  }
+
+  /**
+   * Frames a JSON session's output: each text (a buffer of the hub's, or a message, e.g. an error,
+   * encoded here as the WebSocket codec would) behind its length.
+   */
+  private static final class JsonTexts extends ChannelOutboundHandlerAdapter {
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      ByteBuf text;
+      if (msg instanceof io.tablecast.protocol.Message m) {
+        text = ctx.alloc().buffer();
+        io.tablecast.protocol.MessageCodec.encodeJson(m, text);
+      } else {
+        text = (ByteBuf) msg;
+      }
+      ByteBuf length = ctx.alloc().buffer(4).writeInt(text.readableBytes());
+      ctx.write(ctx.alloc().compositeBuffer(2).addComponents(true, length, text), promise);
+    }
   }
 
   @Override

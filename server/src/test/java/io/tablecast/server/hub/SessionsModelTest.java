@@ -32,11 +32,12 @@ import org.junit.jupiter.api.Test;
  * of the tables (rows its policy's filter and its shape let through, with their columns) after
  * every batch. Kinds: every row; a principal's row filter; a shape's filter and columns; a shape
  * whose filter reads another table (its rows move in and out when that table changes); a filter and
- * a shape together. Each kind also has a session whose channel stays unwritable for a while (its
- * changes are coalesced per key), and sessions join late, resuming from a random earlier position.
- * The transactions move rows between keys, onto keys other rows hold (a DEFERRABLE key, resolved by
- * the commit) and in and out of the filters; the seeds alternate PostgreSQL's capture (rows before
- * every change) and MySQL's (none; a key change is a delete and an insert).
+ * a shape together; each in the binary protocol of versions 3 and 2 and in a WebSocket's JSON. Each
+ * kind also has a session whose channel stays unwritable for a while (its changes are coalesced per
+ * key), and sessions join late, resuming from a random earlier position. The transactions move rows
+ * between keys, onto keys other rows hold (a DEFERRABLE key, resolved by the commit) and in and out
+ * of the filters; the seeds alternate PostgreSQL's capture (rows before every change) and MySQL's
+ * (none; a key change is a delete and an insert).
  */
 class SessionsModelTest {
 
@@ -45,6 +46,9 @@ class SessionsModelTest {
   private static final String[] NAMES = ModelTables.NAMES;
   private static final int KEYS = ModelTables.KEYS;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /** The binary protocol, rows in the row form (3) and as maps (2); a WebSocket's JSON. */
+  private static final Encoding[] ENCODINGS = {Encoding.BINARY, Encoding.BINARY_V2, Encoding.JSON};
 
   /** What a kind of session sees of table a. */
   private enum View {
@@ -92,6 +96,7 @@ class SessionsModelTest {
   /** One session under test, its mirror of a and whether its channel is held unwritable. */
   private static final class Mirror {
     final View view;
+    final Encoding encoding;
     final HubHarness.Session session;
     final Map<Long, String> rows = new TreeMap<>();
     final boolean slow;
@@ -106,15 +111,16 @@ class SessionsModelTest {
     /** The batches it was sent, for the failure messages. */
     final List<String> received = new ArrayList<>();
 
-    Mirror(View view, HubHarness.Session session, boolean slow) {
+    Mirror(View view, Encoding encoding, HubHarness.Session session, boolean slow) {
       this.view = view;
+      this.encoding = encoding;
       this.session = session;
       this.slow = slow;
     }
 
     @Override
     public String toString() {
-      return view + (slow ? " (slow)" : "") + " " + session.subscriber();
+      return view + " " + encoding + (slow ? " (slow)" : "") + " " + session.subscriber();
     }
   }
 
@@ -124,13 +130,20 @@ class SessionsModelTest {
   /** Batches that came in parts (a bulk UPDATE), over all seeds. */
   private static int inParts;
 
+  /** Changes applied by the sessions of each encoding, over all seeds. */
+  private static final Map<Encoding, Integer> APPLIED = new java.util.EnumMap<>(Encoding.class);
+
+  /** 100 seeds, about 20 s; {@code -Dseeds=1000} for a longer search. */
   @Test
   void everyKindOfSessionSeesItsViewAfterEveryBatch() throws Exception {
-    for (long seed = 0; seed < 100; seed++) {
+    for (long seed = 0; seed < Long.getLong("seeds", 100); seed++) {
       run(seed);
     }
     assertThat(coalesced).as("changes coalesced for the slow sessions").isPositive();
     assertThat(inParts).as("batches that came in parts").isPositive();
+    for (Encoding encoding : ENCODINGS) {
+      assertThat(APPLIED.get(encoding)).as("changes applied in " + encoding).isPositive();
+    }
   }
 
   private static void run(long seed) throws Exception {
@@ -176,7 +189,10 @@ class SessionsModelTest {
       List<Mirror> mirrors = new ArrayList<>();
       for (View view : View.values()) {
         for (boolean slow : new boolean[] {false, true}) {
-          Mirror m = new Mirror(view, h.connect(view + (slow ? "-slow" : ""), view.policy), slow);
+          // each kind of session in each encoding, over the seeds
+          Encoding encoding = ENCODINGS[(int) ((view.ordinal() * 2 + (slow ? 1 : 0) + seed) % 3)];
+          String name = view + "-" + encoding + (slow ? "-slow" : "");
+          Mirror m = new Mirror(view, encoding, h.connect(name, view.policy, encoding), slow);
           subscribe(h, m, null, -1);
           mirrors.add(m);
         }
@@ -224,7 +240,9 @@ class SessionsModelTest {
         if (random.nextInt(4) == 0) {
           long from = new ArrayList<>(aAt.keySet()).get(random.nextInt(aAt.size()));
           View view = View.values()[random.nextInt(View.values().length)];
-          Mirror m = new Mirror(view, h.connect(view + "-from-" + from, view.policy), false);
+          Encoding encoding = ENCODINGS[random.nextInt(ENCODINGS.length)];
+          String name = view + "-" + encoding + "-from-" + from;
+          Mirror m = new Mirror(view, encoding, h.connect(name, view.policy, encoding), false);
           m.rows.putAll(view.of(aAt.get(from), cAt.get(from)));
           m.insertsMayRepeat = stream && !rowsBefore;
           subscribe(h, m, h.hub.epoch(), from);
@@ -297,6 +315,7 @@ class SessionsModelTest {
         for (Message.Change ch : changes) {
           applyStrictly(m, ch, context);
         }
+        APPLIED.merge(m.encoding, changes.size(), Integer::sum);
         reached = batch.position();
       } else if (msg instanceof Message.SnapshotBegin) {
         m.rows.clear();

@@ -12,6 +12,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -31,6 +32,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -86,6 +88,42 @@ public final class TestClient implements AutoCloseable {
     LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     Channel ch = bootstrap.handler(binary(queue)).connect(address).sync().channel();
     return new TestClient(ch, queue, false);
+  }
+
+  /**
+   * Connects with any channel type to a peer that writes JSON messages, each UTF-8 text behind a
+   * four-byte length (a hub harness's JSON sessions, framed as a WebSocket's text frames would be);
+   * {@link #next()} gives them decoded as a browser's client would read them.
+   */
+  public static TestClient connectJson(Bootstrap bootstrap, SocketAddress address)
+      throws InterruptedException {
+    LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    Channel ch =
+        bootstrap
+            .handler(
+                new ChannelInitializer<>() {
+                  @Override
+                  protected void initChannel(Channel c) {
+                    c.pipeline()
+                        .addLast(
+                            new LengthFieldBasedFrameDecoder(
+                                MAX_FRAME_BYTES,
+                                0,
+                                MessageCodec.LENGTH_FIELD_BYTES,
+                                0,
+                                MessageCodec.LENGTH_FIELD_BYTES),
+                            new SimpleChannelInboundHandler<ByteBuf>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf text) {
+                                queue.add(text.toString(StandardCharsets.UTF_8));
+                              }
+                            });
+                  }
+                })
+            .connect(address)
+            .sync()
+            .channel();
+    return new TestClient(ch, queue, true);
   }
 
   /** Connects to {@code ws://127.0.0.1:port/ws} and completes the WebSocket handshake. */
