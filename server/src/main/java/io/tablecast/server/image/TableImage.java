@@ -315,11 +315,7 @@ public final class TableImage {
    * every row, with {@code everyRow}), INSERT for keys only there. Does not change the image.
    */
   ReadDifferences diff(List<byte[]> actual, boolean everyRow) {
-    RowTable keys = new RowTable(actual.size());
-    List<RowEvent> upserts = upserts(actual, keys, everyRow);
-    List<RowEvent> out = deletesExcept(keys);
-    out.addAll(upserts);
-    return new ReadDifferences(out, actual.size() - (long) keys.size());
+    return ImageDiff.of(this, rows, actual, everyRow);
   }
 
   /**
@@ -358,52 +354,12 @@ public final class TableImage {
   }
 
   /**
-   * INSERT or UPDATE for each row of {@code actual} (a whole table, in any order) the image lacks
-   * or holds with other bytes ({@code everyRow}: an UPDATE for equal rows too), each row put in
-   * {@code seen}.
-   */
-  private List<RowEvent> upserts(List<byte[]> actual, RowTable seen, boolean everyRow) {
-    List<RowEvent> out = new ArrayList<>();
-    for (byte[] row : actual) {
-      form.check(row);
-      byte[] key = form.keyOf(row);
-      byte[] have = rows.get(key);
-      boolean differs = have == null || everyRow || !Arrays.equals(have, row);
-      if (differs) { // an UPDATE carries the image's row before it
-        out.add(new RowEvent.Upsert(name(), schema, key, row, have));
-      }
-      seen.put(differs ? row : have); // equal: the image's own array, shared
-    }
-    return out;
-  }
-
-  /**
    * A delete for each row of the image the pass under way did not mark: rows the table no longer
    * holds. A scan of the index's references, no row read but those deleted. Does not change the
    * image.
    */
   List<RowEvent> deletesUnmarked() {
-    List<RowEvent> out = new ArrayList<>();
-    rows.forEachUnmarked(row -> out.add(delete(row)));
-    return out;
-  }
-
-  /**
-   * A delete for each row of the image whose key is not in {@code seen}. Does not change the image.
-   */
-  private List<RowEvent> deletesExcept(RowTable seen) {
-    List<RowEvent> out = new ArrayList<>();
-    rows.forEach(
-        row -> {
-          if (seen.get(form.keyOf(row)) == null) {
-            out.add(delete(row));
-          }
-        });
-    return out;
-  }
-
-  private RowEvent delete(byte[] row) {
-    return new RowEvent.Delete(name(), schema, form.keyOf(row), null);
+    return ImageDiff.unmarked(this, rows);
   }
 
   /** Whether two rows of this form have the same key, compared in place. */
